@@ -1,0 +1,41 @@
+/**
+ * The single table: generic key attributes, key builders and index names in one place.
+ * Read by the repositories, the CDK stack and the local runtime, so all three agree.
+ *
+ * | item                | pk               | sk        | gsi1 (emails-by-time) | gsi2 (emails-by-status)   |
+ * |---------------------|------------------|-----------|-----------------------|---------------------------|
+ * | email status        | EMAIL#<id>       | STATUS    | EMAILS / <id>         | EMAILS#<status> / <id>    |
+ * | email summary       | EMAIL#<id>       | SUMMARY   |                       |                           |
+ * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
+ * | email event         | EMAIL#<id>       | EVENT#<at>#<type> |               |                           |
+ * | api key             | APIKEY#<sha256>  | APIKEY    |                       |                           |
+ * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
+ *
+ * The status item is the only one that changes after creation, and it stays small (~250 bytes),
+ * so a status change costs one write unit; the index entries project only status and created_at.
+ */
+export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
+
+export const INDEXES = {
+  emailsByTime: { name: 'emails-by-time', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  emailsByStatus: { name: 'emails-by-status', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+} as const;
+
+/** Non-key attributes copied into both listing indexes. */
+export const INDEX_PROJECTION = ['status', 'created_at'] as const;
+
+export const keys = {
+  email: (id: string) => `EMAIL#${id}`,
+  idOf: (pk: string) => pk.slice('EMAIL#'.length),
+  status: 'STATUS',
+  summary: 'SUMMARY',
+  body: 'BODY',
+  event: (at: string, type: string) => `EVENT#${at}#${type}`,
+  eventPrefix: 'EVENT#',
+  allEmails: 'EMAILS',
+  emailsWithStatus: (status: string) => `EMAILS#${status}`,
+  apiKey: (hash: string) => `APIKEY#${hash}`,
+  apiKeySk: 'APIKEY',
+  /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
+  localDevKey: 'LOCAL#DEV_API_KEY',
+} as const;

@@ -1,0 +1,100 @@
+import { isEmailId } from '../../core/ids.js';
+import type { DeliveryEvent } from '../../core/use-cases/record-event.js';
+import { EMAIL_ID_TAG } from './mailer.js';
+
+/**
+ * SES event publishing records (configuration set → SNS with raw delivery → SQS), as documented in
+ * "Examples of event data that Amazon SES publishes". Only the fields we read are typed.
+ */
+export interface SesEvent {
+  eventType?: string;
+  /** Older notification format uses notificationType instead of eventType. */
+  notificationType?: string;
+  mail: { timestamp: string; messageId: string; destination?: string[]; tags?: Record<string, string[]> };
+  send?: Record<string, never>;
+  delivery?: { timestamp: string; recipients: string[]; smtpResponse?: string };
+  bounce?: {
+    timestamp: string;
+    bounceType: 'Permanent' | 'Transient' | 'Undetermined';
+    bounceSubType: string;
+    bouncedRecipients: { emailAddress: string; action?: string; status?: string; diagnosticCode?: string }[];
+  };
+  complaint?: {
+    timestamp: string;
+    complainedRecipients: { emailAddress: string }[];
+    complaintFeedbackType?: string;
+  };
+  reject?: { reason: string };
+  renderingFailure?: { errorMessage: string; templateName?: string };
+  deliveryDelay?: { timestamp: string; delayType: string; delayedRecipients: { emailAddress: string }[] };
+}
+
+/**
+ * Translates one SES event into our delivery event, or undefined when it is not about one of our
+ * emails (no email_id tag) or is a type we do not track (Open, Click, Subscription).
+ * Bounces of every type end the email `bounced`: SES has given up on those recipients
+ * (a Transient bounce is reported only after SES's own retries stopped).
+ */
+export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
+  const emailId = event.mail?.tags?.[EMAIL_ID_TAG]?.[0];
+  if (!emailId || !isEmailId(emailId)) return undefined;
+  const base = { emailId };
+  switch (event.eventType ?? event.notificationType) {
+    case 'Send':
+      return { ...base, type: 'sent', at: event.mail.timestamp, recipients: event.mail.destination ?? [] };
+    case 'Delivery':
+      return {
+        ...base,
+        type: 'delivered',
+        at: event.delivery?.timestamp ?? event.mail.timestamp,
+        recipients: event.delivery?.recipients ?? [],
+        ...(event.delivery?.smtpResponse ? { detail: event.delivery.smtpResponse } : {}),
+      };
+    case 'Bounce': {
+      const bounce = event.bounce;
+      const first = bounce?.bouncedRecipients[0];
+      return {
+        ...base,
+        type: 'bounced',
+        at: bounce?.timestamp ?? event.mail.timestamp,
+        recipients: bounce?.bouncedRecipients.map((r) => r.emailAddress) ?? [],
+        detail: [bounce?.bounceType, bounce?.bounceSubType, first?.diagnosticCode].filter(Boolean).join(': '),
+      };
+    }
+    case 'Complaint':
+      return {
+        ...base,
+        type: 'complained',
+        at: event.complaint?.timestamp ?? event.mail.timestamp,
+        recipients: event.complaint?.complainedRecipients.map((r) => r.emailAddress) ?? [],
+        ...(event.complaint?.complaintFeedbackType ? { detail: event.complaint.complaintFeedbackType } : {}),
+      };
+    case 'DeliveryDelay':
+      return {
+        ...base,
+        type: 'delayed',
+        at: event.deliveryDelay?.timestamp ?? event.mail.timestamp,
+        recipients: event.deliveryDelay?.delayedRecipients.map((r) => r.emailAddress) ?? [],
+        ...(event.deliveryDelay?.delayType ? { detail: event.deliveryDelay.delayType } : {}),
+      };
+    case 'Reject':
+      return {
+        ...base,
+        type: 'failed',
+        at: event.mail.timestamp,
+        recipients: [],
+        detail: `Rejected by SES: ${event.reject?.reason ?? 'unknown reason'}`,
+      };
+    case 'Rendering Failure':
+    case 'RenderingFailure':
+      return {
+        ...base,
+        type: 'failed',
+        at: event.mail.timestamp,
+        recipients: [],
+        detail: `Rendering failure: ${event.renderingFailure?.errorMessage ?? 'unknown'}`,
+      };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,37 @@
+import * as z from 'zod/mini';
+
+/**
+ * Configuration, read once per container from the environment the stack (or the local runtime)
+ * sets, and validated so a missing variable fails loudly at the first request.
+ */
+const schema = z.object({
+  TABLE_NAME: z.string().check(z.minLength(1)),
+  SEND_QUEUE_URL: z.string().check(z.minLength(1)),
+  CONFIGURATION_SET_NAME: z.string().check(z.minLength(1)),
+  /** The send queue's maxReceiveCount: the attempt after which a message goes to the dead-letter queue. */
+  SEND_MAX_RECEIVE_COUNT: z._default(z.coerce.number().check(z.int(), z.gte(1)), 5),
+  /** How long a consumer's claim on an email lasts (ms); longer than one send attempt. */
+  SEND_LEASE_MS: z._default(z.coerce.number().check(z.int(), z.gte(1000)), 60_000),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export function loadConfig<K extends keyof Config>(...required: K[]): Pick<Config, K> {
+  const picked = Object.fromEntries(required.map((key) => [key, true])) as Record<K, true>;
+  const result = z.pick(schema, picked as never).safeParse(process.env);
+  if (!result.success) {
+    throw new Error(
+      `Invalid configuration: ${result.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join(', ')}`,
+    );
+  }
+  return result.data as unknown as Pick<Config, K>;
+}
+
+/** Builds a handler on first use, so importing a module (in tests, locally) reads no environment. */
+export function lazy<A extends unknown[], R>(build: () => (...args: A) => R): (...args: A) => R {
+  let built: ((...args: A) => R) | undefined;
+  return (...args: A) => {
+    built ??= build();
+    return built(...args);
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The one error shape every endpoint answers with:
+ * `{"statusCode": 400, "name": "validation_error", "message": "…", "errors": [{field, message}]}`.
+ * Names follow Resend's so existing clients recognise them; status codes follow our spec.
+ */
+export type ErrorName =
+  | 'validation_error'
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'restricted_api_key'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'rate_limit_exceeded'
+  | 'internal_server_error';
+
+export interface FieldError {
+  /** Dotted path of the offending field, e.g. `to.3` or `subject`. */
+  readonly field: string;
+  readonly message: string;
+}
+
+export interface ErrorBody {
+  statusCode: number;
+  name: ErrorName;
+  message: string;
+  errors?: FieldError[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly errorName: ErrorName,
+    message: string,
+    readonly fieldErrors?: readonly FieldError[],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { statusCode: this.statusCode, name: this.errorName, message: this.message };
+    if (this.fieldErrors?.length) body.errors = [...this.fieldErrors];
+    return body;
+  }
+}
+
+export const validationError = (message: string, fieldErrors?: readonly FieldError[]) =>
+  new ApiError(400, 'validation_error', message, fieldErrors);
+
+export const notFound = (message: string) => new ApiError(404, 'not_found', message);
+
+export const internalError = () =>
+  new ApiError(500, 'internal_server_error', 'An unexpected error occurred. Please try again later.');

@@ -1,0 +1,35 @@
+/**
+ * Email status rules. A new email is `queued`; it then moves once, forward only, to one of the
+ * terminal states. A late or duplicated event can never move it back or sideways.
+ *
+ *   queued ──► delivered | bounced | failed
+ */
+export const EMAIL_STATUSES = ['queued', 'delivered', 'bounced', 'failed'] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+export type TerminalStatus = Exclude<EmailStatus, 'queued'>;
+
+export const isTerminal = (status: EmailStatus): status is TerminalStatus => status !== 'queued';
+
+export const canTransition = (from: EmailStatus, to: EmailStatus): boolean =>
+  from === 'queued' && isTerminal(to);
+
+/**
+ * What a delivery event says about an email, independent of SES's wording.
+ * `sent`: the provider accepted it; `delayed`: delivery is being retried by the provider;
+ * `complained`: a recipient marked it as spam (after delivery; it does not change the status).
+ */
+export type DeliveryEventType = 'sent' | 'delivered' | 'delayed' | 'bounced' | 'complained' | 'failed';
+
+/** The status an event moves a queued email to, if any. */
+export function statusForEvent(type: DeliveryEventType): TerminalStatus | undefined {
+  switch (type) {
+    case 'delivered':
+      return 'delivered';
+    case 'bounced':
+      return 'bounced';
+    case 'failed':
+      return 'failed';
+    default:
+      return undefined;
+  }
+}

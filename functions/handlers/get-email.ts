@@ -1,0 +1,26 @@
+import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
+import { createDocumentClient } from '../adapters/dynamodb/client.js';
+import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js';
+import { lazy, loadConfig } from '../config.js';
+import { notFound } from '../core/errors.js';
+import { isEmailId } from '../core/ids.js';
+import type { EmailRepository } from '../core/ports.js';
+import { type HttpDeps, httpHandler } from '../http/middleware.js';
+
+/** GET /v1/emails/{id}: the email with its bodies and delivery events; 404 when there is none. */
+export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
+  httpHandler(deps, {}, async ({ params }) => {
+    const id = params.id ?? '';
+    const email = isEmailId(id) ? await deps.emails.get(id) : null;
+    if (!email) throw notFound(`Email ${JSON.stringify(id)} not found.`);
+    return { statusCode: 200, body: { object: 'email', ...email } };
+  });
+
+export const handler = lazy(() => {
+  const { TABLE_NAME } = loadConfig('TABLE_NAME');
+  const db = createDocumentClient();
+  return makeHandler({
+    apiKeys: new DynamoApiKeyRepository(db, TABLE_NAME),
+    emails: new DynamoEmailRepository(db, TABLE_NAME),
+  });
+});

@@ -1,0 +1,84 @@
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import * as z from 'zod/mini';
+import { createDocumentClient } from '../adapters/dynamodb/client.js';
+import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js';
+import { SesMailer } from '../adapters/ses/mailer.js';
+import { lazy, loadConfig } from '../config.js';
+import { type SendJob, systemClock } from '../core/ports.js';
+import { type DeliverDeps, deliverEmail } from '../core/use-cases/deliver-email.js';
+import { log } from '../http/log.js';
+
+const jobSchema = z.object({
+  id: z.string().check(z.minLength(1)),
+  content: z.object({
+    from: z.string(),
+    to: z.array(z.string()).check(z.minLength(1)),
+    cc: z.array(z.string()),
+    bcc: z.array(z.string()),
+    reply_to: z.array(z.string()),
+    subject: z.string(),
+    html: z.nullable(z.string()),
+    text: z.nullable(z.string()),
+  }),
+});
+
+export interface ConsumerDeps extends DeliverDeps {
+  /** The queue's maxReceiveCount: on that attempt a failure is final (the message goes to the DLQ). */
+  maxReceiveCount: number;
+}
+
+/**
+ * The send queue's consumer: delivers each message's email through the mailer and reports the
+ * messages to retry individually (partial batch response), so one failure never resends the others.
+ */
+export const makeHandler =
+  (deps: ConsumerDeps) =>
+  async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const failures: string[] = [];
+    await Promise.all(
+      event.Records.map(async (record) => {
+        if (!(await processRecord(deps, record))) failures.push(record.messageId);
+      }),
+    );
+    return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+  };
+
+/** Returns true when the message is done with (delete it), false to have it redelivered. */
+async function processRecord(deps: ConsumerDeps, record: SQSRecord): Promise<boolean> {
+  const attempt = Number(record.attributes.ApproximateReceiveCount ?? '1');
+  let job: SendJob;
+  try {
+    job = jobSchema.parse(JSON.parse(record.body));
+  } catch {
+    // Not ours or corrupt: nothing to mark; it reaches the dead-letter queue after maxReceiveCount.
+    log.error('unreadable send job', { messageId: record.messageId, attempt });
+    return false;
+  }
+  try {
+    const outcome = await deliverEmail(deps, job, attempt >= deps.maxReceiveCount);
+    log.info('send job', { id: job.id, attempt, ...outcome });
+    // A retry, or giving up after temporary failures, leaves the message to SQS (redelivery, then the DLQ).
+    return !(outcome.result === 'retry' || (outcome.result === 'failed' && outcome.gaveUp));
+  } catch (error) {
+    log.error('send job failed', { id: job.id, attempt, error: String(error) });
+    return false;
+  }
+}
+
+export const handler = lazy(() => {
+  const config = loadConfig(
+    'TABLE_NAME',
+    'CONFIGURATION_SET_NAME',
+    'SEND_MAX_RECEIVE_COUNT',
+    'SEND_LEASE_MS',
+  );
+  return makeHandler({
+    emails: new DynamoEmailRepository(createDocumentClient(), config.TABLE_NAME),
+    mailer: new SesMailer(new SESv2Client({}), config.CONFIGURATION_SET_NAME),
+    clock: systemClock,
+    leaseMs: config.SEND_LEASE_MS,
+    maxReceiveCount: config.SEND_MAX_RECEIVE_COUNT,
+    logError: log.error,
+  });
+});

@@ -1,0 +1,30 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
+import { createDocumentClient } from '../adapters/dynamodb/client.js';
+import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js';
+import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
+import { lazy, loadConfig } from '../config.js';
+import { sendEmailSchema } from '../core/email.js';
+import { systemClock } from '../core/ports.js';
+import { type SendEmailDeps, sendEmail } from '../core/use-cases/send-email.js';
+import { log } from '../http/log.js';
+import { type HttpDeps, httpHandler, parseInput } from '../http/middleware.js';
+
+/** POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}`. */
+export const makeHandler = (deps: HttpDeps & SendEmailDeps) =>
+  httpHandler(deps, { jsonBody: true }, async ({ body }) => ({
+    statusCode: 200,
+    body: await sendEmail(deps, parseInput(sendEmailSchema, body)),
+  }));
+
+export const handler = lazy(() => {
+  const { TABLE_NAME, SEND_QUEUE_URL } = loadConfig('TABLE_NAME', 'SEND_QUEUE_URL');
+  const db = createDocumentClient();
+  return makeHandler({
+    apiKeys: new DynamoApiKeyRepository(db, TABLE_NAME),
+    emails: new DynamoEmailRepository(db, TABLE_NAME),
+    queue: new SqsEmailQueue(new SQSClient({}), SEND_QUEUE_URL),
+    clock: systemClock,
+    logError: log.error,
+  });
+});

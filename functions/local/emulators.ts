@@ -1,0 +1,56 @@
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from 'fauxqs';
+
+const require = createRequire(import.meta.url);
+
+export interface Emulators {
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  /** The SES v2 emulator itself (its web viewer is at `/`, sent mail as JSON at `/store`). */
+  sesEndpoint: string;
+  stop(): Promise<void>;
+}
+
+const listen = (server: Server, port = 0) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+
+const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+/**
+ * The embedded AWS stand-ins, all in this process, bound to 127.0.0.1 on free ports:
+ * dynalite (DynamoDB; on disk under `dataDir`, or in memory), fauxqs (SQS) and aws-ses-v2-local (SES v2).
+ * Versions are pinned in package.json; see shared notes on local emulators for their gaps.
+ */
+export async function startEmulators(options: { dataDir?: string; sesPort?: number }): Promise<Emulators> {
+  const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
+  const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const dynamoPort = await listen(dynamo);
+
+  // No `host` option: queue URLs then use the request's host (127.0.0.1:port), matching the endpoint.
+  const sqs = buildApp({ logger: false });
+  await sqs.listen({ host: '127.0.0.1', port: 0 });
+  const sqsPort = (sqs.server.address() as AddressInfo).port;
+
+  const sesServer = (
+    require('aws-ses-v2-local') as { default: (c: { host: string; port: number }) => Promise<Server> }
+  ).default;
+  // Express 5 reports a busy port by calling back without an address: fall back to any free port.
+  let ses = await sesServer({ host: '127.0.0.1', port: options.sesPort ?? 0 });
+  if (!ses.address()) ses = await sesServer({ host: '127.0.0.1', port: 0 });
+  const sesPort = (ses.address() as AddressInfo).port;
+
+  return {
+    dynamodbEndpoint: `http://127.0.0.1:${dynamoPort}`,
+    sqsEndpoint: `http://127.0.0.1:${sqsPort}`,
+    sesEndpoint: `http://127.0.0.1:${sesPort}`,
+    async stop() {
+      ses.closeAllConnections?.();
+      await Promise.all([close(ses), sqs.close(), close(dynamo)]);
+    },
+  };
+}

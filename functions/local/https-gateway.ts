@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ApiError } from '../core/errors.js';
+import { errorResponse } from '../http/middleware.js';
+import { findRoute } from '../routes.js';
+import { lambdaContext } from './lambda-context.js';
+import type { TlsMaterial } from './tls.js';
+
+export type HttpLambda = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** API Gateway's own payload limit; our handlers enforce the (smaller) documented one. */
+const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A local stand-in for the HTTP API: HTTPS only, routes from the same route table the stack uses,
+ * each request turned into an API Gateway v2 (payload format 2.0) event for that route's handler.
+ */
+export async function startHttpsGateway(options: {
+  tls: TlsMaterial;
+  port: number;
+  handlers: Record<string, HttpLambda>;
+  fallback: HttpLambda;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}): Promise<{ port: number; stop(): Promise<void> }> {
+  const server: Server = createServer({ key: options.tls.key, cert: options.tls.cert }, async (req, res) => {
+    const requestId = randomUUID();
+    const send = (result: APIGatewayProxyStructuredResultV2) => {
+      const headers: Record<string, string | number | boolean> = {
+        ...(result.headers ?? {}),
+        'apigw-requestid': requestId,
+      };
+      const body = result.body ?? '';
+      const buffer = result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body);
+      res.writeHead(result.statusCode ?? 200, { ...headers, 'content-length': buffer.length });
+      res.end(buffer);
+    };
+    try {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of req) {
+        size += (chunk as Buffer).length;
+        if (size > GATEWAY_MAX_BYTES) {
+          send(errorResponse(new ApiError(413, 'payload_too_large', 'The request body is over 10 MB.')));
+          req.destroy();
+          return;
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const url = new URL(req.url ?? '/', 'https://localhost');
+      const method = (req.method ?? 'GET').toUpperCase();
+      const match = findRoute(method, url.pathname);
+      const queryStringParameters: Record<string, string> = {};
+      for (const key of new Set(url.searchParams.keys())) {
+        queryStringParameters[key] = url.searchParams.getAll(key).join(',');
+      }
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+      }
+      const body = Buffer.concat(chunks);
+      const routeKey = match ? `${match.route.method} ${match.route.path}` : '$default';
+      const now = new Date();
+      const event: APIGatewayProxyEventV2 = {
+        version: '2.0',
+        routeKey,
+        rawPath: url.pathname,
+        rawQueryString: url.search.slice(1),
+        headers,
+        ...(Object.keys(queryStringParameters).length ? { queryStringParameters } : {}),
+        ...(match && Object.keys(match.params).length ? { pathParameters: match.params } : {}),
+        requestContext: {
+          accountId: '000000000000',
+          apiId: 'local',
+          domainName: headers.host ?? 'localhost',
+          domainPrefix: 'localhost',
+          http: {
+            method,
+            path: url.pathname,
+            protocol: `HTTP/${req.httpVersion}`,
+            sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+            userAgent: headers['user-agent'] ?? '',
+          },
+          requestId,
+          routeKey,
+          stage: '$default',
+          time: now.toUTCString(),
+          timeEpoch: now.getTime(),
+        },
+        ...(body.length ? { body: body.toString('utf8') } : {}),
+        isBase64Encoded: false,
+      };
+      const handler = match ? options.handlers[match.route.handler] : options.fallback;
+      if (!handler) throw new Error(`no handler loaded for ${routeKey}`);
+      send(await handler(event, lambdaContext(match?.route.handler ?? 'route-not-found', 10_000)));
+    } catch (error) {
+      options.log?.('gateway error', { error: String(error) });
+      send(
+        errorResponse(
+          new ApiError(500, 'internal_server_error', 'An unexpected error occurred. Please try again later.'),
+        ),
+      );
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

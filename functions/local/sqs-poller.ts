@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { lambdaContext } from './lambda-context.js';
+
+export type SqsHandler = (
+  event: SQSEvent,
+  context: ReturnType<typeof lambdaContext>,
+) => Promise<SQSBatchResponse | undefined>;
+
+export interface Poller {
+  /** Resolves once no batch is being handled. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * What Lambda's SQS event source mapping does on AWS, locally: long-poll the queue, hand each
+ * batch to the handler in the Lambda SQS event shape, delete the messages it did not report as
+ * failed (ReportBatchItemFailures), and leave the failed ones to reappear after the visibility
+ * timeout, so the queue's redrive policy moves poison messages to the dead-letter queue.
+ */
+export function startPoller(options: {
+  sqs: SQSClient;
+  queueUrl: string;
+  queueArn: string;
+  functionName: string;
+  handler: SqsHandler;
+  batchSize?: number;
+  timeoutMs?: number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}): Poller {
+  const abort = new AbortController();
+  let busy: Promise<void> = Promise.resolve();
+  let inFlight = false;
+
+  const toRecord = (m: {
+    MessageId?: string;
+    ReceiptHandle?: string;
+    Body?: string;
+    Attributes?: Record<string, string>;
+    MD5OfBody?: string;
+  }): SQSRecord => ({
+    messageId: m.MessageId ?? '',
+    receiptHandle: m.ReceiptHandle ?? '',
+    body: m.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
+      SentTimestamp: m.Attributes?.SentTimestamp ?? String(Date.now()),
+      SenderId: m.Attributes?.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody:
+      m.MD5OfBody ??
+      createHash('md5')
+        .update(m.Body ?? '')
+        .digest('hex'),
+    eventSource: 'aws:sqs',
+    eventSourceARN: options.queueArn,
+    awsRegion: 'us-east-1',
+  });
+
+  const loop = async () => {
+    while (!abort.signal.aborted) {
+      let messages: Message[] | undefined;
+      try {
+        ({ Messages: messages } = await options.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: options.batchSize ?? 10,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+          }),
+          { abortSignal: abort.signal },
+        ));
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        options.log?.('receive failed', { queue: options.functionName, error: String(error) });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
+      if (!messages?.length) continue;
+      inFlight = true;
+      let release: () => void = () => undefined;
+      busy = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      try {
+        const records = messages.map(toRecord);
+        let failed: Set<string>;
+        try {
+          const result = await options.handler(
+            { Records: records },
+            lambdaContext(options.functionName, options.timeoutMs ?? 30_000),
+          );
+          failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+        } catch (error) {
+          options.log?.('handler threw; the whole batch will be retried', { error: String(error) });
+          failed = new Set(records.map((r) => r.messageId));
+        }
+        const done = records.filter((r) => !failed.has(r.messageId));
+        if (done.length) {
+          await options.sqs.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: options.queueUrl,
+              Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+            }),
+          );
+        }
+      } catch (error) {
+        options.log?.('batch handling failed', { error: String(error) });
+      } finally {
+        inFlight = false;
+        release();
+      }
+    }
+  };
+  const running = loop();
+
+  return {
+    async idle() {
+      while (inFlight) await busy;
+    },
+    async stop() {
+      abort.abort();
+      await running;
+    },
+  };
+}

@@ -1,0 +1,249 @@
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
+import { SesMailer } from '../../functions/adapters/ses/mailer.js';
+import type { EmailContent } from '../../functions/core/email.js';
+import { newEmailId } from '../../functions/core/ids.js';
+import { type Mailer, MailerError, systemClock } from '../../functions/core/ports.js';
+import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
+import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
+import { type Emulators, startEmulators } from '../../functions/local/emulators.js';
+import { ensureQueueWithDlq } from '../../functions/local/resources.js';
+import { type SesStandIn, startSesStandIn } from '../../functions/local/ses-stand-in.js';
+import { startPoller } from '../../functions/local/sqs-poller.js';
+import { sqsEvent } from '../support/events.js';
+import { ScriptedMailer } from '../support/fakes.js';
+import { startTestTable, type TestTable } from '../support/table.js';
+
+const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+let table: TestTable;
+let emulators: Emulators;
+let standIn: SesStandIn;
+let sqs: SQSClient;
+let eventsQueue: { url: string; arn: string };
+let emails: DynamoEmailRepository;
+let mailer: SesMailer;
+
+beforeAll(async () => {
+  table = await startTestTable();
+  emails = new DynamoEmailRepository(table.db, table.tableName);
+  emulators = await startEmulators({ sesPort: 0 });
+  sqs = new SQSClient({ endpoint: emulators.sqsEndpoint, region: 'us-east-1', credentials });
+  eventsQueue = (await ensureQueueWithDlq(sqs, 'events', { maxReceiveCount: 3, visibilityTimeoutSeconds: 1 }))
+    .queue;
+  standIn = await startSesStandIn({
+    emulatorEndpoint: emulators.sesEndpoint,
+    sqs,
+    eventsQueueUrl: eventsQueue.url,
+    eventDelayMs: 20,
+  });
+  mailer = new SesMailer(
+    new SESv2Client({ endpoint: standIn.endpoint, region: 'us-east-1', credentials }),
+    'test-set',
+  );
+});
+afterAll(async () => {
+  await standIn.stop();
+  await emulators.stop();
+  await table.stop();
+});
+beforeEach(async () => {
+  await fetch(`${emulators.sesEndpoint}/clear-store`, { method: 'POST' });
+});
+
+const content = (to: string[]): EmailContent => ({
+  from: 'Acme <hello@acme.test>',
+  to,
+  cc: [],
+  bcc: [],
+  reply_to: [],
+  subject: 'Pipeline',
+  html: '<p>Hi</p>',
+  text: 'Hi',
+});
+
+async function queued(to = ['success@simulator.amazonses.com']) {
+  const id = newEmailId();
+  await emails.create({ id, created_at: new Date().toISOString(), content: content(to) });
+  return { id, body: JSON.stringify({ id, content: content(to) }) };
+}
+
+/** What the SES emulator received, for one of our emails (matched on the subject and recipients). */
+async function sesStore(): Promise<{ messageId: string; destination: { to: string[] } }[]> {
+  const response = await fetch(`${emulators.sesEndpoint}/store`);
+  return ((await response.json()) as { emails: { messageId: string; destination: { to: string[] } }[] })
+    .emails;
+}
+
+const consumer = (m: Mailer = mailer, maxReceiveCount = 3) =>
+  makeConsumer({ emails, mailer: m, clock: systemClock, leaseMs: 30_000, maxReceiveCount });
+
+describe('send consumer (SQS → SES v2 emulator)', () => {
+  it('sends through SES with the configuration set and our id as a message tag', async () => {
+    const { id, body } = await queued();
+    const result = await consumer()(sqsEvent([{ body }]));
+    expect(result.batchItemFailures).toEqual([]);
+    const store = await sesStore();
+    expect(store).toHaveLength(1);
+    const email = await emails.get(id);
+    expect(email?.sent_at).not.toBeNull();
+    expect(email?.status).toBe('queued'); // until SES reports delivery
+  });
+
+  it('sends once when SQS delivers the same message twice, in one batch or in two', async () => {
+    const { body } = await queued();
+    const handle = consumer();
+    await handle(
+      sqsEvent([
+        { body, messageId: 'a' },
+        { body, messageId: 'b' },
+      ]),
+    );
+    const again = await handle(sqsEvent([{ body, messageId: 'c', receiveCount: 2 }]));
+    expect(again.batchItemFailures).toEqual([]);
+    expect(await sesStore()).toHaveLength(1);
+  });
+
+  it('retries a temporary SES failure (item reported, lease released) and sends on the next attempt', async () => {
+    const { id, body } = await queued();
+    const flaky = new ScriptedMailer([
+      new MailerError('Maximum sending rate exceeded.', true, 'TooManyRequestsException'),
+    ]);
+    const first = await consumer(flaky)(sqsEvent([{ body, messageId: 'm1' }]));
+    expect(first.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
+    expect((await emails.get(id))?.status).toBe('queued');
+    const second = await consumer(flaky)(sqsEvent([{ body, messageId: 'm1', receiveCount: 2 }]));
+    expect(second.batchItemFailures).toEqual([]);
+    expect(flaky.sent).toHaveLength(1);
+  });
+
+  it('fails the email at once on a permanent SES error, without retrying', async () => {
+    const { id, body } = await queued();
+    const rejecting = new ScriptedMailer([
+      new MailerError('Email address is not verified.', false, 'MessageRejected'),
+    ]);
+    const result = await consumer(rejecting)(sqsEvent([{ body }]));
+    expect(result.batchItemFailures).toEqual([]);
+    expect(await emails.get(id)).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringContaining('MessageRejected'),
+    });
+  });
+
+  it('on the last attempt, a temporary failure ends the email failed (the message goes to the DLQ)', async () => {
+    const { id, body } = await queued();
+    const down = new ScriptedMailer([new MailerError('Service unavailable', true, 'InternalFailure')]);
+    const result = await consumer(down, 3)(sqsEvent([{ body, messageId: 'last', receiveCount: 3 }]));
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'last' }]);
+    expect(await emails.get(id)).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringContaining('gave up'),
+    });
+  });
+
+  it('reports an unreadable message as failed and keeps the rest of the batch', async () => {
+    const { body } = await queued();
+    const result = await consumer()(
+      sqsEvent([
+        { body: 'not json', messageId: 'bad' },
+        { body, messageId: 'good' },
+      ]),
+    );
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'bad' }]);
+    expect(await sesStore()).toHaveLength(1);
+  });
+
+  it('a poison message ends in the dead-letter queue and its email ends failed (real queue, redrive policy)', async () => {
+    const { queue, dlq } = await ensureQueueWithDlq(sqs, `send-${Date.now()}`, {
+      maxReceiveCount: 2,
+      visibilityTimeoutSeconds: 1,
+    });
+    const { id, body } = await queued();
+    const down = new ScriptedMailer(
+      Array.from({ length: 10 }, () => new MailerError('down', true, 'ServiceUnavailable')),
+    );
+    const poller = startPoller({
+      sqs,
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      functionName: 'consumer',
+      handler: consumer(down, 2),
+    });
+    try {
+      await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: body }));
+      const deadline = Date.now() + 15_000;
+      let inDlq = 0;
+      while (Date.now() < deadline) {
+        const { Attributes } = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: dlq.url,
+            AttributeNames: ['ApproximateNumberOfMessages'],
+          }),
+        );
+        inDlq = Number(Attributes?.ApproximateNumberOfMessages ?? 0);
+        if (inDlq > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(inDlq).toBe(1);
+      expect((await emails.get(id))?.status).toBe('failed');
+    } finally {
+      await poller.stop();
+    }
+  });
+});
+
+describe('SES events (local stand-in → events queue → events consumer)', () => {
+  async function sendAndSettle(to: string[]) {
+    const { id, body } = await queued(to);
+    await consumer()(sqsEvent([{ body }]));
+    await standIn.idle();
+    const events = makeEventsConsumer({ emails });
+    const poller = startPoller({
+      sqs,
+      queueUrl: eventsQueue.url,
+      queueArn: eventsQueue.arn,
+      functionName: 'events',
+      handler: events,
+    });
+    // Drain the events queue.
+    for (let i = 0; i < 20; i++) {
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: eventsQueue.url,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      if (
+        Attributes?.ApproximateNumberOfMessages === '0' &&
+        Attributes?.ApproximateNumberOfMessagesNotVisible === '0'
+      )
+        break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await poller.idle();
+    await poller.stop();
+    return emails.get(id);
+  }
+
+  it.each([
+    [['success@simulator.amazonses.com'], 'delivered', ['sent', 'delivered']],
+    [['bounce@simulator.amazonses.com'], 'bounced', ['sent', 'bounced']],
+    [['suppressionlist@simulator.amazonses.com'], 'bounced', ['sent', 'bounced']],
+    [['complaint@simulator.amazonses.com'], 'delivered', ['sent', 'delivered', 'complained']],
+    [['ooto+label@simulator.amazonses.com'], 'delivered', ['sent', 'delivered']],
+  ])('%j ends %s', async (to, status, types) => {
+    const email = await sendAndSettle(to);
+    expect(email?.status).toBe(status);
+    expect(email?.events.map((e) => e.type)).toEqual(types);
+  });
+
+  it('keeps per-recipient outcomes when one of several recipients bounces', async () => {
+    const email = await sendAndSettle(['success@simulator.amazonses.com', 'bounce@simulator.amazonses.com']);
+    const bounced = email?.events.find((e) => e.type === 'bounced');
+    const delivered = email?.events.find((e) => e.type === 'delivered');
+    expect(bounced?.recipients).toEqual(['bounce@simulator.amazonses.com']);
+    expect(bounced?.detail).toContain('550 5.1.1');
+    expect(delivered?.recipients).toEqual(['success@simulator.amazonses.com']);
+  });
+});

@@ -1,0 +1,264 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
+import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
+import { systemClock } from '../../functions/core/ports.js';
+import { makeHandler as makeGet } from '../../functions/handlers/get-email.js';
+import { makeHandler as makeList } from '../../functions/handlers/list-emails.js';
+import { handler as fallback } from '../../functions/handlers/route-not-found.js';
+import { makeHandler as makeSend } from '../../functions/handlers/send-email.js';
+import { MAX_BODY_BYTES } from '../../functions/http/middleware.js';
+import { context, httpEvent, parseBody } from '../support/events.js';
+import { fullAccessKey, RecordingQueue } from '../support/fakes.js';
+import { startTestTable, type TestTable } from '../support/table.js';
+
+let table: TestTable;
+let token: string;
+let emails: DynamoEmailRepository;
+let apiKeys: DynamoApiKeyRepository;
+let queue: RecordingQueue;
+const errors: unknown[][] = [];
+const silentLog = { info: () => undefined, error: (...args: unknown[]) => void errors.push(args) };
+
+beforeAll(async () => {
+  table = await startTestTable();
+  emails = new DynamoEmailRepository(table.db, table.tableName);
+  apiKeys = new DynamoApiKeyRepository(table.db, table.tableName);
+  token = await fullAccessKey(apiKeys);
+});
+afterAll(() => table.stop());
+beforeEach(() => {
+  queue = new RecordingQueue();
+  errors.length = 0;
+});
+
+const send = (event: ReturnType<typeof httpEvent>) =>
+  makeSend({ apiKeys, emails, queue, clock: systemClock, log: silentLog })(
+    event,
+    context(),
+  ) as Promise<APIGatewayProxyStructuredResultV2>;
+const list = (query?: Record<string, string>, t: string | null = token) =>
+  makeList({ apiKeys, emails, log: silentLog })(
+    httpEvent({ method: 'GET', path: '/v1/emails', token: t, query }),
+    context(),
+  ) as Promise<APIGatewayProxyStructuredResultV2>;
+const get = (id: string, t: string | null = token) =>
+  makeGet({ apiKeys, emails, log: silentLog })(
+    httpEvent({
+      method: 'GET',
+      path: `/v1/emails/${id}`,
+      routeKey: 'GET /v1/emails/{id}',
+      token: t,
+      pathParameters: { id },
+    }),
+    context(),
+  ) as Promise<APIGatewayProxyStructuredResultV2>;
+
+const email = {
+  from: 'Acme <hello@acme.com>',
+  to: 'success@simulator.amazonses.com',
+  subject: 'Hi',
+  text: 'Hello',
+};
+const post = (body: unknown, extra: Partial<Parameters<typeof httpEvent>[0]> = {}) =>
+  send(httpEvent({ method: 'POST', path: '/v1/emails', token, body, ...extra }));
+
+function expectError(response: APIGatewayProxyStructuredResultV2, statusCode: number, name: string) {
+  expect(response.statusCode).toBe(statusCode);
+  expect(response.headers?.['content-type']).toMatch(/^application\/json/);
+  const body = parseBody(response);
+  expect(body).toMatchObject({ statusCode, name, message: expect.any(String) });
+  expect(Object.keys(body).filter((k) => k !== 'errors')).toEqual(['statusCode', 'name', 'message']);
+  return body;
+}
+
+describe('authentication (every endpoint)', () => {
+  it('401 missing_api_key without an Authorization header', async () => {
+    expectError(await post(email, { token: null }), 401, 'missing_api_key');
+    expectError(await list(undefined, null), 401, 'missing_api_key');
+    expectError(await get('em_01m80mv90eew9ryfvqd1ksnhes', null), 401, 'missing_api_key');
+  });
+
+  it('401 invalid_api_key, with one body, for malformed, unknown and wrongly-schemed keys', async () => {
+    const bodies = [];
+    for (const headers of [
+      { authorization: 'Bearer' },
+      { authorization: `Basic ${token}` },
+      { authorization: `Bearer ${token}x` },
+      { authorization: 'Bearer esk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+      { authorization: 'Bearer not-a-key' },
+    ]) {
+      bodies.push(expectError(await post(email, { token: null, headers }), 401, 'invalid_api_key'));
+    }
+    expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
+    expect(queue.jobs).toHaveLength(0);
+  });
+
+  it('accepts the scheme case-insensitively', async () => {
+    const response = await post(email, { token: null, headers: { authorization: `bearer ${token}` } });
+    expect(response.statusCode).toBe(200);
+  });
+});
+
+describe('POST /v1/emails', () => {
+  it('200 with {id, status: queued, created_at}; stored and enqueued', async () => {
+    const response = await post(email);
+    expect(response.statusCode).toBe(200);
+    const body = parseBody(response);
+    expect(Object.keys(body).sort()).toEqual(['created_at', 'id', 'status']);
+    expect(body.id).toMatch(/^em_[0-9a-z]{26}$/);
+    expect(body.status).toBe('queued');
+    expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(queue.jobs).toEqual([
+      { id: body.id, content: expect.objectContaining({ subject: 'Hi', text: 'Hello' }) },
+    ]);
+    expect(await emails.get(body.id)).toMatchObject({
+      id: body.id,
+      status: 'queued',
+      from: '"Acme" <hello@acme.com>',
+    });
+  });
+
+  it('400 validation_error listing the offending fields', async () => {
+    const body = expectError(
+      await post({ from: 'nope', to: [], subject: 'x'.repeat(999), bogus: 1 }),
+      400,
+      'validation_error',
+    );
+    expect(body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'bogus',
+      'from',
+      'subject',
+      'to',
+    ]);
+    expect(queue.jobs).toHaveLength(0);
+  });
+
+  it('400 for malformed JSON, a missing body and a non-JSON content type', async () => {
+    expect(expectError(await post('{"from": '), 400, 'validation_error').message).toMatch(/not valid JSON/);
+    expectError(
+      await send(httpEvent({ method: 'POST', path: '/v1/emails', token })),
+      400,
+      'validation_error',
+    );
+    expectError(await post('from=a', { headers: { 'content-type': 'text/plain' } }), 400, 'validation_error');
+  });
+
+  it('takes a body without Content-Type as JSON', async () => {
+    const event = httpEvent({ method: 'POST', path: '/v1/emails', token, body: email });
+    delete event.headers['content-type'];
+    expect((await send(event)).statusCode).toBe(200);
+  });
+
+  it('reads base64-encoded bodies', async () => {
+    const event = httpEvent({
+      method: 'POST',
+      path: '/v1/emails',
+      token,
+      body: Buffer.from(JSON.stringify(email)).toString('base64'),
+    });
+    event.isBase64Encoded = true;
+    expect((await send(event)).statusCode).toBe(200);
+  });
+
+  it('413 payload_too_large over the documented limit, before looking at the key', async () => {
+    const big = { ...email, html: 'x'.repeat(MAX_BODY_BYTES) };
+    const body = expectError(await post(big, { token: null }), 413, 'payload_too_large');
+    expect(body.message).toContain(String(MAX_BODY_BYTES));
+    expect(queue.jobs).toHaveLength(0);
+  });
+
+  it('accepts a body just under the limit', async () => {
+    const overhead = JSON.stringify({ ...email, html: '' }).length;
+    expect((await post({ ...email, html: 'x'.repeat(MAX_BODY_BYTES - overhead) })).statusCode).toBe(200);
+  });
+
+  it('500 internal_server_error without details when the queue fails, and the email ends failed, not queued', async () => {
+    queue.failWith = new Error('SQS is down: secret internal detail');
+    const response = await post(email);
+    const body = expectError(response, 500, 'internal_server_error');
+    expect(response.body).not.toContain('secret internal detail');
+    expect(response.body).not.toMatch(/at .*\.ts/);
+    expect(body.errors).toBeUndefined();
+    const newest = await emails.list({ limit: 1, offset: 0 });
+    expect(newest.data[0]?.status).toBe('failed');
+    expect(errors.length).toBeGreaterThan(0);
+  });
+});
+
+describe('GET /v1/emails', () => {
+  it('lists newest first as {object: list, has_more, data}, without bodies', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(parseBody(await post({ ...email, subject: `n${i}` })).id);
+    const response = await list({ limit: '2' });
+    expect(response.statusCode).toBe(200);
+    const body = parseBody(response);
+    expect(body.object).toBe('list');
+    expect(body.has_more).toBe(true);
+    expect(body.data.map((e: { id: string }) => e.id)).toEqual([ids[2], ids[1]]);
+    expect(body.data[0]).toEqual({
+      object: 'email',
+      id: ids[2],
+      status: 'queued',
+      created_at: expect.any(String),
+      from: '"Acme" <hello@acme.com>',
+      to: ['success@simulator.amazonses.com'],
+      cc: [],
+      bcc: [],
+      reply_to: [],
+      subject: 'n2',
+    });
+  });
+
+  it('400 for each invalid parameter', async () => {
+    const queries: Record<string, string>[] = [
+      { limit: '0' },
+      { limit: '101' },
+      { offset: '-1' },
+      { offset: '0.5' },
+      { status: 'sent' },
+    ];
+    for (const query of queries) {
+      expectError(await list(query), 400, 'validation_error');
+    }
+  });
+});
+
+describe('GET /v1/emails/{id}', () => {
+  it('returns the email with its bodies', async () => {
+    const { id } = parseBody(await post({ ...email, html: '<p>Hi</p>' }));
+    const response = await get(id);
+    expect(response.statusCode).toBe(200);
+    expect(parseBody(response)).toMatchObject({
+      object: 'email',
+      id,
+      status: 'queued',
+      html: '<p>Hi</p>',
+      text: 'Hello',
+      events: [],
+    });
+  });
+
+  it('404 not_found for an unknown or malformed id', async () => {
+    expectError(await get('em_01m80mv90eew9ryfvqd1ksnhes'), 404, 'not_found');
+    expectError(await get('nope'), 404, 'not_found');
+    expectError(await get('em_../../x'), 404, 'not_found');
+  });
+});
+
+describe('unmatched routes ($default)', () => {
+  const call = (method: string, path: string) =>
+    fallback(httpEvent({ method, path, routeKey: '$default' })) as Promise<APIGatewayProxyStructuredResultV2>;
+
+  it('404 not_found for an unknown path', async () => {
+    expectError(await call('GET', '/v1/nothing'), 404, 'not_found');
+    expectError(await call('GET', '/'), 404, 'not_found');
+  });
+
+  it('405 method_not_allowed with Allow for a known path', async () => {
+    const response = await call('DELETE', '/v1/emails');
+    expectError(response, 405, 'method_not_allowed');
+    expect(response.headers?.allow).toBe('POST, GET');
+    expect((await call('POST', '/v1/emails/em_01m80mv90eew9ryfvqd1ksnhes')).headers?.allow).toBe('GET');
+  });
+});
