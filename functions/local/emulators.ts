@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from 'fauxqs';
+import { buildApp, interceptLocalhostDns } from 'fauxqs';
 
 const require = createRequire(import.meta.url);
 
@@ -31,8 +31,10 @@ export async function startEmulators(options: { dataDir?: string; sesPort?: numb
   const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const dynamoPort = await listen(dynamo);
 
-  // No `host` option: queue URLs then use the request's host (127.0.0.1:port), matching the endpoint.
-  const sqs = buildApp({ logger: false });
+  // fauxqs names queues http://sqs.<region>.localhost:<port>/…, and the SDK sends each SQS call
+  // to its queue URL's host: fauxqs's own helper resolves *.localhost to 127.0.0.1 in this process.
+  const restoreDns = interceptLocalhostDns();
+  const sqs = buildApp({ logger: false, host: 'localhost' });
   await sqs.listen({ host: '127.0.0.1', port: 0 });
   const sqsPort = (sqs.server.address() as AddressInfo).port;
 
@@ -51,6 +53,7 @@ export async function startEmulators(options: { dataDir?: string; sesPort?: numb
     async stop() {
       ses.closeAllConnections?.();
       await Promise.all([close(ses), sqs.close(), close(dynamo)]);
+      restoreDns();
     },
   };
 }

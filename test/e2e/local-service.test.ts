@@ -1,0 +1,140 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { httpsClient, waitFor } from '../support/https.js';
+
+let service: LocalService;
+let api: ReturnType<typeof httpsClient>;
+
+beforeAll(async () => {
+  service = await startLocalService({ port: 0, dataDir: null, viewerPort: 0, eventDelayMs: 50 });
+  api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
+});
+afterAll(async () => {
+  await api?.close();
+  await service?.stop();
+});
+
+const send = (body: Record<string, unknown>) =>
+  api.call('POST', '/emails', {
+    body: { from: 'Acme <hello@acme.test>', subject: 'E2E', text: 'Hello', ...body },
+  });
+const statusOf = (id: string) =>
+  waitFor(
+    () => api.call('GET', `/emails/${id}`),
+    (r) => r.json?.status !== 'queued',
+  );
+
+describe('local service over HTTPS (npm start in-process)', () => {
+  it('serves HTTPS only: a plain-HTTP request to the same port gets no HTTP answer', async () => {
+    const port = new URL(service.baseUrl).port;
+    const outcome = await new Promise<string>((resolve) => {
+      const req = request({ host: '127.0.0.1', port, path: '/v1/emails', timeout: 3000 }, (res) =>
+        resolve(`http ${res.statusCode}`),
+      );
+      req.on('error', (error) => resolve(`error ${(error as NodeJS.ErrnoException).code}`));
+      req.on('timeout', () => {
+        req.destroy();
+        resolve('timeout');
+      });
+      req.end();
+    });
+    expect(outcome).not.toMatch(/^http/);
+  });
+
+  it.each([
+    ['success@simulator.amazonses.com', 'delivered'],
+    ['bounce@simulator.amazonses.com', 'bounced'],
+    ['complaint@simulator.amazonses.com', 'delivered'],
+    ['suppressionlist@simulator.amazonses.com', 'bounced'],
+  ])('an email to %s is accepted as queued and ends %s', async (to, final) => {
+    const sent = await send({ to });
+    expect(sent.status).toBe(200);
+    expect(sent.json).toEqual({
+      id: expect.stringMatching(/^em_/),
+      status: 'queued',
+      created_at: expect.stringMatching(/Z$/),
+    });
+    const email = await statusOf(sent.json.id);
+    expect(email.status).toBe(200);
+    expect(email.json.status).toBe(final);
+    expect(email.json.events[0]).toMatchObject({ type: 'sent', recipients: [to] });
+  });
+
+  it('shows a complaint as an event after delivery, without moving the status back', async () => {
+    const sent = await send({ to: 'complaint@simulator.amazonses.com' });
+    const email = await waitFor(
+      () => api.call('GET', `/emails/${sent.json.id}`),
+      (r) => r.json?.events?.some((e: { type: string }) => e.type === 'complained'),
+    );
+    expect(email.json.status).toBe('delivered');
+  });
+
+  it('really hands the email to SES: the local SES received it (viewer and its JSON store)', async () => {
+    const sent = await send({ to: ['success+store@simulator.amazonses.com'], subject: 'Stored in SES' });
+    await statusOf(sent.json.id);
+    const store = (await (await fetch(`${service.viewerUrl}/store`)).json()) as {
+      emails: { subject: string; destination: { to: string[] } }[];
+    };
+    expect(store.emails.filter((e) => e.subject === 'Stored in SES')).toHaveLength(1);
+    const page = await fetch(service.viewerUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<html');
+  });
+
+  it('lists newest first, with limit, offset and the status filter', async () => {
+    const ids: string[] = [];
+    for (const to of [
+      'success@simulator.amazonses.com',
+      'bounce@simulator.amazonses.com',
+      'success@simulator.amazonses.com',
+    ]) {
+      ids.push((await send({ to, subject: 'listing' })).json.id);
+    }
+    for (const id of ids) await statusOf(id);
+    const page = await api.call('GET', '/emails?limit=3');
+    expect(page.status).toBe(200);
+    expect(page.json.object).toBe('list');
+    expect(page.json.data.map((e: { id: string }) => e.id)).toEqual([...ids].reverse());
+    expect(page.json.has_more).toBe(true);
+    const second = await api.call('GET', '/emails?limit=1&offset=1');
+    expect(second.json.data[0].id).toBe(ids[1]);
+    const bounced = await api.call('GET', '/emails?status=bounced&limit=100');
+    expect(bounced.json.data.map((e: { id: string }) => e.id)).toContain(ids[1]);
+    expect(bounced.json.data.every((e: { status: string }) => e.status === 'bounced')).toBe(true);
+    expect(page.json.data[0]).not.toHaveProperty('html');
+  });
+
+  it('answers every error in the one shape', async () => {
+    const cases = await Promise.all([
+      api.call('GET', '/emails', { key: null }),
+      api.call('GET', '/emails', { key: 'esk_not_a_real_key_at_all' }),
+      api.call('GET', '/nothing-here'),
+      api.call('DELETE', '/emails'),
+      api.call('POST', '/emails', { body: '{"from": ' }),
+      api.call('POST', '/emails', { body: { to: 'a@example.com' } }),
+      api.call('GET', '/emails?limit=0'),
+      api.call('GET', '/emails/em_01m80mv90eew9ryfvqd1ksnhes'),
+      api.call('POST', '/emails', {
+        body: { from: 'a@acme.test', to: 'b@example.com', subject: 's', html: 'x'.repeat(300_000) },
+      }),
+    ]);
+    expect(cases.map((c) => [c.status, c.json?.name])).toEqual([
+      [401, 'missing_api_key'],
+      [401, 'invalid_api_key'],
+      [404, 'not_found'],
+      [405, 'method_not_allowed'],
+      [400, 'validation_error'],
+      [400, 'validation_error'],
+      [400, 'validation_error'],
+      [404, 'not_found'],
+      [413, 'payload_too_large'],
+    ]);
+    for (const c of cases) {
+      expect(c.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(c.json.statusCode).toBe(c.status);
+      expect(typeof c.json.message).toBe('string');
+    }
+    expect(cases[3]?.headers.get('allow')).toBe('POST, GET');
+  });
+});

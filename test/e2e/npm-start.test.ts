@@ -1,0 +1,112 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { httpsClient, waitFor } from '../support/https.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'email-service-'));
+const running: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/** Runs `npm start` the way a user does (tsx bin/local.ts) and reads what it prints. */
+async function npmStart(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'bin/local.ts'], {
+    env: { ...process.env, LOG_LEVEL: 'silent', LOCAL_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  await waitFor(
+    async () => output,
+    (text) => text.includes('Ctrl+C') || child.exitCode !== null,
+    30_000,
+  );
+  const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(output)?.[1] ?? '';
+  return {
+    child,
+    output,
+    baseUrl: field('Base URL'),
+    apiKey: field('API key'),
+    viewer: field('Sent mail'),
+    exited,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+describe('npm start (as a user runs it)', () => {
+  it('prints the base URL, a key and the viewer; the printed curl works as pasted; data and DEV_API_KEY survive a restart', async () => {
+    const port = await freePort();
+    const first = await npmStart({ PORT: String(port) });
+    expect(first.baseUrl).toBe(`https://localhost:${port}/v1`);
+    expect(first.apiKey).toMatch(/^esk_[A-Za-z0-9_-]{43}$/);
+    expect(first.viewer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const cert = readFileSync(join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
+
+    // The "Try it" command, exactly as printed.
+    const curl = first.output
+      .slice(first.output.indexOf('curl --cacert'), first.output.indexOf('Ctrl+C'))
+      .trim();
+    const { stdout } = await promisify(execFile)('bash', ['-c', curl]);
+    const sent = JSON.parse(stdout);
+    expect(sent).toMatchObject({ id: expect.stringMatching(/^em_/), status: 'queued' });
+
+    const api = httpsClient(first.baseUrl, cert, first.apiKey);
+    const delivered = await waitFor(
+      () => api.call('GET', `/emails/${sent.id}`),
+      (r) => r.json?.status === 'delivered',
+    );
+    expect(delivered.json.status).toBe('delivered');
+    await api.close();
+    expect(await first.stop()).toBe(0);
+
+    const devKey = 'esk_my_local_scripts_key_123';
+    const second = await npmStart({ PORT: String(port), DEV_API_KEY: devKey });
+    expect(second.apiKey).toBe(devKey);
+    const again = httpsClient(second.baseUrl, cert, devKey);
+    const kept = await again.call('GET', `/emails/${sent.id}`);
+    expect(kept.json).toMatchObject({ id: sent.id, status: 'delivered' });
+    // The key printed by the previous start no longer works: one local key at a time.
+    expect((await again.call('GET', '/emails', { key: first.apiKey })).status).toBe(401);
+    await again.close();
+    expect(await second.stop()).toBe(0);
+  }, 90_000);
+
+  it('says so when the port is taken', async () => {
+    const blocker = createServer();
+    const port = await new Promise<number>((resolve) =>
+      blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
+    );
+    try {
+      const run = await npmStart({ PORT: String(port), LOCAL_DATA_DIR: join(dataDir, 'other') });
+      expect(await run.exited).toBe(1);
+      expect(run.output).toContain(`Port ${port} is in use`);
+    } finally {
+      blocker.close();
+    }
+  }, 60_000);
+});
