@@ -1,10 +1,17 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
+import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
+import { newEmailId } from '../../functions/core/ids.js';
 import { httpsClient, waitFor } from '../support/https.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'email-service-'));
@@ -58,6 +65,36 @@ async function npmStart(env: Record<string, string>) {
   };
 }
 
+/** Writes a queued email straight into the stopped service's on-disk table. */
+async function strandEmail(): Promise<string> {
+  const dynalite = createRequire(import.meta.url)('dynalite') as (o: Record<string, unknown>) => Server;
+  const server = dynalite({ path: join(dataDir, 'dynamodb') });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = new DynamoDBClient({
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
+  const id = newEmailId();
+  await new DynamoEmailRepository(createDocumentClient(client), 'email-service').create({
+    id,
+    created_at: new Date().toISOString(),
+    content: {
+      from: 'hello@acme.test',
+      to: ['success@simulator.amazonses.com'],
+      cc: [],
+      bcc: [],
+      reply_to: [],
+      subject: 'Stranded',
+      html: null,
+      text: 'x',
+    },
+  });
+  client.destroy();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return id;
+}
+
 describe('npm start (as a user runs it)', () => {
   it('prints the base URL, a key and the viewer; the printed curl works as pasted; data and DEV_API_KEY survive a restart', async () => {
     const port = await freePort();
@@ -84,6 +121,10 @@ describe('npm start (as a user runs it)', () => {
     await api.close();
     expect(await first.stop()).toBe(0);
 
+    // While it is stopped, leave an email queued whose queue message is gone (the local queue lives
+    // in memory): the next start must put it back on the queue and deliver it.
+    const stranded = await strandEmail();
+
     const devKey = 'esk_my_local_scripts_key_123';
     const second = await npmStart({ PORT: String(port), DEV_API_KEY: devKey });
     expect(second.apiKey).toBe(devKey);
@@ -92,6 +133,11 @@ describe('npm start (as a user runs it)', () => {
     expect(kept.json).toMatchObject({ id: sent.id, status: 'delivered' });
     // The key printed by the previous start no longer works: one local key at a time.
     expect((await again.call('GET', '/emails', { key: first.apiKey })).status).toBe(401);
+    const recovered = await waitFor(
+      () => again.call('GET', `/emails/${stranded}`),
+      (r) => r.json?.status === 'delivered',
+    );
+    expect(recovered.json.status).toBe('delivered');
     await again.close();
     expect(await second.stop()).toBe(0);
   }, 90_000);
