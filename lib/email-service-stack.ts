@@ -115,8 +115,9 @@ export class EmailServiceStack extends Stack {
     });
     this.configurationSet.addEventDestination('ToSns', {
       destination: EventDestination.snsTopic(eventsTopic),
+      // No SEND: the consumer records sent_at itself; that event would cost a publish, a queue
+      // message, an invocation and a write per email and tell nothing new.
       events: [
-        EmailSendingEvent.SEND,
         EmailSendingEvent.REJECT,
         EmailSendingEvent.BOUNCE,
         EmailSendingEvent.COMPLAINT,

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { buildApp, interceptLocalhostDns } from 'fauxqs';
@@ -10,6 +10,8 @@ export interface Emulators {
   sqsEndpoint: string;
   /** The SES v2 emulator itself (its web viewer is at `/`, sent mail as JSON at `/store`). */
   sesEndpoint: string;
+  /** Requests each emulator received, by service and operation (e.g. `dynamodb:PutItem`), for the benchmark. */
+  calls(): Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -30,6 +32,15 @@ export async function startEmulators(options: { dataDir?: string; sesPort?: numb
   const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
   const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const dynamoPort = await listen(dynamo);
+  const calls: Record<string, number> = {};
+  const count = (service: string) => (req: IncomingMessage) => {
+    const target = req.headers['x-amz-target'];
+    const operation =
+      typeof target === 'string' ? target.slice(target.indexOf('.') + 1) : `${req.method} ${req.url}`;
+    const key = `${service}:${operation}`;
+    calls[key] = (calls[key] ?? 0) + 1;
+  };
+  dynamo.on('request', count('dynamodb'));
 
   // fauxqs names queues http://sqs.<region>.localhost:<port>/…, and the SDK sends each SQS call
   // to its queue URL's host: fauxqs's own helper resolves *.localhost to 127.0.0.1 in this process.
@@ -37,6 +48,7 @@ export async function startEmulators(options: { dataDir?: string; sesPort?: numb
   const sqs = buildApp({ logger: false, host: 'localhost' });
   await sqs.listen({ host: '127.0.0.1', port: 0 });
   const sqsPort = (sqs.server.address() as AddressInfo).port;
+  sqs.server.on('request', count('sqs'));
 
   const sesServer = (
     require('aws-ses-v2-local') as { default: (c: { host: string; port: number }) => Promise<Server> }
@@ -45,11 +57,13 @@ export async function startEmulators(options: { dataDir?: string; sesPort?: numb
   let ses = await sesServer({ host: '127.0.0.1', port: options.sesPort ?? 0 });
   if (!ses.address()) ses = await sesServer({ host: '127.0.0.1', port: 0 });
   const sesPort = (ses.address() as AddressInfo).port;
+  ses.on('request', count('ses'));
 
   return {
     dynamodbEndpoint: `http://127.0.0.1:${dynamoPort}`,
     sqsEndpoint: `http://127.0.0.1:${sqsPort}`,
     sesEndpoint: `http://127.0.0.1:${sesPort}`,
+    calls: () => ({ ...calls }),
     async stop() {
       ses.closeAllConnections?.();
       await Promise.all([close(ses), sqs.close(), close(dynamo)]);

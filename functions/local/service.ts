@@ -45,6 +45,8 @@ export interface LocalService {
   sendQueueUrl: string;
   sendDeadLetterQueueUrl: string;
   endpoints: { dynamodb: string; sqs: string; ses: string };
+  /** Calls the emulators received so far, by operation (what the same traffic costs on AWS). */
+  awsCalls(): Record<string, number>;
   /** Resolves when no send, event or consumer batch is in progress (for tests and benchmarks). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -97,7 +99,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       AWS_ACCESS_KEY_ID: credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: emulators.dynamodbEndpoint,
-      AWS_ENDPOINT_URL_SQS: emulators.sqsEndpoint,
+      // The host fauxqs puts in queue URLs, so the SDK sees one origin (see emulators.ts).
+      AWS_ENDPOINT_URL_SQS: emulators.sqsEndpoint.replace('127.0.0.1', 'sqs.us-east-1.localhost'),
       AWS_ENDPOINT_URL_SESV2: ses.endpoint,
       TABLE_NAME,
       SEND_QUEUE_URL: send.queue.url,
@@ -156,6 +159,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       sendQueueUrl: send.queue.url,
       sendDeadLetterQueueUrl: send.dlq.url,
       endpoints: { dynamodb: emulators.dynamodbEndpoint, sqs: emulators.sqsEndpoint, ses: ses.endpoint },
+      awsCalls: () => emulators.calls(),
       async idle() {
         // Events trigger consumers and consumers trigger events: settle until all are quiet.
         for (let round = 0; round < 50; round++) {

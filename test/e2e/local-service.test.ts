@@ -58,7 +58,11 @@ describe('local service over HTTPS (npm start in-process)', () => {
     const email = await statusOf(sent.json.id);
     expect(email.status).toBe(200);
     expect(email.json.status).toBe(final);
-    expect(email.json.events[0]).toMatchObject({ type: 'sent', recipients: [to] });
+    expect(email.json.sent_at).toEqual(expect.stringMatching(/Z$/));
+    expect(email.json.events[0]).toMatchObject({
+      type: final === 'delivered' ? 'delivered' : 'bounced',
+      recipients: [to],
+    });
   });
 
   it('shows a complaint as an event after delivery, without moving the status back', async () => {

@@ -111,15 +111,14 @@ describe('EmailServiceStack', () => {
     template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
       EventDestination: Match.objectLike({
         Enabled: true,
-        MatchingEventTypes: Match.arrayWith([
-          'send',
+        MatchingEventTypes: [
           'reject',
           'bounce',
           'complaint',
           'delivery',
           'deliveryDelay',
           'renderingFailure',
-        ]),
+        ],
         SnsDestination: Match.anyValue(),
       }),
     });

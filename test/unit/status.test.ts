@@ -13,7 +13,6 @@ describe('email status rules', () => {
     expect(statusForEvent('delivered')).toBe('delivered');
     expect(statusForEvent('bounced')).toBe('bounced');
     expect(statusForEvent('failed')).toBe('failed');
-    expect(statusForEvent('sent')).toBeUndefined();
     expect(statusForEvent('delayed')).toBeUndefined();
     expect(statusForEvent('complained')).toBeUndefined();
   });

@@ -31,7 +31,8 @@ export interface SesEvent {
 
 /**
  * Translates one SES event into our delivery event, or undefined when it is not about one of our
- * emails (no email_id tag) or is a type we do not track (Open, Click, Subscription).
+ * emails (no email_id tag) or is a type we do not track (Send: the consumer already records
+ * `sent_at` when SES accepts the email, so the stack does not subscribe to it; Open, Click, Subscription).
  * Bounces of every type end the email `bounced`: SES has given up on those recipients
  * (a Transient bounce is reported only after SES's own retries stopped).
  */
@@ -40,8 +41,6 @@ export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
   if (!emailId || !isEmailId(emailId)) return undefined;
   const base = { emailId };
   switch (event.eventType ?? event.notificationType) {
-    case 'Send':
-      return { ...base, type: 'sent', at: event.mail.timestamp, recipients: event.mail.destination ?? [] };
     case 'Delivery':
       return {
         ...base,

@@ -1,0 +1,209 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: what speed and cost look like, measured (never asserted in unit tests).
+ *  1. Bundle size of each function, built exactly as the stack builds it (lib/bundling.ts).
+ *  2. Cold-start work per function: import of the bundle, then a first invocation that needs no
+ *     network (builds the SDK clients), each in a fresh Node process.
+ *  3. The local pipeline over HTTPS: send latency and throughput, time to delivered, list/get latency.
+ *  4. AWS calls per email end to end, counted at the emulators, and DynamoDB bytes per item.
+ * BENCH_EMAILS=300 BENCH_CONCURRENCY=8 npm run bench
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { build } from 'esbuild';
+import { createDocumentClient } from '../functions/adapters/dynamodb/client.js';
+import { keys } from '../functions/adapters/dynamodb/table.js';
+import { startLocalService } from '../functions/local/service.js';
+import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
+import { BUNDLE_OPTIONS } from '../lib/bundling.js';
+import { httpsClient } from '../test/support/https.js';
+
+process.env.LOG_LEVEL ??= 'silent';
+const EMAILS = Number(process.env.BENCH_EMAILS ?? 300);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const handlers = [
+  ...ROUTES.map((r) => r.handler),
+  FALLBACK_HANDLER,
+  'process-send-queue',
+  'process-ses-events',
+];
+const out = mkdtempSync(join(tmpdir(), 'bench-'));
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const pct = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+// 1 + 2. Bundles and cold-start work.
+console.log('\n## Functions (esbuild, minified ESM, node22, AWS SDK bundled)\n');
+console.log('| function | bundle | gzipped | import | first call (client setup, no network) |');
+console.log('|---|---|---|---|---|');
+const probe = join(out, 'probe.mjs');
+writeFileSync(
+  probe,
+  `const [file, kind] = process.argv.slice(2);
+const t0 = performance.now();
+const mod = await import(file);
+const t1 = performance.now();
+const ctx = { awsRequestId: 'b', getRemainingTimeInMillis: () => 10000, functionName: 'bench' };
+const http = { version: '2.0', routeKey: 'GET /v1/emails', rawPath: '/v1/emails', rawQueryString: '', headers: {},
+  requestContext: { http: { method: 'GET', path: '/v1/emails' } }, isBase64Encoded: false };
+await mod.handler(kind === 'sqs' ? { Records: [] } : http, ctx).catch(() => undefined);
+console.log(JSON.stringify({ importMs: t1 - t0, firstCallMs: performance.now() - t1 }));`,
+);
+for (const name of handlers) {
+  const outfile = join(out, `${name}.mjs`);
+  await build({
+    entryPoints: [`functions/handlers/${name}.ts`],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: BUNDLE_OPTIONS.target,
+    minify: BUNDLE_OPTIONS.minify,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    banner: { js: BUNDLE_OPTIONS.banner },
+    outfile,
+    logLevel: 'error',
+  });
+  const code = readFileSync(outfile);
+  const runs = Array.from(
+    { length: 3 },
+    () =>
+      JSON.parse(
+        execFileSync(process.execPath, [probe, outfile, name.startsWith('process-') ? 'sqs' : 'http'], {
+          env: {
+            ...process.env,
+            TABLE_NAME: 't',
+            SEND_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/q',
+            CONFIGURATION_SET_NAME: 'c',
+            AWS_REGION: 'us-east-1',
+            LOG_LEVEL: 'silent',
+            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+          },
+        }).toString(),
+      ) as { importMs: number; firstCallMs: number },
+  );
+  console.log(
+    `| ${name} | ${kb(code.length)} | ${kb(gzipSync(code).length)} | ${ms(
+      pct(
+        runs.map((r) => r.importMs),
+        50,
+      ),
+    )} | ${ms(
+      pct(
+        runs.map((r) => r.firstCallMs),
+        50,
+      ),
+    )} |`,
+  );
+}
+
+// 3. The local pipeline over HTTPS.
+const service = await startLocalService({ port: 0, dataDir: null, viewerPort: 0, eventDelayMs: 20 });
+const api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
+const email = (i: number) => ({
+  from: 'Acme <hello@acme.test>',
+  to: 'success@simulator.amazonses.com',
+  subject: `Your receipt #${100000 + i} from Acme`,
+  html: `<p>${'Thanks for your order. '.repeat(90)}</p>`,
+  text: 'Thanks for your order.',
+});
+for (let i = 0; i < 20; i++) await api.call('POST', '/emails', { body: email(i) }); // warm up
+await service.idle();
+const before = service.awsCalls();
+
+const latencies: number[] = [];
+const ids: string[] = [];
+const started = performance.now();
+let next = 0;
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    while (next < EMAILS) {
+      const i = next++;
+      const t = performance.now();
+      const response = await api.call('POST', '/emails', { body: email(i) });
+      latencies.push(performance.now() - t);
+      if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
+      ids.push(response.json.id);
+    }
+  }),
+);
+const accepted = performance.now() - started;
+await service.idle();
+const settled = performance.now() - started;
+const after = service.awsCalls();
+let delivered = 0;
+for (const id of ids) if ((await api.call('GET', `/emails/${id}`)).json.status === 'delivered') delivered++;
+
+const listLatency: number[] = [];
+const getLatency: number[] = [];
+for (let i = 0; i < 30; i++) {
+  let t = performance.now();
+  await api.call('GET', '/emails?limit=100');
+  listLatency.push(performance.now() - t);
+  t = performance.now();
+  await api.call('GET', `/emails/${ids[i]}`);
+  getLatency.push(performance.now() - t);
+}
+
+console.log(
+  `\n## Local pipeline (${EMAILS} emails, ${CONCURRENCY} concurrent clients, emulators in process)\n`,
+);
+console.log(
+  `- POST /v1/emails: p50 ${ms(pct(latencies, 50))}, p95 ${ms(pct(latencies, 95))}, ${(EMAILS / (accepted / 1000)).toFixed(0)} accepted/s`,
+);
+console.log(
+  `- all ${EMAILS} settled (sent, events applied) after ${(settled / 1000).toFixed(2)} s; delivered: ${delivered}/${EMAILS}`,
+);
+console.log(
+  `- GET /v1/emails?limit=100: p50 ${ms(pct(listLatency, 50))}; GET /v1/emails/{id}: p50 ${ms(pct(getLatency, 50))}`,
+);
+
+// 4. AWS calls per email and item sizes.
+console.log('\n## AWS calls per email, end to end (send, consume, SES delivery event)\n');
+console.log('| call | per email |');
+console.log('|---|---|');
+for (const key of Object.keys(after).sort()) {
+  const delta = (after[key] ?? 0) - (before[key] ?? 0);
+  if (delta === 0 || key.includes('ReceiveMessage') || key.includes('GetQueueAttributes')) continue;
+  console.log(`| ${key} | ${(delta / EMAILS).toFixed(2)} |`);
+}
+console.log(
+  '(SQS ReceiveMessage is left out: locally it is polling; on AWS the event source mapping polls, unbilled per email.)',
+);
+
+const db = createDocumentClient(
+  new DynamoDBClient({
+    endpoint: service.endpoints.dynamodb,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+  }),
+);
+const { Items = [] } = await db.send(
+  new QueryCommand({
+    TableName: service.tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.email(ids[0] ?? '') },
+  }),
+);
+const size = (item: Record<string, unknown>) =>
+  Object.entries(item).reduce(
+    (sum, [name, value]) =>
+      sum +
+      Buffer.byteLength(name) +
+      (typeof value === 'number'
+        ? Math.ceil(String(value).length / 2) + 1
+        : Buffer.byteLength(JSON.stringify(value))),
+    0,
+  );
+console.log('\n## DynamoDB item sizes for one delivered email (2 KB html)\n');
+for (const item of Items) console.log(`- ${String(item.sk).replace(/#.*/, '#…')}: ~${size(item)} bytes`);
+
+await api.close();
+await service.stop();
