@@ -125,7 +125,9 @@ describe('npm start (as a user runs it)', () => {
     // in memory): the next start must put it back on the queue and deliver it.
     const stranded = await strandEmail();
 
-    const devKey = 'esk_my_local_scripts_key_123';
+    // The README's key, so its examples can be run as written.
+    const readme = readFileSync('README.md', 'utf8');
+    const devKey = /DEV_API_KEY=(esk_\S+) npm start/.exec(readme)?.[1] ?? '';
     const second = await npmStart({ PORT: String(port), DEV_API_KEY: devKey });
     expect(second.apiKey).toBe(devKey);
     const again = httpsClient(second.baseUrl, cert, devKey);
@@ -139,6 +141,21 @@ describe('npm start (as a user runs it)', () => {
     );
     expect(recovered.json.status).toBe('delivered');
     await again.close();
+
+    // Every curl example of the README's "Try it locally" works as pasted (port and data folder aside).
+    const tryIt = readme.slice(readme.indexOf('## Try it locally'), readme.indexOf('### Local mode'));
+    const examples = [...tryIt.matchAll(/^curl [\s\S]*?[^\\]\n/gm)].map((m) =>
+      m[0].replaceAll('localhost:3000', `localhost:${port}`).replaceAll('.local-data/', `${dataDir}/`),
+    );
+    expect(examples).toHaveLength(2);
+    const [sendOut, listOut] = await Promise.all(
+      examples.map((cmd) => promisify(execFile)('bash', ['-c', cmd])),
+    );
+    expect(JSON.parse(sendOut?.stdout ?? '')).toMatchObject({
+      id: expect.stringMatching(/^em_/),
+      status: 'queued',
+    });
+    expect(JSON.parse(listOut?.stdout ?? '')).toMatchObject({ object: 'list', data: expect.any(Array) });
     expect(await second.stop()).toBe(0);
   }, 90_000);
 
