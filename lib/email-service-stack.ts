@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpApi, type HttpMethod, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -128,7 +128,13 @@ export class EmailServiceStack extends Stack {
     });
 
     // HTTP API: HTTPS only (API Gateway has no plain-HTTP listener); one route and function per endpoint.
-    this.api = new HttpApi(this, 'Api', { createDefaultStage: false, description: 'Email sending API' });
+    // `$default` catches every request no route matches (including `/`), so even those get our error shape.
+    const fallback = this.handler(FALLBACK_HANDLER, { logRetention, memorySize: 128 });
+    this.api = new HttpApi(this, 'Api', {
+      createDefaultStage: false,
+      description: 'Email sending API',
+      defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
+    });
     new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
@@ -143,12 +149,6 @@ export class EmailServiceStack extends Stack {
         integration: new HttpLambdaIntegration(`${pascal(route.handler)}Integration`, fn),
       });
     }
-    const fallback = this.handler(FALLBACK_HANDLER, { logRetention, memorySize: 128 });
-    this.api.addRoutes({
-      path: '/{proxy+}',
-      methods: [HttpMethod.ANY],
-      integration: new HttpLambdaIntegration('FallbackIntegration', fallback),
-    });
 
     this.functions['send-email']?.addEnvironment('SEND_QUEUE_URL', this.sendQueue.queueUrl);
     if (this.functions['send-email']) this.sendQueue.grantSendMessages(this.functions['send-email']);

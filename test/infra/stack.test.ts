@@ -39,7 +39,7 @@ describe('EmailServiceStack', () => {
     const keys = Object.values(routes)
       .map((r) => r.Properties.RouteKey)
       .sort();
-    expect(keys).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), 'ANY /{proxy+}'].sort());
+    expect(keys).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), '$default'].sort());
     const integrations = Object.values(resources('AWS::ApiGatewayV2::Integration')).map((i) =>
       JSON.stringify(i.Properties.IntegrationUri),
     );
