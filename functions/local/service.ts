@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
@@ -161,11 +161,28 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       endpoints: { dynamodb: emulators.dynamodbEndpoint, sqs: emulators.sqsEndpoint, ses: ses.endpoint },
       awsCalls: () => emulators.calls(),
       async idle() {
-        // Events trigger consumers and consumers trigger events: settle until all are quiet.
-        for (let round = 0; round < 50; round++) {
+        // Quiet means: no event waiting to be published, no batch being handled, no message in
+        // either queue (visible or in flight). Events trigger consumers and back, so check twice.
+        const queued = async (url: string) => {
+          const { Attributes } = await sqs.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: url,
+              AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+            }),
+          );
+          return (
+            Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
+            Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+          );
+        };
+        const deadline = Date.now() + 60_000;
+        let quietRounds = 0;
+        while (quietRounds < 2 && Date.now() < deadline) {
           await ses.idle();
           await Promise.all(pollers.map((p) => p.idle()));
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          const waiting = (await queued(send.queue.url)) + (await queued(events.queue.url));
+          quietRounds = waiting === 0 && !ses.busy() ? quietRounds + 1 : 0;
+          await new Promise((resolve) => setTimeout(resolve, 20));
         }
       },
       stop: () => stopAll(stops),

@@ -14,6 +14,8 @@ export interface SesStandIn {
   endpoint: string;
   /** Resolves once every event scheduled so far has been published. */
   idle(): Promise<void>;
+  /** Whether events are scheduled but not yet published. */
+  busy(): boolean;
   stop(): Promise<void>;
 }
 
@@ -125,6 +127,7 @@ export async function startSesStandIn(options: {
     async idle() {
       while (pending.size) await Promise.all([...pending]);
     },
+    busy: () => pending.size > 0,
     async stop() {
       await Promise.all([...pending]);
       server.closeAllConnections();
