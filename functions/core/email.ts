@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { type ParsedAddress, parseAddress } from './address.js';
+import { formatAddress, type ParsedAddress, parseAddress } from './address.js';
 import type { EmailStatus } from './status.js';
 
 /** Limits of `POST /v1/emails`. SES refuses a message with more than 50 recipients in all. */
@@ -119,9 +119,6 @@ export interface EmailContent {
   html: string | null;
   text: string | null;
 }
-
-export const formatAddress = (a: ParsedAddress): string =>
-  a.name ? `"${a.name.replace(/(["\\])/g, '\\$1')}" <${a.email}>` : a.email;
 
 export function toContent(input: SendEmailInput): EmailContent {
   return {

@@ -115,7 +115,7 @@ describe('POST /v1/emails', () => {
     expect(await emails.get(body.id)).toMatchObject({
       id: body.id,
       status: 'queued',
-      from: '"Acme" <hello@acme.com>',
+      from: 'Acme <hello@acme.com>',
     });
   });
 
@@ -201,7 +201,7 @@ describe('GET /v1/emails', () => {
       id: ids[2],
       status: 'queued',
       created_at: expect.any(String),
-      from: '"Acme" <hello@acme.com>',
+      from: 'Acme <hello@acme.com>',
       to: ['success@simulator.amazonses.com'],
       cc: [],
       bcc: [],

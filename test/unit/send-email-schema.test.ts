@@ -21,7 +21,7 @@ describe('POST /v1/emails body', () => {
   it('accepts the minimal email and normalises recipients to lists', () => {
     const content = toContent(parseInput(sendEmailSchema, valid));
     expect(content).toEqual({
-      from: '"Acme" <hello@acme.com>',
+      from: 'Acme <hello@acme.com>',
       to: ['user@example.com'],
       cc: [],
       bcc: [],
@@ -43,7 +43,7 @@ describe('POST /v1/emails body', () => {
         html: '<p>x</p>',
       }),
     );
-    expect(content.to).toEqual(['a@example.com', '"B" <b@example.com>']);
+    expect(content.to).toEqual(['a@example.com', 'B <b@example.com>']);
     expect(content.cc).toEqual(['c@example.com']);
     expect(content.bcc).toEqual(['d@example.com']);
     expect(content.reply_to).toEqual(['r@example.com']);

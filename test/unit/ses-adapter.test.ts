@@ -4,7 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { fromSesEvent, type SesEvent } from '../../functions/adapters/ses/events.js';
-import { SesMailer } from '../../functions/adapters/ses/mailer.js';
+import { SesMailer, toSesAddress } from '../../functions/adapters/ses/mailer.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import { MailerError } from '../../functions/core/ports.js';
 import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
@@ -54,6 +54,36 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
       ConfigurationSetName: 'EmailService-ConfigurationSet',
       EmailTags: [{ Name: 'email_id', Value: 'em_01m80mv90eew9ryfvqd1ksnhes' }],
     });
+  });
+
+  it('encodes non-ASCII display names as RFC 2047 words, as SES requires', async () => {
+    ses.on(SendEmailCommand).resolves({ MessageId: 'm' });
+    const mailer = new SesMailer(new SESv2Client({ region: 'us-east-1' }), 'set');
+    await mailer.send({
+      id: 'em_01m80mv90eew9ryfvqd1ksnhes',
+      content: {
+        ...content,
+        from: 'José Müller <jose@acme.com>',
+        to: ['Plain <a@example.com>'],
+        reply_to: [],
+      },
+    });
+    const input = ses.commandCalls(SendEmailCommand)[0]?.args[0].input;
+    expect(input?.FromEmailAddress).toBe(
+      `=?UTF-8?B?${Buffer.from('José Müller').toString('base64')}?= <jose@acme.com>`,
+    );
+    expect(input?.Destination?.ToAddresses).toEqual(['Plain <a@example.com>']);
+    expect(input?.ReplyToAddresses).toBeUndefined();
+  });
+
+  it('splits long non-ASCII names into encoded-words of at most 75 characters', () => {
+    const name = 'Ünïcödé '.repeat(12).trim();
+    const address = toSesAddress(`${name} <a@acme.com>`);
+    const words = address.replace(' <a@acme.com>', '').split(' ');
+    expect(words.length).toBeGreaterThan(1);
+    for (const word of words) expect(word.length).toBeLessThanOrEqual(75);
+    const decoded = words.map((w) => Buffer.from(w.slice(10, -2), 'base64').toString('utf8')).join('');
+    expect(decoded).toBe(name);
   });
 
   const error = (name: string, status: number) =>

@@ -1,4 +1,5 @@
 import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { parseAddress } from '../../core/address.js';
 import { type Mailer, MailerError, type SendJob } from '../../core/ports.js';
 
 /** The message tag that carries our email id; SES returns it on every event of the message. */
@@ -21,9 +22,13 @@ export class SesMailer implements Mailer {
 
   async send({ id, content }: SendJob): Promise<{ messageId: string }> {
     const command = new SendEmailCommand({
-      FromEmailAddress: content.from,
-      Destination: { ToAddresses: content.to, CcAddresses: content.cc, BccAddresses: content.bcc },
-      ReplyToAddresses: content.reply_to.length ? content.reply_to : undefined,
+      FromEmailAddress: toSesAddress(content.from),
+      Destination: {
+        ToAddresses: content.to.map(toSesAddress),
+        CcAddresses: content.cc.map(toSesAddress),
+        BccAddresses: content.bcc.map(toSesAddress),
+      },
+      ReplyToAddresses: content.reply_to.length ? content.reply_to.map(toSesAddress) : undefined,
       Content: {
         Simple: {
           Subject: { Data: content.subject, Charset: 'UTF-8' },
@@ -52,4 +57,29 @@ export function toMailerError(error: unknown): MailerError {
   const message = error instanceof Error ? error.message : String(error);
   // Throttling, sending paused, daily quota reached, 5xx and network errors: SES may accept it later.
   return new MailerError(message, !PERMANENT.has(name), name);
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: any non-ASCII character
+const NON_ASCII = /[^\u0000-\u007f]/;
+
+/**
+ * SES takes a display name with non-ASCII characters only as RFC 2047 encoded-words
+ * (`=?UTF-8?B?…?=`, at most 75 characters each); ASCII names pass as they are.
+ */
+export function toSesAddress(address: string): string {
+  const parsed = parseAddress(address);
+  if ('error' in parsed || !parsed.name || !NON_ASCII.test(parsed.name)) return address;
+  const words: string[] = [];
+  let chunk = '';
+  for (const char of parsed.name) {
+    // 45 bytes of UTF-8 are 60 characters of base64: the word stays under 75 with its 12 of framing.
+    if (Buffer.byteLength(chunk + char) > 45) {
+      words.push(chunk);
+      chunk = '';
+    }
+    chunk += char;
+  }
+  words.push(chunk);
+  const encoded = words.map((w) => `=?UTF-8?B?${Buffer.from(w, 'utf8').toString('base64')}?=`).join(' ');
+  return `${encoded} <${parsed.email}>`;
 }
