@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { EmailServiceStack } from '../lib/email-service-stack.js';
 
 const app = new App();
@@ -15,3 +16,7 @@ new EmailServiceStack(app, app.node.tryGetContext('stackName') ?? 'EmailService'
   apiRateLimit: number('apiRateLimit'),
   apiBurstLimit: number('apiBurstLimit'),
 });
+
+// Security review on every synth and deploy: the AWS Solutions rules of cdk-nag. What the stack
+// acknowledges carries its reason in lib/email-service-stack.ts.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,11 +1,11 @@
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
 import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js';
-import { lazy, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
 import { notFound } from '../core/errors.js';
 import { isEmailId } from '../core/ids.js';
 import type { EmailRepository } from '../core/ports.js';
-import { type HttpDeps, httpHandler } from '../http/middleware.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 
 /** GET /v1/emails/{id}: the email with its bodies and delivery events; 404 when there is none. */
 export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
@@ -16,7 +16,7 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
     return { statusCode: 200, body: { object: 'email', ...email } };
   });
 
-export const handler = lazy(() => {
+export const handler = lazyHttpHandler(() => {
   const { TABLE_NAME } = loadConfig('TABLE_NAME');
   const db = createDocumentClient();
   return makeHandler({

@@ -1,10 +1,10 @@
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
 import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js';
-import { lazy, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
 import { listEmailsQuerySchema } from '../core/list.js';
 import type { EmailRepository } from '../core/ports.js';
-import { type HttpDeps, httpHandler, parseInput } from '../http/middleware.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 
 /** GET /v1/emails?limit&offset&status: `{object: "list", has_more, data}`, newest first. */
 export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
@@ -20,7 +20,7 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
     };
   });
 
-export const handler = lazy(() => {
+export const handler = lazyHttpHandler(() => {
   const { TABLE_NAME } = loadConfig('TABLE_NAME');
   const db = createDocumentClient();
   return makeHandler({

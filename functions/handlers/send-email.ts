@@ -3,12 +3,12 @@ import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
 import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js';
 import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
-import { lazy, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
 import { sendEmailSchema } from '../core/email.js';
 import { systemClock } from '../core/ports.js';
 import { type SendEmailDeps, sendEmail } from '../core/use-cases/send-email.js';
 import { log } from '../http/log.js';
-import { type HttpDeps, httpHandler, parseInput } from '../http/middleware.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 
 /** POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}`. */
 export const makeHandler = (deps: HttpDeps & SendEmailDeps) =>
@@ -17,7 +17,7 @@ export const makeHandler = (deps: HttpDeps & SendEmailDeps) =>
     body: await sendEmail(deps, parseInput(sendEmailSchema, body)),
   }));
 
-export const handler = lazy(() => {
+export const handler = lazyHttpHandler(() => {
   const { TABLE_NAME, SEND_QUEUE_URL } = loadConfig('TABLE_NAME', 'SEND_QUEUE_URL');
   const db = createDocumentClient();
   return makeHandler({

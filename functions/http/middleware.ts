@@ -170,3 +170,23 @@ export function parseInput<S extends z.ZodMiniType>(schema: S, input: unknown): 
     .join('; ');
   throw validationError(`Invalid request: ${message}`, fields);
 }
+
+/**
+ * The exported Lambda handler of an HTTP function: builds it (clients, configuration) on first use,
+ * and if that fails, for instance a missing environment variable, still answers in the error shape
+ * (a 500 without details) and tries again on the next request.
+ */
+export function lazyHttpHandler(
+  build: () => (event: HttpEvent, context: Context) => Promise<HttpResponse>,
+): (event: HttpEvent, context: Context) => Promise<HttpResponse> {
+  let built: ((event: HttpEvent, context: Context) => Promise<HttpResponse>) | undefined;
+  return async (event, context) => {
+    try {
+      built ??= build();
+    } catch (error) {
+      defaultLog.error('handler setup failed', { error: String(error) });
+      return errorResponse(internalError());
+    }
+    return built(event, context);
+  };
+}

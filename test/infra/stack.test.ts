@@ -1,5 +1,6 @@
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { ROUTES } from '../../functions/routes.js';
@@ -18,22 +19,43 @@ beforeAll(() => {
 type Resource = { Type: string; Properties: Record<string, unknown> };
 const resources = (type: string) => template.findResources(type) as Record<string, Resource>;
 
-/** Logical id of a function's role → every IAM action its policies allow. */
-function actionsOf(functionName: string): string[] {
+type Statement = { Action: string | string[]; Resource: unknown };
+
+/** Every policy statement attached to a function's role. */
+function policiesOf(functionName: string): Statement[] {
   const fn = stack.functions[functionName];
   if (!fn) throw new Error(`no function ${functionName}`);
   const roleId = stack.getLogicalId(fn.role?.node.defaultChild as never);
-  const actions: string[] = [];
-  for (const policy of Object.values(resources('AWS::IAM::Policy'))) {
-    const roles = policy.Properties.Roles as { Ref: string }[];
-    if (!roles.some((r) => r.Ref === roleId)) continue;
-    const doc = policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] };
-    for (const statement of doc.Statement) actions.push(...[statement.Action].flat());
-  }
-  return [...new Set(actions)].sort();
+  return Object.values(resources('AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+    .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
 }
 
+/** Every IAM action a function's role allows, sorted. */
+const actionsOf = (functionName: string): string[] =>
+  [...new Set(policiesOf(functionName).flatMap((statement) => [statement.Action].flat()))].sort();
+
 describe('EmailServiceStack', () => {
+  it.each([
+    ['with an explicit account and region', { account: '123456789012', region: 'eu-west-1' }],
+    ['environment-agnostic (as bin/app.ts without CDK_DEFAULT_*)', undefined],
+  ])('passes the cdk-nag AwsSolutions checks %s; what it acknowledges says why', (_, env) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const nagged = new EmailServiceStack(app, 'Nagged', { env });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).not.toThrow();
+    // Recorded as { "Annotation::<rule id>": "<reason>" }.
+    const acknowledged = nagged.node
+      .findAll()
+      .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+      .flatMap((m) => Object.entries(m.data as Record<string, string>))
+      .map(([id, reason]) => ({ id: id.replace(/^Annotation::/, ''), reason }));
+    expect(new Set(acknowledged.map((a) => a.id.replace(/\[.*$/, '')))).toEqual(
+      new Set(['AwsSolutions-L1', 'AwsSolutions-APIG4', 'AwsSolutions-IAM5']),
+    );
+    for (const a of acknowledged) expect(a.reason.length).toBeGreaterThan(40);
+  });
+
   it('routes each endpoint of the route table to its own function, and everything else to the fallback', () => {
     const routes = resources('AWS::ApiGatewayV2::Route');
     const keys = Object.values(routes)
@@ -136,37 +158,66 @@ describe('EmailServiceStack', () => {
   });
 
   it('grants each function exactly what it needs (least privilege)', () => {
-    expect(actionsOf('send-email')).toEqual([
-      'dynamodb:BatchWriteItem',
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'sqs:GetQueueAttributes',
-      'sqs:GetQueueUrl',
-      'sqs:SendMessage',
-    ]);
-    expect(actionsOf('list-emails')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
-    expect(actionsOf('get-email')).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
-    expect(actionsOf('route-not-found')).toEqual([]);
-    expect(actionsOf('process-send-queue')).toEqual([
-      'dynamodb:GetItem',
-      'dynamodb:UpdateItem',
-      'ses:SendEmail',
+    const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+    const consume = [
       'sqs:ChangeMessageVisibility',
       'sqs:DeleteMessage',
       'sqs:GetQueueAttributes',
       'sqs:GetQueueUrl',
       'sqs:ReceiveMessage',
-    ]);
-    expect(actionsOf('process-ses-events')).toEqual([
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'sqs:ChangeMessageVisibility',
-      'sqs:DeleteMessage',
-      'sqs:GetQueueAttributes',
-      'sqs:GetQueueUrl',
-      'sqs:ReceiveMessage',
-    ]);
+    ];
+    const expected: Record<string, string[]> = {
+      'send-email': [
+        'dynamodb:BatchWriteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:SendMessage',
+      ],
+      'list-emails': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+      'get-email': ['dynamodb:GetItem', 'dynamodb:Query'],
+      'route-not-found': [],
+      'process-send-queue': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'ses:SendEmail', ...consume],
+      'process-ses-events': ['dynamodb:PutItem', 'dynamodb:UpdateItem', ...consume],
+    };
+    for (const [name, actions] of Object.entries(expected)) {
+      expect(actionsOf(name), name).toEqual([...actions, ...logs].sort());
+    }
+  });
+
+  it('reaches the listing indexes only from list-emails, by name, and uses no managed policy', () => {
+    const policyText = (name: string) => JSON.stringify(policiesOf(name));
+    for (const name of Object.keys(stack.functions)) {
+      expect(policyText(name), name).not.toContain('/index/*');
+      if (name === 'list-emails') {
+        for (const index of Object.values(INDEXES))
+          expect(policyText(name)).toContain(`/index/${index.name}`);
+      } else {
+        expect(policyText(name), name).not.toContain('/index/');
+      }
+    }
+    for (const role of Object.values(resources('AWS::IAM::Role'))) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('lets each function write to its own log group only', () => {
+    for (const [name, fn] of Object.entries(stack.functions)) {
+      const logGroupId = stack.getLogicalId(fn.logGroup.node.defaultChild as never);
+      const statements = policiesOf(name).filter((st) => JSON.stringify(st.Action).includes('logs:'));
+      expect(statements, name).toHaveLength(1);
+      expect(JSON.stringify(statements[0]?.Resource)).toContain(logGroupId);
+    }
+  });
+
+  it('keeps an access log of the API, without headers', () => {
+    const stage = Object.values(resources('AWS::ApiGatewayV2::Stage'))[0];
+    const settings = stage?.Properties.AccessLogSettings as { Format: string; DestinationArn: unknown };
+    expect(settings.DestinationArn).toBeDefined();
+    expect(JSON.parse(settings.Format)).toHaveProperty('requestId', '$context.requestId');
+    expect(settings.Format).not.toMatch(/header|authorization/i);
   });
 
   it('scopes ses:SendEmail to identities and its own configuration set', () => {

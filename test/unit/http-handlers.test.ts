@@ -6,7 +6,7 @@ import { systemClock } from '../../functions/core/ports.js';
 import { makeHandler as makeGet } from '../../functions/handlers/get-email.js';
 import { makeHandler as makeList } from '../../functions/handlers/list-emails.js';
 import { handler as fallback } from '../../functions/handlers/route-not-found.js';
-import { makeHandler as makeSend } from '../../functions/handlers/send-email.js';
+import { makeHandler as makeSend, handler as sendHandler } from '../../functions/handlers/send-email.js';
 import { MAX_BODY_BYTES } from '../../functions/http/middleware.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { fullAccessKey, RecordingQueue } from '../support/fakes.js';
@@ -243,6 +243,18 @@ describe('GET /v1/emails/{id}', () => {
     expectError(await get('em_01m80mv90eew9ryfvqd1ksnhes'), 404, 'not_found');
     expectError(await get('nope'), 404, 'not_found');
     expectError(await get('em_../../x'), 404, 'not_found');
+  });
+});
+
+describe('a function whose configuration is broken', () => {
+  it('still answers 500 in the error shape (no API Gateway default body, no details)', async () => {
+    // This test process has no TABLE_NAME: the real handler cannot build its dependencies.
+    const response = (await sendHandler(
+      httpEvent({ method: 'POST', path: '/v1/emails', token, body: email }),
+      context(),
+    )) as APIGatewayProxyStructuredResultV2;
+    const body = expectError(response, 500, 'internal_server_error');
+    expect(body.message).not.toContain('TABLE_NAME');
   });
 });
 
