@@ -1,6 +1,4 @@
-import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
-import { createDocumentClient } from '../adapters/dynamodb/client.js';
-import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js';
+import { createRepositories } from '../adapters/dynamodb/repositories.js';
 import { loadConfig } from '../config.js';
 import { listEmailsQuerySchema } from '../core/list.js';
 import type { EmailRepository } from '../core/ports.js';
@@ -20,11 +18,6 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => {
-  const { TABLE_NAME } = loadConfig('TABLE_NAME');
-  const db = createDocumentClient();
-  return makeHandler({
-    apiKeys: new DynamoApiKeyRepository(db, TABLE_NAME),
-    emails: new DynamoEmailRepository(db, TABLE_NAME),
-  });
-});
+export const handler = lazyHttpHandler(() =>
+  makeHandler(createRepositories(loadConfig('TABLE_NAME').TABLE_NAME)),
+);

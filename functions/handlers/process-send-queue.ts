@@ -8,6 +8,7 @@ import { lazy, loadConfig } from '../config.js';
 import { type SendJob, systemClock } from '../core/ports.js';
 import { type DeliverDeps, deliverEmail } from '../core/use-cases/deliver-email.js';
 import { log } from '../http/log.js';
+import { partialBatch } from '../sqs-batch.js';
 
 const jobSchema = z.object({
   id: z.string().check(z.minLength(1)),
@@ -34,15 +35,8 @@ export interface ConsumerDeps extends DeliverDeps {
  */
 export const makeHandler =
   (deps: ConsumerDeps) =>
-  async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const failures: string[] = [];
-    await Promise.all(
-      event.Records.map(async (record) => {
-        if (!(await processRecord(deps, record))) failures.push(record.messageId);
-      }),
-    );
-    return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
-  };
+  (event: SQSEvent): Promise<SQSBatchResponse> =>
+    partialBatch(event, (record) => processRecord(deps, record));
 
 /** Returns true when the message is done with (delete it), false to have it redelivered. */
 async function processRecord(deps: ConsumerDeps, record: SQSRecord): Promise<boolean> {

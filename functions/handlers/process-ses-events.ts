@@ -6,6 +6,7 @@ import { lazy, loadConfig } from '../config.js';
 import type { EmailRepository } from '../core/ports.js';
 import { recordDeliveryEvent } from '../core/use-cases/record-event.js';
 import { log } from '../http/log.js';
+import { partialBatch } from '../sqs-batch.js';
 
 /**
  * SES event consumer: SES configuration set → SNS (raw message delivery) → SQS → here.
@@ -14,15 +15,8 @@ import { log } from '../http/log.js';
  */
 export const makeHandler =
   (deps: { emails: EmailRepository }) =>
-  async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const failures: string[] = [];
-    await Promise.all(
-      event.Records.map(async (record) => {
-        if (!(await processRecord(deps.emails, record))) failures.push(record.messageId);
-      }),
-    );
-    return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
-  };
+  (event: SQSEvent): Promise<SQSBatchResponse> =>
+    partialBatch(event, (record) => processRecord(deps.emails, record));
 
 async function processRecord(emails: EmailRepository, record: SQSRecord): Promise<boolean> {
   let sesEvent: SesEvent;

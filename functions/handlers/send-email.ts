@@ -1,7 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
-import { createDocumentClient } from '../adapters/dynamodb/client.js';
-import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js';
+import { createRepositories } from '../adapters/dynamodb/repositories.js';
 import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
 import { loadConfig } from '../config.js';
 import { sendEmailSchema } from '../core/email.js';
@@ -19,10 +17,8 @@ export const makeHandler = (deps: HttpDeps & SendEmailDeps) =>
 
 export const handler = lazyHttpHandler(() => {
   const { TABLE_NAME, SEND_QUEUE_URL } = loadConfig('TABLE_NAME', 'SEND_QUEUE_URL');
-  const db = createDocumentClient();
   return makeHandler({
-    apiKeys: new DynamoApiKeyRepository(db, TABLE_NAME),
-    emails: new DynamoEmailRepository(db, TABLE_NAME),
+    ...createRepositories(TABLE_NAME),
     queue: new SqsEmailQueue(new SQSClient({}), SEND_QUEUE_URL),
     clock: systemClock,
     logError: log.error,

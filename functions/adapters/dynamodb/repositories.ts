@@ -1,0 +1,11 @@
+import { DynamoApiKeyRepository } from './api-key-repository.js';
+import { createDocumentClient } from './client.js';
+import { DynamoEmailRepository } from './email-repository.js';
+
+/** The repositories of the single table, sharing one client (built once per container). */
+export function createRepositories(tableName: string, db = createDocumentClient()) {
+  return {
+    apiKeys: new DynamoApiKeyRepository(db, tableName),
+    emails: new DynamoEmailRepository(db, tableName),
+  };
+}
