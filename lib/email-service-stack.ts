@@ -56,6 +56,7 @@ const TABLE_ACCESS: Record<string, { actions: string[]; indexes?: true }> = {
   },
   'list-emails': { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], indexes: true },
   'get-email': { actions: ['dynamodb:GetItem', 'dynamodb:Query'] },
+  'route-not-found': { actions: ['dynamodb:GetItem'] },
   'process-send-queue': { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
   'process-ses-events': { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'] },
 };
@@ -135,7 +136,7 @@ export class EmailServiceStack extends Stack {
 
     // HTTP API: HTTPS only (API Gateway has no plain-HTTP listener); one route and function per endpoint.
     // `$default` catches every request no route matches (including `/`), so even those get our error shape.
-    const fallback = this.handler(FALLBACK_HANDLER, { logRetention, memorySize: 128 });
+    const fallback = this.handler(FALLBACK_HANDLER, { logRetention, memorySize: 256 });
     this.api = new HttpApi(this, 'Api', {
       createDefaultStage: false,
       description: 'Email sending API',

@@ -33,6 +33,8 @@ export class ApiError extends Error {
     readonly errorName: ErrorName,
     message: string,
     readonly fieldErrors?: readonly FieldError[],
+    /** Response headers that belong to this error (e.g. `Allow` on a 405). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = 'ApiError';

@@ -1,23 +1,30 @@
+import { createRepositories } from '../adapters/dynamodb/repositories.js';
+import { loadConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
-import { errorResponse, type HttpEvent, type HttpResponse } from '../http/middleware.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { allowedMethods } from '../routes.js';
 
 /**
- * API Gateway's `$default` route: everything no route matched. 405 with `Allow` when the path
- * exists under another method, else 404, both in the one error shape. It reads no key and no table.
+ * API Gateway's `$default` route: every request no route matched. Like every request it is
+ * authenticated first (401 without a valid key, so nothing is learned about the API without one),
+ * then answered 405 with `Allow` when the path exists under another method, else 404.
  */
-export const handler = async (event: HttpEvent): Promise<HttpResponse> => {
-  const { method, path } = event.requestContext.http;
-  const allowed = allowedMethods(path);
-  if (allowed.length > 0) {
-    return errorResponse(
-      new ApiError(
+export const makeHandler = (deps: HttpDeps) =>
+  httpHandler(deps, {}, async ({ event }) => {
+    const { method, path } = event.requestContext.http;
+    const allowed = allowedMethods(path);
+    if (allowed.length > 0) {
+      throw new ApiError(
         405,
         'method_not_allowed',
         `Method ${method} is not allowed on ${path}; use ${allowed.join(' or ')}.`,
-      ),
-      { allow: allowed.join(', ') },
-    );
-  }
-  return errorResponse(new ApiError(404, 'not_found', `No route for ${method} ${path}.`));
-};
+        undefined,
+        { allow: allowed.join(', ') },
+      );
+    }
+    throw new ApiError(404, 'not_found', `No route for ${method} ${path}.`);
+  });
+
+export const handler = lazyHttpHandler(() =>
+  makeHandler(createRepositories(loadConfig('TABLE_NAME').TABLE_NAME)),
+);

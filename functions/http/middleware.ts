@@ -46,8 +46,8 @@ export const jsonResponse = (
   body: JSON.stringify(body),
 });
 
-export const errorResponse = (error: ApiError, headers?: Record<string, string>): HttpResponse =>
-  jsonResponse(error.statusCode, error.toBody(), headers);
+export const errorResponse = (error: ApiError): HttpResponse =>
+  jsonResponse(error.statusCode, error.toBody(), { ...error.headers });
 
 /** Turns any error into the one error shape; unexpected ones become a 500 without details. */
 const errorResponder = (logger: Logger): MiddlewareObj<HttpEvent, HttpResponse> => ({

@@ -114,6 +114,7 @@ describe('local service over HTTPS (npm start in-process)', () => {
       api.call('GET', '/emails', { key: null }),
       api.call('GET', '/emails', { key: 'esk_not_a_real_key_at_all' }),
       api.call('GET', '/nothing-here'),
+      api.call('GET', '/nothing-here', { key: null }),
       api.call('DELETE', '/emails'),
       api.call('POST', '/emails', { body: '{"from": ' }),
       api.call('POST', '/emails', { body: { to: 'a@example.com' } }),
@@ -127,6 +128,7 @@ describe('local service over HTTPS (npm start in-process)', () => {
       [401, 'missing_api_key'],
       [401, 'invalid_api_key'],
       [404, 'not_found'],
+      [401, 'missing_api_key'],
       [405, 'method_not_allowed'],
       [400, 'validation_error'],
       [400, 'validation_error'],
@@ -139,6 +141,6 @@ describe('local service over HTTPS (npm start in-process)', () => {
       expect(c.json.statusCode).toBe(c.status);
       expect(typeof c.json.message).toBe('string');
     }
-    expect(cases[3]?.headers.get('allow')).toBe('POST, GET');
+    expect(cases[4]?.headers.get('allow')).toBe('POST, GET');
   });
 });

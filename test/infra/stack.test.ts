@@ -178,7 +178,7 @@ describe('EmailServiceStack', () => {
       ],
       'list-emails': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
       'get-email': ['dynamodb:GetItem', 'dynamodb:Query'],
-      'route-not-found': [],
+      'route-not-found': ['dynamodb:GetItem'],
       'process-send-queue': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'ses:SendEmail', ...consume],
       'process-ses-events': ['dynamodb:PutItem', 'dynamodb:UpdateItem', ...consume],
     };

@@ -5,7 +5,7 @@ import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-r
 import { systemClock } from '../../functions/core/ports.js';
 import { makeHandler as makeGet } from '../../functions/handlers/get-email.js';
 import { makeHandler as makeList } from '../../functions/handlers/list-emails.js';
-import { handler as fallback } from '../../functions/handlers/route-not-found.js';
+import { makeHandler as makeFallback } from '../../functions/handlers/route-not-found.js';
 import { makeHandler as makeSend, handler as sendHandler } from '../../functions/handlers/send-email.js';
 import { MAX_BODY_BYTES } from '../../functions/http/middleware.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
@@ -259,8 +259,16 @@ describe('a function whose configuration is broken', () => {
 });
 
 describe('unmatched routes ($default)', () => {
-  const call = (method: string, path: string) =>
-    fallback(httpEvent({ method, path, routeKey: '$default' })) as Promise<APIGatewayProxyStructuredResultV2>;
+  const call = (method: string, path: string, t: string | null = token) =>
+    makeFallback({ apiKeys, log: silentLog })(
+      httpEvent({ method, path, routeKey: '$default', token: t }),
+      context(),
+    ) as Promise<APIGatewayProxyStructuredResultV2>;
+
+  it('authenticates first, like every request: 401 without a valid key', async () => {
+    expectError(await call('GET', '/v1/nothing', null), 401, 'missing_api_key');
+    expectError(await call('DELETE', '/v1/emails', 'esk_not_a_real_key_at_all'), 401, 'invalid_api_key');
+  });
 
   it('404 not_found for an unknown path', async () => {
     expectError(await call('GET', '/v1/nothing'), 404, 'not_found');
