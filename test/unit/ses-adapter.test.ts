@@ -43,7 +43,11 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
     expect(result.messageId).toBe('0100018c-aaaa-bbbb-cccc-000000000000-000000');
     expect(ses.commandCalls(SendEmailCommand)[0]?.args[0].input).toEqual({
       FromEmailAddress: '"Acme" <hello@acme.com>',
-      Destination: { ToAddresses: ['a@example.com'], CcAddresses: ['c@example.com'], BccAddresses: [] },
+      Destination: {
+        ToAddresses: ['a@example.com'],
+        CcAddresses: ['c@example.com'],
+        BccAddresses: undefined,
+      },
       ReplyToAddresses: ['r@example.com'],
       Content: {
         Simple: {

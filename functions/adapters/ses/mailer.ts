@@ -23,12 +23,13 @@ export class SesMailer implements Mailer {
   async send({ id, content }: SendJob): Promise<{ messageId: string }> {
     const command = new SendEmailCommand({
       FromEmailAddress: toSesAddress(content.from),
+      // Optional lists are left out when empty rather than sent as [].
       Destination: {
         ToAddresses: content.to.map(toSesAddress),
-        CcAddresses: content.cc.map(toSesAddress),
-        BccAddresses: content.bcc.map(toSesAddress),
+        CcAddresses: nonEmpty(content.cc.map(toSesAddress)),
+        BccAddresses: nonEmpty(content.bcc.map(toSesAddress)),
       },
-      ReplyToAddresses: content.reply_to.length ? content.reply_to.map(toSesAddress) : undefined,
+      ReplyToAddresses: nonEmpty(content.reply_to.map(toSesAddress)),
       Content: {
         Simple: {
           Subject: { Data: content.subject, Charset: 'UTF-8' },
@@ -50,6 +51,8 @@ export class SesMailer implements Mailer {
     }
   }
 }
+
+const nonEmpty = (list: string[]) => (list.length ? list : undefined);
 
 export function toMailerError(error: unknown): MailerError {
   if (error instanceof MailerError) return error;
