@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -31,8 +31,8 @@ const freePort = () =>
   });
 
 /** Runs `npm start` the way a user does (tsx bin/local.ts) and reads what it prints. */
-async function npmStart(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'bin/local.ts'], {
+async function npmStart(env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'bin/local.ts', ...args], {
     env: { ...process.env, LOG_LEVEL: 'silent', LOCAL_DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -158,6 +158,15 @@ describe('npm start (as a user runs it)', () => {
     expect(JSON.parse(listOut?.stdout ?? '')).toMatchObject({ object: 'list', data: expect.any(Array) });
     expect(await second.stop()).toBe(0);
   }, 90_000);
+
+  it('--in-memory keeps nothing on disk', async () => {
+    const dir = join(dataDir, 'in-memory');
+    const run = await npmStart({ PORT: String(await freePort()), LOCAL_DATA_DIR: dir }, ['--in-memory']);
+    expect(run.output).toContain('in memory');
+    expect(run.output).toContain('curl -k');
+    expect(await run.stop()).toBe(0);
+    expect(existsSync(dir)).toBe(false);
+  }, 60_000);
 
   it('says so when the port is taken', async () => {
     const blocker = createServer();
