@@ -9,7 +9,7 @@ import { uuidv7obj } from 'uuidv7';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;
 
-export const EMAIL_ID_PREFIX = 'em';
+const EMAIL_ID_PREFIX = 'em';
 
 /** Encodes 16 bytes (128 bits) as 26 base32 characters, the TypeID way (2 leading pad bits). */
 export function encodeBase32(bytes: Uint8Array): string {

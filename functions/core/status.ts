@@ -3,6 +3,9 @@
  * terminal states. A late or duplicated event can never move it back or sideways.
  *
  *   queued ──► delivered | bounced | failed
+ *
+ * The repository enforces it where it cannot race: every status change is a write conditional
+ * on the status still being queued (see EmailRepository.finish).
  */
 export const EMAIL_STATUSES = ['queued', 'delivered', 'bounced', 'failed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];

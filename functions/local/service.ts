@@ -43,7 +43,6 @@ export interface LocalService {
   certificatePath?: string;
   tableName: string;
   sendQueueUrl: string;
-  sendDeadLetterQueueUrl: string;
   endpoints: { dynamodb: string; sqs: string; ses: string };
   /** Calls the emulators received so far, by operation (what the same traffic costs on AWS). */
   awsCalls(): Record<string, number>;
@@ -157,7 +156,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       certificatePath: tls.certPath,
       tableName: TABLE_NAME,
       sendQueueUrl: send.queue.url,
-      sendDeadLetterQueueUrl: send.dlq.url,
       endpoints: { dynamodb: emulators.dynamodbEndpoint, sqs: emulators.sqsEndpoint, ses: ses.endpoint },
       awsCalls: () => emulators.calls(),
       async idle() {

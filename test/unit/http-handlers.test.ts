@@ -183,6 +183,9 @@ describe('POST /v1/emails', () => {
     const newest = await emails.list({ limit: 1, offset: 0 });
     expect(newest.data[0]?.status).toBe('failed');
     expect(errors.length).toBeGreaterThan(0);
+    // What was logged about the failure carries neither the key nor the message body.
+    expect(JSON.stringify(errors)).not.toContain(token);
+    expect(JSON.stringify(errors)).not.toContain('Hello');
   });
 });
 

@@ -11,7 +11,6 @@ export interface SesEvent {
   /** Older notification format uses notificationType instead of eventType. */
   notificationType?: string;
   mail: { timestamp: string; messageId: string; destination?: string[]; tags?: Record<string, string[]> };
-  send?: Record<string, never>;
   delivery?: { timestamp: string; recipients: string[]; smtpResponse?: string };
   bounce?: {
     timestamp: string;
