@@ -15,6 +15,7 @@ new EmailServiceStack(app, app.node.tryGetContext('stackName') ?? 'EmailService'
   sendMaxAttempts: number('sendMaxAttempts'),
   apiRateLimit: number('apiRateLimit'),
   apiBurstLimit: number('apiBurstLimit'),
+  domainCheckMinutes: number('domainCheckMinutes'),
 });
 
 // Security review on every synth and deploy: the AWS Solutions rules of cdk-nag. What the stack

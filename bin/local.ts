@@ -33,7 +33,11 @@ try {
   Data         ${inMemory ? 'in memory (gone when this stops)' : `${process.env.LOCAL_DATA_DIR ?? '.local-data'}/ (kept across restarts)`}
   TLS          self-signed for localhost; curl ${cacert} ...
 
-  Try it:
+  Try it: add a sending domain (locally it is verified by itself a few seconds later;
+  a name under .invalid never is), then send from it:
+    curl ${cacert} ${service.baseUrl}/domains \\
+      -H 'Authorization: Bearer ${service.apiKey}' -H 'Content-Type: application/json' \\
+      -d '{"domain":"acme.test"}'
     curl ${cacert} ${service.baseUrl}/emails \\
       -H 'Authorization: Bearer ${service.apiKey}' -H 'Content-Type: application/json' \\
       -d '{"from":"Acme <hello@acme.test>","to":"success@simulator.amazonses.com","subject":"Hi","text":"Hello"}'

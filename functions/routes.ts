@@ -15,6 +15,31 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/emails', handler: 'send-email', summary: 'Send an email' },
   { method: 'GET', path: '/v1/emails', handler: 'list-emails', summary: 'List sent emails, newest first' },
   { method: 'GET', path: '/v1/emails/{id}', handler: 'get-email', summary: 'Retrieve one email' },
+  { method: 'POST', path: '/v1/domains', handler: 'create-domain', summary: 'Add a sending domain' },
+  {
+    method: 'GET',
+    path: '/v1/domains',
+    handler: 'list-domains',
+    summary: 'List sending domains, newest first',
+  },
+  {
+    method: 'GET',
+    path: '/v1/domains/{id}',
+    handler: 'get-domain',
+    summary: 'Retrieve one domain, with its status read fresh',
+  },
+  {
+    method: 'POST',
+    path: '/v1/domains/{id}/verify',
+    handler: 'verify-domain',
+    summary: 'Check DNS verification now',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/domains/{id}',
+    handler: 'delete-domain',
+    summary: 'Remove a sending domain',
+  },
 ];
 
 /** Answers every request no route matches (API Gateway's `$default` route). */

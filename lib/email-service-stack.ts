@@ -4,6 +4,8 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, type HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -40,6 +42,11 @@ export interface EmailServiceStackProps extends StackProps {
   /** API Gateway stage throttling (all keys together). @default 50 requests/s, burst 100 */
   readonly apiRateLimit?: number;
   readonly apiBurstLimit?: number;
+  /**
+   * How often pending domains are re-checked against SES (minutes); verified ones once an hour.
+   * @default 1
+   */
+  readonly domainCheckMinutes?: number;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
 }
@@ -59,6 +66,28 @@ const TABLE_ACCESS: Record<string, { actions: string[]; indexes?: true }> = {
   'route-not-found': { actions: ['dynamodb:GetItem'] },
   'process-send-queue': { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
   'process-ses-events': { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'] },
+  'create-domain': {
+    actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  },
+  'list-domains': { actions: ['dynamodb:GetItem', 'dynamodb:Query'] },
+  'get-domain': { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+  'verify-domain': { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+  'delete-domain': { actions: ['dynamodb:GetItem', 'dynamodb:DeleteItem'] },
+  'check-domains': { actions: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+};
+
+/** SES identity actions of the domain functions (on this account's identities in this region only). */
+const SES_IDENTITY_ACCESS: Record<string, string[]> = {
+  'create-domain': [
+    'ses:CreateEmailIdentity',
+    'ses:TagResource',
+    'ses:GetEmailIdentity',
+    'ses:PutEmailIdentityMailFromAttributes',
+  ],
+  'get-domain': ['ses:GetEmailIdentity'],
+  'verify-domain': ['ses:GetEmailIdentity'],
+  'delete-domain': ['ses:DeleteEmailIdentity'],
+  'check-domains': ['ses:GetEmailIdentity'],
 };
 
 /**
@@ -194,7 +223,7 @@ export class EmailServiceStack extends Stack {
       new PolicyStatement({
         actions: ['ses:SendEmail'],
         resources: [
-          this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
+          this.sesIdentities(),
           this.formatArn({
             service: 'ses',
             resource: 'configuration-set',
@@ -203,16 +232,11 @@ export class EmailServiceStack extends Stack {
         ],
       }),
     );
-    // cdk-nag names the finding by the rendered ARN (pseudo parameters where region/account are tokens).
-    const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
-    const identities = `arn:<AWS::Partition>:ses:${shown(this.region, 'Region')}:${shown(this.account, 'AccountId')}:identity/*`;
-    if (consumer.role)
-      Validations.of(consumer.role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${identities}]`,
-        reason:
-          "ses:SendEmail is authorised against the identity of each email's sender, chosen at run time: it is limited to " +
-          "this account's identities in this region and to this stack's configuration set.",
-      });
+    this.acknowledgeSesIdentities(
+      consumer,
+      "ses:SendEmail is authorised against the identity of each email's sender, chosen at run time: it is limited to " +
+        "this account's identities in this region and to this stack's configuration set.",
+    );
     consumer.addEventSource(
       new SqsEventSource(this.sendQueue, {
         batchSize: props.sendBatchSize ?? 10,
@@ -230,6 +254,23 @@ export class EmailServiceStack extends Stack {
       }),
     );
 
+    // Domains: SES identity actions for the domain functions, and the scheduled re-check.
+    const checker = this.handler('check-domains', { logRetention, timeout: Duration.seconds(60) });
+    new Rule(this, 'CheckDomainsSchedule', {
+      description: 'Re-checks the DNS verification of pending sending domains',
+      schedule: Schedule.rate(Duration.minutes(props.domainCheckMinutes ?? 1)),
+      targets: [new LambdaFunction(checker, { retryAttempts: 0 })],
+    });
+    for (const [name, actions] of Object.entries(SES_IDENTITY_ACCESS)) {
+      const fn = this.functions[name];
+      if (!fn) continue;
+      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [this.sesIdentities()] }));
+      this.acknowledgeSesIdentities(
+        fn,
+        "Sending domains are added at run time, so their SES identities cannot be named in advance: limited to this account's identities in this region.",
+      );
+    }
+
     new CfnOutput(this, 'ApiUrl', {
       value: `${this.api.apiEndpoint}/v1`,
       description: 'Base URL of the API',
@@ -237,6 +278,18 @@ export class EmailServiceStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'SendDeadLetterQueueUrl', { value: this.sendDeadLetterQueue.queueUrl });
     new CfnOutput(this, 'ConfigurationSetName', { value: this.configurationSet.configurationSetName });
+  }
+
+  private sesIdentities(): string {
+    return this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
+  }
+
+  /** cdk-nag names the finding by the rendered ARN (pseudo parameters where region/account are tokens). */
+  private acknowledgeSesIdentities(fn: NodejsFunction, reason: string) {
+    const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+    const identities = `arn:<AWS::Partition>:ses:${shown(this.region, 'Region')}:${shown(this.account, 'AccountId')}:identity/*`;
+    if (fn.role)
+      Validations.of(fn.role).acknowledge({ id: `AwsSolutions-IAM5[Resource::${identities}]`, reason });
   }
 
   private queue(id: string, props: ConstructorParameters<typeof Queue>[2]): Queue {

@@ -10,6 +10,7 @@ export type ErrorName =
   | 'restricted_api_key'
   | 'not_found'
   | 'method_not_allowed'
+  | 'already_exists'
   | 'payload_too_large'
   | 'rate_limit_exceeded'
   | 'internal_server_error';
@@ -51,6 +52,8 @@ export const validationError = (message: string, fieldErrors?: readonly FieldErr
   new ApiError(400, 'validation_error', message, fieldErrors);
 
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
+
+export const conflict = (message: string) => new ApiError(409, 'already_exists', message);
 
 export const internalError = () =>
   new ApiError(500, 'internal_server_error', 'An unexpected error occurred. Please try again later.');

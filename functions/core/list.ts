@@ -10,7 +10,7 @@ export const MAX_LIMIT = 100;
 export const MAX_OFFSET = 10_000;
 
 // Query string values arrive as strings: accept only plain decimal integers ("1e2", "2.0", " 3" are refused).
-const integer = (field: string, min: number, max: number) =>
+export const queryInteger = (field: string, min: number, max: number) =>
   z.pipe(
     z.string().check(z.refine((s) => /^-?\d+$/.test(s), `${field} must be an integer`)),
     z.pipe(
@@ -20,8 +20,8 @@ const integer = (field: string, min: number, max: number) =>
   );
 
 export const listEmailsQuerySchema = z.strictObject({
-  limit: z._default(integer('limit', 1, MAX_LIMIT), DEFAULT_LIMIT),
-  offset: z._default(integer('offset', 0, MAX_OFFSET), 0),
+  limit: z._default(queryInteger('limit', 1, MAX_LIMIT), DEFAULT_LIMIT),
+  offset: z._default(queryInteger('offset', 0, MAX_OFFSET), 0),
   status: z.optional(z.enum(EMAIL_STATUSES, { error: `status must be one of ${EMAIL_STATUSES.join(', ')}` })),
 });
 

@@ -3,6 +3,7 @@
  * (`adapters/dynamodb`, `adapters/sqs`, `adapters/ses`); tests use in-memory fakes.
  */
 import type { ApiKey } from './api-keys.js';
+import type { Domain, DomainIdentity, DomainStatus } from './domains.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './email.js';
 import type { ListEmailsQuery } from './list.js';
 import type { TerminalStatus } from './status.js';
@@ -71,6 +72,63 @@ export interface ApiKeyRepository {
   findByHash(hash: string): Promise<ApiKey | null>;
   put(key: ApiKey): Promise<void>;
   deleteByHash(hash: string): Promise<void>;
+}
+
+/** How a claim on a domain name went: taken for this id, or already held by another. */
+export type NameClaim =
+  | { claimed: true }
+  | { claimed: false; id: string; state: 'creating' | 'active'; claimedAtMs: number };
+
+export interface DomainRepository {
+  /**
+   * Reserves a domain name for a new domain id, so one name has one domain. A claim left in
+   * `creating` by a request that died is taken over once it is `leaseMs` old.
+   */
+  claimName(domain: string, id: string, nowMs: number, leaseMs: number): Promise<NameClaim>;
+  /** Gives back a claim that never became a domain (the provider refused). */
+  releaseName(domain: string, id: string): Promise<void>;
+  /** Stores a domain and makes its name active; `existing` refuses to bring back a deleted one. */
+  save(domain: Domain, mode: 'new' | 'existing'): Promise<boolean>;
+  get(id: string): Promise<Domain | null>;
+  /** Newest first. */
+  list(query: { limit: number; offset: number }): Promise<{ data: Domain[]; has_more: boolean }>;
+  /** Every domain, oldest first (for the scheduled re-check). */
+  all(): AsyncIterable<Domain>;
+  /** What a send needs to know about its sender's domain, by name; null when there is none. */
+  senderState(domain: string): Promise<{ status: DomainStatus; sendable: boolean } | null>;
+  delete(domain: Domain): Promise<void>;
+}
+
+export type IdentityErrorReason =
+  /** The provider already has this identity, not created by this service. */
+  | 'exists'
+  /** The account may not have more identities. */
+  | 'limit'
+  /** Too many requests to the provider right now. */
+  | 'throttled'
+  /** The provider refuses the name. */
+  | 'invalid'
+  /** The provider failed; nothing is known to have changed. */
+  | 'unavailable';
+
+export class IdentityError extends Error {
+  constructor(
+    message: string,
+    readonly reason: IdentityErrorReason,
+  ) {
+    super(message);
+    this.name = 'IdentityError';
+  }
+}
+
+/** The provider's sending identities (SES domain identities on AWS). */
+export interface SendingIdentities {
+  /** Creates the identity with DKIM and a MAIL FROM subdomain; idempotent for an identity this service created. */
+  create(domain: string): Promise<DomainIdentity>;
+  /** Its current state; null when the provider has no such identity. */
+  get(domain: string): Promise<DomainIdentity | null>;
+  /** Removes it; no error when it is already gone. */
+  delete(domain: string): Promise<void>;
 }
 
 export interface Clock {

@@ -4,6 +4,7 @@ import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
 import { loadConfig } from '../config.js';
 import { sendEmailSchema } from '../core/email.js';
 import { systemClock } from '../core/ports.js';
+import { verifiedSenderDomains } from '../core/use-cases/domains.js';
 import { type SendEmailDeps, sendEmail } from '../core/use-cases/send-email.js';
 import { log } from '../http/log.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
@@ -17,8 +18,11 @@ export const makeHandler = (deps: HttpDeps & SendEmailDeps) =>
 
 export const handler = lazyHttpHandler(() => {
   const { TABLE_NAME, SEND_QUEUE_URL } = loadConfig('TABLE_NAME', 'SEND_QUEUE_URL');
+  const repositories = createRepositories(TABLE_NAME);
   return makeHandler({
-    ...createRepositories(TABLE_NAME),
+    ...repositories,
+    // Per container: a verified domain is remembered for a minute, so most sends read nothing.
+    assertSenderDomain: verifiedSenderDomains(repositories.domains, systemClock),
     queue: new SqsEmailQueue(new SQSClient({}), SEND_QUEUE_URL),
     clock: systemClock,
     logError: log.error,

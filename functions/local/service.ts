@@ -31,6 +31,12 @@ export interface LocalServiceOptions {
   sendMaxAttempts?: number;
   /** Visibility timeout of the local send queue: how soon a failed send is retried. @default 5 */
   sendRetryDelaySeconds?: number;
+  /** How long a new domain stays pending before it verifies, as if its DNS records were published. @default 3000 */
+  domainVerifyMs?: number;
+  /** How long a domain under `.invalid` stays pending before it fails. @default 10000 */
+  domainFailMs?: number;
+  /** How often the scheduled domain check runs (EventBridge's schedule on AWS). @default 1000 */
+  domainCheckIntervalMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -88,6 +94,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       sqs,
       eventsQueueUrl: events.queue.url,
       eventDelayMs: options.eventDelayMs,
+      identities: {
+        verifyAfterMs: options.domainVerifyMs,
+        failAfterMs: options.domainFailMs,
+        file: dataDir ? join(dataDir, 'ses', 'identities.json') : undefined,
+        region,
+      },
       log: options.log,
     });
     stops.unshift(() => ses.stop());
@@ -137,6 +149,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     stops.unshift(async () => {
       await Promise.all(pollers.map((p) => p.stop()));
     });
+    const scheduler = startSchedule(
+      await load<() => Promise<unknown>>('check-domains'),
+      options.domainCheckIntervalMs ?? 1000,
+      options.log,
+    );
+    stops.unshift(() => scheduler.stop());
 
     const tls = await localTls(dataDir ? join(dataDir, 'tls') : undefined);
     const gateway = await startHttpsGateway({
@@ -189,6 +207,28 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     await stopAll(stops);
     throw error;
   }
+}
+
+/** Runs a scheduled function every `intervalMs`, one run at a time (EventBridge's rule on AWS). */
+function startSchedule(
+  run: () => Promise<unknown>,
+  intervalMs: number,
+  log?: (message: string, fields?: Record<string, unknown>) => void,
+) {
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    running ??= run()
+      .catch((error) => log?.('scheduled run failed', { error: String(error) }))
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 async function stopAll(stops: (() => Promise<void>)[]) {

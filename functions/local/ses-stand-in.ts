@@ -1,14 +1,23 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SesEvent } from '../adapters/ses/events.js';
 import { simulateEvents } from './mailbox-simulator.js';
+import { LocalIdentities, type LocalIdentityOptions, type SesReply } from './ses-identities.js';
 
 /**
- * Local SES = the SES v2 emulator plus what it lacks: event publishing. This proxy sits in front of
- * the emulator, passes every request through unchanged, and for each SendEmail the emulator
- * accepted with a configuration set, publishes the events SES would (see mailbox-simulator.ts) to
- * the events queue, in the shape SNS raw message delivery puts on SQS on AWS.
+ * Local SES = the SES v2 emulator plus what it lacks: event publishing and identities. This proxy
+ * sits in front of the emulator. It answers the identity API itself (ses-identities.ts) and, as SES
+ * does, refuses a SendEmail whose sender's domain is not a verified identity. Every other request
+ * passes through unchanged, and for each SendEmail the emulator accepted with a configuration set,
+ * it publishes the events SES would (see mailbox-simulator.ts) to the events queue, in the shape
+ * SNS raw message delivery puts on SQS on AWS.
  */
 export interface SesStandIn {
   endpoint: string;
@@ -33,10 +42,20 @@ export async function startSesStandIn(options: {
   eventsQueueUrl: string;
   /** Delay between sending and the delivery/bounce events. @default 150 */
   eventDelayMs?: number;
+  /** How domain identities verify locally (delays, where they are kept). */
+  identities?: LocalIdentityOptions;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }): Promise<SesStandIn> {
   const target = new URL(options.emulatorEndpoint);
   const pending = new Set<Promise<void>>();
+  const identities = new LocalIdentities(options.identities);
+  const reply = (res: ServerResponse, answer: SesReply) => {
+    res.writeHead(answer.status, {
+      'content-type': 'application/json',
+      ...(answer.errorType ? { 'x-amzn-errortype': answer.errorType } : {}),
+    });
+    res.end(JSON.stringify(answer.body));
+  };
 
   const publish = (event: SesEvent) =>
     options.sqs
@@ -88,6 +107,12 @@ export async function startSesStandIn(options: {
   const server: Server = createServer(async (req, res) => {
     try {
       const body = await readBody(req);
+      const identityReply = identities.handle(req.method ?? 'GET', req.url ?? '/', body);
+      if (identityReply) return reply(res, identityReply);
+      if (req.method === 'POST' && req.url === '/v2/email/outbound-emails') {
+        const from = String(JSON.parse(body.toString('utf8') || '{}').FromEmailAddress ?? '');
+        if (!identities.canSendFrom(from)) return reply(res, identities.notVerified(from));
+      }
       const upstream = httpRequest(
         {
           host: target.hostname,

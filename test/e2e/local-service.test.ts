@@ -7,8 +7,24 @@ let service: LocalService;
 let api: ReturnType<typeof httpsClient>;
 
 beforeAll(async () => {
-  service = await startLocalService({ port: 0, dataDir: null, viewerPort: 0, eventDelayMs: 50 });
+  service = await startLocalService({
+    port: 0,
+    dataDir: null,
+    viewerPort: 0,
+    eventDelayMs: 50,
+    domainVerifyMs: 300,
+    domainFailMs: 1000,
+    domainCheckIntervalMs: 100,
+  });
   api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
+  // The sending domain of these tests, verified the way a user's is.
+  const added = await api.call('POST', '/domains', { body: { domain: 'acme.test' } });
+  expect(added.status).toBe(201);
+  const verified = await waitFor(
+    () => api.call('GET', '/domains'),
+    (r) => r.json?.data?.[0]?.status === 'verified',
+  );
+  expect(verified.json.data[0]).toMatchObject({ domain: 'acme.test', status: 'verified' });
 });
 afterAll(async () => {
   await api?.close();
@@ -24,6 +40,83 @@ const statusOf = (id: string) =>
     () => api.call('GET', `/emails/${id}`),
     (r) => r.json?.status !== 'queued',
   );
+
+describe('sending domains on the local stack', () => {
+  it('add → pending → verified by the scheduled check → send from it → delivered; then delete', async () => {
+    const added = await api.call('POST', '/domains', { body: { name: 'Shop.Example' } });
+    expect(added.status).toBe(201);
+    expect(added.json).toMatchObject({ object: 'domain', domain: 'shop.example', status: 'pending' });
+    expect(added.json.records.map((r: { type: string }) => r.type)).toEqual([
+      'CNAME',
+      'CNAME',
+      'CNAME',
+      'MX',
+      'TXT',
+      'TXT',
+    ]);
+    const id = added.json.id;
+
+    // Not verified yet: sending from it is refused, and nothing is stored.
+    const early = await send({ from: 'Shop <orders@shop.example>', to: 'success@simulator.amazonses.com' });
+    expect(early.status).toBe(400);
+    expect(early.json.message).toContain('shop.example is not verified (status: pending)');
+
+    // Nobody asks: the scheduled check moves it (the list reads only the table).
+    const listed = await waitFor(
+      () => api.call('GET', '/domains'),
+      (r) => r.json?.data?.find((d: { id: string }) => d.id === id)?.status === 'verified',
+    );
+    expect(
+      listed.json.data
+        .find((d: { id: string }) => d.id === id)
+        .records.every((r: { status: string }) => r.status !== 'pending'),
+    ).toBe(true);
+    expect((await api.call('GET', `/domains/${id}`)).json.status).toBe('verified');
+    expect((await api.call('POST', `/domains/${id}/verify`)).json).toMatchObject({ id, status: 'verified' });
+
+    const sent = await send({ from: 'Shop <orders@shop.example>', to: 'success@simulator.amazonses.com' });
+    expect(sent.status).toBe(200);
+    expect((await statusOf(sent.json.id)).json.status).toBe('delivered');
+
+    const again = await api.call('POST', '/domains', { body: { domain: 'shop.example' } });
+    expect(again.status).toBe(409);
+    expect(again.json.message).toContain(id);
+
+    expect((await api.call('DELETE', `/domains/${id}`)).json).toEqual({
+      object: 'domain',
+      id,
+      deleted: true,
+    });
+    expect((await api.call('GET', `/domains/${id}`)).status).toBe(404);
+    // The send function remembers a verified domain for up to a minute, so this send is still
+    // accepted; SES refuses it (the identity is gone), and the email ends failed, not lost or stuck.
+    const late = await send({ from: 'orders@shop.example', to: 'success@simulator.amazonses.com' });
+    expect(late.status).toBe(200);
+    const final = await statusOf(late.json.id);
+    expect(final.json).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringContaining('not verified'),
+    });
+  });
+
+  it('a domain under .invalid stays pending, then fails, and cannot send', async () => {
+    const added = await api.call('POST', '/domains', { body: { domain: 'nodns.invalid' } });
+    expect(added.status).toBe(201);
+    const failed = await waitFor(
+      () => api.call('GET', `/domains/${added.json.id}`),
+      (r) => r.json?.status === 'failed',
+    );
+    expect(failed.json.status).toBe('failed');
+    expect(failed.json.records.find((r: { type: string }) => r.type === 'CNAME').status).toBe('failed');
+    expect((await send({ from: 'a@nodns.invalid', to: 'success@simulator.amazonses.com' })).status).toBe(400);
+  });
+
+  it('400 for a name that is not a host name', async () => {
+    const response = await api.call('POST', '/domains', { body: { domain: 'https://acme.test/' } });
+    expect(response.status).toBe(400);
+    expect(response.json.message).toContain('scheme');
+  });
+});
 
 describe('local service over HTTPS (npm start in-process)', () => {
   it('serves HTTPS only: a plain-HTTP request to the same port gets no HTTP answer', async () => {

@@ -104,15 +104,21 @@ describe('npm start (as a user runs it)', () => {
     expect(first.viewer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const cert = readFileSync(join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
 
-    // The "Try it" command, exactly as printed.
-    const curl = first.output
-      .slice(first.output.indexOf('curl --cacert'), first.output.indexOf('Ctrl+C'))
-      .trim();
-    const { stdout } = await promisify(execFile)('bash', ['-c', curl]);
-    const sent = JSON.parse(stdout);
+    // The "Try it" commands, exactly as printed: add the domain, wait until it is verified, send.
+    const tryIt = first.output.slice(first.output.indexOf('Try it'), first.output.indexOf('Ctrl+C'));
+    const printed = [...tryIt.matchAll(/^\s*curl [\s\S]*?[^\\]\n/gm)].map((m) => m[0].trim());
+    expect(printed).toHaveLength(2);
+    const run = async (cmd: string) => JSON.parse((await promisify(execFile)('bash', ['-c', cmd])).stdout);
+    const domain = await run(printed[0] ?? '');
+    expect(domain).toMatchObject({ object: 'domain', domain: 'acme.test', status: 'pending' });
+    const api = httpsClient(first.baseUrl, cert, first.apiKey);
+    await waitFor(
+      () => api.call('GET', `/domains/${domain.id}`),
+      (r) => r.json?.status === 'verified',
+    );
+    const sent = await run(printed[1] ?? '');
     expect(sent).toMatchObject({ id: expect.stringMatching(/^em_/), status: 'queued' });
 
-    const api = httpsClient(first.baseUrl, cert, first.apiKey);
     const delivered = await waitFor(
       () => api.call('GET', `/emails/${sent.id}`),
       (r) => r.json?.status === 'delivered',
@@ -143,19 +149,20 @@ describe('npm start (as a user runs it)', () => {
     await again.close();
 
     // Every curl example of the README's "Try it locally" works as pasted (port and data folder aside).
-    const tryIt = readme.slice(readme.indexOf('## Try it locally'), readme.indexOf('### Local mode'));
-    const examples = [...tryIt.matchAll(/^curl [\s\S]*?[^\\]\n/gm)].map((m) =>
+    const readmeTryIt = readme.slice(readme.indexOf('## Try it locally'), readme.indexOf('### Local mode'));
+    const examples = [...readmeTryIt.matchAll(/^curl [\s\S]*?[^\\]\n/gm)].map((m) =>
       m[0].replaceAll('localhost:3000', `localhost:${port}`).replaceAll('.local-data/', `${dataDir}/`),
     );
-    expect(examples).toHaveLength(2);
-    const [sendOut, listOut] = await Promise.all(
-      examples.map((cmd) => promisify(execFile)('bash', ['-c', cmd])),
-    );
-    expect(JSON.parse(sendOut?.stdout ?? '')).toMatchObject({
-      id: expect.stringMatching(/^em_/),
-      status: 'queued',
-    });
-    expect(JSON.parse(listOut?.stdout ?? '')).toMatchObject({ object: 'list', data: expect.any(Array) });
+    expect(examples).toHaveLength(4);
+    const [addDomain, listDomains, sendEmail, listEmails] = examples.map(
+      (cmd) => async () => JSON.parse((await promisify(execFile)('bash', ['-c', cmd])).stdout),
+    ) as (() => Promise<Record<string, unknown>>)[];
+    // acme.test was added through the printed command in the first run, and data is kept: 409.
+    expect(await addDomain?.()).toMatchObject({ statusCode: 409, name: 'already_exists' });
+    const domains = await listDomains?.();
+    expect(domains).toMatchObject({ object: 'list', data: [{ domain: 'acme.test', status: 'verified' }] });
+    expect(await sendEmail?.()).toMatchObject({ id: expect.stringMatching(/^em_/), status: 'queued' });
+    expect(await listEmails?.()).toMatchObject({ object: 'list', data: expect.any(Array) });
     expect(await second.stop()).toBe(0);
   }, 90_000);
 

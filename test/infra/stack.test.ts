@@ -80,8 +80,8 @@ describe('EmailServiceStack', () => {
 
   it('bundles every function for Node 22 on arm64', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
-    // 3 routes + fallback + send consumer + SES events consumer (+ none other)
-    expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(ROUTES.length + 3);
+    // one per route + fallback + send consumer + SES events consumer + domain check (+ none other)
+    expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(ROUTES.length + 4);
     for (const fn of functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
     }
@@ -181,7 +181,28 @@ describe('EmailServiceStack', () => {
       'route-not-found': ['dynamodb:GetItem'],
       'process-send-queue': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'ses:SendEmail', ...consume],
       'process-ses-events': ['dynamodb:PutItem', 'dynamodb:UpdateItem', ...consume],
+      'create-domain': [
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'ses:CreateEmailIdentity',
+        'ses:GetEmailIdentity',
+        'ses:PutEmailIdentityMailFromAttributes',
+        'ses:TagResource',
+      ],
+      'list-domains': ['dynamodb:GetItem', 'dynamodb:Query'],
+      'get-domain': ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'ses:GetEmailIdentity'],
+      'verify-domain': [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'ses:GetEmailIdentity',
+      ],
+      'delete-domain': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'ses:DeleteEmailIdentity'],
+      'check-domains': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'ses:GetEmailIdentity'],
     };
+    expect(Object.keys(stack.functions).sort()).toEqual(Object.keys(expected).sort());
     for (const [name, actions] of Object.entries(expected)) {
       expect(actionsOf(name), name).toEqual([...actions, ...logs].sort());
     }
@@ -221,11 +242,7 @@ describe('EmailServiceStack', () => {
   });
 
   it('scopes ses:SendEmail to identities and its own configuration set', () => {
-    const statements = Object.values(resources('AWS::IAM::Policy')).flatMap(
-      (p) =>
-        (p.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }).Statement,
-    );
-    const ses = statements.filter((s) => JSON.stringify(s.Action).includes('ses:'));
+    const ses = policiesOf('process-send-queue').filter((s) => JSON.stringify(s.Action).includes('ses:'));
     expect(ses).toHaveLength(1);
     expect(ses[0]?.Action).toBe('ses:SendEmail');
     const resourcesText = JSON.stringify(ses[0]?.Resource);
@@ -233,6 +250,30 @@ describe('EmailServiceStack', () => {
     expect(resourcesText).toContain(':configuration-set/');
     expect(resourcesText).toContain(stack.getLogicalId(stack.configurationSet.node.defaultChild as never));
     expect(resourcesText).not.toMatch(/"\*"/);
+  });
+
+  it('gives the domain functions SES identity actions only, on identities of this account and region', () => {
+    for (const name of ['create-domain', 'get-domain', 'verify-domain', 'delete-domain', 'check-domains']) {
+      const ses = policiesOf(name).filter((s) => JSON.stringify(s.Action).includes('ses:'));
+      expect(ses, name).toHaveLength(1);
+      for (const action of [ses[0]?.Action].flat()) {
+        expect(String(action)).toMatch(/^ses:(\w*EmailIdentity\w*|TagResource)$/);
+      }
+      expect(JSON.stringify(ses[0]?.Resource)).toMatch(/:ses:us-east-1:123456789012:identity\/\*/);
+    }
+  });
+
+  it('re-checks pending domains on a schedule (every minute by default)', () => {
+    const checker = stack.getLogicalId(stack.functions['check-domains']?.node.defaultChild as never);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [checker, 'Arn'] } })]),
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [checker, 'Arn'] },
+    });
   });
 
   it('outputs the API base URL with /v1 and the table name for the first-key script', () => {

@@ -2,6 +2,7 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
+import { SesIdentities } from '../../functions/adapters/ses/identities.js';
 import { SesMailer } from '../../functions/adapters/ses/mailer.js';
 import type { EmailContent } from '../../functions/core/email.js';
 import { newEmailId } from '../../functions/core/ids.js';
@@ -24,6 +25,7 @@ let sqs: SQSClient;
 let eventsQueue: { url: string; arn: string };
 let emails: DynamoEmailRepository;
 let mailer: SesMailer;
+let identities: SesIdentities;
 
 beforeAll(async () => {
   table = await startTestTable();
@@ -37,11 +39,13 @@ beforeAll(async () => {
     sqs,
     eventsQueueUrl: eventsQueue.url,
     eventDelayMs: 20,
+    identities: { verifyAfterMs: 0 },
   });
-  mailer = new SesMailer(
-    new SESv2Client({ endpoint: standIn.endpoint, region: 'us-east-1', credentials }),
-    'test-set',
-  );
+  const sesClient = new SESv2Client({ endpoint: standIn.endpoint, region: 'us-east-1', credentials });
+  mailer = new SesMailer(sesClient, 'test-set');
+  // As on AWS, SES sends only from a verified identity.
+  identities = new SesIdentities(sesClient, { region: 'us-east-1', owner: 'test-table' });
+  await identities.create('acme.test');
 });
 afterAll(async () => {
   await standIn.stop();
@@ -190,6 +194,56 @@ describe('send consumer (SQS → SES v2 emulator)', () => {
     } finally {
       await poller.stop();
     }
+  });
+});
+
+describe('local SES identities (the stand-in for the API the emulator lacks)', () => {
+  it('answers the SES identity calls in SES shapes: create (idempotent for our own), get, delete', async () => {
+    const created = await identities.create('Identity.Example'.toLowerCase());
+    expect(created.records.map((r) => `${r.record} ${r.type}`)).toEqual([
+      'DKIM CNAME',
+      'DKIM CNAME',
+      'DKIM CNAME',
+      'SPF MX',
+      'SPF TXT',
+      'DMARC TXT',
+    ]);
+    expect(created.records[0]?.name).toMatch(/^[a-z2-7]{32}\._domainkey\.identity\.example$/);
+    expect(created.records[3]).toMatchObject({
+      name: 'send.identity.example',
+      value: 'feedback-smtp.us-east-1.amazonses.com',
+    });
+    // verifyAfterMs 0: verified as soon as it is read.
+    expect(await identities.get('identity.example')).toMatchObject({ status: 'verified', sendable: true });
+    // Ours (owner tag): adopted, same tokens. Someone else's: refused.
+    expect((await identities.create('identity.example')).records[0]?.name).toBe(created.records[0]?.name);
+    const stranger = new SesIdentities(
+      new SESv2Client({ endpoint: standIn.endpoint, region: 'us-east-1', credentials }),
+      { region: 'us-east-1', owner: 'another-stack' },
+    );
+    await expect(stranger.create('identity.example')).rejects.toMatchObject({ reason: 'exists' });
+    await identities.delete('identity.example');
+    expect(await identities.get('identity.example')).toBeNull();
+    await identities.delete('identity.example');
+  });
+
+  it('refuses to send from a domain that is not a verified identity, as SES does: the email fails for good', async () => {
+    const id = newEmailId();
+    const from = { ...content(['success@simulator.amazonses.com']), from: 'someone@unverified.example' };
+    await emails.create({ id, created_at: new Date().toISOString(), content: from });
+    const consumer = makeConsumer({
+      emails,
+      mailer,
+      clock: systemClock,
+      maxReceiveCount: 5,
+      leaseMs: 30_000,
+    });
+    const result = await consumer(sqsEvent([{ body: JSON.stringify({ id, content: from }) }]));
+    expect(result.batchItemFailures).toEqual([]);
+    expect(await emails.get(id)).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringContaining('Email address is not verified'),
+    });
   });
 });
 

@@ -1,5 +1,13 @@
 import { generateApiKey } from '../../functions/core/api-keys.js';
-import type { ApiKeyRepository, EmailQueue, Mailer, SendJob } from '../../functions/core/ports.js';
+import { type DomainStatus, dmarcRecord } from '../../functions/core/domains.js';
+import { newId } from '../../functions/core/ids.js';
+import type {
+  ApiKeyRepository,
+  DomainRepository,
+  EmailQueue,
+  Mailer,
+  SendJob,
+} from '../../functions/core/ports.js';
 
 export class RecordingQueue implements EmailQueue {
   readonly jobs: SendJob[] = [];
@@ -26,4 +34,22 @@ export async function fullAccessKey(apiKeys: ApiKeyRepository): Promise<string> 
   const { key, token } = generateApiKey('test', 'full_access', new Date());
   await apiKeys.put(key);
   return token;
+}
+
+/** Stores a domain as if it had been added and had reached `status`. */
+export async function storeDomain(domains: DomainRepository, name: string, status: DomainStatus) {
+  const id = newId('dom');
+  const now = new Date().toISOString();
+  await domains.claimName(name, id, Date.now(), 15_000);
+  const domain = {
+    id,
+    domain: name,
+    status,
+    sendable: status === 'verified',
+    records: [dmarcRecord(name)],
+    created_at: now,
+    checked_at: now,
+  };
+  await domains.save(domain, 'new');
+  return domain;
 }

@@ -1,21 +1,24 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
+import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { systemClock } from '../../functions/core/ports.js';
+import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
 import { makeHandler as makeGet } from '../../functions/handlers/get-email.js';
 import { makeHandler as makeList } from '../../functions/handlers/list-emails.js';
 import { makeHandler as makeFallback } from '../../functions/handlers/route-not-found.js';
 import { makeHandler as makeSend, handler as sendHandler } from '../../functions/handlers/send-email.js';
 import { MAX_BODY_BYTES } from '../../functions/http/middleware.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
-import { fullAccessKey, RecordingQueue } from '../support/fakes.js';
+import { fullAccessKey, RecordingQueue, storeDomain } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
 let token: string;
 let emails: DynamoEmailRepository;
 let apiKeys: DynamoApiKeyRepository;
+let domains: DynamoDomainRepository;
 let queue: RecordingQueue;
 const errors: unknown[][] = [];
 const silentLog = { info: () => undefined, error: (...args: unknown[]) => void errors.push(args) };
@@ -24,7 +27,10 @@ beforeAll(async () => {
   table = await startTestTable();
   emails = new DynamoEmailRepository(table.db, table.tableName);
   apiKeys = new DynamoApiKeyRepository(table.db, table.tableName);
+  domains = new DynamoDomainRepository(table.db, table.tableName);
   token = await fullAccessKey(apiKeys);
+  await storeDomain(domains, 'acme.com', 'verified');
+  await storeDomain(domains, 'pending.example', 'pending');
 });
 afterAll(() => table.stop());
 beforeEach(() => {
@@ -33,10 +39,14 @@ beforeEach(() => {
 });
 
 const send = (event: ReturnType<typeof httpEvent>) =>
-  makeSend({ apiKeys, emails, queue, clock: systemClock, log: silentLog })(
-    event,
-    context(),
-  ) as Promise<APIGatewayProxyStructuredResultV2>;
+  makeSend({
+    apiKeys,
+    emails,
+    queue,
+    clock: systemClock,
+    assertSenderDomain: verifiedSenderDomains(domains, systemClock),
+    log: silentLog,
+  })(event, context()) as Promise<APIGatewayProxyStructuredResultV2>;
 const list = (query?: Record<string, string>, t: string | null = token) =>
   makeList({ apiKeys, emails, log: silentLog })(
     httpEvent({ method: 'GET', path: '/v1/emails', token: t, query }),
@@ -117,6 +127,21 @@ describe('POST /v1/emails', () => {
       status: 'queued',
       from: 'Acme <hello@acme.com>',
     });
+  });
+
+  it('400 when the sender domain is not a domain of this service, or not verified yet; nothing stored or queued', async () => {
+    const unknown = expectError(await post({ ...email, from: 'a@elsewhere.com' }), 400, 'validation_error');
+    expect(unknown.message).toContain('elsewhere.com is not verified');
+    expect(unknown.errors).toEqual([{ field: 'from', message: unknown.message }]);
+    const pending = expectError(
+      await post({ ...email, from: 'Acme <a@Pending.Example>' }),
+      400,
+      'validation_error',
+    );
+    expect(pending.message).toContain('pending.example is not verified (status: pending)');
+    // A subdomain is its own domain: it must be added on its own.
+    expectError(await post({ ...email, from: 'a@mail.acme.com' }), 400, 'validation_error');
+    expect(queue.jobs).toEqual([]);
   });
 
   it('400 validation_error listing the offending fields', async () => {
@@ -282,6 +307,9 @@ describe('unmatched routes ($default)', () => {
     const response = await call('DELETE', '/v1/emails');
     expectError(response, 405, 'method_not_allowed');
     expect(response.headers?.allow).toBe('POST, GET');
+    expect((await call('PUT', '/v1/domains/dom_01m80mv90eew9ryfvqd1ksnhes')).headers?.allow).toBe(
+      'GET, DELETE',
+    );
     expect((await call('POST', '/v1/emails/em_01m80mv90eew9ryfvqd1ksnhes')).headers?.allow).toBe('GET');
   });
 });

@@ -11,12 +11,10 @@ import type { EmailDetail, EmailEvent, EmailSummary } from '../../core/email.js'
 import type { ListEmailsQuery } from '../../core/list.js';
 import type { ClaimResult, EmailRepository, NewEmail } from '../../core/ports.js';
 import type { EmailStatus, TerminalStatus } from '../../core/status.js';
+import { isConditionFailure } from './client.js';
 import { INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
-
-const isConditionFailure = (error: unknown) =>
-  error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,5 +1,6 @@
 import { DynamoApiKeyRepository } from './api-key-repository.js';
 import { createDocumentClient } from './client.js';
+import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
 
 /** The repositories of the single table, sharing one client (built once per container). */
@@ -7,5 +8,6 @@ export function createRepositories(tableName: string, db = createDocumentClient(
   return {
     apiKeys: new DynamoApiKeyRepository(db, tableName),
     emails: new DynamoEmailRepository(db, tableName),
+    domains: new DynamoDomainRepository(db, tableName),
   };
 }

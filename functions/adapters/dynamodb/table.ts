@@ -9,7 +9,13 @@
  * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
  * | email event         | EMAIL#<id>       | EVENT#<at>#<type> |               |                           |
  * | api key             | APIKEY#<sha256>  | APIKEY    |                       |                           |
+ * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
+ * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
+ *
+ * Domains share one partition (an account has at most 10,000 SES identities), so listing them is
+ * one strongly consistent Query; the small name item makes the name unique (a conditional put) and
+ * answers the send path's "is this sender's domain verified?" with one GetItem.
  *
  * The status item is the only one that changes after creation, and it stays small (~250 bytes),
  * so a status change costs one write unit; the index entries project only status and created_at.
@@ -36,6 +42,11 @@ export const keys = {
   emailsWithStatus: (status: string) => `EMAILS#${status}`,
   apiKey: (hash: string) => `APIKEY#${hash}`,
   apiKeySk: 'APIKEY',
+  domains: 'DOMAINS',
+  domain: (id: string) => `DOMAIN#${id}`,
+  domainPrefix: 'DOMAIN#',
+  domainName: (name: string) => `DOMAINNAME#${name}`,
+  domainNameSk: 'DOMAINNAME',
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',
 } as const;

@@ -7,11 +7,8 @@ export interface SendEmailDeps {
   emails: EmailRepository;
   queue: EmailQueue;
   clock: Clock;
-  /**
-   * Refuses a sender domain that is not a verified sending domain of this service.
-   * Domains come with the domains issue; until then every domain is accepted.
-   */
-  assertSenderDomain?: (domain: string) => Promise<void>;
+  /** Refuses a sender domain that is not a verified sending domain of this service (see domains.ts). */
+  assertSenderDomain: (domain: string) => Promise<void>;
   logError?: (message: string, fields: Record<string, unknown>) => void;
 }
 
@@ -26,7 +23,7 @@ export interface SentEmail {
  * If the queue refuses, the record is marked failed (never left queued forever) and the caller gets a 500.
  */
 export async function sendEmail(deps: SendEmailDeps, input: SendEmailInput): Promise<SentEmail> {
-  await deps.assertSenderDomain?.(domainOf(input.from.email));
+  await deps.assertSenderDomain(domainOf(input.from.email));
   const id = newEmailId();
   const created_at = deps.clock.now().toISOString();
   const content = toContent(input);

@@ -1,0 +1,190 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { DnsRecord, Domain, DomainStatus } from '../../core/domains.js';
+import type { DomainRepository, NameClaim } from '../../core/ports.js';
+import { isConditionFailure } from './client.js';
+import { keys } from './table.js';
+
+type Item = Record<string, unknown>;
+
+const toDomain = (item: Item): Domain => ({
+  id: String(item.id),
+  domain: String(item.domain),
+  status: item.status as DomainStatus,
+  sendable: item.sendable === true,
+  records: (item.records ?? []) as DnsRecord[],
+  created_at: String(item.created_at),
+  checked_at: String(item.checked_at),
+});
+
+/**
+ * Sending domains in the single table: the domain item (in the `DOMAINS` partition, so listing is
+ * one Query) and a small name item that keeps names unique and answers the send path's check.
+ */
+export class DynamoDomainRepository implements DomainRepository {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  private nameKey(domain: string) {
+    return { pk: keys.domainName(domain), sk: keys.domainNameSk };
+  }
+
+  private domainKey(id: string) {
+    return { pk: keys.domains, sk: keys.domain(id) };
+  }
+
+  async claimName(domain: string, id: string, nowMs: number, leaseMs: number): Promise<NameClaim> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...this.nameKey(domain), id, state: 'creating', claimed_at: nowMs },
+          // Free, or claimed by a create that has not finished within its lease (it died).
+          ConditionExpression: 'attribute_not_exists(pk) OR (#state = :creating AND claimed_at < :stale)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':creating': 'creating', ':stale': nowMs - leaseMs },
+        }),
+      );
+      return { claimed: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: this.nameKey(domain), ConsistentRead: true }),
+    );
+    return {
+      claimed: false,
+      id: String(Item?.id ?? ''),
+      state: Item?.state === 'active' ? 'active' : 'creating',
+      claimedAtMs: Number(Item?.claimed_at ?? nowMs),
+    };
+  }
+
+  async releaseName(domain: string, id: string): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: this.nameKey(domain),
+          ConditionExpression: 'id = :id AND #state = :creating',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':id': id, ':creating': 'creating' },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async save(domain: Domain, mode: 'new' | 'existing'): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...this.domainKey(domain.id), ...domain },
+          ConditionExpression: mode === 'existing' ? 'attribute_exists(pk)' : undefined,
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+    // Then the name item, which the send path reads: only for the domain that holds the name.
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.nameKey(domain.domain),
+        UpdateExpression: 'SET #state = :active, #status = :status, sendable = :sendable',
+        ConditionExpression: 'id = :id',
+        ExpressionAttributeNames: { '#state': 'state', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':active': 'active',
+          ':status': domain.status,
+          ':sendable': domain.sendable,
+          ':id': domain.id,
+        },
+      }),
+    );
+    return true;
+  }
+
+  async get(id: string): Promise<Domain | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: this.domainKey(id), ConsistentRead: true }),
+    );
+    return Item ? toDomain(Item) : null;
+  }
+
+  private async *pages(newestFirst: boolean, limit?: number): AsyncGenerator<Item[]> {
+    let startKey: Item | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.domains, ':prefix': keys.domainPrefix },
+          ScanIndexForward: !newestFirst, // ids sort by creation time
+          ConsistentRead: true,
+          Limit: limit,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      yield page.Items ?? [];
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  async list({ limit, offset }: { limit: number; offset: number }) {
+    const wanted = offset + limit + 1; // one more than the page tells whether there is a next page
+    const items: Item[] = [];
+    for await (const page of this.pages(true, Math.min(wanted, 1000))) {
+      items.push(...page);
+      if (items.length >= wanted) break;
+    }
+    return {
+      data: items.slice(offset, offset + limit).map(toDomain),
+      has_more: items.length > offset + limit,
+    };
+  }
+
+  async *all(): AsyncIterable<Domain> {
+    for await (const page of this.pages(false)) for (const item of page) yield toDomain(item);
+  }
+
+  async senderState(domain: string) {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: this.nameKey(domain),
+        ProjectionExpression: '#state, #status, sendable',
+        ExpressionAttributeNames: { '#state': 'state', '#status': 'status' },
+      }),
+    );
+    if (Item?.state !== 'active') return null;
+    return { status: Item.status as DomainStatus, sendable: Item.sendable === true };
+  }
+
+  async delete(domain: Domain): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: this.nameKey(domain.domain),
+          ConditionExpression: 'id = :id',
+          ExpressionAttributeValues: { ':id': domain.id },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: this.domainKey(domain.id) }));
+  }
+}

@@ -1,0 +1,17 @@
+import { lazy } from '../config.js';
+import { checkDomains, type DomainDeps } from '../core/use-cases/domains.js';
+import { log } from '../http/log.js';
+import { domainDeps } from '../wiring.js';
+
+/**
+ * Runs on a schedule (EventBridge on AWS, a timer locally): reads the verification state of
+ * domains still waiting for DNS, and of verified ones once an hour, and stores what changed, so
+ * statuses move without anyone asking.
+ */
+export const makeHandler = (deps: DomainDeps) => async () => {
+  const result = await checkDomains(deps);
+  if (result.checked) log.info('domains checked', result);
+  return result;
+};
+
+export const handler = lazy(() => makeHandler(domainDeps()));

@@ -1,0 +1,12 @@
+import { type DomainDeps, deleteDomain } from '../core/use-cases/domains.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { domainDeps } from '../wiring.js';
+
+/** DELETE /v1/domains/{id}: removes the SES identity, then the domain; sending from it stops. */
+export const makeHandler = (deps: HttpDeps & DomainDeps) =>
+  httpHandler(deps, {}, async ({ params }) => {
+    const domain = await deleteDomain(deps, params.id ?? '');
+    return { statusCode: 200, body: { object: 'domain', id: domain.id, deleted: true } };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(domainDeps()));

@@ -1,0 +1,13 @@
+import { toDomainBody } from '../core/domains.js';
+import { type DomainDeps, getDomain } from '../core/use-cases/domains.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { domainDeps } from '../wiring.js';
+
+/** GET /v1/domains/{id}: the domain with its status and records' statuses read fresh from SES. */
+export const makeHandler = (deps: HttpDeps & DomainDeps) =>
+  httpHandler(deps, {}, async ({ params }) => ({
+    statusCode: 200,
+    body: toDomainBody(await getDomain(deps, params.id ?? '')),
+  }));
+
+export const handler = lazyHttpHandler(() => makeHandler(domainDeps()));
