@@ -16,6 +16,7 @@ new EmailServiceStack(app, app.node.tryGetContext('stackName') ?? 'EmailService'
   apiRateLimit: number('apiRateLimit'),
   apiBurstLimit: number('apiBurstLimit'),
   domainCheckMinutes: number('domainCheckMinutes'),
+  keyRateLimit: number('keyRateLimit'),
 });
 
 // Security review on every synth and deploy: the AWS Solutions rules of cdk-nag. What the stack

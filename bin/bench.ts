@@ -118,6 +118,7 @@ const service = await startLocalService({
   domainVerifyMs: 0,
   // The domain is verified on demand below; no background checks in the counted calls.
   domainCheckIntervalMs: 3_600_000,
+  rateLimitPerSecond: 100_000,
 });
 const api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
 const domain = await api.call('POST', '/domains', { body: { domain: 'acme.test' } });

@@ -10,6 +10,8 @@ const schema = z.object({
   CONFIGURATION_SET_NAME: z.string().check(z.minLength(1)),
   /** The send queue's maxReceiveCount: the attempt after which a message goes to the dead-letter queue. */
   SEND_MAX_RECEIVE_COUNT: z._default(z.coerce.number().check(z.int(), z.gte(1)), 5),
+  /** Requests per second each API key may make (all function instances together). */
+  RATE_LIMIT_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1)), 10),
   /** How long a consumer's claim on an email lasts (ms); longer than one send attempt. */
   SEND_LEASE_MS: z._default(z.coerce.number().check(z.int(), z.gte(1000)), 60_000),
 });

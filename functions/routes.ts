@@ -1,3 +1,5 @@
+import type { Permission } from './core/api-keys.js';
+
 /**
  * The HTTP route table: the one place routes are declared. The CDK stack makes one API Gateway
  * route and one Lambda function per entry; the local gateway routes requests with it; the
@@ -9,38 +11,97 @@ export interface RouteDefinition {
   readonly path: string;
   readonly handler: string;
   readonly summary: string;
+  /**
+   * The least permission a key needs: `sending_access` keys may call only the routes marked
+   * `sending_access`; `full_access` keys may call every route. The handlers enforce it (see
+   * http/middleware.ts), and the README's permission table is checked against it.
+   */
+  readonly permission: Permission;
 }
 
 export const ROUTES: readonly RouteDefinition[] = [
-  { method: 'POST', path: '/v1/emails', handler: 'send-email', summary: 'Send an email' },
-  { method: 'GET', path: '/v1/emails', handler: 'list-emails', summary: 'List sent emails, newest first' },
-  { method: 'GET', path: '/v1/emails/{id}', handler: 'get-email', summary: 'Retrieve one email' },
-  { method: 'POST', path: '/v1/domains', handler: 'create-domain', summary: 'Add a sending domain' },
+  {
+    method: 'POST',
+    path: '/v1/emails',
+    handler: 'send-email',
+    summary: 'Send an email',
+    permission: 'sending_access',
+  },
+  {
+    method: 'GET',
+    path: '/v1/emails',
+    handler: 'list-emails',
+    summary: 'List sent emails, newest first',
+    permission: 'full_access',
+  },
+  {
+    method: 'GET',
+    path: '/v1/emails/{id}',
+    handler: 'get-email',
+    summary: 'Retrieve one email',
+    permission: 'full_access',
+  },
+  {
+    method: 'POST',
+    path: '/v1/domains',
+    handler: 'create-domain',
+    summary: 'Add a sending domain',
+    permission: 'full_access',
+  },
   {
     method: 'GET',
     path: '/v1/domains',
     handler: 'list-domains',
     summary: 'List sending domains, newest first',
+    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/domains/{id}',
     handler: 'get-domain',
     summary: 'Retrieve one domain, with its status read fresh',
+    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/domains/{id}/verify',
     handler: 'verify-domain',
     summary: 'Check DNS verification now',
+    permission: 'full_access',
   },
   {
     method: 'DELETE',
     path: '/v1/domains/{id}',
     handler: 'delete-domain',
     summary: 'Remove a sending domain',
+    permission: 'full_access',
+  },
+  {
+    method: 'POST',
+    path: '/v1/api-keys',
+    handler: 'create-api-key',
+    summary: 'Create an API key (its token is shown once)',
+    permission: 'full_access',
+  },
+  {
+    method: 'GET',
+    path: '/v1/api-keys',
+    handler: 'list-api-keys',
+    summary: 'List API keys (never their tokens)',
+    permission: 'full_access',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/api-keys/{id}',
+    handler: 'delete-api-key',
+    summary: 'Revoke an API key',
+    permission: 'full_access',
   },
 ];
+
+/** The route a handler module serves. */
+export const routeOf = (handler: string): RouteDefinition | undefined =>
+  ROUTES.find((r) => r.handler === handler);
 
 /** Answers every request no route matches (API Gateway's `$default` route). */
 export const FALLBACK_HANDLER = 'route-not-found';

@@ -5,13 +5,22 @@ import { systemClock } from './core/ports.js';
 import type { DomainDeps } from './core/use-cases/domains.js';
 import { log } from './http/log.js';
 
-/** What the domain functions run on: the table's repositories and SES identities, built once per container. */
-export function domainDeps(): ReturnType<typeof createRepositories> & DomainDeps {
-  const { TABLE_NAME } = loadConfig('TABLE_NAME');
+/**
+ * What an HTTP function runs on: the table's repositories, the clock, and the per-key rate limit
+ * (RATE_LIMIT_PER_SECOND, counted in the table). Built once per container.
+ */
+export function tableDeps() {
+  const { TABLE_NAME, RATE_LIMIT_PER_SECOND } = loadConfig('TABLE_NAME', 'RATE_LIMIT_PER_SECOND');
+  const repositories = createRepositories(TABLE_NAME);
   return {
-    ...createRepositories(TABLE_NAME),
-    identities: createSesIdentities(TABLE_NAME),
+    ...repositories,
     clock: systemClock,
-    logError: log.error,
+    rateLimit: { counter: repositories.rateCounter, perSecond: RATE_LIMIT_PER_SECOND },
   };
+}
+
+/** The domain functions: the above, and SES identities. */
+export function domainDeps(): ReturnType<typeof tableDeps> & DomainDeps {
+  const { TABLE_NAME } = loadConfig('TABLE_NAME');
+  return { ...tableDeps(), identities: createSesIdentities(TABLE_NAME), logError: log.error };
 }

@@ -21,7 +21,12 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { INDEX_PROJECTION, INDEXES, TABLE_KEYS } from '../functions/adapters/dynamodb/table.js';
+import {
+  INDEX_PROJECTION,
+  INDEXES,
+  TABLE_KEYS,
+  TTL_ATTRIBUTE,
+} from '../functions/adapters/dynamodb/table.js';
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
 import { BUNDLE_OPTIONS } from './bundling.js';
 
@@ -39,6 +44,12 @@ export interface EmailServiceStackProps extends StackProps {
    * @default 5
    */
   readonly sendMaxAttempts?: number;
+  /**
+   * Requests per second each API key may make, counted in the table so it holds across every
+   * function instance; over it, 429 with Retry-After.
+   * @default 10
+   */
+  readonly keyRateLimit?: number;
   /** API Gateway stage throttling (all keys together). @default 50 requests/s, burst 100 */
   readonly apiRateLimit?: number;
   readonly apiBurstLimit?: number;
@@ -54,26 +65,32 @@ export interface EmailServiceStackProps extends StackProps {
 const HANDLERS_DIR = fileURLToPath(new URL('../functions/handlers/', import.meta.url));
 
 /**
- * DynamoDB actions each function needs on the table, and whether it reads the listing indexes;
- * nothing else is granted.
+ * What every HTTP function does on the table: look up the caller's key (GetItem), count the request
+ * against the key's rate limit and refresh its last use (UpdateItem).
+ */
+const HTTP_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
+
+/**
+ * DynamoDB actions each function needs on the table (besides HTTP_TABLE_ACTIONS for the HTTP
+ * functions), and whether it reads the listing indexes; nothing else is granted.
  */
 const TABLE_ACCESS: Record<string, { actions: string[]; indexes?: true }> = {
-  'send-email': {
-    actions: ['dynamodb:GetItem', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-  },
-  'list-emails': { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], indexes: true },
-  'get-email': { actions: ['dynamodb:GetItem', 'dynamodb:Query'] },
-  'route-not-found': { actions: ['dynamodb:GetItem'] },
+  // The email's items, and its idempotency key (claimed with PutItem, given back with DeleteItem).
+  'send-email': { actions: ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'] },
+  'list-emails': { actions: ['dynamodb:Query', 'dynamodb:BatchGetItem'], indexes: true },
+  'get-email': { actions: ['dynamodb:Query'] },
+  'route-not-found': { actions: [] },
   'process-send-queue': { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
   'process-ses-events': { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'] },
-  'create-domain': {
-    actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-  },
-  'list-domains': { actions: ['dynamodb:GetItem', 'dynamodb:Query'] },
-  'get-domain': { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
-  'verify-domain': { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
-  'delete-domain': { actions: ['dynamodb:GetItem', 'dynamodb:DeleteItem'] },
+  'create-domain': { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'] },
+  'list-domains': { actions: ['dynamodb:Query'] },
+  'get-domain': { actions: ['dynamodb:PutItem'] },
+  'verify-domain': { actions: ['dynamodb:PutItem'] },
+  'delete-domain': { actions: ['dynamodb:DeleteItem'] },
   'check-domains': { actions: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+  'create-api-key': { actions: ['dynamodb:PutItem'] },
+  'list-api-keys': { actions: ['dynamodb:Query', 'dynamodb:BatchGetItem'] },
+  'delete-api-key': { actions: ['dynamodb:DeleteItem'] },
 };
 
 /** SES identity actions of the domain functions (on this account's identities in this region only). */
@@ -114,6 +131,8 @@ export class EmailServiceStack extends Stack {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy: RemovalPolicy.RETAIN,
+      // Rate counters and idempotency keys expire by themselves.
+      timeToLiveAttribute: TTL_ATTRIBUTE,
     });
     for (const index of Object.values(INDEXES)) {
       this.table.addGlobalSecondaryIndex({
@@ -165,7 +184,9 @@ export class EmailServiceStack extends Stack {
 
     // HTTP API: HTTPS only (API Gateway has no plain-HTTP listener); one route and function per endpoint.
     // `$default` catches every request no route matches (including `/`), so even those get our error shape.
-    const fallback = this.handler(FALLBACK_HANDLER, { logRetention, memorySize: 256 });
+    const rateLimit = String(props.keyRateLimit ?? 10);
+    const http = { logRetention, http: true, environment: { RATE_LIMIT_PER_SECOND: rateLimit } };
+    const fallback = this.handler(FALLBACK_HANDLER, { ...http, memorySize: 256 });
     this.api = new HttpApi(this, 'Api', {
       createDefaultStage: false,
       description: 'Email sending API',
@@ -199,7 +220,7 @@ export class EmailServiceStack extends Stack {
       },
     });
     for (const route of ROUTES) {
-      const fn = this.handler(route.handler, { logRetention });
+      const fn = this.handler(route.handler, http);
       this.api.addRoutes({
         path: route.path,
         methods: [route.method as HttpMethod],
@@ -304,6 +325,8 @@ export class EmailServiceStack extends Stack {
       timeout?: Duration;
       memorySize?: number;
       environment?: Record<string, string>;
+      /** An API function: it also authenticates and rate-limits (HTTP_TABLE_ACTIONS). */
+      http?: boolean;
     },
   ): NodejsFunction {
     const id = pascal(name);
@@ -338,11 +361,12 @@ export class EmailServiceStack extends Stack {
     });
     const access = TABLE_ACCESS[name];
     if (access) {
+      const actions = [...new Set([...(options.http ? HTTP_TABLE_ACTIONS : []), ...access.actions])];
       // Exactly these actions on the table, and on the two listing indexes only where it queries them.
       const indexArns = Object.values(INDEXES).map((index) => `${this.table.tableArn}/index/${index.name}`);
       fn.addToRolePolicy(
         new PolicyStatement({
-          actions: access.actions,
+          actions,
           resources: [this.table.tableArn, ...(access.indexes ? indexArns : [])],
         }),
       );

@@ -1,16 +1,27 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { newId } from './ids.js';
+import * as z from 'zod/mini';
+import { DOMAIN_ID_PREFIX } from './domains.js';
+import { ApiError } from './errors.js';
+import { isId, newId } from './ids.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, queryInteger } from './list.js';
 
 /**
  * API keys: `esk_` followed by 32 random bytes in base64url (256 bits). Only the SHA-256 of the
- * token is stored; with that much entropy a fast hash is enough (nothing to brute-force), and the
- * lookup is by hash, so no secret is ever compared byte by byte.
+ * token is stored, and a key is found by that hash: no secret is ever compared byte by byte, so
+ * response times say nothing about how close a guess was. With that much entropy a fast hash is
+ * enough (there is nothing to brute-force).
  */
 export const TOKEN_PREFIX = 'esk_';
 // Generated tokens have 43 characters after the prefix; a chosen local key (DEV_API_KEY) may differ.
 const TOKEN_SHAPE = /^esk_[A-Za-z0-9_-]{16,128}$/;
 
-export type Permission = 'full_access' | 'sending_access';
+/**
+ * - `full_access`: every endpoint.
+ * - `sending_access`: only the endpoints the route table marks as sending (POST /v1/emails), and
+ *   with a `domain_id`, only from that domain.
+ */
+export const PERMISSIONS = ['full_access', 'sending_access'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
 
 export interface ApiKey {
   id: string;
@@ -18,7 +29,13 @@ export interface ApiKey {
   permission: Permission;
   hash: string;
   created_at: string;
+  /** Sending keys only: the one domain this key may send from (its id, and its name for the check). */
+  domain_id?: string;
+  domain?: string;
+  last_used_at?: string;
 }
+
+export const API_KEY_ID_PREFIX = 'key';
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
@@ -28,10 +45,81 @@ export function generateApiKey(
   name: string,
   permission: Permission,
   now: Date,
+  domain?: { id: string; domain: string },
 ): { key: ApiKey; token: string } {
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-  return {
-    token,
-    key: { id: newId('key'), name, permission, hash: hashToken(token), created_at: now.toISOString() },
+  const key: ApiKey = {
+    id: newId(API_KEY_ID_PREFIX),
+    name,
+    permission,
+    hash: hashToken(token),
+    created_at: now.toISOString(),
   };
+  if (domain) Object.assign(key, { domain_id: domain.id, domain: domain.domain });
+  return { token, key };
 }
+
+/** Whether a key may call an endpoint that needs `required`. */
+export const permits = (key: Pick<ApiKey, 'permission'>, required: Permission): boolean =>
+  key.permission === 'full_access' || required === 'sending_access';
+
+export const restricted = (message: string) => new ApiError(403, 'restricted_api_key', message);
+
+/** A sending key restricted to a domain may send only from that domain. */
+export function assertMaySendFrom(key: ApiKey, senderDomain: string): void {
+  if (key.domain && key.domain !== senderDomain) {
+    throw restricted(
+      `This API key may only send from ${key.domain} (domain ${key.domain_id}); the sender's domain is ${senderDomain}.`,
+    );
+  }
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** `POST /v1/api-keys`. */
+export const createApiKeySchema = z.pipe(
+  z.strictObject({
+    name: z.string({ error: 'must be a string' }).check(
+      z.trim(),
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(50, 'must be at most 50 characters'),
+      z.refine((s) => !CONTROL.test(s), 'must not contain control characters'),
+    ),
+    permission: z._default(
+      z.enum(PERMISSIONS, { error: `must be one of ${PERMISSIONS.join(', ')}` }),
+      'full_access',
+    ),
+    domain_id: z.optional(
+      z.string().check(z.refine((s) => isId(DOMAIN_ID_PREFIX, s), 'must be a domain id (dom_…)')),
+    ),
+  }),
+  z.transform((body, ctx) => {
+    if (body.domain_id && body.permission !== 'sending_access') {
+      ctx.issues.push({
+        code: 'custom',
+        message: 'a key restricted to a domain must have permission sending_access',
+        input: body,
+        path: ['domain_id'],
+      });
+      return z.NEVER;
+    }
+    return body;
+  }),
+);
+
+export const listApiKeysQuerySchema = z.strictObject({
+  limit: z._default(queryInteger('limit', 1, MAX_LIMIT), DEFAULT_LIMIT),
+  offset: z._default(queryInteger('offset', 0, MAX_OFFSET), 0),
+});
+
+/** What the API shows of a key: never its token or hash. */
+export const toApiKeyBody = (key: ApiKey) => ({
+  object: 'api_key' as const,
+  id: key.id,
+  name: key.name,
+  permission: key.permission,
+  domain_id: key.domain_id ?? null,
+  created_at: key.created_at,
+  last_used_at: key.last_used_at ?? null,
+});

@@ -5,6 +5,7 @@
 import type { ApiKey } from './api-keys.js';
 import type { Domain, DomainIdentity, DomainStatus } from './domains.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './email.js';
+import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
 import type { ListEmailsQuery } from './list.js';
 import type { TerminalStatus } from './status.js';
 
@@ -70,8 +71,34 @@ export interface Mailer {
 
 export interface ApiKeyRepository {
   findByHash(hash: string): Promise<ApiKey | null>;
+  /** Stores a new key (the lookup item by hash and the listing item). */
   put(key: ApiKey): Promise<void>;
+  /** Revokes a key: gone from the lookup at once, so its next request is refused. */
   deleteByHash(hash: string): Promise<void>;
+  getById(id: string): Promise<ApiKey | null>;
+  /** Newest first, with `last_used_at`. */
+  list(query: { limit: number; offset: number }): Promise<{ data: ApiKey[]; has_more: boolean }>;
+  /** Records use, for `last_used_at`; never brings back a revoked key. */
+  touch(hash: string, at: string): Promise<void>;
+}
+
+/** Counts a subject's requests per window, shared by every function instance. */
+export interface RateCounter {
+  /** Adds one request to the subject's counter for this window and returns the new count. */
+  hit(subject: string, window: number, expiresAtSeconds: number): Promise<number>;
+}
+
+export interface IdempotencyStore {
+  begin(
+    scope: string,
+    keyHash: string,
+    fingerprint: string,
+    emailId: string,
+    nowMs: number,
+  ): Promise<IdempotencyBegin>;
+  complete(scope: string, keyHash: string, response: StoredResponse): Promise<void>;
+  /** Gives the key back after a failure, so a retry starts afresh. */
+  abandon(scope: string, keyHash: string, emailId: string): Promise<void>;
 }
 
 /** How a claim on a domain name went: taken for this id, or already held by another. */

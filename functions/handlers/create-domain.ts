@@ -5,7 +5,7 @@ import { domainDeps } from '../wiring.js';
 
 /** POST /v1/domains `{domain}` (or Resend's `{name}`): 201 with the domain and the DNS records to publish. */
 export const makeHandler = (deps: HttpDeps & DomainDeps) =>
-  httpHandler(deps, { jsonBody: true }, async ({ body }) => {
+  httpHandler(deps, { route: 'create-domain', jsonBody: true }, async ({ body }) => {
     const { domain } = parseInput(createDomainSchema, body);
     return { statusCode: 201, body: toDomainBody(await createDomain(deps, domain)) };
   });

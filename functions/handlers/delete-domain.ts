@@ -4,7 +4,7 @@ import { domainDeps } from '../wiring.js';
 
 /** DELETE /v1/domains/{id}: removes the SES identity, then the domain; sending from it stops. */
 export const makeHandler = (deps: HttpDeps & DomainDeps) =>
-  httpHandler(deps, {}, async ({ params }) => {
+  httpHandler(deps, { route: 'delete-domain' }, async ({ params }) => {
     const domain = await deleteDomain(deps, params.id ?? '');
     return { statusCode: 200, body: { object: 'domain', id: domain.id, deleted: true } };
   });

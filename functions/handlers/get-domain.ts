@@ -4,8 +4,8 @@ import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.
 import { domainDeps } from '../wiring.js';
 
 /** GET /v1/domains/{id}: the domain with its status and records' statuses read fresh from SES. */
-export const makeHandler = (deps: HttpDeps & DomainDeps) =>
-  httpHandler(deps, {}, async ({ params }) => ({
+export const makeHandler = (deps: HttpDeps & DomainDeps, route = 'get-domain') =>
+  httpHandler(deps, { route }, async ({ params }) => ({
     statusCode: 200,
     body: toDomainBody(await getDomain(deps, params.id ?? '')),
   }));

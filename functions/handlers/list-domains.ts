@@ -1,12 +1,11 @@
-import { createRepositories } from '../adapters/dynamodb/repositories.js';
-import { loadConfig } from '../config.js';
 import { listDomainsQuerySchema, toDomainBody } from '../core/domains.js';
 import type { DomainRepository } from '../core/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { tableDeps } from '../wiring.js';
 
 /** GET /v1/domains?limit&offset: `{object: "list", has_more, data}`, newest first, with stored statuses. */
 export const makeHandler = (deps: HttpDeps & { domains: DomainRepository }) =>
-  httpHandler(deps, {}, async ({ query }) => {
+  httpHandler(deps, { route: 'list-domains' }, async ({ query }) => {
     const page = await deps.domains.list(parseInput(listDomainsQuerySchema, query));
     return {
       statusCode: 200,
@@ -14,6 +13,4 @@ export const makeHandler = (deps: HttpDeps & { domains: DomainRepository }) =>
     };
   });
 
-export const handler = lazyHttpHandler(() =>
-  makeHandler(createRepositories(loadConfig('TABLE_NAME').TABLE_NAME)),
-);
+export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));

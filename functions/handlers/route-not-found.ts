@@ -1,8 +1,7 @@
-import { createRepositories } from '../adapters/dynamodb/repositories.js';
-import { loadConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { allowedMethods } from '../routes.js';
+import { tableDeps } from '../wiring.js';
 
 /**
  * API Gateway's `$default` route: every request no route matched. Like every request it is
@@ -25,6 +24,4 @@ export const makeHandler = (deps: HttpDeps) =>
     throw new ApiError(404, 'not_found', `No route for ${method} ${path}.`);
   });
 
-export const handler = lazyHttpHandler(() =>
-  makeHandler(createRepositories(loadConfig('TABLE_NAME').TABLE_NAME)),
-);
+export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));

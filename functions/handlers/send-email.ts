@@ -1,30 +1,40 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createRepositories } from '../adapters/dynamodb/repositories.js';
 import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
 import { loadConfig } from '../config.js';
+import { domainOf } from '../core/address.js';
+import { assertMaySendFrom } from '../core/api-keys.js';
 import { sendEmailSchema } from '../core/email.js';
-import { systemClock } from '../core/ports.js';
+import { parseIdempotencyKey } from '../core/idempotency.js';
+import type { IdempotencyStore } from '../core/ports.js';
 import { verifiedSenderDomains } from '../core/use-cases/domains.js';
-import { type SendEmailDeps, sendEmail } from '../core/use-cases/send-email.js';
+import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../core/use-cases/send-email.js';
 import { log } from '../http/log.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { tableDeps } from '../wiring.js';
 
-/** POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}`. */
-export const makeHandler = (deps: HttpDeps & SendEmailDeps) =>
-  httpHandler(deps, { jsonBody: true }, async ({ body }) => ({
-    statusCode: 200,
-    body: await sendEmail(deps, parseInput(sendEmailSchema, body)),
-  }));
+/**
+ * POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}`.
+ * With `Idempotency-Key`, the same key and body give the same email for 24 hours.
+ */
+export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: IdempotencyStore }) =>
+  httpHandler(deps, { route: 'send-email', jsonBody: true }, async ({ body, event, apiKey }) => {
+    const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
+    const input = parseInput(sendEmailSchema, body);
+    assertMaySendFrom(apiKey, domainOf(input.from.email));
+    const sent = idempotencyKey
+      ? await sendEmailOnce(deps, input, { scope: apiKey.id, idempotencyKey, body })
+      : await sendEmail(deps, input);
+    return { statusCode: 200, body: sent };
+  });
 
 export const handler = lazyHttpHandler(() => {
-  const { TABLE_NAME, SEND_QUEUE_URL } = loadConfig('TABLE_NAME', 'SEND_QUEUE_URL');
-  const repositories = createRepositories(TABLE_NAME);
+  const { SEND_QUEUE_URL } = loadConfig('SEND_QUEUE_URL');
+  const deps = tableDeps();
   return makeHandler({
-    ...repositories,
-    // Per container: a verified domain is remembered for a minute, so most sends read nothing.
-    assertSenderDomain: verifiedSenderDomains(repositories.domains, systemClock),
+    ...deps,
     queue: new SqsEmailQueue(new SQSClient({}), SEND_QUEUE_URL),
-    clock: systemClock,
+    // Per container: a verified domain is remembered for a minute, so most sends read nothing.
+    assertSenderDomain: verifiedSenderDomains(deps.domains, deps.clock),
     logError: log.error,
   });
 });

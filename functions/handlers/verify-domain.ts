@@ -1,6 +1,13 @@
+import type { DomainDeps } from '../core/use-cases/domains.js';
+import { type HttpDeps, lazyHttpHandler } from '../http/middleware.js';
+import { domainDeps } from '../wiring.js';
+import { makeHandler as makeGetDomain } from './get-domain.js';
+
 /**
  * POST /v1/domains/{id}/verify: asks SES for the verification state now, instead of waiting for the
  * scheduled check, and returns the domain with it. Same work as GET /v1/domains/{id}; its own
- * function so each endpoint keeps its own route, role and logs.
+ * function so each endpoint keeps its own route, permission, role and logs.
  */
-export { handler, makeHandler } from './get-domain.js';
+export const makeHandler = (deps: HttpDeps & DomainDeps) => makeGetDomain(deps, 'verify-domain');
+
+export const handler = lazyHttpHandler(() => makeHandler(domainDeps()));

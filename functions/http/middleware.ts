@@ -2,19 +2,30 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { type ApiKey, hashToken, looksLikeToken } from '../core/api-keys.js';
+import { type ApiKey, hashToken, looksLikeToken, permits, restricted } from '../core/api-keys.js';
 import { ApiError, type FieldError, internalError, validationError } from '../core/errors.js';
-import type { ApiKeyRepository } from '../core/ports.js';
+import type { ApiKeyRepository, Clock, RateCounter } from '../core/ports.js';
+import { decide, rateLimitExceeded, rateLimitHeaders, WINDOW_MS, windowOf } from '../core/rate-limit.js';
+import { routeOf } from '../routes.js';
 import { log as defaultLog, type Logger } from './log.js';
 
 /** Largest request body accepted (bytes). Keeps every email's bodies inside one DynamoDB item. */
 export const MAX_BODY_BYTES = 256 * 1024;
+
+/** Deepest JSON nesting accepted; an email needs 3 levels. Deeper bodies are refused unparsed. */
+export const MAX_JSON_DEPTH = 32;
+
+/** `last_used_at` is written at most this often per key, so it costs a write a minute, not one per request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResponse = APIGatewayProxyStructuredResultV2;
 
 export interface HttpDeps {
   apiKeys: ApiKeyRepository;
+  /** Per-key rate limiting: the shared counter and the requests per second allowed. None: no limit. */
+  rateLimit?: { counter: RateCounter; perSecond: number };
+  clock?: Clock;
   log?: { info: Logger; error: Logger };
 }
 
@@ -32,7 +43,13 @@ export interface HttpResult {
   headers?: Record<string, string>;
 }
 
-type Request = middy.Request<HttpEvent, HttpResponse, Error, Context & { apiKey?: ApiKey }>;
+interface HttpContext extends Context {
+  apiKey?: ApiKey;
+  /** Rate-limit headers of this request, added to every response once the key is known. */
+  rateHeaders?: Record<string, string>;
+}
+
+type Request = middy.Request<HttpEvent, HttpResponse, Error, HttpContext>;
 
 const BASE_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -67,11 +84,30 @@ const errorResponder = (logger: Logger): MiddlewareObj<HttpEvent, HttpResponse> 
       });
       apiError = internalError();
     }
-    request.response = errorResponse(apiError);
+    const response = errorResponse(apiError);
+    response.headers = { ...response.headers, ...(request.context as HttpContext).rateHeaders };
+    request.response = response;
   },
 });
 
-/** Refuses oversized bodies before any other work (no parsing, no key lookup). */
+/** How deep brackets nest in a JSON text, stopping early once past `max` (strings are skipped). */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return false;
+}
+
+/** Refuses oversized and too deeply nested bodies before any other work (no parsing, no key lookup). */
 const bodyLimit = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
   before: async ({ event }) => {
     if (event.body === undefined) return;
@@ -85,11 +121,23 @@ const bodyLimit = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
         `The request body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
       );
     }
+    const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      throw validationError(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+    }
   },
 });
 
-/** `Authorization: Bearer <key>`: the key is hashed and looked up; only the hash is ever stored. */
-const authenticate = (apiKeys: ApiKeyRepository): MiddlewareObj<HttpEvent, HttpResponse> => ({
+/**
+ * `Authorization: Bearer <key>`: the key is hashed and looked up; only the hash is ever stored.
+ * Then, for a known key: its request is counted against its rate limit (one write, shared by every
+ * instance), `last_used_at` is refreshed at most once a minute (in parallel), and the route's
+ * permission is checked.
+ */
+const authenticate = (
+  deps: HttpDeps,
+  permission: ApiKey['permission'] | undefined,
+): MiddlewareObj<HttpEvent, HttpResponse> => ({
   before: async (request: Request) => {
     const header = request.event.headers?.authorization;
     if (!header?.trim()) {
@@ -104,9 +152,37 @@ const authenticate = (apiKeys: ApiKeyRepository): MiddlewareObj<HttpEvent, HttpR
     // One answer for malformed, unknown and revoked keys: a caller learns nothing about which keys exist.
     const invalid = new ApiError(401, 'invalid_api_key', 'API key is invalid.');
     if (!token || !looksLikeToken(token)) throw invalid;
-    const key = await apiKeys.findByHash(hashToken(token));
+    const key = await deps.apiKeys.findByHash(hashToken(token));
     if (!key) throw invalid;
     request.context.apiKey = key;
+
+    const now = (deps.clock?.now() ?? new Date()).getTime();
+    const touch =
+      !key.last_used_at || now - Date.parse(key.last_used_at) >= LAST_USED_RESOLUTION_MS
+        ? deps.apiKeys.touch(key.hash, new Date(now).toISOString()).catch(() => undefined)
+        : undefined;
+    if (deps.rateLimit) {
+      const { counter, perSecond } = deps.rateLimit;
+      const window = windowOf(now);
+      let count: number;
+      try {
+        count = await counter.hit(key.id, window, Math.ceil(((window + 1) * WINDOW_MS) / 1000) + 60);
+      } catch (error) {
+        // Fail open: a counter that cannot be written must not take the API down with it.
+        (deps.log ?? defaultLog).error('rate limit counter failed', { error: String(error) });
+        count = 0;
+      }
+      const state = decide(count, perSecond, now);
+      request.context.rateHeaders = rateLimitHeaders(state);
+      if (!state.allowed) throw rateLimitExceeded(state);
+    }
+    await touch;
+    if (permission && !permits(key, permission)) {
+      const { method, path } = request.event.requestContext.http;
+      throw restricted(
+        `This API key has sending_access: it may only send emails. ${method} ${path} needs ${permission}.`,
+      );
+    }
   },
 });
 
@@ -131,14 +207,17 @@ const requireJson = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
  */
 export function httpHandler(
   deps: HttpDeps,
-  options: { jsonBody?: boolean },
+  /** `route`: the handler's name in the route table, where its permission is declared. */
+  options: { route?: string; jsonBody?: boolean },
   run: (request: HttpRequest) => Promise<HttpResult>,
 ) {
   const logger = deps.log ?? defaultLog;
-  const chain = middy<HttpEvent, HttpResponse, Error, Context & { apiKey?: ApiKey }>()
+  const permission = options.route ? routeOf(options.route)?.permission : undefined;
+  if (options.route && !permission) throw new Error(`no route ${options.route} in the route table`);
+  const chain = middy<HttpEvent, HttpResponse, Error, HttpContext>()
     .use(errorResponder(logger.error))
     .use(bodyLimit())
-    .use(authenticate(deps.apiKeys));
+    .use(authenticate(deps, permission));
   if (options.jsonBody) chain.use(requireJson()).use(httpJsonBodyParser());
   return chain.handler(async (event, context) => {
     const result = await run({
@@ -148,7 +227,7 @@ export function httpHandler(
       params: (event.pathParameters ?? {}) as Record<string, string>,
       apiKey: context.apiKey as ApiKey,
     });
-    return jsonResponse(result.statusCode, result.body, result.headers);
+    return jsonResponse(result.statusCode, result.body, { ...result.headers, ...context.rateHeaders });
   });
 }
 

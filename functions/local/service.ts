@@ -35,6 +35,8 @@ export interface LocalServiceOptions {
   domainVerifyMs?: number;
   /** How long a domain under `.invalid` stays pending before it fails. @default 10000 */
   domainFailMs?: number;
+  /** Requests per second each API key may make (the stack's keyRateLimit). @default 10 */
+  rateLimitPerSecond?: number;
   /** How often the scheduled domain check runs (EventBridge's schedule on AWS). @default 1000 */
   domainCheckIntervalMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -118,6 +120,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       CONFIGURATION_SET_NAME: CONFIGURATION_SET,
       SEND_MAX_RECEIVE_COUNT: String(sendMaxAttempts),
       SEND_LEASE_MS: '30000',
+      RATE_LIMIT_PER_SECOND: String(options.rateLimitPerSecond ?? 10),
     });
     delete process.env.AWS_PROFILE;
 

@@ -15,6 +15,8 @@ beforeAll(async () => {
     domainVerifyMs: 300,
     domainFailMs: 1000,
     domainCheckIntervalMs: 100,
+    // These tests poll; the per-key limit has its own test (access-control.test.ts).
+    rateLimitPerSecond: 1000,
   });
   api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
   // The sending domain of these tests, verified the way a user's is.

@@ -166,41 +166,40 @@ describe('EmailServiceStack', () => {
       'sqs:GetQueueUrl',
       'sqs:ReceiveMessage',
     ];
+    // Every API function looks up the caller's key (GetItem) and counts the request (UpdateItem).
+    const http = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
     const expected: Record<string, string[]> = {
       'send-email': [
+        ...http,
         'dynamodb:BatchWriteItem',
-        'dynamodb:GetItem',
+        'dynamodb:DeleteItem',
         'dynamodb:PutItem',
-        'dynamodb:UpdateItem',
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',
         'sqs:SendMessage',
       ],
-      'list-emails': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
-      'get-email': ['dynamodb:GetItem', 'dynamodb:Query'],
-      'route-not-found': ['dynamodb:GetItem'],
+      'list-emails': [...http, 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+      'get-email': [...http, 'dynamodb:Query'],
+      'route-not-found': http,
       'process-send-queue': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'ses:SendEmail', ...consume],
       'process-ses-events': ['dynamodb:PutItem', 'dynamodb:UpdateItem', ...consume],
       'create-domain': [
+        ...http,
         'dynamodb:DeleteItem',
-        'dynamodb:GetItem',
         'dynamodb:PutItem',
-        'dynamodb:UpdateItem',
         'ses:CreateEmailIdentity',
         'ses:GetEmailIdentity',
         'ses:PutEmailIdentityMailFromAttributes',
         'ses:TagResource',
       ],
-      'list-domains': ['dynamodb:GetItem', 'dynamodb:Query'],
-      'get-domain': ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'ses:GetEmailIdentity'],
-      'verify-domain': [
-        'dynamodb:GetItem',
-        'dynamodb:PutItem',
-        'dynamodb:UpdateItem',
-        'ses:GetEmailIdentity',
-      ],
-      'delete-domain': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'ses:DeleteEmailIdentity'],
+      'list-domains': [...http, 'dynamodb:Query'],
+      'get-domain': [...http, 'dynamodb:PutItem', 'ses:GetEmailIdentity'],
+      'verify-domain': [...http, 'dynamodb:PutItem', 'ses:GetEmailIdentity'],
+      'delete-domain': [...http, 'dynamodb:DeleteItem', 'ses:DeleteEmailIdentity'],
       'check-domains': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'ses:GetEmailIdentity'],
+      'create-api-key': [...http, 'dynamodb:PutItem'],
+      'list-api-keys': [...http, 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+      'delete-api-key': [...http, 'dynamodb:DeleteItem'],
     };
     expect(Object.keys(stack.functions).sort()).toEqual(Object.keys(expected).sort());
     for (const [name, actions] of Object.entries(expected)) {
@@ -273,6 +272,23 @@ describe('EmailServiceStack', () => {
     template.hasResourceProperties('AWS::Lambda::Permission', {
       Principal: 'events.amazonaws.com',
       FunctionName: { 'Fn::GetAtt': [checker, 'Arn'] },
+    });
+  });
+
+  it('limits each key to 10 requests per second by default (counted in the table, whose counters expire by TTL)', () => {
+    const apiFunctions = [...ROUTES.map((r) => r.handler), 'route-not-found'];
+    for (const name of apiFunctions) {
+      const id = stack.getLogicalId(stack.functions[name]?.node.defaultChild as never);
+      const fn = template.toJSON().Resources[id];
+      expect(fn.Properties.Environment.Variables.RATE_LIMIT_PER_SECOND, name).toBe('10');
+    }
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+    });
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const custom = Template.fromStack(new EmailServiceStack(app, 'Custom', { keyRateLimit: 25 }));
+    custom.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ RATE_LIMIT_PER_SECOND: '25' }) },
     });
   });
 

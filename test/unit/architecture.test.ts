@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROUTES } from '../../functions/routes.js';
 
 const filesUnder = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -32,5 +33,21 @@ describe('architecture', () => {
       '../functions/adapters/dynamodb/table.js',
       '../functions/routes.js',
     ]);
+  });
+
+  it("keeps the README's endpoint and permission table equal to the route table", () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const rows = [...readme.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE) (\/v1\/[^`]+)` \| `(\w+)` \|/gm)].map(
+      (m) => `${m[1]} ${m[2]} ${m[3]}`,
+    );
+    expect(rows).toEqual(ROUTES.map((r) => `${r.method} ${r.path} ${r.permission}`));
+  });
+
+  it('gives every HTTP handler its route, so its permission comes from the route table', () => {
+    for (const route of ROUTES) {
+      const source = readFileSync(`functions/handlers/${route.handler}.ts`, 'utf8');
+      const named = source.includes(`'${route.handler}'`);
+      expect(named, `${route.handler} names its route`).toBe(true);
+    }
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
+import { DynamoIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency-store.js';
 import { systemClock } from '../../functions/core/ports.js';
 import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
 import { makeHandler as makeGet } from '../../functions/handlers/get-email.js';
@@ -45,6 +46,7 @@ const send = (event: ReturnType<typeof httpEvent>) =>
     queue,
     clock: systemClock,
     assertSenderDomain: verifiedSenderDomains(domains, systemClock),
+    idempotency: new DynamoIdempotencyStore(table.db, table.tableName),
     log: silentLog,
   })(event, context()) as Promise<APIGatewayProxyStructuredResultV2>;
 const list = (query?: Record<string, string>, t: string | null = token) =>

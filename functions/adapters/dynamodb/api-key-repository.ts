@@ -1,42 +1,133 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { ApiKey, Permission } from '../../core/api-keys.js';
 import type { ApiKeyRepository } from '../../core/ports.js';
+import { isConditionFailure, pageOf, queryPages } from './client.js';
 import { keys } from './table.js';
 
-/** API keys, looked up by the SHA-256 of the token (the token itself is never stored). */
+type Item = Record<string, unknown>;
+
+const toKey = (item: Item, hash: string): ApiKey => {
+  const key: ApiKey = {
+    id: String(item.id),
+    name: String(item.name),
+    permission: item.permission as Permission,
+    hash,
+    created_at: String(item.created_at),
+  };
+  if (item.domain_id) Object.assign(key, { domain_id: String(item.domain_id), domain: String(item.domain) });
+  if (item.last_used_at) key.last_used_at = String(item.last_used_at);
+  return key;
+};
+
+/**
+ * API keys: a lookup item keyed by the SHA-256 of the token (what authentication reads; the token
+ * itself is never stored) and a listing item in the `APIKEYS` partition (what GET /v1/api-keys
+ * reads), which holds the hash so a key can be revoked by id.
+ */
 export class DynamoApiKeyRepository implements ApiKeyRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
+  private lookupKey(hash: string) {
+    return { pk: keys.apiKey(hash), sk: keys.apiKeySk };
+  }
+
+  private listingKey(id: string) {
+    return { pk: keys.apiKeys, sk: keys.apiKeyListing(id) };
+  }
+
   async findByHash(hash: string): Promise<ApiKey | null> {
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: { pk: keys.apiKey(hash), sk: keys.apiKeySk } }),
+      new GetCommand({ TableName: this.tableName, Key: this.lookupKey(hash) }),
     );
-    if (!Item) return null;
-    return {
-      id: String(Item.id),
-      name: String(Item.name),
-      permission: Item.permission as Permission,
-      hash,
-      created_at: String(Item.created_at),
-    };
+    return Item ? toKey(Item, hash) : null;
   }
 
   async put(key: ApiKey): Promise<void> {
-    const { hash, ...rest } = key;
+    const { hash, last_used_at: _, ...rest } = key;
+    // Listed first: a key that works is always listed, so it can always be revoked.
     await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { pk: keys.apiKey(hash), sk: keys.apiKeySk, ...rest },
-      }),
+      new PutCommand({ TableName: this.tableName, Item: { ...this.listingKey(key.id), ...rest, hash } }),
+    );
+    await this.db.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...this.lookupKey(hash), ...rest } }),
     );
   }
 
   async deleteByHash(hash: string): Promise<void> {
-    await this.db.send(
-      new DeleteCommand({ TableName: this.tableName, Key: { pk: keys.apiKey(hash), sk: keys.apiKeySk } }),
+    const key = await this.findByHash(hash);
+    // The lookup item first: from this moment the token is refused.
+    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: this.lookupKey(hash) }));
+    if (key)
+      await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: this.listingKey(key.id) }));
+  }
+
+  async getById(id: string): Promise<ApiKey | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: this.listingKey(id), ConsistentRead: true }),
     );
+    return Item ? toKey(Item, String(Item.hash)) : null;
+  }
+
+  async list(query: { limit: number; offset: number }) {
+    const { items: pageItems, has_more } = await pageOf(
+      queryPages(this.db, {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.apiKeys, ':prefix': keys.apiKeyListingPrefix },
+        ScanIndexForward: false, // ids sort by creation time: newest first
+        ConsistentRead: true,
+      }),
+      query,
+    );
+    // last_used_at lives on the lookup item, which authentication reads and updates.
+    const used = new Map<string, string>();
+    if (pageItems.length) {
+      const { Responses } = await this.db.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [this.tableName]: {
+              Keys: pageItems.map((item) => this.lookupKey(String(item.hash))),
+              ProjectionExpression: 'pk, last_used_at',
+            },
+          },
+        }),
+      );
+      for (const item of Responses?.[this.tableName] ?? [])
+        if (item.last_used_at) used.set(String(item.pk), String(item.last_used_at));
+    }
+    return {
+      data: pageItems.map((item) => {
+        const key = toKey(item, String(item.hash));
+        const lastUsed = used.get(keys.apiKey(key.hash));
+        return lastUsed ? { ...key, last_used_at: lastUsed } : key;
+      }),
+      has_more,
+    };
+  }
+
+  async touch(hash: string, at: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.lookupKey(hash),
+          UpdateExpression: 'SET last_used_at = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 }

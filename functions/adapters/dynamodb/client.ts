@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 /** One client per container, reused by every invocation. Endpoint from AWS_ENDPOINT_URL_DYNAMODB when set (local). */
 export const createDocumentClient = (client = new DynamoDBClient({})) =>
@@ -8,3 +8,32 @@ export const createDocumentClient = (client = new DynamoDBClient({})) =>
 /** A conditional write whose condition did not hold (the expected outcome of a guarded write, not a fault). */
 export const isConditionFailure = (error: unknown) =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+type Item = Record<string, unknown>;
+
+/** Every page of a Query, one after the other. */
+export async function* queryPages(
+  db: DynamoDBDocumentClient,
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+): AsyncGenerator<Item[]> {
+  let startKey: Item | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    yield page.Items ?? [];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/** Offset pagination over a Query: reads one item past the page to know whether there is more. */
+export async function pageOf(
+  pages: AsyncIterable<Item[]>,
+  { limit, offset }: { limit: number; offset: number },
+) {
+  const wanted = offset + limit + 1;
+  const items: Item[] = [];
+  for await (const page of pages) {
+    items.push(...page);
+    if (items.length >= wanted) break;
+  }
+  return { items: items.slice(offset, offset + limit), has_more: items.length > offset + limit };
+}

@@ -3,12 +3,11 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { DnsRecord, Domain, DomainStatus } from '../../core/domains.js';
 import type { DomainRepository, NameClaim } from '../../core/ports.js';
-import { isConditionFailure } from './client.js';
+import { isConditionFailure, pageOf, queryPages } from './client.js';
 import { keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -123,36 +122,23 @@ export class DynamoDomainRepository implements DomainRepository {
     return Item ? toDomain(Item) : null;
   }
 
-  private async *pages(newestFirst: boolean, limit?: number): AsyncGenerator<Item[]> {
-    let startKey: Item | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.domains, ':prefix': keys.domainPrefix },
-          ScanIndexForward: !newestFirst, // ids sort by creation time
-          ConsistentRead: true,
-          Limit: limit,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      yield page.Items ?? [];
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+  private pages(newestFirst: boolean, limit?: number) {
+    return queryPages(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.domains, ':prefix': keys.domainPrefix },
+      ScanIndexForward: !newestFirst, // ids sort by creation time
+      ConsistentRead: true,
+      Limit: limit,
+    });
   }
 
-  async list({ limit, offset }: { limit: number; offset: number }) {
-    const wanted = offset + limit + 1; // one more than the page tells whether there is a next page
-    const items: Item[] = [];
-    for await (const page of this.pages(true, Math.min(wanted, 1000))) {
-      items.push(...page);
-      if (items.length >= wanted) break;
-    }
-    return {
-      data: items.slice(offset, offset + limit).map(toDomain),
-      has_more: items.length > offset + limit,
-    };
+  async list(query: { limit: number; offset: number }) {
+    const { items, has_more } = await pageOf(
+      this.pages(true, Math.min(query.offset + query.limit + 1, 1000)),
+      query,
+    );
+    return { data: items.map(toDomain), has_more };
   }
 
   async *all(): AsyncIterable<Domain> {

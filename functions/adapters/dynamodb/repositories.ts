@@ -2,6 +2,8 @@ import { DynamoApiKeyRepository } from './api-key-repository.js';
 import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
+import { DynamoIdempotencyStore } from './idempotency-store.js';
+import { DynamoRateCounter } from './rate-counter.js';
 
 /** The repositories of the single table, sharing one client (built once per container). */
 export function createRepositories(tableName: string, db = createDocumentClient()) {
@@ -9,5 +11,7 @@ export function createRepositories(tableName: string, db = createDocumentClient(
     apiKeys: new DynamoApiKeyRepository(db, tableName),
     emails: new DynamoEmailRepository(db, tableName),
     domains: new DynamoDomainRepository(db, tableName),
+    rateCounter: new DynamoRateCounter(db, tableName),
+    idempotency: new DynamoIdempotencyStore(db, tableName),
   };
 }

@@ -8,7 +8,10 @@
  * | email summary       | EMAIL#<id>       | SUMMARY   |                       |                           |
  * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
  * | email event         | EMAIL#<id>       | EVENT#<at>#<type> |               |                           |
- * | api key             | APIKEY#<sha256>  | APIKEY    |                       |                           |
+ * | api key (lookup)    | APIKEY#<sha256>  | APIKEY    |                       |                           |
+ * | api key (listing)   | APIKEYS          | APIKEY#<id> |                     |                           |
+ * | rate counter        | RATE#<key id>#<second> | RATE |                     |                           |
+ * | idempotency key     | IDEMP#<key id>#<sha256> | IDEMP |                    |                           |
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
  * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
@@ -21,6 +24,9 @@
  * so a status change costs one write unit; the index entries project only status and created_at.
  */
 export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
+
+/** Epoch seconds after which DynamoDB's TTL deletes an item (rate counters, idempotency keys). */
+export const TTL_ATTRIBUTE = 'expires_at';
 
 export const INDEXES = {
   emailsByTime: { name: 'emails-by-time', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
@@ -47,6 +53,13 @@ export const keys = {
   domainPrefix: 'DOMAIN#',
   domainName: (name: string) => `DOMAINNAME#${name}`,
   domainNameSk: 'DOMAINNAME',
+  apiKeys: 'APIKEYS',
+  apiKeyListing: (id: string) => `APIKEY#${id}`,
+  apiKeyListingPrefix: 'APIKEY#',
+  rate: (subject: string, window: number) => `RATE#${subject}#${window}`,
+  rateSk: 'RATE',
+  idempotency: (scope: string, keyHash: string) => `IDEMP#${scope}#${keyHash}`,
+  idempotencySk: 'IDEMP',
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',
 } as const;

@@ -1,0 +1,115 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyBegin,
+  type StoredResponse,
+} from '../../core/idempotency.js';
+import type { IdempotencyStore } from '../../core/ports.js';
+import { isConditionFailure } from './client.js';
+import { keys } from './table.js';
+
+/**
+ * Idempotency keys, per API key: a conditional put claims a key for one request (with the email id
+ * it will create), the answer is stored when it is done, and TTL removes the item after 24 hours.
+ * No transactions: the claim is a single conditional write.
+ */
+export class DynamoIdempotencyStore implements IdempotencyStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  private key(scope: string, keyHash: string) {
+    return { pk: keys.idempotency(scope, keyHash), sk: keys.idempotencySk };
+  }
+
+  async begin(
+    scope: string,
+    keyHash: string,
+    fingerprint: string,
+    emailId: string,
+    nowMs: number,
+  ): Promise<IdempotencyBegin> {
+    const nowSeconds = Math.floor(nowMs / 1000);
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...this.key(scope, keyHash),
+            fingerprint,
+            state: 'in_progress',
+            email_id: emailId,
+            started_at: nowMs,
+            expires_at: Math.floor((nowMs + IDEMPOTENCY_TTL_MS) / 1000),
+          },
+          // Free, or expired (TTL deletes within days, not at once).
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+          ExpressionAttributeValues: { ':now': nowSeconds },
+        }),
+      );
+      return { outcome: 'new' };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: this.key(scope, keyHash), ConsistentRead: true }),
+    );
+    if (!Item) return { outcome: 'in_progress' }; // given back meanwhile: the client retries
+    if (Item.fingerprint !== fingerprint) return { outcome: 'mismatch' };
+    if (Item.state === 'done') return { outcome: 'replay', response: JSON.parse(String(Item.response)) };
+    const startedAt = Number(Item.started_at);
+    if (startedAt > nowMs - IDEMPOTENCY_LEASE_MS) return { outcome: 'in_progress' };
+    // The request holding it died: one retry takes it over (conditional on the old start time).
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(scope, keyHash),
+          UpdateExpression: 'SET started_at = :now',
+          ConditionExpression: 'started_at = :then AND #state = :running',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':now': nowMs, ':then': startedAt, ':running': 'in_progress' },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return { outcome: 'in_progress' };
+      throw error;
+    }
+    return { outcome: 'resume', emailId: String(Item.email_id) };
+  }
+
+  async complete(scope: string, keyHash: string, response: StoredResponse): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key(scope, keyHash),
+        UpdateExpression: 'SET #state = :done, #response = :response',
+        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
+        ExpressionAttributeValues: { ':done': 'done', ':response': JSON.stringify(response) },
+      }),
+    );
+  }
+
+  async abandon(scope: string, keyHash: string, emailId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: this.key(scope, keyHash),
+          ConditionExpression: 'email_id = :id',
+          ExpressionAttributeValues: { ':id': emailId },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { API_KEY_ID_PREFIX, type ApiKey, generateApiKey, type Permission } from '../api-keys.js';
+import { notFound, validationError } from '../errors.js';
+import { isId } from '../ids.js';
+import type { ApiKeyRepository, Clock, DomainRepository } from '../ports.js';
+
+export interface ApiKeyDeps {
+  apiKeys: ApiKeyRepository;
+  domains: Pick<DomainRepository, 'get'>;
+  clock: Clock;
+}
+
+/**
+ * Creates a key and returns its token, which is never stored and never shown again. A key
+ * restricted to a domain must name a domain of this service.
+ */
+export async function createApiKey(
+  deps: ApiKeyDeps,
+  input: { name: string; permission: Permission; domain_id?: string },
+): Promise<{ id: string; token: string }> {
+  let domain: { id: string; domain: string } | undefined;
+  if (input.domain_id) {
+    const found = await deps.domains.get(input.domain_id);
+    if (!found) {
+      const message = `no domain ${input.domain_id}: add it with POST /v1/domains first`;
+      throw validationError(`Invalid request: domain_id: ${message}`, [{ field: 'domain_id', message }]);
+    }
+    domain = { id: found.id, domain: found.domain };
+  }
+  const { key, token } = generateApiKey(input.name, input.permission, deps.clock.now(), domain);
+  await deps.apiKeys.put(key);
+  return { id: key.id, token };
+}
+
+/** Revokes a key: from this moment its token gets 401. */
+export async function revokeApiKey(deps: Pick<ApiKeyDeps, 'apiKeys'>, id: string): Promise<ApiKey> {
+  const key = isId(API_KEY_ID_PREFIX, id) ? await deps.apiKeys.getById(id) : null;
+  if (!key) throw notFound(`API key ${JSON.stringify(id)} not found.`);
+  await deps.apiKeys.deleteByHash(key.hash);
+  return key;
+}

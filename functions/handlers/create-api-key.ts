@@ -1,0 +1,13 @@
+import { createApiKeySchema } from '../core/api-keys.js';
+import { type ApiKeyDeps, createApiKey } from '../core/use-cases/api-keys.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { tableDeps } from '../wiring.js';
+
+/** POST /v1/api-keys `{name, permission?, domain_id?}`: 201 `{id, token}`; the token is shown this once. */
+export const makeHandler = (deps: HttpDeps & ApiKeyDeps) =>
+  httpHandler(deps, { route: 'create-api-key', jsonBody: true }, async ({ body }) => ({
+    statusCode: 201,
+    body: await createApiKey(deps, parseInput(createApiKeySchema, body)),
+  }));
+
+export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));

@@ -1,0 +1,12 @@
+import { revokeApiKey } from '../core/use-cases/api-keys.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { tableDeps } from '../wiring.js';
+
+/** DELETE /v1/api-keys/{id}: revokes the key; its next request gets 401. */
+export const makeHandler = (deps: HttpDeps) =>
+  httpHandler(deps, { route: 'delete-api-key' }, async ({ params }) => {
+    const key = await revokeApiKey(deps, params.id ?? '');
+    return { statusCode: 200, body: { object: 'api_key', id: key.id, deleted: true } };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));

@@ -1,0 +1,415 @@
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
+import { generateApiKey, type Permission } from '../../functions/core/api-keys.js';
+import type { DomainIdentity } from '../../functions/core/domains.js';
+import type { Clock, SendingIdentities } from '../../functions/core/ports.js';
+import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
+import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
+import { context, httpEvent, parseBody } from '../support/events.js';
+import { RecordingQueue, storeDomain } from '../support/fakes.js';
+import { startTestTable, type TestTable } from '../support/table.js';
+
+type Response = APIGatewayProxyStructuredResultV2;
+type Lambda = (event: ReturnType<typeof httpEvent>, context: Context) => Promise<Response>;
+
+/** SES identities as a fake: the domain handlers' own SES behaviour is tested in domain-handlers.test.ts. */
+const identities: SendingIdentities = {
+  create: async (): Promise<DomainIdentity> => ({ status: 'pending', sendable: false, records: [] }),
+  get: async () => ({ status: 'pending', sendable: false, records: [] }),
+  delete: async () => undefined,
+};
+
+let table: TestTable;
+let repos: ReturnType<typeof createRepositories>;
+let now = Date.parse('2026-11-22T10:00:00.250Z');
+const clock: Clock = { now: () => new Date(now) };
+const logged: string[] = [];
+const log = {
+  info: (...args: unknown[]) => void logged.push(JSON.stringify(args)),
+  error: (...args: unknown[]) => void logged.push(JSON.stringify(args)),
+};
+let queue: RecordingQueue;
+// biome-ignore lint/suspicious/noExplicitAny: one set of dependencies serves every handler's makeHandler
+let deps: any;
+const handlers: Record<string, Lambda> = {};
+let acme: { id: string };
+let other: { id: string };
+
+async function newKey(permission: Permission, domain?: { id: string; domain: string }) {
+  const { key, token } = generateApiKey(`${permission} key`, permission, new Date(now), domain);
+  await repos.apiKeys.put(key);
+  return { key, token };
+}
+
+beforeAll(async () => {
+  table = await startTestTable();
+  repos = createRepositories(table.tableName, table.db);
+  acme = await storeDomain(repos.domains, 'acme.com', 'verified');
+  other = await storeDomain(repos.domains, 'other.com', 'verified');
+  queue = new RecordingQueue();
+  deps = {
+    ...repos,
+    identities,
+    queue,
+    clock,
+    log,
+    logError: log.error,
+    rateLimit: { counter: repos.rateCounter, perSecond: 10 },
+    assertSenderDomain: verifiedSenderDomains(repos.domains, clock),
+  };
+  for (const name of [...ROUTES.map((r) => r.handler), FALLBACK_HANDLER]) {
+    const module = (await import(`../../functions/handlers/${name}.ts`)) as {
+      makeHandler: (d: unknown) => Lambda;
+    };
+    handlers[name] = module.makeHandler(deps);
+  }
+});
+afterAll(() => table.stop());
+beforeEach(() => {
+  // Each test in its own second, so earlier requests do not count against its rate limit.
+  now += 10_000;
+  logged.length = 0;
+});
+
+const email = {
+  from: 'Acme <hello@acme.com>',
+  to: 'success@simulator.amazonses.com',
+  subject: 'Hi',
+  text: 'x',
+};
+const SAMPLE_BODIES: Record<string, unknown> = {
+  'send-email': email,
+  'create-domain': { domain: 'matrix.example' },
+  'create-api-key': { name: 'made by the matrix' },
+};
+
+/** A request to a route as API Gateway sends it, with sample ids and bodies. */
+function call(
+  route: (typeof ROUTES)[number],
+  token: string,
+  extra: { headers?: Record<string, string>; body?: unknown } = {},
+) {
+  const pathParameters = route.path.includes('{id}') ? { id: 'dom_01m80n2x4cf0t8d1v2kq7w5mzs' } : undefined;
+  const handler = handlers[route.handler] as Lambda;
+  return handler(
+    httpEvent({
+      method: route.method,
+      path: route.path.replace('{id}', 'dom_01m80n2x4cf0t8d1v2kq7w5mzs'),
+      routeKey: `${route.method} ${route.path}`,
+      token,
+      pathParameters,
+      headers: extra.headers,
+      body: extra.body ?? SAMPLE_BODIES[route.handler],
+    }),
+    context(),
+  );
+}
+
+const route = (handler: string) => ROUTES.find((r) => r.handler === handler) as (typeof ROUTES)[number];
+
+describe('every endpoint × every permission (generated from the route table)', () => {
+  const cases = ROUTES.flatMap((r) =>
+    (['full_access', 'sending_access', 'sending_access+domain'] as const).map((kind) => ({ r, kind })),
+  );
+  it.each(cases)('$r.method $r.path with a $kind key', async ({ r, kind }) => {
+    const { token } = await newKey(
+      kind === 'full_access' ? 'full_access' : 'sending_access',
+      kind === 'sending_access+domain' ? { id: acme.id, domain: 'acme.com' } : undefined,
+    );
+    const response = await call(r, token);
+    const allowed = kind === 'full_access' || r.permission === 'sending_access';
+    if (allowed) {
+      expect(response.statusCode, response.body).not.toBe(403);
+      expect(response.statusCode).not.toBe(401);
+    } else {
+      expect(response.statusCode).toBe(403);
+      expect(parseBody(response)).toMatchObject({ statusCode: 403, name: 'restricted_api_key' });
+      expect(parseBody(response).message).toContain('sending_access');
+    }
+    // Whatever the outcome, an authenticated response says where the key stands.
+    expect(response.headers?.['ratelimit-limit']).toBe('10');
+  });
+
+  it('a sending key restricted to a domain sends only from that domain (403 from another)', async () => {
+    const { token } = await newKey('sending_access', { id: acme.id, domain: 'acme.com' });
+    expect((await call(route('send-email'), token)).statusCode).toBe(200);
+    const refused = await call(route('send-email'), token, { body: { ...email, from: 'x@other.com' } });
+    expect(refused.statusCode).toBe(403);
+    expect(parseBody(refused)).toMatchObject({ name: 'restricted_api_key' });
+    expect(parseBody(refused).message).toContain('acme.com');
+    // An unrestricted sending key may send from any verified domain.
+    const free = await newKey('sending_access');
+    expect(
+      (await call(route('send-email'), free.token, { body: { ...email, from: 'x@other.com' } })).statusCode,
+    ).toBe(200);
+    expect(other.id).toMatch(/^dom_/);
+  });
+});
+
+describe('API keys', () => {
+  it('POST creates a key whose token is returned once and stored nowhere; it works at once', async () => {
+    const { token: admin } = await newKey('full_access');
+    const created = await call(route('create-api-key'), admin, {
+      body: { name: 'shop', permission: 'sending_access', domain_id: acme.id },
+    });
+    expect(created.statusCode).toBe(201);
+    const body = parseBody(created);
+    expect(Object.keys(body).sort()).toEqual(['id', 'token']);
+    expect(body.id).toMatch(/^key_[0-9a-z]{26}$/);
+    expect(body.token).toMatch(/^esk_[A-Za-z0-9_-]{43}$/);
+    // Nothing in the table holds the token.
+    const { Items } = await table.client.send(
+      new (await import('@aws-sdk/client-dynamodb')).ScanCommand({ TableName: table.tableName }),
+    );
+    expect(JSON.stringify(Items)).not.toContain(body.token);
+    expect((await call(route('send-email'), body.token)).statusCode).toBe(200);
+  });
+
+  it('GET lists keys without token or hash, with domain_id and last_used_at', async () => {
+    const { token: admin, key } = await newKey('full_access');
+    const { key: sender } = await newKey('sending_access', { id: acme.id, domain: 'acme.com' });
+    const listed = await call(route('list-api-keys'), admin, {});
+    expect(listed.statusCode).toBe(200);
+    const body = parseBody(listed);
+    expect(body).toMatchObject({ object: 'list', has_more: expect.any(Boolean) });
+    const mine = body.data.find((k: { id: string }) => k.id === key.id);
+    expect(Object.keys(mine).sort()).toEqual(
+      ['created_at', 'domain_id', 'id', 'last_used_at', 'name', 'object', 'permission'].sort(),
+    );
+    expect(mine).toMatchObject({ object: 'api_key', permission: 'full_access', domain_id: null });
+    // The admin key was just used for this very request.
+    expect(mine.last_used_at).toBe(new Date(now).toISOString());
+    expect(body.data.find((k: { id: string }) => k.id === sender.id)).toMatchObject({
+      permission: 'sending_access',
+      domain_id: acme.id,
+      last_used_at: null,
+    });
+    expect(listed.body).not.toMatch(/esk_|"hash"|[0-9a-f]{64}/);
+  });
+
+  it('DELETE revokes: the next request with that key gets the same 401 as an unknown key', async () => {
+    const { token: admin } = await newKey('full_access');
+    const { token: victim, key } = await newKey('sending_access');
+    expect((await call(route('send-email'), victim)).statusCode).toBe(200);
+    const revoke = () =>
+      (handlers['delete-api-key'] as Lambda)(
+        httpEvent({
+          method: 'DELETE',
+          path: `/v1/api-keys/${key.id}`,
+          routeKey: 'DELETE /v1/api-keys/{id}',
+          token: admin,
+          pathParameters: { id: key.id },
+        }),
+        context(),
+      );
+    const deleted = await revoke();
+    expect(deleted.statusCode).toBe(200);
+    expect(parseBody(deleted)).toEqual({ object: 'api_key', id: key.id, deleted: true });
+    const revoked = await call(route('send-email'), victim);
+    const unknown = await call(route('send-email'), `esk_${'x'.repeat(43)}`);
+    expect(revoked.statusCode).toBe(401);
+    expect(revoked.body).toBe(unknown.body);
+    const again = await revoke();
+    expect(again.statusCode).toBe(404);
+  });
+
+  it('400 for a domain_id that is no domain of this service, or on a full-access key', async () => {
+    const { token: admin } = await newKey('full_access');
+    const unknown = await call(route('create-api-key'), admin, {
+      body: { name: 'x', permission: 'sending_access', domain_id: 'dom_01m80n2x4cf0t8d1v2kq7w5mzs' },
+    });
+    expect(unknown.statusCode).toBe(400);
+    expect(parseBody(unknown).errors[0].field).toBe('domain_id');
+    const full = await call(route('create-api-key'), admin, { body: { name: 'x', domain_id: acme.id } });
+    expect(full.statusCode).toBe(400);
+  });
+});
+
+describe('per-key rate limit', () => {
+  it('10 per second per key, with headers on every response; 429 with Retry-After beyond; the next second is free', async () => {
+    const { token } = await newKey('full_access');
+    const { token: neighbour } = await newKey('full_access');
+    const list = route('list-emails');
+    const responses: Response[] = [];
+    for (let i = 0; i < 12; i++) responses.push(await call(list, token, {}));
+    expect(responses.map((r) => r.statusCode)).toEqual([...Array(10).fill(200), 429, 429]);
+    expect(responses.map((r) => r.headers?.['ratelimit-remaining'])).toEqual([
+      '9',
+      '8',
+      '7',
+      '6',
+      '5',
+      '4',
+      '3',
+      '2',
+      '1',
+      '0',
+      '0',
+      '0',
+    ]);
+    const limited = responses[10] as Response;
+    expect(parseBody(limited)).toMatchObject({ statusCode: 429, name: 'rate_limit_exceeded' });
+    expect(limited.headers).toMatchObject({
+      'retry-after': '1',
+      'ratelimit-limit': '10',
+      'ratelimit-reset': '1',
+    });
+    // Another key has its own budget.
+    expect((await call(list, neighbour, {})).statusCode).toBe(200);
+    now += 1000;
+    expect((await call(list, token, {})).statusCode).toBe(200);
+  });
+
+  it('costs one small write per request and no read (the counter returns its new value)', async () => {
+    const { token } = await newKey('full_access');
+    const counted: string[] = [];
+    const counter = {
+      hit: async (subject: string, window: number, expires: number) => {
+        counted.push(subject);
+        return repos.rateCounter.hit(subject, window, expires);
+      },
+    };
+    const handler = (await import('../../functions/handlers/list-emails.js')).makeHandler({
+      ...deps,
+      rateLimit: { counter, perSecond: 10 },
+    });
+    await handler(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
+    expect(counted).toHaveLength(1);
+  });
+});
+
+describe('Idempotency-Key on POST /v1/emails', () => {
+  const send = (token: string, key: string | undefined, body: unknown = email) =>
+    call(route('send-email'), token, { body, headers: key === undefined ? {} : { 'idempotency-key': key } });
+
+  it('the same key and body give the same email and status code, and send once', async () => {
+    const { token } = await newKey('sending_access');
+    const jobs = queue.jobs.length;
+    const first = await send(token, 'order-1');
+    const again = await send(token, 'order-1', { text: 'x', subject: 'Hi', to: email.to, from: email.from });
+    expect(first.statusCode).toBe(200);
+    expect(again.statusCode).toBe(200);
+    expect(parseBody(again)).toEqual(parseBody(first));
+    expect(queue.jobs.length).toBe(jobs + 1);
+  });
+
+  it('keys are per API key: another key may use the same Idempotency-Key', async () => {
+    const a = await newKey('sending_access');
+    const b = await newKey('sending_access');
+    const first = parseBody(await send(a.token, 'shared'));
+    const second = parseBody(await send(b.token, 'shared'));
+    expect(second.id).not.toBe(first.id);
+  });
+
+  it('409 invalid_idempotent_request for the same key with another body', async () => {
+    const { token } = await newKey('sending_access');
+    await send(token, 'order-2');
+    const other = await send(token, 'order-2', { ...email, subject: 'Different' });
+    expect(other.statusCode).toBe(409);
+    expect(parseBody(other)).toMatchObject({ name: 'invalid_idempotent_request' });
+  });
+
+  it('two concurrent requests with one key: one email; the other 409 or the same answer', async () => {
+    const { token } = await newKey('sending_access');
+    const jobs = queue.jobs.length;
+    const results = await Promise.all(Array.from({ length: 5 }, () => send(token, 'race')));
+    const ok = results.filter((r) => r.statusCode === 200).map((r) => parseBody(r).id);
+    expect(new Set(ok).size).toBe(1);
+    for (const r of results.filter((x) => x.statusCode !== 200)) {
+      expect(r.statusCode).toBe(409);
+      expect(parseBody(r).name).toBe('concurrent_idempotent_requests');
+    }
+    expect(queue.jobs.length).toBe(jobs + 1);
+  });
+
+  it('400 invalid_idempotency_key for an empty or over-long key', async () => {
+    const { token } = await newKey('sending_access');
+    for (const key of ['', 'k'.repeat(257)]) {
+      const response = await send(token, key);
+      expect(response.statusCode).toBe(400);
+      expect(parseBody(response).name).toBe('invalid_idempotency_key');
+    }
+    expect((await send(token, 'k'.repeat(256))).statusCode).toBe(200);
+  });
+
+  it('a failed send gives the key back, so the retry sends', async () => {
+    const { token } = await newKey('sending_access');
+    queue.failWith = new Error('queue down');
+    expect((await send(token, 'retry-me')).statusCode).toBe(500);
+    queue.failWith = undefined;
+    const retry = await send(token, 'retry-me');
+    expect(retry.statusCode).toBe(200);
+  });
+
+  it('a request that died holding the key is finished by a retry under the same email id, queued again', async () => {
+    const { token, key } = await newKey('sending_access');
+    const { hashIdempotencyKey, fingerprint } = await import('../../functions/core/idempotency.js');
+    const { newEmailId } = await import('../../functions/core/ids.js');
+    // As if a request had stored the email and died before queueing it or answering.
+    const id = newEmailId();
+    await repos.idempotency.begin(
+      key.id,
+      hashIdempotencyKey('crashed'),
+      fingerprint(email),
+      id,
+      now - 60_000,
+    );
+    const { parseInput } = await import('../../functions/http/middleware.js');
+    const { sendEmailSchema, toContent } = await import('../../functions/core/email.js');
+    await repos.emails.create({
+      id,
+      created_at: new Date(now - 60_000).toISOString(),
+      content: toContent(parseInput(sendEmailSchema, email)),
+    });
+    const jobs = queue.jobs.length;
+    const retry = await send(token, 'crashed');
+    expect(retry.statusCode).toBe(200);
+    expect(parseBody(retry).id).toBe(id);
+    expect(queue.jobs.slice(jobs).map((j) => j.id)).toEqual([id]);
+  });
+});
+
+describe('refused before any work', () => {
+  it('deeply nested JSON gets 400 without a key lookup, like an oversized body gets 413', async () => {
+    let lookups = 0;
+    const counting = {
+      ...repos.apiKeys,
+      findByHash: async (hash: string) => {
+        lookups++;
+        return repos.apiKeys.findByHash(hash);
+      },
+    };
+    const handler = (await import('../../functions/handlers/send-email.js')).makeHandler({
+      ...deps,
+      apiKeys: counting as never,
+    });
+    const nested = `{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    const response = await handler(
+      httpEvent({ method: 'POST', path: '/v1/emails', token: `esk_${'y'.repeat(43)}`, body: nested }),
+      context(),
+    );
+    expect(response.statusCode).toBe(400);
+    expect(parseBody(response).message).toContain('nests deeper than 32');
+    expect(lookups).toBe(0);
+  });
+});
+
+describe('secrets stay out of logs', () => {
+  it('no token, hash or Authorization header is logged, whatever the outcome', async () => {
+    const { token, key } = await newKey('sending_access');
+    const failing = (await import('../../functions/handlers/send-email.js')).makeHandler({
+      ...deps,
+      queue: { enqueue: async () => Promise.reject(new Error('boom')) },
+    });
+    await failing(httpEvent({ method: 'POST', path: '/v1/emails', token, body: email }), context());
+    for (let i = 0; i < 12; i++) await call(route('send-email'), token); // 200s, then 429s
+    await call(route('list-emails'), token, {}); // 403
+    await call(route('list-emails'), `esk_${'z'.repeat(43)}`, {}); // 401
+    expect(logged.length).toBeGreaterThan(0);
+    const text = logged.join('\n');
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(key.hash);
+    expect(text).not.toMatch(/authorization|bearer|esk_/i);
+  });
+});
