@@ -51,15 +51,18 @@ describe('access control on the local stack (over HTTPS)', () => {
     const { token } = await createKey({ name: 'burst' });
     const client = httpsClient(service.baseUrl, service.certificate, token);
     try {
+      const started = Date.now();
       const responses = await Promise.all(
         Array.from({ length: 50 }, () => client.call('GET', '/emails?limit=1')),
       );
+      // One-second windows: 10 per window the burst touched (one, or two if it straddled a boundary).
+      const windows = Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 1;
       const ok = responses.filter((r) => r.status === 200);
       const limited = responses.filter((r) => r.status === 429);
       expect(ok.length + limited.length).toBe(50);
-      // A fixed one-second window: 10 per window, 20 at most if the burst straddles two windows.
       expect(ok.length).toBeGreaterThanOrEqual(10);
-      expect(ok.length).toBeLessThanOrEqual(20);
+      expect(ok.length).toBeLessThanOrEqual(10 * windows);
+      expect(limited.length).toBeGreaterThan(0);
       for (const r of responses) {
         expect(r.headers.get('ratelimit-limit')).toBe('10');
         expect(Number(r.headers.get('ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
