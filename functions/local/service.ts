@@ -8,6 +8,7 @@ import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js'
 import { keys } from '../adapters/dynamodb/table.js';
 import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
 import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../core/api-keys.js';
+import { contentOf } from '../core/email.js';
 import { FALLBACK_HANDLER, ROUTES } from '../routes.js';
 import { startEmulators } from './emulators.js';
 import { type HttpLambda, startHttpsGateway } from './https-gateway.js';
@@ -284,8 +285,7 @@ async function requeueStranded(
     for (const summary of page.data) {
       const email = await emails.get(summary.id);
       if (!email || email.sent_at) continue;
-      const { html, text, from, to, cc, bcc, reply_to, subject } = email;
-      await queue.enqueue({ id: email.id, content: { from, to, cc, bcc, reply_to, subject, html, text } });
+      await queue.enqueue({ id: email.id, content: contentOf(email) });
       count++;
     }
     if (!page.has_more) break;

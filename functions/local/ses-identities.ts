@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { domainOf } from '../core/address.js';
 
 /**
  * SES v2's identity API, which the SES emulator lacks, for `npm start`: CreateEmailIdentity,
@@ -70,11 +71,7 @@ export class LocalIdentities {
 
   /** Whether SES would send from this address now (SendEmail checks its domain). */
   canSendFrom(address: string): boolean {
-    const email = /<([^<>]+)>\s*$/.exec(address)?.[1] ?? address;
-    const domain = email
-      .slice(email.lastIndexOf('@') + 1)
-      .trim()
-      .toLowerCase();
+    const domain = domainOf((/<([^<>]+)>\s*$/.exec(address)?.[1] ?? address).trim());
     const identity = this.identities.get(domain);
     return identity !== undefined && this.statusOf(domain, identity.createdAtMs) === 'SUCCESS';
   }

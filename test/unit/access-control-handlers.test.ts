@@ -279,6 +279,24 @@ describe('per-key rate limit', () => {
   });
 });
 
+describe('per-key rate limit when the counter cannot be written', () => {
+  it('lets the request through (fail open) and logs why, without the key', async () => {
+    const { token } = await newKey('full_access');
+    const handler = (await import('../../functions/handlers/list-emails.js')).makeHandler({
+      ...deps,
+      rateLimit: {
+        counter: { hit: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')) },
+        perSecond: 10,
+      },
+    });
+    const response = await handler(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
+    expect(response.statusCode).toBe(200);
+    expect(response.headers?.['ratelimit-remaining']).toBe('10');
+    expect(logged.join('\n')).toContain('rate limit counter failed');
+    expect(logged.join('\n')).not.toContain(token);
+  });
+});
+
 describe('Idempotency-Key on POST /v1/emails', () => {
   const send = (token: string, key: string | undefined, body: unknown = email) =>
     call(route('send-email'), token, { body, headers: key === undefined ? {} : { 'idempotency-key': key } });

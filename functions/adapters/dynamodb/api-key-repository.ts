@@ -1,5 +1,4 @@
 import {
-  BatchGetCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -8,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { ApiKey, Permission } from '../../core/api-keys.js';
 import type { ApiKeyRepository } from '../../core/ports.js';
-import { isConditionFailure, pageOf, queryPages } from './client.js';
+import { batchGetAll, isConditionFailure, pageOf, queryPages } from './client.js';
 import { keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -92,18 +91,13 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     // last_used_at lives on the lookup item, which authentication reads and updates.
     const used = new Map<string, string>();
     if (pageItems.length) {
-      const { Responses } = await this.db.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [this.tableName]: {
-              Keys: pageItems.map((item) => this.lookupKey(String(item.hash))),
-              ProjectionExpression: 'pk, last_used_at',
-            },
-          },
-        }),
+      const lookups = await batchGetAll(
+        this.db,
+        this.tableName,
+        pageItems.map((item) => this.lookupKey(String(item.hash))),
+        'pk, last_used_at',
       );
-      for (const item of Responses?.[this.tableName] ?? [])
-        if (item.last_used_at) used.set(String(item.pk), String(item.last_used_at));
+      for (const item of lookups) if (item.last_used_at) used.set(String(item.pk), String(item.last_used_at));
     }
     return {
       data: pageItems.map((item) => {

@@ -1,5 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 
 /** One client per container, reused by every invocation. Endpoint from AWS_ENDPOINT_URL_DYNAMODB when set (local). */
 export const createDocumentClient = (client = new DynamoDBClient({})) =>
@@ -36,4 +41,31 @@ export async function pageOf(
     if (items.length >= wanted) break;
   }
   return { items: items.slice(offset, offset + limit), has_more: items.length > offset + limit };
+}
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** BatchGetItem of up to 100 keys, retrying what DynamoDB leaves unprocessed (with backoff). */
+export async function batchGetAll(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  keyList: Item[],
+  projection?: string,
+): Promise<Item[]> {
+  const found: Item[] = [];
+  let pending = keyList;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) {
+      if (attempt > 5) throw new Error('DynamoDB did not answer the read after 5 retries');
+      await pause(25 * 2 ** attempt);
+    }
+    const result = await db.send(
+      new BatchGetCommand({
+        RequestItems: { [tableName]: { Keys: pending, ProjectionExpression: projection } },
+      }),
+    );
+    found.push(...(result.Responses?.[tableName] ?? []));
+    pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Item[];
+  }
+  return found;
 }

@@ -1,22 +1,18 @@
 import {
-  BatchGetCommand,
   BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { EmailDetail, EmailEvent, EmailSummary } from '../../core/email.js';
 import type { ListEmailsQuery } from '../../core/list.js';
 import type { ClaimResult, EmailRepository, NewEmail } from '../../core/ports.js';
 import type { EmailStatus, TerminalStatus } from '../../core/status.js';
-import { isConditionFailure } from './client.js';
+import { batchGetAll, isConditionFailure, pageOf, pause, queryPages } from './client.js';
 import { INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Emails in the single table. Status, summary and bodies are separate items (see table.ts). */
 export class DynamoEmailRepository implements EmailRepository {
@@ -54,19 +50,12 @@ export class DynamoEmailRepository implements EmailRepository {
 
   async get(id: string): Promise<EmailDetail | null> {
     const items: Item[] = [];
-    let startKey: Item | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.email(id) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for await (const page of queryPages(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.email(id) },
+    }))
+      items.push(...page);
 
     const bySk = (sk: string) => items.find((item) => item.sk === sk);
     const status = bySk(keys.status);
@@ -100,31 +89,25 @@ export class DynamoEmailRepository implements EmailRepository {
   }: ListEmailsQuery): Promise<{ data: EmailSummary[]; has_more: boolean }> {
     const index = status ? INDEXES.emailsByStatus : INDEXES.emailsByTime;
     const partition = status ? keys.emailsWithStatus(status) : keys.allEmails;
-    const wanted = offset + limit + 1; // one more than the page tells whether there is a next page
-    const entries: Item[] = [];
-    let startKey: Item | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: index.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': index.partitionKey },
-          ExpressionAttributeValues: { ':pk': partition },
-          ScanIndexForward: false, // ids sort by creation time: newest first
-          Limit: Math.min(wanted - entries.length, 1000),
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      entries.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey && entries.length < wanted);
-
-    const page = entries.slice(offset, offset + limit);
-    const has_more = entries.length > offset + limit;
+    const { items: page, has_more } = await pageOf(
+      queryPages(this.db, {
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': partition },
+        ScanIndexForward: false, // ids sort by creation time: newest first
+        Limit: Math.min(offset + limit + 1, 1000),
+      }),
+      { limit, offset },
+    );
     if (page.length === 0) return { data: [], has_more };
 
-    const summaries = await this.batchGet(page.map((entry) => ({ pk: entry.pk, sk: keys.summary })));
+    const summaries = await batchGetAll(
+      this.db,
+      this.tableName,
+      page.map((entry) => ({ pk: entry.pk, sk: keys.summary })),
+    );
     const byPk = new Map(summaries.map((item) => [item.pk, item]));
     const data: EmailSummary[] = [];
     for (const entry of page) {
@@ -237,23 +220,6 @@ export class DynamoEmailRepository implements EmailRepository {
       );
       requests = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
     }
-  }
-
-  private async batchGet(keyList: Item[]): Promise<Item[]> {
-    const found: Item[] = [];
-    let pending = keyList;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) {
-        if (attempt > 5) throw new Error('DynamoDB did not answer the read after 5 retries');
-        await pause(25 * 2 ** attempt);
-      }
-      const result = await this.db.send(
-        new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending } } }),
-      );
-      found.push(...(result.Responses?.[this.tableName] ?? []));
-      pending = (result.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Item[];
-    }
-    return found;
   }
 }
 

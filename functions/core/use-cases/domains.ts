@@ -150,6 +150,9 @@ export async function deleteDomain(deps: DomainDeps, id: string): Promise<Domain
   return domain;
 }
 
+/** Still waiting for SES to see DNS. */
+const waiting = (status: string) => status === 'pending' || status === 'temporary_failure';
+
 /**
  * The scheduled re-check: domains with records still waiting for DNS (pending, temporary_failure)
  * every run, verified ones once an hour (DNS records can be removed later). Failed ones are left alone: SES
@@ -161,7 +164,6 @@ export async function checkDomains(deps: DomainDeps): Promise<{ checked: number;
   let changed = 0;
   for await (const domain of deps.domains.all()) {
     if (checked >= MAX_CHECKS_PER_RUN) break;
-    const waiting = (status: string) => status === 'pending' || status === 'temporary_failure';
     const due =
       waiting(domain.status) ||
       // Verified by DKIM while the MAIL FROM records are still being looked for.

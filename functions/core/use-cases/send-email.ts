@@ -1,5 +1,5 @@
 import { domainOf } from '../address.js';
-import { type SendEmailInput, toContent } from '../email.js';
+import { contentOf, type SendEmailInput, toContent } from '../email.js';
 import {
   fingerprint,
   hashIdempotencyKey,
@@ -82,9 +82,8 @@ export async function sendEmailOnce(
   try {
     const existing = begin.outcome === 'resume' ? await deps.emails.get(id) : null;
     if (existing) {
-      const { from, to, cc, bcc, reply_to, subject, html, text } = existing;
       if (existing.status === 'queued' && !existing.sent_at)
-        await deps.queue.enqueue({ id, content: { from, to, cc, bcc, reply_to, subject, html, text } });
+        await deps.queue.enqueue({ id, content: contentOf(existing) });
       sent = { id, status: 'queued', created_at: existing.created_at };
     } else {
       sent = await sendEmail(deps, input, id);
