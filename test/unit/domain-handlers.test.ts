@@ -19,7 +19,11 @@ import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain
 import { OWNER_TAG, SesIdentities, toDomainStatus } from '../../functions/adapters/ses/identities.js';
 import type { Domain } from '../../functions/core/domains.js';
 import type { Clock, DomainRepository } from '../../functions/core/ports.js';
-import { VERIFIED_RECHECK_MS, verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
+import {
+  MAX_CHECKS_PER_RUN,
+  VERIFIED_RECHECK_MS,
+  verifiedSenderDomains,
+} from '../../functions/core/use-cases/domains.js';
 import { makeHandler as makeCheck } from '../../functions/handlers/check-domains.js';
 import { makeHandler as makeCreate } from '../../functions/handlers/create-domain.js';
 import { makeHandler as makeDelete } from '../../functions/handlers/delete-domain.js';
@@ -27,7 +31,7 @@ import { makeHandler as makeGet } from '../../functions/handlers/get-domain.js';
 import { makeHandler as makeList } from '../../functions/handlers/list-domains.js';
 import { makeHandler as makeVerify } from '../../functions/handlers/verify-domain.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
-import { fullAccessKey } from '../support/fakes.js';
+import { fullAccessKey, storeDomain } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 const ses = mockClient(SESv2Client);
@@ -472,6 +476,35 @@ describe('scheduled check (check-domains)', () => {
       const statuses: Record<string, string> = {};
       for await (const d of repo.all()) statuses[d.domain] = d.status;
       expect(statuses).toEqual({ 'p.example': 'pending', 'v.example': 'verified', 'f.example': 'failed' });
+    } finally {
+      await fresh.stop();
+    }
+  });
+});
+
+describe('scheduled check: more due domains than one run checks', () => {
+  it('visits the least recently checked first, so 60 pending domains are all checked within two runs', async () => {
+    const fresh = await startTestTable('check-order');
+    try {
+      const repo = new DynamoDomainRepository(fresh.db, fresh.tableName);
+      const names = Array.from({ length: 60 }, (_, i) => `d${String(i).padStart(2, '0')}.example`);
+      for (const name of names) await storeDomain(repo, name, 'pending');
+      ses
+        .on(GetEmailIdentityCommand)
+        .callsFake((input: { EmailIdentity: string }) => identity(input.EmailIdentity, 'PENDING'));
+      now = new Date(Date.now() + 60_000);
+      const check = makeCheck({ ...deps, domains: repo });
+      const run = async () => {
+        ses.resetHistory();
+        now = new Date(now.getTime() + 60_000);
+        expect((await check()).checked).toBe(MAX_CHECKS_PER_RUN);
+        return ses.commandCalls(GetEmailIdentityCommand).map((c) => String(c.args[0].input.EmailIdentity));
+      };
+      const first = await run();
+      const second = await run();
+      // The ten the first run could not reach come first in the second.
+      expect(second.slice(0, 10).sort()).toEqual(names.filter((n) => !first.includes(n)).sort());
+      expect(new Set([...first, ...second]).size).toBe(60);
     } finally {
       await fresh.stop();
     }

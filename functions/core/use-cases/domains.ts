@@ -155,22 +155,26 @@ const waiting = (status: string) => status === 'pending' || status === 'temporar
 
 /**
  * The scheduled re-check: domains with records still waiting for DNS (pending, temporary_failure)
- * every run, verified ones once an hour (DNS records can be removed later). Failed ones are left alone: SES
- * stops looking after 72 hours.
+ * every run, verified ones once an hour (DNS records can be removed later). Failed ones are left
+ * alone: SES stops looking after 72 hours. At most MAX_CHECKS_PER_RUN a run, the least recently
+ * checked first, so however many are waiting, each is looked at in turn.
  */
 export async function checkDomains(deps: DomainDeps): Promise<{ checked: number; changed: number }> {
   const now = deps.clock.now().getTime();
-  let checked = 0;
-  let changed = 0;
+  const due: Domain[] = [];
   for await (const domain of deps.domains.all()) {
-    if (checked >= MAX_CHECKS_PER_RUN) break;
-    const due =
+    if (
       waiting(domain.status) ||
       // Verified by DKIM while the MAIL FROM records are still being looked for.
       (domain.status === 'verified' && domain.records.some((r) => waiting(r.status))) ||
-      (domain.status === 'verified' && now - Date.parse(domain.checked_at) >= VERIFIED_RECHECK_MS);
-    if (!due) continue;
-    checked++;
+      (domain.status === 'verified' && now - Date.parse(domain.checked_at) >= VERIFIED_RECHECK_MS)
+    )
+      due.push(domain);
+  }
+  due.sort((a, b) => Date.parse(a.checked_at) - Date.parse(b.checked_at));
+  let changed = 0;
+  const batch = due.slice(0, MAX_CHECKS_PER_RUN);
+  for (const domain of batch) {
     try {
       const refreshed = await refreshDomain(deps, domain, true);
       if (refreshed.status !== domain.status) changed++;
@@ -178,7 +182,7 @@ export async function checkDomains(deps: DomainDeps): Promise<{ checked: number;
       deps.logError?.('domain check failed', { id: domain.id, error: String(error) });
     }
   }
-  return { checked, changed };
+  return { checked: batch.length, changed };
 }
 
 /**
