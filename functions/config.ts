@@ -12,8 +12,17 @@ const schema = z.object({
   SEND_MAX_RECEIVE_COUNT: z._default(z.coerce.number().check(z.int(), z.gte(1)), 5),
   /** Requests per second each API key may make (all function instances together). */
   RATE_LIMIT_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1)), 10),
-  /** How long a consumer's claim on an email lasts (ms); longer than one send attempt. */
-  SEND_LEASE_MS: z._default(z.coerce.number().check(z.int(), z.gte(1000)), 60_000),
+  /** Longest wait for a connection to SES (ms); past it SES never saw the request, so it is retried. */
+  SES_CONNECT_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100)), 2_000),
+  /** Longest wait for SES's answer to SendEmail (ms); past it the outcome is unknown and never retried. */
+  SES_REQUEST_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100)), 10_000),
+  /** The send queue's dead-letter queue (read by the sweeper). */
+  SEND_DEAD_LETTER_QUEUE_URL: z.string().check(z.minLength(1)),
+  /** The sweeper's bounds (ms); the stack derives them from its queues (see lib/, "invariants"). */
+  SWEEP_REQUEUE_AFTER_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 15 * 60_000),
+  SWEEP_UNKNOWN_OUTCOME_AFTER_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 30 * 60_000),
+  SWEEP_FINAL_EVENTS_AFTER_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 15 * 3_600_000),
+  SWEEP_OLD_CHECK_EVERY_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 3_600_000),
 });
 
 export type Config = z.infer<typeof schema>;

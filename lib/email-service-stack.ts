@@ -28,6 +28,7 @@ import {
   TTL_ATTRIBUTE,
 } from '../functions/adapters/dynamodb/table.js';
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
+import { type SendTimings, sendTimings, timingProblems } from '../functions/send-timings.js';
 import { BUNDLE_OPTIONS } from './bundling.js';
 
 export interface EmailServiceStackProps extends StackProps {
@@ -74,10 +75,13 @@ const HTTP_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
  * DynamoDB actions each function needs on the table (besides HTTP_TABLE_ACTIONS for the HTTP
  * functions), and whether it reads the listing indexes; nothing else is granted.
  */
-const TABLE_ACCESS: Record<string, { actions: string[]; indexes?: true }> = {
+const TABLE_ACCESS: Record<string, { actions: string[]; indexes?: readonly string[] }> = {
   // The email's items, and its idempotency key (claimed with PutItem, given back with DeleteItem).
   'send-email': { actions: ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'] },
-  'list-emails': { actions: ['dynamodb:Query', 'dynamodb:BatchGetItem'], indexes: true },
+  'list-emails': {
+    actions: ['dynamodb:Query', 'dynamodb:BatchGetItem'],
+    indexes: [INDEXES.emailsByTime.name, INDEXES.emailsByStatus.name],
+  },
   'get-email': { actions: ['dynamodb:Query'] },
   'route-not-found': { actions: [] },
   'process-send-queue': { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
@@ -88,6 +92,18 @@ const TABLE_ACCESS: Record<string, { actions: string[]; indexes?: true }> = {
   'verify-domain': { actions: ['dynamodb:PutItem'] },
   'delete-domain': { actions: ['dynamodb:DeleteItem'] },
   'check-domains': { actions: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+  // Its progress item (GetItem, PutItem), the queued emails' index entries, status items (BatchGetItem)
+  // and contents, and the conditional transitions (UpdateItem).
+  'sweep-emails': {
+    actions: [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:BatchGetItem',
+      'dynamodb:UpdateItem',
+    ],
+    indexes: [INDEXES.emailsByStatus.name],
+  },
   'create-api-key': { actions: ['dynamodb:PutItem'] },
   'list-api-keys': { actions: ['dynamodb:Query', 'dynamodb:BatchGetItem'] },
   'delete-api-key': { actions: ['dynamodb:DeleteItem'] },
@@ -117,12 +133,34 @@ export class EmailServiceStack extends Stack {
   public readonly sendQueue: Queue;
   public readonly sendDeadLetterQueue: Queue;
   public readonly eventsQueue: Queue;
+  public readonly eventsDeadLetterQueue: Queue;
   public readonly configurationSet: ConfigurationSet;
   public readonly functions: Record<string, NodejsFunction> = {};
+  /** The send pipeline's timings (queues, timeouts, the sweeper's bounds) and their invariants. */
+  public readonly timings: SendTimings;
 
   constructor(scope: Construct, id: string, props: EmailServiceStackProps = {}) {
     super(scope, id, props);
-    const sendMaxAttempts = props.sendMaxAttempts ?? 5;
+    const consumerTimeout = Duration.seconds(30);
+    const timings = sendTimings({
+      consumerTimeoutSeconds: consumerTimeout.toSeconds(),
+      sesConnectTimeoutMs: 2_000,
+      sesRequestTimeoutMs: 10_000,
+      // AWS's advice for a Lambda source: a visibility timeout of six times the function timeout,
+      // so a message does not reappear while the invocation that received it still runs.
+      sendVisibilitySeconds: consumerTimeout.toSeconds() * 6,
+      sendMaxAttempts: props.sendMaxAttempts ?? 5,
+      eventsVisibilitySeconds: consumerTimeout.toSeconds() * 6,
+      eventsMaxAttempts: 5,
+      // SES's documented maximum (MaxDeliverySeconds 300–50,400), set so the bound is this stack's own.
+      maxDeliverySeconds: Duration.hours(14).toSeconds(),
+    });
+    const problems = timingProblems(timings);
+    if (timings.sendVisibilitySeconds < 6 * timings.consumerTimeoutSeconds)
+      problems.push('the send queue visibility timeout must be at least 6 × the consumer timeout');
+    if (problems.length)
+      throw new Error(`The send pipeline's timings break its invariants: ${problems.join('; ')}`);
+    this.timings = timings;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
 
     this.table = new Table(this, 'Table', {
@@ -144,21 +182,19 @@ export class EmailServiceStack extends Stack {
       });
     }
 
-    const consumerTimeout = Duration.seconds(30);
     this.sendDeadLetterQueue = this.queue('SendDeadLetterQueue', { retentionPeriod: Duration.days(14) });
     this.sendQueue = this.queue('SendQueue', {
-      // AWS's advice for a Lambda source: at least six times the function timeout.
-      visibilityTimeout: Duration.seconds(consumerTimeout.toSeconds() * 6),
+      visibilityTimeout: Duration.seconds(timings.sendVisibilitySeconds),
       maxMessageSizeBytes: 1024 * 1024,
       retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.sendDeadLetterQueue, maxReceiveCount: sendMaxAttempts },
+      deadLetterQueue: { queue: this.sendDeadLetterQueue, maxReceiveCount: timings.sendMaxAttempts },
     });
-    const eventsDeadLetterQueue = this.queue('SesEventsDeadLetterQueue', {
+    this.eventsDeadLetterQueue = this.queue('SesEventsDeadLetterQueue', {
       retentionPeriod: Duration.days(14),
     });
     this.eventsQueue = this.queue('SesEventsQueue', {
-      visibilityTimeout: Duration.seconds(consumerTimeout.toSeconds() * 6),
-      deadLetterQueue: { queue: eventsDeadLetterQueue, maxReceiveCount: 5 },
+      visibilityTimeout: Duration.seconds(timings.eventsVisibilitySeconds),
+      deadLetterQueue: { queue: this.eventsDeadLetterQueue, maxReceiveCount: timings.eventsMaxAttempts },
     });
 
     // SES publishes delivery events of every email sent with this configuration set to the topic.
@@ -167,12 +203,15 @@ export class EmailServiceStack extends Stack {
     this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', {
       suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
       reputationMetrics: true,
+      // Every recipient gets a final event (delivery or bounce) within this; the sweeper relies on it.
+      maxDeliveryDuration: Duration.seconds(timings.maxDeliverySeconds),
     });
     this.configurationSet.addEventDestination('ToSns', {
       destination: EventDestination.snsTopic(eventsTopic),
-      // No SEND: the consumer records sent_at itself; that event would cost a publish, a queue
-      // message, an invocation and a write per email and tell nothing new.
+      // SEND is SES's own word that it took an email: it settles an attempt whose worker timed out
+      // or died after SES accepted, so such an email is marked sent instead of being sent again.
       events: [
+        EmailSendingEvent.SEND,
         EmailSendingEvent.REJECT,
         EmailSendingEvent.BOUNCE,
         EmailSendingEvent.COMPLAINT,
@@ -236,8 +275,9 @@ export class EmailServiceStack extends Stack {
       timeout: consumerTimeout,
       environment: {
         CONFIGURATION_SET_NAME: this.configurationSet.configurationSetName,
-        SEND_MAX_RECEIVE_COUNT: String(sendMaxAttempts),
-        SEND_LEASE_MS: String(consumerTimeout.toMilliseconds() * 2),
+        SEND_MAX_RECEIVE_COUNT: String(timings.sendMaxAttempts),
+        SES_CONNECT_TIMEOUT_MS: String(timings.sesConnectTimeoutMs),
+        SES_REQUEST_TIMEOUT_MS: String(timings.sesRequestTimeoutMs),
       },
     });
     consumer.addToRolePolicy(
@@ -274,6 +314,38 @@ export class EmailServiceStack extends Stack {
         reportBatchItemFailures: true,
       }),
     );
+
+    // The sweeper: every minute, nothing accepted is left queued for good (see sweep.ts).
+    const sweeper = this.handler('sweep-emails', {
+      logRetention,
+      timeout: Duration.seconds(60),
+      environment: {
+        SEND_QUEUE_URL: this.sendQueue.queueUrl,
+        SEND_DEAD_LETTER_QUEUE_URL: this.sendDeadLetterQueue.queueUrl,
+        SEND_MAX_RECEIVE_COUNT: String(timings.sendMaxAttempts),
+        SWEEP_REQUEUE_AFTER_MS: String(timings.requeueAfterMs),
+        SWEEP_UNKNOWN_OUTCOME_AFTER_MS: String(timings.unknownOutcomeAfterMs),
+        SWEEP_FINAL_EVENTS_AFTER_MS: String(timings.finalEventsAfterMs),
+      },
+    });
+    sweeper.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes'],
+        resources: [this.sendQueue.queueArn],
+      }),
+    );
+    // It reads the dead-letter queue without deleting (operators inspect it; its depth alarms).
+    sweeper.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['sqs:ReceiveMessage'],
+        resources: [this.sendDeadLetterQueue.queueArn],
+      }),
+    );
+    new Rule(this, 'SweepEmailsSchedule', {
+      description: 'Re-queues stranded emails and settles those whose outcome will never come',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(sweeper, { retryAttempts: 0 })],
+    });
 
     // Domains: SES identity actions for the domain functions, and the scheduled re-check.
     const checker = this.handler('check-domains', { logRetention, timeout: Duration.seconds(60) });
@@ -363,13 +435,8 @@ export class EmailServiceStack extends Stack {
     if (access) {
       const actions = [...new Set([...(options.http ? HTTP_TABLE_ACTIONS : []), ...access.actions])];
       // Exactly these actions on the table, and on the two listing indexes only where it queries them.
-      const indexArns = Object.values(INDEXES).map((index) => `${this.table.tableArn}/index/${index.name}`);
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          actions,
-          resources: [this.table.tableArn, ...(access.indexes ? indexArns : [])],
-        }),
-      );
+      const indexArns = (access.indexes ?? []).map((name) => `${this.table.tableArn}/index/${name}`);
+      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [this.table.tableArn, ...indexArns] }));
       fn.addEnvironment('TABLE_NAME', this.table.tableName);
     }
     this.functions[name] = fn;

@@ -156,24 +156,3 @@ export interface EmailDetail extends EmailSummary {
   failure_reason: string | null;
   events: EmailEvent[];
 }
-
-/** What was accepted for sending, read back from a stored email (to queue it again). */
-export const contentOf = ({
-  from,
-  to,
-  cc,
-  bcc,
-  reply_to,
-  subject,
-  html,
-  text,
-}: EmailDetail): EmailContent => ({
-  from,
-  to,
-  cc,
-  bcc,
-  reply_to,
-  subject,
-  html,
-  text,
-});

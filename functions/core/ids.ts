@@ -32,3 +32,29 @@ export const isId = (prefix: string, value: string): boolean =>
   value.startsWith(`${prefix}_`) && SUFFIX.test(value.slice(prefix.length + 1));
 
 export const isEmailId = (value: string): boolean => isId(EMAIL_ID_PREFIX, value);
+
+/** Sorts before every email id (the sweeper's starting point). */
+export const FIRST_EMAIL_ID = `${EMAIL_ID_PREFIX}_`;
+
+/**
+ * The boundary between emails created before `ms` and from `ms` on: the UUIDv7 of that millisecond
+ * with every other bit zero. No real id equals it (a real UUIDv7 has its version bits set), so
+ * `id < emailIdAt(ms)` holds exactly for the ids of emails created before `ms`.
+ */
+export function emailIdAt(ms: number): string {
+  const bytes = new Uint8Array(16);
+  let t = Math.max(0, Math.floor(ms));
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = t % 256;
+    t = Math.floor(t / 256);
+  }
+  return `${EMAIL_ID_PREFIX}_${encodeBase32(bytes)}`;
+}
+
+/** When an email id was created (the UUIDv7's millisecond timestamp). */
+export function emailIdTime(id: string): number {
+  const suffix = id.slice(EMAIL_ID_PREFIX.length + 1);
+  let value = 0n;
+  for (const char of suffix) value = (value << 5n) | BigInt(ALPHABET.indexOf(char));
+  return Number(value >> 80n);
+}

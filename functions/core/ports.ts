@@ -7,7 +7,7 @@ import type { Domain, DomainIdentity, DomainStatus } from './domains.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './email.js';
 import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
 import type { ListEmailsQuery } from './list.js';
-import type { TerminalStatus } from './status.js';
+import type { EmailStatus, TerminalStatus } from './status.js';
 
 export interface NewEmail {
   id: string;
@@ -16,30 +16,101 @@ export interface NewEmail {
 }
 
 export type ClaimResult =
-  /** This worker may send now; nobody else will until the lease ends. */
+  /** This worker may hand the email to the provider now; the attempt is recorded as begun. */
   | 'claimed'
-  /** Already handed to the provider, or already in a final state: nothing to do. */
+  /** Already sent, or already in a final state: nothing to do. */
   | 'done'
-  /** Another worker holds a live lease: try again later. */
-  | 'busy'
+  /**
+   * An attempt already began (another worker, or one that died) and its outcome is not known yet:
+   * never start another. The provider's send event, or the sweeper, settles it.
+   */
+  | 'in_progress'
   /** No such email. */
   | 'missing';
+
+/** What the status item of an email says, read on its own (one GetItem). */
+export interface EmailState {
+  id: string;
+  status: EmailStatus;
+  created_at: string;
+  /** When the provider accepted it (our consumer's record, or the provider's Send event). */
+  sent_at?: string;
+  /** When an attempt to hand it to the provider began (epoch ms); kept until the email is sent or final. */
+  send_started_at?: number;
+  /** Why that attempt's outcome is unknown (a timeout, a 5xx), recorded by the worker that made it. */
+  attempt_error?: string;
+  /** When the sweeper last put it back on the queue (epoch ms). */
+  requeued_at?: number;
+  /** A scheduled email is not due before this time (ISO). */
+  scheduled_at?: string;
+}
+
+/**
+ * The guard a final status change is conditional on, besides the email still being queued:
+ * `unsent`: no attempt ever began (so no attempt can be under way); `attempt`: the attempt that
+ * began at this time is still the one on record and nothing confirmed it; `sent`: it was sent.
+ */
+export type FinishGuard = { unsent: true } | { attemptStartedAt: number } | { sent: true };
+
+export interface FinishOptions {
+  reason?: string;
+  /** Only if this also holds (the sweeper's transitions). */
+  guard?: FinishGuard;
+  /** What an event of the provider says about the send, filled in when the email has none yet. */
+  sent?: { at: string; providerMessageId: string };
+}
 
 export interface EmailRepository {
   /** Stores a new queued email (status, summary and bodies). */
   create(email: NewEmail): Promise<void>;
   get(id: string): Promise<EmailDetail | null>;
+  /** The status item alone (one GetItem): what resuming a request or the sweeper needs. */
+  getState(id: string): Promise<EmailState | null>;
   list(query: ListEmailsQuery): Promise<{ data: EmailSummary[]; has_more: boolean }>;
-  /** Takes a time-limited lease on a queued, not yet sent email, so a duplicate queue message cannot send it twice. */
-  claim(id: string, nowMs: number, leaseMs: number): Promise<ClaimResult>;
-  /** Gives a lease back after a failure that will be retried. */
-  release(id: string): Promise<void>;
-  /** Records that the provider accepted the email. */
+  /**
+   * Records that an attempt to hand the email to the provider begins now, if none began before and
+   * it is queued and not sent. The record does not expire: a second attempt is never started while
+   * the first one's outcome is unknown (see the README, "At most once").
+   */
+  claim(id: string, nowMs: number): Promise<ClaimResult>;
+  /** Undoes a claim after the provider refused the email without taking it (safe to try again). */
+  release(id: string, startedAtMs: number): Promise<void>;
+  /** Records that the provider accepted the email (keeps the first record when there are two). */
   markSent(id: string, providerMessageId: string, at: string): Promise<void>;
-  /** Moves a queued email to a final status; returns false when it was not queued (late or duplicate event). */
-  finish(id: string, status: TerminalStatus, at: string, reason?: string): Promise<boolean>;
+  /** Records why an attempt's outcome is unknown; the attempt stays on record. */
+  markUnknown(id: string, reason: string): Promise<void>;
+  /** Moves a queued email to a final status; returns false when it was not queued (or the guard failed). */
+  finish(id: string, status: TerminalStatus, at: string, options?: FinishOptions): Promise<boolean>;
   /** Appends a delivery event (idempotent for a repeated event). */
   addEvent(id: string, event: EmailEvent): Promise<void>;
+}
+
+/** What the sweeper reads and changes, besides EmailRepository (see use-cases/sweep.ts). */
+export interface SweepStore {
+  /**
+   * Ids of queued emails from `fromId` (inclusive) to `toId` (exclusive), oldest first, read from
+   * the index of queued emails; at most `limit`.
+   */
+  queuedIds(fromId: string, toId: string, limit: number): Promise<string[]>;
+  /** Status items of these emails (missing ones are left out). */
+  states(ids: string[]): Promise<EmailState[]>;
+  /** The addressed content of a stored email (to queue it again); null when it is gone. */
+  content(id: string): Promise<EmailContent | null>;
+  /**
+   * Marks a queued, unsent email with no attempt under way as re-queued now, unless it was
+   * re-queued after `notSinceMs`; false when it may not be re-queued.
+   */
+  markRequeued(id: string, nowMs: number, notSinceMs: number): Promise<boolean>;
+  /** The sweeper's own bookkeeping: where the next scan of queued emails starts, and when old ones were last looked at. */
+  progress(): Promise<SweepProgress>;
+  saveProgress(progress: SweepProgress): Promise<void>;
+}
+
+export interface SweepProgress {
+  /** Every queued email before this id is known to be sent or final. */
+  fromId: string;
+  /** When emails waiting longest for their final events were last looked at (epoch ms). */
+  oldCheckedAtMs: number;
 }
 
 /** What goes on the send queue: everything the consumer needs, so it reads nothing back. */
@@ -50,13 +121,28 @@ export interface SendJob {
 
 export interface EmailQueue {
   enqueue(job: SendJob): Promise<void>;
+  /** Messages waiting to be received (a backlog); an approximation, as SQS reports it. */
+  backlog(): Promise<number>;
 }
+
+/** The send queue's dead-letter queue, as the sweeper reads it (without deleting: operators inspect it). */
+export interface DeadLetters {
+  /** Jobs (or unreadable bodies) of messages there; each is hidden from the next reads for hours. */
+  receive(max: number): Promise<{ job?: SendJob; messageId: string }[]>;
+}
+
+/**
+ * What a provider's answer (or its absence) means for an email:
+ * `rejected`: refused for good (it will never take this email);
+ * `refused`: refused for now, and it did not take it (throttling, quota, sending paused, it was never reached): safe to try again later;
+ * `unknown`: it may have taken it (a timeout after the request was sent, a 5xx, a broken answer): never try again blindly.
+ */
+export type MailerErrorKind = 'rejected' | 'refused' | 'unknown';
 
 export class MailerError extends Error {
   constructor(
     message: string,
-    /** true: the provider may accept it later (throttling, outage); false: it never will. */
-    readonly retryable: boolean,
+    readonly kind: MailerErrorKind,
     readonly code: string,
   ) {
     super(message);
@@ -96,7 +182,8 @@ export interface IdempotencyStore {
     emailId: string,
     nowMs: number,
   ): Promise<IdempotencyBegin>;
-  complete(scope: string, keyHash: string, response: StoredResponse): Promise<void>;
+  /** Stores the answer, if the key is still held for this email; false when it is not. */
+  complete(scope: string, keyHash: string, emailId: string, response: StoredResponse): Promise<boolean>;
   /** Gives the key back after a failure, so a retry starts afresh. */
   abandon(scope: string, keyHash: string, emailId: string): Promise<void>;
 }

@@ -18,10 +18,11 @@ export const canTransition = (from: EmailStatus, to: EmailStatus): boolean =>
 
 /**
  * What a delivery event says about an email, independent of SES's wording.
+ * `sent`: the provider accepted it (and will try to deliver it);
  * `delayed`: delivery is being retried by the provider;
  * `complained`: a recipient marked it as spam (after delivery; it does not change the status).
  */
-export type DeliveryEventType = 'delivered' | 'delayed' | 'bounced' | 'complained' | 'failed';
+export type DeliveryEventType = 'sent' | 'delivered' | 'delayed' | 'bounced' | 'complained' | 'failed';
 
 /** The status an event moves a queued email to, if any. */
 export function statusForEvent(type: DeliveryEventType): TerminalStatus | undefined {

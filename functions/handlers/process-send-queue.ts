@@ -1,14 +1,11 @@
-import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
-import { createDocumentClient } from '../adapters/dynamodb/client.js';
-import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js';
-import { SesMailer } from '../adapters/ses/mailer.js';
-import { lazy, loadConfig } from '../config.js';
-import { type SendJob, systemClock } from '../core/ports.js';
+import { lazy } from '../config.js';
+import type { SendJob } from '../core/ports.js';
 import { type DeliverDeps, deliverEmail } from '../core/use-cases/deliver-email.js';
 import { log } from '../http/log.js';
 import { partialBatch } from '../sqs-batch.js';
+import { consumerDeps } from '../wiring.js';
 
 const jobSchema = z.object({
   id: z.string().check(z.minLength(1)),
@@ -51,28 +48,16 @@ async function processRecord(deps: ConsumerDeps, record: SQSRecord): Promise<boo
   }
   try {
     const outcome = await deliverEmail(deps, job, attempt >= deps.maxReceiveCount);
-    log.info('send job', { id: job.id, attempt, ...outcome });
-    // A retry, or giving up after temporary failures, leaves the message to SQS (redelivery, then the DLQ).
+    (outcome.result === 'unknown' ? log.warn : log.info)('send job', { id: job.id, attempt, ...outcome });
+    // Kept only to be retried, or (given up on) to reach the dead-letter queue for inspection.
+    // An unknown outcome is deleted: trying again could send it twice.
     return !(outcome.result === 'retry' || (outcome.result === 'failed' && outcome.gaveUp));
   } catch (error) {
+    // The table failed (the claim, most likely): retried; on the last attempt the message goes to
+    // the dead-letter queue, and the sweeper ends the email failed if no attempt ever began.
     log.error('send job failed', { id: job.id, attempt, error: String(error) });
     return false;
   }
 }
 
-export const handler = lazy(() => {
-  const config = loadConfig(
-    'TABLE_NAME',
-    'CONFIGURATION_SET_NAME',
-    'SEND_MAX_RECEIVE_COUNT',
-    'SEND_LEASE_MS',
-  );
-  return makeHandler({
-    emails: new DynamoEmailRepository(createDocumentClient(), config.TABLE_NAME),
-    mailer: new SesMailer(new SESv2Client({}), config.CONFIGURATION_SET_NAME),
-    clock: systemClock,
-    leaseMs: config.SEND_LEASE_MS,
-    maxReceiveCount: config.SEND_MAX_RECEIVE_COUNT,
-    logError: log.error,
-  });
-});
+export const handler = lazy(() => makeHandler(consumerDeps()));

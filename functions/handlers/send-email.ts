@@ -1,6 +1,3 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
-import { loadConfig } from '../config.js';
 import { domainOf } from '../core/address.js';
 import { assertMaySendFrom } from '../core/api-keys.js';
 import { sendEmailSchema } from '../core/email.js';
@@ -10,7 +7,7 @@ import { verifiedSenderDomains } from '../core/use-cases/domains.js';
 import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../core/use-cases/send-email.js';
 import { log } from '../http/log.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { tableDeps } from '../wiring.js';
+import { sendQueue, tableDeps } from '../wiring.js';
 
 /**
  * POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}`.
@@ -28,11 +25,10 @@ export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: Idem
   });
 
 export const handler = lazyHttpHandler(() => {
-  const { SEND_QUEUE_URL } = loadConfig('SEND_QUEUE_URL');
   const deps = tableDeps();
   return makeHandler({
     ...deps,
-    queue: new SqsEmailQueue(new SQSClient({}), SEND_QUEUE_URL),
+    queue: sendQueue(),
     // Per container: a verified domain is remembered for a minute, so most sends read nothing.
     assertSenderDomain: verifiedSenderDomains(deps.domains, deps.clock),
     logError: log.error,

@@ -1,7 +1,9 @@
-import type { IncomingMessage, Server } from 'node:http';
+import { createHash, randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { buildApp, interceptLocalhostDns } from 'fauxqs';
+import { chance, type LocalFaults } from './faults.js';
 
 const require = createRequire(import.meta.url);
 
@@ -10,6 +12,8 @@ export interface Emulators {
   sqsEndpoint: string;
   /** The SES v2 emulator itself (its web viewer is at `/`, sent mail as JSON at `/store`). */
   sesEndpoint: string;
+  /** Set when the viewer port asked for was taken and another was used instead. */
+  viewerPortTaken?: number;
   /** Requests each emulator received, by service and operation (e.g. `dynamodb:PutItem`), for the benchmark. */
   calls(): Record<string, number>;
   stop(): Promise<void>;
@@ -21,6 +25,10 @@ const listen = (server: Server, port = 0) =>
     server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
 
+/** The parts of Fastify's hook arguments the lost-enqueue fault uses (fauxqs is a Fastify app). */
+type HookRequest = { headers: Record<string, string | string[] | undefined>; body: unknown };
+type HookReply = { header(name: string, value: string): HookReply; send(payload: string): HookReply };
+
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 /**
@@ -28,24 +36,72 @@ const close = (server: Server) => new Promise<void>((resolve) => server.close(()
  * dynalite (DynamoDB; on disk under `dataDir`, or in memory), fauxqs (SQS) and aws-ses-v2-local (SES v2).
  * Versions are pinned in package.json; see shared notes on local emulators for their gaps.
  */
-export async function startEmulators(options: { dataDir?: string; sesPort?: number }): Promise<Emulators> {
+export async function startEmulators(options: {
+  dataDir?: string;
+  /** The viewer's port; 0: any free port. */
+  sesPort?: number;
+  /** The viewer port was chosen by the user (VIEWER_PORT): fail when it is taken instead of using another. */
+  sesPortRequired?: boolean;
+  faults?: Pick<LocalFaults, 'dynamodb' | 'sendQueue'>;
+  /** The send queue's name, for the `sendQueue.loseEnqueue` fault. */
+  sendQueueName?: string;
+}): Promise<Emulators> {
   const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
   const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  const dynamoPort = await listen(dynamo);
   const calls: Record<string, number> = {};
-  const count = (service: string) => (req: IncomingMessage) => {
+  const operationOf = (req: IncomingMessage) => {
     const target = req.headers['x-amz-target'];
-    const operation =
-      typeof target === 'string' ? target.slice(target.indexOf('.') + 1) : `${req.method} ${req.url}`;
-    const key = `${service}:${operation}`;
+    return typeof target === 'string' ? target.slice(target.indexOf('.') + 1) : `${req.method} ${req.url}`;
+  };
+  const count = (service: string) => (req: IncomingMessage) => {
+    const key = `${service}:${operationOf(req)}`;
     calls[key] = (calls[key] ?? 0) + 1;
   };
-  dynamo.on('request', count('dynamodb'));
+  // Throttling, as DynamoDB answers it (the SDK retries it with backoff, as on AWS); never the table's own setup.
+  const throttle = options.faults?.dynamodb?.throttle;
+  const [serve] = dynamo.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  dynamo.removeAllListeners('request');
+  dynamo.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    count('dynamodb')(req);
+    if (chance(throttle) && !/Table/.test(operationOf(req))) {
+      req.resume();
+      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end(
+        JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
+          message: 'The level of configured provisioned throughput for the table was exceeded.',
+        }),
+      );
+      return;
+    }
+    serve?.call(dynamo, req, res);
+  });
+  const dynamoPort = await listen(dynamo);
 
   // fauxqs names queues http://sqs.<region>.localhost:<port>/…, and the SDK sends each SQS call
   // to its queue URL's host: fauxqs's own helper resolves *.localhost to 127.0.0.1 in this process.
   const restoreDns = interceptLocalhostDns();
   const sqs = buildApp({ logger: false, host: 'localhost' });
+  const lose = options.faults?.sendQueue?.loseEnqueue;
+  if (lose && options.sendQueueName) {
+    const queueSuffix = `/${options.sendQueueName}`;
+    // Success without keeping the message: what a sender that died before queueing leaves behind.
+    sqs.addHook('preHandler', async (request: HookRequest, reply: HookReply) => {
+      const body = request.body as { QueueUrl?: string; MessageBody?: string } | undefined;
+      if (
+        request.headers['x-amz-target'] !== 'AmazonSQS.SendMessage' ||
+        !body?.QueueUrl?.endsWith(queueSuffix)
+      )
+        return;
+      if (!chance(lose)) return;
+      const md5 = createHash('md5')
+        .update(body.MessageBody ?? '')
+        .digest('hex');
+      return reply
+        .header('content-type', 'application/x-amz-json-1.0')
+        .send(JSON.stringify({ MessageId: randomUUID(), MD5OfMessageBody: md5 }));
+    });
+  }
   await sqs.listen({ host: '127.0.0.1', port: 0 });
   const sqsPort = (sqs.server.address() as AddressInfo).port;
   sqs.server.on('request', count('sqs'));
@@ -53,9 +109,21 @@ export async function startEmulators(options: { dataDir?: string; sesPort?: numb
   const sesServer = (
     require('aws-ses-v2-local') as { default: (c: { host: string; port: number }) => Promise<Server> }
   ).default;
-  // Express 5 reports a busy port by calling back without an address: fall back to any free port.
+  // Express 5 reports a busy port by calling back without an address.
   let ses = await sesServer({ host: '127.0.0.1', port: options.sesPort ?? 0 });
-  if (!ses.address()) ses = await sesServer({ host: '127.0.0.1', port: 0 });
+  let viewerPortTaken: number | undefined;
+  if (!ses.address()) {
+    if (options.sesPortRequired) {
+      await Promise.all([sqs.close(), close(dynamo)]);
+      restoreDns();
+      throw Object.assign(new Error(`Port ${options.sesPort} is in use`), {
+        code: 'EADDRINUSE',
+        port: options.sesPort,
+      });
+    }
+    viewerPortTaken = options.sesPort;
+    ses = await sesServer({ host: '127.0.0.1', port: 0 });
+  }
   const sesPort = (ses.address() as AddressInfo).port;
   ses.on('request', count('ses'));
 
@@ -63,6 +131,7 @@ export async function startEmulators(options: { dataDir?: string; sesPort?: numb
     dynamodbEndpoint: `http://127.0.0.1:${dynamoPort}`,
     sqsEndpoint: `http://127.0.0.1:${sqsPort}`,
     sesEndpoint: `http://127.0.0.1:${sesPort}`,
+    ...(viewerPortTaken === undefined ? {} : { viewerPortTaken }),
     calls: () => ({ ...calls }),
     async stop() {
       ses.closeAllConnections?.();

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ApiError } from '../core/errors.js';
 import { errorResponse } from '../http/middleware.js';
-import { findRoute } from '../routes.js';
+import { FALLBACK_HANDLER, findRoute } from '../routes.js';
+import { runAs } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 import type { TlsMaterial } from './tls.js';
 
@@ -94,9 +95,10 @@ export async function startHttpsGateway(options: {
         ...(body.length ? { body: body.toString('utf8') } : {}),
         isBase64Encoded: false,
       };
+      const functionName = match?.route.handler ?? FALLBACK_HANDLER;
       const handler = match ? options.handlers[match.route.handler] : options.fallback;
       if (!handler) throw new Error(`no handler loaded for ${routeKey}`);
-      send(await handler(event, lambdaContext(match?.route.handler ?? 'route-not-found', 10_000)));
+      send(await runAs(functionName, () => handler(event, lambdaContext(functionName, 10_000))));
     } catch (error) {
       options.log?.('gateway error', { error: String(error) });
       send(

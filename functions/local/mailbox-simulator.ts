@@ -41,10 +41,9 @@ const bare = (address: string) => (/<([^>]+)>\s*$/.exec(address)?.[1] ?? address
 
 /**
  * The events SES would publish for one message, in the order it would publish them, each with the
- * delay after sending at which it is published: one Delivery listing the delivered recipients,
- * one Bounce listing the bounced ones, then a Complaint (the event types the stack's configuration
- * set subscribes to; it does not subscribe to Send). Shapes follow "Examples of
- * event data that Amazon SES publishes".
+ * delay after sending at which it is published: Send at once, one Delivery listing the delivered
+ * recipients, one Bounce listing the bounced ones, then a Complaint (the event types the stack's
+ * configuration set subscribes to). Shapes follow "Examples of event data that Amazon SES publishes".
  */
 export function simulateEvents(message: SentMessage, delayMs = 150): { delayMs: number; event: SesEvent }[] {
   const at = (ms: number) => new Date(message.sentAt.getTime() + ms).toISOString();
@@ -72,7 +71,8 @@ export function simulateEvents(message: SentMessage, delayMs = 150): { delayMs: 
   const suppressed = byOutcome('suppressed');
   const complained = byOutcome('complained');
 
-  const events: { delayMs: number; event: SesEvent }[] = [];
+  // SES publishes Send as soon as it accepts the message.
+  const events: { delayMs: number; event: SesEvent }[] = [{ delayMs: 0, event: { eventType: 'Send', mail } }];
   if (delivered.length) {
     events.push({
       delayMs,

@@ -2,17 +2,23 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { newSqsClient } from '../adapters/aws-clients.js';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
-import { DynamoEmailRepository } from '../adapters/dynamodb/email-repository.js';
+import { DynamoSweepStore } from '../adapters/dynamodb/sweep-store.js';
 import { keys } from '../adapters/dynamodb/table.js';
-import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
 import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../core/api-keys.js';
-import { contentOf } from '../core/email.js';
+import { emailIdAt, FIRST_EMAIL_ID } from '../core/ids.js';
+import { sweep } from '../core/use-cases/sweep.js';
 import { FALLBACK_HANDLER, ROUTES } from '../routes.js';
+import { type SendTimings, sendTimings, timingProblems } from '../send-timings.js';
+import { sweepDeps } from '../wiring.js';
 import { startEmulators } from './emulators.js';
+import type { LocalFaults } from './faults.js';
 import { type HttpLambda, startHttpsGateway } from './https-gateway.js';
+import { runAs } from './invocation.js';
 import { ensureQueueWithDlq, ensureTable } from './resources.js';
+import type { SesLedger } from './ses-ledger.js';
 import { startSesStandIn } from './ses-stand-in.js';
 import { type SqsHandler, startPoller } from './sqs-poller.js';
 import { localTls } from './tls.js';
@@ -26,12 +32,22 @@ export interface LocalServiceOptions {
   apiKey?: string;
   /** Port of the sent-mail viewer (the SES emulator's page). 0: any free port. @default 8005 */
   viewerPort?: number;
+  /** The viewer port was chosen (VIEWER_PORT): fail when it is taken instead of using another. */
+  viewerPortRequired?: boolean;
   /** Delay before simulated delivery events. @default 150 */
   eventDelayMs?: number;
   /** Receives before a send message goes to the dead-letter queue (the stack's sendMaxAttempts). @default 5 */
   sendMaxAttempts?: number;
   /** Visibility timeout of the local send queue: how soon a failed send is retried. @default 5 */
   sendRetryDelaySeconds?: number;
+  /** How long the consumer waits for SES's answer before the outcome is unknown. @default 5000 */
+  sesRequestTimeoutMs?: number;
+  /** How often the sweeper runs (EventBridge's one-minute schedule on AWS). @default 1000 */
+  sweepIntervalMs?: number;
+  /** How long SES may take to report a final event locally (the stack's 14 hours). @default 60 */
+  maxDeliverySeconds?: number;
+  /** Faults to inject into the stand-ins for AWS (`npm run chaos`; LOCAL_FAULTS). */
+  faults?: LocalFaults;
   /** How long a new domain stays pending before it verifies, as if its DNS records were published. @default 3000 */
   domainVerifyMs?: number;
   /** How long a domain under `.invalid` stays pending before it fails. @default 10000 */
@@ -52,9 +68,17 @@ export interface LocalService {
   certificatePath?: string;
   tableName: string;
   sendQueueUrl: string;
+  /** The local queues, by the part they play (the stack's SendQueue, SendDeadLetterQueue, …). */
+  queues: { send: string; sendDeadLetters: string; events: string; eventsDeadLetters: string };
   endpoints: { dynamodb: string; sqs: string; ses: string };
   /** Calls the emulators received so far, by operation (what the same traffic costs on AWS). */
   awsCalls(): Record<string, number>;
+  /** What the local SES was handed, kept across restarts (see ses-ledger.ts). */
+  sesLedger: SesLedger;
+  /** The send pipeline's local timings (the sweeper's bounds among them). */
+  timings: SendTimings;
+  /** Runs a scheduled function now (`check-domains`, `sweep-emails`), as its timer would. */
+  runScheduled(functionName: string): Promise<unknown>;
   /** Resolves when no send, event or consumer batch is in progress (for tests and benchmarks). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -62,6 +86,30 @@ export interface LocalService {
 
 const TABLE_NAME = 'email-service';
 const CONFIGURATION_SET = 'email-service-local';
+const SEND_QUEUE = 'email-service-send';
+
+/**
+ * The stack's timings (send-timings.ts), scaled to a laptop: a refused send is retried after 5 s
+ * instead of 3 minutes, SES reports every outcome within a minute instead of 14 hours, so the
+ * sweeper's bounds are seconds: an unsent email is re-queued after 25 s, an unknown outcome settled
+ * after 20 s, a sent email without final events after 2 minutes.
+ */
+function localTimings(options: LocalServiceOptions): SendTimings {
+  const timings = sendTimings({
+    consumerTimeoutSeconds: 30,
+    sesConnectTimeoutMs: 1_000,
+    sesRequestTimeoutMs: options.sesRequestTimeoutMs ?? 5_000,
+    sendVisibilitySeconds: options.sendRetryDelaySeconds ?? 5,
+    sendMaxAttempts: options.sendMaxAttempts ?? 5,
+    eventsVisibilitySeconds: 2,
+    eventsMaxAttempts: 5,
+    maxDeliverySeconds: options.maxDeliverySeconds ?? 60,
+  });
+  const problems = timingProblems(timings);
+  if (problems.length)
+    throw new Error(`Local timings break the send pipeline's invariants: ${problems.join('; ')}`);
+  return timings;
+}
 
 /**
  * The whole service on this machine, from the same handler modules Lambda runs: embedded
@@ -72,11 +120,19 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const dataDir = options.dataDir === undefined ? '.local-data' : options.dataDir;
   // The pinned SDK runs on Node 20; its notice about future releases needing Node 22 is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const sendMaxAttempts = options.sendMaxAttempts ?? 5;
+  const timings = localTimings(options);
+  const faults = options.faults ?? {};
   const emulators = await startEmulators({
     dataDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
     sesPort: options.viewerPort ?? 8005,
+    sesPortRequired: options.viewerPortRequired,
+    faults,
+    sendQueueName: SEND_QUEUE,
   });
+  if (emulators.viewerPortTaken !== undefined)
+    options.log?.(
+      `port ${emulators.viewerPortTaken} was taken; the sent-mail viewer is at ${emulators.sesEndpoint}`,
+    );
   const stops: (() => Promise<void>)[] = [() => emulators.stop()];
   try {
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -84,13 +140,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region, credentials });
     const sqs = new SQSClient({ endpoint: emulators.sqsEndpoint, region, credentials });
     await ensureTable(dynamodb, TABLE_NAME);
-    const send = await ensureQueueWithDlq(sqs, 'email-service-send', {
-      maxReceiveCount: sendMaxAttempts,
-      visibilityTimeoutSeconds: options.sendRetryDelaySeconds ?? 5,
+    const send = await ensureQueueWithDlq(sqs, SEND_QUEUE, {
+      maxReceiveCount: timings.sendMaxAttempts,
+      visibilityTimeoutSeconds: timings.sendVisibilitySeconds,
     });
     const events = await ensureQueueWithDlq(sqs, 'email-service-ses-events', {
-      maxReceiveCount: 5,
-      visibilityTimeoutSeconds: 5,
+      maxReceiveCount: timings.eventsMaxAttempts,
+      visibilityTimeoutSeconds: timings.eventsVisibilitySeconds,
     });
     const ses = await startSesStandIn({
       emulatorEndpoint: emulators.sesEndpoint,
@@ -103,6 +159,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         file: dataDir ? join(dataDir, 'ses', 'identities.json') : undefined,
         region,
       },
+      ledgerFile: dataDir ? join(dataDir, 'ses', 'sent.jsonl') : undefined,
+      faults,
       log: options.log,
     });
     stops.unshift(() => ses.stop());
@@ -118,31 +176,40 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       AWS_ENDPOINT_URL_SESV2: ses.endpoint,
       TABLE_NAME,
       SEND_QUEUE_URL: send.queue.url,
+      SEND_DEAD_LETTER_QUEUE_URL: send.dlq.url,
       CONFIGURATION_SET_NAME: CONFIGURATION_SET,
-      SEND_MAX_RECEIVE_COUNT: String(sendMaxAttempts),
-      SEND_LEASE_MS: '30000',
+      SEND_MAX_RECEIVE_COUNT: String(timings.sendMaxAttempts),
+      SES_CONNECT_TIMEOUT_MS: String(timings.sesConnectTimeoutMs),
+      SES_REQUEST_TIMEOUT_MS: String(timings.sesRequestTimeoutMs),
+      SWEEP_REQUEUE_AFTER_MS: String(timings.requeueAfterMs),
+      SWEEP_UNKNOWN_OUTCOME_AFTER_MS: String(timings.unknownOutcomeAfterMs),
+      SWEEP_FINAL_EVENTS_AFTER_MS: String(timings.finalEventsAfterMs),
+      SWEEP_OLD_CHECK_EVERY_MS: String(Math.min(60_000, timings.finalEventsAfterMs / 4)),
       RATE_LIMIT_PER_SECOND: String(options.rateLimitPerSecond ?? 10),
     });
     delete process.env.AWS_PROFILE;
 
     const db = createDocumentClient(dynamodb);
     const apiKey = await issueDevKey(db, options.apiKey);
-    await requeueStranded(db, sqs, send.queue.url, options.log);
+    await recoverFromLastRun(db, ses, options.log);
 
     const load = async <T>(name: string) => (await import(`../handlers/${name}.ts`)).handler as T;
     const handlers: Record<string, HttpLambda> = {};
     for (const route of ROUTES) handlers[route.handler] = await load<HttpLambda>(route.handler);
+    // The pollers act for their functions (Lambda's event source polls with the function's role).
+    const pollerSqs = newSqsClient({ endpoint: process.env.AWS_ENDPOINT_URL_SQS, region, credentials });
     const pollers = [
       startPoller({
-        sqs,
+        sqs: pollerSqs,
         queueUrl: send.queue.url,
         queueArn: send.queue.arn,
         functionName: 'process-send-queue',
         handler: await load<SqsHandler>('process-send-queue'),
+        duplicateDelivery: faults.sendQueue?.duplicateDelivery,
         log: options.log,
       }),
       startPoller({
-        sqs,
+        sqs: pollerSqs,
         queueUrl: events.queue.url,
         queueArn: events.queue.arn,
         functionName: 'process-ses-events',
@@ -153,12 +220,29 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     stops.unshift(async () => {
       await Promise.all(pollers.map((p) => p.stop()));
     });
-    const scheduler = startSchedule(
-      await load<() => Promise<unknown>>('check-domains'),
-      options.domainCheckIntervalMs ?? 1000,
-      options.log,
-    );
-    stops.unshift(() => scheduler.stop());
+    const schedules = new Map([
+      [
+        'check-domains',
+        startSchedule(
+          'check-domains',
+          await load('check-domains'),
+          options.domainCheckIntervalMs ?? 1000,
+          options.log,
+        ),
+      ],
+      [
+        'sweep-emails',
+        startSchedule(
+          'sweep-emails',
+          await load('sweep-emails'),
+          options.sweepIntervalMs ?? 1000,
+          options.log,
+        ),
+      ],
+    ]);
+    stops.unshift(async () => {
+      await Promise.all([...schedules.values()].map((schedule) => schedule.stop()));
+    });
 
     const tls = await localTls(dataDir ? join(dataDir, 'tls') : undefined);
     const gateway = await startHttpsGateway({
@@ -178,8 +262,21 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       certificatePath: tls.certPath,
       tableName: TABLE_NAME,
       sendQueueUrl: send.queue.url,
+      queues: {
+        send: send.queue.url,
+        sendDeadLetters: send.dlq.url,
+        events: events.queue.url,
+        eventsDeadLetters: events.dlq.url,
+      },
       endpoints: { dynamodb: emulators.dynamodbEndpoint, sqs: emulators.sqsEndpoint, ses: ses.endpoint },
       awsCalls: () => emulators.calls(),
+      sesLedger: ses.ledger,
+      timings,
+      runScheduled(functionName) {
+        const schedule = schedules.get(functionName);
+        if (!schedule) throw new Error(`no scheduled function ${functionName}`);
+        return schedule.runNow();
+      },
       async idle() {
         // Quiet means: no event waiting to be published, no batch being handled, no message in
         // either queue (visible or in flight). Events trigger consumers and back, so check twice.
@@ -204,6 +301,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           quietRounds = waiting === 0 && !ses.busy() ? quietRounds + 1 : 0;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
+        if (quietRounds < 2) throw new Error('the local service did not become idle within 60 s');
       },
       stop: () => stopAll(stops),
     };
@@ -215,19 +313,24 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 
 /** Runs a scheduled function every `intervalMs`, one run at a time (EventBridge's rule on AWS). */
 function startSchedule(
+  functionName: string,
   run: () => Promise<unknown>,
   intervalMs: number,
   log?: (message: string, fields?: Record<string, unknown>) => void,
 ) {
   let running: Promise<unknown> | undefined;
-  const timer = setInterval(() => {
-    running ??= run()
-      .catch((error) => log?.('scheduled run failed', { error: String(error) }))
+  const start = () =>
+    (running ??= runAs(functionName, run)
+      .catch((error) => log?.('scheduled run failed', { functionName, error: String(error) }))
       .finally(() => {
         running = undefined;
-      });
-  }, intervalMs);
+      }));
+  const timer = setInterval(start, intervalMs);
   return {
+    async runNow() {
+      await running;
+      return start();
+    },
     async stop() {
       clearInterval(timer);
       await running;
@@ -268,27 +371,30 @@ async function issueDevKey(db: ReturnType<typeof createDocumentClient>, chosen?:
 }
 
 /**
- * Locally the queue lives in memory, so a restart loses the messages of emails still queued.
- * Put them back; the consumer's claim makes sure none of them is sent twice.
+ * Locally the queues live in memory, so a stop (or a kill) loses their messages; the table and the
+ * SES ledger are on disk. At a start, before anything else runs:
+ * 1. SES publishes again the events it owed for every email it took that is not final yet (its
+ *    Send event marks an email sent whose worker died before recording it);
+ * 2. the sweeper puts every queued, unsent email back on the (empty) queue at once. Those whose
+ *    attempt began and was never confirmed are settled by the sweeper's timer, as on AWS.
  */
-async function requeueStranded(
+async function recoverFromLastRun(
   db: ReturnType<typeof createDocumentClient>,
-  sqs: SQSClient,
-  queueUrl: string,
+  ses: { republish(emailIds: Set<string>): number },
   log?: (message: string, fields?: Record<string, unknown>) => void,
 ) {
-  const emails = new DynamoEmailRepository(db, TABLE_NAME);
-  const queue = new SqsEmailQueue(sqs, queueUrl);
-  let count = 0;
-  for (let offset = 0; offset <= 10_000; offset += 100) {
-    const page = await emails.list({ status: 'queued', limit: 100, offset });
-    for (const summary of page.data) {
-      const email = await emails.get(summary.id);
-      if (!email || email.sent_at) continue;
-      await queue.enqueue({ id: email.id, content: contentOf(email) });
-      count++;
-    }
-    if (!page.has_more) break;
-  }
-  if (count) log?.('requeued emails left queued by the previous run', { count });
+  const store = new DynamoSweepStore(db, TABLE_NAME);
+  const open = new Set(
+    await store.queuedIds(FIRST_EMAIL_ID, emailIdAt(Date.now() + 1000), Number.MAX_SAFE_INTEGER),
+  );
+  if (open.size === 0) return;
+  const republished = ses.republish(open);
+  const report = await runAs('sweep-emails', () =>
+    sweep(sweepDeps(), { requeueAfterMs: 0, fromStart: true }),
+  );
+  log?.('recovered emails left open by the previous run', {
+    open: open.size,
+    republished,
+    requeued: report.requeued,
+  });
 }

@@ -8,8 +8,11 @@ import {
 import type { AddressInfo } from 'node:net';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SesEvent } from '../adapters/ses/events.js';
-import { simulateEvents } from './mailbox-simulator.js';
+import { EMAIL_ID_TAG } from '../adapters/ses/mailer.js';
+import { chance, type LocalFaults } from './faults.js';
+import { type SentMessage, simulateEvents } from './mailbox-simulator.js';
 import { LocalIdentities, type LocalIdentityOptions, type SesReply } from './ses-identities.js';
+import { SesLedger } from './ses-ledger.js';
 
 /**
  * Local SES = the SES v2 emulator plus what it lacks: event publishing and identities. This proxy
@@ -18,9 +21,15 @@ import { LocalIdentities, type LocalIdentityOptions, type SesReply } from './ses
  * passes through unchanged, and for each SendEmail the emulator accepted with a configuration set,
  * it publishes the events SES would (see mailbox-simulator.ts) to the events queue, in the shape
  * SNS raw message delivery puts on SQS on AWS.
+ *
+ * What SES took is written to a ledger before SES answers (ses-ledger.ts), so after a kill the
+ * events it still owed can be published again (`republish`).
  */
 export interface SesStandIn {
   endpoint: string;
+  ledger: SesLedger;
+  /** Publishes again the events of messages SES took for these emails (after a restart). */
+  republish(emailIds: Set<string>): number;
   /** Resolves once every event scheduled so far has been published. */
   idle(): Promise<void>;
   /** Whether events are scheduled but not yet published. */
@@ -36,6 +45,16 @@ const readBody = (stream: IncomingMessage) =>
     stream.on('error', reject);
   });
 
+interface SendEmailRequest {
+  ConfigurationSetName?: string;
+  FromEmailAddress?: string;
+  Destination?: { ToAddresses?: string[]; CcAddresses?: string[]; BccAddresses?: string[] };
+  Content?: { Simple?: { Subject?: { Data?: string } } };
+  EmailTags?: { Name: string; Value: string }[];
+}
+
+const SEND_EMAIL_PATH = '/v2/email/outbound-emails';
+
 export async function startSesStandIn(options: {
   emulatorEndpoint: string;
   sqs: SQSClient;
@@ -44,11 +63,16 @@ export async function startSesStandIn(options: {
   eventDelayMs?: number;
   /** How domain identities verify locally (delays, where they are kept). */
   identities?: LocalIdentityOptions;
+  /** Where the ledger of what SES took is kept; none: in memory. */
+  ledgerFile?: string;
+  faults?: Pick<LocalFaults, 'ses' | 'sesEvents'>;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }): Promise<SesStandIn> {
   const target = new URL(options.emulatorEndpoint);
   const pending = new Set<Promise<void>>();
   const identities = new LocalIdentities(options.identities);
+  const ledger = new SesLedger(options.ledgerFile);
+  const faults = options.faults ?? {};
   const reply = (res: ServerResponse, answer: SesReply) => {
     res.writeHead(answer.status, {
       'content-type': 'application/json',
@@ -62,57 +86,78 @@ export async function startSesStandIn(options: {
       .send(new SendMessageCommand({ QueueUrl: options.eventsQueueUrl, MessageBody: JSON.stringify(event) }))
       .then(() => undefined);
 
-  const schedule = (requestBody: Buffer, responseBody: Buffer) => {
-    let sent: { MessageId?: string };
-    let req: {
-      ConfigurationSetName?: string;
-      FromEmailAddress?: string;
-      Destination?: { ToAddresses?: string[]; CcAddresses?: string[]; BccAddresses?: string[] };
-      Content?: { Simple?: { Subject?: { Data?: string } } };
-      EmailTags?: { Name: string; Value: string }[];
-    };
-    try {
-      sent = JSON.parse(responseBody.toString('utf8'));
-      req = JSON.parse(requestBody.toString('utf8'));
-    } catch {
-      return;
-    }
-    // As on AWS: no configuration set, no events.
-    if (!sent.MessageId || !req.ConfigurationSetName) return;
-    const events = simulateEvents(
-      {
-        messageId: sent.MessageId,
-        from: req.FromEmailAddress ?? '',
-        recipients: [
-          ...(req.Destination?.ToAddresses ?? []),
-          ...(req.Destination?.CcAddresses ?? []),
-          ...(req.Destination?.BccAddresses ?? []),
-        ],
-        subject: req.Content?.Simple?.Subject?.Data ?? '',
-        tags: Object.fromEntries((req.EmailTags ?? []).map((t) => [t.Name, [t.Value]])),
-        configurationSet: req.ConfigurationSetName,
-        sentAt: new Date(),
-      },
-      options.eventDelayMs,
-    );
-    for (const { delayMs, event } of events) {
-      const job: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, delayMs))
-        .then(() => publish(event))
-        .catch((error) => options.log?.('could not publish SES event', { error: String(error) }))
-        .finally(() => pending.delete(job));
-      pending.add(job);
+  /** Publishes a message's events, each after its delay (plus the faults' extra delay and copies). */
+  const schedule = (message: SentMessage, shiftMs = 0) => {
+    for (const { delayMs, event } of simulateEvents(message, options.eventDelayMs)) {
+      const copies = chance(faults.sesEvents?.duplicate) ? 2 : 1;
+      for (let copy = 0; copy < copies; copy++) {
+        const extra = Math.floor(Math.random() * (faults.sesEvents?.maxExtraDelayMs ?? 0));
+        const job: Promise<void> = new Promise<void>((resolve) =>
+          setTimeout(resolve, Math.max(0, delayMs + extra - shiftMs)),
+        )
+          .then(() => publish(event))
+          .catch((error) => options.log?.('could not publish SES event', { error: String(error) }))
+          .finally(() => pending.delete(job));
+        pending.add(job);
+      }
     }
   };
 
-  const server: Server = createServer(async (req, res) => {
+  const toMessage = (request: SendEmailRequest, messageId: string): SentMessage => ({
+    messageId,
+    from: request.FromEmailAddress ?? '',
+    recipients: [
+      ...(request.Destination?.ToAddresses ?? []),
+      ...(request.Destination?.CcAddresses ?? []),
+      ...(request.Destination?.BccAddresses ?? []),
+    ],
+    subject: request.Content?.Simple?.Subject?.Data ?? '',
+    tags: Object.fromEntries((request.EmailTags ?? []).map((t) => [t.Name, [t.Value]])),
+    configurationSet: request.ConfigurationSetName ?? '',
+    sentAt: new Date(),
+  });
+
+  /** A SendEmail: refused, or forwarded to the emulator; if it takes it, recorded and its events scheduled. */
+  const sendEmail = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    let request: SendEmailRequest;
     try {
-      const body = await readBody(req);
-      const identityReply = identities.handle(req.method ?? 'GET', req.url ?? '/', body);
-      if (identityReply) return reply(res, identityReply);
-      if (req.method === 'POST' && req.url === '/v2/email/outbound-emails') {
-        const from = String(JSON.parse(body.toString('utf8') || '{}').FromEmailAddress ?? '');
-        if (!identities.canSendFrom(from)) return reply(res, identities.notVerified(from));
+      request = JSON.parse(body.toString('utf8') || '{}') as SendEmailRequest;
+    } catch {
+      return reply(res, { status: 400, errorType: 'BadRequestException', body: { message: 'Invalid JSON' } });
+    }
+    const from = String(request.FromEmailAddress ?? '');
+    if (!identities.canSendFrom(from)) return reply(res, identities.notVerified(from));
+    if (chance(faults.ses?.throttle))
+      return reply(res, {
+        status: 429,
+        errorType: 'TooManyRequestsException',
+        body: { message: 'Maximum sending rate exceeded.' },
+      });
+    const emailId = request.EmailTags?.find((t) => t.Name === EMAIL_ID_TAG)?.Value;
+    if (emailId) ledger.forwarded(emailId);
+    const upstream = await forward(req, body);
+    if (upstream.status === 200) {
+      const sent = JSON.parse(upstream.body.toString('utf8')) as { MessageId?: string };
+      // As on AWS: no configuration set, no events.
+      if (sent.MessageId && request.ConfigurationSetName) {
+        const message = toMessage(request, sent.MessageId);
+        if (emailId) ledger.accepted(emailId, message);
+        schedule(message);
       }
+      if (chance(faults.ses?.hangAfterAccept)) return; // taken, never answered: the client times out
+      if (chance(faults.ses?.errorAfterAccept))
+        return reply(res, {
+          status: 500,
+          errorType: 'InternalFailure',
+          body: { message: 'The request processing has failed because of an unknown error.' },
+        });
+    }
+    res.writeHead(upstream.status, upstream.headers);
+    res.end(upstream.body);
+  };
+
+  const forward = (req: IncomingMessage, body: Buffer) =>
+    new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>((resolve) => {
       const upstream = httpRequest(
         {
           host: target.hostname,
@@ -121,27 +166,35 @@ export async function startSesStandIn(options: {
           path: req.url,
           headers: { ...req.headers, host: target.host },
         },
-        async (upstreamRes) => {
-          const responseBody = await readBody(upstreamRes);
-          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-          res.end(responseBody);
-          if (
-            req.method === 'POST' &&
-            req.url === '/v2/email/outbound-emails' &&
-            upstreamRes.statusCode === 200
-          ) {
-            schedule(body, responseBody);
-          }
-        },
+        async (upstreamRes) =>
+          resolve({
+            status: upstreamRes.statusCode ?? 502,
+            headers: upstreamRes.headers,
+            body: await readBody(upstreamRes),
+          }),
       );
-      upstream.on('error', (error) => {
-        res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ message: `SES emulator unreachable: ${error.message}` }));
-      });
+      upstream.on('error', (error) =>
+        resolve({
+          status: 502,
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.from(JSON.stringify({ message: `SES emulator unreachable: ${error.message}` })),
+        }),
+      );
       upstream.end(body);
+    });
+
+  const server: Server = createServer(async (req, res) => {
+    try {
+      const body = await readBody(req);
+      const identityReply = identities.handle(req.method ?? 'GET', req.url ?? '/', body);
+      if (identityReply) return reply(res, identityReply);
+      if (req.method === 'POST' && req.url === SEND_EMAIL_PATH) return await sendEmail(req, res, body);
+      const upstream = await forward(req, body);
+      res.writeHead(upstream.status, upstream.headers);
+      res.end(upstream.body);
     } catch (error) {
-      res.writeHead(500);
-      res.end(String(error));
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: String(error) }));
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -149,6 +202,18 @@ export async function startSesStandIn(options: {
 
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    ledger,
+    republish(emailIds) {
+      let count = 0;
+      for (const { emailId, message } of ledger.acceptedMessages()) {
+        if (!emailIds.has(emailId)) continue;
+        // Due long ago: published at once, in their order.
+        schedule(message, Number.MAX_SAFE_INTEGER);
+        count++;
+      }
+      ledger.compact(emailIds);
+      return count;
+    },
     async idle() {
       while (pending.size) await Promise.all([...pending]);
     },

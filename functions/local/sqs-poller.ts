@@ -6,6 +6,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { chance } from './faults.js';
+import { runAs } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 
 export type SqsHandler = (
@@ -33,6 +35,8 @@ export function startPoller(options: {
   handler: SqsHandler;
   batchSize?: number;
   timeoutMs?: number;
+  /** Fault: the probability that a batch is handed to two invocations at once (SQS delivers at least once). */
+  duplicateDelivery?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }): Poller {
   const abort = new AbortController();
@@ -93,18 +97,22 @@ export function startPoller(options: {
       });
       try {
         const records = messages.map(toRecord);
-        let failed: Set<string>;
-        try {
-          const result = await options.handler(
-            { Records: records },
-            lambdaContext(options.functionName, options.timeoutMs ?? 30_000),
-          );
-          failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-        } catch (error) {
-          options.log?.('handler threw; the whole batch will be retried', { error: String(error) });
-          failed = new Set(records.map((r) => r.messageId));
-        }
-        const done = records.filter((r) => !failed.has(r.messageId));
+        const invoke = async (): Promise<Set<string>> => {
+          try {
+            const result = await options.handler(
+              { Records: records },
+              lambdaContext(options.functionName, options.timeoutMs ?? 30_000),
+            );
+            return new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+          } catch (error) {
+            options.log?.('handler threw; the whole batch will be retried', { error: String(error) });
+            return new Set(records.map((r) => r.messageId));
+          }
+        };
+        const copies = chance(options.duplicateDelivery) ? 2 : 1;
+        const outcomes = await Promise.all(Array.from({ length: copies }, invoke));
+        // A message either invocation finished is deleted (each would delete its own copy).
+        const done = records.filter((r) => outcomes.some((failed) => !failed.has(r.messageId)));
         if (done.length) {
           await options.sqs.send(
             new DeleteMessageBatchCommand({
@@ -121,7 +129,8 @@ export function startPoller(options: {
       }
     }
   };
-  const running = loop();
+  // Its receives and deletes are the function's too: Lambda's event source polls with the function's role.
+  const running = runAs(options.functionName, loop);
 
   return {
     async idle() {

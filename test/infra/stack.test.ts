@@ -4,36 +4,26 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { ROUTES } from '../../functions/routes.js';
+import { timingProblems } from '../../functions/send-timings.js';
 import { EmailServiceStack } from '../../lib/email-service-stack.js';
+import {
+  actionsOf as actionsOfFunction,
+  logicalId,
+  policiesOf as policiesOfFunction,
+  resourcesOf,
+  synthStack,
+} from '../support/template.js';
 
 let template: Template;
 let stack: EmailServiceStack;
 
 beforeAll(() => {
-  // Skip esbuild bundling here: the template is what these tests are about.
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  stack = new EmailServiceStack(app, 'Test', { env: { account: '123456789012', region: 'us-east-1' } });
-  template = Template.fromStack(stack);
+  ({ stack, template } = synthStack());
 });
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
-const resources = (type: string) => template.findResources(type) as Record<string, Resource>;
-
-type Statement = { Action: string | string[]; Resource: unknown };
-
-/** Every policy statement attached to a function's role. */
-function policiesOf(functionName: string): Statement[] {
-  const fn = stack.functions[functionName];
-  if (!fn) throw new Error(`no function ${functionName}`);
-  const roleId = stack.getLogicalId(fn.role?.node.defaultChild as never);
-  return Object.values(resources('AWS::IAM::Policy'))
-    .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
-    .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
-}
-
-/** Every IAM action a function's role allows, sorted. */
-const actionsOf = (functionName: string): string[] =>
-  [...new Set(policiesOf(functionName).flatMap((statement) => [statement.Action].flat()))].sort();
+const resources = (type: string) => resourcesOf(template, type);
+const policiesOf = (functionName: string) => policiesOfFunction(stack, template, functionName);
+const actionsOf = (functionName: string) => actionsOfFunction(stack, template, functionName);
 
 describe('EmailServiceStack', () => {
   it.each([
@@ -80,8 +70,8 @@ describe('EmailServiceStack', () => {
 
   it('bundles every function for Node 22 on arm64', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
-    // one per route + fallback + send consumer + SES events consumer + domain check (+ none other)
-    expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(ROUTES.length + 4);
+    // one per route + fallback + send consumer + SES events consumer + domain check + sweeper (+ none other)
+    expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(ROUTES.length + 5);
     for (const fn of functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
     }
@@ -134,6 +124,7 @@ describe('EmailServiceStack', () => {
       EventDestination: Match.objectLike({
         Enabled: true,
         MatchingEventTypes: [
+          'send',
           'reject',
           'bounce',
           'complaint',
@@ -145,6 +136,74 @@ describe('EmailServiceStack', () => {
       }),
     });
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'sqs', RawMessageDelivery: true });
+    // SES's documented maximum delivery time, set so the sweeper's bound for final events is ours.
+    template.hasResourceProperties('AWS::SES::ConfigurationSet', {
+      DeliveryOptions: Match.objectLike({ MaxDeliverySeconds: 50_400 }),
+    });
+  });
+
+  it('keeps the timings the promise rests on, read from the synthesized template', () => {
+    const env = (name: string) => {
+      const fn = template.toJSON().Resources[logicalId(stack, stack.functions[name] as never)];
+      return {
+        timeout: Number(fn.Properties.Timeout),
+        vars: fn.Properties.Environment.Variables as Record<string, string>,
+      };
+    };
+    const queue = (construct: { node: { defaultChild?: unknown } }) =>
+      template.toJSON().Resources[logicalId(stack, construct)].Properties as {
+        VisibilityTimeout: number;
+        RedrivePolicy: { maxReceiveCount: number };
+      };
+    const consumer = env('process-send-queue');
+    const sweeper = env('sweep-emails');
+    const send = queue(stack.sendQueue);
+    const events = queue(stack.eventsQueue);
+    const [configurationSet] = Object.values(resources('AWS::SES::ConfigurationSet'));
+    if (!configurationSet) throw new Error('no configuration set');
+    const maxDelivery = (configurationSet.Properties.DeliveryOptions as { MaxDeliverySeconds: number })
+      .MaxDeliverySeconds;
+    const ms = (s: number) => s * 1000;
+    // A hung SendEmail ends before the consumer is stopped, so its outcome is recorded.
+    expect(
+      Number(consumer.vars.SES_CONNECT_TIMEOUT_MS) + Number(consumer.vars.SES_REQUEST_TIMEOUT_MS),
+    ).toBeLessThan(ms(consumer.timeout));
+    // A message does not reappear while the invocation that received it still runs.
+    expect(send.VisibilityTimeout).toBeGreaterThanOrEqual(6 * consumer.timeout);
+    expect(send.RedrivePolicy.maxReceiveCount).toBe(Number(consumer.vars.SEND_MAX_RECEIVE_COUNT));
+    // An unsent email is re-queued only once its own message can no longer be retried.
+    expect(Number(sweeper.vars.SWEEP_REQUEUE_AFTER_MS)).toBeGreaterThanOrEqual(
+      send.RedrivePolicy.maxReceiveCount * ms(send.VisibilityTimeout),
+    );
+    // An unknown outcome is settled only after every retry of its Send event.
+    expect(Number(sweeper.vars.SWEEP_UNKNOWN_OUTCOME_AFTER_MS)).toBeGreaterThan(
+      events.RedrivePolicy.maxReceiveCount * ms(events.VisibilityTimeout),
+    );
+    // A sent email is settled without a final event only after SES stopped trying to deliver it.
+    expect(Number(sweeper.vars.SWEEP_FINAL_EVENTS_AFTER_MS)).toBeGreaterThan(ms(maxDelivery));
+    // The sweeper runs every minute.
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: Match.arrayWith([
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [logicalId(stack, stack.functions['sweep-emails'] as never), 'Arn'] },
+        }),
+      ]),
+    });
+  });
+
+  it('names each invariant a change of timings would break', () => {
+    expect(() => synthStack({ sendMaxAttempts: 5 }, 'Fine')).not.toThrow();
+    expect(
+      timingProblems({
+        ...stack.timings,
+        requeueAfterMs: stack.timings.sendMaxAttempts * stack.timings.sendVisibilitySeconds * 1000 - 1,
+      }),
+    ).toHaveLength(1);
+    expect(timingProblems({ ...stack.timings, sesRequestTimeoutMs: 30_000 })).toHaveLength(1);
+    expect(timingProblems({ ...stack.timings, unknownOutcomeAfterMs: 1 })).toHaveLength(1);
+    expect(timingProblems({ ...stack.timings, finalEventsAfterMs: 1 })).toHaveLength(1);
+    expect(timingProblems(stack.timings)).toEqual([]);
   });
 
   it('refuses plain-HTTP access to its queues and topic', () => {
@@ -157,8 +216,8 @@ describe('EmailServiceStack', () => {
     }
   });
 
-  it('grants each function exactly what it needs (least privilege)', () => {
-    const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+  it('grants SQS actions only to the functions that use each queue (DynamoDB and SES: see grants.test.ts)', () => {
+    // Lambda's event source polls with the consumer's role; these are the actions it needs.
     const consume = [
       'sqs:ChangeMessageVisibility',
       'sqs:DeleteMessage',
@@ -166,54 +225,31 @@ describe('EmailServiceStack', () => {
       'sqs:GetQueueUrl',
       'sqs:ReceiveMessage',
     ];
-    // Every API function looks up the caller's key (GetItem) and counts the request (UpdateItem).
-    const http = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
     const expected: Record<string, string[]> = {
-      'send-email': [
-        ...http,
-        'dynamodb:BatchWriteItem',
-        'dynamodb:DeleteItem',
-        'dynamodb:PutItem',
-        'sqs:GetQueueAttributes',
-        'sqs:GetQueueUrl',
-        'sqs:SendMessage',
-      ],
-      'list-emails': [...http, 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-      'get-email': [...http, 'dynamodb:Query'],
-      'route-not-found': http,
-      'process-send-queue': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'ses:SendEmail', ...consume],
-      'process-ses-events': ['dynamodb:PutItem', 'dynamodb:UpdateItem', ...consume],
-      'create-domain': [
-        ...http,
-        'dynamodb:DeleteItem',
-        'dynamodb:PutItem',
-        'ses:CreateEmailIdentity',
-        'ses:GetEmailIdentity',
-        'ses:PutEmailIdentityMailFromAttributes',
-        'ses:TagResource',
-      ],
-      'list-domains': [...http, 'dynamodb:Query'],
-      'get-domain': [...http, 'dynamodb:PutItem', 'ses:GetEmailIdentity'],
-      'verify-domain': [...http, 'dynamodb:PutItem', 'ses:GetEmailIdentity'],
-      'delete-domain': [...http, 'dynamodb:DeleteItem', 'ses:DeleteEmailIdentity'],
-      'check-domains': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'ses:GetEmailIdentity'],
-      'create-api-key': [...http, 'dynamodb:PutItem'],
-      'list-api-keys': [...http, 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-      'delete-api-key': [...http, 'dynamodb:DeleteItem'],
+      'send-email': ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+      'process-send-queue': consume,
+      'process-ses-events': consume,
+      // Re-queues (SendMessage, and GetQueueAttributes for the backlog); reads the DLQ without deleting.
+      'sweep-emails': ['sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
     };
-    expect(Object.keys(stack.functions).sort()).toEqual(Object.keys(expected).sort());
-    for (const [name, actions] of Object.entries(expected)) {
-      expect(actionsOf(name), name).toEqual([...actions, ...logs].sort());
+    for (const name of Object.keys(stack.functions)) {
+      const sqs = actionsOf(name).filter((action) => action.startsWith('sqs:'));
+      expect(sqs, name).toEqual(expected[name] ?? []);
     }
+    const dlq = JSON.stringify(policiesOf('sweep-emails').filter((s) => s.Action === 'sqs:ReceiveMessage'));
+    expect(dlq).toContain(logicalId(stack, stack.sendDeadLetterQueue));
   });
 
-  it('reaches the listing indexes only from list-emails, by name, and uses no managed policy', () => {
+  it('reaches the listing indexes by name only from list-emails (and the sweeper, its queued emails), and uses no managed policy', () => {
     const policyText = (name: string) => JSON.stringify(policiesOf(name));
     for (const name of Object.keys(stack.functions)) {
       expect(policyText(name), name).not.toContain('/index/*');
       if (name === 'list-emails') {
         for (const index of Object.values(INDEXES))
           expect(policyText(name)).toContain(`/index/${index.name}`);
+      } else if (name === 'sweep-emails') {
+        expect(policyText(name)).toContain(`/index/${INDEXES.emailsByStatus.name}`);
+        expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByTime.name}`);
       } else {
         expect(policyText(name), name).not.toContain('/index/');
       }

@@ -1,9 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
+import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
 import type { EmailContent } from '../../functions/core/email.js';
-import { newEmailId } from '../../functions/core/ids.js';
+import { emailIdAt, FIRST_EMAIL_ID, newEmailId } from '../../functions/core/ids.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
@@ -44,14 +45,13 @@ describe('DynamoEmailRepository (dynalite)', () => {
   it('keeps the status item well under 1 KB even for the largest email', async () => {
     const to = Array.from({ length: 50 }, (_, i) => `${'r'.repeat(50)}${i}@${'d'.repeat(60)}.example.com`);
     const id = await create({ to, subject: 's'.repeat(998), html: 'h'.repeat(200_000) });
-    await repo.claim(id, Date.now(), 60_000);
+    await repo.claim(id, Date.now());
+    await repo.markUnknown(id, 'TimeoutError: '.repeat(40));
     await repo.markSent(id, '0100018c-1234-5678-9abc-def012345678-000000', new Date().toISOString());
-    await repo.finish(
-      id,
-      'bounced',
-      new Date().toISOString(),
-      'Permanent: General: smtp; 550 5.1.1 user unknown '.repeat(20),
-    );
+    await repo.finish(id, 'bounced', new Date().toISOString(), {
+      reason: 'Permanent: General: smtp; 550 5.1.1 user unknown '.repeat(20),
+      sent: { at: new Date().toISOString(), providerMessageId: 'x'.repeat(60) },
+    });
     const { Item } = await table.db.send(
       new GetCommand({ TableName: table.tableName, Key: { pk: keys.email(id), sk: keys.status } }),
     );
@@ -79,7 +79,7 @@ describe('DynamoEmailRepository (dynalite)', () => {
     for (let i = 0; i < 7; i++) ids.push(await create({ subject: `list-${i}` }));
     await repo.finish(ids[1] as string, 'delivered', new Date().toISOString());
     await repo.finish(ids[4] as string, 'delivered', new Date().toISOString());
-    await repo.finish(ids[5] as string, 'failed', new Date().toISOString(), 'x');
+    await repo.finish(ids[5] as string, 'failed', new Date().toISOString(), { reason: 'x' });
 
     const newest = [...ids].reverse();
     const page1 = await repo.list({ limit: 3, offset: 0 });
@@ -100,31 +100,80 @@ describe('DynamoEmailRepository (dynalite)', () => {
     expect((await repo.list({ limit: 5, offset: 10_000 })).data).toEqual([]);
   });
 
-  it('claims a queued email once: a second claim is busy, a claim after sending is done', async () => {
+  it('records an attempt once and for good: no expiry, so no second attempt while its outcome is unknown', async () => {
     const id = await create();
     const now = Date.now();
-    expect(await repo.claim(id, now, 60_000)).toBe('claimed');
-    expect(await repo.claim(id, now + 1, 60_000)).toBe('busy');
-    // An expired lease (the worker died) can be taken over.
-    expect(await repo.claim(id, now + 61_000, 60_000)).toBe('claimed');
+    expect(await repo.claim(id, now)).toBe('claimed');
+    expect(await repo.claim(id, now + 1)).toBe('in_progress');
+    // A day later the attempt still stands: only a Send event or the sweeper settles it.
+    expect(await repo.claim(id, now + 86_400_000)).toBe('in_progress');
     await repo.markSent(id, 'ses-1', new Date().toISOString());
-    expect(await repo.claim(id, now + 200_000, 60_000)).toBe('done');
-    expect(await repo.claim(newEmailId(), now, 60_000)).toBe('missing');
+    expect(await repo.claim(id, now + 86_400_001)).toBe('done');
+    expect(await repo.claim(newEmailId(), now)).toBe('missing');
   });
 
-  it('releases a lease so a retry can claim at once', async () => {
+  it('releases only its own attempt, and only while nothing says it was sent', async () => {
     const id = await create();
-    expect(await repo.claim(id, Date.now(), 60_000)).toBe('claimed');
-    await repo.release(id);
-    expect(await repo.claim(id, Date.now(), 60_000)).toBe('claimed');
+    const startedAt = Date.now();
+    expect(await repo.claim(id, startedAt)).toBe('claimed');
+    await repo.release(id, startedAt - 1); // not this attempt: nothing changes
+    expect(await repo.claim(id, startedAt + 1)).toBe('in_progress');
+    await repo.release(id, startedAt);
+    expect(await repo.claim(id, startedAt + 2)).toBe('claimed');
+    await repo.markSent(id, 'ses-1', new Date().toISOString());
+    await repo.release(id, startedAt + 2); // sent: the attempt stays on record
+    expect(await repo.getState(id)).toMatchObject({
+      send_started_at: startedAt + 2,
+      sent_at: expect.any(String),
+    });
+  });
+
+  it('keeps the first record of a send: the consumer and the Send event may both write it', async () => {
+    const id = await create();
+    await repo.claim(id, Date.now());
+    await repo.markUnknown(id, 'TimeoutError: no answer');
+    expect(await repo.getState(id)).toMatchObject({ attempt_error: 'TimeoutError: no answer' });
+    await repo.markSent(id, 'from-event', '2026-11-22T00:00:01.000Z');
+    await repo.markSent(id, 'from-consumer', '2026-11-22T00:00:02.000Z');
+    const state = await repo.getState(id);
+    expect(state).toMatchObject({ sent_at: '2026-11-22T00:00:01.000Z' });
+    expect(state?.attempt_error).toBeUndefined();
+  });
+
+  it("guards the sweeper's transitions: unsent, this attempt, sent", async () => {
+    const at = new Date().toISOString();
+    const unsent = await create();
+    const sending = await create();
+    await repo.claim(sending, 1000);
+    expect(await repo.finish(sending, 'failed', at, { guard: { unsent: true } })).toBe(false);
+    expect(await repo.finish(sending, 'failed', at, { guard: { attemptStartedAt: 999 } })).toBe(false);
+    expect(await repo.finish(sending, 'failed', at, { guard: { sent: true } })).toBe(false);
+    expect(await repo.finish(sending, 'failed', at, { guard: { attemptStartedAt: 1000 } })).toBe(true);
+    expect(await repo.finish(unsent, 'failed', at, { guard: { sent: true } })).toBe(false);
+    expect(await repo.finish(unsent, 'failed', at, { guard: { unsent: true } })).toBe(true);
+    const sent = await create();
+    await repo.claim(sent, 1000);
+    await repo.markSent(sent, 'ses-1', at);
+    expect(await repo.finish(sent, 'failed', at, { guard: { attemptStartedAt: 1000 } })).toBe(false);
+    expect(await repo.finish(sent, 'failed', at, { guard: { sent: true } })).toBe(true);
+  });
+
+  it('a final event fills in sent_at when nothing recorded the send', async () => {
+    const id = await create();
+    await repo.claim(id, Date.now());
+    const sent = { at: '2026-11-22T00:00:01.000Z', providerMessageId: 'ses-9' };
+    expect(await repo.finish(id, 'delivered', '2026-11-22T00:00:02.000Z', { sent })).toBe(true);
+    expect(await repo.get(id)).toMatchObject({ status: 'delivered', sent_at: sent.at });
   });
 
   it('moves status forward only: the first final status wins, later ones change nothing', async () => {
     const id = await create();
     expect(await repo.finish(id, 'delivered', '2026-11-22T00:00:01.000Z')).toBe(true);
-    expect(await repo.finish(id, 'bounced', '2026-11-22T00:00:02.000Z', 'late bounce')).toBe(false);
+    expect(await repo.finish(id, 'bounced', '2026-11-22T00:00:02.000Z', { reason: 'late bounce' })).toBe(
+      false,
+    );
     expect(await repo.finish(id, 'delivered', '2026-11-22T00:00:03.000Z')).toBe(false);
-    expect(await repo.claim(id, Date.now(), 1000)).toBe('done');
+    expect(await repo.claim(id, Date.now())).toBe('done');
     const email = await repo.get(id);
     expect(email?.status).toBe('delivered');
     expect(email?.failure_reason).toBeNull();
@@ -138,5 +187,52 @@ describe('DynamoEmailRepository (dynalite)', () => {
     await repo.addEvent(id, delivered);
     await repo.addEvent(id, delivered);
     expect((await repo.get(id))?.events.map((e) => e.type)).toEqual(['sent', 'delivered']);
+  });
+
+  it('keeps two events of one type in the same millisecond for different recipients', async () => {
+    const id = await create({ to: ['a@example.com', 'b@example.com'] });
+    const at = '2026-11-22T00:00:02.000Z';
+    await repo.addEvent(id, { type: 'bounced', at, recipients: ['a@example.com'], detail: '550 5.1.1' });
+    await repo.addEvent(id, { type: 'bounced', at, recipients: ['b@example.com'], detail: '550 5.1.1' });
+    await repo.addEvent(id, { type: 'bounced', at, recipients: ['b@example.com'], detail: '550 5.1.1' });
+    const events = (await repo.get(id))?.events ?? [];
+    expect(events.map((e) => e.recipients).sort()).toEqual([['a@example.com'], ['b@example.com']]);
+  });
+});
+
+describe('DynamoSweepStore (dynalite)', () => {
+  it('reads queued ids oldest first within [from, to), status items in batches, and contents', async () => {
+    const store = new DynamoSweepStore(table.db, table.tableName);
+    const start = Date.now();
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await create({ subject: `sweep-${i}` }));
+    await repo.finish(ids[1] as string, 'delivered', new Date().toISOString());
+    const queued = await store.queuedIds(emailIdAt(start), emailIdAt(Date.now() + 1), 100);
+    expect(queued).toEqual([ids[0], ids[2], ids[3]]);
+    expect(await store.queuedIds(emailIdAt(start), emailIdAt(Date.now() + 1), 2)).toEqual([ids[0], ids[2]]);
+    expect(await store.queuedIds(ids[2] as string, emailIdAt(Date.now() + 1), 100)).toEqual([ids[2], ids[3]]);
+    expect(await store.queuedIds(emailIdAt(Date.now() + 1), emailIdAt(start), 100)).toEqual([]);
+    const states = await store.states([...queued, newEmailId()]);
+    expect(states.map((s) => s.id).sort()).toEqual([...queued].sort());
+    expect(await store.content(ids[0] as string)).toEqual(content({ subject: 'sweep-0' }));
+    expect(await store.content(newEmailId())).toBeNull();
+  });
+
+  it('marks a re-queue at most once per period, and never for a sent or sending email', async () => {
+    const store = new DynamoSweepStore(table.db, table.tableName);
+    const id = await create();
+    expect(await store.markRequeued(id, 10_000, 9_000)).toBe(true);
+    expect(await store.markRequeued(id, 10_500, 9_500)).toBe(false); // re-queued since 9,500
+    expect(await store.markRequeued(id, 20_000, 19_000)).toBe(true);
+    const sending = await create();
+    await repo.claim(sending, Date.now());
+    expect(await store.markRequeued(sending, Date.now(), Date.now())).toBe(false);
+  });
+
+  it('keeps its progress', async () => {
+    const store = new DynamoSweepStore(table.db, table.tableName);
+    expect(await store.progress()).toEqual({ fromId: FIRST_EMAIL_ID, oldCheckedAtMs: 0 });
+    await store.saveProgress({ fromId: 'em_x', oldCheckedAtMs: 5 });
+    expect(await store.progress()).toEqual({ fromId: 'em_x', oldCheckedAtMs: 5 });
   });
 });

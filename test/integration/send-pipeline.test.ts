@@ -1,6 +1,13 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  GetQueueAttributesCommand,
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newSesSendClient } from '../../functions/adapters/aws-clients.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { SesIdentities } from '../../functions/adapters/ses/identities.js';
 import { SesMailer } from '../../functions/adapters/ses/mailer.js';
@@ -54,6 +61,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await fetch(`${emulators.sesEndpoint}/clear-store`, { method: 'POST' });
+  await sqs.send(new PurgeQueueCommand({ QueueUrl: eventsQueue.url }));
 });
 
 const content = (to: string[]): EmailContent => ({
@@ -81,7 +89,7 @@ async function sesStore(): Promise<{ messageId: string; destination: { to: strin
 }
 
 const consumer = (m: Mailer = mailer, maxReceiveCount = 3) =>
-  makeConsumer({ emails, mailer: m, clock: systemClock, leaseMs: 30_000, maxReceiveCount });
+  makeConsumer({ emails, mailer: m, clock: systemClock, maxReceiveCount });
 
 describe('send consumer (SQS → SES v2 emulator)', () => {
   it('sends through SES with the configuration set and our id as a message tag', async () => {
@@ -109,10 +117,10 @@ describe('send consumer (SQS → SES v2 emulator)', () => {
     expect(await sesStore()).toHaveLength(1);
   });
 
-  it('retries a temporary SES failure (item reported, lease released) and sends on the next attempt', async () => {
+  it('retries when SES refused without taking it (item reported, attempt released) and sends on the next attempt', async () => {
     const { id, body } = await queued();
     const flaky = new ScriptedMailer([
-      new MailerError('Maximum sending rate exceeded.', true, 'TooManyRequestsException'),
+      new MailerError('Maximum sending rate exceeded.', 'refused', 'TooManyRequestsException'),
     ]);
     const first = await consumer(flaky)(sqsEvent([{ body, messageId: 'm1' }]));
     expect(first.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
@@ -125,7 +133,7 @@ describe('send consumer (SQS → SES v2 emulator)', () => {
   it('fails the email at once on a permanent SES error, without retrying', async () => {
     const { id, body } = await queued();
     const rejecting = new ScriptedMailer([
-      new MailerError('Email address is not verified.', false, 'MessageRejected'),
+      new MailerError('Email address is not verified.', 'rejected', 'MessageRejected'),
     ]);
     const result = await consumer(rejecting)(sqsEvent([{ body }]));
     expect(result.batchItemFailures).toEqual([]);
@@ -135,14 +143,30 @@ describe('send consumer (SQS → SES v2 emulator)', () => {
     });
   });
 
-  it('on the last attempt, a temporary failure ends the email failed (the message goes to the DLQ)', async () => {
+  it('on the last attempt, a refusal ends the email failed (the message goes to the DLQ)', async () => {
     const { id, body } = await queued();
-    const down = new ScriptedMailer([new MailerError('Service unavailable', true, 'InternalFailure')]);
+    const down = new ScriptedMailer([new MailerError('Sending paused', 'refused', 'SendingPausedException')]);
     const result = await consumer(down, 3)(sqsEvent([{ body, messageId: 'last', receiveCount: 3 }]));
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'last' }]);
     expect(await emails.get(id)).toMatchObject({
       status: 'failed',
       failure_reason: expect.stringContaining('gave up'),
+    });
+  });
+
+  it('never tries again when the outcome is unknown: the message is deleted, the attempt stays on record', async () => {
+    const { id, body } = await queued();
+    const timedOut = new ScriptedMailer([new MailerError('socket hang up', 'unknown', 'TimeoutError')]);
+    const first = await consumer(timedOut)(sqsEvent([{ body, messageId: 'u1' }]));
+    expect(first.batchItemFailures).toEqual([]);
+    // A duplicate delivery, even days later, finds the attempt on record and sends nothing.
+    const again = await consumer(timedOut)(sqsEvent([{ body, messageId: 'u2', receiveCount: 2 }]));
+    expect(again.batchItemFailures).toEqual([]);
+    expect(timedOut.sent).toHaveLength(0);
+    expect(await emails.getState(id)).toMatchObject({
+      status: 'queued',
+      send_started_at: expect.any(Number),
+      attempt_error: 'TimeoutError: socket hang up',
     });
   });
 
@@ -165,7 +189,7 @@ describe('send consumer (SQS → SES v2 emulator)', () => {
     });
     const { id, body } = await queued();
     const down = new ScriptedMailer(
-      Array.from({ length: 10 }, () => new MailerError('down', true, 'ServiceUnavailable')),
+      Array.from({ length: 10 }, () => new MailerError('throttled', 'refused', 'TooManyRequestsException')),
     );
     const poller = startPoller({
       sqs,
@@ -193,6 +217,79 @@ describe('send consumer (SQS → SES v2 emulator)', () => {
       expect((await emails.get(id))?.status).toBe('failed');
     } finally {
       await poller.stop();
+    }
+  });
+});
+
+describe('SES outcomes through the real SDK client (one attempt, bounded waits)', () => {
+  /** A stand-in that takes every email and then answers as `fault` says; the consumer's real SES client. */
+  async function faultySes(fault: 'hangAfterAccept' | 'errorAfterAccept' | 'throttle') {
+    const faulty = await startSesStandIn({
+      emulatorEndpoint: emulators.sesEndpoint,
+      sqs,
+      eventsQueueUrl: eventsQueue.url,
+      eventDelayMs: 20,
+      identities: { verifyAfterMs: 0 },
+      faults: { ses: { [fault]: 1 } },
+    });
+    const client = new SESv2Client({ endpoint: faulty.endpoint, region: 'us-east-1', credentials });
+    await new SesIdentities(client, { region: 'us-east-1', owner: 'test-table' }).create('acme.test');
+    client.destroy();
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_SESV2: faulty.endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+    });
+    const real = new SesMailer(newSesSendClient({ connectMs: 500, requestMs: 800 }), 'test-set');
+    return { standIn: faulty, mailer: real };
+  }
+
+  it.each([
+    ['takes it and never answers (a timeout after acceptance)', 'hangAfterAccept'],
+    ['takes it and answers 500', 'errorAfterAccept'],
+  ] as const)(
+    'when SES %s: one SendEmail, no retry, and its Send event marks the email sent',
+    async (_, fault) => {
+      const { standIn: faulty, mailer: real } = await faultySes(fault);
+      try {
+        const { id, body } = await queued();
+        const handle = consumer(real);
+        const first = await handle(sqsEvent([{ body, messageId: 'f1' }]));
+        expect(first.batchItemFailures).toEqual([]); // deleted: never tried again blindly
+        await handle(sqsEvent([{ body, messageId: 'f2', receiveCount: 2 }])); // SQS delivers it again
+        expect(faulty.ledger.forwardCounts().get(id)).toBe(1);
+        const waiting = await emails.getState(id);
+        expect(waiting).toMatchObject({ status: 'queued', send_started_at: expect.any(Number) });
+        expect(waiting?.sent_at).toBeUndefined();
+        // SES published Send when it took the email: the events consumer records it as sent.
+        await faulty.idle();
+        const events = makeEventsConsumer({ emails });
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: eventsQueue.url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+          }),
+        );
+        await events(sqsEvent(Messages.map((m) => ({ body: m.Body ?? '' }))));
+        expect(await emails.getState(id)).toMatchObject({ sent_at: expect.any(String) });
+      } finally {
+        await faulty.stop();
+      }
+    },
+  );
+
+  it('when SES throttles: not taken, the attempt is released and the message retried', async () => {
+    const { standIn: faulty, mailer: real } = await faultySes('throttle');
+    try {
+      const { id, body } = await queued();
+      const result = await consumer(real)(sqsEvent([{ body, messageId: 't1' }]));
+      expect(result.batchItemFailures).toEqual([{ itemIdentifier: 't1' }]);
+      expect(faulty.ledger.forwardCounts().get(id)).toBeUndefined();
+      expect((await emails.getState(id))?.send_started_at).toBeUndefined();
+    } finally {
+      await faulty.stop();
     }
   });
 });
@@ -231,13 +328,7 @@ describe('local SES identities (the stand-in for the API the emulator lacks)', (
     const id = newEmailId();
     const from = { ...content(['success@simulator.amazonses.com']), from: 'someone@unverified.example' };
     await emails.create({ id, created_at: new Date().toISOString(), content: from });
-    const consumer = makeConsumer({
-      emails,
-      mailer,
-      clock: systemClock,
-      maxReceiveCount: 5,
-      leaseMs: 30_000,
-    });
+    const consumer = makeConsumer({ emails, mailer, clock: systemClock, maxReceiveCount: 5 });
     const result = await consumer(sqsEvent([{ body: JSON.stringify({ id, content: from }) }]));
     expect(result.batchItemFailures).toEqual([]);
     expect(await emails.get(id)).toMatchObject({

@@ -12,9 +12,14 @@ import type {
 export class RecordingQueue implements EmailQueue {
   readonly jobs: SendJob[] = [];
   failWith?: Error;
+  /** What backlog() reports. */
+  waiting = 0;
   async enqueue(job: SendJob) {
     if (this.failWith) throw this.failWith;
     this.jobs.push(job);
+  }
+  async backlog() {
+    return this.waiting;
   }
 }
 

@@ -351,13 +351,53 @@ describe('Idempotency-Key on POST /v1/emails', () => {
     expect((await send(token, 'k'.repeat(256))).statusCode).toBe(200);
   });
 
-  it('a failed send gives the key back, so the retry sends', async () => {
+  it('a request that fails (500: the email could not be stored) gives the key back, so the retry sends', async () => {
     const { token } = await newKey('sending_access');
-    queue.failWith = new Error('queue down');
-    expect((await send(token, 'retry-me')).statusCode).toBe(500);
-    queue.failWith = undefined;
+    const storeDown = (await import('../../functions/handlers/send-email.js')).makeHandler({
+      ...deps,
+      emails: Object.assign(Object.create(repos.emails), {
+        create: async () => Promise.reject(new Error('table down')),
+      }),
+    });
+    const failed = await storeDown(
+      httpEvent({
+        method: 'POST',
+        path: '/v1/emails',
+        token,
+        body: email,
+        headers: { 'idempotency-key': 'retry-me' },
+      }),
+      context(),
+    );
+    expect(failed.statusCode).toBe(500);
     const retry = await send(token, 'retry-me');
     expect(retry.statusCode).toBe(200);
+    expect(await repos.emails.getState(parseBody(retry).id)).toMatchObject({ status: 'queued' });
+  });
+
+  it('a refused send (400: the sender domain is not verified) gives the key back too; a 409 keeps it', async () => {
+    const { token } = await newKey('sending_access');
+    const unverified = { ...email, from: 'a@not-a-domain-here.com' };
+    expect((await send(token, 'fix-then-retry', unverified)).statusCode).toBe(400);
+    // The key is free again: the same key with a corrected body is a new request, not a mismatch.
+    const fixed = await send(token, 'fix-then-retry');
+    expect(fixed.statusCode).toBe(200);
+    expect((await send(token, 'fix-then-retry', unverified)).statusCode).toBe(409);
+    expect(parseBody(await send(token, 'fix-then-retry')).id).toBe(parseBody(fixed).id);
+  });
+
+  it('the queue refusing is not a failure: the email is stored, the key answers it, the sweeper queues it', async () => {
+    const { token } = await newKey('sending_access');
+    queue.failWith = new Error('queue down');
+    try {
+      const first = await send(token, 'queue-down');
+      expect(first.statusCode).toBe(200);
+      queue.failWith = undefined;
+      const again = await send(token, 'queue-down');
+      expect(parseBody(again)).toEqual(parseBody(first));
+    } finally {
+      queue.failWith = undefined;
+    }
   });
 
   it('a request that died holding the key is finished by a retry under the same email id, queued again', async () => {
@@ -385,6 +425,54 @@ describe('Idempotency-Key on POST /v1/emails', () => {
     expect(retry.statusCode).toBe(200);
     expect(parseBody(retry).id).toBe(id);
     expect(queue.jobs.slice(jobs).map((j) => j.id)).toEqual([id]);
+  });
+
+  it("resuming a request whose email went on meanwhile answers the email's status now, and queues nothing", async () => {
+    const { token, key } = await newKey('sending_access');
+    const { hashIdempotencyKey, fingerprint } = await import('../../functions/core/idempotency.js');
+    const { newEmailId } = await import('../../functions/core/ids.js');
+    const { parseInput } = await import('../../functions/http/middleware.js');
+    const { sendEmailSchema, toContent } = await import('../../functions/core/email.js');
+    const id = newEmailId();
+    await repos.idempotency.begin(
+      key.id,
+      hashIdempotencyKey('went-on'),
+      fingerprint(email),
+      id,
+      now - 60_000,
+    );
+    await repos.emails.create({
+      id,
+      created_at: new Date(now - 60_000).toISOString(),
+      content: toContent(parseInput(sendEmailSchema, email)),
+    });
+    await repos.emails.finish(id, 'delivered', new Date(now - 30_000).toISOString());
+    const jobs = queue.jobs.length;
+    const retry = await send(token, 'went-on');
+    expect(parseBody(retry)).toEqual({
+      id,
+      status: 'delivered',
+      created_at: new Date(now - 60_000).toISOString(),
+    });
+    expect(queue.jobs.length).toBe(jobs);
+  });
+
+  it("completes a key only for its own email: a key taken over meanwhile keeps the other request's answer", async () => {
+    const { hashIdempotencyKey } = await import('../../functions/core/idempotency.js');
+    const keyHash = hashIdempotencyKey('taken-over');
+    await repos.idempotency.begin('scope', keyHash, 'print', 'em_first', now);
+    await repos.idempotency.abandon('scope', keyHash, 'em_first');
+    await repos.idempotency.begin('scope', keyHash, 'print', 'em_second', now);
+    expect(
+      await repos.idempotency.complete('scope', keyHash, 'em_first', { statusCode: 200, body: 'first' }),
+    ).toBe(false);
+    expect(
+      await repos.idempotency.complete('scope', keyHash, 'em_second', { statusCode: 200, body: 'second' }),
+    ).toBe(true);
+    expect(await repos.idempotency.begin('scope', keyHash, 'print', 'em_third', now)).toEqual({
+      outcome: 'replay',
+      response: { statusCode: 200, body: 'second' },
+    });
   });
 });
 

@@ -25,13 +25,14 @@ describe('architecture', () => {
     expect(offending).toEqual([]);
   });
 
-  it('keeps business logic out of the CDK code: lib/ reads only the route table and table layout', () => {
+  it('keeps business logic out of the CDK code: lib/ reads only the route table, table layout and send timings', () => {
     const fromFunctions = filesUnder('lib').flatMap((file) =>
       importsOf(file).filter((spec) => spec.includes('functions/')),
     );
     expect([...new Set(fromFunctions)].sort()).toEqual([
       '../functions/adapters/dynamodb/table.js',
       '../functions/routes.js',
+      '../functions/send-timings.js',
     ]);
   });
 

@@ -48,6 +48,7 @@ const send = (event: ReturnType<typeof httpEvent>) =>
     assertSenderDomain: verifiedSenderDomains(domains, systemClock),
     idempotency: new DynamoIdempotencyStore(table.db, table.tableName),
     log: silentLog,
+    logError: silentLog.error,
   })(event, context()) as Promise<APIGatewayProxyStructuredResultV2>;
 const list = (query?: Record<string, string>, t: string | null = token) =>
   makeList({ apiKeys, emails, log: silentLog })(
@@ -200,19 +201,42 @@ describe('POST /v1/emails', () => {
     expect((await post({ ...email, html: 'x'.repeat(MAX_BODY_BYTES - overhead) })).statusCode).toBe(200);
   });
 
-  it('500 internal_server_error without details when the queue fails, and the email ends failed, not queued', async () => {
+  it('200 when the queue refuses after the email is stored: it stays queued and unsent, for the sweeper to queue', async () => {
     queue.failWith = new Error('SQS is down: secret internal detail');
     const response = await post(email);
+    expect(response.statusCode).toBe(200);
+    const { id } = parseBody(response);
+    expect(await emails.getState(id)).toMatchObject({ status: 'queued' });
+    expect((await emails.getState(id))?.send_started_at).toBeUndefined();
+    expect(queue.jobs).toEqual([]);
+    // What was logged about the failure carries neither the key nor the message body.
+    expect(errors.length).toBeGreaterThan(0);
+    expect(JSON.stringify(errors)).not.toContain(token);
+    expect(JSON.stringify(errors)).not.toContain('Hello');
+  });
+
+  it('500 internal_server_error without details when the email cannot be stored; nothing is queued', async () => {
+    const failing = makeSend({
+      apiKeys,
+      emails: Object.assign(Object.create(emails), {
+        create: async () => Promise.reject(new Error('DynamoDB is down: secret internal detail')),
+      }),
+      queue,
+      clock: systemClock,
+      assertSenderDomain: verifiedSenderDomains(domains, systemClock),
+      idempotency: new DynamoIdempotencyStore(table.db, table.tableName),
+      log: silentLog,
+    });
+    const response = (await failing(
+      httpEvent({ method: 'POST', path: '/v1/emails', token, body: email }),
+      context(),
+    )) as APIGatewayProxyStructuredResultV2;
     const body = expectError(response, 500, 'internal_server_error');
     expect(response.body).not.toContain('secret internal detail');
     expect(response.body).not.toMatch(/at .*\.ts/);
     expect(body.errors).toBeUndefined();
-    const newest = await emails.list({ limit: 1, offset: 0 });
-    expect(newest.data[0]?.status).toBe('failed');
-    expect(errors.length).toBeGreaterThan(0);
-    // What was logged about the failure carries neither the key nor the message body.
+    expect(queue.jobs).toEqual([]);
     expect(JSON.stringify(errors)).not.toContain(token);
-    expect(JSON.stringify(errors)).not.toContain('Hello');
   });
 });
 

@@ -15,7 +15,7 @@ describe('local mailbox simulator (SES developer guide, "Using the mailbox simul
     expect(simulatedOutcome(address)).toBe(outcome);
   });
 
-  it('publishes one Delivery and one Bounce listing their recipients, then the Complaint', () => {
+  it('publishes Send at once, then one Delivery and one Bounce listing their recipients, then the Complaint', () => {
     const events = simulateEvents({
       messageId: 'm-1',
       from: 'Acme <hello@acme.test>',
@@ -29,19 +29,19 @@ describe('local mailbox simulator (SES developer guide, "Using the mailbox simul
       configurationSet: 'set',
       sentAt: new Date('2026-11-22T00:00:00.000Z'),
     });
-    expect(events.map((e) => e.event.eventType)).toEqual(['Delivery', 'Bounce', 'Complaint']);
-    expect(events[0]?.event.delivery?.recipients).toEqual([
+    expect(events.map((e) => e.event.eventType)).toEqual(['Send', 'Delivery', 'Bounce', 'Complaint']);
+    expect(events[1]?.event.delivery?.recipients).toEqual([
       'success@simulator.amazonses.com',
       'complaint@simulator.amazonses.com',
     ]);
-    expect(events[1]?.event.bounce).toMatchObject({
+    expect(events[2]?.event.bounce).toMatchObject({
       bounceType: 'Permanent',
       bouncedRecipients: [{ emailAddress: 'bounce@simulator.amazonses.com' }],
     });
-    expect(events[2]?.event.mail.tags).toEqual({
+    expect(events[3]?.event.mail.tags).toEqual({
       'ses:configuration-set': ['set'],
       email_id: ['em_01m80mv90eew9ryfvqd1ksnhes'],
     });
-    expect(events.map((e) => e.delayMs)).toEqual([150, 150, 300]);
+    expect(events.map((e) => e.delayMs)).toEqual([0, 150, 150, 300]);
   });
 });

@@ -2,11 +2,13 @@ import { readFileSync } from 'node:fs';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newSesSendClient } from '../../functions/adapters/aws-clients.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { fromSesEvent, type SesEvent } from '../../functions/adapters/ses/events.js';
 import { SesMailer, toSesAddress } from '../../functions/adapters/ses/mailer.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import { MailerError } from '../../functions/core/ports.js';
+import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
 import { sqsEvent } from '../support/events.js';
 import { startTestTable, type TestTable } from '../support/table.js';
@@ -31,6 +33,13 @@ const content = {
   html: '<p>Hi</p>',
   text: null,
 };
+
+const error = (name: string, status?: number, extra: Record<string, unknown> = {}) =>
+  Object.assign(new Error(`${name} message`), {
+    name,
+    ...(status === undefined ? {} : { $metadata: { httpStatusCode: status } }),
+    ...extra,
+  });
 
 describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
   const ses = mockClient(SESv2Client);
@@ -90,39 +99,119 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
     expect(decoded).toBe(name);
   });
 
-  const error = (name: string, status: number) =>
-    Object.assign(new Error(`${name} message`), { name, $metadata: { httpStatusCode: status } });
-
+  const connectTimeout = Object.assign(
+    new Error(
+      'the request socket did not establish a connection with the server within the configured timeout of 2000 ms.',
+    ),
+    { name: 'TimeoutError' },
+  );
   it.each([
-    ['TooManyRequestsException', 429, true],
-    ['ThrottlingException', 400, true],
-    ['LimitExceededException', 400, true],
-    ['SendingPausedException', 400, true],
-    ['AccountSuspendedException', 400, true],
-    ['InternalFailure', 500, true],
-    ['TimeoutError', 0, true],
-    ['MessageRejected', 400, false],
-    ['MailFromDomainNotVerifiedException', 400, false],
-    ['BadRequestException', 400, false],
-    ['NotFoundException', 404, false],
-  ])('%s is retryable: %s', async (name, status, retryable) => {
-    ses.on(SendEmailCommand).rejects(error(name, status));
+    // SES answered and refused for good.
+    ['MessageRejected', 'rejected', error('MessageRejected', 400)],
+    ['MailFromDomainNotVerifiedException', 'rejected', error('MailFromDomainNotVerifiedException', 400)],
+    ['BadRequestException', 'rejected', error('BadRequestException', 400)],
+    ['NotFoundException', 'rejected', error('NotFoundException', 404)],
+    // SES answered 4xx: it did not take the email.
+    ['TooManyRequestsException', 'refused', error('TooManyRequestsException', 429)],
+    ['ThrottlingException', 'refused', error('ThrottlingException', 400)],
+    ['LimitExceededException', 'refused', error('LimitExceededException', 400)],
+    ['SendingPausedException', 'refused', error('SendingPausedException', 400)],
+    ['AccountSuspendedException', 'refused', error('AccountSuspendedException', 400)],
+    ['AccessDeniedException', 'refused', error('AccessDeniedException', 403)],
+    // SES was never reached.
+    ['a refused connection', 'refused', error('Error', undefined, { code: 'ECONNREFUSED' })],
+    ['an unknown host', 'refused', error('Error', undefined, { code: 'ENOTFOUND' })],
+    ['a connection timeout', 'refused', connectTimeout],
+    ['no credentials', 'refused', error('CredentialsProviderError')],
+    // SES may have taken it.
+    ['InternalFailure (500)', 'unknown', error('InternalFailure', 500)],
+    ['ServiceUnavailable (503)', 'unknown', error('ServiceUnavailable', 503)],
+    ['a request timeout', 'unknown', error('TimeoutError', undefined, { code: 'ETIMEDOUT' })],
+    ['a reset connection', 'unknown', error('TimeoutError', undefined, { code: 'ECONNRESET' })],
+    ['a broken pipe', 'unknown', error('Error', undefined, { code: 'EPIPE' })],
+    ['a 200 that cannot be read', 'unknown', error('SyntaxError', 200)],
+  ])('%s means %s', async (_, kind, thrown) => {
+    ses.on(SendEmailCommand).rejects(thrown);
     const mailer = new SesMailer(new SESv2Client({ region: 'us-east-1', maxAttempts: 1 }), 'set');
     const failure = await mailer.send({ id: 'em_01m80mv90eew9ryfvqd1ksnhes', content }).catch((e) => e);
     expect(failure).toBeInstanceOf(MailerError);
-    expect(failure).toMatchObject({ code: name, retryable });
+    expect(failure.kind).toBe(kind);
+  });
+
+  it('a 200 without a MessageId is an unknown outcome (SES has the email)', async () => {
+    ses.on(SendEmailCommand).resolves({});
+    const mailer = new SesMailer(new SESv2Client({ region: 'us-east-1' }), 'set');
+    const failure = await mailer.send({ id: 'em_01m80mv90eew9ryfvqd1ksnhes', content }).catch((e) => e);
+    expect(failure).toMatchObject({ kind: 'unknown', code: 'NoMessageId' });
+  });
+
+  it('the send client makes one attempt, with bounded connect and request waits', async () => {
+    const client = newSesSendClient({ connectMs: 2000, requestMs: 10_000 });
+    expect(await client.config.maxAttempts()).toBe(1);
+    const handler = client.config.requestHandler as unknown as {
+      configProvider: Promise<Record<string, unknown>>;
+    };
+    expect(await handler.configProvider).toMatchObject({
+      connectionTimeout: 2000,
+      requestTimeout: 10_000,
+      throwOnRequestTimeout: true,
+    });
+    client.destroy();
+  });
+});
+
+describe('send consumer against the SES SDK (aws-sdk-client-mock)', () => {
+  const ses = mockClient(SESv2Client);
+  let table: TestTable;
+  let emails: DynamoEmailRepository;
+  beforeAll(async () => {
+    table = await startTestTable();
+    emails = new DynamoEmailRepository(table.db, table.tableName);
+  });
+  afterAll(() => table.stop());
+  beforeEach(() => ses.reset());
+
+  it('a timeout after SES accepted never leads to a second SendEmail, however often the message comes back', async () => {
+    const id = newEmailId();
+    await emails.create({ id, created_at: new Date().toISOString(), content });
+    // SES takes the email, but the answer never arrives: the SDK's request timeout fires.
+    ses
+      .on(SendEmailCommand)
+      .rejectsOnce(error('TimeoutError', undefined, { code: 'ETIMEDOUT' }))
+      .resolves({ MessageId: 'second-copy' });
+    let now = Date.now();
+    const consumer = makeConsumer({
+      emails,
+      mailer: new SesMailer(new SESv2Client({ region: 'us-east-1', maxAttempts: 1 }), 'set'),
+      clock: { now: () => new Date(now) },
+      maxReceiveCount: 5,
+    });
+    const body = JSON.stringify({ id, content });
+    expect((await consumer(sqsEvent([{ body, messageId: 'a' }]))).batchItemFailures).toEqual([]);
+    for (const receiveCount of [2, 3, 4, 5]) {
+      now += 3_600_000; // an hour later each time: no lease to expire
+      await consumer(sqsEvent([{ body, messageId: `again-${receiveCount}`, receiveCount }]));
+    }
+    expect(ses.commandCalls(SendEmailCommand)).toHaveLength(1);
+    expect(await emails.getState(id)).toMatchObject({
+      status: 'queued',
+      attempt_error: expect.stringContaining('TimeoutError'),
+    });
   });
 });
 
 describe('fromSesEvent', () => {
   const id = newEmailId();
   it('maps each SES event type', () => {
-    expect(fromSesEvent(sesEvent(id))).toEqual({
+    const fixture = sesEvent(id);
+    const sent = { at: fixture.mail.timestamp, providerMessageId: fixture.mail.messageId };
+    expect(fromSesEvent(fixture)).toEqual({
       emailId: id,
       type: 'bounced',
       at: '2026-11-22T03:20:01.123Z',
       recipients: ['bounce@simulator.amazonses.com'],
       detail: 'Permanent: General: smtp; 550 5.1.1 user unknown',
+      sent,
     });
     const base = (eventType: string, extra: Record<string, unknown>) =>
       fromSesEvent(
@@ -138,7 +227,14 @@ describe('fromSesEvent', () => {
       type: 'delivered',
       recipients: ['a@x.com'],
     });
-    expect(base('Send', { send: {} })).toBeUndefined();
+    // Send: SES's own word that it took the email (what settles an attempt whose worker died).
+    expect(base('Send', { send: {} })).toEqual({
+      emailId: id,
+      type: 'sent',
+      at: fixture.mail.timestamp,
+      recipients: fixture.mail.destination,
+      sent,
+    });
     expect(base('Reject', { reject: { reason: 'Bad content' } })).toMatchObject({
       type: 'failed',
       detail: expect.stringContaining('Bad content'),
@@ -195,6 +291,28 @@ describe('SES events consumer (SQS records of SES events)', () => {
     expect(email?.status).toBe('bounced');
     expect(email?.failure_reason).toContain('550 5.1.1');
     expect(email?.events.map((e) => e.type)).toEqual(['bounced', 'delivered']);
+  });
+
+  it('a Send event marks the email sent, so an attempt whose worker died is settled, not repeated', async () => {
+    const id = await queuedEmail();
+    await emails.claim(id, Date.now());
+    const send = sesEvent(id, (e) => {
+      e.eventType = 'Send';
+      delete e.bounce;
+      e.send = {};
+    });
+    const handler = makeEventsConsumer({ emails });
+    await handler(sqsEvent([{ body: JSON.stringify(send) }, { body: JSON.stringify(send) }]));
+    expect(await emails.getState(id)).toMatchObject({ status: 'queued', sent_at: send.mail.timestamp });
+    expect(await emails.claim(id, Date.now())).toBe('done');
+    // Delivered before its Send event was processed (events arrive in any order): the same outcome.
+    const other = await queuedEmail();
+    await emails.claim(other, Date.now());
+    await handler(sqsEvent([{ body: JSON.stringify(deliveryOf(other)) }]));
+    await handler(
+      sqsEvent([{ body: JSON.stringify({ ...send, mail: { ...send.mail, tags: { email_id: [other] } } }) }]),
+    );
+    expect(await emails.getState(other)).toMatchObject({ status: 'delivered', sent_at: send.mail.timestamp });
   });
 
   it('accepts the SNS envelope too (raw message delivery off)', async () => {

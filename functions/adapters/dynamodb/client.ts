@@ -1,13 +1,14 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { newDynamoDbClient } from '../aws-clients.js';
 
 /** One client per container, reused by every invocation. Endpoint from AWS_ENDPOINT_URL_DYNAMODB when set (local). */
-export const createDocumentClient = (client = new DynamoDBClient({})) =>
+export const createDocumentClient = (client: DynamoDBClient = newDynamoDbClient()) =>
   DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 
 /** A conditional write whose condition did not hold (the expected outcome of a guarded write, not a fault). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
@@ -7,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { EmailDetail, EmailEvent, EmailSummary } from '../../core/email.js';
 import type { ListEmailsQuery } from '../../core/list.js';
-import type { ClaimResult, EmailRepository, NewEmail } from '../../core/ports.js';
+import type { ClaimResult, EmailRepository, EmailState, FinishOptions, NewEmail } from '../../core/ports.js';
 import type { EmailStatus, TerminalStatus } from '../../core/status.js';
 import { batchGetAll, isConditionFailure, pageOf, pause, queryPages } from './client.js';
 import { INDEXES, keys } from './table.js';
@@ -117,18 +118,26 @@ export class DynamoEmailRepository implements EmailRepository {
     return { data, has_more };
   }
 
-  async claim(id: string, nowMs: number, leaseMs: number): Promise<ClaimResult> {
+  async getState(id: string): Promise<EmailState | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: this.statusKey(id), ConsistentRead: true }),
+    );
+    return Item ? toState(id, Item) : null;
+  }
+
+  async claim(id: string, nowMs: number): Promise<ClaimResult> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: keys.email(id), sk: keys.status },
-          UpdateExpression: 'SET lease_until = :until',
+          Key: this.statusKey(id),
+          UpdateExpression: 'SET send_started_at = :now',
+          // No expiry: once an attempt began, no other is ever started (see deliver-email.ts).
           ConditionExpression:
             'attribute_exists(pk) AND #status = :queued AND attribute_not_exists(sent_at) AND ' +
-            '(attribute_not_exists(lease_until) OR lease_until < :now)',
+            'attribute_not_exists(send_started_at)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':now': nowMs, ':until': nowMs + leaseMs },
+          ExpressionAttributeValues: { ':queued': 'queued', ':now': nowMs },
         }),
       );
       return 'claimed';
@@ -136,59 +145,105 @@ export class DynamoEmailRepository implements EmailRepository {
       if (!isConditionFailure(error)) throw error;
     }
     // Rare path (a duplicate message): read why the claim was refused.
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { pk: keys.email(id), sk: keys.status },
-        ConsistentRead: true,
-      }),
-    );
-    if (!Item) return 'missing';
-    if (Item.status !== 'queued' || Item.sent_at) return 'done';
-    return 'busy';
+    const state = await this.getState(id);
+    if (!state) return 'missing';
+    if (state.status !== 'queued' || state.sent_at) return 'done';
+    return 'in_progress';
   }
 
-  async release(id: string): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { pk: keys.email(id), sk: keys.status },
-        UpdateExpression: 'REMOVE lease_until',
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    );
+  async release(id: string, startedAtMs: number): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.statusKey(id),
+          UpdateExpression: 'REMOVE send_started_at, attempt_error',
+          // Only this worker's own attempt, and only while nothing says it was sent.
+          ConditionExpression: 'send_started_at = :mine AND attribute_not_exists(sent_at)',
+          ExpressionAttributeValues: { ':mine': startedAtMs },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   async markSent(id: string, providerMessageId: string, at: string): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: { pk: keys.email(id), sk: keys.status },
-        UpdateExpression: 'SET sent_at = :at, provider_message_id = :mid REMOVE lease_until',
+        Key: this.statusKey(id),
+        // The consumer and the provider's Send event both record it; the first record stands.
+        UpdateExpression:
+          'SET sent_at = if_not_exists(sent_at, :at), provider_message_id = if_not_exists(provider_message_id, :mid) ' +
+          'REMOVE attempt_error',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':at': at, ':mid': providerMessageId },
       }),
     );
   }
 
-  async finish(id: string, status: TerminalStatus, at: string, reason?: string): Promise<boolean> {
+  async markUnknown(id: string, reason: string): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: keys.email(id), sk: keys.status },
-          UpdateExpression: `SET #status = :status, gsi2pk = :gsi2pk, finished_at = :at${reason ? ', failure_reason = :reason' : ''} REMOVE lease_until`,
-          // Forward only: a late or repeated event finds the email already final and changes nothing.
-          ConditionExpression: '#status = :queued',
+          Key: this.statusKey(id),
+          UpdateExpression: 'SET attempt_error = :reason',
+          ConditionExpression: 'attribute_exists(send_started_at) AND attribute_not_exists(sent_at)',
+          ExpressionAttributeValues: { ':reason': bounded(reason) },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async finish(
+    id: string,
+    status: TerminalStatus,
+    at: string,
+    options: FinishOptions = {},
+  ): Promise<boolean> {
+    const { reason, guard, sent } = options;
+    const set = ['#status = :status', 'gsi2pk = :gsi2pk', 'finished_at = :at'];
+    const values: Item = {
+      ':status': status,
+      ':gsi2pk': keys.emailsWithStatus(status),
+      ':at': at,
+      ':queued': 'queued',
+    };
+    if (reason) {
+      set.push('failure_reason = :reason');
+      // Bounded so the status item stays small (one write unit per status change).
+      values[':reason'] = bounded(reason);
+    }
+    if (sent) {
+      set.push(
+        'sent_at = if_not_exists(sent_at, :sentAt)',
+        'provider_message_id = if_not_exists(provider_message_id, :mid)',
+      );
+      values[':sentAt'] = sent.at;
+      values[':mid'] = sent.providerMessageId;
+    }
+    // Forward only: a late or repeated event finds the email already final and changes nothing.
+    const conditions = ['#status = :queued'];
+    if (guard && 'unsent' in guard)
+      conditions.push('attribute_not_exists(sent_at)', 'attribute_not_exists(send_started_at)');
+    if (guard && 'attemptStartedAt' in guard) {
+      conditions.push('send_started_at = :started', 'attribute_not_exists(sent_at)');
+      values[':started'] = guard.attemptStartedAt;
+    }
+    if (guard && 'sent' in guard) conditions.push('attribute_exists(sent_at)');
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.statusKey(id),
+          UpdateExpression: `SET ${set.join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':status': status,
-            ':gsi2pk': keys.emailsWithStatus(status),
-            ':at': at,
-            ':queued': 'queued',
-            // Bounded so the status item stays small (one write unit per status change).
-            ...(reason ? { ':reason': reason.slice(0, 200) } : {}),
-          },
+          ExpressionAttributeValues: values,
         }),
       );
       return true;
@@ -202,10 +257,15 @@ export class DynamoEmailRepository implements EmailRepository {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
-        // The key is derived from the event, so a redelivered event overwrites itself.
-        Item: { pk: keys.email(id), sk: keys.event(event.at, event.type), ...event },
+        // Derived from the whole event: a redelivered event overwrites itself, while two events of
+        // one type in the same millisecond (for different recipients) are two items.
+        Item: { pk: keys.email(id), sk: keys.event(event.at, event.type, eventDigest(event)), ...event },
       }),
     );
+  }
+
+  private statusKey(id: string) {
+    return { pk: keys.email(id), sk: keys.status };
   }
 
   private async batchWrite(items: Item[]): Promise<void> {
@@ -221,6 +281,26 @@ export class DynamoEmailRepository implements EmailRepository {
       requests = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
     }
   }
+}
+
+/** Failure reasons are bounded so the status item stays small (one write unit per change). */
+const bounded = (text: string) => text.slice(0, 200);
+
+/** What tells one event from another of the same type and millisecond: whom it concerns and what it says. */
+const eventDigest = (event: EmailEvent) =>
+  createHash('sha256')
+    .update(JSON.stringify([event.type, [...event.recipients].sort(), event.detail ?? '']))
+    .digest('hex')
+    .slice(0, 16);
+
+export function toState(id: string, item: Item): EmailState {
+  const state: EmailState = { id, status: item.status as EmailStatus, created_at: String(item.created_at) };
+  if (item.sent_at) state.sent_at = String(item.sent_at);
+  if (typeof item.send_started_at === 'number') state.send_started_at = item.send_started_at;
+  if (item.attempt_error) state.attempt_error = String(item.attempt_error);
+  if (typeof item.requeued_at === 'number') state.requeued_at = item.requeued_at;
+  if (item.scheduled_at) state.scheduled_at = String(item.scheduled_at);
+  return state;
 }
 
 function toSummary(id: string, status: Item, summary: Item): EmailSummary {

@@ -86,16 +86,32 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     return { outcome: 'resume', emailId: String(Item.email_id) };
   }
 
-  async complete(scope: string, keyHash: string, response: StoredResponse): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: this.key(scope, keyHash),
-        UpdateExpression: 'SET #state = :done, #response = :response',
-        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
-        ExpressionAttributeValues: { ':done': 'done', ':response': JSON.stringify(response) },
-      }),
-    );
+  async complete(
+    scope: string,
+    keyHash: string,
+    emailId: string,
+    response: StoredResponse,
+  ): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(scope, keyHash),
+          UpdateExpression: 'SET #state = :done, #response = :response',
+          ConditionExpression: 'email_id = :id',
+          ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
+          ExpressionAttributeValues: {
+            ':done': 'done',
+            ':response': JSON.stringify(response),
+            ':id': emailId,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async abandon(scope: string, keyHash: string, emailId: string): Promise<void> {

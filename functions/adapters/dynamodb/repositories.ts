@@ -4,6 +4,7 @@ import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
 import { DynamoIdempotencyStore } from './idempotency-store.js';
 import { DynamoRateCounter } from './rate-counter.js';
+import { DynamoSweepStore } from './sweep-store.js';
 
 /** The repositories of the single table, sharing one client (built once per container). */
 export function createRepositories(tableName: string, db = createDocumentClient()) {
@@ -13,5 +14,6 @@ export function createRepositories(tableName: string, db = createDocumentClient(
     domains: new DynamoDomainRepository(db, tableName),
     rateCounter: new DynamoRateCounter(db, tableName),
     idempotency: new DynamoIdempotencyStore(db, tableName),
+    sweep: new DynamoSweepStore(db, tableName),
   };
 }

@@ -7,13 +7,14 @@
  * | email status        | EMAIL#<id>       | STATUS    | EMAILS / <id>         | EMAILS#<status> / <id>    |
  * | email summary       | EMAIL#<id>       | SUMMARY   |                       |                           |
  * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
- * | email event         | EMAIL#<id>       | EVENT#<at>#<type> |               |                           |
+ * | email event         | EMAIL#<id>       | EVENT#<at>#<type>#<digest> |      |                           |
  * | api key (lookup)    | APIKEY#<sha256>  | APIKEY    |                       |                           |
  * | api key (listing)   | APIKEYS          | APIKEY#<id> |                     |                           |
  * | rate counter        | RATE#<key id>#<second> | RATE |                     |                           |
  * | idempotency key     | IDEMP#<key id>#<sha256> | IDEMP |                    |                           |
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
  * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
+ * | sweeper progress    | SWEEP            | SWEEP     |                       |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  *
  * Domains share one partition (an account has at most 10,000 SES identities), so listing them is
@@ -42,7 +43,7 @@ export const keys = {
   status: 'STATUS',
   summary: 'SUMMARY',
   body: 'BODY',
-  event: (at: string, type: string) => `EVENT#${at}#${type}`,
+  event: (at: string, type: string, digest: string) => `EVENT#${at}#${type}#${digest}`,
   eventPrefix: 'EVENT#',
   allEmails: 'EMAILS',
   emailsWithStatus: (status: string) => `EMAILS#${status}`,
@@ -60,6 +61,8 @@ export const keys = {
   rateSk: 'RATE',
   idempotency: (scope: string, keyHash: string) => `IDEMP#${scope}#${keyHash}`,
   idempotencySk: 'IDEMP',
+  /** The sweeper's progress through the queued emails (see core/use-cases/sweep.ts). */
+  sweep: 'SWEEP',
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',
 } as const;

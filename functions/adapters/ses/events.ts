@@ -30,16 +30,19 @@ export interface SesEvent {
 
 /**
  * Translates one SES event into our delivery event, or undefined when it is not about one of our
- * emails (no email_id tag) or is a type we do not track (Send: the consumer already records
- * `sent_at` when SES accepts the email, so the stack does not subscribe to it; Open, Click, Subscription).
+ * emails (no email_id tag) or is a type we do not track (Open, Click, Subscription). `Send` is
+ * tracked: it is SES's own word that it accepted the email, which settles an attempt whose worker
+ * died or timed out after SES took it.
  * Bounces of every type end the email `bounced`: SES has given up on those recipients
  * (a Transient bounce is reported only after SES's own retries stopped).
  */
 export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
   const emailId = event.mail?.tags?.[EMAIL_ID_TAG]?.[0];
   if (!emailId || !isEmailId(emailId)) return undefined;
-  const base = { emailId };
+  const base = { emailId, sent: { at: event.mail.timestamp, providerMessageId: event.mail.messageId } };
   switch (event.eventType ?? event.notificationType) {
+    case 'Send':
+      return { ...base, type: 'sent', at: event.mail.timestamp, recipients: event.mail.destination ?? [] };
     case 'Delivery':
       return {
         ...base,

@@ -5,7 +5,7 @@ import {
   GetEmailIdentityCommand,
   type MailFromAttributes,
   PutEmailIdentityMailFromAttributesCommand,
-  SESv2Client,
+  type SESv2Client,
   type Tag,
 } from '@aws-sdk/client-sesv2';
 import {
@@ -16,6 +16,7 @@ import {
   mailFromDomain,
 } from '../../core/domains.js';
 import { IdentityError, type SendingIdentities } from '../../core/ports.js';
+import { newSesClient } from '../aws-clients.js';
 
 /** The tag that marks an SES identity as created by this service (value: the table name). */
 export const OWNER_TAG = 'email-service';
@@ -204,4 +205,4 @@ export class SesIdentities implements SendingIdentities {
 
 /** The identities adapter a function uses: region from Lambda's environment, owner tag = the table name. */
 export const createSesIdentities = (owner: string, region = process.env.AWS_REGION ?? 'us-east-1') =>
-  new SesIdentities(new SESv2Client({}), { region, owner });
+  new SesIdentities(newSesClient(), { region, owner });

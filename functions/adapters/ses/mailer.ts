@@ -6,12 +6,15 @@ import { type Mailer, MailerError, type SendJob } from '../../core/ports.js';
 export const EMAIL_ID_TAG = 'email_id';
 
 /** SES errors after which the same email will never be accepted (per the SES v2 API reference). */
-const PERMANENT = new Set([
+const REJECTED = new Set([
   'MessageRejected',
   'MailFromDomainNotVerifiedException',
   'BadRequestException',
   'NotFoundException',
 ]);
+
+/** Errors raised before a request left this machine or reached SES: SES never saw it. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 
 /** Sends through SES v2 with the configuration set whose event destination reports delivery outcomes. */
 export class SesMailer implements Mailer {
@@ -42,24 +45,47 @@ export class SesMailer implements Mailer {
       ConfigurationSetName: this.configurationSetName,
       EmailTags: [{ Name: EMAIL_ID_TAG, Value: id }],
     });
+    let result: { MessageId?: string };
     try {
-      const result = await this.ses.send(command);
-      if (!result.MessageId) throw new MailerError('SES returned no MessageId', true, 'NoMessageId');
-      return { messageId: result.MessageId };
+      result = await this.ses.send(command);
     } catch (error) {
       throw toMailerError(error);
     }
+    // SES answered 200: it has the email, even if the answer lacks its id.
+    if (!result.MessageId)
+      throw new MailerError('SES accepted the email but returned no MessageId', 'unknown', 'NoMessageId');
+    return { messageId: result.MessageId };
   }
 }
 
 const nonEmpty = (list: string[]) => (list.length ? list : undefined);
 
+type SdkError = Error & { code?: string; $metadata?: { httpStatusCode?: number } };
+
+/**
+ * What an error of SendEmail says about whether SES has the email:
+ * - `rejected`: SES refused it for good (MessageRejected, an unverified MAIL FROM domain, a bad request);
+ * - `refused`: SES answered 4xx (throttling, LimitExceeded, SendingPaused, AccountSuspended, access
+ *   denied) or was never reached (no connection, no credentials): it did not take the email, and
+ *   trying again later is safe;
+ * - `unknown`: the request may have reached SES and been accepted (a timeout or a broken connection
+ *   after sending, a 5xx, a 2xx that could not be read): trying again could send it twice.
+ */
 export function toMailerError(error: unknown): MailerError {
   if (error instanceof MailerError) return error;
-  const name = error instanceof Error ? error.name : 'UnknownError';
-  const message = error instanceof Error ? error.message : String(error);
-  // Throttling, sending paused, daily quota reached, 5xx and network errors: SES may accept it later.
-  return new MailerError(message, !PERMANENT.has(name), name);
+  const e = (error instanceof Error ? error : new Error(String(error))) as SdkError;
+  const status = e.$metadata?.httpStatusCode;
+  const kind = ((): MailerError['kind'] => {
+    if (REJECTED.has(e.name)) return 'rejected';
+    if (status !== undefined && status >= 400 && status < 500) return 'refused';
+    if (status !== undefined) return 'unknown';
+    if (e.code && NEVER_SENT.has(e.code)) return 'refused';
+    // The SDK's connection timeout: the socket never connected, so nothing was sent.
+    if (e.name === 'TimeoutError' && /did not establish a connection/.test(e.message)) return 'refused';
+    if (e.name === 'CredentialsProviderError') return 'refused';
+    return 'unknown';
+  })();
+  return new MailerError(e.message, kind, e.code && e.name === 'Error' ? e.code : e.name);
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: any non-ASCII character

@@ -1,5 +1,10 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { EmailQueue, SendJob } from '../../core/ports.js';
+import {
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { DeadLetters, EmailQueue, SendJob } from '../../core/ports.js';
 
 /** The send queue. The message carries the whole job, so the consumer reads nothing back from the table. */
 export class SqsEmailQueue implements EmailQueue {
@@ -12,5 +17,56 @@ export class SqsEmailQueue implements EmailQueue {
     await this.sqs.send(
       new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(job) }),
     );
+  }
+
+  async backlog(): Promise<number> {
+    const { Attributes } = await this.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: this.queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed'],
+      }),
+    );
+    return (
+      Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
+      Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0)
+    );
+  }
+}
+
+/** How long a dead letter stays hidden after the sweeper read it (SQS's maximum, 12 hours). */
+export const DEAD_LETTER_HIDE_SECONDS = 12 * 60 * 60;
+
+/**
+ * The send queue's dead-letter queue, read by the sweeper. Messages are not deleted (they stay for
+ * operators to inspect, and for the alarm on its depth); each read hides them for 12 hours.
+ */
+export class SqsDeadLetters implements DeadLetters {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  async receive(max: number) {
+    const { Messages = [] } = await this.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.queueUrl,
+        MaxNumberOfMessages: Math.min(10, Math.max(1, max)),
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: DEAD_LETTER_HIDE_SECONDS,
+      }),
+    );
+    return Messages.map((message) => {
+      let job: SendJob | undefined;
+      try {
+        const parsed = JSON.parse(message.Body ?? '');
+        if (typeof parsed?.id === 'string' && parsed.content) job = parsed as SendJob;
+      } catch {
+        job = undefined;
+      }
+      return {
+        messageId: message.MessageId ?? '',
+        ...(job ? { job } : {}),
+      };
+    });
   }
 }

@@ -4,59 +4,81 @@ export interface DeliverDeps {
   emails: EmailRepository;
   mailer: Mailer;
   clock: Clock;
-  /** How long a claim keeps other workers off an email; longer than one send attempt can take. */
-  leaseMs: number;
   logError?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 export type DeliverOutcome =
   | { result: 'sent'; messageId: string }
-  | { result: 'skipped'; why: 'done' | 'missing' }
-  /** `gaveUp`: a temporary failure on the final attempt; the message should go on to the dead-letter queue. */
+  /** Nothing to do: sent or final already, an attempt is under way or its outcome pending, or no such email. */
+  | { result: 'skipped'; why: 'done' | 'in_progress' | 'missing' }
+  /** Final: the provider refused it for good, or refused it on every attempt. */
   | { result: 'failed'; reason: string; gaveUp: boolean }
-  /** Try again later (the queue redelivers); the email stays queued. */
-  | { result: 'retry'; reason: string };
+  /** The provider refused it for now and did not take it: try again later (the queue redelivers). */
+  | { result: 'retry'; reason: string }
+  /** The provider may have taken it: never tried again; its Send event or the sweeper settles it. */
+  | { result: 'unknown'; reason: string };
 
 /**
- * Delivers one queued email at most once, although the queue delivers messages at least once:
- * a conditional claim (a lease) comes before the provider call, and the provider's message id is
- * recorded after it. A duplicate message finds the email done (skip) or leased (retry later).
+ * Hands one queued email to the provider at most once, although the queue delivers messages at
+ * least once and workers die:
  *
- * `finalAttempt`: the queue will not redeliver after this one (it goes to the dead-letter queue),
- * so a retryable failure ends the email `failed` instead of leaving it `queued`, and the message
- * still goes to the dead-letter queue for an operator to look at.
+ * 1. `claim` records, with a conditional write, that an attempt begins. The record does not expire,
+ *    so no other message, retry or worker ever starts a second attempt while it stands.
+ * 2. The provider's answer decides what happens to the record:
+ *    - accepted: the email is marked sent (if that write fails, the provider's Send event does it);
+ *    - rejected for good: the email ends `failed`;
+ *    - refused for now, not taken: the record is removed and the message retried later; on the
+ *      final attempt the email ends `failed` instead;
+ *    - unknown (timeout, 5xx): the record stays. The provider's Send event marks the email sent if
+ *      it was accepted; otherwise the sweeper ends it `failed` as "outcome unknown". Never a resend.
+ *
+ * `finalAttempt`: the queue will not redeliver after this one (it goes to the dead-letter queue).
  */
 export async function deliverEmail(
   deps: DeliverDeps,
   job: SendJob,
   finalAttempt: boolean,
 ): Promise<DeliverOutcome> {
-  const claim = await deps.emails.claim(job.id, deps.clock.now().getTime(), deps.leaseMs);
-  if (claim === 'done' || claim === 'missing') return { result: 'skipped', why: claim };
-  if (claim === 'busy') return { result: 'retry', reason: 'another worker holds the lease' };
+  const startedAt = deps.clock.now().getTime();
+  const claim = await deps.emails.claim(job.id, startedAt);
+  if (claim !== 'claimed') return { result: 'skipped', why: claim };
 
   let messageId: string;
   try {
     ({ messageId } = await deps.mailer.send(job));
   } catch (error) {
-    const mailerError =
-      error instanceof MailerError ? error : new MailerError(String(error), true, 'UnexpectedError');
-    if (mailerError.retryable && !finalAttempt) {
-      await deps.emails.release(job.id);
-      return { result: 'retry', reason: `${mailerError.code}: ${mailerError.message}` };
+    const failure =
+      error instanceof MailerError ? error : new MailerError(String(error), 'unknown', 'UnexpectedError');
+    const reason = `${failure.code}: ${failure.message}`;
+    switch (failure.kind) {
+      case 'unknown':
+        await deps.emails.markUnknown(job.id, reason).catch((recordError) =>
+          deps.logError?.('could not record the unknown outcome', {
+            id: job.id,
+            error: String(recordError),
+          }),
+        );
+        return { result: 'unknown', reason };
+      case 'refused':
+        if (!finalAttempt) {
+          await deps.emails.release(job.id, startedAt);
+          return { result: 'retry', reason };
+        }
+        break;
+      case 'rejected':
+        break;
     }
-    const reason = mailerError.retryable
-      ? `gave up after repeated temporary failures (${mailerError.code}: ${mailerError.message})`
-      : `${mailerError.code}: ${mailerError.message}`;
-    await deps.emails.finish(job.id, 'failed', deps.clock.now().toISOString(), reason);
-    return { result: 'failed', reason, gaveUp: mailerError.retryable };
+    const gaveUp = failure.kind === 'refused';
+    const finalReason = gaveUp ? `gave up after repeated temporary refusals (${reason})` : reason;
+    await deps.emails.finish(job.id, 'failed', deps.clock.now().toISOString(), { reason: finalReason });
+    return { result: 'failed', reason: finalReason, gaveUp };
   }
 
   // The provider has the email now: whatever happens next must not cause a second send.
   try {
     await deps.emails.markSent(job.id, messageId, deps.clock.now().toISOString());
   } catch (error) {
-    deps.logError?.('sent, but recording the provider message id failed', {
+    deps.logError?.('sent, but recording it failed; the Send event will', {
       id: job.id,
       messageId,
       error: String(error),

@@ -8,27 +8,39 @@ export interface DeliveryEvent {
   at: string;
   recipients: string[];
   detail?: string;
+  /** Every provider event says the provider accepted the email: when, and under which message id. */
+  sent: { at: string; providerMessageId: string };
 }
 
 /**
- * Applies a provider event: the event is recorded against the email (per-recipient detail), and the
- * status moves forward when the event is final and the email is still queued. A duplicate or late
- * event finds the email already final and changes nothing.
+ * Applies a provider event.
+ * - `sent`: records that the provider accepted the email. This is what settles an attempt whose
+ *   worker died or timed out after the provider took it, so it is never sent again.
+ * - any other: recorded against the email (per-recipient detail); a final event moves the status
+ *   forward when the email is still queued, and fills in `sent_at` if nothing recorded it yet.
+ *   A duplicate or late event finds the email already final and changes nothing.
  */
 export async function recordDeliveryEvent(
   emails: EmailRepository,
   event: DeliveryEvent,
 ): Promise<{ statusChanged: boolean }> {
+  const { emailId, sent } = event;
+  if (event.type === 'sent') {
+    await emails.markSent(emailId, sent.providerMessageId, sent.at);
+    return { statusChanged: false };
+  }
   const entry: EmailEvent = { type: event.type, at: event.at, recipients: event.recipients };
   if (event.detail) entry.detail = event.detail;
-  await emails.addEvent(event.emailId, entry);
+  await emails.addEvent(emailId, entry);
   const next = statusForEvent(event.type);
-  if (!next) return { statusChanged: false };
-  const statusChanged = await emails.finish(
-    event.emailId,
-    next,
-    event.at,
-    next === 'delivered' ? undefined : event.detail,
-  );
+  if (!next) {
+    // A delay or a complaint also means the provider has the email.
+    await emails.markSent(emailId, sent.providerMessageId, sent.at);
+    return { statusChanged: false };
+  }
+  const statusChanged = await emails.finish(emailId, next, event.at, {
+    ...(next === 'delivered' || !event.detail ? {} : { reason: event.detail }),
+    sent,
+  });
   return { statusChanged };
 }

@@ -1,5 +1,5 @@
 import { domainOf } from '../address.js';
-import { contentOf, type SendEmailInput, toContent } from '../email.js';
+import { type SendEmailInput, toContent } from '../email.js';
 import {
   fingerprint,
   hashIdempotencyKey,
@@ -7,7 +7,8 @@ import {
   idempotencyMismatch,
 } from '../idempotency.js';
 import { newEmailId } from '../ids.js';
-import type { Clock, EmailQueue, EmailRepository, IdempotencyStore } from '../ports.js';
+import type { Clock, EmailQueue, EmailRepository, IdempotencyStore, SendJob } from '../ports.js';
+import type { EmailStatus } from '../status.js';
 
 export interface SendEmailDeps {
   emails: EmailRepository;
@@ -20,13 +21,16 @@ export interface SendEmailDeps {
 
 export interface SentEmail {
   id: string;
-  status: 'queued';
+  /** `queued` for a new email; a resumed request answers the email's status as it is now. */
+  status: EmailStatus;
   created_at: string;
 }
 
 /**
- * Accepts an email: persist first, then enqueue, so a queued message always has a record.
- * If the queue refuses, the record is marked failed (never left queued forever) and the caller gets a 500.
+ * Accepts an email: persist first, then enqueue. Once stored, the email is accepted whatever
+ * happens next: if the queue refuses (or the function dies before queueing), the sweeper finds it
+ * queued and unsent and puts it on the queue (see sweep.ts). So a client is never told 500 for an
+ * email that will still go out.
  */
 export async function sendEmail(
   deps: SendEmailDeps,
@@ -37,24 +41,26 @@ export async function sendEmail(
   const created_at = deps.clock.now().toISOString();
   const content = toContent(input);
   await deps.emails.create({ id, created_at, content });
-  try {
-    await deps.queue.enqueue({ id, content });
-  } catch (error) {
-    deps.logError?.('enqueue failed; marking email failed', { id, error: String(error) });
-    await deps.emails
-      .finish(id, 'failed', deps.clock.now().toISOString(), 'could not be queued for sending')
-      .catch(() => undefined);
-    throw error;
-  }
+  await enqueueOrLeaveToSweeper(deps, { id, content });
   return { id, status: 'queued', created_at };
+}
+
+async function enqueueOrLeaveToSweeper(deps: SendEmailDeps, job: SendJob) {
+  try {
+    await deps.queue.enqueue(job);
+  } catch (error) {
+    deps.logError?.('could not queue a stored email; the sweeper will', { id: job.id, error: String(error) });
+  }
 }
 
 /**
  * `POST /v1/emails` with an `Idempotency-Key`: one email per key and body for 24 hours. The first
  * request claims the key with the id its email will have; a repeat gets the stored answer; another
  * body gets 409; a repeat while the first still runs gets 409 too. If the first request died
- * midway, a repeat finishes its email under the same id (re-queueing it if it was stored: the
- * consumer's claim keeps it from being sent twice). A failed request gives the key back.
+ * midway, a repeat resumes it under the same id: it stores the email if it was not stored, queues
+ * it if it is still waiting (the consumer's claim keeps it from being sent twice), and answers its
+ * status as it is now. A request that fails (the email could not be stored, or was refused) gives
+ * the key back, so the client's retry starts afresh.
  */
 export async function sendEmailOnce(
   deps: SendEmailDeps & { idempotency: IdempotencyStore },
@@ -80,11 +86,12 @@ export async function sendEmailOnce(
   }
   let sent: SentEmail;
   try {
-    const existing = begin.outcome === 'resume' ? await deps.emails.get(id) : null;
+    const existing = begin.outcome === 'resume' ? await deps.emails.getState(id) : null;
     if (existing) {
-      if (existing.status === 'queued' && !existing.sent_at)
-        await deps.queue.enqueue({ id, content: contentOf(existing) });
-      sent = { id, status: 'queued', created_at: existing.created_at };
+      // Same key, same body: this request's input is that email's content.
+      if (existing.status === 'queued' && !existing.sent_at && existing.send_started_at === undefined)
+        await enqueueOrLeaveToSweeper(deps, { id, content: toContent(input) });
+      sent = { id, status: existing.status, created_at: existing.created_at };
     } else {
       sent = await sendEmail(deps, input, id);
     }
@@ -92,6 +99,9 @@ export async function sendEmailOnce(
     await deps.idempotency.abandon(request.scope, keyHash, id).catch(() => undefined);
     throw error;
   }
-  await deps.idempotency.complete(request.scope, keyHash, { statusCode: 200, body: sent });
+  // Conditional on the key still being this request's: a key given back and taken by another
+  // request meanwhile keeps that request's answer.
+  if (!(await deps.idempotency.complete(request.scope, keyHash, id, { statusCode: 200, body: sent })))
+    deps.logError?.('idempotency key was taken over before this request finished', { id });
   return sent;
 }

@@ -1,0 +1,59 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+
+/**
+ * Every AWS client the functions use is built here, once per container, with endpoints and
+ * credentials from the environment (Lambda's, or the local runtime's `AWS_ENDPOINT_URL_*`).
+ *
+ * One place also lets the local runtime and the tests add middleware to every client (to record
+ * which function makes which AWS call, for the grants test); on Lambda none is ever added.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a middleware plugin applies to every client's stack
+type ClientPlugin = { applyToStack: (stack: any) => void };
+const plugins: ClientPlugin[] = [];
+
+/** Adds a middleware plugin to every client built from now on (local runtime and tests only). */
+export function useClientPlugin(plugin: ClientPlugin): () => void {
+  plugins.push(plugin);
+  return () => {
+    plugins.splice(plugins.indexOf(plugin), 1);
+  };
+}
+
+function withPlugins<C extends { middlewareStack: { use(plugin: never): void } }>(client: C): C {
+  for (const plugin of plugins) client.middlewareStack.use(plugin as never);
+  return client;
+}
+
+export const newDynamoDbClient = () => withPlugins(new DynamoDBClient({}));
+
+/** `config`: only the local runtime passes one (its pollers talk to the local queues). */
+export const newSqsClient = (config: SQSClientConfig = {}) => withPlugins(new SQSClient(config));
+
+/** SES for its identity API: the SDK's default retries (every identity call is safe to repeat). */
+export const newSesClient = () => withPlugins(new SESv2Client({}));
+
+export interface SendClientTimeouts {
+  /** Longest wait for a connection to SES; past it, SES never saw the request. */
+  connectMs: number;
+  /** Longest wait for SES's answer once the request is sent; past it, the outcome is unknown. */
+  requestMs: number;
+}
+
+/**
+ * SES for sending: exactly one attempt per call. The SDK's retries would repeat a SendEmail whose
+ * first try timed out after SES accepted it, which is a second email; whether and when to try
+ * again is decided by the send consumer, from what SES's answer (or its absence) means.
+ */
+export const newSesSendClient = ({ connectMs, requestMs }: SendClientTimeouts) =>
+  withPlugins(
+    new SESv2Client({
+      maxAttempts: 1,
+      requestHandler: {
+        connectionTimeout: connectMs,
+        requestTimeout: requestMs,
+        throwOnRequestTimeout: true,
+      },
+    }),
+  );

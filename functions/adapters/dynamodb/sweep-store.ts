@@ -1,0 +1,120 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { EmailContent } from '../../core/email.js';
+import { FIRST_EMAIL_ID } from '../../core/ids.js';
+import type { EmailState, SweepProgress, SweepStore } from '../../core/ports.js';
+import { batchGetAll, isConditionFailure, queryPages } from './client.js';
+import { toState } from './email-repository.js';
+import { INDEXES, keys } from './table.js';
+
+type Item = Record<string, unknown>;
+
+/**
+ * What the sweeper reads and writes in the single table: the `emails-by-status` index's queued
+ * partition (ids only), status items in batches, and one small progress item.
+ */
+export class DynamoSweepStore implements SweepStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async queuedIds(fromId: string, toId: string, limit: number): Promise<string[]> {
+    const index = INDEXES.emailsByStatus;
+    const ids: string[] = [];
+    if (fromId >= toId) return ids;
+    for await (const page of queryPages(this.db, {
+      TableName: this.tableName,
+      IndexName: index.name,
+      // toId is a boundary no real id equals (see ids.ts), so BETWEEN excludes it in effect.
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+      ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+      ExpressionAttributeValues: { ':pk': keys.emailsWithStatus('queued'), ':from': fromId, ':to': toId },
+      ProjectionExpression: '#sk',
+      ScanIndexForward: true, // oldest first
+      Limit: Math.min(limit, 1000),
+    })) {
+      for (const item of page) if (ids.length < limit) ids.push(String(item[index.sortKey]));
+      if (ids.length >= limit) break;
+    }
+    return ids;
+  }
+
+  async states(ids: string[]): Promise<EmailState[]> {
+    const found: EmailState[] = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      const items = await batchGetAll(
+        this.db,
+        this.tableName,
+        ids.slice(i, i + 100).map((id) => ({ pk: keys.email(id), sk: keys.status })),
+      );
+      for (const item of items) found.push(toState(keys.idOf(String(item.pk)), item));
+    }
+    return found;
+  }
+
+  async content(id: string): Promise<EmailContent | null> {
+    const items = await batchGetAll(this.db, this.tableName, [
+      { pk: keys.email(id), sk: keys.summary },
+      { pk: keys.email(id), sk: keys.body },
+    ]);
+    const summary = items.find((item) => item.sk === keys.summary);
+    if (!summary) return null;
+    const body: Item = items.find((item) => item.sk === keys.body) ?? {};
+    const list = (value: unknown) => (value as string[] | undefined) ?? [];
+    return {
+      from: String(summary.from),
+      to: list(summary.to),
+      cc: list(summary.cc),
+      bcc: list(summary.bcc),
+      reply_to: list(summary.reply_to),
+      subject: String(summary.subject),
+      html: (body.html as string | null | undefined) ?? null,
+      text: (body.text as string | null | undefined) ?? null,
+    };
+  }
+
+  async markRequeued(id: string, nowMs: number, notSinceMs: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: keys.email(id), sk: keys.status },
+          UpdateExpression: 'SET requeued_at = :now',
+          ConditionExpression:
+            '#status = :queued AND attribute_not_exists(sent_at) AND attribute_not_exists(send_started_at) AND ' +
+            '(attribute_not_exists(requeued_at) OR requeued_at < :notSince)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':queued': 'queued', ':now': nowMs, ':notSince': notSinceMs },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async progress(): Promise<SweepProgress> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: keys.sweep, sk: keys.sweep } }),
+    );
+    return {
+      fromId: typeof Item?.from_id === 'string' ? Item.from_id : FIRST_EMAIL_ID,
+      oldCheckedAtMs: typeof Item?.old_checked_at === 'number' ? Item.old_checked_at : 0,
+    };
+  }
+
+  async saveProgress(progress: SweepProgress): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          pk: keys.sweep,
+          sk: keys.sweep,
+          from_id: progress.fromId,
+          old_checked_at: progress.oldCheckedAtMs,
+        },
+      }),
+    );
+  }
+}

@@ -1,0 +1,242 @@
+import { emailIdAt, FIRST_EMAIL_ID } from '../ids.js';
+import type { Clock, DeadLetters, EmailQueue, EmailRepository, EmailState, SweepStore } from '../ports.js';
+
+/**
+ * The sweeper: nothing accepted is ever left `queued` for good. It runs on a schedule (every minute
+ * on AWS, every second locally) and
+ * 1. ends `failed` every email whose send message reached the dead-letter queue without any
+ *    attempt having begun (the consumer could not even claim it: the table was failing);
+ * 2. puts back on the queue each email that is queued, not sent, with no attempt under way, not
+ *    scheduled for later, and older than `requeueAfterMs` (its message was lost: the send function
+ *    died between storing and queueing it, or a local restart emptied the in-memory queue);
+ * 3. ends `failed` each email whose attempt began but whose outcome stayed unknown (no Send event)
+ *    for `unknownOutcomeAfterMs`: SES may or may not have it, and it is never sent again blindly;
+ * 4. ends `failed` each sent email for which SES reported no final event (delivery or bounce) within
+ *    `finalEventsAfterMs` of sending.
+ *
+ * Cost: it reads the index of queued emails from where it stopped (all before is known to be sent
+ * or final), so a run that finds nothing stranded is one Query (plus reading its progress item).
+ * Every change it makes is a conditional write, so it may race the consumer, a retry or another
+ * run of itself without sending anything twice.
+ */
+export interface SweepSettings {
+  /**
+   * How long an unsent email waits before it is taken as stranded: longer than its message can
+   * legitimately wait for its attempts (maxReceiveCount × visibility timeout).
+   */
+  requeueAfterMs: number;
+  /** How long an attempt may stay unconfirmed before its email ends `failed` (longer than a Send event can take). */
+  unknownOutcomeAfterMs: number;
+  /** How long after sending SES may still report a final event (its maximum delivery time, and a margin). */
+  finalEventsAfterMs: number;
+  /** How often the emails waiting longest for final events are looked at. */
+  oldCheckEveryMs: number;
+  /** Most emails looked at per run, in each scan. */
+  maxPerRun: number;
+  /** Most dead-letter messages read per run. */
+  maxDeadLettersPerRun: number;
+  /** The send queue's maxReceiveCount, for the failure reason of a dead-lettered email. */
+  maxAttempts: number;
+}
+
+export interface SweepDeps {
+  emails: Pick<EmailRepository, 'finish'>;
+  store: SweepStore;
+  queue: EmailQueue;
+  deadLetters: DeadLetters;
+  clock: Clock;
+  settings: SweepSettings;
+  log?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+export interface SweepReport {
+  /** Queued emails looked at (both scans). */
+  examined: number;
+  requeued: number;
+  /** Stranded, but left for the next run because the queue has a backlog it may be waiting in. */
+  deferred: number;
+  failedFromDeadLetters: number;
+  failedUnknownOutcome: number;
+  failedNoFinalEvent: number;
+}
+
+export type SweepAction =
+  | { action: 'none'; resolved: boolean }
+  | { action: 'requeue' }
+  | { action: 'fail-unknown'; attemptStartedAt: number; reason: string };
+
+const minutes = (ms: number) =>
+  `${Math.round(ms / 60_000)} minute${Math.round(ms / 60_000) === 1 ? '' : 's'}`;
+const age = (ms: number) =>
+  ms >= 2 * 3_600_000
+    ? `${Math.round(ms / 3_600_000)} hours`
+    : ms >= 60_000
+      ? minutes(ms)
+      : `${Math.round(ms / 1000)} seconds`;
+
+/**
+ * What the sweeper does with one queued email it found older than `requeueAfterMs`. `resolved`:
+ * nothing about it can strand any more (it is sent or final), so later runs need not look again.
+ */
+export function decide(state: EmailState, nowMs: number, settings: SweepSettings): SweepAction {
+  if (state.status !== 'queued' || state.sent_at) return { action: 'none', resolved: true };
+  if (state.scheduled_at && Date.parse(state.scheduled_at) > nowMs)
+    return { action: 'none', resolved: false };
+  if (state.send_started_at !== undefined) {
+    if (nowMs - state.send_started_at < settings.unknownOutcomeAfterMs)
+      return { action: 'none', resolved: false };
+    return {
+      action: 'fail-unknown',
+      attemptStartedAt: state.send_started_at,
+      reason:
+        `outcome unknown: the attempt to hand it to SES got no answer${state.attempt_error ? ` (${state.attempt_error})` : ''} ` +
+        `and SES reported no Send event within ${age(settings.unknownOutcomeAfterMs)}; ` +
+        'it was not sent again, so that it cannot arrive twice',
+    };
+  }
+  if (state.requeued_at !== undefined && nowMs - state.requeued_at < settings.requeueAfterMs)
+    return { action: 'none', resolved: false };
+  return { action: 'requeue' };
+}
+
+export async function sweep(
+  deps: SweepDeps,
+  /**
+   * A local start, when the in-memory queue is known to be empty: `requeueAfterMs: 0` puts every
+   * unsent email back at once; `fromStart` scans all queued emails and leaves the progress as it is.
+   */
+  override: { requeueAfterMs?: number; fromStart?: boolean } = {},
+): Promise<SweepReport> {
+  const report: SweepReport = {
+    examined: 0,
+    requeued: 0,
+    deferred: 0,
+    failedFromDeadLetters: 0,
+    failedUnknownOutcome: 0,
+    failedNoFinalEvent: 0,
+  };
+  const now = deps.clock.now().getTime();
+  await failDeadLetters(deps, report);
+  if (override.fromStart) {
+    await scanUnsent(
+      deps,
+      report,
+      FIRST_EMAIL_ID,
+      now,
+      override.requeueAfterMs ?? deps.settings.requeueAfterMs,
+    );
+    return report;
+  }
+  const progress = await deps.store.progress();
+  const next = { ...progress };
+  next.fromId = await scanUnsent(deps, report, progress.fromId, now, deps.settings.requeueAfterMs);
+  if (now - progress.oldCheckedAtMs >= deps.settings.oldCheckEveryMs) {
+    await settleOld(deps, report, now);
+    next.oldCheckedAtMs = now;
+  }
+  if (next.fromId !== progress.fromId || next.oldCheckedAtMs !== progress.oldCheckedAtMs)
+    await deps.store.saveProgress(next);
+  return report;
+}
+
+async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
+  const { settings, clock } = deps;
+  for (let read = 0; read < settings.maxDeadLettersPerRun; ) {
+    const messages = await deps.deadLetters.receive(Math.min(10, settings.maxDeadLettersPerRun - read));
+    if (messages.length === 0) return;
+    read += messages.length;
+    for (const { job, messageId } of messages) {
+      if (!job) {
+        deps.log?.('unreadable message in the dead-letter queue', { messageId });
+        continue;
+      }
+      const failed = await deps.emails.finish(job.id, 'failed', clock.now().toISOString(), {
+        reason: `could not be handed to SES: its send message failed ${settings.maxAttempts} times and went to the dead-letter queue`,
+        guard: { unsent: true },
+      });
+      if (failed) report.failedFromDeadLetters++;
+    }
+  }
+}
+
+/**
+ * Looks at queued emails from `fromId` up to those `requeueAfterMs` old; returns where the next
+ * scan starts: the first email still to watch, as everything before it is sent or final.
+ */
+async function scanUnsent(
+  deps: SweepDeps,
+  report: SweepReport,
+  fromId: string,
+  now: number,
+  requeueAfterMs: number,
+): Promise<string> {
+  const { store, settings } = deps;
+  const boundary = emailIdAt(now - requeueAfterMs);
+  const ids = await store.queuedIds(fromId, boundary, settings.maxPerRun);
+  report.examined += ids.length;
+  let firstUnresolved: string | undefined;
+  if (ids.length > 0) {
+    const states = new Map((await store.states(ids)).map((state) => [state.id, state]));
+    let backlog: number | undefined;
+    for (const id of ids) {
+      const state = states.get(id);
+      const decision: SweepAction = state
+        ? decide(state, now, { ...settings, requeueAfterMs })
+        : { action: 'none', resolved: true };
+      let resolved = decision.action === 'none' && decision.resolved;
+      try {
+        if (decision.action === 'requeue') {
+          // A message waiting behind a backlog is not lost: come back when the queue has caught up.
+          backlog ??= await deps.queue.backlog();
+          if (backlog > 0) report.deferred++;
+          else if (await requeue(deps, id, now, requeueAfterMs)) report.requeued++;
+        } else if (decision.action === 'fail-unknown') {
+          resolved = await deps.emails.finish(id, 'failed', new Date(now).toISOString(), {
+            reason: decision.reason,
+            guard: { attemptStartedAt: decision.attemptStartedAt },
+          });
+          if (resolved) report.failedUnknownOutcome++;
+        }
+      } catch (error) {
+        // One email's trouble (a throttled write, the queue down) must not stop the others'.
+        deps.log?.('sweep: could not handle an email; next run tries again', { id, error: String(error) });
+        resolved = false;
+      }
+      if (!resolved) firstUnresolved ??= id;
+    }
+  }
+  if (ids.length >= settings.maxPerRun) {
+    deps.log?.('sweep: more queued emails than one run looks at', { maxPerRun: settings.maxPerRun });
+    return firstUnresolved ?? ids[ids.length - 1] ?? fromId;
+  }
+  return firstUnresolved ?? boundary;
+}
+
+async function requeue(deps: SweepDeps, id: string, now: number, requeueAfterMs: number): Promise<boolean> {
+  if (!(await deps.store.markRequeued(id, now, now - requeueAfterMs))) return false;
+  const content = await deps.store.content(id);
+  if (!content) return false;
+  await deps.queue.enqueue({ id, content });
+  deps.log?.('requeued a stranded email', { id });
+  return true;
+}
+
+/** Sent emails still waiting for a final event long after SES stopped trying: settled as failed. */
+async function settleOld(deps: SweepDeps, report: SweepReport, now: number) {
+  const { store, settings } = deps;
+  const ids = await store.queuedIds(
+    FIRST_EMAIL_ID,
+    emailIdAt(now - settings.finalEventsAfterMs),
+    settings.maxPerRun,
+  );
+  report.examined += ids.length;
+  for (const state of ids.length ? await store.states(ids) : []) {
+    if (state.status !== 'queued' || !state.sent_at) continue;
+    if (now - Date.parse(state.sent_at) < settings.finalEventsAfterMs) continue;
+    const settled = await deps.emails.finish(state.id, 'failed', new Date(now).toISOString(), {
+      reason: `SES reported no delivery or bounce within ${age(settings.finalEventsAfterMs)} of sending; whether it arrived is unknown`,
+      guard: { sent: true },
+    });
+    if (settled) report.failedNoFinalEvent++;
+  }
+}

@@ -1,0 +1,55 @@
+import * as z from 'zod/mini';
+
+/**
+ * Faults the local runtime can inject into its stand-ins for AWS, for `npm run chaos` (set as JSON
+ * in LOCAL_FAULTS, or passed to startLocalService). Each number is a probability per request,
+ * message or event. The handlers run unchanged: only what AWS would do differently is changed.
+ */
+const rate = z.optional(z.number().check(z.gte(0), z.lte(1)));
+
+const faultsSchema = z.strictObject({
+  ses: z.optional(
+    z.strictObject({
+      /** SendEmail answered 429 TooManyRequestsException before SES takes the email. */
+      throttle: rate,
+      /** SES takes the email, then answers 500 InternalFailure. */
+      errorAfterAccept: rate,
+      /** SES takes the email, then never answers (the client's request timeout ends the wait). */
+      hangAfterAccept: rate,
+    }),
+  ),
+  sesEvents: z.optional(
+    z.strictObject({
+      /** Each SES event is published twice. */
+      duplicate: rate,
+      /** Each SES event is published up to this much later than it would be (so events arrive late and out of order). */
+      maxExtraDelayMs: z.optional(z.number().check(z.int(), z.gte(0))),
+    }),
+  ),
+  sendQueue: z.optional(
+    z.strictObject({
+      /** A batch of the send queue is handed to the consumer twice at once (SQS's at-least-once). */
+      duplicateDelivery: rate,
+      /** SendMessage to the send queue answers success but keeps nothing (as if the sender died before queueing). */
+      loseEnqueue: rate,
+    }),
+  ),
+  dynamodb: z.optional(
+    z.strictObject({
+      /** A request is answered ProvisionedThroughputExceededException (the SDK retries it, as on AWS). */
+      throttle: rate,
+    }),
+  ),
+});
+
+export type LocalFaults = z.infer<typeof faultsSchema>;
+
+export function parseFaults(text: string | undefined): LocalFaults {
+  if (!text) return {};
+  const result = faultsSchema.safeParse(JSON.parse(text));
+  if (!result.success) throw new Error(`LOCAL_FAULTS is not valid: ${z.prettifyError(result.error)}`);
+  return result.data;
+}
+
+/** True with probability `p` (never when p is undefined or 0). */
+export const chance = (p: number | undefined): boolean => p !== undefined && p > 0 && Math.random() < p;

@@ -1,0 +1,71 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { useClientPlugin } from '../adapters/aws-clients.js';
+
+/**
+ * Which function is running, locally, where every function shares one process: the gateway, the
+ * queue pollers and the schedule timers run each invocation inside `runAs(name, …)`. On AWS each
+ * function has its own process and role; here this is what lets a test tell whose call is whose.
+ */
+const current = new AsyncLocalStorage<string>();
+
+export const runAs = <T>(functionName: string, work: () => T): T => current.run(functionName, work);
+
+export const currentFunction = (): string | undefined => current.getStore();
+
+/** One AWS call, as made by a function: what IAM authorises it against. */
+export interface RecordedCall {
+  /** The function whose role makes the call (for an SQS trigger: the function the poller feeds). */
+  functionName: string;
+  /** `DynamoDB`, `SQS` or `SESv2`. */
+  service: string;
+  /** The API operation, e.g. `GetItem`. */
+  operation: string;
+  /** The parameters that name the resources it touches. */
+  tableName?: string;
+  indexName?: string;
+  queueUrl?: string;
+  configurationSetName?: string;
+  /** SES CreateEmailIdentity with tags also needs ses:TagResource. */
+  tagged?: boolean;
+}
+
+/**
+ * Records every AWS call made inside a `runAs` from now on, through middleware on every client
+ * (see adapters/aws-clients.ts). Calls made outside any function (the local runtime's own setup)
+ * are not recorded. Returns the list, which keeps growing, and a function that stops recording.
+ */
+export function recordAwsCalls(): { calls: RecordedCall[]; stop(): void } {
+  const calls: RecordedCall[] = [];
+  const stop = useClientPlugin({
+    applyToStack(stack) {
+      stack.add(
+        (next: (args: unknown) => Promise<unknown>, context: { clientName?: string; commandName?: string }) =>
+          async (args: { input?: Record<string, unknown> }) => {
+            const functionName = currentFunction();
+            if (functionName) calls.push(describe(functionName, context, args.input ?? {}));
+            return next(args);
+          },
+        { step: 'initialize', name: 'recordAwsCalls' },
+      );
+    },
+  });
+  return { calls, stop };
+}
+
+function describe(
+  functionName: string,
+  context: { clientName?: string; commandName?: string },
+  input: Record<string, unknown>,
+): RecordedCall {
+  const service = (context.clientName ?? 'Unknown').replace(/Client$/, '');
+  const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
+  const call: RecordedCall = { functionName, service, operation };
+  const requestItems = input.RequestItems as Record<string, unknown> | undefined;
+  const tableName = input.TableName ?? (requestItems ? Object.keys(requestItems)[0] : undefined);
+  if (typeof tableName === 'string') call.tableName = tableName;
+  if (typeof input.IndexName === 'string') call.indexName = input.IndexName;
+  if (typeof input.QueueUrl === 'string') call.queueUrl = input.QueueUrl;
+  if (typeof input.ConfigurationSetName === 'string') call.configurationSetName = input.ConfigurationSetName;
+  if (Array.isArray(input.Tags) && input.Tags.length > 0) call.tagged = true;
+  return call;
+}

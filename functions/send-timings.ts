@@ -1,0 +1,63 @@
+/**
+ * The timings the send pipeline's promise rests on, derived in one place so they cannot drift
+ * apart. The CDK stack builds its queues, functions and environment from them (with AWS's values),
+ * and so does the local runtime (with its own, shorter ones). `timingProblems` states the
+ * invariants: the stack refuses to synthesize when one fails, and the template test checks them
+ * again on what was synthesized.
+ */
+export interface SendTimingInputs {
+  /** The send consumer's timeout (s). */
+  consumerTimeoutSeconds: number;
+  /** How long the consumer waits to connect to SES, then for its answer (ms; one attempt). */
+  sesConnectTimeoutMs: number;
+  sesRequestTimeoutMs: number;
+  /** The send queue: how long a received message stays hidden (s), and receives before its DLQ. */
+  sendVisibilitySeconds: number;
+  sendMaxAttempts: number;
+  /** The SES events queue. */
+  eventsVisibilitySeconds: number;
+  eventsMaxAttempts: number;
+  /** The configuration set's maximum delivery time (s): every recipient gets a final event within it. */
+  maxDeliverySeconds: number;
+}
+
+export interface SendTimings extends SendTimingInputs {
+  /** The sweeper's bounds (ms), see functions/core/use-cases/sweep.ts. */
+  requeueAfterMs: number;
+  unknownOutcomeAfterMs: number;
+  finalEventsAfterMs: number;
+}
+
+export function sendTimings(inputs: SendTimingInputs): SendTimings {
+  return {
+    ...inputs,
+    // An unsent email's own message may be retried until then.
+    requeueAfterMs: inputs.sendMaxAttempts * inputs.sendVisibilitySeconds * 1000,
+    // A Send event may take every retry of the events queue to be recorded; twice that.
+    unknownOutcomeAfterMs: 2 * inputs.eventsMaxAttempts * inputs.eventsVisibilitySeconds * 1000,
+    // SES stops trying at maxDeliverySeconds; its last events may take a while longer.
+    finalEventsAfterMs: (inputs.maxDeliverySeconds + Math.min(3600, inputs.maxDeliverySeconds)) * 1000,
+  };
+}
+
+/** The invariants, each saying what breaks when it fails. Empty: all hold. */
+export function timingProblems(t: SendTimings): string[] {
+  const problems: string[] = [];
+  if (t.sesConnectTimeoutMs + t.sesRequestTimeoutMs >= t.consumerTimeoutSeconds * 1000)
+    problems.push(
+      'SES connect + request timeouts must be under the consumer timeout: a hung SendEmail must end before the function is stopped, so its outcome is recorded',
+    );
+  if (t.requeueAfterMs < t.sendMaxAttempts * t.sendVisibilitySeconds * 1000)
+    problems.push(
+      'the sweeper may re-queue an unsent email only after maxReceiveCount × visibility timeout: until then its own message may still be retried',
+    );
+  if (t.unknownOutcomeAfterMs <= t.eventsMaxAttempts * t.eventsVisibilitySeconds * 1000)
+    problems.push(
+      'an unknown outcome may be settled only after every retry of the SES events queue: its Send event may still be on the way',
+    );
+  if (t.finalEventsAfterMs <= t.maxDeliverySeconds * 1000)
+    problems.push(
+      'a sent email may be settled without a final event only after SES has stopped trying to deliver it',
+    );
+  return problems;
+}

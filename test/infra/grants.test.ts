@@ -1,0 +1,247 @@
+/**
+ * Grants that match the code. Every AWS call each function really makes, recorded by middleware on
+ * the SDK clients while the local service runs scenarios that reach every function and its failure
+ * paths, must be allowed by that function's role in the synthesized template; and every DynamoDB
+ * and SES action a role is granted must be used by some scenario (no grant nothing calls).
+ * The role table is never restated here: the template is what runs on AWS.
+ */
+
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateEmailIdentityCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
+import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
+import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
+import { sendEmailSchema, toContent } from '../../functions/core/email.js';
+import { fingerprint, hashIdempotencyKey } from '../../functions/core/idempotency.js';
+import { newEmailId } from '../../functions/core/ids.js';
+import { parseInput } from '../../functions/http/middleware.js';
+import { type RecordedCall, recordAwsCalls } from '../../functions/local/invocation.js';
+import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import type { EmailServiceStack } from '../../lib/email-service-stack.js';
+import { httpsClient, waitFor } from '../support/https.js';
+import { allows, describeRequirement, type Requirement, requirementsOf } from '../support/iam.js';
+import { emailIdCreatedAt } from '../support/ids.js';
+import { logicalId, policiesOf, synthStack } from '../support/template.js';
+
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+let service: LocalService;
+let recorder: ReturnType<typeof recordAwsCalls>;
+let stack: EmailServiceStack;
+let template: Template;
+
+const email = (overrides: Record<string, unknown> = {}) => ({
+  from: 'Acme <hello@acme.test>',
+  to: 'success@simulator.amazonses.com',
+  subject: 'Grants',
+  text: 'Hello',
+  ...overrides,
+});
+
+beforeAll(async () => {
+  ({ stack, template } = synthStack());
+  recorder = recordAwsCalls();
+  service = await startLocalService({
+    port: 0,
+    dataDir: null,
+    viewerPort: 0,
+    eventDelayMs: 20,
+    domainVerifyMs: 200,
+    // Scheduled functions run when a scenario says so (runScheduled), not on a timer.
+    domainCheckIntervalMs: 3_600_000,
+    sweepIntervalMs: 3_600_000,
+    rateLimitPerSecond: 1000,
+  });
+  const api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
+  const db = createDocumentClient(
+    new DynamoDBClient({ endpoint: service.endpoints.dynamodb, region: 'us-east-1', credentials }),
+  );
+  const repos = createRepositories(service.tableName, db);
+  const sqs = new SQSClient({ endpoint: service.endpoints.sqs, region: 'us-east-1', credentials });
+  const ses = new SESv2Client({ endpoint: service.endpoints.ses, region: 'us-east-1', credentials });
+  try {
+    // Domains. Each read that finds SES's state changed stores it, so wait for SES (read directly,
+    // outside any function) to have verified a domain before each function looks at it.
+    const sesVerified = (domain: string) =>
+      waitFor(
+        () => ses.send(new GetEmailIdentityCommand({ EmailIdentity: domain })),
+        (r) => r.VerificationStatus === 'SUCCESS',
+      );
+    const acme = await api.call('POST', '/domains', { body: { domain: 'acme.test' } });
+    expect(acme.status).toBe(201);
+    await sesVerified('acme.test');
+    expect((await api.call('GET', `/domains/${acme.json.id}`)).json.status).toBe('verified');
+    const shop = await api.call('POST', '/domains', { body: { domain: 'shop.test' } });
+    await sesVerified('shop.test');
+    expect((await api.call('POST', `/domains/${shop.json.id}/verify`)).json.status).toBe('verified');
+    expect((await api.call('DELETE', `/domains/${shop.json.id}`)).status).toBe(200);
+    const later = await api.call('POST', '/domains', { body: { domain: 'later.test' } });
+    await sesVerified('later.test');
+    await service.runScheduled('check-domains');
+    expect(
+      (await api.call('GET', '/domains')).json.data.find((d: { id: string }) => d.id === later.json.id)
+        .status,
+    ).toBe('verified');
+    // One SES refuses (an identity someone else made): its name is given back.
+    await ses.send(
+      new CreateEmailIdentityCommand({
+        EmailIdentity: 'theirs.test',
+        Tags: [{ Key: OWNER_TAG, Value: 'another-stack' }],
+      }),
+    );
+    expect((await api.call('POST', '/domains', { body: { domain: 'theirs.test' } })).status).toBe(409);
+
+    // API keys.
+    const key = await api.call('POST', '/api-keys', { body: { name: 'grants' } });
+    await api.call('GET', '/api-keys');
+    await api.call('DELETE', `/api-keys/${key.json.id}`);
+
+    // Emails: plain sends to each simulator outcome, with and without an Idempotency-Key (new,
+    // replay, other body, a refused send that gives its key back), listing, reading.
+    for (const to of ['success', 'bounce', 'complaint', 'suppressionlist'])
+      expect(
+        (await api.call('POST', '/emails', { body: email({ to: `${to}@simulator.amazonses.com` }) })).status,
+      ).toBe(200);
+    const idem = { headers: { 'idempotency-key': 'grants-1' } };
+    const first = await api.call('POST', '/emails', { body: email(), ...idem });
+    expect((await api.call('POST', '/emails', { body: email(), ...idem })).json.id).toBe(first.json.id);
+    expect((await api.call('POST', '/emails', { body: email({ subject: 'other' }), ...idem })).status).toBe(
+      409,
+    );
+    const refused = await api.call('POST', '/emails', {
+      body: email({ from: 'a@nowhere.test' }),
+      headers: { 'idempotency-key': 'grants-2' },
+    });
+    expect(refused.status).toBe(400);
+    // A request that died holding its key, after storing its email: a retry resumes it.
+    const devKey = (await repos.apiKeys.list({ limit: 100, offset: 0 })).data.find(
+      (k) => k.name === 'local development',
+    );
+    const diedId = newEmailId();
+    const body = email({ subject: 'died' });
+    await repos.idempotency.begin(
+      devKey?.id ?? '',
+      hashIdempotencyKey('grants-died'),
+      fingerprint(body),
+      diedId,
+      Date.now() - 60_000,
+    );
+    await repos.emails.create({
+      id: diedId,
+      created_at: new Date().toISOString(),
+      content: toContent(parseInput(sendEmailSchema, body)),
+    });
+    const resumed = await api.call('POST', '/emails', {
+      body,
+      headers: { 'idempotency-key': 'grants-died' },
+    });
+    expect(resumed.status).toBe(200);
+    expect(resumed.json.id).toBe(diedId);
+    await api.call('GET', '/emails?limit=5');
+    await api.call('GET', '/emails?limit=5&status=queued');
+    await api.call('GET', `/emails/${first.json.id}`);
+    await api.call('GET', '/no-such-route');
+
+    // The consumer: a duplicate delivery of a job it already sent (its claim is refused).
+    await service.idle();
+    const job = { id: first.json.id, content: toContent(parseInput(sendEmailSchema, email())) };
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: service.queues.send, MessageBody: JSON.stringify(job) }),
+    );
+    await service.idle();
+
+    // The sweeper: an email stored long enough ago and never queued, a dead letter, an attempt
+    // whose outcome stayed unknown.
+    const strandedAt = Date.now() - service.timings.requeueAfterMs - 60_000;
+    const stranded = emailIdCreatedAt(strandedAt);
+    await repos.emails.create({
+      id: stranded,
+      created_at: new Date(strandedAt).toISOString(),
+      content: job.content,
+    });
+    const deadId = emailIdCreatedAt(Date.now() - 1000);
+    await repos.emails.create({ id: deadId, created_at: new Date().toISOString(), content: job.content });
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: service.queues.sendDeadLetters,
+        MessageBody: JSON.stringify({ id: deadId, content: job.content }),
+      }),
+    );
+    const unknown = emailIdCreatedAt(strandedAt);
+    await repos.emails.create({
+      id: unknown,
+      created_at: new Date(strandedAt).toISOString(),
+      content: job.content,
+    });
+    await repos.emails.claim(unknown, Date.now() - service.timings.unknownOutcomeAfterMs - 1000);
+    await service.runScheduled('sweep-emails');
+    await service.idle();
+    expect((await repos.emails.getState(stranded))?.status).not.toBe('queued');
+    expect((await repos.emails.getState(deadId))?.status).toBe('failed');
+    expect((await repos.emails.getState(unknown))?.status).toBe('failed');
+  } finally {
+    await api.close();
+    sqs.destroy();
+    ses.destroy();
+    db.destroy();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  recorder?.stop();
+  await service?.stop();
+});
+
+function requirements(calls: RecordedCall[]) {
+  const queueIds = new Map([
+    [service.queues.send, logicalId(stack, stack.sendQueue)],
+    [service.queues.sendDeadLetters, logicalId(stack, stack.sendDeadLetterQueue)],
+    [service.queues.events, logicalId(stack, stack.eventsQueue)],
+    [service.queues.eventsDeadLetters, logicalId(stack, stack.eventsDeadLetterQueue)],
+  ]);
+  const ids = {
+    tableId: logicalId(stack, stack.table),
+    configurationSetId: logicalId(stack, stack.configurationSet),
+    queueIdByUrl: (url: string) => queueIds.get(url),
+  };
+  const byFunction = new Map<string, Map<string, Requirement>>();
+  for (const call of calls) {
+    const wanted = byFunction.get(call.functionName) ?? new Map<string, Requirement>();
+    for (const requirement of requirementsOf(call, ids))
+      wanted.set(describeRequirement(requirement), requirement);
+    byFunction.set(call.functionName, wanted);
+  }
+  return byFunction;
+}
+
+describe('grants match the calls the code makes', () => {
+  it('the scenarios reach every function of the stack', () => {
+    const called = new Set(recorder.calls.map((c) => c.functionName));
+    expect([...called].sort()).toEqual(Object.keys(stack.functions).sort());
+  });
+
+  it("every AWS call a function makes is allowed by that function's role", () => {
+    const denied: string[] = [];
+    for (const [functionName, wanted] of requirements(recorder.calls)) {
+      const statements = policiesOf(stack, template, functionName);
+      for (const [text, requirement] of wanted)
+        if (!allows(statements, requirement)) denied.push(`${functionName}: ${text}`);
+    }
+    expect(denied).toEqual([]);
+  });
+
+  it('every DynamoDB and SES action a role is granted is one its function uses', () => {
+    const unused: string[] = [];
+    const used = requirements(recorder.calls);
+    for (const functionName of Object.keys(stack.functions)) {
+      const actions = new Set([...(used.get(functionName)?.values() ?? [])].map((r) => r.action));
+      const granted = policiesOf(stack, template, functionName)
+        .flatMap((s) => [s.Action].flat())
+        .filter((action) => /^(dynamodb|ses):/.test(action));
+      for (const action of granted) if (!actions.has(action)) unused.push(`${functionName}: ${action}`);
+    }
+    expect(unused).toEqual([]);
+  });
+});

@@ -1,0 +1,222 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
+import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
+import type { EmailContent } from '../../functions/core/email.js';
+import { emailIdAt } from '../../functions/core/ids.js';
+import type { DeadLetters, SendJob } from '../../functions/core/ports.js';
+import { type SweepDeps, type SweepSettings, sweep } from '../../functions/core/use-cases/sweep.js';
+import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
+import { sqsEvent } from '../support/events.js';
+import { RecordingQueue, ScriptedMailer } from '../support/fakes.js';
+import { emailIdCreatedAt } from '../support/ids.js';
+import { startTestTable, type TestTable } from '../support/table.js';
+
+let table: TestTable;
+let emails: DynamoEmailRepository;
+let store: DynamoSweepStore;
+let queue: RecordingQueue;
+let deadLetters: { messages: { job?: SendJob; messageId: string }[] } & DeadLetters;
+let now: number;
+
+const settings: SweepSettings = {
+  requeueAfterMs: 15 * 60_000,
+  unknownOutcomeAfterMs: 30 * 60_000,
+  finalEventsAfterMs: 15 * 3_600_000,
+  oldCheckEveryMs: 3_600_000,
+  maxPerRun: 500,
+  maxDeadLettersPerRun: 100,
+  maxAttempts: 5,
+};
+
+const content: EmailContent = {
+  from: 'hello@acme.com',
+  to: ['a@example.com'],
+  cc: [],
+  bcc: [],
+  reply_to: [],
+  subject: 'Stranded?',
+  html: null,
+  text: 'Hello',
+};
+
+async function accepted(agoMs: number) {
+  const id = emailIdCreatedAt(now - agoMs);
+  await emails.create({ id, created_at: new Date(now - agoMs).toISOString(), content });
+  return id;
+}
+
+const deps = (over: Partial<SweepDeps> = {}): SweepDeps => ({
+  emails,
+  store,
+  queue,
+  deadLetters,
+  clock: { now: () => new Date(now) },
+  settings,
+  ...over,
+});
+
+beforeEach(async () => {
+  // Each test with a table of its own, and the sweeper's progress caught up to a day ago.
+  table = await startTestTable();
+  emails = new DynamoEmailRepository(table.db, table.tableName);
+  store = new DynamoSweepStore(table.db, table.tableName);
+  now = Date.now();
+  await store.saveProgress({ fromId: emailIdAt(now - 86_400_000), oldCheckedAtMs: now });
+  queue = new RecordingQueue();
+  deadLetters = {
+    messages: [],
+    async receive(max) {
+      return this.messages.splice(0, max);
+    },
+  };
+});
+afterEach(() => table.stop());
+
+describe('sweeper (dynalite)', () => {
+  it('re-queues a stranded email once, with its content; leaves fresh, sent, sending and final ones alone', async () => {
+    const stranded = await accepted(20 * 60_000);
+    const fresh = await accepted(60_000);
+    const sent = await accepted(20 * 60_000);
+    await emails.claim(sent, now - 19 * 60_000);
+    await emails.markSent(sent, 'ses-1', new Date(now - 19 * 60_000).toISOString());
+    const sending = await accepted(20 * 60_000);
+    await emails.claim(sending, now - 60_000);
+    const final = await accepted(20 * 60_000);
+    await emails.finish(final, 'delivered', new Date(now).toISOString());
+
+    const report = await sweep(deps());
+    expect(report).toMatchObject({ requeued: 1, deferred: 0, failedUnknownOutcome: 0 });
+    expect(queue.jobs).toEqual([{ id: stranded, content }]);
+    expect(queue.jobs.map((j) => j.id)).not.toContain(fresh);
+    // A minute later: not again (its new message may still be in the queue).
+    now += 60_000;
+    expect((await sweep(deps())).requeued).toBe(0);
+    // Once the grace period has passed again with it still unsent: once more.
+    now += settings.requeueAfterMs;
+    const later = await sweep(deps());
+    expect(later.requeued).toBe(2); // and now `fresh` is old enough too
+    expect(queue.jobs.map((j) => j.id).sort()).toEqual([stranded, stranded, fresh].sort());
+  });
+
+  it('defers re-queueing while the queue has a backlog its message may be waiting in', async () => {
+    const stranded = await accepted(20 * 60_000);
+    queue.waiting = 1200;
+    expect(await sweep(deps())).toMatchObject({ requeued: 0, deferred: 1 });
+    queue.waiting = 0;
+    now += 60_000;
+    expect((await sweep(deps())).requeued).toBe(1);
+    expect(queue.jobs.map((j) => j.id)).toEqual([stranded]);
+  });
+
+  it('leaves an email scheduled for later alone', async () => {
+    const id = await accepted(20 * 60_000);
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: `EMAIL#${id}`, sk: 'STATUS' },
+        UpdateExpression: 'SET scheduled_at = :at',
+        ExpressionAttributeValues: { ':at': new Date(now + 3_600_000).toISOString() },
+      }),
+    );
+    expect((await sweep(deps())).requeued).toBe(0);
+    expect(queue.jobs).toEqual([]);
+  });
+
+  it('ends an attempt whose outcome stayed unknown `failed`, saying so; never sends it again', async () => {
+    const id = await accepted(60 * 60_000);
+    await emails.claim(id, now - 31 * 60_000);
+    await emails.markUnknown(id, 'TimeoutError: no answer within 10000 ms');
+    expect(await sweep(deps())).toMatchObject({ failedUnknownOutcome: 1, requeued: 0 });
+    const email = await emails.get(id);
+    expect(email?.status).toBe('failed');
+    expect(email?.failure_reason).toMatch(
+      /^outcome unknown: .*TimeoutError: no answer within 10000 ms.*not sent again/,
+    );
+    expect(queue.jobs).toEqual([]);
+  });
+
+  it('an unknown attempt confirmed by its Send event meanwhile is left as sent', async () => {
+    const id = await accepted(60 * 60_000);
+    await emails.claim(id, now - 31 * 60_000);
+    await emails.markSent(id, 'ses-late', new Date(now - 30 * 60_000).toISOString());
+    expect((await sweep(deps())).failedUnknownOutcome).toBe(0);
+    expect((await emails.getState(id))?.status).toBe('queued');
+  });
+
+  it('ends failed what the dead-letter queue got without any attempt having begun', async () => {
+    const unsent = await accepted(60_000);
+    const sending = await accepted(60_000);
+    await emails.claim(sending, now - 1000);
+    deadLetters.messages.push(
+      { messageId: 'm1', job: { id: unsent, content } },
+      { messageId: 'm2', job: { id: sending, content } },
+      { messageId: 'm3' },
+    );
+    expect((await sweep(deps())).failedFromDeadLetters).toBe(1);
+    expect(await emails.get(unsent)).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringContaining('dead-letter queue'),
+    });
+    expect((await emails.getState(sending))?.status).toBe('queued'); // its attempt decides
+  });
+
+  it('settles a sent email SES never reported a final event for, once SES stopped trying', async () => {
+    const id = await accepted(16 * 3_600_000);
+    await emails.claim(id, now - 16 * 3_600_000);
+    await emails.markSent(id, 'ses-1', new Date(now - 16 * 3_600_000).toISOString());
+    const recent = await accepted(16 * 3_600_000);
+    await emails.claim(recent, now - 60_000); // sent late (after retries): not overdue yet
+    await emails.markSent(recent, 'ses-2', new Date(now - 60_000).toISOString());
+    await store.saveProgress({ ...(await store.progress()), oldCheckedAtMs: 0 });
+    expect((await sweep(deps())).failedNoFinalEvent).toBe(1);
+    expect(await emails.get(id)).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringContaining('no delivery or bounce within 15 hours'),
+    });
+    expect((await emails.getState(recent))?.status).toBe('queued');
+    // Looked at once an hour, not every run.
+    expect((await store.progress()).oldCheckedAtMs).toBe(now);
+  });
+
+  it('starts where it stopped: a run that finds nothing stranded reads nothing it read before', async () => {
+    const sent = await accepted(20 * 60_000);
+    await emails.claim(sent, now - 19 * 60_000);
+    await emails.markSent(sent, 'ses-1', new Date(now).toISOString());
+    const waiting = await accepted(16 * 60_000);
+    await emails.claim(waiting, now - 60_000); // unknown yet: watched
+    const first = await sweep(deps());
+    expect(first.examined).toBe(2);
+    expect((await store.progress()).fromId).toBe(waiting);
+    now += 60_000;
+    const second = await sweep(deps());
+    expect(second.examined).toBe(1); // only the one still to watch
+    await emails.markSent(waiting, 'ses-2', new Date(now).toISOString());
+    now += 60_000;
+    await sweep(deps());
+    now += 60_000;
+    expect((await sweep(deps())).examined).toBe(0);
+  });
+
+  it('a sweep racing the send of the email it re-queues does not send twice', async () => {
+    const id = await accepted(20 * 60_000);
+    const mailer = new ScriptedMailer();
+    const consumer = makeConsumer({
+      emails,
+      mailer,
+      clock: { now: () => new Date(now) },
+      maxReceiveCount: 5,
+    });
+    const original = JSON.stringify({ id, content });
+    // The original message arrives late, while the sweeper puts a second one on the queue.
+    const [, report] = await Promise.all([
+      consumer(sqsEvent([{ body: original, messageId: 'late' }])),
+      sweep(deps()),
+    ]);
+    await consumer(
+      sqsEvent(queue.jobs.map((job, i) => ({ body: JSON.stringify(job), messageId: `re-${i}` }))),
+    );
+    expect(mailer.sent.map((job) => job.id)).toEqual([id]);
+    expect(report.requeued).toBeLessThanOrEqual(1);
+  });
+});

@@ -1,0 +1,107 @@
+import type { RecordedCall } from '../../functions/local/invocation.js';
+import type { Statement } from './template.js';
+
+/** A resource as the synthesized template names it (by logical id), for one AWS call. */
+export type ResourceRef =
+  | { kind: 'table'; tableId: string }
+  | { kind: 'index'; tableId: string; indexName: string }
+  | { kind: 'queue'; queueId: string }
+  | { kind: 'ses-identity' }
+  | { kind: 'ses-configuration-set'; configurationSetId: string };
+
+export interface Requirement {
+  action: string;
+  resource: ResourceRef;
+}
+
+/** IAM authorises SQS batch operations as their single-message action. */
+const SQS_ACTIONS: Record<string, string> = {
+  SendMessageBatch: 'SendMessage',
+  DeleteMessageBatch: 'DeleteMessage',
+  ChangeMessageVisibilityBatch: 'ChangeMessageVisibility',
+};
+
+/**
+ * What IAM checks for one recorded call: the action(s) and the resource(s) they are checked
+ * against (per the service authorization reference: SES SendEmail is authorised against both the
+ * sender identity and the configuration set; CreateEmailIdentity with tags needs TagResource too).
+ */
+export function requirementsOf(
+  call: RecordedCall,
+  ids: { tableId: string; queueIdByUrl: (url: string) => string | undefined; configurationSetId: string },
+): Requirement[] {
+  switch (call.service) {
+    case 'DynamoDB':
+      return [
+        {
+          action: `dynamodb:${call.operation}`,
+          resource: call.indexName
+            ? { kind: 'index', tableId: ids.tableId, indexName: call.indexName }
+            : { kind: 'table', tableId: ids.tableId },
+        },
+      ];
+    case 'SQS': {
+      const queueId = call.queueUrl ? ids.queueIdByUrl(call.queueUrl) : undefined;
+      if (!queueId) throw new Error(`SQS call to an unknown queue: ${JSON.stringify(call)}`);
+      return [
+        {
+          action: `sqs:${SQS_ACTIONS[call.operation] ?? call.operation}`,
+          resource: { kind: 'queue', queueId },
+        },
+      ];
+    }
+    case 'SESv2': {
+      const identity = { kind: 'ses-identity' } as const;
+      if (call.operation === 'SendEmail')
+        return [
+          { action: 'ses:SendEmail', resource: identity },
+          {
+            action: 'ses:SendEmail',
+            resource: { kind: 'ses-configuration-set', configurationSetId: ids.configurationSetId },
+          },
+        ];
+      const required: Requirement[] = [{ action: `ses:${call.operation}`, resource: identity }];
+      if (call.operation === 'CreateEmailIdentity' && call.tagged)
+        required.push({ action: 'ses:TagResource', resource: identity });
+      return required;
+    }
+    default:
+      throw new Error(`no IAM mapping for ${call.service}:${call.operation}`);
+  }
+}
+
+const matchesAction = (pattern: string, action: string) =>
+  new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i').test(action);
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+function matchesResource(entry: unknown, ref: ResourceRef): boolean {
+  const text = JSON.stringify(entry);
+  switch (ref.kind) {
+    case 'table':
+      return same(entry, { 'Fn::GetAtt': [ref.tableId, 'Arn'] });
+    case 'index':
+      return (
+        text.includes(JSON.stringify({ 'Fn::GetAtt': [ref.tableId, 'Arn'] })) &&
+        (text.includes(`/index/${ref.indexName}"`) || text.includes('/index/*"'))
+      );
+    case 'queue':
+      return same(entry, { 'Fn::GetAtt': [ref.queueId, 'Arn'] });
+    case 'ses-identity':
+      return /:identity\/\*"/.test(text);
+    case 'ses-configuration-set':
+      return text.includes(':configuration-set/') && text.includes(`"Ref":"${ref.configurationSetId}"`);
+  }
+}
+
+/** Whether an Allow statement of the role grants the action on the resource (no Deny is used). */
+export const allows = (statements: Statement[], { action, resource }: Requirement): boolean =>
+  statements.some(
+    (statement) =>
+      (statement.Effect ?? 'Allow') === 'Allow' &&
+      [statement.Action].flat().some((pattern) => matchesAction(pattern, action)) &&
+      [statement.Resource].flat().some((entry) => matchesResource(entry, resource)),
+  );
+
+export const describeRequirement = ({ action, resource }: Requirement) =>
+  `${action} on ${resource.kind}${'indexName' in resource ? ` ${resource.indexName}` : ''}${'queueId' in resource ? ` ${resource.queueId}` : ''}`;

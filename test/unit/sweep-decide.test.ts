@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { EmailState } from '../../functions/core/ports.js';
+import { decide, type SweepSettings } from '../../functions/core/use-cases/sweep.js';
+
+const settings: SweepSettings = {
+  requeueAfterMs: 15 * 60_000,
+  unknownOutcomeAfterMs: 30 * 60_000,
+  finalEventsAfterMs: 15 * 3_600_000,
+  oldCheckEveryMs: 3_600_000,
+  maxPerRun: 500,
+  maxDeadLettersPerRun: 100,
+  maxAttempts: 5,
+};
+const now = Date.parse('2026-11-23T12:00:00.000Z');
+const state = (over: Partial<EmailState> = {}): EmailState => ({
+  id: 'em_x',
+  status: 'queued',
+  created_at: new Date(now - 3_600_000).toISOString(),
+  ...over,
+});
+
+describe('what the sweeper does with one queued email older than the grace period', () => {
+  it.each([
+    ['final: nothing, and never again', state({ status: 'delivered' }), { action: 'none', resolved: true }],
+    ['sent: nothing, and never again', state({ sent_at: 'x' }), { action: 'none', resolved: true }],
+    ['unsent, never re-queued: re-queue', state(), { action: 'requeue' }],
+    [
+      'unsent, re-queued long ago: re-queue',
+      state({ requeued_at: now - 16 * 60_000 }),
+      { action: 'requeue' },
+    ],
+    [
+      'unsent, re-queued recently: wait (its new message may still be retried)',
+      state({ requeued_at: now - 60_000 }),
+      { action: 'none', resolved: false },
+    ],
+    [
+      'scheduled for later: wait',
+      state({ scheduled_at: new Date(now + 60_000).toISOString() }),
+      { action: 'none', resolved: false },
+    ],
+    [
+      'an attempt began recently: wait for its Send event',
+      state({ send_started_at: now - 60_000 }),
+      { action: 'none', resolved: false },
+    ],
+  ])('%s', (_, given, expected) => {
+    expect(decide(given, now, settings)).toEqual(expected);
+  });
+
+  it('an attempt unconfirmed for the bound: failed as outcome unknown, never sent again', () => {
+    const decision = decide(
+      state({ send_started_at: now - 31 * 60_000, attempt_error: 'TimeoutError: no answer in 10000 ms' }),
+      now,
+      settings,
+    );
+    expect(decision).toMatchObject({ action: 'fail-unknown', attemptStartedAt: now - 31 * 60_000 });
+    if (decision.action !== 'fail-unknown') throw new Error('unreachable');
+    expect(decision.reason).toContain('outcome unknown');
+    expect(decision.reason).toContain('TimeoutError: no answer in 10000 ms');
+    expect(decision.reason).toContain('30 minutes');
+    expect(decision.reason).toContain('not sent again');
+  });
+});
