@@ -1,19 +1,43 @@
 #!/usr/bin/env node
 /**
  * `npm start`: the whole service on this machine over HTTPS, with embedded emulators.
- *   PORT=3000            HTTPS port of the API
- *   DEV_API_KEY=esk_...  accept this key instead of printing a new one
- *   LOCAL_DATA_DIR=...   where data survives restarts (default .local-data)
- *   --in-memory          keep nothing between runs
+ *   PORT=3000                 HTTPS port of the API (0: any free port)
+ *   DEV_API_KEY=esk_...       accept this key instead of printing a new one
+ *   LOCAL_DATA_DIR=...        where data survives restarts (default .local-data)
+ *   VIEWER_PORT=8005          port of the sent-mail viewer (default 8005, or any free one if taken)
+ *   RATE_LIMIT_PER_SECOND=10  requests per second per API key (the stack's keyRateLimit)
+ *   LOCAL_FAULTS='{…}'        faults to inject into the stand-ins for AWS (see functions/local/faults.ts)
+ *   --in-memory               keep nothing between runs
  */
 import { jsonLogger } from '../functions/http/log.js';
+import { parseFaults } from '../functions/local/faults.js';
 import { startLocalService } from '../functions/local/service.js';
 
-const inMemory = process.argv.includes('--in-memory') || process.env.LOCAL_IN_MEMORY === '1';
-const port = process.env.PORT ? Number(process.env.PORT) : 3000;
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`PORT must be a port number, got ${process.env.PORT}`);
+const fail = (message: string): never => {
+  console.error(message);
   process.exit(1);
+};
+const portFrom = (name: string, fallback: number) => {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`${name} must be a port number, got ${text}`);
+  return port;
+};
+
+const inMemory = process.argv.includes('--in-memory') || process.env.LOCAL_IN_MEMORY === '1';
+const port = portFrom('PORT', 3000);
+const viewerPortChosen = Boolean(process.env.VIEWER_PORT);
+const viewerPort = portFrom('VIEWER_PORT', 8005);
+const rateText = process.env.RATE_LIMIT_PER_SECOND;
+const rateLimitPerSecond = rateText ? Number(rateText) : 10;
+if (!Number.isInteger(rateLimitPerSecond) || rateLimitPerSecond < 1)
+  fail(`RATE_LIMIT_PER_SECOND must be a whole number of requests per second, got ${rateText}`);
+let faults: ReturnType<typeof parseFaults> = {};
+try {
+  faults = parseFaults(process.env.LOCAL_FAULTS);
+} catch (error) {
+  fail(String((error as Error).message));
 }
 
 try {
@@ -21,16 +45,25 @@ try {
     port,
     dataDir: inMemory ? null : (process.env.LOCAL_DATA_DIR ?? '.local-data'),
     apiKey: process.env.DEV_API_KEY || undefined,
+    viewerPort,
+    viewerPortRequired: viewerPortChosen,
+    rateLimitPerSecond,
+    faults,
     log: jsonLogger('warn'),
   });
   const cacert = service.certificatePath ? `--cacert ${service.certificatePath}` : '-k';
+  const viewerNote =
+    service.viewerPortTaken === undefined
+      ? '(what the local SES received)'
+      : `(port ${service.viewerPortTaken} was taken; VIEWER_PORT picks another)`;
   console.log(`
   Email service running locally (HTTPS only)
 
   Base URL     ${service.baseUrl}
   API key      ${service.apiKey}   (full access${process.env.DEV_API_KEY ? ', from DEV_API_KEY' : '; shown once, a new one each start'})
-  Sent mail    ${service.viewerUrl}   (what the local SES received)
+  Sent mail    ${service.viewerUrl}   ${viewerNote}
   Data         ${inMemory ? 'in memory (gone when this stops)' : `${process.env.LOCAL_DATA_DIR ?? '.local-data'}/ (kept across restarts)`}
+  Rate limit   ${rateLimitPerSecond} requests per second per key${Object.keys(faults).length ? `\n  Faults       ${JSON.stringify(faults)}   (LOCAL_FAULTS)` : ''}
   TLS          self-signed for localhost; curl ${cacert} ...
 
   Try it: add a sending domain (locally it is verified by itself a few seconds later;
@@ -54,7 +87,9 @@ try {
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 } catch (error) {
-  const code = (error as NodeJS.ErrnoException).code;
-  console.error(code === 'EADDRINUSE' ? `Port ${port} is in use; set PORT to another one.` : String(error));
-  process.exit(1);
+  const { code, port: taken } = error as NodeJS.ErrnoException & { port?: number };
+  if (code !== 'EADDRINUSE') fail(String(error));
+  if (viewerPortChosen && taken === viewerPort)
+    fail(`Port ${viewerPort} (VIEWER_PORT, the sent-mail viewer) is in use; set VIEWER_PORT to another one.`);
+  fail(`Port ${port} is in use; set PORT to another one.`);
 }

@@ -106,6 +106,15 @@ export const routeOf = (handler: string): RouteDefinition | undefined =>
 /** Answers every request no route matches (API Gateway's `$default` route). */
 export const FALLBACK_HANDLER = 'route-not-found';
 
+/** A percent-decoded path segment; one that is not valid percent-encoding is kept as sent (no id looks like it). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** Path template → matcher; `{name}` matches one non-empty path segment. */
 export function matchPath(template: string, path: string): Record<string, string> | undefined {
   const want = template.split('/');
@@ -117,7 +126,7 @@ export function matchPath(template: string, path: string): Record<string, string
     const g = got[i] ?? '';
     if (w.startsWith('{') && w.endsWith('}')) {
       if (!g) return undefined;
-      params[w.slice(1, -1)] = decodeURIComponent(g);
+      params[w.slice(1, -1)] = decodeSegment(g);
     } else if (w !== g) return undefined;
   }
   return params;

@@ -15,6 +15,7 @@ export type ErrorName =
   | 'method_not_allowed'
   | 'already_exists'
   | 'payload_too_large'
+  | 'request_header_fields_too_large'
   | 'rate_limit_exceeded'
   | 'internal_server_error';
 

@@ -17,6 +17,36 @@ export type HttpLambda = (
 /** API Gateway's own payload limit; our handlers enforce the (smaller) documented one. */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
 
+/** API Gateway (HTTP API) quota: the request line and header values together, at most 10,240 bytes. */
+export const GATEWAY_MAX_HEADER_BYTES = 10_240;
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' };
+
+/**
+ * What Node's HTTP parser refuses before any handler runs (headers over the limit, a request that
+ * is not HTTP), answered in the API's one error shape instead of Node's empty-bodied default.
+ */
+function parserRejection(error: NodeJS.ErrnoException): string {
+  const apiError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError(
+          431,
+          'request_header_fields_too_large',
+          `The request line and headers are over ${GATEWAY_MAX_HEADER_BYTES} bytes, API Gateway's limit.`,
+        )
+      : new ApiError(400, 'validation_error', 'The request is not valid HTTP/1.1.');
+  const body = JSON.stringify(apiError.toBody());
+  return [
+    `HTTP/1.1 ${apiError.statusCode} ${REASONS[apiError.statusCode]}`,
+    'content-type: application/json; charset=utf-8',
+    'cache-control: no-store',
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
 /**
  * A local stand-in for the HTTP API: HTTPS only, routes from the same route table the stack uses,
  * each request turned into an API Gateway v2 (payload format 2.0) event for that route's handler.
@@ -28,85 +58,107 @@ export async function startHttpsGateway(options: {
   fallback: HttpLambda;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }): Promise<{ port: number; stop(): Promise<void> }> {
-  const server: Server = createServer({ key: options.tls.key, cert: options.tls.cert }, async (req, res) => {
-    const requestId = randomUUID();
-    const send = (result: APIGatewayProxyStructuredResultV2) => {
-      const headers: Record<string, string | number | boolean> = {
-        ...(result.headers ?? {}),
-        'apigw-requestid': requestId,
+  const server: Server = createServer(
+    { key: options.tls.key, cert: options.tls.cert, maxHeaderSize: GATEWAY_MAX_HEADER_BYTES },
+    async (req, res) => {
+      const requestId = randomUUID();
+      const send = (result: APIGatewayProxyStructuredResultV2) => {
+        const headers: Record<string, string | number | boolean> = {
+          ...(result.headers ?? {}),
+          'apigw-requestid': requestId,
+        };
+        const body = result.body ?? '';
+        const buffer = result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body);
+        res.writeHead(result.statusCode ?? 200, { ...headers, 'content-length': buffer.length });
+        res.end(buffer);
       };
-      const body = result.body ?? '';
-      const buffer = result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body);
-      res.writeHead(result.statusCode ?? 200, { ...headers, 'content-length': buffer.length });
-      res.end(buffer);
-    };
-    try {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req) {
-        size += (chunk as Buffer).length;
-        if (size > GATEWAY_MAX_BYTES) {
-          send(errorResponse(new ApiError(413, 'payload_too_large', 'The request body is over 10 MB.')));
-          req.destroy();
+      try {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of req) {
+          size += (chunk as Buffer).length;
+          if (size > GATEWAY_MAX_BYTES) {
+            send(errorResponse(new ApiError(413, 'payload_too_large', 'The request body is over 10 MB.')));
+            req.destroy();
+            return;
+          }
+          chunks.push(chunk as Buffer);
+        }
+        let url: URL;
+        try {
+          url = new URL(req.url ?? '/', 'https://localhost');
+        } catch {
+          send(
+            errorResponse(new ApiError(400, 'validation_error', 'The request target is not a valid URL.')),
+          );
           return;
         }
-        chunks.push(chunk as Buffer);
-      }
-      const url = new URL(req.url ?? '/', 'https://localhost');
-      const method = (req.method ?? 'GET').toUpperCase();
-      const match = findRoute(method, url.pathname);
-      const queryStringParameters: Record<string, string> = {};
-      for (const key of new Set(url.searchParams.keys())) {
-        queryStringParameters[key] = url.searchParams.getAll(key).join(',');
-      }
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-      }
-      const body = Buffer.concat(chunks);
-      const routeKey = match ? `${match.route.method} ${match.route.path}` : '$default';
-      const now = new Date();
-      const event: APIGatewayProxyEventV2 = {
-        version: '2.0',
-        routeKey,
-        rawPath: url.pathname,
-        rawQueryString: url.search.slice(1),
-        headers,
-        ...(Object.keys(queryStringParameters).length ? { queryStringParameters } : {}),
-        ...(match && Object.keys(match.params).length ? { pathParameters: match.params } : {}),
-        requestContext: {
-          accountId: '000000000000',
-          apiId: 'local',
-          domainName: headers.host ?? 'localhost',
-          domainPrefix: 'localhost',
-          http: {
-            method,
-            path: url.pathname,
-            protocol: `HTTP/${req.httpVersion}`,
-            sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-            userAgent: headers['user-agent'] ?? '',
-          },
-          requestId,
+        const method = (req.method ?? 'GET').toUpperCase();
+        const match = findRoute(method, url.pathname);
+        const queryStringParameters: Record<string, string> = {};
+        for (const key of new Set(url.searchParams.keys())) {
+          queryStringParameters[key] = url.searchParams.getAll(key).join(',');
+        }
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(req.headers)) {
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+        }
+        const body = Buffer.concat(chunks);
+        const routeKey = match ? `${match.route.method} ${match.route.path}` : '$default';
+        const now = new Date();
+        const event: APIGatewayProxyEventV2 = {
+          version: '2.0',
           routeKey,
-          stage: '$default',
-          time: now.toUTCString(),
-          timeEpoch: now.getTime(),
-        },
-        ...(body.length ? { body: body.toString('utf8') } : {}),
-        isBase64Encoded: false,
-      };
-      const functionName = match?.route.handler ?? FALLBACK_HANDLER;
-      const handler = match ? options.handlers[match.route.handler] : options.fallback;
-      if (!handler) throw new Error(`no handler loaded for ${routeKey}`);
-      send(await runAs(functionName, () => handler(event, lambdaContext(functionName, 10_000))));
-    } catch (error) {
-      options.log?.('gateway error', { error: String(error) });
-      send(
-        errorResponse(
-          new ApiError(500, 'internal_server_error', 'An unexpected error occurred. Please try again later.'),
-        ),
-      );
+          rawPath: url.pathname,
+          rawQueryString: url.search.slice(1),
+          headers,
+          ...(Object.keys(queryStringParameters).length ? { queryStringParameters } : {}),
+          ...(match && Object.keys(match.params).length ? { pathParameters: match.params } : {}),
+          requestContext: {
+            accountId: '000000000000',
+            apiId: 'local',
+            domainName: headers.host ?? 'localhost',
+            domainPrefix: 'localhost',
+            http: {
+              method,
+              path: url.pathname,
+              protocol: `HTTP/${req.httpVersion}`,
+              sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+              userAgent: headers['user-agent'] ?? '',
+            },
+            requestId,
+            routeKey,
+            stage: '$default',
+            time: now.toUTCString(),
+            timeEpoch: now.getTime(),
+          },
+          ...(body.length ? { body: body.toString('utf8') } : {}),
+          isBase64Encoded: false,
+        };
+        const functionName = match?.route.handler ?? FALLBACK_HANDLER;
+        const handler = match ? options.handlers[match.route.handler] : options.fallback;
+        if (!handler) throw new Error(`no handler loaded for ${routeKey}`);
+        send(await runAs(functionName, () => handler(event, lambdaContext(functionName, 10_000))));
+      } catch (error) {
+        options.log?.('gateway error', { error: String(error) });
+        send(
+          errorResponse(
+            new ApiError(
+              500,
+              'internal_server_error',
+              'An unexpected error occurred. Please try again later.',
+            ),
+          ),
+        );
+      }
+    },
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
     }
+    socket.end(parserRejection(error));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

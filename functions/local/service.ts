@@ -73,6 +73,8 @@ export interface LocalService {
   endpoints: { dynamodb: string; sqs: string; ses: string };
   /** Calls the emulators received so far, by operation (what the same traffic costs on AWS). */
   awsCalls(): Record<string, number>;
+  /** Set when the viewer port asked for was taken and a free one was used instead. */
+  viewerPortTaken?: number;
   /** What the local SES was handed, kept across restarts (see ses-ledger.ts). */
   sesLedger: SesLedger;
   /** The send pipeline's local timings (the sweeper's bounds among them). */
@@ -258,6 +260,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       baseUrl: `https://localhost:${gateway.port}/v1`,
       apiKey,
       viewerUrl: emulators.sesEndpoint,
+      ...(emulators.viewerPortTaken === undefined ? {} : { viewerPortTaken: emulators.viewerPortTaken }),
       certificate: tls.cert,
       certificatePath: tls.certPath,
       tableName: TABLE_NAME,

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../../functions/local/service.js';
 import { httpsClient, waitFor } from '../support/https.js';
@@ -245,5 +246,39 @@ describe('local service over HTTPS (npm start in-process)', () => {
       expect(typeof c.json.message).toBe('string');
     }
     expect(cases[4]?.headers.get('allow')).toBe('POST, GET');
+  });
+
+  it("answers what Node's HTTP parser refuses in the same shape: 431 for headers over API Gateway's 10,240 bytes, 400 for what is not HTTP", async () => {
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const port = Number(new URL(service.baseUrl).port);
+        const socket = connect(
+          { host: '127.0.0.1', port, ca: service.certificate, servername: 'localhost' },
+          () => socket.end(request),
+        );
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk;
+        });
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const parse = (answer: string) => {
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      return { status: Number(head.split(' ')[1]), head, body: JSON.parse(body) };
+    };
+    const huge = parse(
+      await raw(`GET /v1/emails HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(12_000)}\r\n\r\n`),
+    );
+    expect(huge.status).toBe(431);
+    expect(huge.head).toMatch(/content-type: application\/json/i);
+    expect(huge.body).toMatchObject({ statusCode: 431, name: 'request_header_fields_too_large' });
+    const garbage = parse(await raw('NOT HTTP AT ALL\r\n\r\n'));
+    expect(garbage.status).toBe(400);
+    expect(garbage.body).toMatchObject({ statusCode: 400, name: 'validation_error' });
+    // Malformed percent-encoding in a path is a path like any other: 404, not a crash.
+    const oddPath = await api.call('GET', '/emails/%E0%A4%A');
+    expect(oddPath.status).toBe(404);
+    expect(oddPath.json.name).toBe('not_found');
   });
 });

@@ -21,18 +21,22 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+/** A port held by this test, so a start that asks for it finds it taken. */
+const takenPort = () =>
+  new Promise<{ port: number; release(): void }>((resolve) => {
+    const blocker = createServer();
+    blocker.listen(0, '127.0.0.1', () =>
+      resolve({ port: (blocker.address() as { port: number }).port, release: () => blocker.close() }),
+    );
   });
+const portOf = (url: string) => Number(new URL(url).port);
 
-/** Runs `npm start` the way a user does (tsx bin/local.ts) and reads what it prints. */
+/**
+ * Runs `npm start` (tsx bin/local.ts) and reads what it prints. As one process, with tsx as Node's
+ * loader (what the tsx command does in a child process), so a SIGKILL reaches the service itself.
+ */
 async function npmStart(env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'bin/local.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', ...args], {
     env: { ...process.env, LOG_LEVEL: 'silent', LOCAL_DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -97,9 +101,9 @@ async function strandEmail(): Promise<string> {
 
 describe('npm start (as a user runs it)', () => {
   it('prints the base URL, a key and the viewer; the printed curl works as pasted; data and DEV_API_KEY survive a restart', async () => {
-    const port = await freePort();
-    const first = await npmStart({ PORT: String(port) });
-    expect(first.baseUrl).toBe(`https://localhost:${port}/v1`);
+    const first = await npmStart({ PORT: '0', VIEWER_PORT: '0' });
+    expect(first.baseUrl).toMatch(/^https:\/\/localhost:\d+\/v1$/);
+    const port = portOf(first.baseUrl);
     expect(first.apiKey).toMatch(/^esk_[A-Za-z0-9_-]{43}$/);
     expect(first.viewer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const cert = readFileSync(join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
@@ -134,7 +138,7 @@ describe('npm start (as a user runs it)', () => {
     // The README's key, so its examples can be run as written.
     const readme = readFileSync('README.md', 'utf8');
     const devKey = /DEV_API_KEY=(esk_\S+) npm start/.exec(readme)?.[1] ?? '';
-    const second = await npmStart({ PORT: String(port), DEV_API_KEY: devKey });
+    const second = await npmStart({ PORT: String(port), VIEWER_PORT: '0', DEV_API_KEY: devKey });
     expect(second.apiKey).toBe(devKey);
     const again = httpsClient(second.baseUrl, cert, devKey);
     const kept = await again.call('GET', `/emails/${sent.id}`);
@@ -168,24 +172,88 @@ describe('npm start (as a user runs it)', () => {
 
   it('--in-memory keeps nothing on disk', async () => {
     const dir = join(dataDir, 'in-memory');
-    const run = await npmStart({ PORT: String(await freePort()), LOCAL_DATA_DIR: dir }, ['--in-memory']);
+    const run = await npmStart({ PORT: '0', VIEWER_PORT: '0', LOCAL_DATA_DIR: dir }, ['--in-memory']);
     expect(run.output).toContain('in memory');
     expect(run.output).toContain('curl -k');
     expect(await run.stop()).toBe(0);
     expect(existsSync(dir)).toBe(false);
   }, 60_000);
 
-  it('says so when the port is taken', async () => {
-    const blocker = createServer();
-    const port = await new Promise<number>((resolve) =>
-      blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
-    );
+  it('says which port is taken: PORT, or VIEWER_PORT when it was chosen', async () => {
+    const taken = await takenPort();
     try {
-      const run = await npmStart({ PORT: String(port), LOCAL_DATA_DIR: join(dataDir, 'other') });
-      expect(await run.exited).toBe(1);
-      expect(run.output).toContain(`Port ${port} is in use`);
+      const api = await npmStart({
+        PORT: String(taken.port),
+        VIEWER_PORT: '0',
+        LOCAL_DATA_DIR: join(dataDir, 'other'),
+      });
+      expect(await api.exited).toBe(1);
+      expect(api.output).toContain(`Port ${taken.port} is in use; set PORT to another one.`);
+      const viewer = await npmStart({
+        PORT: '0',
+        VIEWER_PORT: String(taken.port),
+        LOCAL_DATA_DIR: join(dataDir, 'other'),
+      });
+      expect(await viewer.exited).toBe(1);
+      expect(viewer.output).toContain(`Port ${taken.port} (VIEWER_PORT, the sent-mail viewer) is in use`);
     } finally {
-      blocker.close();
+      taken.release();
     }
   }, 60_000);
+
+  it('survives kill -9 mid-stream: every email accepted before it is final within a minute of the restart, none sent twice', async () => {
+    const dir = join(dataDir, 'killed');
+    const env = { PORT: '0', VIEWER_PORT: '0', LOCAL_DATA_DIR: dir, RATE_LIMIT_PER_SECOND: '1000' };
+    const first = await npmStart(env);
+    const cert = readFileSync(join(dir, 'tls', 'localhost-cert.pem'), 'utf8');
+    const api = httpsClient(first.baseUrl, cert, first.apiKey);
+    const domain = await api.call('POST', '/domains', { body: { domain: 'acme.test' } });
+    await waitFor(
+      () => api.call('GET', `/domains/${domain.json.id}`),
+      (r) => r.json?.status === 'verified',
+    );
+    // A stream of sends; the process is killed while they are in flight.
+    const accepted: string[] = [];
+    const recipients = ['success', 'bounce', 'complaint', 'suppressionlist'];
+    const stream = (async () => {
+      for (let i = 0; i < 60; i++) {
+        const to = `${recipients[i % recipients.length]}@simulator.amazonses.com`;
+        const sent = await api
+          .call('POST', '/emails', { body: { from: 'hello@acme.test', to, subject: `kill ${i}`, text: 'x' } })
+          .catch(() => undefined);
+        if (sent?.status === 200) accepted.push(sent.json.id);
+        else if (sent !== undefined) throw new Error(`unexpected ${sent.status}`);
+      }
+    })();
+    await waitFor(
+      async () => accepted.length,
+      (n) => n >= 25,
+    );
+    first.child.kill('SIGKILL');
+    await stream.catch(() => undefined);
+    await first.exited;
+    await api.close();
+    expect(accepted.length).toBeGreaterThanOrEqual(25);
+
+    const second = await npmStart({ ...env, DEV_API_KEY: '' });
+    const restartedAt = Date.now();
+    const again = httpsClient(second.baseUrl, cert, second.apiKey);
+    const statuses = async () =>
+      Promise.all(
+        accepted.map(async (id) => (await again.call('GET', `/emails/${id}`)).json?.status as string),
+      );
+    const final = await waitFor(statuses, (list) => list.every((status) => status !== 'queued'), 60_000);
+    expect(final.filter((status) => status === 'queued')).toEqual([]);
+    expect(Date.now() - restartedAt).toBeLessThan(60_000);
+    // The local SES's ledger (on disk, written before it answers) counts what reached it.
+    const reached = new Map<string, number>();
+    for (const line of readFileSync(join(dir, 'ses', 'sent.jsonl'), 'utf8').split('\n')) {
+      if (!line) continue;
+      const entry = JSON.parse(line) as { type: string; emailId: string };
+      if (entry.type === 'forwarded') reached.set(entry.emailId, (reached.get(entry.emailId) ?? 0) + 1);
+    }
+    expect(accepted.filter((id) => (reached.get(id) ?? 0) > 1)).toEqual([]);
+    await again.close();
+    expect(await second.stop()).toBe(0);
+  }, 120_000);
 });
