@@ -20,6 +20,7 @@ const schema = z.object({
   SEND_DEAD_LETTER_QUEUE_URL: z.string().check(z.minLength(1)),
   /** The sweeper's bounds (ms); the stack derives them from its queues (see lib/, "invariants"). */
   SWEEP_REQUEUE_AFTER_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 15 * 60_000),
+  SWEEP_BACKLOG_GRACE_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 60 * 60_000),
   SWEEP_UNKNOWN_OUTCOME_AFTER_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 30 * 60_000),
   SWEEP_FINAL_EVENTS_AFTER_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 15 * 3_600_000),
   SWEEP_OLD_CHECK_EVERY_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 3_600_000),

@@ -24,6 +24,8 @@ export interface SendTimingInputs {
 export interface SendTimings extends SendTimingInputs {
   /** The sweeper's bounds (ms), see functions/core/use-cases/sweep.ts. */
   requeueAfterMs: number;
+  /** How much longer a stranded email waits while the send queue has a backlog it may be in. */
+  backlogGraceMs: number;
   unknownOutcomeAfterMs: number;
   finalEventsAfterMs: number;
 }
@@ -33,6 +35,7 @@ export function sendTimings(inputs: SendTimingInputs): SendTimings {
     ...inputs,
     // An unsent email's own message may be retried until then.
     requeueAfterMs: inputs.sendMaxAttempts * inputs.sendVisibilitySeconds * 1000,
+    backlogGraceMs: 4 * inputs.sendMaxAttempts * inputs.sendVisibilitySeconds * 1000,
     // A Send event may take every retry of the events queue to be recorded; twice that.
     unknownOutcomeAfterMs: 2 * inputs.eventsMaxAttempts * inputs.eventsVisibilitySeconds * 1000,
     // SES stops trying at maxDeliverySeconds; its last events may take a while longer.

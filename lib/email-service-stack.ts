@@ -324,6 +324,7 @@ export class EmailServiceStack extends Stack {
         SEND_DEAD_LETTER_QUEUE_URL: this.sendDeadLetterQueue.queueUrl,
         SEND_MAX_RECEIVE_COUNT: String(timings.sendMaxAttempts),
         SWEEP_REQUEUE_AFTER_MS: String(timings.requeueAfterMs),
+        SWEEP_BACKLOG_GRACE_MS: String(timings.backlogGraceMs),
         SWEEP_UNKNOWN_OUTCOME_AFTER_MS: String(timings.unknownOutcomeAfterMs),
         SWEEP_FINAL_EVENTS_AFTER_MS: String(timings.finalEventsAfterMs),
       },

@@ -45,6 +45,12 @@ export interface SendClientTimeouts {
  * SES for sending: exactly one attempt per call. The SDK's retries would repeat a SendEmail whose
  * first try timed out after SES accepted it, which is a second email; whether and when to try
  * again is decided by the send consumer, from what SES's answer (or its absence) means.
+ *
+ * Each send opens its own connection: a kept-alive socket that went stale while Lambda froze the
+ * function fails the next request with ECONNRESET, which cannot be told from a reset after SES
+ * read the request, so it would count as an unknown outcome although SES never saw the email. A
+ * fresh connection that cannot be made is a clean "never reached". `socketTimeout` also bounds a
+ * response that stalls after its headers (where `requestTimeout` stops counting).
  */
 export const newSesSendClient = ({ connectMs, requestMs }: SendClientTimeouts) =>
   withPlugins(
@@ -53,7 +59,9 @@ export const newSesSendClient = ({ connectMs, requestMs }: SendClientTimeouts) =
       requestHandler: {
         connectionTimeout: connectMs,
         requestTimeout: requestMs,
+        socketTimeout: requestMs,
         throwOnRequestTimeout: true,
+        httpsAgent: { keepAlive: false },
       },
     }),
   );

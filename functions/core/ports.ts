@@ -41,6 +41,8 @@ export interface EmailState {
   attempt_error?: string;
   /** When the sweeper last put it back on the queue (epoch ms). */
   requeued_at?: number;
+  /** When the provider last refused it without taking it (epoch ms): its message is retried from then. */
+  refused_at?: number;
   /** A scheduled email is not due before this time (ISO). */
   scheduled_at?: string;
 }
@@ -74,7 +76,7 @@ export interface EmailRepository {
    */
   claim(id: string, nowMs: number): Promise<ClaimResult>;
   /** Undoes a claim after the provider refused the email without taking it (safe to try again). */
-  release(id: string, startedAtMs: number): Promise<void>;
+  release(id: string, startedAtMs: number, nowMs: number): Promise<void>;
   /** Records that the provider accepted the email (keeps the first record when there are two). */
   markSent(id: string, providerMessageId: string, at: string): Promise<void>;
   /** Records why an attempt's outcome is unknown; the attempt stays on record. */
@@ -184,6 +186,11 @@ export interface IdempotencyStore {
   ): Promise<IdempotencyBegin>;
   /** Stores the answer, if the key is still held for this email; false when it is not. */
   complete(scope: string, keyHash: string, emailId: string, response: StoredResponse): Promise<boolean>;
+  /**
+   * Moves a resumed key onto a new email id (the dead request's email was never stored), if it
+   * still names `fromEmailId`; false when another request took it over meanwhile.
+   */
+  reassign(scope: string, keyHash: string, fromEmailId: string, toEmailId: string): Promise<boolean>;
   /** Gives the key back after a failure, so a retry starts afresh. */
   abandon(scope: string, keyHash: string, emailId: string): Promise<void>;
 }

@@ -1,7 +1,8 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newSqsClient } from '../adapters/aws-clients.js';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
@@ -184,6 +185,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       SES_CONNECT_TIMEOUT_MS: String(timings.sesConnectTimeoutMs),
       SES_REQUEST_TIMEOUT_MS: String(timings.sesRequestTimeoutMs),
       SWEEP_REQUEUE_AFTER_MS: String(timings.requeueAfterMs),
+      SWEEP_BACKLOG_GRACE_MS: String(timings.backlogGraceMs),
       SWEEP_UNKNOWN_OUTCOME_AFTER_MS: String(timings.unknownOutcomeAfterMs),
       SWEEP_FINAL_EVENTS_AFTER_MS: String(timings.finalEventsAfterMs),
       SWEEP_OLD_CHECK_EVERY_MS: String(Math.min(60_000, timings.finalEventsAfterMs / 4)),
@@ -193,7 +195,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 
     const db = createDocumentClient(dynamodb);
     const apiKey = await issueDevKey(db, options.apiKey);
-    await recoverFromLastRun(db, ses, options.log);
+    // A marker that only a clean stop removes: found at a start, the last run was killed.
+    const runningMarker = dataDir ? join(dataDir, 'running') : undefined;
+    const killed = runningMarker !== undefined && existsSync(runningMarker);
+    if (runningMarker) writeFileSync(runningMarker, String(process.pid));
+    stops.push(async () => {
+      if (runningMarker) rmSync(runningMarker, { force: true });
+    });
+    await recoverFromLastRun(db, ses, killed, options.log);
 
     const load = async <T>(name: string) => (await import(`../handlers/${name}.ts`)).handler as T;
     const handlers: Record<string, HttpLambda> = {};
@@ -384,9 +393,14 @@ async function issueDevKey(db: ReturnType<typeof createDocumentClient>, chosen?:
 async function recoverFromLastRun(
   db: ReturnType<typeof createDocumentClient>,
   ses: { republish(emailIds: Set<string>): number },
+  killed: boolean,
   log?: (message: string, fields?: Record<string, unknown>) => void,
 ) {
   const store = new DynamoSweepStore(db, TABLE_NAME);
+  if (killed) {
+    const reindexed = await reindexQueuedEmails(db, store);
+    if (reindexed) log?.('re-indexed queued emails the last run was killed while changing', { reindexed });
+  }
   const open = new Set(
     await store.queuedIds(FIRST_EMAIL_ID, emailIdAt(Date.now() + 1000), Number.MAX_SAFE_INTEGER),
   );
@@ -400,4 +414,49 @@ async function recoverFromLastRun(
     republished,
     requeued: report.requeued,
   });
+}
+
+/**
+ * dynalite writes an item's index entries before the item itself, as separate writes (DynamoDB
+ * writes an item at once). A kill between them can leave an email whose status item still says
+ * `queued` out of the queued index, where neither the sweeper nor this recovery would look for it.
+ * After a kill, every queued status item is found by a scan (local data is small) and the ones the
+ * index lost get their index key written again, which puts them back in it.
+ */
+async function reindexQueuedEmails(db: ReturnType<typeof createDocumentClient>, store: DynamoSweepStore) {
+  const indexed = new Set(
+    await store.queuedIds(FIRST_EMAIL_ID, emailIdAt(Date.now() + 1000), Number.MAX_SAFE_INTEGER),
+  );
+  let reindexed = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: TABLE_NAME,
+        FilterExpression: 'sk = :status AND #status = :queued',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': keys.status, ':queued': 'queued' },
+        ProjectionExpression: 'pk',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const id = keys.idOf(String(item.pk));
+      if (indexed.has(id)) continue;
+      await db.send(
+        new UpdateCommand({
+          TableName: TABLE_NAME,
+          Key: { pk: item.pk, sk: keys.status },
+          // The index key its status says, written again: dynalite puts the index entry back.
+          UpdateExpression: 'SET gsi2pk = :queuedPk',
+          ConditionExpression: '#status = :queued',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':queued': 'queued', ':queuedPk': keys.emailsWithStatus('queued') },
+        }),
+      );
+      reindexed++;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return reindexed;
 }

@@ -243,7 +243,11 @@ describe('npm start (as a user runs it)', () => {
         accepted.map(async (id) => (await again.call('GET', `/emails/${id}`)).json?.status as string),
       );
     const final = await waitFor(statuses, (list) => list.every((status) => status !== 'queued'), 60_000);
-    expect(final.filter((status) => status === 'queued')).toEqual([]);
+    const stuck = accepted.filter((_, i) => final[i] === 'queued');
+    const details = await Promise.all(
+      stuck.map(async (id) => (await again.call('GET', `/emails/${id}`)).json),
+    );
+    expect(details).toEqual([]);
     expect(Date.now() - restartedAt).toBeLessThan(60_000);
     // The local SES's ledger (on disk, written before it answers) counts what reached it.
     const reached = new Map<string, number>();

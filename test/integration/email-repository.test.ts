@@ -116,12 +116,13 @@ describe('DynamoEmailRepository (dynalite)', () => {
     const id = await create();
     const startedAt = Date.now();
     expect(await repo.claim(id, startedAt)).toBe('claimed');
-    await repo.release(id, startedAt - 1); // not this attempt: nothing changes
+    await repo.release(id, startedAt - 1, startedAt); // not this attempt: nothing changes
     expect(await repo.claim(id, startedAt + 1)).toBe('in_progress');
-    await repo.release(id, startedAt);
+    await repo.release(id, startedAt, startedAt + 1);
+    expect(await repo.getState(id)).toMatchObject({ refused_at: startedAt + 1 });
     expect(await repo.claim(id, startedAt + 2)).toBe('claimed');
     await repo.markSent(id, 'ses-1', new Date().toISOString());
-    await repo.release(id, startedAt + 2); // sent: the attempt stays on record
+    await repo.release(id, startedAt + 2, startedAt + 3); // sent: the attempt stays on record
     expect(await repo.getState(id)).toMatchObject({
       send_started_at: startedAt + 2,
       sent_at: expect.any(String),
@@ -156,6 +157,16 @@ describe('DynamoEmailRepository (dynalite)', () => {
     await repo.markSent(sent, 'ses-1', at);
     expect(await repo.finish(sent, 'failed', at, { guard: { attemptStartedAt: 1000 } })).toBe(false);
     expect(await repo.finish(sent, 'failed', at, { guard: { sent: true } })).toBe(true);
+  });
+
+  it("a create whose first write landed but whose answer was lost succeeds on the SDK's retry", async () => {
+    const id = newEmailId();
+    const created_at = new Date().toISOString();
+    await repo.create({ id, created_at, content: content() });
+    await repo.create({ id, created_at, content: content() }); // the retry finds its own item
+    await expect(
+      repo.create({ id, created_at: new Date(0).toISOString(), content: content() }),
+    ).rejects.toThrow();
   });
 
   it('a final event fills in sent_at when nothing recorded the send', async () => {

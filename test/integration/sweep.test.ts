@@ -23,7 +23,9 @@ const settings: SweepSettings = {
   unknownOutcomeAfterMs: 30 * 60_000,
   finalEventsAfterMs: 15 * 3_600_000,
   oldCheckEveryMs: 3_600_000,
+  backlogGraceMs: 4 * 15 * 60_000,
   maxPerRun: 500,
+  maxOldPerCheck: 5_000,
   maxDeadLettersPerRun: 100,
   maxAttempts: 5,
 };
@@ -106,6 +108,22 @@ describe('sweeper (dynalite)', () => {
     now += 60_000;
     expect((await sweep(deps())).requeued).toBe(1);
     expect(queue.jobs.map((j) => j.id)).toEqual([stranded]);
+    // A backlog that never clears: once it has waited the grace period beyond, it is re-queued anyway.
+    const behindBacklog = await accepted(20 * 60_000);
+    queue.waiting = 50_000;
+    expect((await sweep(deps())).deferred).toBe(1);
+    now += settings.backlogGraceMs;
+    await sweep(deps());
+    expect(queue.jobs.map((j) => j.id)).toContain(behindBacklog);
+  });
+
+  it('waits from the last refusal: a message SES keeps refusing is being retried, not lost', async () => {
+    const id = await accepted(20 * 60_000);
+    await emails.claim(id, now - 3 * 60_000);
+    await emails.release(id, now - 3 * 60_000, now - 3 * 60_000);
+    expect((await sweep(deps())).requeued).toBe(0);
+    now += settings.requeueAfterMs;
+    expect((await sweep(deps())).requeued).toBe(1);
   });
 
   it('leaves an email scheduled for later alone', async () => {
@@ -177,6 +195,17 @@ describe('sweeper (dynalite)', () => {
     expect((await emails.getState(recent))?.status).toBe('queued');
     // Looked at once an hour, not every run.
     expect((await store.progress()).oldCheckedAtMs).toBe(now);
+  });
+
+  it('the old-email check pages past unsent emails: they cannot keep it from sent ones', async () => {
+    for (let i = 0; i < 7; i++) await accepted(17 * 3_600_000); // stranded unsent: the main scan's
+    const id = await accepted(16 * 3_600_000);
+    await emails.claim(id, now - 16 * 3_600_000);
+    await emails.markSent(id, 'ses-1', new Date(now - 16 * 3_600_000).toISOString());
+    await store.saveProgress({ fromId: emailIdAt(now), oldCheckedAtMs: 0 });
+    const report = await sweep(deps({ settings: { ...settings, maxPerRun: 3 } }));
+    expect(report.failedNoFinalEvent).toBe(1);
+    expect((await emails.getState(id))?.status).toBe('failed');
   });
 
   it('starts where it stopped: a run that finds nothing stranded reads nothing it read before', async () => {

@@ -8,6 +8,7 @@ import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js
 import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { RecordingQueue, storeDomain } from '../support/fakes.js';
+import { emailIdCreatedAt } from '../support/ids.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 type Response = APIGatewayProxyStructuredResultV2;
@@ -425,6 +426,87 @@ describe('Idempotency-Key on POST /v1/emails', () => {
     expect(retry.statusCode).toBe(200);
     expect(parseBody(retry).id).toBe(id);
     expect(queue.jobs.slice(jobs).map((j) => j.id)).toEqual([id]);
+  });
+
+  const sendWith = async (over: Record<string, unknown>, token: string, key: string) =>
+    (await import('../../functions/handlers/send-email.js')).makeHandler({ ...deps, ...over })(
+      httpEvent({
+        method: 'POST',
+        path: '/v1/emails',
+        token,
+        body: email,
+        headers: { 'idempotency-key': key },
+      }),
+      context(),
+    );
+  /** The email repository, with `create` storing the email and then failing as if its answer were lost. */
+  const lostAnswer = () =>
+    Object.assign(Object.create(repos.emails), {
+      create: async (email: Parameters<typeof repos.emails.create>[0]) => {
+        await repos.emails.create(email);
+        throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+      },
+    });
+
+  it('a store that landed although its answer was lost is a 200, and the key keeps it: a retry sends nothing more', async () => {
+    const { token } = await newKey('sending_access');
+    const jobs = queue.jobs.length;
+    const first = await sendWith({ emails: lostAnswer() }, token, 'lost-answer');
+    expect(first.statusCode).toBe(200);
+    const { id } = parseBody(first);
+    expect(await repos.emails.getState(id)).toMatchObject({ status: 'queued' });
+    const retry = await send(token, 'lost-answer');
+    expect(parseBody(retry).id).toBe(id);
+    expect(queue.jobs.slice(jobs).map((j) => j.id)).toEqual([id]);
+    // Without a key as well: 200, not a 500 that would make the client send it again.
+    const plain = await (await import('../../functions/handlers/send-email.js')).makeHandler({
+      ...deps,
+      emails: lostAnswer(),
+    })(httpEvent({ method: 'POST', path: '/v1/emails', token, body: email }), context());
+    expect(plain.statusCode).toBe(200);
+  });
+
+  it('when the table cannot tell whether the email was stored: 500, and the key stays held (a retry resumes)', async () => {
+    const { token } = await newKey('sending_access');
+    const down = Object.assign(Object.create(repos.emails), {
+      create: async () => Promise.reject(new Error('table down')),
+      getState: async () => Promise.reject(new Error('table down')),
+    });
+    expect((await sendWith({ emails: down }, token, 'cannot-tell')).statusCode).toBe(500);
+    const retry = await send(token, 'cannot-tell');
+    expect(retry.statusCode).toBe(409);
+    expect(parseBody(retry).name).toBe('concurrent_idempotent_requests');
+  });
+
+  it('when storing the answer fails, the email is still answered 200', async () => {
+    const { token } = await newKey('sending_access');
+    const idempotency = Object.assign(Object.create(repos.idempotency), {
+      complete: async () => Promise.reject(new Error('table throttled')),
+    });
+    const response = await sendWith({ idempotency }, token, 'complete-fails');
+    expect(response.statusCode).toBe(200);
+    expect(await repos.emails.getState(parseBody(response).id)).toMatchObject({ status: 'queued' });
+  });
+
+  it('resuming a request that died before storing its email stores it under a new id (old ids sort behind the sweeper)', async () => {
+    const { token, key } = await newKey('sending_access');
+    const { hashIdempotencyKey, fingerprint } = await import('../../functions/core/idempotency.js');
+    const { emailIdTime } = await import('../../functions/core/ids.js');
+    const oldId = emailIdCreatedAt(Date.now() - 3_600_000);
+    await repos.idempotency.begin(
+      key.id,
+      hashIdempotencyKey('died-early'),
+      fingerprint(email),
+      oldId,
+      now - 3_600_000,
+    );
+    const retry = await send(token, 'died-early');
+    expect(retry.statusCode).toBe(200);
+    const { id } = parseBody(retry);
+    expect(id).not.toBe(oldId);
+    expect(emailIdTime(id)).toBeGreaterThan(Date.now() - 60_000);
+    expect(await repos.emails.getState(oldId)).toBeNull();
+    expect(parseBody(await send(token, 'died-early')).id).toBe(id);
   });
 
   it("resuming a request whose email went on meanwhile answers the email's status now, and queues nothing", async () => {

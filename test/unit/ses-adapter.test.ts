@@ -145,17 +145,23 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
     expect(failure).toMatchObject({ kind: 'unknown', code: 'NoMessageId' });
   });
 
-  it('the send client makes one attempt, with bounded connect and request waits', async () => {
+  it('the send client makes one attempt, on a fresh connection, with bounded connect, request and stall waits', async () => {
     const client = newSesSendClient({ connectMs: 2000, requestMs: 10_000 });
     expect(await client.config.maxAttempts()).toBe(1);
     const handler = client.config.requestHandler as unknown as {
       configProvider: Promise<Record<string, unknown>>;
     };
-    expect(await handler.configProvider).toMatchObject({
+    const config = (await handler.configProvider) as Record<string, unknown> & {
+      httpsAgent: { keepAlive: boolean };
+    };
+    expect(config).toMatchObject({
       connectionTimeout: 2000,
       requestTimeout: 10_000,
+      socketTimeout: 10_000,
       throwOnRequestTimeout: true,
     });
+    // A fresh connection per send: a stale kept-alive socket would make a send look unknown.
+    expect(config.httpsAgent.keepAlive).toBe(false);
     client.destroy();
   });
 });

@@ -7,7 +7,9 @@ const settings: SweepSettings = {
   unknownOutcomeAfterMs: 30 * 60_000,
   finalEventsAfterMs: 15 * 3_600_000,
   oldCheckEveryMs: 3_600_000,
+  backlogGraceMs: 4 * 15 * 60_000,
   maxPerRun: 500,
+  maxOldPerCheck: 5_000,
   maxDeadLettersPerRun: 100,
   maxAttempts: 5,
 };
@@ -23,11 +25,21 @@ describe('what the sweeper does with one queued email older than the grace perio
   it.each([
     ['final: nothing, and never again', state({ status: 'delivered' }), { action: 'none', resolved: true }],
     ['sent: nothing, and never again', state({ sent_at: 'x' }), { action: 'none', resolved: true }],
-    ['unsent, never re-queued: re-queue', state(), { action: 'requeue' }],
+    ['unsent, never re-queued: re-queue', state(), { action: 'requeue', waitedMs: 3_600_000 }],
+    [
+      'refused recently (its message is being retried): wait',
+      state({ refused_at: now - 5 * 60_000 }),
+      { action: 'none', resolved: false },
+    ],
+    [
+      'refused long ago and not tried since: re-queue',
+      state({ refused_at: now - 20 * 60_000 }),
+      { action: 'requeue', waitedMs: 20 * 60_000 },
+    ],
     [
       'unsent, re-queued long ago: re-queue',
       state({ requeued_at: now - 16 * 60_000 }),
-      { action: 'requeue' },
+      { action: 'requeue', waitedMs: 16 * 60_000 },
     ],
     [
       'unsent, re-queued recently: wait (its new message may still be retried)',

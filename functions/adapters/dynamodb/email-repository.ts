@@ -31,22 +31,28 @@ export class DynamoEmailRepository implements EmailRepository {
       { pk, sk: keys.summary, ...summary },
       { pk, sk: keys.body, html, text },
     ]);
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          pk,
-          sk: keys.status,
-          status: 'queued',
-          created_at,
-          gsi1pk: keys.allEmails,
-          gsi1sk: id,
-          gsi2pk: keys.emailsWithStatus('queued'),
-          gsi2sk: id,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk,
+            sk: keys.status,
+            status: 'queued',
+            created_at,
+            gsi1pk: keys.allEmails,
+            gsi1sk: id,
+            gsi2pk: keys.emailsWithStatus('queued'),
+            gsi2sk: id,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      // The SDK retries a write whose answer was lost; the retry then finds the item its first try
+      // wrote. Ids are unique, so an item with this id and creation time is this create's own.
+      if (!isConditionFailure(error) || (await this.getState(id))?.created_at !== created_at) throw error;
+    }
   }
 
   async get(id: string): Promise<EmailDetail | null> {
@@ -151,16 +157,17 @@ export class DynamoEmailRepository implements EmailRepository {
     return 'in_progress';
   }
 
-  async release(id: string, startedAtMs: number): Promise<void> {
+  async release(id: string, startedAtMs: number, nowMs: number): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.statusKey(id),
-          UpdateExpression: 'REMOVE send_started_at, attempt_error',
+          // When it was refused: its message is retried from then on, so the sweeper waits from then.
+          UpdateExpression: 'SET refused_at = :now REMOVE send_started_at, attempt_error',
           // Only this worker's own attempt, and only while nothing says it was sent.
           ConditionExpression: 'send_started_at = :mine AND attribute_not_exists(sent_at)',
-          ExpressionAttributeValues: { ':mine': startedAtMs },
+          ExpressionAttributeValues: { ':mine': startedAtMs, ':now': nowMs },
         }),
       );
     } catch (error) {
@@ -299,6 +306,7 @@ export function toState(id: string, item: Item): EmailState {
   if (typeof item.send_started_at === 'number') state.send_started_at = item.send_started_at;
   if (item.attempt_error) state.attempt_error = String(item.attempt_error);
   if (typeof item.requeued_at === 'number') state.requeued_at = item.requeued_at;
+  if (typeof item.refused_at === 'number') state.refused_at = item.refused_at;
   if (item.scheduled_at) state.scheduled_at = String(item.scheduled_at);
   return state;
 }

@@ -114,6 +114,25 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     }
   }
 
+  async reassign(scope: string, keyHash: string, fromEmailId: string, toEmailId: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(scope, keyHash),
+          UpdateExpression: 'SET email_id = :to',
+          ConditionExpression: 'email_id = :from AND #state = :running',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':to': toEmailId, ':from': fromEmailId, ':running': 'in_progress' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   async abandon(scope: string, keyHash: string, emailId: string): Promise<void> {
     try {
       await this.db.send(

@@ -37,8 +37,10 @@ export class SqsEmailQueue implements EmailQueue {
 export const DEAD_LETTER_HIDE_SECONDS = 12 * 60 * 60;
 
 /**
- * The send queue's dead-letter queue, read by the sweeper. Messages are not deleted (they stay for
- * operators to inspect, and for the alarm on its depth); each read hides them for 12 hours.
+ * The send queue's dead-letter queue, read by the sweeper. Messages are not deleted: they stay 14
+ * days for operators to inspect. Each read hides them for 12 hours, so the queue's depth is its
+ * visible and in-flight messages together (ApproximateNumberOfMessagesVisible alone drops to zero
+ * within a minute of a message arriving).
  */
 export class SqsDeadLetters implements DeadLetters {
   constructor(

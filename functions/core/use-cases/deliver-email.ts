@@ -61,7 +61,7 @@ export async function deliverEmail(
         return { result: 'unknown', reason };
       case 'refused':
         if (!finalAttempt) {
-          await deps.emails.release(job.id, startedAt);
+          await deps.emails.release(job.id, startedAt, deps.clock.now().getTime());
           return { result: 'retry', reason };
         }
         break;

@@ -21,10 +21,16 @@ import type { Clock, DeadLetters, EmailQueue, EmailRepository, EmailState, Sweep
  */
 export interface SweepSettings {
   /**
-   * How long an unsent email waits before it is taken as stranded: longer than its message can
-   * legitimately wait for its attempts (maxReceiveCount × visibility timeout).
+   * How long an unsent email waits, since it was accepted, last refused or last re-queued, before
+   * it is taken as stranded: longer than its message can be retried (maxReceiveCount × visibility
+   * timeout).
    */
   requeueAfterMs: number;
+  /**
+   * How much longer a stranded email may wait while the send queue has a backlog (its message may
+   * be waiting in it) before it is re-queued anyway; a duplicate message is harmless, only wasteful.
+   */
+  backlogGraceMs: number;
   /** How long an attempt may stay unconfirmed before its email ends `failed` (longer than a Send event can take). */
   unknownOutcomeAfterMs: number;
   /** How long after sending SES may still report a final event (its maximum delivery time, and a margin). */
@@ -33,6 +39,8 @@ export interface SweepSettings {
   oldCheckEveryMs: number;
   /** Most emails looked at per run, in each scan. */
   maxPerRun: number;
+  /** Most old queued emails read per hourly check (they are paged through). */
+  maxOldPerCheck: number;
   /** Most dead-letter messages read per run. */
   maxDeadLettersPerRun: number;
   /** The send queue's maxReceiveCount, for the failure reason of a dead-lettered email. */
@@ -62,7 +70,8 @@ export interface SweepReport {
 
 export type SweepAction =
   | { action: 'none'; resolved: boolean }
-  | { action: 'requeue' }
+  /** `waitedMs`: since it was accepted, last refused or last re-queued. */
+  | { action: 'requeue'; waitedMs: number }
   | { action: 'fail-unknown'; attemptStartedAt: number; reason: string };
 
 const minutes = (ms: number) =>
@@ -94,9 +103,10 @@ export function decide(state: EmailState, nowMs: number, settings: SweepSettings
         'it was not sent again, so that it cannot arrive twice',
     };
   }
-  if (state.requeued_at !== undefined && nowMs - state.requeued_at < settings.requeueAfterMs)
-    return { action: 'none', resolved: false };
-  return { action: 'requeue' };
+  const waitingSince = Math.max(Date.parse(state.created_at), state.refused_at ?? 0, state.requeued_at ?? 0);
+  const waitedMs = nowMs - waitingSince;
+  if (waitedMs < settings.requeueAfterMs) return { action: 'none', resolved: false };
+  return { action: 'requeue', waitedMs };
 }
 
 export async function sweep(
@@ -186,9 +196,10 @@ async function scanUnsent(
       let resolved = decision.action === 'none' && decision.resolved;
       try {
         if (decision.action === 'requeue') {
-          // A message waiting behind a backlog is not lost: come back when the queue has caught up.
+          // A message waiting behind a backlog is not lost: come back when the queue has caught up,
+          // or once it has waited long past any backlog worth waiting for.
           backlog ??= await deps.queue.backlog();
-          if (backlog > 0) report.deferred++;
+          if (backlog > 0 && decision.waitedMs < requeueAfterMs + settings.backlogGraceMs) report.deferred++;
           else if (await requeue(deps, id, now, requeueAfterMs)) report.requeued++;
         } else if (decision.action === 'fail-unknown') {
           resolved = await deps.emails.finish(id, 'failed', new Date(now).toISOString(), {
@@ -221,16 +232,32 @@ async function requeue(deps: SweepDeps, id: string, now: number, requeueAfterMs:
   return true;
 }
 
-/** Sent emails still waiting for a final event long after SES stopped trying: settled as failed. */
+/**
+ * Sent emails still waiting for a final event long after SES stopped trying: settled as failed.
+ * Paged through (unsent ones among them are the main scan's business and must not block it).
+ */
 async function settleOld(deps: SweepDeps, report: SweepReport, now: number) {
   const { store, settings } = deps;
-  const ids = await store.queuedIds(
-    FIRST_EMAIL_ID,
-    emailIdAt(now - settings.finalEventsAfterMs),
-    settings.maxPerRun,
-  );
-  report.examined += ids.length;
-  for (const state of ids.length ? await store.states(ids) : []) {
+  const boundary = emailIdAt(now - settings.finalEventsAfterMs);
+  let from = FIRST_EMAIL_ID;
+  for (let read = 0; read < settings.maxOldPerCheck; ) {
+    const ids = await store.queuedIds(
+      from,
+      boundary,
+      Math.min(settings.maxPerRun, settings.maxOldPerCheck - read),
+    );
+    if (ids.length === 0) return;
+    read += ids.length;
+    report.examined += ids.length;
+    await settlePage(deps, report, ids, now);
+    // Ids have one length, so this sorts after the last one and before any later id.
+    from = `${ids[ids.length - 1]}0`;
+  }
+}
+
+async function settlePage(deps: SweepDeps, report: SweepReport, ids: string[], now: number) {
+  const { settings } = deps;
+  for (const state of await deps.store.states(ids)) {
     if (state.status !== 'queued' || !state.sent_at) continue;
     if (now - Date.parse(state.sent_at) < settings.finalEventsAfterMs) continue;
     const settled = await deps.emails.finish(state.id, 'failed', new Date(now).toISOString(), {
