@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import { Agent, fetch } from 'undici';
 import { startLocalService } from '../functions/local/service.js';
 import { ROUTES } from '../functions/routes.js';
+import { hostileString } from '../test/support/arbitraries.js';
 
 process.env.LOG_LEVEL ??= 'silent';
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 10_000);
@@ -75,21 +76,6 @@ for (let i = 0; i < 100; i++) {
 }
 
 // Generators.
-const hostile = fc.oneof(
-  fc.string(),
-  fc.string({ unit: 'grapheme', maxLength: 200 }),
-  fc.string({ unit: 'binary', maxLength: 200 }),
-  fc.constantFrom(
-    '',
-    ' ',
-    '\r\n',
-    'a@acme.test\r\nBcc: x@evil.com',
-    '../../etc/passwd',
-    '\u0000',
-    '%00',
-    '💌'.repeat(300),
-  ),
-);
 const keys = fc.constantFrom(
   service.apiKey,
   sendingKey,
@@ -124,14 +110,14 @@ const emailField = fc.constantFrom(
 );
 const emailish = fc.record(
   {
-    from: fc.oneof(fc.constant('Acme <hello@acme.test>'), hostile),
+    from: fc.oneof(fc.constant('Acme <hello@acme.test>'), hostileString),
     to: fc.oneof(
       fc.constant('success@simulator.amazonses.com'),
-      hostile,
-      fc.array(hostile, { maxLength: 70 }),
+      hostileString,
+      fc.array(hostileString, { maxLength: 70 }),
     ),
-    subject: fc.oneof(fc.constant('Fuzz'), hostile, fc.constant('s'.repeat(999))),
-    text: fc.oneof(fc.constant('x'), hostile),
+    subject: fc.oneof(fc.constant('Fuzz'), hostileString, fc.constant('s'.repeat(999))),
+    text: fc.oneof(fc.constant('x'), hostileString),
   },
   { requiredKeys: [] },
 );
@@ -174,7 +160,7 @@ const path = fc.oneof(
   fc
     .tuple(
       fc.constantFrom('/v1/emails', '/v1/domains', '/v1/api-keys'),
-      fc.dictionary(fc.constantFrom('limit', 'offset', 'status', 'after'), hostile),
+      fc.dictionary(fc.constantFrom('limit', 'offset', 'status', 'after'), hostileString),
     )
     .map(([p, q]) => `${p}?${new URLSearchParams(q as Record<string, string>).toString()}`),
 );
@@ -192,7 +178,7 @@ const body = fc.oneof(
   fc.jsonValue().map((v) => JSON.stringify(v)),
   emailish.map((v) => JSON.stringify(v)),
   fc
-    .dictionary(emailField, fc.oneof(hostile, fc.array(hostile, { maxLength: 5 })))
+    .dictionary(emailField, fc.oneof(hostileString, fc.array(hostileString, { maxLength: 5 })))
     .map((v) => JSON.stringify(v)),
   fc.integer({ min: 1, max: 20_000 }).map((depth) => `{"to":${'['.repeat(depth)}${']'.repeat(depth)}}`),
   fc

@@ -1,4 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -25,10 +24,6 @@ const listen = (server: Server, port = 0) =>
     server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
 
-/** The parts of Fastify's hook arguments the lost-enqueue fault uses (fauxqs is a Fastify app). */
-type HookRequest = { headers: Record<string, string | string[] | undefined>; body: unknown };
-type HookReply = { header(name: string, value: string): HookReply; send(payload: string): HookReply };
-
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 /**
@@ -42,9 +37,7 @@ export async function startEmulators(options: {
   sesPort?: number;
   /** The viewer port was chosen by the user (VIEWER_PORT): fail when it is taken instead of using another. */
   sesPortRequired?: boolean;
-  faults?: Pick<LocalFaults, 'dynamodb' | 'sendQueue'>;
-  /** The send queue's name, for the `sendQueue.loseEnqueue` fault. */
-  sendQueueName?: string;
+  faults?: Pick<LocalFaults, 'dynamodb'>;
 }): Promise<Emulators> {
   const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
   const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
@@ -82,26 +75,6 @@ export async function startEmulators(options: {
   // to its queue URL's host: fauxqs's own helper resolves *.localhost to 127.0.0.1 in this process.
   const restoreDns = interceptLocalhostDns();
   const sqs = buildApp({ logger: false, host: 'localhost' });
-  const lose = options.faults?.sendQueue?.loseEnqueue;
-  if (lose && options.sendQueueName) {
-    const queueSuffix = `/${options.sendQueueName}`;
-    // Success without keeping the message: what a sender that died before queueing leaves behind.
-    sqs.addHook('preHandler', async (request: HookRequest, reply: HookReply) => {
-      const body = request.body as { QueueUrl?: string; MessageBody?: string } | undefined;
-      if (
-        request.headers['x-amz-target'] !== 'AmazonSQS.SendMessage' ||
-        !body?.QueueUrl?.endsWith(queueSuffix)
-      )
-        return;
-      if (!chance(lose)) return;
-      const md5 = createHash('md5')
-        .update(body.MessageBody ?? '')
-        .digest('hex');
-      return reply
-        .header('content-type', 'application/x-amz-json-1.0')
-        .send(JSON.stringify({ MessageId: randomUUID(), MD5OfMessageBody: md5 }));
-    });
-  }
   await sqs.listen({ host: '127.0.0.1', port: 0 });
   const sqsPort = (sqs.server.address() as AddressInfo).port;
   sqs.server.on('request', count('sqs'));

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
+import { useClientPlugin } from '../adapters/aws-clients.js';
+import { currentFunction } from './invocation.js';
 
 /**
  * Faults the local runtime can inject into its stand-ins for AWS, for `npm run chaos` (set as JSON
@@ -30,7 +33,7 @@ const faultsSchema = z.strictObject({
     z.strictObject({
       /** A batch of the send queue is handed to the consumer twice at once (SQS's at-least-once). */
       duplicateDelivery: rate,
-      /** SendMessage to the send queue answers success but keeps nothing (as if the sender died before queueing). */
+      /** send-email stores its email and then dies before queueing it (SendMessage answers success and keeps nothing). */
       loseEnqueue: rate,
     }),
   ),
@@ -53,3 +56,31 @@ export function parseFaults(text: string | undefined): LocalFaults {
 
 /** True with probability `p` (never when p is undefined or 0). */
 export const chance = (p: number | undefined): boolean => p !== undefined && p > 0 && Math.random() < p;
+
+/**
+ * The faults that belong to a function rather than to AWS, injected as middleware on the SDK
+ * clients the functions build: `sendQueue.loseEnqueue` makes send-email's SendMessage answer
+ * success without reaching the queue, as if the function died right after storing the email (the
+ * sweeper's own re-queues are not touched). Returns a function that removes them.
+ */
+export function injectClientFaults(faults: LocalFaults): () => void {
+  const lose = faults.sendQueue?.loseEnqueue;
+  if (!lose) return () => undefined;
+  return useClientPlugin({
+    applyToStack(stack) {
+      stack.add(
+        (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
+          async (args: unknown) => {
+            if (
+              context.commandName === 'SendMessageCommand' &&
+              currentFunction() === 'send-email' &&
+              chance(lose)
+            )
+              return { output: { MessageId: randomUUID(), $metadata: {} }, response: {} };
+            return next(args);
+          },
+        { step: 'initialize', name: 'localFaultLoseEnqueue', priority: 'high' },
+      );
+    },
+  });
+}

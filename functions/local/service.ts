@@ -15,7 +15,7 @@ import { FALLBACK_HANDLER, ROUTES } from '../routes.js';
 import { type SendTimings, sendTimings, timingProblems } from '../send-timings.js';
 import { sweepDeps } from '../wiring.js';
 import { startEmulators } from './emulators.js';
-import type { LocalFaults } from './faults.js';
+import { injectClientFaults, type LocalFaults } from './faults.js';
 import { type HttpLambda, startHttpsGateway } from './https-gateway.js';
 import { runAs } from './invocation.js';
 import { ensureQueueWithDlq, ensureTable } from './resources.js';
@@ -130,13 +130,18 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     sesPort: options.viewerPort ?? 8005,
     sesPortRequired: options.viewerPortRequired,
     faults,
-    sendQueueName: SEND_QUEUE,
   });
+  const stopFaults = injectClientFaults(faults);
   if (emulators.viewerPortTaken !== undefined)
     options.log?.(
       `port ${emulators.viewerPortTaken} was taken; the sent-mail viewer is at ${emulators.sesEndpoint}`,
     );
-  const stops: (() => Promise<void>)[] = [() => emulators.stop()];
+  const stops: (() => Promise<void>)[] = [
+    async () => {
+      stopFaults();
+      await emulators.stop();
+    },
+  ];
   try {
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
     const region = 'us-east-1';

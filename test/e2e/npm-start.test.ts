@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
@@ -13,6 +13,7 @@ import { createDocumentClient } from '../../functions/adapters/dynamodb/client.j
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import { httpsClient, waitFor } from '../support/https.js';
+import { startNpmStart } from '../support/npm-start.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'email-service-'));
 const running: ChildProcess[] = [];
@@ -31,42 +32,11 @@ const takenPort = () =>
   });
 const portOf = (url: string) => Number(new URL(url).port);
 
-/**
- * Runs `npm start` (tsx bin/local.ts) and reads what it prints. As one process, with tsx as Node's
- * loader (what the tsx command does in a child process), so a SIGKILL reaches the service itself.
- */
+/** `npm start` with this test's data folder, stopped at the end whatever happens. */
 async function npmStart(env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', ...args], {
-    env: { ...process.env, LOG_LEVEL: 'silent', LOCAL_DATA_DIR: dataDir, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await waitFor(
-    async () => output,
-    (text) => text.includes('Ctrl+C') || child.exitCode !== null,
-    30_000,
-  );
-  const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(output)?.[1] ?? '';
-  return {
-    child,
-    output,
-    baseUrl: field('Base URL'),
-    apiKey: field('API key'),
-    viewer: field('Sent mail'),
-    exited,
-    async stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+  const run = await startNpmStart({ LOCAL_DATA_DIR: dataDir, ...env }, args);
+  running.push(run.child);
+  return run;
 }
 
 /** Writes a queued email straight into the stopped service's on-disk table. */
@@ -109,7 +79,7 @@ describe('npm start (as a user runs it)', () => {
     const cert = readFileSync(join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
 
     // The "Try it" commands, exactly as printed: add the domain, wait until it is verified, send.
-    const tryIt = first.output.slice(first.output.indexOf('Try it'), first.output.indexOf('Ctrl+C'));
+    const tryIt = first.output().slice(first.output().indexOf('Try it'), first.output().indexOf('Ctrl+C'));
     const printed = [...tryIt.matchAll(/^\s*curl [\s\S]*?[^\\]\n/gm)].map((m) => m[0].trim());
     expect(printed).toHaveLength(2);
     const run = async (cmd: string) => JSON.parse((await promisify(execFile)('bash', ['-c', cmd])).stdout);
@@ -173,8 +143,8 @@ describe('npm start (as a user runs it)', () => {
   it('--in-memory keeps nothing on disk', async () => {
     const dir = join(dataDir, 'in-memory');
     const run = await npmStart({ PORT: '0', VIEWER_PORT: '0', LOCAL_DATA_DIR: dir }, ['--in-memory']);
-    expect(run.output).toContain('in memory');
-    expect(run.output).toContain('curl -k');
+    expect(run.output()).toContain('in memory');
+    expect(run.output()).toContain('curl -k');
     expect(await run.stop()).toBe(0);
     expect(existsSync(dir)).toBe(false);
   }, 60_000);
@@ -188,14 +158,14 @@ describe('npm start (as a user runs it)', () => {
         LOCAL_DATA_DIR: join(dataDir, 'other'),
       });
       expect(await api.exited).toBe(1);
-      expect(api.output).toContain(`Port ${taken.port} is in use; set PORT to another one.`);
+      expect(api.output()).toContain(`Port ${taken.port} is in use; set PORT to another one.`);
       const viewer = await npmStart({
         PORT: '0',
         VIEWER_PORT: String(taken.port),
         LOCAL_DATA_DIR: join(dataDir, 'other'),
       });
       expect(await viewer.exited).toBe(1);
-      expect(viewer.output).toContain(`Port ${taken.port} (VIEWER_PORT, the sent-mail viewer) is in use`);
+      expect(viewer.output()).toContain(`Port ${taken.port} (VIEWER_PORT, the sent-mail viewer) is in use`);
     } finally {
       taken.release();
     }

@@ -4,10 +4,10 @@ import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.
 import type { EmailContent } from '../../functions/core/email.js';
 import { emailIdAt } from '../../functions/core/ids.js';
 import type { DeadLetters, SendJob } from '../../functions/core/ports.js';
-import { type SweepDeps, type SweepSettings, sweep } from '../../functions/core/use-cases/sweep.js';
+import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { sqsEvent } from '../support/events.js';
-import { RecordingQueue, ScriptedMailer } from '../support/fakes.js';
+import { awsSweepSettings, RecordingQueue, ScriptedMailer } from '../support/fakes.js';
 import { emailIdCreatedAt } from '../support/ids.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
@@ -18,17 +18,7 @@ let queue: RecordingQueue;
 let deadLetters: { messages: { job?: SendJob; messageId: string }[] } & DeadLetters;
 let now: number;
 
-const settings: SweepSettings = {
-  requeueAfterMs: 15 * 60_000,
-  unknownOutcomeAfterMs: 30 * 60_000,
-  finalEventsAfterMs: 15 * 3_600_000,
-  oldCheckEveryMs: 3_600_000,
-  backlogGraceMs: 4 * 15 * 60_000,
-  maxPerRun: 500,
-  maxOldPerCheck: 5_000,
-  maxDeadLettersPerRun: 100,
-  maxAttempts: 5,
-};
+const settings = awsSweepSettings;
 
 const content: EmailContent = {
   from: 'hello@acme.com',

@@ -8,6 +8,7 @@ import type {
   Mailer,
   SendJob,
 } from '../../functions/core/ports.js';
+import type { SweepSettings } from '../../functions/core/use-cases/sweep.js';
 
 export class RecordingQueue implements EmailQueue {
   readonly jobs: SendJob[] = [];
@@ -58,3 +59,16 @@ export async function storeDomain(domains: DomainRepository, name: string, statu
   await domains.save(domain, 'new');
   return domain;
 }
+
+/** The sweeper's settings as the stack sets them on AWS (see functions/send-timings.ts). */
+export const awsSweepSettings: SweepSettings = {
+  requeueAfterMs: 15 * 60_000,
+  backlogGraceMs: 4 * 15 * 60_000,
+  unknownOutcomeAfterMs: 30 * 60_000,
+  finalEventsAfterMs: 15 * 3_600_000,
+  oldCheckEveryMs: 3_600_000,
+  maxPerRun: 500,
+  maxOldPerCheck: 5_000,
+  maxDeadLettersPerRun: 100,
+  maxAttempts: 5,
+};

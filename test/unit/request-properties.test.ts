@@ -14,6 +14,7 @@ import { ApiError } from '../../functions/core/errors.js';
 import { listEmailsQuerySchema } from '../../functions/core/list.js';
 import { jsonDepthExceeds, parseInput } from '../../functions/http/middleware.js';
 import { allowedMethods, findRoute } from '../../functions/routes.js';
+import { hostileString } from '../support/arbitraries.js';
 
 /** Runs a schema on an input: the parsed value, or the 400 it answers (anything else fails the test). */
 function outcome(schema: Parameters<typeof parseInput>[0], input: unknown) {
@@ -44,20 +45,6 @@ const querySchemas = {
 };
 
 /** Strings people and attackers send: unicode, control characters, header injection, huge, empty. */
-const hostileString = fc.oneof(
-  fc.string(),
-  fc.string({ unit: 'grapheme' }),
-  fc.string({ unit: 'binary' }),
-  fc.constantFrom(
-    '',
-    ' ',
-    '\r\n',
-    'a@b.c\r\nBcc: x@evil.com',
-    '../../etc/passwd',
-    '\u0000',
-    '💌'.repeat(600),
-  ),
-);
 const address = fc
   .tuple(
     fc.stringMatching(/^[a-z0-9][a-z0-9._+-]{0,20}[a-z0-9]$/),

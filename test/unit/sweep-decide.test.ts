@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailState } from '../../functions/core/ports.js';
-import { decide, type SweepSettings } from '../../functions/core/use-cases/sweep.js';
+import { decide } from '../../functions/core/use-cases/sweep.js';
+import { awsSweepSettings } from '../support/fakes.js';
 
-const settings: SweepSettings = {
-  requeueAfterMs: 15 * 60_000,
-  unknownOutcomeAfterMs: 30 * 60_000,
-  finalEventsAfterMs: 15 * 3_600_000,
-  oldCheckEveryMs: 3_600_000,
-  backlogGraceMs: 4 * 15 * 60_000,
-  maxPerRun: 500,
-  maxOldPerCheck: 5_000,
-  maxDeadLettersPerRun: 100,
-  maxAttempts: 5,
-};
+const settings = awsSweepSettings;
 const now = Date.parse('2026-11-23T12:00:00.000Z');
 const state = (over: Partial<EmailState> = {}): EmailState => ({
   id: 'em_x',
