@@ -217,6 +217,35 @@ describe('sweeper (dynalite)', () => {
     expect((await sweep(deps())).examined).toBe(0);
   });
 
+  it('a table error on the final attempt: the message goes to the dead-letter queue, and the sweeper ends the email failed', async () => {
+    const id = await accepted(60_000);
+    const mailer = new ScriptedMailer();
+    const throttled = Object.assign(Object.create(emails), {
+      claim: async () =>
+        Promise.reject(
+          Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException' }),
+        ),
+    });
+    const consumer = makeConsumer({
+      emails: throttled,
+      mailer,
+      clock: { now: () => new Date(now) },
+      maxReceiveCount: 5,
+    });
+    const body = JSON.stringify({ id, content });
+    const result = await consumer(sqsEvent([{ body, messageId: 'last', receiveCount: 5 }]));
+    // Reported as failed on its last receive: SQS moves it to the dead-letter queue.
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'last' }]);
+    expect((await emails.getState(id))?.status).toBe('queued');
+    deadLetters.messages.push({ messageId: 'last', job: { id, content } });
+    expect((await sweep(deps())).failedFromDeadLetters).toBe(1);
+    expect(await emails.get(id)).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringContaining('5 times'),
+    });
+    expect(mailer.sent).toEqual([]);
+  });
+
   it('a sweep racing the send of the email it re-queues does not send twice', async () => {
     const id = await accepted(20 * 60_000);
     const mailer = new ScriptedMailer();
