@@ -1,22 +1,27 @@
 #!/usr/bin/env node
 /**
  * `npm run chaos`: a stream of emails against `npm start` while each fault is injected in turn
- * (LOCAL_FAULTS, see functions/local/faults.ts; and a real SIGKILL), then a wait for every accepted
- * email to reach a final status. Prints, per fault: accepted, settled, stranded (still queued at
- * the end), sent twice (handed to the local SES more than once, read from its ledger on disk).
+ * (LOCAL_FAULTS, see functions/local/faults.ts; and a real SIGKILL), then a wait for every email
+ * in the table to reach a final status. Clients retry each request with its Idempotency-Key until
+ * answered. Prints, per fault: requests and attempts, accepted, emails stored, requests that made
+ * more than one email, stranded (still queued at the end), sent twice (a request whose emails
+ * reached the local SES more than once, read from its ledger on disk), and why failed ones failed.
  *   CHAOS_EMAILS=150 CHAOS_SETTLE_SECONDS=120 CHAOS_ONLY=sigkill npm run chaos
- * Exits 1 when any email is stranded or sent twice.
+ * Exits 1 when a request is not accepted, makes two emails, or any email is stranded or sent twice.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, fetch } from 'undici';
 import type { LocalFaults } from '../functions/local/faults.js';
-import { httpsClient } from '../test/support/https.js';
 import { startNpmStart } from '../test/support/npm-start.js';
 
 const EMAILS = Number(process.env.CHAOS_EMAILS ?? 150);
 const SETTLE_MS = Number(process.env.CHAOS_SETTLE_SECONDS ?? 120) * 1000;
 const CONCURRENCY = 4;
+/** A client's wait for one answer, and how long it keeps retrying one request. */
+const ATTEMPT_TIMEOUT_MS = 10_000;
+const REQUEST_DEADLINE_MS = 120_000;
 const KEY = 'esk_chaos_harness_key_0123456789';
 
 interface Row {
@@ -38,13 +43,18 @@ const ROWS: Row[] = [
     faults: { sesEvents: { duplicate: 0.5, maxExtraDelayMs: 3000 } },
   },
   { name: 'DynamoDB throttling (20%)', faults: { dynamodb: { throttle: 0.2 } } },
-  { name: 'crash between storing and queueing (30%)', faults: { sendQueue: { loseEnqueue: 0.3 } } },
+  { name: 'queueing lost after storing (30%; answered 200)', faults: { sendQueue: { loseEnqueue: 0.3 } } },
+  {
+    name: 'send-email dies after storing, before queueing or answering (30%)',
+    faults: { sendEmail: { crashAfterStore: 0.3 } },
+  },
   {
     name: 'all of the above at once, and SIGKILL',
     faults: {
       ses: { throttle: 0.1, errorAfterAccept: 0.1, hangAfterAccept: 0.1 },
       sesEvents: { duplicate: 0.3, maxExtraDelayMs: 2000 },
       sendQueue: { duplicateDelivery: 0.3, loseEnqueue: 0.1 },
+      sendEmail: { crashAfterStore: 0.1 },
       dynamodb: { throttle: 0.05 },
     },
     killAt: 0.5,
@@ -74,107 +84,156 @@ async function start(dataDir: string, faults: LocalFaults) {
   return { ...run, certificate: readFileSync(join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8') };
 }
 
+/** One answer, or none (a timeout, a reset, a process that died). */
+type Answer = { status: number; json: Record<string, unknown> & { id?: string } } | undefined;
+
 async function runRow(row: Row) {
   const dataDir = mkdtempSync(join(tmpdir(), 'chaos-'));
   let service = await start(dataDir, row.faults);
-  let api = httpsClient(service.baseUrl, service.certificate, KEY);
+  let dispatcher = new Agent({ connect: { ca: service.certificate } });
+  const call = async (
+    method: string,
+    path: string,
+    init: { body?: unknown; key?: string } = {},
+  ): Promise<Answer> => {
+    try {
+      const response = await fetch(`${service.baseUrl}${path}`, {
+        method,
+        dispatcher,
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'content-type': 'application/json',
+          ...(init.key ? { 'idempotency-key': init.key } : {}),
+        },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+      return { status: response.status, json: (await response.json()) as never };
+    } catch {
+      return undefined;
+    }
+  };
   const started = Date.now();
   try {
-    const domain = await api.call('POST', '/domains', { body: { domain: 'acme.test' } });
+    const domain = await call('POST', '/domains', { body: { domain: 'acme.test' } });
     for (let i = 0; i < 300; i++) {
-      const read = await api.call('GET', `/domains/${domain.json?.id}`).catch(() => undefined);
-      if (read?.json?.status === 'verified') break;
+      if ((await call('GET', `/domains/${domain?.json.id}`))?.json.status === 'verified') break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
 
-    const accepted: string[] = [];
-    let refused = 0;
+    // Each request carries its own Idempotency-Key and is retried, with the same key and body, on
+    // anything but an answer (no answer, a reset, a 5xx, 409 while the first attempt still runs),
+    // as a careful client does: the promise is then one email per request, whatever happened.
+    const runId = Date.now().toString(36);
+    const accepted = new Map<number, string>(); // request → the email id it was answered
+    let attempts = 0;
     let next = 0;
-    let killed: Promise<void> | undefined;
+    let restarting: Promise<void> | undefined;
     const killAfter = row.killAt === undefined ? Number.POSITIVE_INFINITY : Math.floor(EMAILS * row.killAt);
+    const restart = async () => {
+      service.child.kill('SIGKILL');
+      await service.exited;
+      await dispatcher.close();
+      service = await start(dataDir, row.faults);
+      dispatcher = new Agent({ connect: { ca: service.certificate } });
+    };
     const sendOne = async (i: number) => {
-      const to = RECIPIENTS[i % RECIPIENTS.length] as string[];
-      const sent = await api
-        .call('POST', '/emails', {
-          body: { from: 'Chaos <hello@acme.test>', to, subject: `chaos ${i}`, text: 'x' },
-        })
-        .catch(() => undefined);
-      if (sent?.status === 200) accepted.push(sent.json.id);
-      else refused++; // not accepted (a 5xx, or the connection died with the process): not the promise's
+      const body = {
+        from: 'Chaos <hello@acme.test>',
+        to: RECIPIENTS[i % RECIPIENTS.length],
+        subject: `chaos ${i}`,
+        text: 'x',
+      };
+      const deadline = Date.now() + REQUEST_DEADLINE_MS;
+      while (Date.now() < deadline) {
+        if (restarting) await restarting;
+        attempts++;
+        const answer = await call('POST', '/emails', { body, key: `chaos-${runId}-${i}` });
+        if (answer?.status === 200 && answer.json.id) {
+          accepted.set(i, answer.json.id);
+          return;
+        }
+        if (
+          answer &&
+          answer.status >= 400 &&
+          answer.status < 500 &&
+          answer.status !== 409 &&
+          answer.status !== 429
+        )
+          throw new Error(`request ${i} refused: ${answer.status} ${JSON.stringify(answer.json)}`);
+        await new Promise((resolve) => setTimeout(resolve, 500 + Math.random() * 1000));
+      }
     };
     const worker = async () => {
       while (next < EMAILS) {
-        if (accepted.length >= killAfter && !killed) {
-          killed = (async () => {
-            service.child.kill('SIGKILL');
-            await service.exited;
-            await api.close();
-            service = await start(dataDir, row.faults);
-            api = httpsClient(service.baseUrl, service.certificate, KEY);
-          })();
-        }
-        if (killed) await killed;
+        if (next >= killAfter && !restarting) restarting = restart();
         await sendOne(next++);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     const streamed = Date.now();
 
-    // Wait for every accepted email to be final.
-    const statuses = new Map<string, string>();
-    const reasons = new Map<string, string>();
-    const deadline = Date.now() + SETTLE_MS;
-    let open = [...accepted];
-    while (open.length && Date.now() < deadline) {
-      for (let i = 0; i < open.length; i += 20) {
-        await Promise.all(
-          open.slice(i, i + 20).map(async (id) => {
-            const read = await api.call('GET', `/emails/${id}`).catch(() => undefined);
-            if (read?.status === 200) {
-              statuses.set(id, read.json.status);
-              if (read.json.status === 'failed') reasons.set(id, read.json.failure_reason ?? '');
-            }
-          }),
-        );
+    // Every email in the table, answered or not, must end final.
+    const everyEmail = async () => {
+      const all: { id: string; status: string; subject: string }[] = [];
+      for (let offset = 0; offset <= 10_000; offset += 100) {
+        const page = await call('GET', `/emails?limit=100&offset=${offset}`);
+        const data = (page?.json.data ?? []) as { id: string; status: string; subject: string }[];
+        all.push(...data);
+        if (!page?.json.has_more) break;
       }
-      open = accepted.filter((id) => (statuses.get(id) ?? 'queued') === 'queued');
-      if (open.length) await new Promise((resolve) => setTimeout(resolve, 500));
+      return all;
+    };
+    let emails = await everyEmail();
+    const deadline = Date.now() + SETTLE_MS;
+    while (emails.some((e) => e.status === 'queued') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      emails = await everyEmail();
     }
     const settledMs = Date.now() - streamed;
+    const reasons = new Map<string, number>();
+    for (const email of emails.filter((e) => e.status === 'failed')) {
+      const reason = String((await call('GET', `/emails/${email.id}`))?.json.failure_reason ?? '');
+      const kind = /^[^:(]+/.exec(reason)?.[0]?.trim() ?? reason;
+      reasons.set(kind, (reasons.get(kind) ?? 0) + 1);
+    }
 
+    // What reached SES, from its ledger: per email, and per request (by subject).
     const forwarded = new Map<string, number>();
     for (const line of readFileSync(join(dataDir, 'ses', 'sent.jsonl'), 'utf8').split('\n')) {
-      if (!line) continue;
       try {
         const entry = JSON.parse(line) as { type: string; emailId: string };
         if (entry.type === 'forwarded') forwarded.set(entry.emailId, (forwarded.get(entry.emailId) ?? 0) + 1);
       } catch {
-        // a line cut short by the kill
+        // empty, or cut short by the kill
       }
     }
-    const count = (status: string) => accepted.filter((id) => statuses.get(id) === status).length;
-    // Why the failed ones failed, by the start of their failure_reason.
-    const why = new Map<string, number>();
-    for (const reason of reasons.values()) {
-      const kind = /^[^:(]+/.exec(reason)?.[0]?.trim() ?? reason;
-      why.set(kind, (why.get(kind) ?? 0) + 1);
+    const perRequest = new Map<string, { emails: number; reachedSes: number }>();
+    for (const email of emails) {
+      const entry = perRequest.get(email.subject) ?? { emails: 0, reachedSes: 0 };
+      entry.emails++;
+      entry.reachedSes += forwarded.get(email.id) ?? 0;
+      perRequest.set(email.subject, entry);
     }
+    const count = (status: string) => emails.filter((e) => e.status === status).length;
     return {
       row: row.name,
-      accepted: accepted.length,
-      refused,
-      settled: accepted.length - open.length,
-      stranded: open.length,
-      sentTwice: accepted.filter((id) => (forwarded.get(id) ?? 0) > 1).length,
+      requests: EMAILS,
+      accepted: accepted.size,
+      attempts,
+      emails: emails.length,
+      duplicates: [...perRequest.values()].filter((r) => r.emails > 1).length,
+      stranded: count('queued'),
+      sentTwice: [...perRequest.values()].filter((r) => r.reachedSes > 1).length,
       delivered: count('delivered'),
       bounced: count('bounced'),
       failed: count('failed'),
-      why: [...why].map(([kind, n]) => `${n} ${kind}`).join('; '),
+      why: [...reasons].map(([kind, n]) => `${n} ${kind}`).join('; '),
       settleSeconds: settledMs / 1000,
       totalSeconds: (Date.now() - started) / 1000,
     };
   } finally {
-    await api.close();
+    await dispatcher.close();
     service.child.kill('SIGTERM');
     await service.exited;
     rmSync(dataDir, { recursive: true, force: true });
@@ -187,15 +246,15 @@ console.log(
   `\n## Chaos: ${EMAILS} emails per fault, ${CONCURRENCY} clients, up to ${SETTLE_MS / 1000} s to settle\n`,
 );
 console.log(
-  '| fault | accepted | settled | stranded | sent twice | delivered / bounced / failed | settled within | why failed |',
+  '| fault | requests (attempts) | accepted | emails stored | more than one email for a request | stranded | sent twice | delivered / bounced / failed | all final within | why failed |',
 );
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 let broken = 0;
 for (const row of rows) {
   const result = await runRow(row);
-  broken += result.stranded + result.sentTwice;
+  broken += result.stranded + result.sentTwice + result.duplicates + (result.requests - result.accepted);
   console.log(
-    `| ${result.row} | ${result.accepted}${result.refused ? ` (${result.refused} refused)` : ''} | ${result.settled} | ${result.stranded} | ${result.sentTwice} | ${result.delivered} / ${result.bounced} / ${result.failed} | ${result.settleSeconds.toFixed(0)} s | ${result.why || '-'} |`,
+    `| ${result.row} | ${result.requests} (${result.attempts}) | ${result.accepted} | ${result.emails} | ${result.duplicates} | ${result.stranded} | ${result.sentTwice} | ${result.delivered} / ${result.bounced} / ${result.failed} | ${result.settleSeconds.toFixed(0)} s | ${result.why || '-'} |`,
   );
 }
 process.exit(broken ? 1 : 0);

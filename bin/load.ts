@@ -3,8 +3,9 @@
  * `npm run load`: a steady open-loop load against `npm start` (a request every 1/RPS seconds,
  * whether or not earlier ones have answered): sends, reads of sent emails and list pages, spread
  * over several keys. Prints requests by kind and status, p50/p99 latency, and the pipeline's
- * backlog at the end. Any answer but 2xx (and 429, which is the per-key limit doing its job) is an
- * error; the run exits 1 when there is one.
+ * backlog at the end. Latency counts from when a request was due, so waiting anywhere counts. Any
+ * answer but 2xx (and 429, which is the per-key limit doing its job) is an error, and so is no
+ * answer within LOAD_DEADLINE_MS of being due; the run exits 1 when there is one.
  *   LOAD_RPS=200 LOAD_SECONDS=60 LOAD_KEYS=4 RATE_LIMIT_PER_SECOND=100 npm run load
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,6 +18,8 @@ const RPS = Number(process.env.LOAD_RPS ?? 200);
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
 const KEYS = Number(process.env.LOAD_KEYS ?? 4);
 const LIMIT = Number(process.env.RATE_LIMIT_PER_SECOND ?? 100);
+/** A request unanswered this long after it was due counts as an error (API Gateway gives up at 30 s). */
+const DEADLINE_MS = Number(process.env.LOAD_DEADLINE_MS ?? 30_000);
 const MIX = { send: 0.3, get: 0.5, list: 0.2 };
 const ADMIN = 'esk_load_harness_admin_key_0123456789';
 
@@ -32,16 +35,18 @@ if (!service.baseUrl) throw new Error(`npm start did not start:\n${service.outpu
 const { baseUrl } = service;
 const dispatcher = new Agent({
   connect: { ca: readFileSync(join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8') },
-  connections: 128,
+  // Enough connections that requests wait in the service, not in this client.
+  connections: 2048,
   headersTimeout: 30_000,
   bodyTimeout: 30_000,
 });
 
-async function call(method: string, path: string, key: string, body?: unknown) {
-  const t0 = performance.now();
+async function call(method: string, path: string, key: string, body?: unknown, due = performance.now()) {
+  const t0 = due;
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     dispatcher,
+    signal: AbortSignal.timeout(Math.max(1, DEADLINE_MS - (performance.now() - due))),
     headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
@@ -73,30 +78,38 @@ const statuses = new Map<string, number>();
 const errors: string[] = [];
 const recipients = ['success', 'bounce', 'complaint', 'ooto'];
 
-async function one(i: number) {
+async function one(i: number, due: number) {
   const key = keys[i % keys.length] as string;
   const r = (i * 0.618_033_988_75) % 1; // an even spread of kinds over time
   const kind: Kind = r < MIX.send ? 'send' : r < MIX.send + MIX.get ? 'get' : 'list';
   try {
     const result =
       kind === 'send'
-        ? await call('POST', '/emails', key, {
-            from: 'Load <hello@acme.test>',
-            to: `${recipients[i % recipients.length]}@simulator.amazonses.com`,
-            subject: `load ${i}`,
-            text: 'x'.repeat(200),
-          })
+        ? await call(
+            'POST',
+            '/emails',
+            key,
+            {
+              from: 'Load <hello@acme.test>',
+              to: `${recipients[i % recipients.length]}@simulator.amazonses.com`,
+              subject: `load ${i}`,
+              text: 'x'.repeat(200),
+            },
+            due,
+          )
         : kind === 'get'
-          ? await call('GET', `/emails/${sent[Math.floor(Math.random() * sent.length)]}`, key)
-          : await call('GET', '/emails?limit=20', key);
+          ? await call('GET', `/emails/${sent[Math.floor(Math.random() * sent.length)]}`, key, undefined, due)
+          : await call('GET', '/emails?limit=20', key, undefined, due);
     if (kind === 'send' && result.status === 200) sent.push(result.json.id);
     statuses.set(`${kind} ${result.status}`, (statuses.get(`${kind} ${result.status}`) ?? 0) + 1);
     if (result.status >= 200 && result.status < 300) latencies[kind].push(result.ms);
     else if (result.status !== 429)
       errors.push(`${kind} ${result.status} ${JSON.stringify(result.json).slice(0, 120)}`);
   } catch (error) {
-    statuses.set(`${kind} error`, (statuses.get(`${kind} error`) ?? 0) + 1);
-    errors.push(`${kind} ${String(error)}`);
+    const what =
+      (error as Error).name === 'TimeoutError' ? `timeout (over ${DEADLINE_MS / 1000} s)` : 'error';
+    statuses.set(`${kind} ${what}`, (statuses.get(`${kind} ${what}`) ?? 0) + 1);
+    errors.push(`${kind} ${what}: ${String(error)}`);
   }
 }
 
@@ -109,7 +122,7 @@ for (let i = 0; i < total; i++) {
   const wait = due - performance.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   else lagMs = Math.max(lagMs, -wait);
-  inFlight.push(one(i));
+  inFlight.push(one(i, due));
 }
 await Promise.all(inFlight);
 const elapsed = (performance.now() - started) / 1000;

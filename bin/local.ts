@@ -11,7 +11,7 @@
  */
 import { jsonLogger } from '../functions/http/log.js';
 import { parseFaults } from '../functions/local/faults.js';
-import { startLocalService } from '../functions/local/service.js';
+import { DataDirInUse, startLocalService } from '../functions/local/service.js';
 
 const fail = (message: string): never => {
   console.error(message);
@@ -87,6 +87,11 @@ try {
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 } catch (error) {
+  if (error instanceof DataDirInUse)
+    fail(
+      `Another npm start (process ${error.pid}) is still using ${error.dataDir}/: stop it first (kill ${error.pid}), ` +
+        'or set LOCAL_DATA_DIR to another folder. (Killing npm itself leaves its node process running.)',
+    );
   const { code, port: taken } = error as NodeJS.ErrnoException & { port?: number };
   if (code !== 'EADDRINUSE') fail(String(error));
   if (viewerPortChosen && taken === viewerPort)

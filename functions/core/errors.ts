@@ -16,6 +16,7 @@ export type ErrorName =
   | 'already_exists'
   | 'payload_too_large'
   | 'request_header_fields_too_large'
+  | 'request_timeout'
   | 'rate_limit_exceeded'
   | 'internal_server_error';
 

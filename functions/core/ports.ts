@@ -105,7 +105,13 @@ export interface SweepStore {
   markRequeued(id: string, nowMs: number, notSinceMs: number): Promise<boolean>;
   /** The sweeper's own bookkeeping: where the next scan of queued emails starts, and when old ones were last looked at. */
   progress(): Promise<SweepProgress>;
-  saveProgress(progress: SweepProgress): Promise<void>;
+  /** Saves it if nobody changed it since `read` (a rewind, another run); false when it was left as it is. */
+  saveProgress(progress: SweepProgress, read: SweepProgress): Promise<boolean>;
+  /**
+   * Moves the start of the next scan back to this email, if it is past it: an email stored under
+   * an id older than the sweeper's progress (a resumed request) would otherwise never be looked at.
+   */
+  rewind(emailId: string): Promise<void>;
 }
 
 export interface SweepProgress {
@@ -186,11 +192,6 @@ export interface IdempotencyStore {
   ): Promise<IdempotencyBegin>;
   /** Stores the answer, if the key is still held for this email; false when it is not. */
   complete(scope: string, keyHash: string, emailId: string, response: StoredResponse): Promise<boolean>;
-  /**
-   * Moves a resumed key onto a new email id (the dead request's email was never stored), if it
-   * still names `fromEmailId`; false when another request took it over meanwhile.
-   */
-  reassign(scope: string, keyHash: string, fromEmailId: string, toEmailId: string): Promise<boolean>;
   /** Gives the key back after a failure, so a retry starts afresh. */
   abandon(scope: string, keyHash: string, emailId: string): Promise<void>;
 }

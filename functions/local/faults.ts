@@ -33,8 +33,14 @@ const faultsSchema = z.strictObject({
     z.strictObject({
       /** A batch of the send queue is handed to the consumer twice at once (SQS's at-least-once). */
       duplicateDelivery: rate,
-      /** send-email stores its email and then dies before queueing it (SendMessage answers success and keeps nothing). */
+      /** send-email stores its email, then its queueing is lost (SendMessage answers success and keeps nothing); it answers 200. */
       loseEnqueue: rate,
+    }),
+  ),
+  sendEmail: z.optional(
+    z.strictObject({
+      /** send-email stores its email, then dies before queueing it or answering: the client times out and retries. */
+      crashAfterStore: rate,
     }),
   ),
   dynamodb: z.optional(
@@ -59,24 +65,25 @@ export const chance = (p: number | undefined): boolean => p !== undefined && p >
 
 /**
  * The faults that belong to a function rather than to AWS, injected as middleware on the SDK
- * clients the functions build: `sendQueue.loseEnqueue` makes send-email's SendMessage answer
- * success without reaching the queue, as if the function died right after storing the email (the
- * sweeper's own re-queues are not touched). Returns a function that removes them.
+ * clients the functions build, in send-email's invocations only (the sweeper's own re-queues are
+ * not touched): `sendQueue.loseEnqueue` makes its SendMessage answer success without reaching the
+ * queue; `sendEmail.crashAfterStore` makes it never return, as if the function died right after
+ * storing the email, before queueing it or answering. Returns a function that removes them.
  */
 export function injectClientFaults(faults: LocalFaults): () => void {
   const lose = faults.sendQueue?.loseEnqueue;
-  if (!lose) return () => undefined;
+  const crash = faults.sendEmail?.crashAfterStore;
+  if (!lose && !crash) return () => undefined;
   return useClientPlugin({
     applyToStack(stack) {
       stack.add(
         (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
           async (args: unknown) => {
-            if (
-              context.commandName === 'SendMessageCommand' &&
-              currentFunction() === 'send-email' &&
-              chance(lose)
-            )
-              return { output: { MessageId: randomUUID(), $metadata: {} }, response: {} };
+            if (context.commandName === 'SendMessageCommand' && currentFunction() === 'send-email') {
+              // The function is gone: nothing more happens in this invocation, and nothing is answered.
+              if (chance(crash)) return new Promise(() => undefined);
+              if (chance(lose)) return { output: { MessageId: randomUUID(), $metadata: {} }, response: {} };
+            }
             return next(args);
           },
         { step: 'initialize', name: 'localFaultLoseEnqueue', priority: 'high' },

@@ -20,7 +20,11 @@ const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
 /** API Gateway (HTTP API) quota: the request line and header values together, at most 10,240 bytes. */
 export const GATEWAY_MAX_HEADER_BYTES = 10_240;
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /**
  * What Node's HTTP parser refuses before any handler runs (headers over the limit, a request that
@@ -34,7 +38,9 @@ function parserRejection(error: NodeJS.ErrnoException): string {
           'request_header_fields_too_large',
           `The request line and headers are over ${GATEWAY_MAX_HEADER_BYTES} bytes, API Gateway's limit.`,
         )
-      : new ApiError(400, 'validation_error', 'The request is not valid HTTP/1.1.');
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError(408, 'request_timeout', 'The request was not received in full in time.')
+        : new ApiError(400, 'validation_error', 'The request is not valid HTTP/1.1.');
   const body = JSON.stringify(apiError.toBody());
   return [
     `HTTP/1.1 ${apiError.statusCode} ${REASONS[apiError.statusCode]}`,
@@ -160,7 +166,9 @@ export async function startHttpsGateway(options: {
     },
   );
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    // A response already under way on this connection must not get bytes written into it.
+    const responding = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (error.code === 'ECONNRESET' || !socket.writable || responding) {
       socket.destroy();
       return;
     }

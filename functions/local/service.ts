@@ -1,5 +1,5 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -125,6 +125,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const timings = localTimings(options);
   const faults = options.faults ?? {};
+  // A marker that only a clean stop removes: found at a start, the last run was killed (or is
+  // still running, which its process id in the marker tells).
+  const runningMarker = dataDir ? join(dataDir, 'running') : undefined;
+  const killed = runningMarker !== undefined && existsSync(runningMarker) && !stillRunning(runningMarker);
+  if (runningMarker) {
+    mkdirSync(dataDir as string, { recursive: true });
+    writeFileSync(runningMarker, String(process.pid));
+  }
   const emulators = await startEmulators({
     dataDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
     sesPort: options.viewerPort ?? 8005,
@@ -200,13 +208,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 
     const db = createDocumentClient(dynamodb);
     const apiKey = await issueDevKey(db, options.apiKey);
-    // A marker that only a clean stop removes: found at a start, the last run was killed.
-    const runningMarker = dataDir ? join(dataDir, 'running') : undefined;
-    const killed = runningMarker !== undefined && existsSync(runningMarker);
-    if (runningMarker) writeFileSync(runningMarker, String(process.pid));
-    stops.push(async () => {
-      if (runningMarker) rmSync(runningMarker, { force: true });
-    });
     await recoverFromLastRun(db, ses, killed, options.log);
 
     const load = async <T>(name: string) => (await import(`../handlers/${name}.ts`)).handler as T;
@@ -269,6 +270,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       log: options.log,
     });
     stops.unshift(() => gateway.stop());
+    // Started in full: a clean stop from here on removes the marker (after the table is closed).
+    // A start that fails keeps it, so the next start still knows the last run was killed.
+    stops.push(async () => {
+      if (runningMarker) rmSync(runningMarker, { force: true });
+    });
 
     return {
       baseUrl: `https://localhost:${gateway.port}/v1`,
@@ -382,7 +388,9 @@ async function issueDevKey(db: ReturnType<typeof createDocumentClient>, chosen?:
     token = generated;
   }
   if (Item?.hash && Item.hash !== key.hash) await repo.deleteByHash(String(Item.hash));
-  await repo.put(key);
+  // The same DEV_API_KEY as last time keeps its key (and id): what is scoped to it, its idempotency
+  // keys above all, carries over a restart.
+  if (!(Item?.hash === key.hash && (await repo.findByHash(key.hash)))) await repo.put(key);
   await db.send(new PutCommand({ TableName: tableName, Item: { ...pointer, hash: key.hash } }));
   return token;
 }
@@ -464,4 +472,30 @@ async function reindexQueuedEmails(db: ReturnType<typeof createDocumentClient>, 
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return reindexed;
+}
+
+/** Thrown when another local service still runs with the same data folder. */
+export class DataDirInUse extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`another npm start (process ${pid}) is using ${dataDir}`);
+    this.name = 'DataDirInUse';
+  }
+}
+
+/**
+ * Whether the process that wrote the marker still runs. Killing `npm start`'s npm process leaves
+ * its node process running (and holding the data), so a second start must not open the table.
+ */
+function stillRunning(marker: string): boolean {
+  const pid = Number(readFileSync(marker, 'utf8'));
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0); // signal 0: only asks whether the process exists
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false; // gone: it was killed
+  }
+  throw new DataDirInUse(dirname(marker), pid);
 }

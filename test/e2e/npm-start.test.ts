@@ -171,6 +171,20 @@ describe('npm start (as a user runs it)', () => {
     }
   }, 60_000);
 
+  it('refuses to open a data folder another npm start still uses, and says which process to stop', async () => {
+    const dir = join(dataDir, 'shared');
+    const first = await npmStart({ PORT: '0', VIEWER_PORT: '0', LOCAL_DATA_DIR: dir });
+    try {
+      const second = await npmStart({ PORT: '0', VIEWER_PORT: '0', LOCAL_DATA_DIR: dir });
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(
+        `Another npm start (process ${first.child.pid}) is still using ${dir}/`,
+      );
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+  }, 60_000);
+
   it('survives kill -9 mid-stream: every email accepted before it is final within a minute of the restart, none sent twice', async () => {
     const dir = join(dataDir, 'killed');
     const env = { PORT: '0', VIEWER_PORT: '0', LOCAL_DATA_DIR: dir, RATE_LIMIT_PER_SECOND: '1000' };
@@ -182,19 +196,23 @@ describe('npm start (as a user runs it)', () => {
       () => api.call('GET', `/domains/${domain.json.id}`),
       (r) => r.json?.status === 'verified',
     );
-    // A stream of sends; the process is killed while they are in flight.
+    // A stream of sends from four clients at once; the process is killed while they are in flight.
     const accepted: string[] = [];
     const recipients = ['success', 'bounce', 'complaint', 'suppressionlist'];
-    const stream = (async () => {
-      for (let i = 0; i < 60; i++) {
+    let next = 0;
+    const client = async () => {
+      while (next < 80) {
+        const i = next++;
         const to = `${recipients[i % recipients.length]}@simulator.amazonses.com`;
         const sent = await api
           .call('POST', '/emails', { body: { from: 'hello@acme.test', to, subject: `kill ${i}`, text: 'x' } })
           .catch(() => undefined);
         if (sent?.status === 200) accepted.push(sent.json.id);
         else if (sent !== undefined) throw new Error(`unexpected ${sent.status}`);
+        else return; // the process is gone
       }
-    })();
+    };
+    const stream = Promise.all(Array.from({ length: 4 }, client));
     await waitFor(
       async () => accepted.length,
       (n) => n >= 25,
@@ -222,8 +240,12 @@ describe('npm start (as a user runs it)', () => {
     // The local SES's ledger (on disk, written before it answers) counts what reached it.
     const reached = new Map<string, number>();
     for (const line of readFileSync(join(dir, 'ses', 'sent.jsonl'), 'utf8').split('\n')) {
-      if (!line) continue;
-      const entry = JSON.parse(line) as { type: string; emailId: string };
+      let entry: { type: string; emailId: string };
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        continue; // empty, or cut short by the kill
+      }
       if (entry.type === 'forwarded') reached.set(entry.emailId, (reached.get(entry.emailId) ?? 0) + 1);
     }
     expect(accepted.filter((id) => (reached.get(id) ?? 0) > 1)).toEqual([]);

@@ -243,7 +243,21 @@ describe('DynamoSweepStore (dynalite)', () => {
   it('keeps its progress', async () => {
     const store = new DynamoSweepStore(table.db, table.tableName);
     expect(await store.progress()).toEqual({ fromId: FIRST_EMAIL_ID, oldCheckedAtMs: 0 });
-    await store.saveProgress({ fromId: 'em_x', oldCheckedAtMs: 5 });
+    expect(await store.saveProgress({ fromId: 'em_x', oldCheckedAtMs: 5 }, await store.progress())).toBe(
+      true,
+    );
     expect(await store.progress()).toEqual({ fromId: 'em_x', oldCheckedAtMs: 5 });
+  });
+
+  it('saves its progress only over what it read: a rewind meanwhile wins; rewinds only go back', async () => {
+    const store = new DynamoSweepStore(table.db, table.tableName);
+    const read = await store.progress();
+    expect(await store.saveProgress({ fromId: 'em_5', oldCheckedAtMs: 1 }, read)).toBe(true);
+    const before = await store.progress();
+    await store.rewind('em_3'); // a resumed request stored an email with an older id
+    expect(await store.saveProgress({ fromId: 'em_9', oldCheckedAtMs: 1 }, before)).toBe(false);
+    expect((await store.progress()).fromId).toBe('em_3');
+    await store.rewind('em_7'); // never forward
+    expect((await store.progress()).fromId).toBe('em_3');
   });
 });

@@ -3,7 +3,7 @@ import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-r
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
 import type { EmailContent } from '../../functions/core/email.js';
 import { emailIdAt } from '../../functions/core/ids.js';
-import type { DeadLetters, SendJob } from '../../functions/core/ports.js';
+import type { DeadLetters, SendJob, SweepProgress } from '../../functions/core/ports.js';
 import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { sqsEvent } from '../support/events.js';
@@ -37,6 +37,11 @@ async function accepted(agoMs: number) {
   return id;
 }
 
+/** Sets the sweeper's progress, as if an earlier run had left it there. */
+const setProgress = async (progress: SweepProgress) => {
+  expect(await store.saveProgress(progress, await store.progress())).toBe(true);
+};
+
 const deps = (over: Partial<SweepDeps> = {}): SweepDeps => ({
   emails,
   store,
@@ -53,7 +58,7 @@ beforeEach(async () => {
   emails = new DynamoEmailRepository(table.db, table.tableName);
   store = new DynamoSweepStore(table.db, table.tableName);
   now = Date.now();
-  await store.saveProgress({ fromId: emailIdAt(now - 86_400_000), oldCheckedAtMs: now });
+  await setProgress({ fromId: emailIdAt(now - 86_400_000), oldCheckedAtMs: now });
   queue = new RecordingQueue();
   deadLetters = {
     messages: [],
@@ -176,7 +181,7 @@ describe('sweeper (dynalite)', () => {
     const recent = await accepted(16 * 3_600_000);
     await emails.claim(recent, now - 60_000); // sent late (after retries): not overdue yet
     await emails.markSent(recent, 'ses-2', new Date(now - 60_000).toISOString());
-    await store.saveProgress({ ...(await store.progress()), oldCheckedAtMs: 0 });
+    await setProgress({ ...(await store.progress()), oldCheckedAtMs: 0 });
     expect((await sweep(deps())).failedNoFinalEvent).toBe(1);
     expect(await emails.get(id)).toMatchObject({
       status: 'failed',
@@ -192,7 +197,7 @@ describe('sweeper (dynalite)', () => {
     const id = await accepted(16 * 3_600_000);
     await emails.claim(id, now - 16 * 3_600_000);
     await emails.markSent(id, 'ses-1', new Date(now - 16 * 3_600_000).toISOString());
-    await store.saveProgress({ fromId: emailIdAt(now), oldCheckedAtMs: 0 });
+    await setProgress({ fromId: emailIdAt(now), oldCheckedAtMs: 0 });
     const report = await sweep(deps({ settings: { ...settings, maxPerRun: 3 } }));
     expect(report.failedNoFinalEvent).toBe(1);
     expect((await emails.getState(id))?.status).toBe('failed');

@@ -488,10 +488,10 @@ describe('Idempotency-Key on POST /v1/emails', () => {
     expect(await repos.emails.getState(parseBody(response).id)).toMatchObject({ status: 'queued' });
   });
 
-  it('resuming a request that died before storing its email stores it under a new id (old ids sort behind the sweeper)', async () => {
+  it("resuming a request that died before storing its email stores it under the key's id, and moves the sweeper back to it", async () => {
     const { token, key } = await newKey('sending_access');
     const { hashIdempotencyKey, fingerprint } = await import('../../functions/core/idempotency.js');
-    const { emailIdTime } = await import('../../functions/core/ids.js');
+    const { emailIdAt } = await import('../../functions/core/ids.js');
     const oldId = emailIdCreatedAt(Date.now() - 3_600_000);
     await repos.idempotency.begin(
       key.id,
@@ -500,13 +500,32 @@ describe('Idempotency-Key on POST /v1/emails', () => {
       oldId,
       now - 3_600_000,
     );
+    // The sweeper has long since looked past ids that old.
+    const ahead = { fromId: emailIdAt(Date.now()), oldCheckedAtMs: 0 };
+    expect(await repos.sweep.saveProgress(ahead, await repos.sweep.progress())).toBe(true);
     const retry = await send(token, 'died-early');
     expect(retry.statusCode).toBe(200);
-    const { id } = parseBody(retry);
-    expect(id).not.toBe(oldId);
-    expect(emailIdTime(id)).toBeGreaterThan(Date.now() - 60_000);
-    expect(await repos.emails.getState(oldId)).toBeNull();
-    expect(parseBody(await send(token, 'died-early')).id).toBe(id);
+    expect(parseBody(retry).id).toBe(oldId);
+    expect(await repos.emails.getState(oldId)).toMatchObject({ status: 'queued' });
+    expect((await repos.sweep.progress()).fromId).toBe(oldId);
+    expect(parseBody(await send(token, 'died-early')).id).toBe(oldId);
+  });
+
+  it('a first request that was only slow, and stores after a retry resumed it, still makes one email', async () => {
+    const { token } = await newKey('sending_access');
+    let retried: Awaited<ReturnType<typeof send>> | undefined;
+    const slow = Object.assign(Object.create(repos.emails), {
+      create: async (stored: Parameters<typeof repos.emails.create>[0]) => {
+        // Stalled here past its lease: the client's retry resumes the key and stores the email first.
+        now += 31_000;
+        retried = await send(token, 'slow-first');
+        return repos.emails.create(stored);
+      },
+    });
+    const first = await sendWith({ emails: slow }, token, 'slow-first');
+    expect(first.statusCode).toBe(200);
+    expect(retried?.statusCode).toBe(200);
+    expect(parseBody(first).id).toBe(parseBody(retried as never).id);
   });
 
   it("resuming a request whose email went on meanwhile answers the email's status now, and queues nothing", async () => {
@@ -537,6 +556,18 @@ describe('Idempotency-Key on POST /v1/emails', () => {
       created_at: new Date(now - 60_000).toISOString(),
     });
     expect(queue.jobs.length).toBe(jobs);
+  });
+
+  it("a claim retried by the SDK after its answer was lost is still the request's own: new, not a 409", async () => {
+    const { hashIdempotencyKey } = await import('../../functions/core/idempotency.js');
+    const keyHash = hashIdempotencyKey('lost-begin');
+    expect((await repos.idempotency.begin('scope', keyHash, 'print', 'em_mine', now)).outcome).toBe('new');
+    // The same PutItem again, as the SDK's retry sends it: it finds its own first try.
+    expect((await repos.idempotency.begin('scope', keyHash, 'print', 'em_mine', now)).outcome).toBe('new');
+    // Another request with the key, meanwhile: in progress, as before.
+    expect((await repos.idempotency.begin('scope', keyHash, 'print', 'em_other', now)).outcome).toBe(
+      'in_progress',
+    );
   });
 
   it("completes a key only for its own email: a key taken over meanwhile keeps the other request's answer", async () => {

@@ -13,7 +13,7 @@ import { MAX_RECIPIENTS, sendEmailSchema, toContent } from '../../functions/core
 import { ApiError } from '../../functions/core/errors.js';
 import { listEmailsQuerySchema } from '../../functions/core/list.js';
 import { jsonDepthExceeds, parseInput } from '../../functions/http/middleware.js';
-import { allowedMethods, findRoute } from '../../functions/routes.js';
+import { allowedMethods, findRoute, ROUTES } from '../../functions/routes.js';
 import { hostileString } from '../support/arbitraries.js';
 
 /** Runs a schema on an input: the parsed value, or the 400 it answers (anything else fails the test). */
@@ -198,6 +198,24 @@ describe('guards before parsing, for any input', () => {
         expect(/[\u0000-\u001f\u007f]/.test(formatAddress(parsed))).toBe(false);
         expect(parseAddress(formatAddress(parsed))).toEqual(parsed);
       }),
+    );
+  });
+
+  it('any segment in an {id} slot, bad percent-encoding included, routes to that route without throwing', () => {
+    const templated = ROUTES.filter((route) => route.path.includes('{id}'));
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...templated),
+        fc.oneof(
+          fc.string({ minLength: 1 }).map((text) => text.replaceAll('/', '')),
+          fc.constantFrom('%', '%zz', '%E0%A4%A', '%C3', '%%', '%2F'),
+        ),
+        (route, segment) => {
+          fc.pre(segment.length > 0);
+          const found = findRoute(route.method, route.path.replace('{id}', segment));
+          expect(found?.route).toBe(route);
+        },
+      ),
     );
   });
 

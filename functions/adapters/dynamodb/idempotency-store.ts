@@ -63,6 +63,8 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
       new GetCommand({ TableName: this.tableName, Key: this.key(scope, keyHash), ConsistentRead: true }),
     );
     if (!Item) return { outcome: 'in_progress' }; // given back meanwhile: the client retries
+    // The SDK retried a claim whose answer was lost, and the retry found the first try's item: ours.
+    if (Item.email_id === emailId && Item.state === 'in_progress') return { outcome: 'new' };
     if (Item.fingerprint !== fingerprint) return { outcome: 'mismatch' };
     if (Item.state === 'done') return { outcome: 'replay', response: JSON.parse(String(Item.response)) };
     const startedAt = Number(Item.started_at);
@@ -105,25 +107,6 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
             ':response': JSON.stringify(response),
             ':id': emailId,
           },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  }
-
-  async reassign(scope: string, keyHash: string, fromEmailId: string, toEmailId: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.key(scope, keyHash),
-          UpdateExpression: 'SET email_id = :to',
-          ConditionExpression: 'email_id = :from AND #state = :running',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':to': toEmailId, ':from': fromEmailId, ':running': 'in_progress' },
         }),
       );
       return true;

@@ -104,17 +104,43 @@ export class DynamoSweepStore implements SweepStore {
     };
   }
 
-  async saveProgress(progress: SweepProgress): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          pk: keys.sweep,
-          sk: keys.sweep,
-          from_id: progress.fromId,
-          old_checked_at: progress.oldCheckedAtMs,
-        },
-      }),
-    );
+  async saveProgress(progress: SweepProgress, read: SweepProgress): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: keys.sweep,
+            sk: keys.sweep,
+            from_id: progress.fromId,
+            old_checked_at: progress.oldCheckedAtMs,
+          },
+          // Only over what this run read: a rewind (or another run) since then wins.
+          ConditionExpression: 'attribute_not_exists(pk) OR (from_id = :from AND old_checked_at = :old)',
+          ExpressionAttributeValues: { ':from': read.fromId, ':old': read.oldCheckedAtMs },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async rewind(emailId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: keys.sweep, sk: keys.sweep },
+          UpdateExpression: 'SET from_id = :id',
+          // No progress item yet: the sweeper starts from the first email anyway.
+          ConditionExpression: 'attribute_exists(pk) AND from_id > :id',
+          ExpressionAttributeValues: { ':id': emailId },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 }

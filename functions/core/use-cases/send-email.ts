@@ -7,7 +7,15 @@ import {
   idempotencyMismatch,
 } from '../idempotency.js';
 import { newEmailId } from '../ids.js';
-import type { Clock, EmailQueue, EmailRepository, IdempotencyStore, SendJob } from '../ports.js';
+import type {
+  Clock,
+  EmailQueue,
+  EmailRepository,
+  EmailState,
+  IdempotencyStore,
+  SendJob,
+  SweepStore,
+} from '../ports.js';
 import type { EmailStatus } from '../status.js';
 
 export interface SendEmailDeps {
@@ -16,6 +24,8 @@ export interface SendEmailDeps {
   clock: Clock;
   /** Refuses a sender domain that is not a verified sending domain of this service (see domains.ts). */
   assertSenderDomain: (domain: string) => Promise<void>;
+  /** The sweeper's progress, moved back when a resumed request stores an email under an old id. */
+  sweep?: Pick<SweepStore, 'rewind'>;
   logError?: (message: string, fields: Record<string, unknown>) => void;
 }
 
@@ -27,10 +37,11 @@ export interface SentEmail {
 }
 
 /**
- * Accepts an email: persist first, then enqueue. Once stored, the email is accepted whatever
- * happens next: if the queue refuses (or the function dies before queueing), the sweeper finds it
- * queued and unsent and puts it on the queue (see sweep.ts). A store whose answer was lost but
- * which landed counts as stored. So a client is never told 500 for an email that will go out.
+ * Accepts an email: check the sender's domain, then store it, then enqueue it. Once stored, the
+ * email is accepted whatever happens next: if the queue refuses (or the function dies before
+ * queueing), the sweeper finds it queued and unsent and puts it on the queue (see sweep.ts). A
+ * store whose answer was lost but which landed counts as stored. So a client is told 500 for an
+ * email that may go out only when the table could not even be read back.
  */
 export async function sendEmail(
   deps: SendEmailDeps,
@@ -38,23 +49,38 @@ export async function sendEmail(
   id: string = newEmailId(),
 ): Promise<SentEmail> {
   await deps.assertSenderDomain(domainOf(input.from.email));
+  return storeAndQueue(deps, input, id);
+}
+
+async function storeAndQueue(deps: SendEmailDeps, input: SendEmailInput, id: string): Promise<SentEmail> {
   const created_at = deps.clock.now().toISOString();
   const content = toContent(input);
   try {
     await deps.emails.create({ id, created_at, content });
   } catch (error) {
-    if (!(await storedState(deps.emails, id))) throw error;
+    const stored = await readBack(deps.emails, id);
+    if (!stored) throw error;
+    if (stored.created_at !== created_at) return { id, status: stored.status, created_at: stored.created_at };
   }
   await enqueueOrLeaveToSweeper(deps, { id, content });
   return { id, status: 'queued', created_at };
 }
 
-/** The email's status item; null when it is not stored; undefined when the table cannot tell. */
-const storedState = (emails: EmailRepository, id: string) =>
-  emails.getState(id).then(
-    (state) => state,
-    () => undefined,
-  );
+/**
+ * The email's status item, read back after a failure: null when it is not stored; undefined when
+ * the table cannot tell (after a few tries over about a second).
+ */
+async function readBack(emails: EmailRepository, id: string): Promise<EmailState | null | undefined> {
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (attempt) await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+    try {
+      return await emails.getState(id);
+    } catch {
+      // the table is failing: try again
+    }
+  }
+  return undefined;
+}
 
 async function enqueueOrLeaveToSweeper(deps: SendEmailDeps, job: SendJob) {
   try {
@@ -69,10 +95,12 @@ async function enqueueOrLeaveToSweeper(deps: SendEmailDeps, job: SendJob) {
  * request claims the key with the id its email will have; a repeat gets the stored answer; another
  * body gets 409; a repeat while the first still runs gets 409 too.
  *
- * If the first request died midway, a repeat resumes it: when its email was stored, the answer is
- * that email as it is now (queued again if it is still waiting: the consumer's attempt record keeps
- * it from being sent twice); when it was not, the email is stored under a new id, moved onto the
- * key (an id as old as the dead request could sort behind where the sweeper has already looked).
+ * If the first request died midway, a repeat resumes it under the same email id: when the email
+ * was stored, the answer is that email as it is now (queued again if it is still waiting: the
+ * consumer's attempt record keeps it from being sent twice); when it was not, it is stored now,
+ * and the sweeper's progress is moved back to it (its id is as old as the dead request). Even if
+ * the first request was only slow and stores after all, the same id keeps it one email: the
+ * second store finds the first.
  *
  * The key is given back only when its email is known not to be stored (a refused sender domain, a
  * store that failed), so the client's retry starts afresh; when the table cannot even tell, the key
@@ -85,8 +113,15 @@ export async function sendEmailOnce(
 ): Promise<SentEmail> {
   const keyHash = hashIdempotencyKey(request.idempotencyKey);
   const print = fingerprint(request.body);
-  const id = newEmailId();
-  const begin = await deps.idempotency.begin(request.scope, keyHash, print, id, deps.clock.now().getTime());
+  const fresh = newEmailId();
+  const begin = await deps.idempotency.begin(
+    request.scope,
+    keyHash,
+    print,
+    fresh,
+    deps.clock.now().getTime(),
+  );
+  let id: string;
   switch (begin.outcome) {
     case 'replay':
       return begin.response.body as SentEmail;
@@ -95,29 +130,36 @@ export async function sendEmailOnce(
     case 'in_progress':
       throw idempotencyInProgress();
     case 'resume':
+      id = begin.emailId;
+      break;
     case 'new':
+      id = fresh;
       break;
   }
-  let keyEmailId = begin.outcome === 'resume' ? begin.emailId : id;
+  const resumed = begin.outcome === 'resume';
   let sent: SentEmail;
+  let mayBeStored = resumed; // a resumed key's email may have been stored by the request that died
   try {
-    const existing = begin.outcome === 'resume' ? await deps.emails.getState(begin.emailId) : null;
+    await deps.assertSenderDomain(domainOf(input.from.email));
+    const existing = resumed ? await deps.emails.getState(id) : null;
     if (existing) {
       // Same key, same body: this request's input is that email's content.
       if (existing.status === 'queued' && !existing.sent_at && existing.send_started_at === undefined)
-        await enqueueOrLeaveToSweeper(deps, { id: existing.id, content: toContent(input) });
-      sent = { id: existing.id, status: existing.status, created_at: existing.created_at };
+        await enqueueOrLeaveToSweeper(deps, { id, content: toContent(input) });
+      sent = { id, status: existing.status, created_at: existing.created_at };
     } else {
-      if (begin.outcome === 'resume') {
-        if (!(await deps.idempotency.reassign(request.scope, keyHash, begin.emailId, id)))
-          throw idempotencyInProgress();
-        keyEmailId = id;
-      }
-      sent = await sendEmail(deps, input, id);
+      mayBeStored = true;
+      sent = await storeAndQueue(deps, input, id);
+      if (resumed)
+        await deps.sweep?.rewind(id).catch((error) =>
+          deps.logError?.('could not move the sweeper back to a resumed email', {
+            id,
+            error: String(error),
+          }),
+        );
     }
   } catch (error) {
-    if (keyEmailId !== id) throw error; // the key still names the dead request's email: left as it was
-    const stored = await storedState(deps.emails, id);
+    const stored = mayBeStored ? await readBack(deps.emails, id) : null;
     if (stored === null) await deps.idempotency.abandon(request.scope, keyHash, id).catch(() => undefined);
     if (!stored) throw error;
     sent = { id, status: stored.status, created_at: stored.created_at };
@@ -125,15 +167,10 @@ export async function sendEmailOnce(
   // The answer is the email's whatever happens to the key: if storing it fails, the key stays held
   // and a retry after the lease resumes with the same email.
   try {
-    if (
-      !(await deps.idempotency.complete(request.scope, keyHash, keyEmailId, { statusCode: 200, body: sent }))
-    )
-      deps.logError?.('idempotency key was taken over before this request finished', { id: sent.id });
+    if (!(await deps.idempotency.complete(request.scope, keyHash, id, { statusCode: 200, body: sent })))
+      deps.logError?.('idempotency key was taken over before this request finished', { id });
   } catch (error) {
-    deps.logError?.('could not store the idempotent answer; a retry resumes', {
-      id: sent.id,
-      error: String(error),
-    });
+    deps.logError?.('could not store the idempotent answer; a retry resumes', { id, error: String(error) });
   }
   return sent;
 }

@@ -145,7 +145,7 @@ export async function sweep(
     next.oldCheckedAtMs = now;
   }
   if (next.fromId !== progress.fromId || next.oldCheckedAtMs !== progress.oldCheckedAtMs)
-    await deps.store.saveProgress(next);
+    await deps.store.saveProgress(next, progress);
   return report;
 }
 
@@ -216,6 +216,9 @@ async function scanUnsent(
       if (!resolved) firstUnresolved ??= id;
     }
   }
+  // Nothing queued in the range: keep the start where it is (a quiet minute writes nothing, and an
+  // email stored meanwhile under an older id, by a resumed request, is still ahead of it).
+  if (ids.length === 0) return fromId;
   if (ids.length >= settings.maxPerRun) {
     deps.log?.('sweep: more queued emails than one run looks at', { maxPerRun: settings.maxPerRun });
     return firstUnresolved ?? ids[ids.length - 1] ?? fromId;
