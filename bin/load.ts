@@ -6,7 +6,7 @@
  * backlog at the end. Latency counts from when a request was due, so waiting anywhere counts. Any
  * answer but 2xx (and 429, which is the per-key limit doing its job) is an error, and so is no
  * answer within LOAD_DEADLINE_MS of being due; the run exits 1 when there is one.
- *   LOAD_RPS=200 LOAD_SECONDS=60 LOAD_KEYS=4 RATE_LIMIT_PER_SECOND=100 npm run load
+ *   LOAD_RPS=200 LOAD_SECONDS=60 LOAD_KEYS=4 RATE_LIMIT_PER_SECOND=100 LOAD_MIX=send:0.3,get:0.5,list:0.2 npm run load
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,12 @@ const KEYS = Number(process.env.LOAD_KEYS ?? 4);
 const LIMIT = Number(process.env.RATE_LIMIT_PER_SECOND ?? 100);
 /** A request unanswered this long after it was due counts as an error (API Gateway gives up at 30 s). */
 const DEADLINE_MS = Number(process.env.LOAD_DEADLINE_MS ?? 30_000);
+/** Shares of sends, reads and list pages: LOAD_MIX=send:0.3,get:0.5,list:0.2 */
 const MIX = { send: 0.3, get: 0.5, list: 0.2 };
+for (const part of (process.env.LOAD_MIX ?? '').split(',').filter(Boolean)) {
+  const [kind, share] = part.split(':');
+  if (kind === 'send' || kind === 'get' || kind === 'list') MIX[kind] = Number(share);
+}
 const ADMIN = 'esk_load_harness_admin_key_0123456789';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'load-'));
@@ -35,8 +40,10 @@ if (!service.baseUrl) throw new Error(`npm start did not start:\n${service.outpu
 const { baseUrl } = service;
 const dispatcher = new Agent({
   connect: { ca: readFileSync(join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8') },
-  // Enough connections that requests wait in the service, not in this client.
-  connections: 2048,
+  // A client's usual kept-alive pool. Latency and the deadline count from when a request was due,
+  // so a request that waits here for a connection is measured all the same.
+  connections: 256,
+  connectTimeout: DEADLINE_MS,
   headersTimeout: 30_000,
   bodyTimeout: 30_000,
 });
@@ -46,7 +53,7 @@ async function call(method: string, path: string, key: string, body?: unknown, d
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     dispatcher,
-    signal: AbortSignal.timeout(Math.max(1, DEADLINE_MS - (performance.now() - due))),
+    signal: AbortSignal.timeout(Math.max(1, Math.round(DEADLINE_MS - (performance.now() - due)))),
     headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
@@ -109,7 +116,10 @@ async function one(i: number, due: number) {
     const what =
       (error as Error).name === 'TimeoutError' ? `timeout (over ${DEADLINE_MS / 1000} s)` : 'error';
     statuses.set(`${kind} ${what}`, (statuses.get(`${kind} ${what}`) ?? 0) + 1);
-    errors.push(`${kind} ${what}: ${String(error)}`);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    errors.push(
+      `${kind} ${what}: ${String(error)}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`,
+    );
   }
 }
 
