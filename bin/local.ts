@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { parseFaults } from '../functions/local/faults.js';
+import { DataDirInUse, startLocalService } from '../functions/local/service.js';
 /**
  * `npm start`: the whole service on this machine over HTTPS, with embedded emulators.
  *   PORT=3000                 HTTPS port of the API (0: any free port)
@@ -9,9 +11,7 @@
  *   LOCAL_FAULTS='{…}'        faults to inject into the stand-ins for AWS (see functions/local/faults.ts)
  *   --in-memory               keep nothing between runs
  */
-import { jsonLogger } from '../functions/http/log.js';
-import { parseFaults } from '../functions/local/faults.js';
-import { DataDirInUse, startLocalService } from '../functions/local/service.js';
+import { log } from '../functions/observability/logger.js';
 
 const fail = (message: string): never => {
   console.error(message);
@@ -49,7 +49,7 @@ try {
     viewerPortRequired: viewerPortChosen,
     rateLimitPerSecond,
     faults,
-    log: jsonLogger('warn'),
+    log: log.warn,
   });
   const cacert = service.certificatePath ? `--cacert ${service.certificatePath}` : '-k';
   const viewerNote =

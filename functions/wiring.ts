@@ -3,47 +3,62 @@ import { createRepositories } from './adapters/dynamodb/repositories.js';
 import { createSesIdentities } from './adapters/ses/identities.js';
 import { SesMailer } from './adapters/ses/mailer.js';
 import { SqsDeadLetters, SqsEmailQueue } from './adapters/sqs/email-queue.js';
+import { FUNCTIONS } from './catalog.js';
 import { loadConfig } from './config.js';
 import { systemClock } from './core/ports.js';
 import type { DomainDeps } from './core/use-cases/domains.js';
+import { verifiedSenderDomains } from './core/use-cases/domains.js';
 import type { SweepDeps } from './core/use-cases/sweep.js';
-import { log } from './http/log.js';
+import { log } from './observability/logger.js';
+import { counters } from './observability/metrics.js';
 
 /**
- * What an HTTP function runs on: the table's repositories, the clock, and the per-key rate limit
- * (RATE_LIMIT_PER_SECOND, counted in the table). Built once per container.
+ * Where every function's dependencies are built, once per container, from exactly the environment
+ * its catalog entry names (functions/catalog.ts; a test holds the stack to it). Handlers take what
+ * these return and nothing else.
  */
-export function tableDeps() {
-  const { TABLE_NAME, RATE_LIMIT_PER_SECOND } = loadConfig('TABLE_NAME', 'RATE_LIMIT_PER_SECOND');
+
+/** The functions behind the API routes (and the fallback). */
+type ApiFunction = Exclude<
+  keyof typeof FUNCTIONS,
+  'process-send-queue' | 'process-ses-events' | 'check-domains' | 'sweep-emails'
+>;
+type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'delete-domain';
+
+/** An API function: the table's repositories, the clock, the per-key rate limit, logs and metrics. */
+export function apiDeps(name: ApiFunction) {
+  const { TABLE_NAME, RATE_LIMIT_PER_SECOND } = loadConfig(...FUNCTIONS[name].env);
   const repositories = createRepositories(TABLE_NAME);
   return {
     ...repositories,
     clock: systemClock,
     rateLimit: { counter: repositories.rateCounter, perSecond: RATE_LIMIT_PER_SECOND },
+    log,
+    counters,
   };
 }
 
 /** The domain functions: the above, and SES identities. */
-export function domainDeps(): ReturnType<typeof tableDeps> & DomainDeps {
-  const { TABLE_NAME } = loadConfig('TABLE_NAME');
-  return { ...tableDeps(), identities: createSesIdentities(TABLE_NAME), logError: log.error };
+export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> & DomainDeps {
+  const deps = apiDeps(name);
+  const { TABLE_NAME } = loadConfig(...FUNCTIONS[name].env);
+  return { ...deps, identities: createSesIdentities(TABLE_NAME) };
 }
 
-/** The send queue (what send-email and the sweeper put jobs on). */
-export function sendQueue(sqs = newSqsClient()) {
-  const { SEND_QUEUE_URL } = loadConfig('SEND_QUEUE_URL');
-  return new SqsEmailQueue(sqs, SEND_QUEUE_URL);
+/** send-email: the above, the send queue, and the verified sender domains (remembered a minute). */
+export function sendEmailDeps() {
+  const deps = apiDeps('send-email');
+  const { SEND_QUEUE_URL } = loadConfig(...FUNCTIONS['send-email'].env);
+  return {
+    ...deps,
+    queue: new SqsEmailQueue(newSqsClient(), SEND_QUEUE_URL),
+    assertSenderDomain: verifiedSenderDomains(deps.domains, deps.clock),
+  };
 }
 
 /** The send consumer: the emails, and SES with one attempt per call and bounded waits. */
 export function consumerDeps() {
-  const config = loadConfig(
-    'TABLE_NAME',
-    'CONFIGURATION_SET_NAME',
-    'SEND_MAX_RECEIVE_COUNT',
-    'SES_CONNECT_TIMEOUT_MS',
-    'SES_REQUEST_TIMEOUT_MS',
-  );
+  const config = loadConfig(...FUNCTIONS['process-send-queue'].env);
   const ses = newSesSendClient({
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
@@ -53,41 +68,51 @@ export function consumerDeps() {
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
     clock: systemClock,
     maxReceiveCount: config.SEND_MAX_RECEIVE_COUNT,
-    logError: log.error,
+    log,
+    counters,
+  };
+}
+
+/** The SES events consumer: the emails. */
+export function eventsConsumerDeps() {
+  const { TABLE_NAME } = loadConfig(...FUNCTIONS['process-ses-events'].env);
+  return { emails: createRepositories(TABLE_NAME).emails, log, counters };
+}
+
+/** The scheduled domain check: the domains and SES identities. */
+export function checkDomainsDeps(): DomainDeps {
+  const { TABLE_NAME } = loadConfig(...FUNCTIONS['check-domains'].env);
+  return {
+    domains: createRepositories(TABLE_NAME).domains,
+    identities: createSesIdentities(TABLE_NAME),
+    clock: systemClock,
+    log,
   };
 }
 
 /** The sweeper: the queued emails, the send queue and its dead-letter queue, and its bounds. */
 export function sweepDeps(): SweepDeps {
-  const config = loadConfig(
-    'TABLE_NAME',
-    'SEND_MAX_RECEIVE_COUNT',
-    'SEND_DEAD_LETTER_QUEUE_URL',
-    'SWEEP_REQUEUE_AFTER_MS',
-    'SWEEP_BACKLOG_GRACE_MS',
-    'SWEEP_UNKNOWN_OUTCOME_AFTER_MS',
-    'SWEEP_FINAL_EVENTS_AFTER_MS',
-    'SWEEP_OLD_CHECK_EVERY_MS',
-  );
+  const config = loadConfig(...FUNCTIONS['sweep-emails'].env);
   const repositories = createRepositories(config.TABLE_NAME);
   const sqs = newSqsClient();
   return {
     emails: repositories.emails,
     store: repositories.sweep,
-    queue: sendQueue(sqs),
+    queue: new SqsEmailQueue(sqs, config.SEND_QUEUE_URL),
     deadLetters: new SqsDeadLetters(sqs, config.SEND_DEAD_LETTER_QUEUE_URL),
     clock: systemClock,
     settings: {
       requeueAfterMs: config.SWEEP_REQUEUE_AFTER_MS,
+      backlogGraceMs: config.SWEEP_BACKLOG_GRACE_MS,
       unknownOutcomeAfterMs: config.SWEEP_UNKNOWN_OUTCOME_AFTER_MS,
       finalEventsAfterMs: config.SWEEP_FINAL_EVENTS_AFTER_MS,
       oldCheckEveryMs: config.SWEEP_OLD_CHECK_EVERY_MS,
-      backlogGraceMs: config.SWEEP_BACKLOG_GRACE_MS,
       maxPerRun: 500,
       maxOldPerCheck: 5_000,
       maxDeadLettersPerRun: 100,
       maxAttempts: config.SEND_MAX_RECEIVE_COUNT,
     },
-    log: log.warn,
+    log,
+    counters,
   };
 }

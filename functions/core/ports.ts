@@ -257,4 +257,49 @@ export interface Clock {
   now(): Date;
 }
 
+/**
+ * Where the use cases log. Fields are explicit (never an event, a header or a body); an `error`
+ * field carries the Error itself, so its stack and cause are kept.
+ */
+export interface Log {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * What the service counts (CloudWatch metrics on AWS, written as embedded metric format lines, so
+ * counting costs no API call). A closed list, each a metric of its own: no per-value dimensions.
+ */
+export const COUNTERS = [
+  'EmailsAccepted',
+  'IdempotentReplays',
+  'RateLimited',
+  'EmailsSent',
+  'SendRetried',
+  'SesThrottled',
+  'SendOutcomeUnknown',
+  'EmailsFailedRejected',
+  'EmailsFailedGaveUp',
+  'EmailsFailedDeadLetter',
+  'EmailsFailedUnknownOutcome',
+  'EmailsFailedNoFinalEvent',
+  'SweepRequeued',
+  'SweepDeferred',
+  'EventsSent',
+  'EventsDelivered',
+  'EventsBounced',
+  'EventsComplained',
+  'EventsDelayed',
+  'EventsFailed',
+] as const;
+export type CounterName = (typeof COUNTERS)[number];
+
+export interface Counters {
+  count(name: CounterName, value?: number): void;
+}
+
+/** For tests and callers that count nothing. */
+export const noCounters: Counters = { count: () => undefined };
+
 export const systemClock: Clock = { now: () => new Date() };

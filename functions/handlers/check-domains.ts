@@ -1,7 +1,7 @@
-import { lazy } from '../config.js';
 import { checkDomains, type DomainDeps } from '../core/use-cases/domains.js';
-import { log } from '../http/log.js';
-import { domainDeps } from '../wiring.js';
+import { log } from '../observability/logger.js';
+import { backgroundHandler } from '../observability/middleware.js';
+import { checkDomainsDeps } from '../wiring.js';
 
 /**
  * Runs on a schedule (EventBridge on AWS, a timer locally): reads the verification state of
@@ -14,4 +14,4 @@ export const makeHandler = (deps: DomainDeps) => async () => {
   return result;
 };
 
-export const handler = lazy(() => makeHandler(domainDeps()));
+export const handler = backgroundHandler(() => makeHandler(checkDomainsDeps()));

@@ -1,7 +1,7 @@
 import { createApiKeySchema } from '../core/api-keys.js';
 import { type ApiKeyDeps, createApiKey } from '../core/use-cases/api-keys.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { tableDeps } from '../wiring.js';
+import { apiDeps } from '../wiring.js';
 
 /** POST /v1/api-keys `{name, permission?, domain_id?}`: 201 `{id, token}`; the token is shown this once. */
 export const makeHandler = (deps: HttpDeps & ApiKeyDeps) =>
@@ -10,4 +10,4 @@ export const makeHandler = (deps: HttpDeps & ApiKeyDeps) =>
     body: await createApiKey(deps, parseInput(createApiKeySchema, body)),
   }));
 
-export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('create-api-key')));

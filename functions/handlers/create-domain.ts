@@ -1,7 +1,7 @@
 import { createDomainSchema, toDomainBody } from '../core/domains.js';
 import { createDomain, type DomainDeps } from '../core/use-cases/domains.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { domainDeps } from '../wiring.js';
+import { domainApiDeps } from '../wiring.js';
 
 /** POST /v1/domains `{domain}` (or Resend's `{name}`): 201 with the domain and the DNS records to publish. */
 export const makeHandler = (deps: HttpDeps & DomainDeps) =>
@@ -10,4 +10,4 @@ export const makeHandler = (deps: HttpDeps & DomainDeps) =>
     return { statusCode: 201, body: toDomainBody(await createDomain(deps, domain)) };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(domainDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(domainApiDeps('create-domain')));

@@ -1,6 +1,6 @@
 import { revokeApiKey } from '../core/use-cases/api-keys.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
-import { tableDeps } from '../wiring.js';
+import { apiDeps } from '../wiring.js';
 
 /** DELETE /v1/api-keys/{id}: revokes the key; its next request gets 401. */
 export const makeHandler = (deps: HttpDeps) =>
@@ -9,4 +9,4 @@ export const makeHandler = (deps: HttpDeps) =>
     return { statusCode: 200, body: { object: 'api_key', id: key.id, deleted: true } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('delete-api-key')));

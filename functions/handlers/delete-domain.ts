@@ -1,6 +1,6 @@
 import { type DomainDeps, deleteDomain } from '../core/use-cases/domains.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
-import { domainDeps } from '../wiring.js';
+import { domainApiDeps } from '../wiring.js';
 
 /** DELETE /v1/domains/{id}: removes the SES identity, then the domain; sending from it stops. */
 export const makeHandler = (deps: HttpDeps & DomainDeps) =>
@@ -9,4 +9,4 @@ export const makeHandler = (deps: HttpDeps & DomainDeps) =>
     return { statusCode: 200, body: { object: 'domain', id: domain.id, deleted: true } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(domainDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(domainApiDeps('delete-domain')));

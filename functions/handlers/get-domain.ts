@@ -1,7 +1,7 @@
 import { toDomainBody } from '../core/domains.js';
 import { type DomainDeps, getDomain } from '../core/use-cases/domains.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
-import { domainDeps } from '../wiring.js';
+import { domainApiDeps } from '../wiring.js';
 
 /** GET /v1/domains/{id}: the domain with its status and records' statuses read fresh from SES. */
 export const makeHandler = (deps: HttpDeps & DomainDeps, route = 'get-domain') =>
@@ -10,4 +10,4 @@ export const makeHandler = (deps: HttpDeps & DomainDeps, route = 'get-domain') =
     body: toDomainBody(await getDomain(deps, params.id ?? '')),
   }));
 
-export const handler = lazyHttpHandler(() => makeHandler(domainDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(domainApiDeps('get-domain')));

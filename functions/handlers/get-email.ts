@@ -2,7 +2,7 @@ import { notFound } from '../core/errors.js';
 import { isEmailId } from '../core/ids.js';
 import type { EmailRepository } from '../core/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
-import { tableDeps } from '../wiring.js';
+import { apiDeps } from '../wiring.js';
 
 /** GET /v1/emails/{id}: the email with its bodies and delivery events; 404 when there is none. */
 export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
@@ -13,4 +13,4 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
     return { statusCode: 200, body: { object: 'email', ...email } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-email')));

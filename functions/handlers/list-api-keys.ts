@@ -1,6 +1,6 @@
 import { listApiKeysQuerySchema, toApiKeyBody } from '../core/api-keys.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { tableDeps } from '../wiring.js';
+import { apiDeps } from '../wiring.js';
 
 /** GET /v1/api-keys: `{object: "list", has_more, data}`, newest first; never a token or a hash. */
 export const makeHandler = (deps: HttpDeps) =>
@@ -12,4 +12,4 @@ export const makeHandler = (deps: HttpDeps) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-api-keys')));

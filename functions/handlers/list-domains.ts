@@ -1,7 +1,7 @@
 import { listDomainsQuerySchema, toDomainBody } from '../core/domains.js';
 import type { DomainRepository } from '../core/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { tableDeps } from '../wiring.js';
+import { apiDeps } from '../wiring.js';
 
 /** GET /v1/domains?limit&offset: `{object: "list", has_more, data}`, newest first, with stored statuses. */
 export const makeHandler = (deps: HttpDeps & { domains: DomainRepository }) =>
@@ -13,4 +13,4 @@ export const makeHandler = (deps: HttpDeps & { domains: DomainRepository }) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-domains')));

@@ -1,7 +1,7 @@
 import { listEmailsQuerySchema } from '../core/list.js';
 import type { EmailRepository } from '../core/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { tableDeps } from '../wiring.js';
+import { apiDeps } from '../wiring.js';
 
 /** GET /v1/emails?limit&offset&status: `{object: "list", has_more, data}`, newest first. */
 export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
@@ -17,4 +17,4 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-emails')));

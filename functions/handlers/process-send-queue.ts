@@ -1,25 +1,10 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import * as z from 'zod/mini';
-import { lazy } from '../config.js';
-import type { SendJob } from '../core/ports.js';
+import { parseSendJob } from '../core/send-job.js';
 import { type DeliverDeps, deliverEmail } from '../core/use-cases/deliver-email.js';
-import { log } from '../http/log.js';
+import { logFor, logger } from '../observability/logger.js';
+import { backgroundHandler } from '../observability/middleware.js';
 import { partialBatch } from '../sqs-batch.js';
 import { consumerDeps } from '../wiring.js';
-
-const jobSchema = z.object({
-  id: z.string().check(z.minLength(1)),
-  content: z.object({
-    from: z.string(),
-    to: z.array(z.string()).check(z.minLength(1)),
-    cc: z.array(z.string()),
-    bcc: z.array(z.string()),
-    reply_to: z.array(z.string()),
-    subject: z.string(),
-    html: z.nullable(z.string()),
-    text: z.nullable(z.string()),
-  }),
-});
 
 export interface ConsumerDeps extends DeliverDeps {
   /** The queue's maxReceiveCount: on that attempt a failure is final (the message goes to the DLQ). */
@@ -38,26 +23,26 @@ export const makeHandler =
 /** Returns true when the message is done with (delete it), false to have it redelivered. */
 async function processRecord(deps: ConsumerDeps, record: SQSRecord): Promise<boolean> {
   const attempt = Number(record.attributes.ApproximateReceiveCount ?? '1');
-  let job: SendJob;
-  try {
-    job = jobSchema.parse(JSON.parse(record.body));
-  } catch {
+  const job = parseSendJob(record.body);
+  if (!job) {
     // Not ours or corrupt: nothing to mark; it reaches the dead-letter queue after maxReceiveCount.
-    log.error('unreadable send job', { messageId: record.messageId, attempt });
+    logger.error('unreadable send job', { messageId: record.messageId, attempt });
     return false;
   }
+  // Every line about this message names its email (records of a batch run side by side).
+  const log = logFor(job.id);
   try {
-    const outcome = await deliverEmail(deps, job, attempt >= deps.maxReceiveCount);
-    (outcome.result === 'unknown' ? log.warn : log.info)('send job', { id: job.id, attempt, ...outcome });
+    const outcome = await deliverEmail({ ...deps, log }, job, attempt >= deps.maxReceiveCount);
+    (outcome.result === 'unknown' ? log.warn : log.info)('send job', { attempt, ...outcome });
     // Kept only to be retried, or (given up on) to reach the dead-letter queue for inspection.
     // An unknown outcome is deleted: trying again could send it twice.
     return !(outcome.result === 'retry' || (outcome.result === 'failed' && outcome.gaveUp));
   } catch (error) {
     // The table failed (the claim, most likely): retried; on the last attempt the message goes to
     // the dead-letter queue, and the sweeper ends the email failed if no attempt ever began.
-    log.error('send job failed', { id: job.id, attempt, error: String(error) });
+    log.error('send job failed', { attempt, error });
     return false;
   }
 }
 
-export const handler = lazy(() => makeHandler(consumerDeps()));
+export const handler = backgroundHandler(() => makeHandler(consumerDeps()));

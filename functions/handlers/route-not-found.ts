@@ -1,7 +1,7 @@
 import { ApiError } from '../core/errors.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { allowedMethods } from '../routes.js';
-import { tableDeps } from '../wiring.js';
+import { apiDeps } from '../wiring.js';
 
 /**
  * API Gateway's `$default` route: every request no route matched. Like every request it is
@@ -24,4 +24,4 @@ export const makeHandler = (deps: HttpDeps) =>
     throw new ApiError(404, 'not_found', `No route for ${method} ${path}.`);
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(tableDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('route-not-found')));

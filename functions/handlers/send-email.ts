@@ -3,11 +3,9 @@ import { assertMaySendFrom } from '../core/api-keys.js';
 import { sendEmailSchema } from '../core/email.js';
 import { parseIdempotencyKey } from '../core/idempotency.js';
 import type { IdempotencyStore } from '../core/ports.js';
-import { verifiedSenderDomains } from '../core/use-cases/domains.js';
 import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../core/use-cases/send-email.js';
-import { log } from '../http/log.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { sendQueue, tableDeps } from '../wiring.js';
+import { sendEmailDeps } from '../wiring.js';
 
 /**
  * POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}`.
@@ -24,13 +22,4 @@ export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: Idem
     return { statusCode: 200, body: sent };
   });
 
-export const handler = lazyHttpHandler(() => {
-  const deps = tableDeps();
-  return makeHandler({
-    ...deps,
-    queue: sendQueue(),
-    // Per container: a verified domain is remembered for a minute, so most sends read nothing.
-    assertSenderDomain: verifiedSenderDomains(deps.domains, deps.clock),
-    logError: log.error,
-  });
-});
+export const handler = lazyHttpHandler(() => makeHandler(sendEmailDeps()));

@@ -1,6 +1,6 @@
-import { lazy } from '../config.js';
 import { type SweepDeps, sweep } from '../core/use-cases/sweep.js';
-import { log } from '../http/log.js';
+import { log } from '../observability/logger.js';
+import { backgroundHandler } from '../observability/middleware.js';
 import { sweepDeps } from '../wiring.js';
 
 /**
@@ -19,4 +19,4 @@ export const makeHandler = (deps: SweepDeps) => async () => {
   return report;
 };
 
-export const handler = lazy(() => makeHandler(sweepDeps()));
+export const handler = backgroundHandler(() => makeHandler(sweepDeps()));

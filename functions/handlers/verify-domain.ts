@@ -1,6 +1,6 @@
 import type { DomainDeps } from '../core/use-cases/domains.js';
 import { type HttpDeps, lazyHttpHandler } from '../http/middleware.js';
-import { domainDeps } from '../wiring.js';
+import { domainApiDeps } from '../wiring.js';
 import { makeHandler as makeGetDomain } from './get-domain.js';
 
 /**
@@ -10,4 +10,4 @@ import { makeHandler as makeGetDomain } from './get-domain.js';
  */
 export const makeHandler = (deps: HttpDeps & DomainDeps) => makeGetDomain(deps, 'verify-domain');
 
-export const handler = lazyHttpHandler(() => makeHandler(domainDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(domainApiDeps('verify-domain')));

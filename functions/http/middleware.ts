@@ -4,10 +4,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as z from 'zod/mini';
 import { type ApiKey, hashToken, looksLikeToken, permits, restricted } from '../core/api-keys.js';
 import { ApiError, type FieldError, internalError, validationError } from '../core/errors.js';
-import type { ApiKeyRepository, Clock, RateCounter } from '../core/ports.js';
+import type { ApiKeyRepository, Clock, Counters, Log, RateCounter } from '../core/ports.js';
 import { decide, rateLimitExceeded, rateLimitHeaders, WINDOW_MS, windowOf } from '../core/rate-limit.js';
+import { log as defaultLog } from '../observability/logger.js';
+import { counters as defaultCounters } from '../observability/metrics.js';
+import { observe } from '../observability/middleware.js';
 import { routeOf } from '../routes.js';
-import { log as defaultLog, type Logger } from './log.js';
 
 /** Largest request body accepted (bytes). Keeps every email's bodies inside one DynamoDB item. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -26,7 +28,8 @@ export interface HttpDeps {
   /** Per-key rate limiting: the shared counter and the requests per second allowed. None: no limit. */
   rateLimit?: { counter: RateCounter; perSecond: number };
   clock?: Clock;
-  log?: { info: Logger; error: Logger };
+  log?: Log;
+  counters?: Counters;
 }
 
 export interface HttpRequest {
@@ -67,7 +70,7 @@ export const errorResponse = (error: ApiError): HttpResponse =>
   jsonResponse(error.statusCode, error.toBody(), { ...error.headers });
 
 /** Turns any error into the one error shape; unexpected ones become a 500 without details. */
-const errorResponder = (logger: Logger): MiddlewareObj<HttpEvent, HttpResponse> => ({
+const errorResponder = (log: Log): MiddlewareObj<HttpEvent, HttpResponse> => ({
   onError: async (request) => {
     const error = request.error as (Error & { statusCode?: number; expose?: boolean }) | null;
     let apiError: ApiError;
@@ -76,12 +79,8 @@ const errorResponder = (logger: Logger): MiddlewareObj<HttpEvent, HttpResponse> 
       // @middy/http-json-body-parser: the body is not JSON.
       apiError = validationError('The request body is not valid JSON.');
     } else {
-      logger('unhandled error', {
-        requestId: request.context.awsRequestId,
-        error: error?.name,
-        detail: error?.message,
-        stack: error?.stack,
-      });
+      // The Error itself: the logger keeps its name, message, stack and cause (and the request id).
+      log.error('unhandled error', { error });
       apiError = internalError();
     }
     const response = errorResponse(apiError);
@@ -169,12 +168,15 @@ const authenticate = (
         count = await counter.hit(key.id, window, Math.ceil(((window + 1) * WINDOW_MS) / 1000) + 60);
       } catch (error) {
         // Fail open: a counter that cannot be written must not take the API down with it.
-        (deps.log ?? defaultLog).error('rate limit counter failed', { error: String(error) });
+        (deps.log ?? defaultLog).error('rate limit counter failed', { error });
         count = 0;
       }
       const state = decide(count, perSecond, now);
       request.context.rateHeaders = rateLimitHeaders(state);
-      if (!state.allowed) throw rateLimitExceeded(state);
+      if (!state.allowed) {
+        (deps.counters ?? defaultCounters).count('RateLimited');
+        throw rateLimitExceeded(state);
+      }
     }
     await touch;
     if (permission && !permits(key, permission)) {
@@ -211,11 +213,12 @@ export function httpHandler(
   options: { route?: string; jsonBody?: boolean },
   run: (request: HttpRequest) => Promise<HttpResult>,
 ) {
-  const logger = deps.log ?? defaultLog;
+  const log = deps.log ?? defaultLog;
   const permission = options.route ? routeOf(options.route)?.permission : undefined;
   if (options.route && !permission) throw new Error(`no route ${options.route} in the route table`);
   const chain = middy<HttpEvent, HttpResponse, Error, HttpContext>()
-    .use(errorResponder(logger.error))
+    .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext>)
+    .use(errorResponder(log))
     .use(bodyLimit())
     .use(authenticate(deps, permission));
   if (options.jsonBody) chain.use(requireJson()).use(httpJsonBodyParser());
@@ -263,7 +266,7 @@ export function lazyHttpHandler(
     try {
       built ??= build();
     } catch (error) {
-      defaultLog.error('handler setup failed', { error: String(error) });
+      defaultLog.error('handler setup failed', { error });
       return errorResponse(internalError());
     }
     return built(event, context);

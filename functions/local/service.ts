@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context, ScheduledEvent } from 'aws-lambda';
 import { newSqsClient } from '../adapters/aws-clients.js';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
@@ -18,6 +20,7 @@ import { startEmulators } from './emulators.js';
 import { injectClientFaults, type LocalFaults } from './faults.js';
 import { type HttpLambda, startHttpsGateway } from './https-gateway.js';
 import { runAs } from './invocation.js';
+import { lambdaContext } from './lambda-context.js';
 import { ensureQueueWithDlq, ensureTable } from './resources.js';
 import type { SesLedger } from './ses-ledger.js';
 import { startSesStandIn } from './ses-stand-in.js';
@@ -203,6 +206,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       SWEEP_FINAL_EVENTS_AFTER_MS: String(timings.finalEventsAfterMs),
       SWEEP_OLD_CHECK_EVERY_MS: String(Math.min(60_000, timings.finalEventsAfterMs / 4)),
       RATE_LIMIT_PER_SECOND: String(options.rateLimitPerSecond ?? 10),
+      // Metrics are CloudWatch's (embedded metric format lines): locally they would only be noise.
+      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });
     delete process.env.AWS_PROFILE;
 
@@ -242,7 +247,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         'check-domains',
         startSchedule(
           'check-domains',
-          await load('check-domains'),
+          await load<ScheduledHandler>('check-domains'),
           options.domainCheckIntervalMs ?? 1000,
           options.log,
         ),
@@ -251,7 +256,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         'sweep-emails',
         startSchedule(
           'sweep-emails',
-          await load('sweep-emails'),
+          await load<ScheduledHandler>('sweep-emails'),
           options.sweepIntervalMs ?? 1000,
           options.log,
         ),
@@ -334,14 +339,30 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   }
 }
 
+type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
+
+/** What EventBridge hands a function its schedule invokes. */
+const scheduledEvent = (functionName: string): ScheduledEvent => ({
+  version: '0',
+  id: randomUUID(),
+  'detail-type': 'Scheduled Event',
+  source: 'aws.events',
+  account: '000000000000',
+  time: new Date().toISOString(),
+  region: 'us-east-1',
+  resources: [`arn:aws:events:us-east-1:000000000000:rule/${functionName}`],
+  detail: {},
+});
+
 /** Runs a scheduled function every `intervalMs`, one run at a time (EventBridge's rule on AWS). */
 function startSchedule(
   functionName: string,
-  run: () => Promise<unknown>,
+  handler: ScheduledHandler,
   intervalMs: number,
   log?: (message: string, fields?: Record<string, unknown>) => void,
 ) {
   let running: Promise<unknown> | undefined;
+  const run = () => handler(scheduledEvent(functionName), lambdaContext(functionName, 60_000));
   const start = () =>
     (running ??= runAs(functionName, run)
       .catch((error) => log?.('scheduled run failed', { functionName, error: String(error) }))

@@ -28,6 +28,7 @@ const clock: Clock = { now: () => new Date(now) };
 const logged: string[] = [];
 const log = {
   info: (...args: unknown[]) => void logged.push(JSON.stringify(args)),
+  warn: (...args: unknown[]) => void logged.push(JSON.stringify(args)),
   error: (...args: unknown[]) => void logged.push(JSON.stringify(args)),
 };
 let queue: RecordingQueue;
@@ -55,7 +56,6 @@ beforeAll(async () => {
     queue,
     clock,
     log,
-    logError: log.error,
     rateLimit: { counter: repos.rateCounter, perSecond: 10 },
     assertSenderDomain: verifiedSenderDomains(repos.domains, clock),
   };

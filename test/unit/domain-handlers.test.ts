@@ -89,7 +89,7 @@ let deps: Parameters<typeof makeCreate>[0];
 let domains: DynamoDomainRepository;
 let now = new Date('2026-11-22T10:00:00.000Z');
 const clock: Clock = { now: () => now };
-const silentLog = { info: () => undefined, error: () => undefined };
+const silentLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 beforeAll(async () => {
   table = await startTestTable();

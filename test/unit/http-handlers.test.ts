@@ -22,7 +22,11 @@ let apiKeys: DynamoApiKeyRepository;
 let domains: DynamoDomainRepository;
 let queue: RecordingQueue;
 const errors: unknown[][] = [];
-const silentLog = { info: () => undefined, error: (...args: unknown[]) => void errors.push(args) };
+const silentLog = {
+  info: () => undefined,
+  warn: (...args: unknown[]) => void errors.push(args),
+  error: (...args: unknown[]) => void errors.push(args),
+};
 
 beforeAll(async () => {
   table = await startTestTable();
@@ -48,7 +52,6 @@ const send = (event: ReturnType<typeof httpEvent>) =>
     assertSenderDomain: verifiedSenderDomains(domains, systemClock),
     idempotency: new DynamoIdempotencyStore(table.db, table.tableName),
     log: silentLog,
-    logError: silentLog.error,
   })(event, context()) as Promise<APIGatewayProxyStructuredResultV2>;
 const list = (query?: Record<string, string>, t: string | null = token) =>
   makeList({ apiKeys, emails, log: silentLog })(

@@ -29,6 +29,18 @@ export interface SesEvent {
 }
 
 /**
+ * The SES event in an SQS message's body: SNS with raw message delivery puts the event there as
+ * it is; with raw delivery off, it is the `Message` of an SNS notification envelope. Throws when
+ * the body is not JSON.
+ */
+export function parseSesEventBody(body: string): SesEvent {
+  const parsed = JSON.parse(body);
+  return parsed?.Type === 'Notification' && typeof parsed.Message === 'string'
+    ? JSON.parse(parsed.Message)
+    : parsed;
+}
+
+/**
  * Translates one SES event into our delivery event, or undefined when it is not about one of our
  * emails (no email_id tag) or is a type we do not track (Open, Click, Subscription). `Send` is
  * tracked: it is SES's own word that it accepted the email, which settles an attempt whose worker

@@ -5,6 +5,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { DeadLetters, EmailQueue, SendJob } from '../../core/ports.js';
+import { parseSendJob } from '../../core/send-job.js';
 
 /** The send queue. The message carries the whole job, so the consumer reads nothing back from the table. */
 export class SqsEmailQueue implements EmailQueue {
@@ -58,17 +59,8 @@ export class SqsDeadLetters implements DeadLetters {
       }),
     );
     return Messages.map((message) => {
-      let job: SendJob | undefined;
-      try {
-        const parsed = JSON.parse(message.Body ?? '');
-        if (typeof parsed?.id === 'string' && parsed.content) job = parsed as SendJob;
-      } catch {
-        job = undefined;
-      }
-      return {
-        messageId: message.MessageId ?? '',
-        ...(job ? { job } : {}),
-      };
+      const job = parseSendJob(message.Body);
+      return { messageId: message.MessageId ?? '', ...(job ? { job } : {}) };
     });
   }
 }

@@ -1,10 +1,20 @@
-import { type Clock, type EmailRepository, type Mailer, MailerError, type SendJob } from '../ports.js';
+import {
+  type Clock,
+  type CounterName,
+  type Counters,
+  type EmailRepository,
+  type Log,
+  type Mailer,
+  MailerError,
+  type SendJob,
+} from '../ports.js';
 
 export interface DeliverDeps {
   emails: EmailRepository;
   mailer: Mailer;
   clock: Clock;
-  logError?: (message: string, fields: Record<string, unknown>) => void;
+  log?: Log;
+  counters?: Counters;
 }
 
 export type DeliverOutcome =
@@ -39,6 +49,7 @@ export async function deliverEmail(
   job: SendJob,
   finalAttempt: boolean,
 ): Promise<DeliverOutcome> {
+  const count = (name: CounterName) => deps.counters?.count(name);
   const startedAt = deps.clock.now().getTime();
   const claim = await deps.emails.claim(job.id, startedAt);
   if (claim !== 'claimed') return { result: 'skipped', why: claim };
@@ -50,17 +61,19 @@ export async function deliverEmail(
     const failure =
       error instanceof MailerError ? error : new MailerError(String(error), 'unknown', 'UnexpectedError');
     const reason = `${failure.code}: ${failure.message}`;
+    if (/Throttl|TooManyRequests/.test(failure.code)) count('SesThrottled');
     switch (failure.kind) {
       case 'unknown':
-        await deps.emails.markUnknown(job.id, reason).catch((recordError) =>
-          deps.logError?.('could not record the unknown outcome', {
-            id: job.id,
-            error: String(recordError),
-          }),
-        );
+        count('SendOutcomeUnknown');
+        await deps.emails
+          .markUnknown(job.id, reason)
+          .catch((recordError) =>
+            deps.log?.error('could not record the unknown outcome', { email_id: job.id, error: recordError }),
+          );
         return { result: 'unknown', reason };
       case 'refused':
         if (!finalAttempt) {
+          count('SendRetried');
           await deps.emails.release(job.id, startedAt, deps.clock.now().getTime());
           return { result: 'retry', reason };
         }
@@ -69,19 +82,21 @@ export async function deliverEmail(
         break;
     }
     const gaveUp = failure.kind === 'refused';
+    count(gaveUp ? 'EmailsFailedGaveUp' : 'EmailsFailedRejected');
     const finalReason = gaveUp ? `gave up after repeated temporary refusals (${reason})` : reason;
     await deps.emails.finish(job.id, 'failed', deps.clock.now().toISOString(), { reason: finalReason });
     return { result: 'failed', reason: finalReason, gaveUp };
   }
 
   // The provider has the email now: whatever happens next must not cause a second send.
+  count('EmailsSent');
   try {
     await deps.emails.markSent(job.id, messageId, deps.clock.now().toISOString());
   } catch (error) {
-    deps.logError?.('sent, but recording it failed; the Send event will', {
-      id: job.id,
+    deps.log?.error('sent, but recording it failed; the Send event will', {
+      email_id: job.id,
       messageId,
-      error: String(error),
+      error,
     });
   }
   return { result: 'sent', messageId };

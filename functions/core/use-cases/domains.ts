@@ -2,13 +2,19 @@ import type { Domain, DomainIdentity } from '../domains.js';
 import { DOMAIN_ID_PREFIX } from '../domains.js';
 import { ApiError, conflict, notFound, validationError } from '../errors.js';
 import { isId, newId } from '../ids.js';
-import { type Clock, type DomainRepository, IdentityError, type SendingIdentities } from '../ports.js';
+import {
+  type Clock,
+  type DomainRepository,
+  IdentityError,
+  type Log,
+  type SendingIdentities,
+} from '../ports.js';
 
 export interface DomainDeps {
   domains: DomainRepository;
   identities: SendingIdentities;
   clock: Clock;
-  logError?: (message: string, fields: Record<string, unknown>) => void;
+  log?: Log;
 }
 
 /**
@@ -113,9 +119,9 @@ export async function refreshDomain(deps: DomainDeps, domain: Domain, touch = fa
   try {
     identity = await deps.identities.get(domain.domain);
   } catch (error) {
-    deps.logError?.('could not read the identity; returning the stored status', {
+    deps.log?.warn('could not read the identity; returning the stored status', {
       domain: domain.domain,
-      error: String(error),
+      error,
     });
     return domain;
   }
@@ -179,7 +185,7 @@ export async function checkDomains(deps: DomainDeps): Promise<{ checked: number;
       const refreshed = await refreshDomain(deps, domain, true);
       if (refreshed.status !== domain.status) changed++;
     } catch (error) {
-      deps.logError?.('domain check failed', { id: domain.id, error: String(error) });
+      deps.log?.error('domain check failed', { domain_id: domain.id, error });
     }
   }
   return { checked: batch.length, changed };

@@ -1,5 +1,5 @@
 import type { EmailEvent } from '../email.js';
-import type { EmailRepository } from '../ports.js';
+import type { CounterName, Counters, EmailRepository } from '../ports.js';
 import { type DeliveryEventType, statusForEvent } from '../status.js';
 
 export interface DeliveryEvent {
@@ -20,11 +20,22 @@ export interface DeliveryEvent {
  *   forward when the email is still queued, and fills in `sent_at` if nothing recorded it yet.
  *   A duplicate or late event finds the email already final and changes nothing.
  */
+/** The counter of each kind of event (one metric each, see ports.ts). */
+const EVENT_COUNTERS: Record<DeliveryEventType, CounterName> = {
+  sent: 'EventsSent',
+  delivered: 'EventsDelivered',
+  bounced: 'EventsBounced',
+  complained: 'EventsComplained',
+  delayed: 'EventsDelayed',
+  failed: 'EventsFailed',
+};
+
 export async function recordDeliveryEvent(
-  emails: EmailRepository,
+  { emails, counters }: { emails: EmailRepository; counters?: Counters },
   event: DeliveryEvent,
 ): Promise<{ statusChanged: boolean }> {
   const { emailId, sent } = event;
+  counters?.count(EVENT_COUNTERS[event.type]);
   if (event.type === 'sent') {
     await emails.markSent(emailId, sent.providerMessageId, sent.at);
     return { statusChanged: false };

@@ -9,10 +9,12 @@ import {
 import { newEmailId } from '../ids.js';
 import type {
   Clock,
+  Counters,
   EmailQueue,
   EmailRepository,
   EmailState,
   IdempotencyStore,
+  Log,
   SendJob,
   SweepStore,
 } from '../ports.js';
@@ -26,7 +28,8 @@ export interface SendEmailDeps {
   assertSenderDomain: (domain: string) => Promise<void>;
   /** The sweeper's progress, moved back when a resumed request stores an email under an old id. */
   sweep?: Pick<SweepStore, 'rewind'>;
-  logError?: (message: string, fields: Record<string, unknown>) => void;
+  log?: Log;
+  counters?: Counters;
 }
 
 export interface SentEmail {
@@ -63,6 +66,7 @@ async function storeAndQueue(deps: SendEmailDeps, input: SendEmailInput, id: str
     if (stored.created_at !== created_at) return { id, status: stored.status, created_at: stored.created_at };
   }
   await enqueueOrLeaveToSweeper(deps, { id, content });
+  deps.counters?.count('EmailsAccepted');
   return { id, status: 'queued', created_at };
 }
 
@@ -86,7 +90,7 @@ async function enqueueOrLeaveToSweeper(deps: SendEmailDeps, job: SendJob) {
   try {
     await deps.queue.enqueue(job);
   } catch (error) {
-    deps.logError?.('could not queue a stored email; the sweeper will', { id: job.id, error: String(error) });
+    deps.log?.error('could not queue a stored email; the sweeper will', { email_id: job.id, error });
   }
 }
 
@@ -124,6 +128,7 @@ export async function sendEmailOnce(
   let id: string;
   switch (begin.outcome) {
     case 'replay':
+      deps.counters?.count('IdempotentReplays');
       return begin.response.body as SentEmail;
     case 'mismatch':
       throw idempotencyMismatch();
@@ -151,12 +156,11 @@ export async function sendEmailOnce(
       mayBeStored = true;
       sent = await storeAndQueue(deps, input, id);
       if (resumed)
-        await deps.sweep?.rewind(id).catch((error) =>
-          deps.logError?.('could not move the sweeper back to a resumed email', {
-            id,
-            error: String(error),
-          }),
-        );
+        await deps.sweep
+          ?.rewind(id)
+          .catch((error) =>
+            deps.log?.error('could not move the sweeper back to a resumed email', { email_id: id, error }),
+          );
     }
   } catch (error) {
     const stored = mayBeStored ? await readBack(deps.emails, id) : null;
@@ -168,9 +172,9 @@ export async function sendEmailOnce(
   // and a retry after the lease resumes with the same email.
   try {
     if (!(await deps.idempotency.complete(request.scope, keyHash, id, { statusCode: 200, body: sent })))
-      deps.logError?.('idempotency key was taken over before this request finished', { id });
+      deps.log?.warn('idempotency key was taken over before this request finished', { email_id: id });
   } catch (error) {
-    deps.logError?.('could not store the idempotent answer; a retry resumes', { id, error: String(error) });
+    deps.log?.error('could not store the idempotent answer; a retry resumes', { email_id: id, error });
   }
   return sent;
 }

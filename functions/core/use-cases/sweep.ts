@@ -1,5 +1,14 @@
 import { emailIdAt, FIRST_EMAIL_ID } from '../ids.js';
-import type { Clock, DeadLetters, EmailQueue, EmailRepository, EmailState, SweepStore } from '../ports.js';
+import type {
+  Clock,
+  Counters,
+  DeadLetters,
+  EmailQueue,
+  EmailRepository,
+  EmailState,
+  Log,
+  SweepStore,
+} from '../ports.js';
 
 /**
  * The sweeper: nothing accepted is ever left `queued` for good. It runs on a schedule (every minute
@@ -54,7 +63,8 @@ export interface SweepDeps {
   deadLetters: DeadLetters;
   clock: Clock;
   settings: SweepSettings;
-  log?: (message: string, fields: Record<string, unknown>) => void;
+  log?: Log;
+  counters?: Counters;
 }
 
 export interface SweepReport {
@@ -157,14 +167,17 @@ async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
     read += messages.length;
     for (const { job, messageId } of messages) {
       if (!job) {
-        deps.log?.('unreadable message in the dead-letter queue', { messageId });
+        deps.log?.warn('unreadable message in the dead-letter queue', { messageId });
         continue;
       }
       const failed = await deps.emails.finish(job.id, 'failed', clock.now().toISOString(), {
         reason: `could not be handed to SES: its send message failed ${settings.maxAttempts} times and went to the dead-letter queue`,
         guard: { unsent: true },
       });
-      if (failed) report.failedFromDeadLetters++;
+      if (failed) {
+        report.failedFromDeadLetters++;
+        deps.counters?.count('EmailsFailedDeadLetter');
+      }
     }
   }
 }
@@ -199,18 +212,26 @@ async function scanUnsent(
           // A message waiting behind a backlog is not lost: come back when the queue has caught up,
           // or once it has waited long past any backlog worth waiting for.
           backlog ??= await deps.queue.backlog();
-          if (backlog > 0 && decision.waitedMs < requeueAfterMs + settings.backlogGraceMs) report.deferred++;
-          else if (await requeue(deps, id, now, requeueAfterMs)) report.requeued++;
+          if (backlog > 0 && decision.waitedMs < requeueAfterMs + settings.backlogGraceMs) {
+            report.deferred++;
+            deps.counters?.count('SweepDeferred');
+          } else if (await requeue(deps, id, now, requeueAfterMs)) {
+            report.requeued++;
+            deps.counters?.count('SweepRequeued');
+          }
         } else if (decision.action === 'fail-unknown') {
           resolved = await deps.emails.finish(id, 'failed', new Date(now).toISOString(), {
             reason: decision.reason,
             guard: { attemptStartedAt: decision.attemptStartedAt },
           });
-          if (resolved) report.failedUnknownOutcome++;
+          if (resolved) {
+            report.failedUnknownOutcome++;
+            deps.counters?.count('EmailsFailedUnknownOutcome');
+          }
         }
       } catch (error) {
         // One email's trouble (a throttled write, the queue down) must not stop the others'.
-        deps.log?.('sweep: could not handle an email; next run tries again', { id, error: String(error) });
+        deps.log?.warn('sweep: could not handle an email; next run tries again', { email_id: id, error });
         resolved = false;
       }
       if (!resolved) firstUnresolved ??= id;
@@ -220,7 +241,7 @@ async function scanUnsent(
   // email stored meanwhile under an older id, by a resumed request, is still ahead of it).
   if (ids.length === 0) return fromId;
   if (ids.length >= settings.maxPerRun) {
-    deps.log?.('sweep: more queued emails than one run looks at', { maxPerRun: settings.maxPerRun });
+    deps.log?.warn('sweep: more queued emails than one run looks at', { maxPerRun: settings.maxPerRun });
     return firstUnresolved ?? ids[ids.length - 1] ?? fromId;
   }
   return firstUnresolved ?? boundary;
@@ -231,7 +252,7 @@ async function requeue(deps: SweepDeps, id: string, now: number, requeueAfterMs:
   const content = await deps.store.content(id);
   if (!content) return false;
   await deps.queue.enqueue({ id, content });
-  deps.log?.('requeued a stranded email', { id });
+  deps.log?.warn('requeued a stranded email', { email_id: id });
   return true;
 }
 
@@ -267,6 +288,9 @@ async function settlePage(deps: SweepDeps, report: SweepReport, ids: string[], n
       reason: `SES reported no delivery or bounce within ${age(settings.finalEventsAfterMs)} of sending; whether it arrived is unknown`,
       guard: { sent: true },
     });
-    if (settled) report.failedNoFinalEvent++;
+    if (settled) {
+      report.failedNoFinalEvent++;
+      deps.counters?.count('EmailsFailedNoFinalEvent');
+    }
   }
 }

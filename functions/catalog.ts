@@ -1,0 +1,172 @@
+import { INDEXES } from './adapters/dynamodb/table.js';
+import type { Config } from './config.js';
+import { FALLBACK_HANDLER, ROUTES } from './routes.js';
+
+/**
+ * Every function of the service: the environment it reads (its wiring in wiring.ts loads exactly
+ * these) and the AWS access its code uses. The CDK stack builds each function from its entry, as it
+ * builds routes from the route table, so a grant or a variable lives next to the code that needs it
+ * and cannot drift from it unnoticed: a test compares each function's synthesized environment with
+ * what its wiring reads, and another every AWS call its code makes with its synthesized role.
+ *
+ * How a function is triggered (a route, a queue, a schedule) is the stack's business, not this.
+ */
+export type EnvKey = keyof Config;
+type DynamoAction =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'BatchGetItem'
+  | 'BatchWriteItem';
+type IndexName = (typeof INDEXES)[keyof typeof INDEXES]['name'];
+type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes';
+type SesIdentityAction =
+  | 'CreateEmailIdentity'
+  | 'TagResource'
+  | 'GetEmailIdentity'
+  | 'PutEmailIdentityMailFromAttributes'
+  | 'DeleteEmailIdentity';
+
+export interface FunctionSpec {
+  /** What the function does, for the stack's descriptions. */
+  readonly description: string;
+  /** Environment variables its wiring reads (all of them set by the stack, none left to a default). */
+  readonly env: readonly EnvKey[];
+  /** DynamoDB actions on the table, and the indexes it queries (by name; none: no index). */
+  readonly table: { readonly actions: readonly DynamoAction[]; readonly indexes?: readonly IndexName[] };
+  /** Actions on the send queue and on its dead-letter queue. */
+  readonly sendQueue?: readonly SqsAction[];
+  readonly sendDeadLetters?: readonly SqsAction[];
+  /** Hands emails to SES (ses:SendEmail, with this stack's configuration set). */
+  readonly sendsEmail?: true;
+  /** SES identity actions (sending domains). */
+  readonly identities?: readonly SesIdentityAction[];
+}
+
+/** What every API function does first: look up the caller's key (GetItem), count the request (UpdateItem). */
+function api<const E extends readonly EnvKey[] = readonly []>(
+  spec: Omit<FunctionSpec, 'env' | 'table'> & {
+    env?: E;
+    actions?: readonly DynamoAction[];
+    indexes?: readonly IndexName[];
+  },
+) {
+  const { env, actions = [], indexes, ...rest } = spec;
+  return {
+    ...rest,
+    env: ['TABLE_NAME', 'RATE_LIMIT_PER_SECOND', ...(env ?? [])] as unknown as readonly [
+      'TABLE_NAME',
+      'RATE_LIMIT_PER_SECOND',
+      ...E,
+    ],
+    table: {
+      actions: [...new Set<DynamoAction>(['GetItem', 'UpdateItem', ...actions])],
+      ...(indexes ? { indexes } : {}),
+    },
+  } satisfies FunctionSpec;
+}
+
+const READ_IDENTITY: readonly SesIdentityAction[] = ['GetEmailIdentity'];
+
+export const FUNCTIONS = {
+  // The email's items and its idempotency key (claimed with PutItem, given back with DeleteItem).
+  'send-email': api({
+    description: 'POST /v1/emails',
+    env: ['SEND_QUEUE_URL'],
+    actions: ['BatchWriteItem', 'PutItem', 'DeleteItem'],
+    sendQueue: ['SendMessage'],
+  }),
+  'list-emails': api({
+    description: 'GET /v1/emails',
+    actions: ['Query', 'BatchGetItem'],
+    indexes: [INDEXES.emailsByTime.name, INDEXES.emailsByStatus.name],
+  }),
+  'get-email': api({ description: 'GET /v1/emails/{id}', actions: ['Query'] }),
+  'create-domain': api({
+    description: 'POST /v1/domains',
+    actions: ['PutItem', 'DeleteItem'],
+    identities: [
+      'CreateEmailIdentity',
+      'TagResource',
+      'GetEmailIdentity',
+      'PutEmailIdentityMailFromAttributes',
+    ],
+  }),
+  'list-domains': api({ description: 'GET /v1/domains', actions: ['Query'] }),
+  'get-domain': api({ description: 'GET /v1/domains/{id}', actions: ['PutItem'], identities: READ_IDENTITY }),
+  'verify-domain': api({
+    description: 'POST /v1/domains/{id}/verify',
+    actions: ['PutItem'],
+    identities: READ_IDENTITY,
+  }),
+  'delete-domain': api({
+    description: 'DELETE /v1/domains/{id}',
+    actions: ['DeleteItem'],
+    identities: ['DeleteEmailIdentity'],
+  }),
+  'create-api-key': api({ description: 'POST /v1/api-keys', actions: ['PutItem'] }),
+  'list-api-keys': api({ description: 'GET /v1/api-keys', actions: ['Query', 'BatchGetItem'] }),
+  'delete-api-key': api({ description: 'DELETE /v1/api-keys/{id}', actions: ['DeleteItem'] }),
+  [FALLBACK_HANDLER]: api({ description: 'Every request no route matches: 401, 404 or 405' }),
+  'process-send-queue': {
+    description: 'Hands queued emails to SES, at most once each',
+    env: [
+      'TABLE_NAME',
+      'CONFIGURATION_SET_NAME',
+      'SEND_MAX_RECEIVE_COUNT',
+      'SES_CONNECT_TIMEOUT_MS',
+      'SES_REQUEST_TIMEOUT_MS',
+    ],
+    // The attempt record and its outcomes (UpdateItem); why a claim was refused (GetItem).
+    table: { actions: ['GetItem', 'UpdateItem'] },
+    sendsEmail: true,
+  },
+  'process-ses-events': {
+    description: "Applies SES's events to the emails",
+    env: ['TABLE_NAME'],
+    table: { actions: ['UpdateItem', 'PutItem'] },
+  },
+  'check-domains': {
+    description: 'Re-reads the verification of pending sending domains',
+    env: ['TABLE_NAME'],
+    table: { actions: ['Query', 'PutItem', 'UpdateItem'] },
+    identities: READ_IDENTITY,
+  },
+  // Its progress item (GetItem, PutItem), the queued emails' index entries (Query on one index),
+  // status items and contents (BatchGetItem), and its conditional transitions (UpdateItem).
+  'sweep-emails': {
+    description: 'Re-queues stranded emails and settles those whose outcome will never come',
+    env: [
+      'TABLE_NAME',
+      'SEND_QUEUE_URL',
+      'SEND_DEAD_LETTER_QUEUE_URL',
+      'SEND_MAX_RECEIVE_COUNT',
+      'SWEEP_REQUEUE_AFTER_MS',
+      'SWEEP_BACKLOG_GRACE_MS',
+      'SWEEP_UNKNOWN_OUTCOME_AFTER_MS',
+      'SWEEP_FINAL_EVENTS_AFTER_MS',
+      'SWEEP_OLD_CHECK_EVERY_MS',
+    ],
+    table: {
+      actions: ['GetItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem'],
+      indexes: [INDEXES.emailsByStatus.name],
+    },
+    // Re-queues (and reads the backlog first); reads the dead-letter queue without deleting.
+    sendQueue: ['SendMessage', 'GetQueueAttributes'],
+    sendDeadLetters: ['ReceiveMessage'],
+  },
+} as const satisfies Record<string, FunctionSpec>;
+
+export type FunctionName = keyof typeof FUNCTIONS;
+
+/** The spec of a route's function; a route without one fails the synth rather than deploy without access. */
+export function specOf(name: string): FunctionSpec {
+  const spec = (FUNCTIONS as Record<string, FunctionSpec>)[name];
+  if (!spec) throw new Error(`functions/catalog.ts has no entry for the function "${name}"`);
+  return spec;
+}
+
+/** The route handlers and the fallback: every API function. */
+export const API_FUNCTIONS = [...ROUTES.map((route) => route.handler), FALLBACK_HANDLER];

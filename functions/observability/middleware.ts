@@ -1,0 +1,30 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { logger } from './logger.js';
+import { flushMetrics } from './metrics.js';
+
+/**
+ * What every function's invocation goes through, first: the Lambda context into every log line
+ * (request id, function name, cold start), keys added during the invocation dropped after it, and
+ * the invocation's metrics written at its end, whether it succeeded or failed.
+ */
+export const observe = (): MiddlewareObj<unknown, unknown, Error, Context> => ({
+  before: async ({ context }) => {
+    logger.resetKeys();
+    logger.addContext(context);
+  },
+  after: async () => flushMetrics(),
+  onError: async () => flushMetrics(),
+});
+
+/**
+ * A queue or schedule function's handler: built on first use (clients, configuration), observed
+ * like every invocation. A failure to build or to run is thrown, which Lambda counts as an error.
+ */
+export function backgroundHandler<E, R>(build: () => (event: E) => Promise<R>) {
+  let built: ((event: E) => Promise<R>) | undefined;
+  return middy(async (event: E) => {
+    built ??= build();
+    return built(event);
+  }).use(observe() as MiddlewareObj<E, R, Error, Context>);
+}
