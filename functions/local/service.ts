@@ -13,6 +13,7 @@ import { keys } from '../adapters/dynamodb/table.js';
 import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../core/api-keys.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../core/ids.js';
 import { sweep } from '../core/use-cases/sweep.js';
+import { configuredLogLevel, logger } from '../observability/logger.js';
 import { FALLBACK_HANDLER, ROUTES } from '../routes.js';
 import { type SendTimings, sendTimings, timingProblems } from '../send-timings.js';
 import { sweepDeps } from '../wiring.js';
@@ -210,6 +211,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });
     delete process.env.AWS_PROFILE;
+    // The logger was built when this module was imported, perhaps before its caller set LOG_LEVEL.
+    logger.setLogLevel(configuredLogLevel());
 
     const db = createDocumentClient(dynamodb);
     const apiKey = await issueDevKey(db, options.apiKey);

@@ -4,10 +4,17 @@ import type { Log } from '../core/ports.js';
 /**
  * The one logger of every function (Powertools: JSON lines with the request id, function name and
  * cold start, once the Lambda context is injected; see middleware.ts). Its level comes from
- * LOG_LEVEL (`silent` in tests). What is logged is always named fields: never an event, headers,
- * a key or a body, so secrets cannot reach a log.
+ * POWERTOOLS_LOG_LEVEL (the stack sets it) or LOG_LEVEL (`silent` in tests). What is logged is
+ * always named fields: never an event, headers, a key or a body, so secrets cannot reach a log.
  */
-export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'email-service' });
+/** The level the environment asks for. Powertools reads its variables case-sensitively; `silent` or `debug` work here too. */
+export const configuredLogLevel = () =>
+  (process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'INFO').toUpperCase() as 'INFO';
+
+export const logger = new Logger({
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'email-service',
+  logLevel: configuredLogLevel(),
+});
 
 /** A Powertools logger as the use cases see it (core/ports.ts). */
 export const toLog = (from: Logger): Log => ({

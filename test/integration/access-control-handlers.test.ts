@@ -1,10 +1,11 @@
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { generateApiKey, type Permission } from '../../functions/core/api-keys.js';
 import type { DomainIdentity } from '../../functions/core/domains.js';
 import type { Clock, SendingIdentities } from '../../functions/core/ports.js';
 import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
+import { log, logger } from '../../functions/observability/logger.js';
 import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { RecordingQueue, storeDomain } from '../support/fakes.js';
@@ -26,7 +27,7 @@ let repos: ReturnType<typeof createRepositories>;
 let now = Date.parse('2026-11-22T10:00:00.250Z');
 const clock: Clock = { now: () => new Date(now) };
 const logged: string[] = [];
-const log = {
+const recordingLog = {
   info: (...args: unknown[]) => void logged.push(JSON.stringify(args)),
   warn: (...args: unknown[]) => void logged.push(JSON.stringify(args)),
   error: (...args: unknown[]) => void logged.push(JSON.stringify(args)),
@@ -55,7 +56,7 @@ beforeAll(async () => {
     identities,
     queue,
     clock,
-    log,
+    log: recordingLog,
     rateLimit: { counter: repos.rateCounter, perSecond: 10 },
     assertSenderDomain: verifiedSenderDomains(repos.domains, clock),
   };
@@ -615,18 +616,80 @@ describe('refused before any work', () => {
 });
 
 describe('secrets stay out of logs', () => {
+  /**
+   * Over the real logger: what Powertools writes to stdout (what CloudWatch keeps), with the Lambda
+   * context in every line, at DEBUG, while requests succeed, fail, are refused and are limited.
+   */
   it('no token, hash or Authorization header is logged, whatever the outcome', async () => {
     const { token, key } = await newKey('sending_access');
-    const failing = (await import('../../functions/handlers/send-email.js')).makeHandler({
-      ...deps,
-      queue: { enqueue: async () => Promise.reject(new Error('boom')) },
+    const lines: string[] = [];
+    // Powertools writes ERROR and WARN lines to stderr, the others to stdout: Lambda keeps both.
+    const capture = (chunk: string | Uint8Array) => {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      return true;
+    };
+    const spies = [
+      vi.spyOn(process.stdout, 'write').mockImplementation(capture),
+      vi.spyOn(process.stderr, 'write').mockImplementation(capture),
+    ];
+    const level = logger.getLevelName();
+    logger.setLogLevel('DEBUG');
+    try {
+      const failingQueue = {
+        enqueue: async () => Promise.reject(new Error('boom', { cause: new Error('queue down') })),
+      };
+      const send = (await import('../../functions/handlers/send-email.js')).makeHandler({ ...deps, log });
+      const failing = (await import('../../functions/handlers/send-email.js')).makeHandler({
+        ...deps,
+        log,
+        queue: failingQueue,
+      });
+      const list = (await import('../../functions/handlers/list-emails.js')).makeHandler({ ...deps, log });
+      const brokenCounter = (await import('../../functions/handlers/send-email.js')).makeHandler({
+        ...deps,
+        log,
+        rateLimit: { counter: { hit: async () => Promise.reject(new Error('throttled')) }, perSecond: 10 },
+      });
+      const brokenKeys = (await import('../../functions/handlers/send-email.js')).makeHandler({
+        ...deps,
+        log,
+        apiKeys: { findByHash: async () => Promise.reject(new Error('table unreachable')) },
+      });
+      const post = (t: string) => httpEvent({ method: 'POST', path: '/v1/emails', token: t, body: email });
+      // Stored, not queued (the sweeper will): 200, and the queue's error logged.
+      expect((await failing(post(token), context())).statusCode).toBe(200);
+      expect((await brokenCounter(post(token), context())).statusCode).toBe(200);
+      expect((await brokenKeys(post(token), context())).statusCode).toBe(500);
+      const get = (t: string) => httpEvent({ method: 'GET', path: '/v1/emails', token: t });
+      expect((await list(get(token), context())).statusCode).toBe(403);
+      expect((await list(get(`esk_${'z'.repeat(43)}`), context())).statusCode).toBe(401);
+      for (let i = 0; i < 12; i++) await send(post(token), context()); // 200s, then 429s
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      logger.setLogLevel(level);
+    }
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    // It did log (the failure with its stack and cause, the counter), each line with its request id.
+    expect(records.map((r) => r.message)).toEqual(
+      expect.arrayContaining([
+        'could not queue a stored email; the sweeper will',
+        'rate limit counter failed',
+        'unhandled error',
+      ]),
+    );
+    const failure = records.find((r) => r.message === 'could not queue a stored email; the sweeper will') as {
+      error: Record<string, unknown>;
+      email_id: string;
+    };
+    expect(failure.email_id).toMatch(/^em_/);
+    expect(failure.error).toMatchObject({
+      name: 'Error',
+      message: 'boom',
+      stack: expect.stringContaining('Error: boom'),
     });
-    await failing(httpEvent({ method: 'POST', path: '/v1/emails', token, body: email }), context());
-    for (let i = 0; i < 12; i++) await call(route('send-email'), token); // 200s, then 429s
-    await call(route('list-emails'), token, {}); // 403
-    await call(route('list-emails'), `esk_${'z'.repeat(43)}`, {}); // 401
-    expect(logged.length).toBeGreaterThan(0);
-    const text = logged.join('\n');
+    expect(JSON.stringify(failure.error)).toContain('queue down');
+    for (const record of records) expect(record.function_request_id).toEqual(expect.any(String));
+    const text = lines.join('\n');
     expect(text).not.toContain(token);
     expect(text).not.toContain(key.hash);
     expect(text).not.toMatch(/authorization|bearer|esk_/i);

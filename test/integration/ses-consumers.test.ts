@@ -1,0 +1,159 @@
+/** The send and SES-events consumers over a real (emulated) table, SES through its SDK's documented shapes. */
+import { readFileSync } from 'node:fs';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
+import type { SesEvent } from '../../functions/adapters/ses/events.js';
+import { SesMailer } from '../../functions/adapters/ses/mailer.js';
+import { newEmailId } from '../../functions/core/ids.js';
+import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
+import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
+import { sqsEvent } from '../support/events.js';
+import { startTestTable, type TestTable } from '../support/table.js';
+
+const bounceFixture = readFileSync(new URL('../fixtures/ses-event-bounce.json', import.meta.url), 'utf8');
+const sesEvent = (
+  id: string,
+  change: (e: SesEvent & Record<string, unknown>) => void = () => undefined,
+): SesEvent => {
+  const event = JSON.parse(bounceFixture.replace('__EMAIL_ID__', id));
+  change(event);
+  return event;
+};
+
+const content = {
+  from: '"Acme" <hello@acme.com>',
+  to: ['a@example.com'],
+  cc: ['c@example.com'],
+  bcc: [],
+  reply_to: ['r@example.com'],
+  subject: 'Hi',
+  html: '<p>Hi</p>',
+  text: null,
+};
+
+const error = (name: string, status?: number, extra: Record<string, unknown> = {}) =>
+  Object.assign(new Error(`${name} message`), {
+    name,
+    ...(status === undefined ? {} : { $metadata: { httpStatusCode: status } }),
+    ...extra,
+  });
+
+describe('send consumer against the SES SDK (aws-sdk-client-mock)', () => {
+  const ses = mockClient(SESv2Client);
+  let table: TestTable;
+  let emails: DynamoEmailRepository;
+  beforeAll(async () => {
+    table = await startTestTable();
+    emails = new DynamoEmailRepository(table.db, table.tableName);
+  });
+  afterAll(() => table.stop());
+  beforeEach(() => ses.reset());
+
+  it('a timeout after SES accepted never leads to a second SendEmail, however often the message comes back', async () => {
+    const id = newEmailId();
+    await emails.create({ id, created_at: new Date().toISOString(), content });
+    // SES takes the email, but the answer never arrives: the SDK's request timeout fires.
+    ses
+      .on(SendEmailCommand)
+      .rejectsOnce(error('TimeoutError', undefined, { code: 'ETIMEDOUT' }))
+      .resolves({ MessageId: 'second-copy' });
+    let now = Date.now();
+    const consumer = makeConsumer({
+      emails,
+      mailer: new SesMailer(new SESv2Client({ region: 'us-east-1', maxAttempts: 1 }), 'set'),
+      clock: { now: () => new Date(now) },
+      maxReceiveCount: 5,
+    });
+    const body = JSON.stringify({ id, content });
+    expect((await consumer(sqsEvent([{ body, messageId: 'a' }]))).batchItemFailures).toEqual([]);
+    for (const receiveCount of [2, 3, 4, 5]) {
+      now += 3_600_000; // an hour later each time: no lease to expire
+      await consumer(sqsEvent([{ body, messageId: `again-${receiveCount}`, receiveCount }]));
+    }
+    expect(ses.commandCalls(SendEmailCommand)).toHaveLength(1);
+    expect(await emails.getState(id)).toMatchObject({
+      status: 'queued',
+      attempt_error: expect.stringContaining('TimeoutError'),
+    });
+  });
+});
+
+describe('SES events consumer (SQS records of SES events)', () => {
+  let table: TestTable;
+  let emails: DynamoEmailRepository;
+  beforeAll(async () => {
+    table = await startTestTable();
+    emails = new DynamoEmailRepository(table.db, table.tableName);
+  });
+  afterAll(() => table.stop());
+
+  async function queuedEmail() {
+    const id = newEmailId();
+    await emails.create({ id, created_at: new Date().toISOString(), content });
+    return id;
+  }
+  const deliveryOf = (id: string) =>
+    sesEvent(id, (e) => {
+      e.eventType = 'Delivery';
+      delete e.bounce;
+      e.delivery = { timestamp: '2026-11-22T03:20:05.000Z', recipients: ['a@example.com'] };
+    });
+
+  it('moves the email to bounced, once; a duplicate or a late delivery changes nothing', async () => {
+    const id = await queuedEmail();
+    const handler = makeEventsConsumer({ emails });
+    const bounce = JSON.stringify(sesEvent(id));
+    expect((await handler(sqsEvent([{ body: bounce }, { body: bounce }]))).batchItemFailures).toEqual([]);
+    await handler(sqsEvent([{ body: JSON.stringify(deliveryOf(id)) }]));
+    const email = await emails.get(id);
+    expect(email?.status).toBe('bounced');
+    expect(email?.failure_reason).toContain('550 5.1.1');
+    expect(email?.events.map((e) => e.type)).toEqual(['bounced', 'delivered']);
+  });
+
+  it('a Send event marks the email sent, so an attempt whose worker died is settled, not repeated', async () => {
+    const id = await queuedEmail();
+    await emails.claim(id, Date.now());
+    const send = sesEvent(id, (e) => {
+      e.eventType = 'Send';
+      delete e.bounce;
+      e.send = {};
+    });
+    const handler = makeEventsConsumer({ emails });
+    await handler(sqsEvent([{ body: JSON.stringify(send) }, { body: JSON.stringify(send) }]));
+    expect(await emails.getState(id)).toMatchObject({ status: 'queued', sent_at: send.mail.timestamp });
+    expect(await emails.claim(id, Date.now())).toBe('done');
+    // Delivered before its Send event was processed (events arrive in any order): the same outcome.
+    const other = await queuedEmail();
+    await emails.claim(other, Date.now());
+    await handler(sqsEvent([{ body: JSON.stringify(deliveryOf(other)) }]));
+    await handler(
+      sqsEvent([{ body: JSON.stringify({ ...send, mail: { ...send.mail, tags: { email_id: [other] } } }) }]),
+    );
+    expect(await emails.getState(other)).toMatchObject({ status: 'delivered', sent_at: send.mail.timestamp });
+  });
+
+  it('accepts the SNS envelope too (raw message delivery off)', async () => {
+    const id = await queuedEmail();
+    const envelope = {
+      Type: 'Notification',
+      MessageId: 'x',
+      TopicArn: 'arn:aws:sns:us-east-1:1:t',
+      Message: JSON.stringify(deliveryOf(id)),
+    };
+    await makeEventsConsumer({ emails })(sqsEvent([{ body: JSON.stringify(envelope) }]));
+    expect((await emails.get(id))?.status).toBe('delivered');
+  });
+
+  it('acknowledges events that are not ours and reports unreadable ones', async () => {
+    const result = await makeEventsConsumer({ emails })(
+      sqsEvent([
+        { body: JSON.stringify(sesEvent('someone-else')), messageId: 'foreign' },
+        { body: '{not json', messageId: 'broken' },
+      ]),
+    );
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'broken' }]);
+  });
+});
