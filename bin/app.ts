@@ -1,24 +1,13 @@
 #!/usr/bin/env node
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { EmailServiceStack } from '../lib/email-service-stack.js';
+import { buildApp } from '../lib/app.js';
 
 const app = new App();
-// Settings: `npx cdk deploy -c sendConcurrency=10 -c apiRateLimit=100` or cdk.json "context".
-const number = (key: string) => {
-  const value = app.node.tryGetContext(key);
-  return value === undefined ? undefined : Number(value);
-};
-new EmailServiceStack(app, app.node.tryGetContext('stackName') ?? 'EmailService', {
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  sendConcurrency: number('sendConcurrency'),
-  sendMaxAttempts: number('sendMaxAttempts'),
-  apiRateLimit: number('apiRateLimit'),
-  apiBurstLimit: number('apiBurstLimit'),
-  domainCheckMinutes: number('domainCheckMinutes'),
-  keyRateLimit: number('keyRateLimit'),
-});
+// Settings: `npx cdk deploy -c sendConcurrency=10 -c alarmEmail=ops@example.com` or cdk.json
+// "context"; every setting is in the README, "Settings".
+buildApp(app, { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION });
 
 // Security review on every synth and deploy: the AWS Solutions rules of cdk-nag. What the stack
-// acknowledges carries its reason in lib/email-service-stack.ts.
+// acknowledges carries its reason next to the resource it is about.
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -34,6 +34,8 @@ export interface FunctionSpec {
   readonly description: string;
   /** Environment variables its wiring reads (all of them set by the stack, none left to a default). */
   readonly env: readonly EnvKey[];
+  /** Variables it also reads, set only where a setting turns a feature on (absent: off). */
+  readonly optionalEnv?: readonly EnvKey[];
   /** DynamoDB actions on the table, and the indexes it queries (by name; none: no index). */
   readonly table: { readonly actions: readonly DynamoAction[]; readonly indexes?: readonly IndexName[] };
   /** Actions on the send queue and on its dead-letter queue. */
@@ -56,6 +58,7 @@ function api<const E extends readonly EnvKey[] = readonly []>(
   const { env, actions = [], indexes, ...rest } = spec;
   return {
     ...rest,
+    optionalEnv: ['FRONT_DOOR_SECRET'] as const,
     env: ['TABLE_NAME', 'RATE_LIMIT_PER_SECOND', ...(env ?? [])] as unknown as readonly [
       'TABLE_NAME',
       'RATE_LIMIT_PER_SECOND',

@@ -24,9 +24,17 @@ const schema = z.object({
   SWEEP_UNKNOWN_OUTCOME_AFTER_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 30 * 60_000),
   SWEEP_FINAL_EVENTS_AFTER_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 15 * 3_600_000),
   SWEEP_OLD_CHECK_EVERY_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 3_600_000),
+  /**
+   * Set only behind the optional front door (CloudFront + WAF): the value CloudFront sends in
+   * `x-origin-verify`; requests without it went around the firewall and are refused.
+   */
+  FRONT_DOOR_SECRET: z.optional(z.string().check(z.minLength(16))),
 });
 
 export type Config = z.infer<typeof schema>;
+
+/** Every variable configuration may read. */
+export const CONFIG_KEYS = Object.keys(schema.shape) as (keyof Config)[];
 
 export function loadConfig<K extends keyof Config>(...required: K[]): Pick<Config, K> {
   const picked = Object.fromEntries(required.map((key) => [key, true])) as Record<K, true>;

@@ -27,10 +27,15 @@ type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'delete
 
 /** An API function: the table's repositories, the clock, the per-key rate limit, logs and metrics. */
 export function apiDeps(name: ApiFunction) {
-  const { TABLE_NAME, RATE_LIMIT_PER_SECOND } = loadConfig(...FUNCTIONS[name].env);
+  const spec = FUNCTIONS[name];
+  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET } = loadConfig(
+    ...spec.env,
+    ...spec.optionalEnv,
+  );
   const repositories = createRepositories(TABLE_NAME);
   return {
     ...repositories,
+    frontDoorSecret: FRONT_DOOR_SECRET,
     clock: systemClock,
     rateLimit: { counter: repositories.rateCounter, perSecond: RATE_LIMIT_PER_SECOND },
     log,

@@ -8,6 +8,7 @@ export type ErrorName =
   | 'missing_api_key'
   | 'invalid_api_key'
   | 'restricted_api_key'
+  | 'invalid_access'
   | 'invalid_idempotency_key'
   | 'invalid_idempotent_request'
   | 'concurrent_idempotent_requests'

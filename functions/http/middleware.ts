@@ -10,6 +10,7 @@ import { log as defaultLog } from '../observability/logger.js';
 import { counters as defaultCounters } from '../observability/metrics.js';
 import { observe } from '../observability/middleware.js';
 import { routeOf } from '../routes.js';
+import { frontDoorOnly } from './front-door.js';
 
 /** Largest request body accepted (bytes). Keeps every email's bodies inside one DynamoDB item. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -30,6 +31,8 @@ export interface HttpDeps {
   clock?: Clock;
   log?: Log;
   counters?: Counters;
+  /** Behind the front door: the value CloudFront sends in `x-origin-verify`. None: no front door. */
+  frontDoorSecret?: string;
 }
 
 export interface HttpRequest {
@@ -218,9 +221,9 @@ export function httpHandler(
   if (options.route && !permission) throw new Error(`no route ${options.route} in the route table`);
   const chain = middy<HttpEvent, HttpResponse, Error, HttpContext>()
     .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext>)
-    .use(errorResponder(log))
-    .use(bodyLimit())
-    .use(authenticate(deps, permission));
+    .use(errorResponder(log));
+  if (deps.frontDoorSecret) chain.use(frontDoorOnly(deps.frontDoorSecret));
+  chain.use(bodyLimit()).use(authenticate(deps, permission));
   if (options.jsonBody) chain.use(requireJson()).use(httpJsonBodyParser());
   return chain.handler(async (event, context) => {
     const result = await run({

@@ -196,14 +196,14 @@ afterAll(async () => {
 
 function requirements(calls: RecordedCall[]) {
   const queueIds = new Map([
-    [service.queues.send, logicalId(stack, stack.sendQueue)],
-    [service.queues.sendDeadLetters, logicalId(stack, stack.sendDeadLetterQueue)],
-    [service.queues.events, logicalId(stack, stack.eventsQueue)],
-    [service.queues.eventsDeadLetters, logicalId(stack, stack.eventsDeadLetterQueue)],
+    [service.queues.send, logicalId(stack, stack.send.queue)],
+    [service.queues.sendDeadLetters, logicalId(stack, stack.send.deadLetterQueue)],
+    [service.queues.events, logicalId(stack, stack.sesEvents.queue)],
+    [service.queues.eventsDeadLetters, logicalId(stack, stack.sesEvents.deadLetterQueue)],
   ]);
   const ids = {
-    tableId: logicalId(stack, stack.table),
-    configurationSetId: logicalId(stack, stack.configurationSet),
+    tableId: logicalId(stack, stack.table.table),
+    configurationSetId: logicalId(stack, stack.sesEvents.configurationSet),
     queueIdByUrl: (url: string) => queueIds.get(url),
   };
   const byFunction = new Map<string, Map<string, Requirement>>();

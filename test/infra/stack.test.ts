@@ -31,7 +31,7 @@ describe('EmailServiceStack', () => {
     ['environment-agnostic (as bin/app.ts without CDK_DEFAULT_*)', undefined],
   ])('passes the cdk-nag AwsSolutions checks %s; what it acknowledges says why', (_, env) => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const nagged = new EmailServiceStack(app, 'Nagged', { env });
+    const nagged = new EmailServiceStack(app, 'Nagged', { env, alarmEmail: 'ops@example.com' });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     expect(() => app.synth()).not.toThrow();
     // Recorded as { "Annotation::<rule id>": "<reason>" }.
@@ -157,8 +157,8 @@ describe('EmailServiceStack', () => {
       };
     const consumer = env('process-send-queue');
     const sweeper = env('sweep-emails');
-    const send = queue(stack.sendQueue);
-    const events = queue(stack.eventsQueue);
+    const send = queue(stack.send.queue);
+    const events = queue(stack.sesEvents.queue);
     const [configurationSet] = Object.values(resources('AWS::SES::ConfigurationSet'));
     if (!configurationSet) throw new Error('no configuration set');
     const maxDelivery = (configurationSet.Properties.DeliveryOptions as { MaxDeliverySeconds: number })
@@ -226,7 +226,8 @@ describe('EmailServiceStack', () => {
       'sqs:ReceiveMessage',
     ];
     const expected: Record<string, string[]> = {
-      'send-email': ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+      // Exactly the actions of its catalog entry: no GetQueueUrl, GetQueueAttributes it never calls.
+      'send-email': ['sqs:SendMessage'],
       'process-send-queue': consume,
       'process-ses-events': consume,
       // Re-queues (SendMessage, and GetQueueAttributes for the backlog); reads the DLQ without deleting.
@@ -237,7 +238,7 @@ describe('EmailServiceStack', () => {
       expect(sqs, name).toEqual(expected[name] ?? []);
     }
     const dlq = JSON.stringify(policiesOf('sweep-emails').filter((s) => s.Action === 'sqs:ReceiveMessage'));
-    expect(dlq).toContain(logicalId(stack, stack.sendDeadLetterQueue));
+    expect(dlq).toContain(logicalId(stack, stack.send.deadLetterQueue));
   });
 
   it('reaches the listing indexes by name only from list-emails (and the sweeper, its queued emails), and uses no managed policy', () => {
@@ -261,7 +262,7 @@ describe('EmailServiceStack', () => {
 
   it('lets each function write to its own log group only', () => {
     for (const [name, fn] of Object.entries(stack.functions)) {
-      const logGroupId = stack.getLogicalId(fn.logGroup.node.defaultChild as never);
+      const logGroupId = logicalId(stack, fn.logGroup as never);
       const statements = policiesOf(name).filter((st) => JSON.stringify(st.Action).includes('logs:'));
       expect(statements, name).toHaveLength(1);
       expect(JSON.stringify(statements[0]?.Resource)).toContain(logGroupId);
@@ -283,7 +284,7 @@ describe('EmailServiceStack', () => {
     const resourcesText = JSON.stringify(ses[0]?.Resource);
     expect(resourcesText).toContain(':identity/*');
     expect(resourcesText).toContain(':configuration-set/');
-    expect(resourcesText).toContain(stack.getLogicalId(stack.configurationSet.node.defaultChild as never));
+    expect(resourcesText).toContain(logicalId(stack, stack.sesEvents.configurationSet as never));
     expect(resourcesText).not.toMatch(/"\*"/);
   });
 
@@ -299,7 +300,7 @@ describe('EmailServiceStack', () => {
   });
 
   it('re-checks pending domains on a schedule (every minute by default)', () => {
-    const checker = stack.getLogicalId(stack.functions['check-domains']?.node.defaultChild as never);
+    const checker = logicalId(stack, stack.functions['check-domains'] as never);
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 minute)',
       State: 'ENABLED',
@@ -314,7 +315,7 @@ describe('EmailServiceStack', () => {
   it('limits each key to 10 requests per second by default (counted in the table, whose counters expire by TTL)', () => {
     const apiFunctions = [...ROUTES.map((r) => r.handler), 'route-not-found'];
     for (const name of apiFunctions) {
-      const id = stack.getLogicalId(stack.functions[name]?.node.defaultChild as never);
+      const id = logicalId(stack, stack.functions[name] as never);
       const fn = template.toJSON().Resources[id];
       expect(fn.Properties.Environment.Variables.RATE_LIMIT_PER_SECOND, name).toBe('10');
     }

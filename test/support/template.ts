@@ -1,4 +1,4 @@
-import { App } from 'aws-cdk-lib';
+import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { EmailServiceStack, type EmailServiceStackProps } from '../../lib/email-service-stack.js';
 
@@ -22,7 +22,7 @@ export const resourcesOf = (template: Template, type: string) =>
 export function policiesOf(stack: EmailServiceStack, template: Template, functionName: string): Statement[] {
   const fn = stack.functions[functionName];
   if (!fn) throw new Error(`no function ${functionName}`);
-  const roleId = stack.getLogicalId(fn.role?.node.defaultChild as never);
+  const roleId = logicalId(stack, fn.role as never);
   return Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
     .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
     .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
@@ -33,5 +33,5 @@ export const actionsOf = (stack: EmailServiceStack, template: Template, function
   [...new Set(policiesOf(stack, template, functionName).flatMap((s) => [s.Action].flat()))].sort();
 
 /** The logical id CloudFormation knows a construct's resource by. */
-export const logicalId = (stack: EmailServiceStack, construct: { node: { defaultChild?: unknown } }) =>
-  stack.getLogicalId(construct.node.defaultChild as never);
+export const logicalId = (stack: Stack, construct: { node: { defaultChild?: unknown } }): string =>
+  stack.resolve((construct.node.defaultChild as CfnElement).logicalId);

@@ -1,0 +1,143 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, type HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { GraphWidget, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
+import { keepLogicalId, LEGACY_IDS, legacyRouteId } from '../legacy-ids.js';
+import type { Monitoring } from './monitoring.js';
+import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
+
+export interface EmailApiProps {
+  /** What the route functions are bound to (the table, the send queue, the settings). */
+  readonly resources: ServiceResources;
+  readonly monitoring: Monitoring;
+  /** API Gateway stage throttling, all keys together. @default 50 requests/s */
+  readonly rateLimit?: number;
+  /** @default 100 */
+  readonly burstLimit?: number;
+  /** How its functions log. @default 30 days, INFO */
+  readonly logging?: FunctionLogging;
+}
+
+/**
+ * The HTTP API: HTTPS only (API Gateway has no plain-HTTP listener), one route and one function per
+ * entry of the route table, and `$default` for everything else (so even unknown routes get the
+ * service's error shape), a throttled stage and an access log of one JSON line per request, with
+ * no header (so no key) in it. Its alarm: API 5xx answers (a failing or throttled function).
+ */
+export class EmailApi extends Construct {
+  public readonly api: HttpApi;
+  public readonly stage: HttpStage;
+  public readonly accessLogs: LogGroup;
+  /** Each route's function, and the fallback's, by handler. */
+  public readonly functions: ReadonlyMap<string, ServiceFunction>;
+
+  /**
+   * From now on, every function answers only requests carrying this secret header (the front
+   * door's; see FrontDoor), and refuses the others with 403.
+   */
+  onlyThrough(secret: string): void {
+    for (const fn of this.functions.values()) fn.setEnvironment('FRONT_DOOR_SECRET', secret);
+  }
+
+  constructor(scope: Construct, id: string, props: EmailApiProps) {
+    super(scope, id);
+    const functions = new Map<string, ServiceFunction>();
+    const make = (handler: string, memorySize?: number) => {
+      const fn = new ServiceFunction(this, handler, {
+        name: handler as never,
+        logging: props.logging,
+        ...(memorySize ? { memorySize } : {}),
+      }).bind(props.resources);
+      functions.set(handler, fn);
+      return fn;
+    };
+    const fallback = make(FALLBACK_HANDLER, 256);
+    this.api = new HttpApi(this, 'Api', {
+      createDefaultStage: false,
+      description: 'Email sending API',
+      defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback.function),
+    });
+    keepLogicalId(this.api, LEGACY_IDS.api);
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Every function authenticates the bearer API key itself (SHA-256 lookup in the table) and answers 401 in the ' +
+        "API's own error shape; an authorizer would add an invocation and latency to every request.",
+    });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logging?.retention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    keepLogicalId(this.accessLogs, LEGACY_IDS.accessLogs);
+    this.stage = new HttpStage(this, 'Stage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: props.rateLimit ?? 50, burstLimit: props.burstLimit ?? 100 },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            time: '$context.requestTimeEpoch',
+            ip: '$context.identity.sourceIp',
+            route: '$context.routeKey',
+            status: '$context.status',
+            bytes: '$context.responseLength',
+            latency: '$context.responseLatency',
+            error: '$context.integrationErrorMessage',
+          }),
+        ),
+      },
+    });
+    keepLogicalId(this.stage, LEGACY_IDS.stage);
+    for (const route of ROUTES) {
+      const fn = make(route.handler);
+      const routes = this.api.addRoutes({
+        path: route.path,
+        methods: [route.method as HttpMethod],
+        integration: new HttpLambdaIntegration(`${route.handler}-integration`, fn.function),
+      });
+      // A route key exists once per API: an update keeps each route and points it at its new integration.
+      for (const created of routes) keepLogicalId(created, legacyRouteId(created.node.id));
+    }
+    keepLogicalId(this.api.node.findChild('DefaultRoute'), legacyRouteId('DefaultRoute'));
+    this.functions = functions;
+
+    const apiMetric = (metricName: string, statistic = 'Sum') =>
+      new Metric({
+        namespace: 'AWS/ApiGateway',
+        metricName,
+        dimensionsMap: { ApiId: this.api.apiId, Stage: '$default' },
+        statistic,
+        period: Duration.minutes(5),
+      });
+    props.monitoring.alarm('Api5xx', apiMetric('5xx'), {
+      threshold: 5,
+      alarmDescription:
+        'The API answered 5xx at least 5 times in 5 minutes: a function failed or was throttled (its logs, and the Lambda metrics, say which).',
+    });
+    props.monitoring.addRow(
+      'api',
+      new GraphWidget({
+        title: 'API requests and errors',
+        left: [apiMetric('Count')],
+        right: [apiMetric('4xx'), apiMetric('5xx')],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'API latency',
+        left: [apiMetric('Latency', 'p50'), apiMetric('Latency', 'p99')],
+        right: [
+          props.monitoring.counter('RateLimited').with({ label: 'over their key limit (429)' }),
+          props.monitoring.counter('IdempotentReplays').with({ label: 'idempotent replays' }),
+        ],
+        width: 12,
+      }),
+    );
+  }
+}

@@ -1,0 +1,143 @@
+import { Duration } from 'aws-cdk-lib';
+import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { SendTimings } from '../../functions/send-timings.js';
+import { keepLogicalId, LEGACY_IDS } from '../legacy-ids.js';
+import type { Monitoring } from './monitoring.js';
+import { depth, secureQueue } from './queues.js';
+import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
+
+export interface SendPipelineProps {
+  /** The table, the configuration set and the settings its functions read. */
+  readonly resources: Omit<ServiceResources, 'sendQueue' | 'sendDeadLetterQueue'>;
+  /** The pipeline's timings (functions/send-timings.ts). */
+  readonly timings: SendTimings;
+  readonly monitoring: Monitoring;
+  /**
+   * Most concurrent consumer invocations: the lever that keeps sending under the account's SES
+   * send rate (each invocation sends up to `batchSize` emails at once).
+   * @default 5
+   */
+  readonly concurrency?: number;
+  /** @default 10 */
+  readonly batchSize?: number;
+  /** How its functions log. @default 30 days, INFO */
+  readonly logging?: FunctionLogging;
+}
+
+/**
+ * The send pipeline: the send queue (and its dead-letter queue after `sendMaxAttempts` receives),
+ * the consumer that hands each email to SES at most once, and the sweeper that, every minute,
+ * leaves nothing accepted `queued` for good (see functions/core/use-cases/sweep.ts). Its alarms:
+ * the dead-letter queue is not empty; the queue's oldest message is older than the sweeper's
+ * re-queue window (emails are waiting longer than a retry should take).
+ */
+export class SendPipeline extends Construct {
+  public readonly queue: Queue;
+  public readonly deadLetterQueue: Queue;
+  public readonly consumer: ServiceFunction;
+  public readonly sweeper: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: SendPipelineProps) {
+    super(scope, id);
+    const { timings, monitoring } = props;
+    this.deadLetterQueue = secureQueue(this, 'DeadLetterQueue', { retentionPeriod: Duration.days(14) });
+    keepLogicalId(this.deadLetterQueue, LEGACY_IDS.sendDeadLetterQueue);
+    keepLogicalId(this.deadLetterQueue.node.findChild('Policy'), LEGACY_IDS.sendDeadLetterQueuePolicy);
+    this.queue = secureQueue(this, 'Queue', {
+      visibilityTimeout: Duration.seconds(timings.sendVisibilitySeconds),
+      maxMessageSizeBytes: 1024 * 1024,
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: timings.sendMaxAttempts },
+    });
+    keepLogicalId(this.queue, LEGACY_IDS.sendQueue);
+    keepLogicalId(this.queue.node.findChild('Policy'), LEGACY_IDS.sendQueuePolicy);
+    const resources: ServiceResources = {
+      ...props.resources,
+      sendQueue: this.queue,
+      sendDeadLetterQueue: this.deadLetterQueue,
+    };
+
+    this.consumer = new ServiceFunction(this, 'Consumer', {
+      name: 'process-send-queue',
+      logging: props.logging,
+      timeout: Duration.seconds(timings.consumerTimeoutSeconds),
+    }).bind(resources);
+    this.consumer.function.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: props.batchSize ?? 10,
+        reportBatchItemFailures: true,
+        maxConcurrency: props.concurrency ?? 5,
+      }),
+    );
+
+    this.sweeper = new ServiceFunction(this, 'Sweeper', {
+      name: 'sweep-emails',
+      logging: props.logging,
+      timeout: Duration.seconds(60),
+    }).bind(resources);
+    new Rule(this, 'SweepSchedule', {
+      description: 'Re-queues stranded emails and settles those whose outcome will never come',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(this.sweeper.function, { retryAttempts: 0 })],
+    });
+
+    monitoring.alarm('SendDeadLetters', depth(this.deadLetterQueue), {
+      threshold: 1,
+      alarmDescription:
+        'A send message failed every attempt and is in the send dead-letter queue; its email is failed (see its failure_reason).',
+    });
+    monitoring.alarm(
+      'SendQueueAge',
+      this.queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(5) }),
+      {
+        threshold: timings.requeueAfterMs / 1000,
+        evaluationPeriods: 2,
+        alarmDescription:
+          "The send queue's oldest message is older than a message's retries take: sending is stalled or far behind SES's rate.",
+      },
+    );
+    monitoring.addRow(
+      'emails',
+      new GraphWidget({
+        title: 'Emails',
+        left: (
+          ['EmailsAccepted', 'EmailsSent', 'SendRetried', 'SesThrottled', 'SendOutcomeUnknown'] as const
+        ).map((name) => monitoring.counter(name)),
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Emails failed, by reason; sweeper actions',
+        left: (
+          [
+            'EmailsFailedRejected',
+            'EmailsFailedGaveUp',
+            'EmailsFailedDeadLetter',
+            'EmailsFailedUnknownOutcome',
+            'EmailsFailedNoFinalEvent',
+            'SweepRequeued',
+            'SweepDeferred',
+          ] as const
+        ).map((name) => monitoring.counter(name)),
+        width: 12,
+      }),
+    );
+    monitoring.addRow(
+      'queues',
+      new GraphWidget({
+        title: 'Send queue',
+        left: [
+          this.queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' }),
+          this.queue.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Maximum' }),
+        ],
+        right: [this.queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum' })],
+        width: 12,
+      }),
+      new GraphWidget({ title: 'Send dead-letter queue', left: [depth(this.deadLetterQueue)], width: 12 }),
+    );
+  }
+}

@@ -1,0 +1,233 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IConfigurationSet } from 'aws-cdk-lib/aws-ses';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { type EnvKey, type FunctionName, type FunctionSpec, specOf } from '../../functions/catalog.js';
+import { BUNDLE_OPTIONS } from '../bundling.js';
+import { keepLogicalId, LEGACY_LOG_GROUP_IDS } from '../legacy-ids.js';
+
+const HANDLERS_DIR = fileURLToPath(new URL('../../functions/handlers/', import.meta.url));
+
+/** What functions are bound to: the stack's resources, and the values of its settings. */
+export interface ServiceResources {
+  readonly table: ITable;
+  readonly sendQueue?: IQueue;
+  readonly sendDeadLetterQueue?: IQueue;
+  readonly configurationSet?: IConfigurationSet;
+  /** Values of the environment variables that are settings rather than resources (limits, timings). */
+  readonly settings: Partial<Record<EnvKey, string>>;
+}
+
+/** How a function logs: its log group's retention, and the least level written. */
+export interface FunctionLogging {
+  /** @default RetentionDays.ONE_MONTH */
+  readonly retention?: RetentionDays;
+  /** Powertools' POWERTOOLS_LOG_LEVEL. @default 'INFO' */
+  readonly level?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}
+
+export interface ServiceFunctionProps {
+  /** The handler module in functions/handlers/, and its entry in functions/catalog.ts. */
+  readonly name: FunctionName;
+  /** How long its logs are kept, and from which level. */
+  readonly logging?: FunctionLogging;
+  /** @default Duration.seconds(10) */
+  readonly timeout?: Duration;
+  /** @default 512 */
+  readonly memorySize?: number;
+  /** The service name in logs and the dimension of its metrics. @default the stack's name */
+  readonly serviceName?: string;
+  /** The namespace of its metrics. @default 'EmailService' */
+  readonly metricsNamespace?: string;
+}
+
+/**
+ * One Lambda function of the service, with what it owns: its log group (30 days), its own role
+ * (allowed to write to that log group and nothing else until it is granted more), the function
+ * bundled as the stack bundles every function (lib/bundling.ts), and the cdk-nag findings it
+ * acknowledges. Its access and environment come from its catalog entry through `bind`, or one
+ * grant at a time; each grant sets the matching variable in the same call. The synth fails if a
+ * variable its wiring reads is left unset.
+ */
+export class ServiceFunction extends Construct {
+  public readonly function: NodejsFunction;
+  public readonly role: Role;
+  public readonly logGroup: LogGroup;
+  /** Its catalog entry: what its code reads and calls. */
+  public readonly spec: FunctionSpec;
+  public readonly name: FunctionName;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    this.name = props.name;
+    this.spec = specOf(props.name);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logging?.retention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const legacyLogGroup = LEGACY_LOG_GROUP_IDS[props.name];
+    if (legacyLogGroup) keepLogicalId(this.logGroup, legacyLogGroup);
+    // Its own role, allowed to write to its own log group only (not the managed basic-execution policy).
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: `${HANDLERS_DIR}${props.name}.ts`,
+      handler: 'handler',
+      description: this.spec.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName ?? Stack.of(this).stackName,
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'EmailService',
+        POWERTOOLS_LOG_LEVEL: props.logging?.level ?? 'INFO',
+      },
+      role: this.role,
+      logGroup: this.logGroup,
+      bundling: { ...BUNDLE_OPTIONS, mainFields: [...BUNDLE_OPTIONS.mainFields], format: OutputFormat.ESM },
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is the runtime this project targets and tests against; moving to 24 is a deliberate change.',
+    });
+    this.node.addValidation({
+      validate: () => {
+        const unset = this.spec.env.filter((key) => !this.set.has(key));
+        return unset.length
+          ? [`${props.name} reads ${unset.join(', ')} (functions/catalog.ts), which nothing sets`]
+          : [];
+      },
+    });
+  }
+
+  private readonly set = new Set<EnvKey>();
+
+  /** Sets a variable its wiring reads; one it does not read is refused (no stray configuration). */
+  setEnvironment(key: EnvKey, value: string): this {
+    if (!this.spec.env.includes(key) && !this.spec.optionalEnv?.includes(key))
+      throw new Error(`${this.name} does not read ${key} (functions/catalog.ts): refusing to set it`);
+    this.function.addEnvironment(key, value);
+    this.set.add(key);
+    return this;
+  }
+
+  /** Exactly the DynamoDB actions of its entry, on the table and on the indexes it queries by name. */
+  grantTable(table: ITable): this {
+    const { actions, indexes = [] } = this.spec.table;
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: actions.map((action) => `dynamodb:${action}`),
+        resources: [table.tableArn, ...indexes.map((name) => `${table.tableArn}/index/${name}`)],
+      }),
+    );
+    return this.setEnvironment('TABLE_NAME', table.tableName);
+  }
+
+  /**
+   * Exactly its entry's actions on the send queue (sending, and reading the backlog). The queue is
+   * encrypted with an SQS-owned key, so no KMS grant goes with them.
+   */
+  grantSendQueue(queue: IQueue): this {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: (this.spec.sendQueue ?? []).map((action) => `sqs:${action}`),
+        resources: [queue.queueArn],
+      }),
+    );
+    return this.setEnvironment('SEND_QUEUE_URL', queue.queueUrl);
+  }
+
+  /** Its entry's actions on the send queue's dead-letter queue. */
+  grantSendDeadLetters(queue: IQueue): this {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: (this.spec.sendDeadLetters ?? []).map((action) => `sqs:${action}`),
+        resources: [queue.queueArn],
+      }),
+    );
+    return this.setEnvironment('SEND_DEAD_LETTER_QUEUE_URL', queue.queueUrl);
+  }
+
+  /** ses:SendEmail, from this account's identities and with this configuration set only. */
+  grantSendEmail(configurationSet: IConfigurationSet): this {
+    const stack = Stack.of(this);
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [
+          this.identities(),
+          stack.formatArn({
+            service: 'ses',
+            resource: 'configuration-set',
+            resourceName: configurationSet.configurationSetName,
+          }),
+        ],
+      }),
+    );
+    this.acknowledgeIdentities(
+      "ses:SendEmail is authorised against the identity of each email's sender, chosen at run time: it is limited to " +
+        "this account's identities in this region and to this stack's configuration set.",
+    );
+    return this.setEnvironment('CONFIGURATION_SET_NAME', configurationSet.configurationSetName);
+  }
+
+  /** Its entry's SES identity actions, on this account's identities in this region. */
+  grantIdentities(): this {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: (this.spec.identities ?? []).map((action) => `ses:${action}`),
+        resources: [this.identities()],
+      }),
+    );
+    this.acknowledgeIdentities(
+      "Sending domains are added at run time, so their SES identities cannot be named in advance: limited to this account's identities in this region.",
+    );
+    return this;
+  }
+
+  /**
+   * Everything its catalog entry asks for, from these resources; a resource it needs that is not
+   * given fails the synth. Settings fill the variables no grant sets.
+   */
+  bind(resources: ServiceResources): this {
+    const need = <T>(resource: T | undefined, what: string): T => {
+      if (!resource) throw new Error(`${this.name} needs ${what}, which was not given to it`);
+      return resource;
+    };
+    this.grantTable(resources.table);
+    if (this.spec.sendQueue) this.grantSendQueue(need(resources.sendQueue, 'the send queue'));
+    if (this.spec.sendDeadLetters)
+      this.grantSendDeadLetters(need(resources.sendDeadLetterQueue, "the send queue's dead-letter queue"));
+    if (this.spec.sendsEmail) this.grantSendEmail(need(resources.configurationSet, 'the configuration set'));
+    if (this.spec.identities) this.grantIdentities();
+    for (const key of this.spec.env)
+      if (!this.set.has(key) && resources.settings[key] !== undefined)
+        this.setEnvironment(key, resources.settings[key] as string);
+    return this;
+  }
+
+  private identities(): string {
+    return Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
+  }
+
+  /** cdk-nag names the finding by the rendered ARN (pseudo parameters where region/account are tokens). */
+  private acknowledgeIdentities(reason: string) {
+    const stack = Stack.of(this);
+    const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+    const identities = `arn:<AWS::Partition>:ses:${shown(stack.region, 'Region')}:${shown(stack.account, 'AccountId')}:identity/*`;
+    Validations.of(this.role).acknowledge({ id: `AwsSolutions-IAM5[Resource::${identities}]`, reason });
+  }
+}
