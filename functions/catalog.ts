@@ -111,6 +111,7 @@ export const FUNCTIONS = {
   }),
   'create-api-key': api({ description: 'POST /v1/api-keys', actions: ['PutItem'] }),
   'list-api-keys': api({ description: 'GET /v1/api-keys', actions: ['Query', 'BatchGetItem'] }),
+  'update-api-key': api({ description: 'PATCH /v1/api-keys/{id}', actions: ['GetItem', 'UpdateItem'] }),
   'delete-api-key': api({ description: 'DELETE /v1/api-keys/{id}', actions: ['DeleteItem'] }),
   [FALLBACK_HANDLER]: api({ description: 'Every request no route matches: 401, 404 or 405' }),
   'process-send-queue': {

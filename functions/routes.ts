@@ -91,6 +91,13 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'full_access',
   },
   {
+    method: 'PATCH',
+    path: '/v1/api-keys/{id}',
+    handler: 'update-api-key',
+    summary: 'Rename an API key',
+    permission: 'full_access',
+  },
+  {
     method: 'DELETE',
     path: '/v1/api-keys/{id}',
     handler: 'delete-api-key',

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { DOMAIN_ID_PREFIX } from './domains.js';
 import { ApiError } from './errors.js';
 import { isId, newId } from './ids.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, queryInteger } from './list.js';
+import { pageQuerySchema, pageShape } from './list.js';
 
 /**
  * API keys: `esk_` followed by 32 random bytes in base64url (256 bits). Only the SHA-256 of the
@@ -77,15 +77,20 @@ export function assertMaySendFrom(key: ApiKey, senderDomain: string): void {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
+const keyName = z.string({ error: 'must be a string' }).check(
+  z.trim(),
+  z.minLength(1, 'must not be empty'),
+  z.maxLength(50, 'must be at most 50 characters'),
+  z.refine((s) => !CONTROL.test(s), 'must not contain control characters'),
+);
+
+/** `PATCH /v1/api-keys/{id}`: only the name changes, as with Resend. */
+export const updateApiKeySchema = z.strictObject({ name: keyName });
+
 /** `POST /v1/api-keys`. */
 export const createApiKeySchema = z.pipe(
   z.strictObject({
-    name: z.string({ error: 'must be a string' }).check(
-      z.trim(),
-      z.minLength(1, 'must not be empty'),
-      z.maxLength(50, 'must be at most 50 characters'),
-      z.refine((s) => !CONTROL.test(s), 'must not contain control characters'),
-    ),
+    name: keyName,
     permission: z._default(
       z.enum(PERMISSIONS, { error: `must be one of ${PERMISSIONS.join(', ')}` }),
       'full_access',
@@ -108,10 +113,7 @@ export const createApiKeySchema = z.pipe(
   }),
 );
 
-export const listApiKeysQuerySchema = z.strictObject({
-  limit: z._default(queryInteger('limit', 1, MAX_LIMIT), DEFAULT_LIMIT),
-  offset: z._default(queryInteger('offset', 0, MAX_OFFSET), 0),
-});
+export const listApiKeysQuerySchema = pageQuerySchema(pageShape(API_KEY_ID_PREFIX));
 
 /** What the API shows of a key: never its token or hash. */
 export const toApiKeyBody = (key: ApiKey) => ({

@@ -6,7 +6,7 @@
  */
 import { domainToASCII } from 'node:url';
 import * as z from 'zod/mini';
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, queryInteger } from './list.js';
+import { pageQuerySchema, pageShape } from './list.js';
 
 /**
  * - `pending`: the records have not been seen in DNS yet (SES keeps looking for up to 72 hours).
@@ -135,10 +135,7 @@ export const createDomainSchema = z.pipe(
   }),
 );
 
-export const listDomainsQuerySchema = z.strictObject({
-  limit: z._default(queryInteger('limit', 1, MAX_LIMIT), DEFAULT_LIMIT),
-  offset: z._default(queryInteger('offset', 0, MAX_OFFSET), 0),
-});
+export const listDomainsQuerySchema = pageQuerySchema(pageShape(DOMAIN_ID_PREFIX));
 
 /** The suggested DMARC policy: report-only, so publishing it can never block mail. */
 export const dmarcRecord = (domain: string): DnsRecord => ({

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { formatAddress, type ParsedAddress, parseAddress } from './address.js';
-import type { EmailStatus } from './status.js';
+import type { EmailStatus, LastEvent } from './status.js';
 
 /** Limits of `POST /v1/emails`. SES refuses a message with more than 50 recipients in all. */
 export const MAX_RECIPIENTS = 50;
@@ -63,6 +63,120 @@ const addressList = (field: string) =>
     }),
   );
 
+/**
+ * Tags (Resend's `tags`): they go to SES as message tags, so SES's events carry them back. SES's
+ * rules for a tag's name and value; at most 40 per email, as SES takes 50 on one email and we keep
+ * room for our own (`email_id`).
+ */
+export const MAX_TAGS = 40;
+export const RESERVED_TAGS = ['email_id'] as const;
+const TAG_TEXT = /^[A-Za-z0-9_-]{1,256}$/;
+const tagText = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .check(
+      z.refine(
+        (s) => TAG_TEXT.test(s),
+        `${what} must be 1 to 256 ASCII letters, digits, underscores (_) or dashes (-)`,
+      ),
+    );
+const tags = z
+  .array(
+    z.strictObject(
+      { name: tagText('name'), value: tagText('value') },
+      {
+        error: (issue) =>
+          issue.code === 'unrecognized_keys' ? undefined : 'must be an object {name, value}',
+      },
+    ),
+    { error: 'tags must be a list of {name, value}' },
+  )
+  .check(
+    z.superRefine((list, ctx) => {
+      if (list.length > MAX_TAGS)
+        ctx.issues.push({ code: 'custom', message: `tags may list at most ${MAX_TAGS} tags`, input: list });
+      const seen = new Set<string>();
+      list.forEach((tag, index) => {
+        if ((RESERVED_TAGS as readonly string[]).includes(tag.name))
+          ctx.issues.push({
+            code: 'custom',
+            path: [index, 'name'],
+            message: `"${tag.name}" is the service's own tag; choose another name`,
+            input: tag.name,
+          });
+        else if (seen.has(tag.name))
+          ctx.issues.push({
+            code: 'custom',
+            path: [index, 'name'],
+            message: `"${tag.name}" is given twice`,
+            input: tag.name,
+          });
+        seen.add(tag.name);
+      });
+    }),
+  );
+
+/**
+ * Custom headers (Resend's `headers`), passed to SES. SES's rules (a name of printable ASCII
+ * without `:`, at most 126 characters; a value of printable ASCII, at most 870; at most 15 of
+ * them); no line breaks, so no header injection; and none of the headers SES or this service set.
+ */
+export const MAX_HEADERS = 15;
+const HEADER_NAME = /^[!-9;-~]{1,126}$/;
+const HEADER_VALUE = /^[ -~]{1,870}$/;
+const OWN_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'reply-to',
+  'sender',
+  'return-path',
+  'message-id',
+  'date',
+  'mime-version',
+  'received',
+  'dkim-signature',
+  'feedback-id',
+]);
+const isOwnHeader = (name: string) => {
+  const lower = name.toLowerCase();
+  return OWN_HEADERS.has(lower) || lower.startsWith('content-') || lower.startsWith('x-ses-');
+};
+const headers = z.pipe(
+  z.record(z.string(), z.unknown(), { error: 'headers must be an object of {"Name": "value"}' }),
+  z.transform((record, ctx) => {
+    const entries = Object.entries(record);
+    if (entries.length > MAX_HEADERS)
+      ctx.issues.push({
+        code: 'custom',
+        message: `headers may set at most ${MAX_HEADERS} headers`,
+        input: record,
+      });
+    const seen = new Set<string>();
+    for (const [name, value] of entries) {
+      const problem = !HEADER_NAME.test(name)
+        ? 'is not a valid header name (printable ASCII without ":" or spaces, at most 126 characters)'
+        : isOwnHeader(name)
+          ? 'is set by the service itself; use the matching field (from, to, subject, reply_to, …)'
+          : seen.has(name.toLowerCase())
+            ? 'is given twice'
+            : typeof value !== 'string'
+              ? 'must have a string value'
+              : /[\r\n]/.test(value)
+                ? 'must not contain line breaks'
+                : !HEADER_VALUE.test(value)
+                  ? 'must be 1 to 870 printable ASCII characters (encode others as RFC 2047 words)'
+                  : undefined;
+      seen.add(name.toLowerCase());
+      if (problem)
+        ctx.issues.push({ code: 'custom', path: [name], message: `${name} ${problem}`, input: value });
+    }
+    return record as Record<string, string>;
+  }),
+);
+
 export const sendEmailSchema = z
   .strictObject(
     {
@@ -81,6 +195,8 @@ export const sendEmailSchema = z
       reply_to: z.optional(addressList('reply_to')),
       cc: z.optional(addressList('cc')),
       bcc: z.optional(addressList('bcc')),
+      tags: z.optional(tags),
+      headers: z.optional(headers),
     },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object') },
   )
@@ -108,6 +224,11 @@ export const sendEmailSchema = z
 
 export type SendEmailInput = z.output<typeof sendEmailSchema>;
 
+export interface Tag {
+  name: string;
+  value: string;
+}
+
 /** The addressed content of an email, as stored and as handed to the mailer. */
 export interface EmailContent {
   from: string;
@@ -118,6 +239,10 @@ export interface EmailContent {
   subject: string;
   html: string | null;
   text: string | null;
+  /** As given, in order; sent to SES as message tags. */
+  tags: Tag[];
+  /** As given; added to the message by SES. */
+  headers: Record<string, string>;
 }
 
 export function toContent(input: SendEmailInput): EmailContent {
@@ -130,6 +255,8 @@ export function toContent(input: SendEmailInput): EmailContent {
     subject: input.subject,
     html: input.html || null,
     text: input.text || null,
+    tags: input.tags ?? [],
+    headers: input.headers ?? {},
   };
 }
 
@@ -141,10 +268,14 @@ export interface EmailEvent {
   detail?: string;
 }
 
-/** An email as listed: everything but the bodies. */
-export interface EmailSummary extends Omit<EmailContent, 'html' | 'text'> {
+/** An email as listed: everything but the bodies, tags and headers. */
+export interface EmailSummary extends Omit<EmailContent, 'html' | 'text' | 'tags' | 'headers'> {
   id: string;
   status: EmailStatus;
+  /** Resend's field: the latest meaningful event (see status.ts). */
+  last_event: LastEvent;
+  /** SES's message id, once SES accepted the email. */
+  message_id: string | null;
   created_at: string;
 }
 
@@ -152,6 +283,8 @@ export interface EmailSummary extends Omit<EmailContent, 'html' | 'text'> {
 export interface EmailDetail extends EmailSummary {
   html: string | null;
   text: string | null;
+  tags: Tag[];
+  headers: Record<string, string>;
   sent_at: string | null;
   failure_reason: string | null;
   events: EmailEvent[];

@@ -6,7 +6,7 @@ import type { ApiKey } from './api-keys.js';
 import type { Domain, DomainIdentity, DomainStatus } from './domains.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './email.js';
 import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
-import type { ListEmailsQuery } from './list.js';
+import type { ListEmailsQuery, PageQuery } from './list.js';
 import type { EmailStatus, TerminalStatus } from './status.js';
 
 export interface NewEmail {
@@ -77,8 +77,11 @@ export interface EmailRepository {
   claim(id: string, nowMs: number): Promise<ClaimResult>;
   /** Undoes a claim after the provider refused the email without taking it (safe to try again). */
   release(id: string, startedAtMs: number, nowMs: number): Promise<void>;
-  /** Records that the provider accepted the email (keeps the first record when there are two). */
-  markSent(id: string, providerMessageId: string, at: string): Promise<void>;
+  /**
+   * Records that the provider accepted the email (keeps the first record when there are two), and
+   * with `mark`, that it reported a delivery delay or a complaint (what `last_event` follows).
+   */
+  markSent(id: string, providerMessageId: string, at: string, mark?: 'delayed' | 'complained'): Promise<void>;
   /** Records why an attempt's outcome is unknown; the attempt stays on record. */
   markUnknown(id: string, reason: string): Promise<void>;
   /** Moves a queued email to a final status; returns false when it was not queued (or the guard failed). */
@@ -171,7 +174,9 @@ export interface ApiKeyRepository {
   deleteByHash(hash: string): Promise<void>;
   getById(id: string): Promise<ApiKey | null>;
   /** Newest first, with `last_used_at`. */
-  list(query: { limit: number; offset: number }): Promise<{ data: ApiKey[]; has_more: boolean }>;
+  list(query: PageQuery): Promise<{ data: ApiKey[]; has_more: boolean }>;
+  /** Renames a key (its listing and its lookup); false when it is gone. */
+  rename(key: ApiKey, name: string): Promise<boolean>;
   /** Records use, for `last_used_at`; never brings back a revoked key. */
   touch(hash: string, at: string): Promise<void>;
 }
@@ -213,7 +218,7 @@ export interface DomainRepository {
   save(domain: Domain, mode: 'new' | 'existing'): Promise<boolean>;
   get(id: string): Promise<Domain | null>;
   /** Newest first. */
-  list(query: { limit: number; offset: number }): Promise<{ data: Domain[]; has_more: boolean }>;
+  list(query: PageQuery): Promise<{ data: Domain[]; has_more: boolean }>;
   /** Every domain, oldest first (for the scheduled re-check). */
   all(): AsyncIterable<Domain>;
   /** What a send needs to know about its sender's domain, by name; null when there is none. */

@@ -13,6 +13,9 @@ const sendJobSchema = z.object({
     subject: z.string(),
     html: z.nullable(z.string()),
     text: z.nullable(z.string()),
+    // Absent from jobs queued before tags and headers existed.
+    tags: z._default(z.array(z.object({ name: z.string(), value: z.string() })), []),
+    headers: z._default(z.record(z.string(), z.string()), {}),
   }),
 });
 

@@ -24,6 +24,39 @@ export const canTransition = (from: EmailStatus, to: EmailStatus): boolean =>
  */
 export type DeliveryEventType = 'sent' | 'delivered' | 'delayed' | 'bounced' | 'complained' | 'failed';
 
+/**
+ * Resend's `last_event`, shown beside the spec's `status`: the latest meaningful thing that
+ * happened to the email. It never goes back either: a late `delivery_delayed` after `delivered`
+ * does not replace it, and a complaint (which follows a delivery) replaces everything.
+ *
+ *   queued ──► sent ──► delivery_delayed ──► delivered | bounced | failed ──► complained
+ */
+export const LAST_EVENTS = [
+  'queued',
+  'sent',
+  'delivery_delayed',
+  'delivered',
+  'bounced',
+  'failed',
+  'complained',
+] as const;
+export type LastEvent = (typeof LAST_EVENTS)[number];
+
+/** What the status item records, from which `last_event` follows whatever order events came in. */
+export interface EventMarks {
+  status: EmailStatus;
+  sent: boolean;
+  delayed: boolean;
+  complained: boolean;
+}
+
+export function lastEventOf(marks: EventMarks): LastEvent {
+  if (marks.complained) return 'complained';
+  if (isTerminal(marks.status)) return marks.status;
+  if (marks.delayed) return 'delivery_delayed';
+  return marks.sent ? 'sent' : 'queued';
+}
+
 /** The status an event moves a queued email to, if any. */
 export function statusForEvent(type: DeliveryEventType): TerminalStatus | undefined {
   switch (type) {

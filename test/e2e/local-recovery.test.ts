@@ -88,6 +88,8 @@ describe('npm start after a run that ended badly', () => {
         bcc: [],
         reply_to: [],
         subject: 'Half-written',
+        tags: [],
+        headers: {},
         html: null,
         text: 'x',
       },

@@ -60,6 +60,8 @@ async function strandEmail(): Promise<string> {
       bcc: [],
       reply_to: [],
       subject: 'Stranded',
+      tags: [],
+      headers: {},
       html: null,
       text: 'x',
     },

@@ -96,7 +96,11 @@ beforeAll(async () => {
     // API keys.
     const key = await api.call('POST', '/api-keys', { body: { name: 'grants' } });
     await api.call('GET', '/api-keys');
+    await api.call('PATCH', `/api-keys/${key.json.id}`, { body: { name: 'grants, renamed' } });
     await api.call('DELETE', `/api-keys/${key.json.id}`);
+    expect((await api.call('PATCH', `/api-keys/${key.json.id}`, { body: { name: 'gone' } })).status).toBe(
+      404,
+    );
 
     // Emails: plain sends to each simulator outcome, with and without an Idempotency-Key (new,
     // replay, other body, a refused send that gives its key back), listing, reading.

@@ -84,6 +84,7 @@ const SAMPLE_BODIES: Record<string, unknown> = {
   'send-email': email,
   'create-domain': { domain: 'matrix.example' },
   'create-api-key': { name: 'made by the matrix' },
+  'update-api-key': { name: 'renamed by the matrix' },
 };
 
 /** A request to a route as API Gateway sends it, with sample ids and bodies. */
@@ -157,7 +158,8 @@ describe('API keys', () => {
     });
     expect(created.statusCode).toBe(201);
     const body = parseBody(created);
-    expect(Object.keys(body).sort()).toEqual(['id', 'token']);
+    expect(Object.keys(body).sort()).toEqual(['id', 'object', 'token']);
+    expect(body.object).toBe('api_key');
     expect(body.id).toMatch(/^key_[0-9a-z]{26}$/);
     expect(body.token).toMatch(/^esk_[A-Za-z0-9_-]{43}$/);
     // Nothing in the table holds the token.
@@ -188,6 +190,45 @@ describe('API keys', () => {
       last_used_at: null,
     });
     expect(listed.body).not.toMatch(/esk_|"hash"|[0-9a-f]{64}/);
+  });
+
+  it('PATCH renames a key, and only its name; 404 for an unknown or revoked key, 400 for a bad name', async () => {
+    const { token: admin } = await newKey('full_access');
+    const { token: sender, key } = await newKey('sending_access', { id: acme.id, domain: 'acme.com' });
+    const patch = (id: string, body: unknown) =>
+      (handlers['update-api-key'] as Lambda)(
+        httpEvent({
+          method: 'PATCH',
+          path: `/v1/api-keys/${id}`,
+          routeKey: 'PATCH /v1/api-keys/{id}',
+          token: admin,
+          pathParameters: { id },
+          body,
+        }),
+        context(),
+      );
+    const renamed = await patch(key.id, { name: '  checkout  ' });
+    expect(renamed.statusCode).toBe(200);
+    expect(parseBody(renamed)).toEqual({ object: 'api_key', id: key.id });
+    const listed = parseBody(await call(route('list-api-keys'), admin, {}));
+    expect(listed.data.find((k: { id: string }) => k.id === key.id)).toMatchObject({
+      name: 'checkout',
+      permission: 'sending_access',
+      domain_id: acme.id,
+    });
+    expect((await call(route('send-email'), sender)).statusCode).toBe(200); // its token still works
+    for (const body of [
+      { name: '' },
+      { name: 'x'.repeat(51) },
+      {},
+      { name: 'ok', permission: 'full_access' },
+    ])
+      expect((await patch(key.id, body)).statusCode, JSON.stringify(body)).toBe(400);
+    expect((await patch('key_01m80n2x4cf0t8d1v2kq7w5mzs', { name: 'ghost' })).statusCode).toBe(404);
+    expect((await patch('nope', { name: 'ghost' })).statusCode).toBe(404);
+    await repos.apiKeys.deleteByHash(key.hash);
+    expect((await patch(key.id, { name: 'back from the dead?' })).statusCode).toBe(404);
+    expect(await repos.apiKeys.findByHash(key.hash)).toBeNull();
   });
 
   it('DELETE revokes: the next request with that key gets the same 401 as an unknown key', async () => {

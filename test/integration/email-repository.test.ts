@@ -24,6 +24,8 @@ const content = (over: Partial<EmailContent> = {}): EmailContent => ({
   subject: 'Hi',
   html: null,
   text: 'Hello',
+  tags: [],
+  headers: {},
   ...over,
 });
 
@@ -189,6 +191,34 @@ describe('DynamoEmailRepository (dynalite)', () => {
     expect(email?.status).toBe('delivered');
     expect(email?.failure_reason).toBeNull();
     expect(await repo.finish(newEmailId(), 'delivered', new Date().toISOString())).toBe(false);
+  });
+
+  it('shows last_event and message_id from the status item alone, in get and list, in any event order', async () => {
+    const show = async (id: string) => {
+      const one = await repo.get(id);
+      const listed = (await repo.list({ limit: 100, offset: 0 })).data.find((e) => e.id === id);
+      expect(listed?.last_event).toBe(one?.last_event);
+      expect(listed?.message_id).toBe(one?.message_id);
+      return { last_event: one?.last_event, message_id: one?.message_id };
+    };
+    const at = new Date().toISOString();
+    const id = await create();
+    expect(await show(id)).toEqual({ last_event: 'queued', message_id: null });
+    await repo.markSent(id, 'ses-1', at);
+    expect(await show(id)).toEqual({ last_event: 'sent', message_id: 'ses-1' });
+    await repo.markSent(id, 'ses-1', at, 'delayed');
+    expect((await show(id)).last_event).toBe('delivery_delayed');
+    await repo.finish(id, 'delivered', at);
+    await repo.markSent(id, 'ses-1', at, 'delayed'); // late: changes nothing
+    expect((await show(id)).last_event).toBe('delivered');
+    await repo.markSent(id, 'ses-1', at, 'complained');
+    expect((await show(id)).last_event).toBe('complained');
+
+    // The complaint first, then the delivery: the same answer.
+    const other = await create();
+    await repo.markSent(other, 'ses-2', at, 'complained');
+    await repo.finish(other, 'delivered', at);
+    expect(await show(other)).toEqual({ last_event: 'complained', message_id: 'ses-2' });
   });
 
   it('records events idempotently, in time order', async () => {

@@ -257,6 +257,8 @@ describe('GET /v1/emails', () => {
       object: 'email',
       id: ids[2],
       status: 'queued',
+      last_event: 'queued',
+      message_id: null,
       created_at: expect.any(String),
       from: 'Acme <hello@acme.com>',
       to: ['success@simulator.amazonses.com'],
@@ -274,10 +276,44 @@ describe('GET /v1/emails', () => {
       { offset: '-1' },
       { offset: '0.5' },
       { status: 'sent' },
+      { after: 'em_01m84wvwt0fv1byr7vaky3md8j', before: 'em_01m84wvwt0fv1byr7vaky3md8j' },
+      { after: 'em_01m84wvwt0fv1byr7vaky3md8j', offset: '0' },
+      { before: 'key_01m84wvwt0fv1byr7vaky3md8j' },
     ];
     for (const query of queries) {
       expectError(await list(query), 400, 'validation_error');
     }
+  });
+
+  it('pages with after and before, as the resend SDK sends them', async () => {
+    const first = parseBody(await list({ limit: '2' }));
+    const next = parseBody(await list({ limit: '2', after: first.data[1].id }));
+    expect(next.data).toHaveLength(2);
+    expect(next.data[0].id < first.data[1].id).toBe(true);
+    const back = parseBody(await list({ limit: '2', before: next.data[0].id }));
+    expect(back.data.map((e: { id: string }) => e.id)).toEqual(first.data.map((e: { id: string }) => e.id));
+    expect(back.has_more).toBe(false);
+  });
+});
+
+describe('POST /v1/emails with tags and headers', () => {
+  it('stores them as given, queues them for SES, and GET returns them', async () => {
+    const tags = [{ name: 'category', value: 'welcome' }];
+    const headers = { 'List-Unsubscribe': '<mailto:u@acme.com>' };
+    const response = await post({ ...email, tags, headers });
+    expect(response.statusCode).toBe(200);
+    const { id } = parseBody(response);
+    expect(queue.jobs.at(-1)?.content).toMatchObject({ tags, headers });
+    expect(parseBody(await get(id))).toMatchObject({ id, tags, headers, last_event: 'queued' });
+  });
+
+  it('refuses a header injection with 400 naming the header, and stores nothing', async () => {
+    const response = await post({ ...email, headers: { 'X-Note': 'a\r\nBcc: someone@example.com' } });
+    expectError(response, 400, 'validation_error');
+    expect(parseBody(response).errors).toEqual([
+      { field: 'headers.X-Note', message: expect.stringContaining('line breaks') },
+    ]);
+    expect(queue.jobs).toHaveLength(0);
   });
 });
 

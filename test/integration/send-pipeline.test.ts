@@ -71,6 +71,8 @@ const content = (to: string[]): EmailContent => ({
   bcc: [],
   reply_to: [],
   subject: 'Pipeline',
+  tags: [],
+  headers: {},
   html: '<p>Hi</p>',
   text: 'Hi',
 });

@@ -31,6 +31,8 @@ const content = {
   subject: 'Hi',
   html: '<p>Hi</p>',
   text: null,
+  tags: [],
+  headers: {},
 };
 
 const error = (name: string, status?: number, extra: Record<string, unknown> = {}) =>

@@ -27,6 +27,8 @@ const content: EmailContent = {
   bcc: [],
   reply_to: [],
   subject: 'Stranded?',
+  tags: [],
+  headers: {},
   html: null,
   text: 'Hello',
 };

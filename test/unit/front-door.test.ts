@@ -35,6 +35,9 @@ class MemoryKeys implements ApiKeyRepository {
   async list() {
     return { data: [], has_more: false };
   }
+  async rename() {
+    return false;
+  }
   async touch() {}
 }
 

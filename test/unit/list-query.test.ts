@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { listApiKeysQuerySchema } from '../../functions/core/api-keys.js';
+import { listDomainsQuerySchema } from '../../functions/core/domains.js';
 import { listEmailsQuerySchema } from '../../functions/core/list.js';
 import { parseInput } from '../../functions/http/middleware.js';
 
@@ -45,5 +47,58 @@ describe('GET /v1/emails query', () => {
         field,
       ]);
     }
+  });
+});
+
+describe('cursor pages: after and before, as the resend SDK sends them', () => {
+  const id = 'em_01m84ve61ce6rrdd8rjb5j67r6';
+
+  it('takes after or before, with a limit and a status', () => {
+    expect(parse({ after: id })).toEqual({ limit: 20, offset: 0, after: id });
+    expect(parse({ before: id, limit: '5', status: 'delivered' })).toEqual({
+      limit: 5,
+      offset: 0,
+      before: id,
+      status: 'delivered',
+    });
+  });
+
+  it.each([
+    [{ after: id, before: id }, 'before'],
+    [{ after: id, offset: '0' }, 'offset'],
+    [{ before: id, offset: '20' }, 'offset'],
+    [{ after: 'dom_01m84ve61ce6rrdd8rjb5j67r6' }, 'after'],
+    [{ before: '' }, 'before'],
+    [{ after: 'em_nope' }, 'after'],
+  ])('refuses %j with 400 naming %s', (query, field) => {
+    let caught: unknown;
+    try {
+      parse(query);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ statusCode: 400, errorName: 'validation_error' });
+    expect((caught as { fieldErrors: { field: string }[] }).fieldErrors.map((f) => f.field)).toEqual([field]);
+  });
+
+  it('checks cursors of domains and API keys against their own ids', () => {
+    const domain = 'dom_01m84ve61ce6rrdd8rjb5j67r6';
+    expect(parseInput(listDomainsQuerySchema, { after: domain })).toEqual({
+      limit: 20,
+      offset: 0,
+      after: domain,
+    });
+    expect(() => parseInput(listDomainsQuerySchema, { after: id })).toThrowError(
+      expect.objectContaining({ statusCode: 400 }),
+    );
+    const key = 'key_01m84ve61ce6rrdd8rjb5j67r6';
+    expect(parseInput(listApiKeysQuerySchema, { before: key })).toEqual({
+      limit: 20,
+      offset: 0,
+      before: key,
+    });
+    expect(() => parseInput(listApiKeysQuerySchema, { before: domain })).toThrowError(
+      expect.objectContaining({ statusCode: 400 }),
+    );
   });
 });

@@ -29,6 +29,8 @@ describe('POST /v1/emails body', () => {
       subject: 'Hi',
       html: null,
       text: 'Hello',
+      tags: [],
+      headers: {},
     });
   });
 
@@ -111,5 +113,78 @@ describe('POST /v1/emails body', () => {
     expect(errorOf([valid]).statusCode).toBe(400);
     expect(errorOf('x').statusCode).toBe(400);
     expect(errorOf(null).statusCode).toBe(400);
+  });
+});
+
+describe('tags', () => {
+  const tag = (name: string, value = 'v') => ({ name, value });
+
+  it('keeps them as given, in order; letters, digits, _ and -, up to 256 characters each, up to 40', () => {
+    const tags = [
+      tag('category', 'welcome'),
+      tag('User_ID-2', 'u-42_x'),
+      tag('a'.repeat(256), 'b'.repeat(256)),
+    ];
+    expect(toContent(parseInput(sendEmailSchema, { ...valid, tags })).tags).toEqual(tags);
+    const forty = Array.from({ length: 40 }, (_, i) => tag(`t${i}`));
+    expect(toContent(parseInput(sendEmailSchema, { ...valid, tags: forty })).tags).toHaveLength(40);
+  });
+
+  it.each([
+    [[tag('has space')], 'tags.0.name'],
+    [[tag('ok', 'dot.ted')], 'tags.0.value'],
+    [[tag('ok'), tag('é')], 'tags.1.name'],
+    [[tag('a'.repeat(257))], 'tags.0.name'],
+    [[tag('ok', '')], 'tags.0.value'],
+    [[{ name: 'ok' }], 'tags.0.value'],
+    [[{ name: 'ok', value: 'v', extra: 1 }], 'tags.0.extra'],
+    [[tag('email_id')], 'tags.0.name'],
+    [[tag('same'), tag('same')], 'tags.1.name'],
+    [Array.from({ length: 41 }, (_, i) => tag(`t${i}`)), 'tags'],
+    [{ name: 'x', value: 'y' }, 'tags'],
+    ['category:welcome', 'tags'],
+  ])('refuses %j, naming %s', (tags, field) => {
+    expect(fieldsOf({ ...valid, tags })).toEqual([field]);
+  });
+});
+
+describe('headers', () => {
+  it('passes List-Unsubscribe, X-* and other custom headers as given', () => {
+    const headers = {
+      'List-Unsubscribe': '<https://acme.com/unsub?u=1>, <mailto:unsub@acme.com>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      'X-Entity-Ref-ID': '123',
+      'In-Reply-To': '<abc@acme.com>',
+    };
+    expect(toContent(parseInput(sendEmailSchema, { ...valid, headers })).headers).toEqual(headers);
+  });
+
+  it.each([
+    [{ 'X-Evil': 'a\r\nBcc: victim@example.com' }, 'headers.X-Evil', /line breaks/],
+    [{ 'X-Evil': 'a\nb' }, 'headers.X-Evil', /line breaks/],
+    [{ 'Bad Name': 'v' }, 'headers.Bad Name', /not a valid header name/],
+    [{ 'Bad:Name': 'v' }, 'headers.Bad:Name', /not a valid header name/],
+    [{ 'X-Ünicode': 'v' }, 'headers.X-Ünicode', /not a valid header name/],
+    [{ From: 'a@b.c' }, 'headers.From', /set by the service/],
+    [{ bcc: 'a@b.c' }, 'headers.bcc', /set by the service/],
+    [{ 'Reply-To': 'a@b.c' }, 'headers.Reply-To', /set by the service/],
+    [{ 'Message-ID': '<x@y>' }, 'headers.Message-ID', /set by the service/],
+    [{ 'Content-Type': 'text/plain' }, 'headers.Content-Type', /set by the service/],
+    [{ 'MIME-Version': '1.0' }, 'headers.MIME-Version', /set by the service/],
+    [{ 'X-SES-CONFIGURATION-SET': 'other' }, 'headers.X-SES-CONFIGURATION-SET', /set by the service/],
+    [{ 'X-Num': 1 }, 'headers.X-Num', /string value/],
+    [{ 'X-Empty': '' }, 'headers.X-Empty', /1 to 870/],
+    [{ 'X-Long': 'x'.repeat(871) }, 'headers.X-Long', /1 to 870/],
+    [{ 'X-Accent': 'café' }, 'headers.X-Accent', /printable ASCII/],
+  ])('refuses %j, naming the header', (headers, field, message) => {
+    const error = errorOf({ ...valid, headers });
+    expect(error.fieldErrors?.map((f) => f.field)).toEqual([field]);
+    expect(error.fieldErrors?.[0]?.message).toMatch(message);
+  });
+
+  it('refuses more than 15 (SES takes 15), and a non-object', () => {
+    const many = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`X-H${i}`, 'v']));
+    expect(fieldsOf({ ...valid, headers: many })).toEqual(['headers']);
+    expect(fieldsOf({ ...valid, headers: ['X-A: b'] })).toEqual(['headers']);
   });
 });

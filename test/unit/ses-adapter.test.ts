@@ -27,6 +27,8 @@ const content = {
   subject: 'Hi',
   html: '<p>Hi</p>',
   text: null,
+  tags: [],
+  headers: {},
 };
 
 const error = (name: string, status?: number, extra: Record<string, unknown> = {}) =>
@@ -62,6 +64,32 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
       ConfigurationSetName: 'EmailService-ConfigurationSet',
       EmailTags: [{ Name: 'email_id', Value: 'em_01m80mv90eew9ryfvqd1ksnhes' }],
     });
+  });
+
+  it("adds the user's tags after its own, and the custom headers, as SES v2 takes them", async () => {
+    ses.on(SendEmailCommand).resolves({ MessageId: 'm' });
+    const mailer = new SesMailer(new SESv2Client({ region: 'us-east-1' }), 'set');
+    await mailer.send({
+      id: 'em_01m80mv90eew9ryfvqd1ksnhes',
+      content: {
+        ...content,
+        tags: [
+          { name: 'category', value: 'welcome' },
+          { name: 'user-id', value: 'u_42' },
+        ],
+        headers: { 'List-Unsubscribe': '<https://acme.com/unsub>', 'X-Entity-Ref-ID': '123' },
+      },
+    });
+    const input = ses.commandCalls(SendEmailCommand)[0]?.args[0].input;
+    expect(input?.EmailTags).toEqual([
+      { Name: 'email_id', Value: 'em_01m80mv90eew9ryfvqd1ksnhes' },
+      { Name: 'category', Value: 'welcome' },
+      { Name: 'user-id', Value: 'u_42' },
+    ]);
+    expect(input?.Content?.Simple?.Headers).toEqual([
+      { Name: 'List-Unsubscribe', Value: '<https://acme.com/unsub>' },
+      { Name: 'X-Entity-Ref-ID', Value: '123' },
+    ]);
   });
 
   it('encodes non-ASCII display names as RFC 2047 words, as SES requires', async () => {

@@ -1,5 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { statusForEvent } from '../../functions/core/status.js';
+import {
+  type DeliveryEventType,
+  type EmailStatus,
+  type EventMarks,
+  LAST_EVENTS,
+  lastEventOf,
+  statusForEvent,
+} from '../../functions/core/status.js';
 
 describe('email status rules', () => {
   it('maps final events to statuses and leaves the others alone', () => {
@@ -8,5 +16,67 @@ describe('email status rules', () => {
     expect(statusForEvent('failed')).toBe('failed');
     expect(statusForEvent('delayed')).toBeUndefined();
     expect(statusForEvent('complained')).toBeUndefined();
+  });
+});
+
+/** What the repository records per event (see EmailRepository.markSent and finish). */
+function apply(marks: EventMarks, type: DeliveryEventType): EventMarks {
+  const next = { ...marks, sent: true };
+  const final = statusForEvent(type);
+  if (final && marks.status === 'queued') next.status = final;
+  if (type === 'delayed') next.delayed = true;
+  if (type === 'complained') next.complained = true;
+  return next;
+}
+const start: EventMarks = { status: 'queued', sent: false, delayed: false, complained: false };
+
+describe('last_event', () => {
+  it('follows the email: queued, sent, delivery_delayed, then the final event, then a complaint', () => {
+    const seen = [lastEventOf(start)];
+    let marks = start;
+    for (const type of ['sent', 'delayed', 'delivered', 'complained'] as const) {
+      marks = apply(marks, type);
+      seen.push(lastEventOf(marks));
+    }
+    expect(seen).toEqual(['queued', 'sent', 'delivery_delayed', 'delivered', 'complained']);
+    expect(lastEventOf({ ...start, status: 'failed' })).toBe('failed');
+    expect(lastEventOf({ ...start, status: 'bounced', sent: true, delayed: true })).toBe('bounced');
+  });
+
+  it('never goes back: a late delivery_delayed or Send event after delivered changes nothing', () => {
+    let marks = apply(apply(start, 'delivered'), 'delayed');
+    marks = apply(marks, 'sent');
+    expect(lastEventOf(marks)).toBe('delivered');
+  });
+
+  it('is the same whatever order, however duplicated, the events of one email arrive in', () => {
+    const rank = (event: string) => LAST_EVENTS.indexOf(event as never);
+    const final = fc.constantFrom<DeliveryEventType>('delivered', 'bounced', 'failed');
+    fc.assert(
+      fc.property(
+        final,
+        fc.array(fc.constantFrom<DeliveryEventType>('sent', 'delayed', 'complained'), { maxLength: 6 }),
+        fc.array(fc.nat(), { minLength: 8, maxLength: 8 }),
+        (finalType, others, order) => {
+          // One final outcome (what SES reports for one email), duplicated, among the others.
+          const events = [finalType, finalType, ...others];
+          const shuffled = events
+            .map((event, i) => ({ event, key: order[i % order.length] ?? 0, i }))
+            .sort((a, b) => a.key - b.key || a.i - b.i)
+            .map((entry) => entry.event);
+          const inOrder = events.reduce(apply, start);
+          const anyOrder = shuffled.reduce(apply, start);
+          expect(lastEventOf(anyOrder)).toBe(lastEventOf(inOrder));
+          // The latest meaningful event: the highest of what happened.
+          const happened = events.map((e) => (e === 'delayed' ? 'delivery_delayed' : e));
+          expect(lastEventOf(anyOrder)).toBe(happened.reduce((a, b) => (rank(b) > rank(a) ? b : a)));
+        },
+      ),
+    );
+  });
+
+  it('keeps the spec status among its four values', () => {
+    const statuses: EmailStatus[] = ['queued', 'delivered', 'bounced', 'failed'];
+    for (const status of statuses) expect(LAST_EVENTS).toContain(lastEventOf({ ...start, status }));
   });
 });

@@ -5,9 +5,10 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ApiKey, Permission } from '../../core/api-keys.js';
+import { API_KEY_ID_PREFIX, type ApiKey, type Permission } from '../../core/api-keys.js';
+import type { PageQuery } from '../../core/list.js';
 import type { ApiKeyRepository } from '../../core/ports.js';
-import { batchGetAll, isConditionFailure, pageOf, queryPages } from './client.js';
+import { batchGetAll, isConditionFailure, newestFirstPage } from './client.js';
 import { keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -77,15 +78,18 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     return Item ? toKey(Item, String(Item.hash)) : null;
   }
 
-  async list(query: { limit: number; offset: number }) {
-    const { items: pageItems, has_more } = await pageOf(
-      queryPages(this.db, {
+  async list(query: PageQuery) {
+    const { items: pageItems, has_more } = await newestFirstPage(
+      this.db,
+      {
         TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.apiKeys, ':prefix': keys.apiKeyListingPrefix },
-        ScanIndexForward: false, // ids sort by creation time: newest first
         ConsistentRead: true,
-      }),
+        partitionKey: 'pk',
+        sortKey: 'sk',
+        partition: keys.apiKeys,
+        prefix: `${keys.apiKeyListingPrefix}${API_KEY_ID_PREFIX}_`,
+        sortKeyOf: keys.apiKeyListing,
+      },
       query,
     );
     // last_used_at lives on the lookup item, which authentication reads and updates.
@@ -107,6 +111,29 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
       }),
       has_more,
     };
+  }
+
+  async rename(key: ApiKey, name: string): Promise<boolean> {
+    const rename = (Key: Record<string, string>) =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          UpdateExpression: 'SET #name = :name',
+          // Never brings back a key revoked meanwhile.
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: { ':name': name },
+        }),
+      );
+    try {
+      await rename(this.listingKey(key.id));
+      await rename(this.lookupKey(key.hash));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async touch(hash: string, at: string): Promise<void> {

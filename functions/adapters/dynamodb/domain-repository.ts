@@ -5,9 +5,10 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { DnsRecord, Domain, DomainStatus } from '../../core/domains.js';
+import { type DnsRecord, DOMAIN_ID_PREFIX, type Domain, type DomainStatus } from '../../core/domains.js';
+import type { PageQuery } from '../../core/list.js';
 import type { DomainRepository, NameClaim } from '../../core/ports.js';
-import { isConditionFailure, pageOf, queryPages } from './client.js';
+import { isConditionFailure, newestFirstPage, queryPages } from './client.js';
 import { keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -133,9 +134,18 @@ export class DynamoDomainRepository implements DomainRepository {
     });
   }
 
-  async list(query: { limit: number; offset: number }) {
-    const { items, has_more } = await pageOf(
-      this.pages(true, Math.min(query.offset + query.limit + 1, 1000)),
+  async list(query: PageQuery) {
+    const { items, has_more } = await newestFirstPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        ConsistentRead: true,
+        partitionKey: 'pk',
+        sortKey: 'sk',
+        partition: keys.domains,
+        prefix: `${keys.domainPrefix}${DOMAIN_ID_PREFIX}_`,
+        sortKeyOf: keys.domain,
+      },
       query,
     );
     return { data: items.map(toDomain), has_more };

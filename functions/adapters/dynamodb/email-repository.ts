@@ -6,11 +6,12 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { EmailDetail, EmailEvent, EmailSummary } from '../../core/email.js';
+import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from '../../core/email.js';
+import { FIRST_EMAIL_ID } from '../../core/ids.js';
 import type { ListEmailsQuery } from '../../core/list.js';
 import type { ClaimResult, EmailRepository, EmailState, FinishOptions, NewEmail } from '../../core/ports.js';
-import type { EmailStatus, TerminalStatus } from '../../core/status.js';
-import { batchGetAll, isConditionFailure, pageOf, pause, queryPages } from './client.js';
+import { type EmailStatus, lastEventOf, type TerminalStatus } from '../../core/status.js';
+import { batchGetAll, isConditionFailure, newestFirstPage, pause, queryPages } from './client.js';
 import { INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -24,12 +25,12 @@ export class DynamoEmailRepository implements EmailRepository {
 
   async create({ id, created_at, content }: NewEmail): Promise<void> {
     const pk = keys.email(id);
-    const { html, text, ...summary } = content;
+    const { html, text, tags, headers, ...summary } = content;
     // Summary and bodies first, the status item last: an email shows up (in lists, to the
     // consumer) only once all of it is stored; a failure in between leaves nothing visible.
     await this.batchWrite([
       { pk, sk: keys.summary, ...summary },
-      { pk, sk: keys.body, html, text },
+      { pk, sk: keys.body, html, text, ...extras({ tags, headers }) },
     ]);
     try {
       await this.db.send(
@@ -83,43 +84,51 @@ export class DynamoEmailRepository implements EmailRepository {
       ...toSummary(id, status, summary),
       html: (body.html as string | null | undefined) ?? null,
       text: (body.text as string | null | undefined) ?? null,
+      ...extrasOf(body),
       sent_at: (status.sent_at as string | undefined) ?? null,
       failure_reason: (status.failure_reason as string | undefined) ?? null,
       events,
     };
   }
 
-  async list({
-    limit,
-    offset,
-    status,
-  }: ListEmailsQuery): Promise<{ data: EmailSummary[]; has_more: boolean }> {
+  async list(query: ListEmailsQuery): Promise<{ data: EmailSummary[]; has_more: boolean }> {
+    const { status } = query;
     const index = status ? INDEXES.emailsByStatus : INDEXES.emailsByTime;
-    const partition = status ? keys.emailsWithStatus(status) : keys.allEmails;
-    const { items: page, has_more } = await pageOf(
-      queryPages(this.db, {
+    // The index's sort key is the id, and ids sort by creation time.
+    const { items: page, has_more } = await newestFirstPage(
+      this.db,
+      {
         TableName: this.tableName,
         IndexName: index.name,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': index.partitionKey },
-        ExpressionAttributeValues: { ':pk': partition },
-        ScanIndexForward: false, // ids sort by creation time: newest first
-        Limit: Math.min(offset + limit + 1, 1000),
-      }),
-      { limit, offset },
+        partitionKey: index.partitionKey,
+        sortKey: index.sortKey,
+        partition: status ? keys.emailsWithStatus(status) : keys.allEmails,
+        prefix: FIRST_EMAIL_ID,
+        sortKeyOf: (id) => id,
+      },
+      query,
     );
     if (page.length === 0) return { data: [], has_more };
 
-    const summaries = await batchGetAll(
-      this.db,
-      this.tableName,
-      page.map((entry) => ({ pk: entry.pk, sk: keys.summary })),
-    );
-    const byPk = new Map(summaries.map((item) => [item.pk, item]));
+    // The summaries and the status items (what last_event and message_id come from), 100 keys a call.
+    const wanted = page.flatMap((entry) => [
+      { pk: entry.pk, sk: keys.summary },
+      { pk: entry.pk, sk: keys.status },
+    ]);
+    const chunks: Item[][] = [];
+    for (let i = 0; i < wanted.length; i += 100) chunks.push(wanted.slice(i, i + 100));
+    const found = (
+      await Promise.all(chunks.map((chunk) => batchGetAll(this.db, this.tableName, chunk)))
+    ).flat();
+    const bySk = (sk: string) =>
+      new Map(found.filter((item) => item.sk === sk).map((item) => [item.pk, item]));
+    const summaries = bySk(keys.summary);
+    const states = bySk(keys.status);
     const data: EmailSummary[] = [];
     for (const entry of page) {
-      const summary = byPk.get(entry.pk);
-      if (summary) data.push(toSummary(keys.idOf(String(entry.pk)), entry, summary));
+      const summary = summaries.get(entry.pk);
+      // The index entry (status, created_at) stands in for a status item the read did not see yet.
+      if (summary) data.push(toSummary(keys.idOf(String(entry.pk)), states.get(entry.pk) ?? entry, summary));
     }
     return { data, has_more };
   }
@@ -175,15 +184,22 @@ export class DynamoEmailRepository implements EmailRepository {
     }
   }
 
-  async markSent(id: string, providerMessageId: string, at: string): Promise<void> {
+  async markSent(
+    id: string,
+    providerMessageId: string,
+    at: string,
+    mark?: 'delayed' | 'complained',
+  ): Promise<void> {
+    // In the same write: a delay or complaint costs nothing more than recording the email as sent.
+    const marked = mark ? `, ${mark}_at = if_not_exists(${mark}_at, :at)` : '';
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: this.statusKey(id),
         // The consumer and the provider's Send event both record it; the first record stands.
         UpdateExpression:
-          'SET sent_at = if_not_exists(sent_at, :at), provider_message_id = if_not_exists(provider_message_id, :mid) ' +
-          'REMOVE attempt_error',
+          'SET sent_at = if_not_exists(sent_at, :at), provider_message_id = if_not_exists(provider_message_id, :mid)' +
+          `${marked} REMOVE attempt_error`,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':at': at, ':mid': providerMessageId },
       }),
@@ -290,6 +306,17 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 }
 
+/** Tags and headers live in the body item, and only when there are some. */
+export const extras = ({ tags, headers }: Pick<EmailContent, 'tags' | 'headers'>) => ({
+  ...(tags.length ? { tags } : {}),
+  ...(Object.keys(headers).length ? { headers } : {}),
+});
+
+export const extrasOf = (body: Item): Pick<EmailContent, 'tags' | 'headers'> => ({
+  tags: (body.tags as EmailContent['tags'] | undefined) ?? [],
+  headers: (body.headers as EmailContent['headers'] | undefined) ?? {},
+});
+
 /** Failure reasons are bounded so the status item stays small (one write unit per change). */
 const bounded = (text: string) => text.slice(0, 200);
 
@@ -315,6 +342,13 @@ function toSummary(id: string, status: Item, summary: Item): EmailSummary {
   return {
     id,
     status: status.status as EmailStatus,
+    last_event: lastEventOf({
+      status: status.status as EmailStatus,
+      sent: Boolean(status.sent_at),
+      delayed: Boolean(status.delayed_at),
+      complained: Boolean(status.complained_at),
+    }),
+    message_id: (status.provider_message_id as string | undefined) ?? null,
     created_at: String(status.created_at),
     from: String(summary.from),
     to: (summary.to as string[] | undefined) ?? [],

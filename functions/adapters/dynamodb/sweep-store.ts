@@ -3,7 +3,7 @@ import type { EmailContent } from '../../core/email.js';
 import { FIRST_EMAIL_ID } from '../../core/ids.js';
 import type { EmailState, SweepProgress, SweepStore } from '../../core/ports.js';
 import { batchGetAll, isConditionFailure, queryPages } from './client.js';
-import { toState } from './email-repository.js';
+import { extrasOf, toState } from './email-repository.js';
 import { INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -70,6 +70,7 @@ export class DynamoSweepStore implements SweepStore {
       subject: String(summary.subject),
       html: (body.html as string | null | undefined) ?? null,
       text: (body.text as string | null | undefined) ?? null,
+      ...extrasOf(body),
     };
   }
 

@@ -40,10 +40,17 @@ export class SesMailer implements Mailer {
             ...(content.html ? { Html: { Data: content.html, Charset: 'UTF-8' } } : {}),
             ...(content.text ? { Text: { Data: content.text, Charset: 'UTF-8' } } : {}),
           },
+          ...(Object.keys(content.headers).length
+            ? { Headers: Object.entries(content.headers).map(([Name, Value]) => ({ Name, Value })) }
+            : {}),
         },
       },
       ConfigurationSetName: this.configurationSetName,
-      EmailTags: [{ Name: EMAIL_ID_TAG, Value: id }],
+      // Ours first; the user's tags come back on every event of the message too.
+      EmailTags: [
+        { Name: EMAIL_ID_TAG, Value: id },
+        ...content.tags.map((tag) => ({ Name: tag.name, Value: tag.value })),
+      ],
     });
     let result: { MessageId?: string };
     try {

@@ -16,7 +16,7 @@ export interface ApiKeyDeps {
 export async function createApiKey(
   deps: ApiKeyDeps,
   input: { name: string; permission: Permission; domain_id?: string },
-): Promise<{ id: string; token: string }> {
+): Promise<{ object: 'api_key'; id: string; token: string }> {
   let domain: { id: string; domain: string } | undefined;
   if (input.domain_id) {
     const found = await deps.domains.get(input.domain_id);
@@ -28,7 +28,19 @@ export async function createApiKey(
   }
   const { key, token } = generateApiKey(input.name, input.permission, deps.clock.now(), domain);
   await deps.apiKeys.put(key);
-  return { id: key.id, token };
+  return { object: 'api_key', id: key.id, token };
+}
+
+/** Renames a key; its token and permission stay as they are. */
+export async function renameApiKey(
+  deps: Pick<ApiKeyDeps, 'apiKeys'>,
+  id: string,
+  name: string,
+): Promise<ApiKey> {
+  const key = isId(API_KEY_ID_PREFIX, id) ? await deps.apiKeys.getById(id) : null;
+  if (!key || !(await deps.apiKeys.rename(key, name)))
+    throw notFound(`API key ${JSON.stringify(id)} not found.`);
+  return { ...key, name };
 }
 
 /** Revokes a key: from this moment its token gets 401. */

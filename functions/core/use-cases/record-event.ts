@@ -46,7 +46,12 @@ export async function recordDeliveryEvent(
   const next = statusForEvent(event.type);
   if (!next) {
     // A delay or a complaint also means the provider has the email.
-    await emails.markSent(emailId, sent.providerMessageId, sent.at);
+    await emails.markSent(
+      emailId,
+      sent.providerMessageId,
+      sent.at,
+      event.type === 'complained' ? 'complained' : 'delayed',
+    );
     return { statusChanged: false };
   }
   const statusChanged = await emails.finish(emailId, next, event.at, {

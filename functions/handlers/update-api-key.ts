@@ -1,0 +1,14 @@
+import { updateApiKeySchema } from '../core/api-keys.js';
+import { renameApiKey } from '../core/use-cases/api-keys.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** PATCH /v1/api-keys/{id} `{name}`: renames the key (nothing else about a key changes). */
+export const makeHandler = (deps: HttpDeps) =>
+  httpHandler(deps, { route: 'update-api-key', jsonBody: true }, async ({ params, body }) => {
+    const { name } = parseInput(updateApiKeySchema, body);
+    const key = await renameApiKey(deps, params.id ?? '', name);
+    return { statusCode: 200, body: { object: 'api_key', id: key.id } };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('update-api-key')));

@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type NpmStart, startNpmStart } from '../support/npm-start.js';
+
+const run = promisify(execFile);
+const dataDir = mkdtempSync(join(tmpdir(), 'resend-sdk-'));
+let service: NpmStart;
+// biome-ignore lint/suspicious/noExplicitAny: what the SDK answered, read back from JSON
+let seen: Record<string, any>;
+
+beforeAll(async () => {
+  service = await startNpmStart({
+    LOCAL_DATA_DIR: dataDir,
+    PORT: '0',
+    VIEWER_PORT: '0',
+    RATE_LIMIT_PER_SECOND: '1000',
+  });
+  expect(service.baseUrl).toMatch(/^https:\/\/localhost:\d+\/v1$/);
+  // The user's program, in its own process: RESEND_BASE_URL points the SDK here, and the local
+  // certificate is trusted the way Node is told to trust one.
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/e2e/sdk/resend-user.ts'], {
+    env: {
+      ...process.env,
+      RESEND_BASE_URL: service.baseUrl,
+      RESEND_API_KEY: service.apiKey,
+      NODE_EXTRA_CA_CERTS: join(dataDir, 'tls', 'localhost-cert.pem'),
+    },
+    timeout: 90_000,
+  });
+  seen = JSON.parse(stdout.trim().split('\n').at(-1) as string);
+}, 150_000);
+afterAll(async () => {
+  await service?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the official resend SDK, unchanged, against npm start', () => {
+  it('verifies a domain with a body-less POST', () => {
+    expect(seen.verify.error).toBeNull();
+    expect(seen.verify.data).toMatchObject({ object: 'domain' });
+  });
+
+  it('sends with tags and headers, and follows last_event to delivered; get returns the tags as sent', () => {
+    expect(seen.delivered).toMatchObject({
+      object: 'email',
+      status: 'delivered',
+      last_event: 'delivered',
+      tags: [
+        { name: 'category', value: 'welcome' },
+        { name: 'user_id', value: 'u-42' },
+      ],
+      headers: { 'X-Entity-Ref-ID': 'ref-1', 'List-Unsubscribe': '<https://sdk.test/unsubscribe>' },
+    });
+    expect(seen.delivered.message_id).toEqual(expect.any(String));
+  });
+
+  it('refuses a header with a line break in the error shape the SDK reads', () => {
+    expect(seen.badHeader.data).toBeNull();
+    expect(seen.badHeader.error).toMatchObject({ name: 'validation_error', statusCode: 400 });
+    expect(seen.badHeader.error.message).toContain('X-Evil');
+  });
+
+  it('pages with after across every page, and back with before, each email once', () => {
+    const forward = seen.forward as string[][];
+    expect(forward.length).toBeGreaterThanOrEqual(4);
+    const all = forward.flat();
+    expect(new Set(all).size).toBe(all.length);
+    expect(all).toEqual([...all].sort().reverse()); // newest first
+    expect((seen.backward as string[][]).reverse().flat()).toEqual(all.slice(0, -1));
+    expect(seen.bothCursors.error).toMatchObject({ name: 'validation_error', statusCode: 400 });
+  });
+
+  it('creates, renames, lists and removes API keys as Resend answers them', () => {
+    expect(seen.created).toMatchObject({
+      object: 'api_key',
+      id: expect.stringMatching(/^key_/),
+      token: 'esk_',
+    });
+    expect(seen.renamed).toMatchObject({ data: { object: 'api_key', id: seen.created.id }, error: null });
+    const listed = seen.keys.data.find((k: { id: string }) => k.id === seen.created.id);
+    expect(listed).toMatchObject({ name: 'sdk key, renamed' });
+    expect(seen.removed).toMatchObject({
+      data: { object: 'api_key', id: seen.created.id, deleted: true },
+      error: null,
+    });
+  });
+});
