@@ -81,6 +81,12 @@ export const FUNCTIONS = {
     actions: ['BatchWriteItem', 'PutItem', 'DeleteItem'],
     sendQueue: ['SendMessage'],
   }),
+  'send-batch': api({
+    description: 'POST /v1/emails/batch',
+    env: ['SEND_QUEUE_URL'],
+    actions: ['BatchWriteItem', 'BatchGetItem', 'PutItem', 'DeleteItem'],
+    sendQueue: ['SendMessage'],
+  }),
   'list-emails': api({
     description: 'GET /v1/emails',
     actions: ['Query', 'BatchGetItem'],

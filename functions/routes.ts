@@ -28,6 +28,13 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'sending_access',
   },
   {
+    method: 'POST',
+    path: '/v1/emails/batch',
+    handler: 'send-batch',
+    summary: 'Send up to 100 emails at once',
+    permission: 'sending_access',
+  },
+  {
     method: 'GET',
     path: '/v1/emails',
     handler: 'list-emails',

@@ -64,3 +64,14 @@ export function timingProblems(t: SendTimings): string[] {
     );
   return problems;
 }
+
+/** The timings as the functions read them, as environment variables: the same on AWS and locally. */
+export const timingSettings = (timings: SendTimings) => ({
+  SEND_MAX_RECEIVE_COUNT: String(timings.sendMaxAttempts),
+  SES_CONNECT_TIMEOUT_MS: String(timings.sesConnectTimeoutMs),
+  SES_REQUEST_TIMEOUT_MS: String(timings.sesRequestTimeoutMs),
+  SWEEP_REQUEUE_AFTER_MS: String(timings.requeueAfterMs),
+  SWEEP_BACKLOG_GRACE_MS: String(timings.backlogGraceMs),
+  SWEEP_UNKNOWN_OUTCOME_AFTER_MS: String(timings.unknownOutcomeAfterMs),
+  SWEEP_FINAL_EVENTS_AFTER_MS: String(timings.finalEventsAfterMs),
+});

@@ -51,9 +51,9 @@ export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> 
 }
 
 /** send-email: the above, the send queue, and the verified sender domains (remembered a minute). */
-export function sendEmailDeps() {
-  const deps = apiDeps('send-email');
-  const { SEND_QUEUE_URL } = loadConfig(...FUNCTIONS['send-email'].env);
+export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') {
+  const deps = apiDeps(name);
+  const { SEND_QUEUE_URL } = loadConfig(...FUNCTIONS[name].env);
   return {
     ...deps,
     queue: new SqsEmailQueue(newSqsClient(), SEND_QUEUE_URL),

@@ -3,7 +3,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { EnvKey } from '../functions/catalog.js';
-import { type SendTimings, sendTimings, timingProblems } from '../functions/send-timings.js';
+import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../functions/send-timings.js';
 import { DomainCheck } from './constructs/domain-check.js';
 import { EmailApi } from './constructs/email-api.js';
 import { EmailTable } from './constructs/email-table.js';
@@ -109,13 +109,7 @@ export class EmailServiceStack extends Stack {
     // The settings functions read, as environment variables (each function gets those it reads).
     const settings: Partial<Record<EnvKey, string>> = {
       RATE_LIMIT_PER_SECOND: String(props.keyRateLimit ?? 10),
-      SEND_MAX_RECEIVE_COUNT: String(timings.sendMaxAttempts),
-      SES_CONNECT_TIMEOUT_MS: String(timings.sesConnectTimeoutMs),
-      SES_REQUEST_TIMEOUT_MS: String(timings.sesRequestTimeoutMs),
-      SWEEP_REQUEUE_AFTER_MS: String(timings.requeueAfterMs),
-      SWEEP_BACKLOG_GRACE_MS: String(timings.backlogGraceMs),
-      SWEEP_UNKNOWN_OUTCOME_AFTER_MS: String(timings.unknownOutcomeAfterMs),
-      SWEEP_FINAL_EVENTS_AFTER_MS: String(timings.finalEventsAfterMs),
+      ...timingSettings(timings),
       SWEEP_OLD_CHECK_EVERY_MS: String(60 * 60_000),
     };
 

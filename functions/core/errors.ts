@@ -57,6 +57,31 @@ export class ApiError extends Error {
 export const validationError = (message: string, fieldErrors?: readonly FieldError[]) =>
   new ApiError(400, 'validation_error', message, fieldErrors);
 
+/** A schema's issues as named fields (`to.1`, `3.tags.0.name`), each unknown key its own entry. */
+export function fieldErrorsOf(
+  issues: readonly {
+    code: string;
+    path: readonly PropertyKey[];
+    message: string;
+    keys?: readonly string[];
+  }[],
+  prefix: readonly PropertyKey[] = [],
+): FieldError[] {
+  const fields: FieldError[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path].map(String);
+    if (issue.code === 'unrecognized_keys' && issue.keys)
+      for (const key of issue.keys)
+        fields.push({ field: [...path, key].join('.'), message: 'unknown field' });
+    else fields.push({ field: path.join('.') || '(body)', message: issue.message });
+  }
+  return fields;
+}
+
+/** One message for a list of field errors. */
+export const describeFields = (fields: readonly FieldError[]) =>
+  fields.map((f) => (f.field === '(body)' ? f.message : `${f.field}: ${f.message}`)).join('; ');
+
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 
 export const conflict = (message: string) => new ApiError(409, 'already_exists', message);

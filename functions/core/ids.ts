@@ -24,6 +24,13 @@ export function encodeBase32(bytes: Uint8Array): string {
   return out;
 }
 
+/** The 128 bits of a 26-character suffix, as a number. */
+export function decodeBase32(suffix: string): bigint {
+  let value = 0n;
+  for (const char of suffix) value = (value << 5n) | BigInt(ALPHABET.indexOf(char));
+  return value;
+}
+
 export const newId = (prefix: string): string => `${prefix}_${encodeBase32(uuidv7obj().bytes)}`;
 
 export const newEmailId = (): string => newId(EMAIL_ID_PREFIX);

@@ -65,6 +65,15 @@ export interface FinishOptions {
 export interface EmailRepository {
   /** Stores a new queued email (status, summary and bodies). */
   create(email: NewEmail): Promise<void>;
+  /**
+   * Stores new queued emails: every summary and body first, then the status items, so an email is
+   * visible only once all of it is stored; all in batch writes, for fresh ids. With `mayExist`
+   * (ids a request that died may have used), a status item is never written over an existing one:
+   * those emails are returned as `existing`, left as they are.
+   */
+  createMany(emails: NewEmail[], options?: { mayExist?: boolean }): Promise<{ existing: string[] }>;
+  /** The status items of these emails (missing ones left out), read consistently, 100 a read. */
+  states(ids: string[]): Promise<EmailState[]>;
   get(id: string): Promise<EmailDetail | null>;
   /** The status item alone (one GetItem): what resuming a request or the sweeper needs. */
   getState(id: string): Promise<EmailState | null>;
@@ -132,6 +141,8 @@ export interface SendJob {
 
 export interface EmailQueue {
   enqueue(job: SendJob): Promise<void>;
+  /** Queues several jobs in batches; resolves with the ids of those the queue did not take. */
+  enqueueMany(jobs: SendJob[]): Promise<string[]>;
   /** Messages waiting to be received (a backlog); an approximation, as SQS reports it. */
   backlog(): Promise<number>;
 }

@@ -3,7 +3,8 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { type ApiKey, hashToken, looksLikeToken, permits, restricted } from '../core/api-keys.js';
-import { ApiError, type FieldError, internalError, validationError } from '../core/errors.js';
+import { ApiError, describeFields, fieldErrorsOf, internalError, validationError } from '../core/errors.js';
+import { MAX_EMAIL_BYTES } from '../core/limits.js';
 import type { ApiKeyRepository, Clock, Counters, Log, RateCounter } from '../core/ports.js';
 import { decide, rateLimitExceeded, rateLimitHeaders, WINDOW_MS, windowOf } from '../core/rate-limit.js';
 import { log as defaultLog } from '../observability/logger.js';
@@ -13,7 +14,7 @@ import { routeOf } from '../routes.js';
 import { frontDoorOnly } from './front-door.js';
 
 /** Largest request body accepted (bytes). Keeps every email's bodies inside one DynamoDB item. */
-export const MAX_BODY_BYTES = 256 * 1024;
+export const MAX_BODY_BYTES = MAX_EMAIL_BYTES;
 
 /** Deepest JSON nesting accepted; an email needs 3 levels. Deeper bodies are refused unparsed. */
 export const MAX_JSON_DEPTH = 32;
@@ -110,17 +111,17 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
 }
 
 /** Refuses oversized and too deeply nested bodies before any other work (no parsing, no key lookup). */
-const bodyLimit = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
+const bodyLimit = (maxBytes: number): MiddlewareObj<HttpEvent, HttpResponse> => ({
   before: async ({ event }) => {
     if (event.body === undefined) return;
     const bytes = event.isBase64Encoded
       ? Math.floor((event.body.length * 3) / 4)
       : Buffer.byteLength(event.body);
-    if (bytes > MAX_BODY_BYTES) {
+    if (bytes > maxBytes) {
       throw new ApiError(
         413,
         'payload_too_large',
-        `The request body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
+        `The request body is ${bytes} bytes; the limit is ${maxBytes} bytes.`,
       );
     }
     const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
@@ -213,7 +214,7 @@ const requireJson = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
 export function httpHandler(
   deps: HttpDeps,
   /** `route`: the handler's name in the route table, where its permission is declared. */
-  options: { route?: string; jsonBody?: boolean },
+  options: { route?: string; jsonBody?: boolean; maxBodyBytes?: number },
   run: (request: HttpRequest) => Promise<HttpResult>,
 ) {
   const log = deps.log ?? defaultLog;
@@ -223,7 +224,7 @@ export function httpHandler(
     .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext>)
     .use(errorResponder(log));
   if (deps.frontDoorSecret) chain.use(frontDoorOnly(deps.frontDoorSecret));
-  chain.use(bodyLimit()).use(authenticate(deps, permission));
+  chain.use(bodyLimit(options.maxBodyBytes ?? MAX_BODY_BYTES)).use(authenticate(deps, permission));
   if (options.jsonBody) chain.use(requireJson()).use(httpJsonBodyParser());
   return chain.handler(async (event, context) => {
     const result = await run({
@@ -241,19 +242,8 @@ export function httpHandler(
 export function parseInput<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const fields: FieldError[] = [];
-  for (const issue of result.error.issues) {
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys)
-        fields.push({ field: [...issue.path, key].join('.'), message: 'unknown field' });
-    } else {
-      fields.push({ field: issue.path.join('.') || '(body)', message: issue.message });
-    }
-  }
-  const message = fields
-    .map((f) => (f.field === '(body)' ? f.message : `${f.field}: ${f.message}`))
-    .join('; ');
-  throw validationError(`Invalid request: ${message}`, fields);
+  const fields = fieldErrorsOf(result.error.issues as Parameters<typeof fieldErrorsOf>[0]);
+  throw validationError(`Invalid request: ${describeFields(fields)}`, fields);
 }
 
 /**

@@ -15,7 +15,7 @@ import { emailIdAt, FIRST_EMAIL_ID } from '../core/ids.js';
 import { sweep } from '../core/use-cases/sweep.js';
 import { configuredLogLevel, logger } from '../observability/logger.js';
 import { FALLBACK_HANDLER, ROUTES } from '../routes.js';
-import { type SendTimings, sendTimings, timingProblems } from '../send-timings.js';
+import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../send-timings.js';
 import { sweepDeps } from '../wiring.js';
 import { startEmulators } from './emulators.js';
 import { injectClientFaults, type LocalFaults } from './faults.js';
@@ -198,13 +198,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       SEND_QUEUE_URL: send.queue.url,
       SEND_DEAD_LETTER_QUEUE_URL: send.dlq.url,
       CONFIGURATION_SET_NAME: CONFIGURATION_SET,
-      SEND_MAX_RECEIVE_COUNT: String(timings.sendMaxAttempts),
-      SES_CONNECT_TIMEOUT_MS: String(timings.sesConnectTimeoutMs),
-      SES_REQUEST_TIMEOUT_MS: String(timings.sesRequestTimeoutMs),
-      SWEEP_REQUEUE_AFTER_MS: String(timings.requeueAfterMs),
-      SWEEP_BACKLOG_GRACE_MS: String(timings.backlogGraceMs),
-      SWEEP_UNKNOWN_OUTCOME_AFTER_MS: String(timings.unknownOutcomeAfterMs),
-      SWEEP_FINAL_EVENTS_AFTER_MS: String(timings.finalEventsAfterMs),
+      ...timingSettings(timings),
       SWEEP_OLD_CHECK_EVERY_MS: String(Math.min(60_000, timings.finalEventsAfterMs / 4)),
       RATE_LIMIT_PER_SECOND: String(options.rateLimitPerSecond ?? 10),
       // Metrics are CloudWatch's (embedded metric format lines): locally they would only be noise.

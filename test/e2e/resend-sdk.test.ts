@@ -64,6 +64,35 @@ describe('the official resend SDK, unchanged, against npm start', () => {
     expect(seen.badHeader.error.message).toContain('X-Evil');
   });
 
+  it('sends a batch: ids in order, each email its own, the same ids again with the same key', () => {
+    expect(seen.batch.error).toBeNull();
+    const ids = seen.batch.data.data.map((e: { id: string }) => e.id);
+    expect(ids).toHaveLength(2);
+    expect(seen.batchAgain.data).toEqual(seen.batch.data);
+    expect(
+      seen.batchFinal.map((e: { id: string; subject: string; status: string; last_event: string }) => [
+        e.id,
+        e.subject,
+        e.status,
+        e.last_event,
+      ]),
+    ).toEqual([
+      [ids[0], 'Batch 1', 'delivered', 'delivered'],
+      [ids[1], 'Batch 2', 'bounced', 'bounced'],
+    ]);
+  });
+
+  it('strict refuses the whole batch naming 2.to; permissive sends the valid ones and names the others', () => {
+    expect(seen.batchStrict.data).toBeNull();
+    expect(seen.batchStrict.error).toMatchObject({ name: 'validation_error', statusCode: 400 });
+    expect(seen.batchStrict.error.message).toContain('2.to');
+    expect(seen.batchPermissive.error).toBeNull();
+    expect(seen.batchPermissive.data).toMatchObject({
+      data: [{ id: expect.stringMatching(/^em_/) }],
+      errors: [{ index: 1, message: expect.stringContaining('1.to') }],
+    });
+  });
+
   it('pages with after across every page, and back with before, each email once', () => {
     const forward = seen.forward as string[][];
     expect(forward.length).toBeGreaterThanOrEqual(4);

@@ -102,6 +102,30 @@ beforeAll(async () => {
       404,
     );
 
+    // Batches: strict, permissive with a refused sender, an idempotent one sent twice.
+    const batch = [
+      { from: 'Acme <hello@acme.test>', to: 'success@simulator.amazonses.com', subject: 'b1', text: 'x' },
+      { from: 'Acme <hello@acme.test>', to: 'bounce@simulator.amazonses.com', subject: 'b2', text: 'x' },
+    ];
+    expect((await api.call('POST', '/emails/batch', { body: batch })).status).toBe(200);
+    expect(
+      (
+        await api.call('POST', '/emails/batch', {
+          body: [...batch, { ...batch[0], from: 'x@nowhere.test' }],
+          headers: { 'x-batch-validation': 'permissive' },
+        })
+      ).status,
+    ).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (
+          await api.call('POST', '/emails/batch', {
+            body: batch,
+            headers: { 'Idempotency-Key': 'grants-batch' },
+          })
+        ).status,
+      ).toBe(200);
+
     // Emails: plain sends to each simulator outcome, with and without an Idempotency-Key (new,
     // replay, other body, a refused send that gives its key back), listing, reading.
     for (const to of ['success', 'bounce', 'complaint', 'suppressionlist'])
@@ -143,6 +167,32 @@ beforeAll(async () => {
     });
     expect(resumed.status).toBe(200);
     expect(resumed.json.id).toBe(diedId);
+    // A batch request that died after storing its first email, resumed; a refused one gives its key back.
+    const batchBody = [email({ subject: 'died 1' }), email({ subject: 'died 2' })];
+    const diedBatch = newEmailId();
+    await repos.idempotency.begin(
+      devKey?.id ?? '',
+      hashIdempotencyKey('grants-died-batch'),
+      fingerprint({ batch: batchBody, mode: 'strict' }),
+      diedBatch,
+      Date.now() - 60_000,
+    );
+    await repos.emails.create({
+      id: diedBatch,
+      created_at: new Date().toISOString(),
+      content: toContent(parseInput(sendEmailSchema, batchBody[0])),
+    });
+    const resumedBatch = await api.call('POST', '/emails/batch', {
+      body: batchBody,
+      headers: { 'idempotency-key': 'grants-died-batch' },
+    });
+    expect(resumedBatch.status).toBe(200);
+    expect(resumedBatch.json.data[0].id).toBe(diedBatch);
+    const refusedBatch = await api.call('POST', '/emails/batch', {
+      body: [email({ from: 'a@nowhere.test' })],
+      headers: { 'idempotency-key': 'grants-batch-refused' },
+    });
+    expect(refusedBatch.status).toBe(400);
     await api.call('GET', '/emails?limit=5');
     await api.call('GET', '/emails?limit=5&status=queued');
     await api.call('GET', `/emails/${first.json.id}`);

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
+import { IDEMPOTENCY_LEASE_MS } from '../../functions/core/idempotency.js';
 import { ROUTES } from '../../functions/routes.js';
 import { timingProblems } from '../../functions/send-timings.js';
 import { EmailServiceStack } from '../../lib/email-service-stack.js';
@@ -170,6 +171,10 @@ describe('EmailServiceStack', () => {
     ).toBeLessThan(ms(consumer.timeout));
     // A message does not reappear while the invocation that received it still runs.
     expect(send.VisibilityTimeout).toBeGreaterThanOrEqual(6 * consumer.timeout);
+    // A request holding an idempotency key is stopped before its lease ends, so a retry that
+    // resumes it never races its writes (send-batch writes fresh status items unconditionally).
+    for (const name of ['send-email', 'send-batch'])
+      expect(ms(env(name).timeout), name).toBeLessThan(IDEMPOTENCY_LEASE_MS);
     expect(send.RedrivePolicy.maxReceiveCount).toBe(Number(consumer.vars.SEND_MAX_RECEIVE_COUNT));
     // An unsent email is re-queued only once its own message can no longer be retried.
     expect(Number(sweeper.vars.SWEEP_REQUEUE_AFTER_MS)).toBeGreaterThanOrEqual(
@@ -228,6 +233,7 @@ describe('EmailServiceStack', () => {
     const expected: Record<string, string[]> = {
       // Exactly the actions of its catalog entry: no GetQueueUrl, GetQueueAttributes it never calls.
       'send-email': ['sqs:SendMessage'],
+      'send-batch': ['sqs:SendMessage'],
       'process-send-queue': consume,
       'process-ses-events': consume,
       // Re-queues (SendMessage, and GetQueueAttributes for the backlog); reads the DLQ without deleting.

@@ -221,6 +221,31 @@ describe('DynamoEmailRepository (dynalite)', () => {
     expect(await show(other)).toEqual({ last_event: 'complained', message_id: 'ses-2' });
   });
 
+  it('createMany: batch writes for fresh ids; with mayExist, never over an email that exists', async () => {
+    const at = new Date().toISOString();
+    const ids = [newEmailId(), newEmailId()];
+    expect(await repo.createMany(ids.map((id) => ({ id, created_at: at, content: content() })))).toEqual({
+      existing: [],
+    });
+    await repo.markSent(ids[0] as string, 'ses-1', at);
+    const third = newEmailId();
+    const again = await repo.createMany(
+      [...ids, third].map((id) => ({
+        id,
+        created_at: new Date(Date.now() + 1).toISOString(),
+        content: content(),
+      })),
+      { mayExist: true },
+    );
+    expect(again.existing.sort()).toEqual([...ids].sort());
+    // The sent one keeps its record (a reset would let the consumer send it again).
+    expect(await repo.getState(ids[0] as string)).toMatchObject({ status: 'queued', sent_at: at });
+    expect(await repo.getState(third)).toMatchObject({ status: 'queued' });
+    expect((await repo.states([...ids, third, newEmailId()])).map((s) => s.id).sort()).toEqual(
+      [...ids, third].sort(),
+    );
+  });
+
   it('records events idempotently, in time order', async () => {
     const id = await create();
     const delivered = { type: 'delivered', at: '2026-11-22T00:00:02.000Z', recipients: ['a@example.com'] };

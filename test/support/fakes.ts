@@ -19,6 +19,11 @@ export class RecordingQueue implements EmailQueue {
     if (this.failWith) throw this.failWith;
     this.jobs.push(job);
   }
+  async enqueueMany(jobs: SendJob[]) {
+    if (this.failWith) return jobs.map((job) => job.id);
+    this.jobs.push(...jobs);
+    return [];
+  }
   async backlog() {
     return this.waiting;
   }

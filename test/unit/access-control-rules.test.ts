@@ -17,7 +17,7 @@ describe('permissions', () => {
     const sending = ROUTES.filter((r) => r.permission === 'sending_access').map(
       (r) => `${r.method} ${r.path}`,
     );
-    expect(sending).toEqual(['POST /v1/emails']);
+    expect(sending).toEqual(['POST /v1/emails', 'POST /v1/emails/batch']);
     for (const route of ROUTES) expect(['full_access', 'sending_access']).toContain(route.permission);
   });
 });

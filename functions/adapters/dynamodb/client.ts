@@ -114,6 +114,7 @@ export async function batchGetAll(
   tableName: string,
   keyList: Item[],
   projection?: string,
+  consistent?: boolean,
 ): Promise<Item[]> {
   const found: Item[] = [];
   let pending = keyList;
@@ -124,7 +125,9 @@ export async function batchGetAll(
     }
     const result = await db.send(
       new BatchGetCommand({
-        RequestItems: { [tableName]: { Keys: pending, ProjectionExpression: projection } },
+        RequestItems: {
+          [tableName]: { Keys: pending, ProjectionExpression: projection, ConsistentRead: consistent },
+        },
       }),
     );
     found.push(...(result.Responses?.[tableName] ?? []));

@@ -32,28 +32,62 @@ export class DynamoEmailRepository implements EmailRepository {
       { pk, sk: keys.summary, ...summary },
       { pk, sk: keys.body, html, text, ...extras({ tags, headers }) },
     ]);
+    if (!(await this.putStatus(id, created_at))) throw new Error(`An email ${id} exists already`);
+  }
+
+  /**
+   * Puts a new email's status item, never over an existing one; false when one exists that this
+   * write did not make. (The SDK retries a write whose answer was lost; the retry then finds the
+   * item its first try wrote: ids are unique, so an item with this id and creation time is its own.)
+   */
+  private async putStatus(id: string, created_at: string): Promise<boolean> {
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: {
-            pk,
-            sk: keys.status,
-            status: 'queued',
-            created_at,
-            gsi1pk: keys.allEmails,
-            gsi1sk: id,
-            gsi2pk: keys.emailsWithStatus('queued'),
-            gsi2sk: id,
-          },
+          Item: statusItem(id, created_at),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
+      return true;
     } catch (error) {
-      // The SDK retries a write whose answer was lost; the retry then finds the item its first try
-      // wrote. Ids are unique, so an item with this id and creation time is this create's own.
-      if (!isConditionFailure(error) || (await this.getState(id))?.created_at !== created_at) throw error;
+      if (!isConditionFailure(error)) throw error;
+      return (await this.getState(id))?.created_at === created_at;
     }
+  }
+
+  async createMany(
+    emails: NewEmail[],
+    options: { mayExist?: boolean } = {},
+  ): Promise<{ existing: string[] }> {
+    const parts = emails.flatMap(({ id, content }) => {
+      const { html, text, tags, headers, ...summary } = content;
+      return [
+        { pk: keys.email(id), sk: keys.summary, ...summary },
+        { pk: keys.email(id), sk: keys.body, html, text, ...extras({ tags, headers }) },
+      ];
+    });
+    // The immutable parts 25 items a call (DynamoDB's limit), the calls side by side. Written again
+    // for an email that exists, they are the same content (the same request, resumed).
+    const inChunks = (items: Item[]) => {
+      const chunks: Item[][] = [];
+      for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
+      return Promise.all(chunks.map((chunk) => this.batchWrite(chunk)));
+    };
+    await inChunks(parts);
+    if (!options.mayExist) {
+      // Fresh ids: no status item exists, so batch writes (which cannot be conditional) are safe.
+      await inChunks(emails.map(({ id, created_at }) => statusItem(id, created_at)));
+      return { existing: [] };
+    }
+    // Ids a request that died may have used: each status item conditional, never over an email
+    // that exists (its status and attempt record would be reset). The same write units.
+    const written = await Promise.all(emails.map(({ id, created_at }) => this.putStatus(id, created_at)));
+    return { existing: emails.filter((_, i) => !written[i]).map(({ id }) => id) };
+  }
+
+  async states(ids: string[]): Promise<EmailState[]> {
+    return readStates(this.db, this.tableName, ids);
   }
 
   async get(id: string): Promise<EmailDetail | null> {
@@ -304,6 +338,34 @@ export class DynamoEmailRepository implements EmailRepository {
       requests = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
     }
   }
+}
+
+/** A new email's status item: queued, in both listing indexes. */
+const statusItem = (id: string, created_at: string): Item => ({
+  pk: keys.email(id),
+  sk: keys.status,
+  status: 'queued',
+  created_at,
+  gsi1pk: keys.allEmails,
+  gsi1sk: id,
+  gsi2pk: keys.emailsWithStatus('queued'),
+  gsi2sk: id,
+});
+
+/** Status items of these emails, 100 keys a read (missing ones left out). */
+export async function readStates(db: DynamoDBDocumentClient, tableName: string, ids: string[]) {
+  const found: EmailState[] = [];
+  for (let i = 0; i < ids.length; i += 100) {
+    const items = await batchGetAll(
+      db,
+      tableName,
+      ids.slice(i, i + 100).map((id) => ({ pk: keys.email(id), sk: keys.status })),
+      undefined,
+      true,
+    );
+    for (const item of items) found.push(toState(keys.idOf(String(item.pk)), item));
+  }
+  return found;
 }
 
 /** Tags and headers live in the body item, and only when there are some. */

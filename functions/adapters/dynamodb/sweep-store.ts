@@ -3,7 +3,7 @@ import type { EmailContent } from '../../core/email.js';
 import { FIRST_EMAIL_ID } from '../../core/ids.js';
 import type { EmailState, SweepProgress, SweepStore } from '../../core/ports.js';
 import { batchGetAll, isConditionFailure, queryPages } from './client.js';
-import { extrasOf, toState } from './email-repository.js';
+import { extrasOf, readStates } from './email-repository.js';
 import { INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -40,16 +40,7 @@ export class DynamoSweepStore implements SweepStore {
   }
 
   async states(ids: string[]): Promise<EmailState[]> {
-    const found: EmailState[] = [];
-    for (let i = 0; i < ids.length; i += 100) {
-      const items = await batchGetAll(
-        this.db,
-        this.tableName,
-        ids.slice(i, i + 100).map((id) => ({ pk: keys.email(id), sk: keys.status })),
-      );
-      for (const item of items) found.push(toState(keys.idOf(String(item.pk)), item));
-    }
-    return found;
+    return readStates(this.db, this.tableName, ids);
   }
 
   async content(id: string): Promise<EmailContent | null> {

@@ -61,6 +61,24 @@ seen.badHeader = await resend.emails.send({
   headers: { 'X-Evil': 'a\r\nBcc: victim@example.com' },
 });
 
+// A batch, strict (the default) and permissive, with an idempotency key.
+const batch = [
+  { from: 'SDK <hello@sdk.test>', to: 'success@simulator.amazonses.com', subject: 'Batch 1', text: 'x' },
+  { from: 'SDK <hello@sdk.test>', to: 'bounce@simulator.amazonses.com', subject: 'Batch 2', text: 'x' },
+];
+seen.batch = await resend.batch.send(batch, { idempotencyKey: 'sdk-batch-1' });
+seen.batchAgain = await resend.batch.send(batch, { idempotencyKey: 'sdk-batch-1' });
+seen.batchStrict = await resend.batch.send([...batch, { ...batch[0], to: 'not an address' }] as never);
+seen.batchPermissive = await resend.batch.send([batch[0], { ...batch[0], to: 'not an address' }] as never, {
+  batchValidation: 'permissive',
+});
+const batchIds = must(seen.batch as Result<{ data: { id: string }[] }>, 'batch.send').data.map((e) => e.id);
+seen.batchFinal = await until(
+  async () => Promise.all(batchIds.map(async (id) => must(await resend.emails.get(id), 'emails.get'))),
+  (emails) => emails.every((e) => (e as { status?: string }).status !== 'queued'),
+  'the batch to settle',
+);
+
 // Pages: six more emails, then every page of two with `after`, and back with `before`.
 for (let i = 0; i < 6; i++)
   must(

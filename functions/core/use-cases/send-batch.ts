@@ -1,0 +1,214 @@
+import { domainOf } from '../address.js';
+import { type BatchEntry, type BatchError, batchIds } from '../batch.js';
+import { type SendEmailInput, toContent } from '../email.js';
+import { ApiError } from '../errors.js';
+import {
+  fingerprint,
+  hashIdempotencyKey,
+  idempotencyInProgress,
+  idempotencyMismatch,
+} from '../idempotency.js';
+import { newEmailId } from '../ids.js';
+import type { EmailState, IdempotencyStore, NewEmail } from '../ports.js';
+import type { SendEmailDeps } from './send-email.js';
+
+export interface BatchAnswer {
+  data: { id: string }[];
+  /** Permissive mode only: the emails not sent, by position, and why. */
+  errors?: BatchError[];
+}
+
+export interface BatchRequest {
+  entries: BatchEntry[];
+  /** From validation (permissive mode); the sender checks add theirs. */
+  errors: BatchError[];
+  mode: 'strict' | 'permissive';
+  /** The sender checks of one email: the key's domain restriction, then the domain's verification. */
+  checkSender: (input: SendEmailInput) => Promise<void>;
+}
+
+/**
+ * `POST /v1/emails/batch`: each email is its own record and goes the way a single send goes, but
+ * the whole batch is stored in a few batch writes and queued in SendMessageBatch calls. Email `i`
+ * of the request gets the id `first + i`, so ids sort in input order and a resumed request finds
+ * the same ones.
+ *
+ * Strict: a sender check that fails refuses the whole batch, naming the email (nothing stored).
+ * Permissive: that email is left out and named in `errors`.
+ *
+ * Once stored, the batch is accepted whatever happens next: emails the queue did not take are
+ * queued by the sweeper. If storing fails, the answer is 500; without an Idempotency-Key some of
+ * the batch may have been stored and will be sent (the README says to send batches with a key).
+ */
+export async function sendBatch(deps: SendEmailDeps, request: BatchRequest, firstId = newEmailId()) {
+  const { accepted, errors } = await checkSenders(request);
+  const ids = batchIds(firstId, maxIndex(request) + 1);
+  const created_at = deps.clock.now().toISOString();
+  const emails = accepted.map((entry) => ({
+    id: ids[entry.index] as string,
+    created_at,
+    content: toContent(entry.input),
+  }));
+  // Fresh ids. (A request that holds an idempotency key never outlives the key's lease: API
+  // functions time out first, so a resumed request cannot race this one's writes.)
+  if (emails.length) await deps.emails.createMany(emails);
+  await queueOrLeaveToSweeper(deps, emails);
+  deps.counters?.count('EmailsAccepted', emails.length);
+  return answer(request.mode, emails, errors);
+}
+
+/**
+ * The batch with an `Idempotency-Key`: the same key and batch (and validation mode) give the same
+ * answer for 24 hours, without sending again. A request that died midway is resumed under the same
+ * ids: emails it stored are kept as they are (queued again if still waiting), the others stored now.
+ */
+export async function sendBatchOnce(
+  deps: SendEmailDeps & { idempotency: IdempotencyStore },
+  request: BatchRequest,
+  key: { scope: string; idempotencyKey: string; body: unknown },
+): Promise<BatchAnswer> {
+  const keyHash = hashIdempotencyKey(key.idempotencyKey);
+  const print = fingerprint({ batch: key.body, mode: request.mode });
+  const fresh = newEmailId();
+  const begin = await deps.idempotency.begin(key.scope, keyHash, print, fresh, deps.clock.now().getTime());
+  let firstId = fresh;
+  switch (begin.outcome) {
+    case 'replay':
+      deps.counters?.count('IdempotentReplays');
+      return begin.response.body as BatchAnswer;
+    case 'mismatch':
+      throw idempotencyMismatch();
+    case 'in_progress':
+      throw idempotencyInProgress();
+    case 'resume':
+      firstId = begin.emailId;
+      break;
+    case 'new':
+      break;
+  }
+  const resumed = begin.outcome === 'resume';
+  let result: BatchAnswer;
+  try {
+    result = resumed ? await resumeBatch(deps, request, firstId) : await sendBatch(deps, request, firstId);
+  } catch (error) {
+    // Given back only when nothing of the batch can be stored: a refused check, a validation.
+    if (error instanceof ApiError && error.statusCode < 500 && !resumed)
+      await deps.idempotency.abandon(key.scope, keyHash, firstId).catch(() => undefined);
+    throw error;
+  }
+  try {
+    if (!(await deps.idempotency.complete(key.scope, keyHash, firstId, { statusCode: 200, body: result })))
+      deps.log?.warn('idempotency key was taken over before this batch finished', { email_id: firstId });
+  } catch (error) {
+    deps.log?.error('could not store the idempotent answer; a retry resumes', { email_id: firstId, error });
+  }
+  return result;
+}
+
+async function resumeBatch(deps: SendEmailDeps, request: BatchRequest, firstId: string) {
+  const ids = batchIds(firstId, maxIndex(request) + 1);
+  const idOf = (entry: BatchEntry) => ids[entry.index] as string;
+  // What the request that died stored stays as it is: accepted, whatever the checks say now.
+  const stored = new Map<string, EmailState>(
+    (await deps.emails.states(request.entries.map(idOf))).map((state) => [state.id, state]),
+  );
+  // Stored under ids as old as the request that died: the sweeper must look back at them, and
+  // before they are stored, so that none is missed if this request dies too.
+  await deps.sweep
+    ?.rewind(firstId)
+    .catch((error) => deps.log?.error('could not move the sweeper back to a resumed batch', { error }));
+  const { accepted, errors } = await checkSenders({
+    ...request,
+    entries: request.entries.filter((entry) => !stored.has(idOf(entry))),
+  });
+  const created_at = deps.clock.now().toISOString();
+  const fresh = accepted.map((entry) => ({ id: idOf(entry), created_at, content: toContent(entry.input) }));
+  const { existing } = fresh.length
+    ? await deps.emails.createMany(fresh, { mayExist: true })
+    : { existing: [] };
+  // Stored meanwhile (the first request was only slow): as it is, too.
+  for (const state of existing.length ? await deps.emails.states(existing) : []) stored.set(state.id, state);
+  const waiting = [
+    ...fresh.filter((email) => !existing.includes(email.id)),
+    ...request.entries
+      .filter((entry) => {
+        const state = stored.get(idOf(entry));
+        return state?.status === 'queued' && !state.sent_at && state.send_started_at === undefined;
+      })
+      .map((entry) => ({ id: idOf(entry), created_at, content: toContent(entry.input) })),
+  ];
+  await queueOrLeaveToSweeper(deps, waiting);
+  const all = request.entries
+    .filter((entry) => stored.has(idOf(entry)) || fresh.some((email) => email.id === idOf(entry)))
+    .map((entry) => ({ id: idOf(entry), created_at, content: toContent(entry.input) }));
+  return answer(request.mode, all, errors);
+}
+
+/**
+ * The sender checks, email by email, each domain's once: strict refuses the batch if any fails,
+ * naming every such email; permissive leaves them out, each with its error.
+ */
+async function checkSenders(request: BatchRequest) {
+  const errors = [...request.errors];
+  const accepted: BatchEntry[] = [];
+  const failed: { index: number; error: ApiError }[] = [];
+  const byDomain = new Map<string, Promise<ApiError | undefined>>();
+  for (const entry of request.entries) {
+    const domain = senderDomainOf(entry.input);
+    if (!byDomain.has(domain))
+      byDomain.set(
+        domain,
+        request.checkSender(entry.input).then(
+          () => undefined,
+          (error: unknown) => {
+            if (error instanceof ApiError && error.statusCode < 500) return error;
+            throw error;
+          },
+        ),
+      );
+    const error = await byDomain.get(domain);
+    if (!error) accepted.push(entry);
+    else failed.push({ index: entry.index, error });
+  }
+  if (request.mode === 'strict' && failed.length) throw named(failed);
+  for (const { index, error } of failed) errors.push({ index, message: error.message });
+  errors.sort((a, b) => a.index - b.index);
+  return { accepted, errors };
+}
+
+/** Sender check errors, as the batch's: the first one's status, every email named by position. */
+function named(failed: { index: number; error: ApiError }[]) {
+  const first = failed[0]?.error as ApiError;
+  return new ApiError(
+    first.statusCode,
+    first.errorName,
+    failed.map(({ index, error }) => `Email ${index}: ${error.message}`).join('; '),
+    failed.flatMap(({ index, error }) =>
+      (error.fieldErrors ?? [{ field: 'from', message: error.message }]).map((f) => ({
+        ...f,
+        field: `${index}.${f.field}`,
+      })),
+    ),
+  );
+}
+
+const maxIndex = (request: BatchRequest) =>
+  Math.max(-1, ...request.entries.map((e) => e.index), ...request.errors.map((e) => e.index));
+
+async function queueOrLeaveToSweeper(deps: SendEmailDeps, emails: NewEmail[]) {
+  if (!emails.length) return;
+  try {
+    const left = await deps.queue.enqueueMany(emails.map(({ id, content }) => ({ id, content })));
+    if (left.length) deps.log?.error('could not queue stored emails; the sweeper will', { email_ids: left });
+  } catch (error) {
+    deps.log?.error('could not queue a stored batch; the sweeper will', { error });
+  }
+}
+
+const answer = (mode: BatchRequest['mode'], emails: NewEmail[], errors: BatchError[]): BatchAnswer => ({
+  data: emails.map(({ id }) => ({ id })),
+  ...(mode === 'permissive' ? { errors } : {}),
+});
+
+/** The sender domain of an email, for the checks. */
+export const senderDomainOf = (input: SendEmailInput) => domainOf(input.from.email);

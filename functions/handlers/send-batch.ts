@@ -1,0 +1,40 @@
+import { assertMaySendFrom } from '../core/api-keys.js';
+import { MAX_BATCH_BODY_BYTES, parseBatch, parseBatchValidation } from '../core/batch.js';
+import { parseIdempotencyKey } from '../core/idempotency.js';
+import type { IdempotencyStore } from '../core/ports.js';
+import { sendBatch, sendBatchOnce, senderDomainOf } from '../core/use-cases/send-batch.js';
+import type { SendEmailDeps } from '../core/use-cases/send-email.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { sendEmailDeps } from '../wiring.js';
+
+/**
+ * POST /v1/emails/batch: 1 to 100 emails → 200 `{data: [{id}, …]}` in input order (permissive
+ * mode adds `errors: [{index, message}]`). One request against the key's rate limit; with
+ * `Idempotency-Key`, the same batch gives the same ids.
+ */
+export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: IdempotencyStore }) =>
+  httpHandler(
+    deps,
+    { route: 'send-batch', jsonBody: true, maxBodyBytes: MAX_BATCH_BODY_BYTES },
+    async ({ body, event, apiKey }) => {
+      const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
+      const mode = parseBatchValidation(event.headers?.['x-batch-validation']);
+      const { entries, errors } = parseBatch(body, mode);
+      const request = {
+        entries,
+        errors,
+        mode,
+        checkSender: async (input: Parameters<typeof senderDomainOf>[0]) => {
+          const domain = senderDomainOf(input);
+          assertMaySendFrom(apiKey, domain);
+          await deps.assertSenderDomain(domain);
+        },
+      };
+      const answer = idempotencyKey
+        ? await sendBatchOnce(deps, request, { scope: apiKey.id, idempotencyKey, body })
+        : await sendBatch(deps, request);
+      return { statusCode: 200, body: answer };
+    },
+  );
+
+export const handler = lazyHttpHandler(() => makeHandler(sendEmailDeps('send-batch')));

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { batchIds, parseBatch, parseBatchValidation } from '../../functions/core/batch.js';
+import type { ApiError } from '../../functions/core/errors.js';
+import { isEmailId, newEmailId } from '../../functions/core/ids.js';
+
+const email = (over: Record<string, unknown> = {}) => ({
+  from: 'Acme <hello@acme.com>',
+  to: 'a@example.com',
+  subject: 'Hi',
+  text: 'Hello',
+  ...over,
+});
+const thrown = (run: () => unknown): ApiError => {
+  try {
+    run();
+  } catch (error) {
+    return error as ApiError;
+  }
+  throw new Error('expected an error');
+};
+
+describe('x-batch-validation', () => {
+  it('is strict by default, or as given; anything else is a 400', () => {
+    expect(parseBatchValidation(undefined)).toBe('strict');
+    expect(parseBatchValidation('strict')).toBe('strict');
+    expect(parseBatchValidation('permissive')).toBe('permissive');
+    expect(thrown(() => parseBatchValidation('lenient'))).toMatchObject({
+      statusCode: 400,
+      fieldErrors: [
+        { field: 'x-batch-validation', message: expect.stringContaining('strict or permissive') },
+      ],
+    });
+  });
+});
+
+describe('a batch body', () => {
+  it('is an array of 1 to 100 emails, each checked as a single send', () => {
+    const { entries, errors } = parseBatch(
+      [email(), email({ to: ['b@example.com', 'c@example.com'] })],
+      'strict',
+    );
+    expect(errors).toEqual([]);
+    expect(entries.map((e) => e.index)).toEqual([0, 1]);
+    expect(entries[1]?.input.to.map((a) => a.email)).toEqual(['b@example.com', 'c@example.com']);
+    expect(
+      parseBatch(
+        Array.from({ length: 100 }, () => email()),
+        'strict',
+      ).entries,
+    ).toHaveLength(100);
+  });
+
+  it.each([[[]], [Array.from({ length: 101 }, () => email())], [email()], ['x'], [null]])(
+    'refuses %j as a whole',
+    (body) => {
+      expect(thrown(() => parseBatch(body, 'permissive'))).toMatchObject({
+        statusCode: 400,
+        fieldErrors: [{ field: '(body)', message: expect.stringContaining('array of 1 to 100') }],
+      });
+    },
+  );
+
+  it('strict: one invalid email refuses the batch, naming every offending field by its index', () => {
+    const error = thrown(() =>
+      parseBatch(
+        [email(), email(), email(), email({ to: 'not an address' }), email({ subject: '', extra: 1 })],
+        'strict',
+      ),
+    );
+    expect(error.statusCode).toBe(400);
+    expect(error.fieldErrors?.map((f) => f.field)).toEqual(['3.to', '4.subject', '4.extra']);
+    expect(error.message).toContain('3.to:');
+  });
+
+  it('permissive: the valid emails, and one error per invalid email with its index', () => {
+    const { entries, errors } = parseBatch(
+      [email(), email({ to: 'nope' }), email(), email({ html: undefined, text: undefined })],
+      'permissive',
+    );
+    expect(entries.map((e) => e.index)).toEqual([0, 2]);
+    expect(errors).toEqual([
+      { index: 1, message: expect.stringContaining('1.to') },
+      { index: 3, message: expect.stringContaining('html or text') },
+    ]);
+  });
+
+  it('names attachments and scheduled_at: a batch takes neither', () => {
+    const error = thrown(() =>
+      parseBatch(
+        [
+          email({ attachments: [{ filename: 'a.txt', content: 'eA==' }] }),
+          email({ scheduled_at: 'in 1 min' }),
+        ],
+        'strict',
+      ),
+    );
+    expect(error.fieldErrors).toEqual([
+      { field: '0.attachments', message: expect.stringContaining('not accepted in a batch') },
+      { field: '1.scheduled_at', message: expect.stringContaining('not accepted in a batch') },
+    ]);
+  });
+});
+
+describe('batch ids', () => {
+  it('are consecutive from the first: valid, distinct, in input order, the same again for the same first id', () => {
+    const first = newEmailId();
+    const ids = batchIds(first, 100);
+    expect(ids[0]).toBe(first);
+    expect(ids.every(isEmailId)).toBe(true);
+    expect(new Set(ids).size).toBe(100);
+    expect([...ids].sort()).toEqual(ids);
+    expect(batchIds(first, 100)).toEqual(ids);
+    // A later batch's ids sort after this one's.
+    expect((batchIds(newEmailId(), 1)[0] as string) > (ids.at(-1) as string)).toBe(true);
+  });
+});
