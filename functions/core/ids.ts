@@ -60,8 +60,5 @@ export function emailIdAt(ms: number): string {
 
 /** When an email id was created (the UUIDv7's millisecond timestamp). */
 export function emailIdTime(id: string): number {
-  const suffix = id.slice(EMAIL_ID_PREFIX.length + 1);
-  let value = 0n;
-  for (const char of suffix) value = (value << 5n) | BigInt(ALPHABET.indexOf(char));
-  return Number(value >> 80n);
+  return Number(decodeBase32(id.slice(EMAIL_ID_PREFIX.length + 1)) >> 80n);
 }

@@ -17,6 +17,7 @@ import { createDocumentClient } from '../../functions/adapters/dynamodb/client.j
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
 import { newEmailId } from '../../functions/core/ids.js';
+import { emailContent } from '../support/fakes.js';
 import { httpsClient, waitFor } from '../support/https.js';
 import { type NpmStart, startNpmStart } from '../support/npm-start.js';
 
@@ -81,18 +82,7 @@ describe('npm start after a run that ended badly', () => {
     await table.emails.create({
       id,
       created_at: new Date().toISOString(),
-      content: {
-        from: 'hello@acme.test',
-        to: ['success@simulator.amazonses.com'],
-        cc: [],
-        bcc: [],
-        reply_to: [],
-        subject: 'Half-written',
-        tags: [],
-        headers: {},
-        html: null,
-        text: 'x',
-      },
+      content: emailContent({ from: 'hello@acme.test', subject: 'Half-written', text: 'x' }),
     });
     await table.db.send(
       new UpdateCommand({

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { newEmailId } from '../../functions/core/ids.js';
+import { emailContent } from '../support/fakes.js';
 import { httpsClient, waitFor } from '../support/https.js';
 import { startNpmStart } from '../support/npm-start.js';
 
@@ -53,18 +54,7 @@ async function strandEmail(): Promise<string> {
   await new DynamoEmailRepository(createDocumentClient(client), 'email-service').create({
     id,
     created_at: new Date().toISOString(),
-    content: {
-      from: 'hello@acme.test',
-      to: ['success@simulator.amazonses.com'],
-      cc: [],
-      bcc: [],
-      reply_to: [],
-      subject: 'Stranded',
-      tags: [],
-      headers: {},
-      html: null,
-      text: 'x',
-    },
+    content: emailContent({ from: 'hello@acme.test', subject: 'Stranded', text: 'x' }),
   });
   client.destroy();
   await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -10,7 +10,7 @@ import { systemClock } from '../../functions/core/ports.js';
 import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
 import { makeHandler } from '../../functions/handlers/send-batch.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
-import { RecordingQueue, storeDomain } from '../support/fakes.js';
+import { emailContent, RecordingQueue, storeDomain } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
@@ -179,18 +179,7 @@ describe('POST /v1/emails/batch', () => {
       Date.now() - 60_000,
     );
     // The request that died had stored the first email, which was sent since.
-    const content = {
-      from: 'Acme <hello@acme.com>',
-      to: ['success@simulator.amazonses.com'],
-      cc: [],
-      bcc: [],
-      reply_to: [],
-      subject: 'r0',
-      html: null,
-      text: 'Hello',
-      tags: [],
-      headers: {},
-    };
+    const content = emailContent({ from: 'Acme <hello@acme.com>', subject: 'r0' });
     await repos.emails.create({ id: ids[0] as string, created_at: new Date().toISOString(), content });
     await repos.emails.markSent(ids[0] as string, 'ses-1', new Date().toISOString());
     const response = await batch(body, { 'idempotency-key': 'died-batch' });
@@ -217,18 +206,7 @@ describe('POST /v1/emails/batch', () => {
       firstId,
       Date.now() - 60_000,
     );
-    const content = {
-      from: 'a@flaky.com',
-      to: ['success@simulator.amazonses.com'],
-      cc: [],
-      bcc: [],
-      reply_to: [],
-      subject: 'f0',
-      html: null,
-      text: 'Hello',
-      tags: [],
-      headers: {},
-    };
+    const content = emailContent({ from: 'a@flaky.com', subject: 'f0' });
     await repos.emails.create({ id: ids[0] as string, created_at: new Date().toISOString(), content });
     // The domain fails after the first request stored email 0.
     await repos.domains.save({ ...flaky, status: 'failed', sendable: false }, 'existing');
@@ -286,6 +264,35 @@ describe('POST /v1/emails/batch', () => {
       Array.from({ length: 24 }, () => email({ html: `<p>${'x'.repeat(220 * 1024)}</p>` })),
     );
     expect(huge.statusCode).toBe(413);
+  });
+
+  it("counts as one request against the key's rate limit, however many emails it holds", async () => {
+    const now = Date.now() + 3_600_000; // a second of its own
+    const limited = makeHandler({
+      ...repos,
+      queue,
+      clock: { now: () => new Date(now) },
+      assertSenderDomain: verifiedSenderDomains(repos.domains, systemClock),
+      rateLimit: { counter: repos.rateCounter, perSecond: 2 },
+      log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    const call = () =>
+      limited(
+        httpEvent({
+          method: 'POST',
+          path: '/v1/emails/batch',
+          routeKey: 'POST /v1/emails/batch',
+          token: restricted,
+          body: Array.from({ length: 5 }, () => email()),
+        }),
+        context(),
+      ) as Promise<APIGatewayProxyStructuredResultV2>;
+    const first = await call();
+    expect(first.statusCode).toBe(200);
+    expect(first.headers?.['ratelimit-remaining']).toBe('1');
+    expect((await call()).statusCode).toBe(200);
+    expect((await call()).statusCode).toBe(429);
+    expect(queue.jobs).toHaveLength(10);
   });
 
   it('a batch of 100 is a handful of batch writes, not 100 round trips', async () => {

@@ -6,7 +6,7 @@ import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-r
 import { generateApiKey } from '../../functions/core/api-keys.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import type { PageQuery } from '../../functions/core/list.js';
-import { storeDomain } from '../support/fakes.js';
+import { emailContent, storeDomain } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
@@ -56,18 +56,7 @@ describe('cursor pages (after, before) over the single table', () => {
       await emails.create({
         id,
         created_at: new Date().toISOString(),
-        content: {
-          from: 'a@acme.com',
-          to: ['b@example.com'],
-          cc: [],
-          bcc: [],
-          reply_to: [],
-          subject: `n${i}`,
-          tags: [],
-          headers: {},
-          html: null,
-          text: 'x',
-        },
+        content: emailContent({ subject: `n${i}` }),
       });
       ids.push(id);
       if (i % 2 === 0) await emails.finish(id, 'delivered', new Date().toISOString());

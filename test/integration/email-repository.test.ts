@@ -5,6 +5,7 @@ import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.
 import { keys } from '../../functions/adapters/dynamodb/table.js';
 import type { EmailContent } from '../../functions/core/email.js';
 import { emailIdAt, FIRST_EMAIL_ID, newEmailId } from '../../functions/core/ids.js';
+import { emailContent } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
@@ -15,19 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => table.stop());
 
-const content = (over: Partial<EmailContent> = {}): EmailContent => ({
-  from: 'hello@acme.com',
-  to: ['a@example.com'],
-  cc: [],
-  bcc: [],
-  reply_to: [],
-  subject: 'Hi',
-  html: null,
-  text: 'Hello',
-  tags: [],
-  headers: {},
-  ...over,
-});
+const content = (over: Partial<EmailContent> = {}) => emailContent({ to: ['a@example.com'], ...over });
 
 async function create(over: Partial<EmailContent> = {}) {
   const id = newEmailId();
@@ -50,6 +39,18 @@ describe('DynamoEmailRepository (dynalite)', () => {
     await repo.claim(id, Date.now());
     await repo.markUnknown(id, 'TimeoutError: '.repeat(40));
     await repo.markSent(id, '0100018c-1234-5678-9abc-def012345678-000000', new Date().toISOString());
+    await repo.markSent(
+      id,
+      '0100018c-1234-5678-9abc-def012345678-000000',
+      new Date().toISOString(),
+      'delayed',
+    );
+    await repo.markSent(
+      id,
+      '0100018c-1234-5678-9abc-def012345678-000000',
+      new Date().toISOString(),
+      'complained',
+    );
     await repo.finish(id, 'bounced', new Date().toISOString(), {
       reason: 'Permanent: General: smtp; 550 5.1.1 user unknown '.repeat(20),
       sent: { at: new Date().toISOString(), providerMessageId: 'x'.repeat(60) },

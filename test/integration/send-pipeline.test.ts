@@ -11,7 +11,6 @@ import { newSesSendClient } from '../../functions/adapters/aws-clients.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { SesIdentities } from '../../functions/adapters/ses/identities.js';
 import { SesMailer } from '../../functions/adapters/ses/mailer.js';
-import type { EmailContent } from '../../functions/core/email.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import { type Mailer, MailerError, systemClock } from '../../functions/core/ports.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
@@ -21,7 +20,7 @@ import { ensureQueueWithDlq } from '../../functions/local/resources.js';
 import { type SesStandIn, startSesStandIn } from '../../functions/local/ses-stand-in.js';
 import { startPoller } from '../../functions/local/sqs-poller.js';
 import { sqsEvent } from '../support/events.js';
-import { ScriptedMailer } from '../support/fakes.js';
+import { emailContent, ScriptedMailer } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
@@ -64,18 +63,8 @@ beforeEach(async () => {
   await sqs.send(new PurgeQueueCommand({ QueueUrl: eventsQueue.url }));
 });
 
-const content = (to: string[]): EmailContent => ({
-  from: 'Acme <hello@acme.test>',
-  to,
-  cc: [],
-  bcc: [],
-  reply_to: [],
-  subject: 'Pipeline',
-  tags: [],
-  headers: {},
-  html: '<p>Hi</p>',
-  text: 'Hi',
-});
+const content = (to: string[]) =>
+  emailContent({ from: 'Acme <hello@acme.test>', to, subject: 'Pipeline', html: '<p>Hi</p>', text: 'Hi' });
 
 async function queued(to = ['success@simulator.amazonses.com']) {
   const id = newEmailId();

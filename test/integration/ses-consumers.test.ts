@@ -10,6 +10,7 @@ import { newEmailId } from '../../functions/core/ids.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
 import { sqsEvent } from '../support/events.js';
+import { emailContent } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 const bounceFixture = readFileSync(new URL('../fixtures/ses-event-bounce.json', import.meta.url), 'utf8');
@@ -22,18 +23,14 @@ const sesEvent = (
   return event;
 };
 
-const content = {
+const content = emailContent({
   from: '"Acme" <hello@acme.com>',
   to: ['a@example.com'],
   cc: ['c@example.com'],
-  bcc: [],
   reply_to: ['r@example.com'],
-  subject: 'Hi',
   html: '<p>Hi</p>',
   text: null,
-  tags: [],
-  headers: {},
-};
+});
 
 const error = (name: string, status?: number, extra: Record<string, unknown> = {}) =>
   Object.assign(new Error(`${name} message`), {

@@ -1,13 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
-import type { EmailContent } from '../../functions/core/email.js';
 import { emailIdAt } from '../../functions/core/ids.js';
 import type { DeadLetters, SendJob, SweepProgress } from '../../functions/core/ports.js';
 import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { sqsEvent } from '../support/events.js';
-import { awsSweepSettings, RecordingQueue, ScriptedMailer } from '../support/fakes.js';
+import { awsSweepSettings, emailContent, RecordingQueue, ScriptedMailer } from '../support/fakes.js';
 import { emailIdCreatedAt } from '../support/ids.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
@@ -20,18 +19,7 @@ let now: number;
 
 const settings = awsSweepSettings;
 
-const content: EmailContent = {
-  from: 'hello@acme.com',
-  to: ['a@example.com'],
-  cc: [],
-  bcc: [],
-  reply_to: [],
-  subject: 'Stranded?',
-  tags: [],
-  headers: {},
-  html: null,
-  text: 'Hello',
-};
+const content = emailContent({ to: ['a@example.com'], subject: 'Stranded?' });
 
 async function accepted(agoMs: number) {
   const id = emailIdCreatedAt(now - agoMs);

@@ -1,5 +1,6 @@
 import { generateApiKey } from '../../functions/core/api-keys.js';
 import { type DomainStatus, dmarcRecord } from '../../functions/core/domains.js';
+import type { EmailContent } from '../../functions/core/email.js';
 import { newId } from '../../functions/core/ids.js';
 import type {
   ApiKeyRepository,
@@ -40,6 +41,21 @@ export class ScriptedMailer implements Mailer {
     return { messageId: next };
   }
 }
+
+/** An email's stored content (one recipient, a text body), with what a test needs changed. */
+export const emailContent = (over: Partial<EmailContent> = {}): EmailContent => ({
+  from: 'hello@acme.com',
+  to: ['success@simulator.amazonses.com'],
+  cc: [],
+  bcc: [],
+  reply_to: [],
+  subject: 'Hi',
+  html: null,
+  text: 'Hello',
+  tags: [],
+  headers: {},
+  ...over,
+});
 
 export async function fullAccessKey(apiKeys: ApiKeyRepository): Promise<string> {
   const { key, token } = generateApiKey('test', 'full_access', new Date());

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatAddress, parseAddress } from '../../functions/core/address.js';
 import { createApiKeySchema, listApiKeysQuerySchema } from '../../functions/core/api-keys.js';
+import { parseBatch } from '../../functions/core/batch.js';
 import { createDomainSchema, listDomainsQuerySchema } from '../../functions/core/domains.js';
 import { MAX_RECIPIENTS, sendEmailSchema, toContent } from '../../functions/core/email.js';
 import { ApiError } from '../../functions/core/errors.js';
@@ -82,6 +83,8 @@ describe('request schemas, for any input', () => {
         'name',
         'permission',
         'domain_id',
+        'tags',
+        'headers',
         '__proto__',
         'constructor',
       );
@@ -99,21 +102,60 @@ describe('request schemas, for any input', () => {
   it.each(Object.entries(querySchemas))(
     '%s: any query string parses into its bounds or is a 400',
     (_, schema) => {
-      const keys = fc.constantFrom('limit', 'offset', 'status', 'cursor', 'after');
+      const keys = fc.constantFrom('limit', 'offset', 'status', 'cursor', 'after', 'before');
+      const ids = fc.constantFrom(
+        'em_01m84ve61ce6rrdd8rjb5j67r6',
+        'dom_01m84ve61ce6rrdd8rjb5j67r6',
+        'key_01m84ve61ce6rrdd8rjb5j67r6',
+      );
       fc.assert(
         fc.property(
-          fc.dictionary(keys, fc.oneof(hostileString, fc.integer().map(String), fc.double().map(String))),
+          fc.dictionary(
+            keys,
+            fc.oneof(hostileString, ids, fc.integer().map(String), fc.double().map(String)),
+          ),
           (query) => {
             const result = outcome(schema, query);
             if (!result.ok) return;
-            const value = result.value as { limit: number; offset: number };
+            const value = result.value as { limit: number; offset: number; after?: string; before?: string };
             expect(Number.isInteger(value.limit) && value.limit >= 1 && value.limit <= 100).toBe(true);
             expect(Number.isInteger(value.offset) && value.offset >= 0 && value.offset <= 10_000).toBe(true);
+            // One way to start a page: an offset, or one cursor.
+            expect(value.after !== undefined && value.before !== undefined).toBe(false);
+            if (value.after ?? value.before) expect(query.offset).toBeUndefined();
           },
         ),
       );
     },
   );
+});
+
+describe('POST /v1/emails/batch, for any input', () => {
+  it('any JSON body, and any array of hostile objects, is a batch or a 400 naming fields by index', () => {
+    const check = (body: unknown, mode: 'strict' | 'permissive') => {
+      try {
+        const { entries, errors } = parseBatch(body, mode);
+        expect(entries.length + errors.length).toBe((body as unknown[]).length);
+        if (mode === 'strict') expect(errors).toEqual([]);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ApiError);
+        expect((error as ApiError).toBody()).toMatchObject({ statusCode: 400, name: 'validation_error' });
+        for (const field of (error as ApiError).fieldErrors ?? [])
+          expect(field.field).toMatch(/^(\(body\)|\d+(\..*)?)$/);
+      }
+    };
+    const item = fc.dictionary(
+      fc.constantFrom('from', 'to', 'subject', 'text', 'tags', 'headers', 'attachments', 'scheduled_at'),
+      fc.oneof(hostileString, fc.array(hostileString, { maxLength: 3 })),
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.jsonValue(), fc.array(item, { maxLength: 5 })),
+        fc.constantFrom('strict', 'permissive'),
+        (body, mode) => check(body, mode as 'strict' | 'permissive'),
+      ),
+    );
+  });
 });
 
 describe('POST /v1/emails rules, for generated emails', () => {

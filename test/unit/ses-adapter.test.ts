@@ -7,6 +7,7 @@ import { fromSesEvent, type SesEvent } from '../../functions/adapters/ses/events
 import { SesMailer, toSesAddress } from '../../functions/adapters/ses/mailer.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import { MailerError } from '../../functions/core/ports.js';
+import { emailContent } from '../support/fakes.js';
 
 const bounceFixture = readFileSync(new URL('../fixtures/ses-event-bounce.json', import.meta.url), 'utf8');
 const sesEvent = (
@@ -18,18 +19,14 @@ const sesEvent = (
   return event;
 };
 
-const content = {
+const content = emailContent({
   from: '"Acme" <hello@acme.com>',
   to: ['a@example.com'],
   cc: ['c@example.com'],
-  bcc: [],
   reply_to: ['r@example.com'],
-  subject: 'Hi',
   html: '<p>Hi</p>',
   text: null,
-  tags: [],
-  headers: {},
-};
+});
 
 const error = (name: string, status?: number, extra: Record<string, unknown> = {}) =>
   Object.assign(new Error(`${name} message`), {

@@ -3,24 +3,14 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SqsEmailQueue } from '../../functions/adapters/sqs/email-queue.js';
 import type { SendJob } from '../../functions/core/ports.js';
+import { emailContent } from '../support/fakes.js';
 
 const sqs = mockClient(SQSClient);
 beforeEach(() => sqs.reset());
 
 const job = (i: number, html = '<p>Hi</p>'): SendJob => ({
   id: `em_${String(i).padStart(26, '0')}`,
-  content: {
-    from: 'a@acme.com',
-    to: ['b@example.com'],
-    cc: [],
-    bcc: [],
-    reply_to: [],
-    subject: `n${i}`,
-    html,
-    text: null,
-    tags: [],
-    headers: {},
-  },
+  content: emailContent({ subject: `n${i}`, html, text: null }),
 });
 const queue = () => new SqsEmailQueue(new SQSClient({ region: 'us-east-1' }), 'https://sqs/queue');
 

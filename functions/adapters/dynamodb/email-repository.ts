@@ -225,7 +225,8 @@ export class DynamoEmailRepository implements EmailRepository {
     mark?: 'delayed' | 'complained',
   ): Promise<void> {
     // In the same write: a delay or complaint costs nothing more than recording the email as sent.
-    const marked = mark ? `, ${mark}_at = if_not_exists(${mark}_at, :at)` : '';
+    // A flag, not a time: last_event needs only whether it happened, and the status item stays small.
+    const marked = mark ? `, ${mark} = :true` : '';
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -235,7 +236,11 @@ export class DynamoEmailRepository implements EmailRepository {
           'SET sent_at = if_not_exists(sent_at, :at), provider_message_id = if_not_exists(provider_message_id, :mid)' +
           `${marked} REMOVE attempt_error`,
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':at': at, ':mid': providerMessageId },
+        ExpressionAttributeValues: {
+          ':at': at,
+          ':mid': providerMessageId,
+          ...(mark ? { ':true': true } : {}),
+        },
       }),
     );
   }
@@ -407,8 +412,8 @@ function toSummary(id: string, status: Item, summary: Item): EmailSummary {
     last_event: lastEventOf({
       status: status.status as EmailStatus,
       sent: Boolean(status.sent_at),
-      delayed: Boolean(status.delayed_at),
-      complained: Boolean(status.complained_at),
+      delayed: status.delayed === true,
+      complained: status.complained === true,
     }),
     message_id: (status.provider_message_id as string | undefined) ?? null,
     created_at: String(status.created_at),

@@ -2,15 +2,10 @@ import { domainOf } from '../address.js';
 import { type BatchEntry, type BatchError, batchIds } from '../batch.js';
 import { type SendEmailInput, toContent } from '../email.js';
 import { ApiError } from '../errors.js';
-import {
-  fingerprint,
-  hashIdempotencyKey,
-  idempotencyInProgress,
-  idempotencyMismatch,
-} from '../idempotency.js';
+import { fingerprint } from '../idempotency.js';
 import { newEmailId } from '../ids.js';
 import type { EmailState, IdempotencyStore, NewEmail } from '../ports.js';
-import type { SendEmailDeps } from './send-email.js';
+import { claimKey, keepAnswer, type SendEmailDeps } from './send-email.js';
 
 export interface BatchAnswer {
   data: { id: string }[];
@@ -67,41 +62,19 @@ export async function sendBatchOnce(
   request: BatchRequest,
   key: { scope: string; idempotencyKey: string; body: unknown },
 ): Promise<BatchAnswer> {
-  const keyHash = hashIdempotencyKey(key.idempotencyKey);
-  const print = fingerprint({ batch: key.body, mode: request.mode });
-  const fresh = newEmailId();
-  const begin = await deps.idempotency.begin(key.scope, keyHash, print, fresh, deps.clock.now().getTime());
-  let firstId = fresh;
-  switch (begin.outcome) {
-    case 'replay':
-      deps.counters?.count('IdempotentReplays');
-      return begin.response.body as BatchAnswer;
-    case 'mismatch':
-      throw idempotencyMismatch();
-    case 'in_progress':
-      throw idempotencyInProgress();
-    case 'resume':
-      firstId = begin.emailId;
-      break;
-    case 'new':
-      break;
-  }
-  const resumed = begin.outcome === 'resume';
+  const claim = await claimKey(deps, key, fingerprint({ batch: key.body, mode: request.mode }), newEmailId());
+  if ('replay' in claim) return claim.replay as BatchAnswer;
+  const { id: firstId, resumed } = claim;
   let result: BatchAnswer;
   try {
     result = resumed ? await resumeBatch(deps, request, firstId) : await sendBatch(deps, request, firstId);
   } catch (error) {
     // Given back only when nothing of the batch can be stored: a refused check, a validation.
     if (error instanceof ApiError && error.statusCode < 500 && !resumed)
-      await deps.idempotency.abandon(key.scope, keyHash, firstId).catch(() => undefined);
+      await deps.idempotency.abandon(key.scope, claim.keyHash, firstId).catch(() => undefined);
     throw error;
   }
-  try {
-    if (!(await deps.idempotency.complete(key.scope, keyHash, firstId, { statusCode: 200, body: result })))
-      deps.log?.warn('idempotency key was taken over before this batch finished', { email_id: firstId });
-  } catch (error) {
-    deps.log?.error('could not store the idempotent answer; a retry resumes', { email_id: firstId, error });
-  }
+  await keepAnswer(deps, key.scope, claim, result);
   return result;
 }
 

@@ -115,33 +115,9 @@ export async function sendEmailOnce(
   input: SendEmailInput,
   request: { scope: string; idempotencyKey: string; body: unknown },
 ): Promise<SentEmail> {
-  const keyHash = hashIdempotencyKey(request.idempotencyKey);
-  const print = fingerprint(request.body);
-  const fresh = newEmailId();
-  const begin = await deps.idempotency.begin(
-    request.scope,
-    keyHash,
-    print,
-    fresh,
-    deps.clock.now().getTime(),
-  );
-  let id: string;
-  switch (begin.outcome) {
-    case 'replay':
-      deps.counters?.count('IdempotentReplays');
-      return begin.response.body as SentEmail;
-    case 'mismatch':
-      throw idempotencyMismatch();
-    case 'in_progress':
-      throw idempotencyInProgress();
-    case 'resume':
-      id = begin.emailId;
-      break;
-    case 'new':
-      id = fresh;
-      break;
-  }
-  const resumed = begin.outcome === 'resume';
+  const claim = await claimKey(deps, request, fingerprint(request.body), newEmailId());
+  if ('replay' in claim) return claim.replay as SentEmail;
+  const { id, resumed, keyHash } = claim;
   let sent: SentEmail;
   let mayBeStored = resumed; // a resumed key's email may have been stored by the request that died
   try {
@@ -168,13 +144,55 @@ export async function sendEmailOnce(
     if (!stored) throw error;
     sent = { id, status: stored.status, created_at: stored.created_at };
   }
-  // The answer is the email's whatever happens to the key: if storing it fails, the key stays held
-  // and a retry after the lease resumes with the same email.
-  try {
-    if (!(await deps.idempotency.complete(request.scope, keyHash, id, { statusCode: 200, body: sent })))
-      deps.log?.warn('idempotency key was taken over before this request finished', { email_id: id });
-  } catch (error) {
-    deps.log?.error('could not store the idempotent answer; a retry resumes', { email_id: id, error });
-  }
+  await keepAnswer(deps, request.scope, claim, sent);
   return sent;
+}
+
+/** An idempotent request's key, claimed: a replayed answer, or the id its work goes under. */
+export type KeyClaim = { replay: unknown } | { keyHash: string; id: string; resumed: boolean };
+
+/**
+ * Claims an Idempotency-Key for a request with this fingerprint, its work to go under `fresh`:
+ * the stored answer when it is a repeat, the id of a request that died when it resumes one, and a
+ * 409 when another body or a running request holds the key.
+ */
+export async function claimKey(
+  deps: Pick<SendEmailDeps, 'clock' | 'counters'> & { idempotency: IdempotencyStore },
+  key: { scope: string; idempotencyKey: string },
+  print: string,
+  fresh: string,
+): Promise<KeyClaim> {
+  const keyHash = hashIdempotencyKey(key.idempotencyKey);
+  const begin = await deps.idempotency.begin(key.scope, keyHash, print, fresh, deps.clock.now().getTime());
+  switch (begin.outcome) {
+    case 'replay':
+      deps.counters?.count('IdempotentReplays');
+      return { replay: begin.response.body };
+    case 'mismatch':
+      throw idempotencyMismatch();
+    case 'in_progress':
+      throw idempotencyInProgress();
+    case 'resume':
+      return { keyHash, id: begin.emailId, resumed: true };
+    case 'new':
+      return { keyHash, id: fresh, resumed: false };
+  }
+}
+
+/**
+ * Stores a request's answer on its key. The answer stands whatever happens to the key: if storing
+ * it fails, the key stays held and a retry after the lease resumes with the same id.
+ */
+export async function keepAnswer(
+  deps: Pick<SendEmailDeps, 'log'> & { idempotency: IdempotencyStore },
+  scope: string,
+  claim: { keyHash: string; id: string },
+  body: unknown,
+): Promise<void> {
+  try {
+    if (!(await deps.idempotency.complete(scope, claim.keyHash, claim.id, { statusCode: 200, body })))
+      deps.log?.warn('idempotency key was taken over before this request finished', { email_id: claim.id });
+  } catch (error) {
+    deps.log?.error('could not store the idempotent answer; a retry resumes', { email_id: claim.id, error });
+  }
 }
