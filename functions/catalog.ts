@@ -45,6 +45,8 @@ export interface FunctionSpec {
   readonly sendsEmail?: true;
   /** SES identity actions (sending domains). */
   readonly identities?: readonly SesIdentityAction[];
+  /** Takes addresses off SES's account-level suppression list (ses:DeleteSuppressedDestination). */
+  readonly sesSuppressions?: true;
 }
 
 /** What every API function does first: look up the caller's key (GetItem), count the request (UpdateItem). */
@@ -119,6 +121,35 @@ export const FUNCTIONS = {
   'list-api-keys': api({ description: 'GET /v1/api-keys', actions: ['Query', 'BatchGetItem'] }),
   'update-api-key': api({ description: 'PATCH /v1/api-keys/{id}', actions: ['GetItem', 'UpdateItem'] }),
   'delete-api-key': api({ description: 'DELETE /v1/api-keys/{id}', actions: ['DeleteItem'] }),
+  // The list: an item per address (PutItem, conditional; GetItem for the one that stands), listed
+  // through both listing indexes (Query, then BatchGetItem); by id through the first (Query).
+  'add-suppression': api({ description: 'POST /v1/suppressions', actions: ['PutItem', 'GetItem'] }),
+  'batch-add-suppressions': api({
+    description: 'POST /v1/suppressions/batch/add',
+    actions: ['PutItem', 'GetItem'],
+  }),
+  'list-suppressions': api({
+    description: 'GET /v1/suppressions',
+    actions: ['Query', 'BatchGetItem'],
+    indexes: [INDEXES.emailsByTime.name, INDEXES.emailsByStatus.name],
+  }),
+  'get-suppression': api({
+    description: 'GET /v1/suppressions/{id}',
+    actions: ['GetItem', 'Query'],
+    indexes: [INDEXES.emailsByTime.name],
+  }),
+  'delete-suppression': api({
+    description: 'DELETE /v1/suppressions/{id}',
+    actions: ['GetItem', 'Query', 'DeleteItem'],
+    indexes: [INDEXES.emailsByTime.name],
+    sesSuppressions: true,
+  }),
+  'batch-remove-suppressions': api({
+    description: 'POST /v1/suppressions/batch/remove',
+    actions: ['GetItem', 'Query', 'DeleteItem'],
+    indexes: [INDEXES.emailsByTime.name],
+    sesSuppressions: true,
+  }),
   [FALLBACK_HANDLER]: api({ description: 'Every request no route matches: 401, 404 or 405' }),
   'process-send-queue': {
     description: 'Hands queued emails to SES, at most once each',
@@ -129,14 +160,17 @@ export const FUNCTIONS = {
       'SES_CONNECT_TIMEOUT_MS',
       'SES_REQUEST_TIMEOUT_MS',
     ],
-    // The attempt record and its outcomes (UpdateItem); why a claim was refused (GetItem).
-    table: { actions: ['GetItem', 'UpdateItem'] },
+    // The suppression list (BatchGetItem, once per email); the attempt record and its outcomes,
+    // suppressed recipients included (UpdateItem); why a claim was refused (GetItem).
+    table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem'] },
     sendsEmail: true,
   },
   'process-ses-events': {
-    description: "Applies SES's events to the emails",
+    description: "Applies SES's events to the emails and the suppression list",
     env: ['TABLE_NAME'],
-    table: { actions: ['UpdateItem', 'PutItem'] },
+    // Events and suppressions (PutItem); outcomes and statuses (UpdateItem); an email's recipients
+    // and a suppression that stands (GetItem).
+    table: { actions: ['UpdateItem', 'PutItem', 'GetItem'] },
   },
   'check-domains': {
     description: 'Re-reads the verification of pending sending domains',

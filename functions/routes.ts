@@ -111,6 +111,48 @@ export const ROUTES: readonly RouteDefinition[] = [
     summary: 'Revoke an API key',
     permission: 'full_access',
   },
+  {
+    method: 'POST',
+    path: '/v1/suppressions',
+    handler: 'add-suppression',
+    summary: 'Put an address on the suppression list',
+    permission: 'full_access',
+  },
+  {
+    method: 'GET',
+    path: '/v1/suppressions',
+    handler: 'list-suppressions',
+    summary: 'List suppressed addresses, newest first',
+    permission: 'full_access',
+  },
+  {
+    method: 'GET',
+    path: '/v1/suppressions/{id}',
+    handler: 'get-suppression',
+    summary: 'Retrieve one suppressed address (by id or address)',
+    permission: 'full_access',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/suppressions/{id}',
+    handler: 'delete-suppression',
+    summary: "Take an address off the suppression list (and off SES's)",
+    permission: 'full_access',
+  },
+  {
+    method: 'POST',
+    path: '/v1/suppressions/batch/add',
+    handler: 'batch-add-suppressions',
+    summary: 'Put up to 100 addresses on the suppression list',
+    permission: 'full_access',
+  },
+  {
+    method: 'POST',
+    path: '/v1/suppressions/batch/remove',
+    handler: 'batch-remove-suppressions',
+    summary: 'Take up to 100 addresses off the suppression list',
+    permission: 'full_access',
+  },
 ];
 
 /** The route a handler module serves. */

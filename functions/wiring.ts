@@ -1,7 +1,8 @@
-import { newSesSendClient, newSqsClient } from './adapters/aws-clients.js';
+import { newSesClient, newSesSendClient, newSqsClient } from './adapters/aws-clients.js';
 import { createRepositories } from './adapters/dynamodb/repositories.js';
 import { createSesIdentities } from './adapters/ses/identities.js';
 import { SesMailer } from './adapters/ses/mailer.js';
+import { SesSuppressions } from './adapters/ses/suppressions.js';
 import { SqsDeadLetters, SqsEmailQueue } from './adapters/sqs/email-queue.js';
 import { FUNCTIONS } from './catalog.js';
 import { loadConfig } from './config.js';
@@ -19,7 +20,7 @@ import { counters } from './observability/metrics.js';
  */
 
 /** The functions behind the API routes (and the fallback). */
-type ApiFunction = Exclude<
+export type ApiFunction = Exclude<
   keyof typeof FUNCTIONS,
   'process-send-queue' | 'process-ses-events' | 'check-domains' | 'sweep-emails'
 >;
@@ -50,6 +51,11 @@ export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> 
   return { ...deps, identities: createSesIdentities(TABLE_NAME) };
 }
 
+/** The functions that take addresses off the suppression list: the above, and SES's own list. */
+export function suppressionDeps(name: 'delete-suppression' | 'batch-remove-suppressions') {
+  return { ...apiDeps(name), providerSuppressions: new SesSuppressions(newSesClient()) };
+}
+
 /** send-email: the above, the send queue, and the verified sender domains (remembered a minute). */
 export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') {
   const deps = apiDeps(name);
@@ -68,8 +74,10 @@ export function consumerDeps() {
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
   });
+  const { emails, suppressions } = createRepositories(config.TABLE_NAME);
   return {
-    emails: createRepositories(config.TABLE_NAME).emails,
+    emails,
+    suppressions,
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
     clock: systemClock,
     maxReceiveCount: config.SEND_MAX_RECEIVE_COUNT,
@@ -78,10 +86,11 @@ export function consumerDeps() {
   };
 }
 
-/** The SES events consumer: the emails. */
+/** The SES events consumer: the emails and the suppression list. */
 export function eventsConsumerDeps() {
   const { TABLE_NAME } = loadConfig(...FUNCTIONS['process-ses-events'].env);
-  return { emails: createRepositories(TABLE_NAME).emails, log, counters };
+  const { emails, suppressions } = createRepositories(TABLE_NAME);
+  return { emails, suppressions, log, counters };
 }
 
 /** The scheduled domain check: the domains and SES identities. */

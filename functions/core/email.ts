@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { formatAddress, type ParsedAddress, parseAddress } from './address.js';
+import type { RecipientOutcome } from './recipients.js';
 import type { EmailStatus, LastEvent } from './status.js';
 
 /** Limits of `POST /v1/emails`. SES refuses a message with more than 50 recipients in all. */
@@ -266,6 +267,8 @@ export interface EmailEvent {
   at: string;
   recipients: string[];
   detail?: string;
+  /** A bounce's type and subtype, as SES reports them (Permanent/General, Transient/MailboxFull, …). */
+  bounce?: { type: string; subType: string };
 }
 
 /** An email as listed: everything but the bodies, tags and headers. */
@@ -287,5 +290,7 @@ export interface EmailDetail extends EmailSummary {
   headers: Record<string, string>;
   sent_at: string | null;
   failure_reason: string | null;
+  /** One entry per recipient (to, cc, bcc, in that order) with its own outcome. */
+  recipients: RecipientOutcome[];
   events: EmailEvent[];
 }

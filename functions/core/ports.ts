@@ -7,7 +7,8 @@ import type { Domain, DomainIdentity, DomainStatus } from './domains.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './email.js';
 import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
 import type { ListEmailsQuery, PageQuery } from './list.js';
-import type { EmailStatus, TerminalStatus } from './status.js';
+import type { SuppressedReason } from './recipients.js';
+import type { EmailStatus, RecipientTally, TerminalStatus } from './status.js';
 
 export interface NewEmail {
   id: string;
@@ -45,6 +46,32 @@ export interface EmailState {
   refused_at?: number;
   /** A scheduled email is not due before this time (ISO). */
   scheduled_at?: string;
+  /** Its recipients' final outcomes so far (absent on emails stored before they were counted). */
+  tally?: RecipientTally;
+}
+
+/**
+ * Recipients (positions in to, cc, bcc order) left out of the send because they are on the
+ * suppression list, by reason, and when: recorded in the same write as the claim (or the final
+ * status), so they are visible exactly when that write is.
+ */
+export interface SuppressedRecipients {
+  byReason: Partial<Record<SuppressedReason, number[]>>;
+  at: string;
+}
+
+export const suppressedPositions = (s: SuppressedRecipients): number[] =>
+  Object.values(s.byReason).flatMap((positions) => positions ?? []);
+
+/** What one provider event says about some of an email's recipients (see settleRecipients). */
+export interface RecipientNews {
+  /** The addresses the event concerns, as the provider wrote them. */
+  addresses: string[];
+  outcome: 'delivered' | 'bounced' | 'complained';
+  at: string;
+  /** The failure reason, should this news settle the email `bounced`. */
+  reason?: string;
+  sent: { at: string; providerMessageId: string };
 }
 
 /**
@@ -60,6 +87,8 @@ export interface FinishOptions {
   guard?: FinishGuard;
   /** What an event of the provider says about the send, filled in when the email has none yet. */
   sent?: { at: string; providerMessageId: string };
+  /** Recipients settled by this change as suppressed (when every one of them is). */
+  suppressed?: SuppressedRecipients;
 }
 
 export interface EmailRepository {
@@ -83,7 +112,7 @@ export interface EmailRepository {
    * it is queued and not sent. The record does not expire: a second attempt is never started while
    * the first one's outcome is unknown (see the README, "At most once").
    */
-  claim(id: string, nowMs: number): Promise<ClaimResult>;
+  claim(id: string, nowMs: number, suppressed?: SuppressedRecipients): Promise<ClaimResult>;
   /** Undoes a claim after the provider refused the email without taking it (safe to try again). */
   release(id: string, startedAtMs: number, nowMs: number): Promise<void>;
   /**
@@ -97,6 +126,55 @@ export interface EmailRepository {
   finish(id: string, status: TerminalStatus, at: string, options?: FinishOptions): Promise<boolean>;
   /** Appends a delivery event (idempotent for a repeated event). */
   addEvent(id: string, event: EmailEvent): Promise<void>;
+  /**
+   * Records final outcomes of the recipients an event concerns, each counted once however often
+   * the event comes (their positions are kept as sets on the status item). A one-recipient email
+   * still queued is settled in the same write (`changed`); otherwise the answer is the tally after
+   * the change, from which the caller settles the email. Null when there is no such email.
+   */
+  settleRecipients(
+    id: string,
+    news: RecipientNews,
+  ): Promise<{ status: EmailStatus; tally: RecipientTally; changed: boolean } | null>;
+}
+
+/** Where an address on the suppression list came from. */
+export const SUPPRESSION_ORIGINS = ['bounce', 'complaint', 'manual'] as const;
+export type SuppressionOrigin = (typeof SUPPRESSION_ORIGINS)[number];
+
+export const suppressedReason = (origin: SuppressionOrigin): SuppressedReason =>
+  origin === 'bounce' ? 'previous_bounce' : origin === 'complaint' ? 'previous_complaint' : 'manual';
+
+/** An address never mailed again until it is removed (Resend's suppression object). */
+export interface Suppression {
+  id: string;
+  /** Lower-cased bare address. */
+  email: string;
+  origin: SuppressionOrigin;
+  /** The email whose bounce or complaint put it there (null when added by hand). */
+  source_id: string | null;
+  created_at: string;
+}
+
+export interface SuppressionRepository {
+  /** Puts it on the list unless the address is there already; answers the entry that stands. */
+  add(entry: Suppression): Promise<{ entry: Suppression; added: boolean }>;
+  /** The entries of these addresses that exist (keyed by lower-cased address), in one batch read. */
+  find(emails: string[]): Promise<Map<string, Suppression>>;
+  /** By id (`sup_…`) or by address. */
+  get(idOrEmail: string): Promise<Suppression | null>;
+  /** Newest first. */
+  list(
+    query: PageQuery & { origin?: SuppressionOrigin },
+  ): Promise<{ data: Suppression[]; has_more: boolean }>;
+  /** Takes it off the list; false when it was not there. */
+  remove(entry: Suppression): Promise<boolean>;
+}
+
+/** The provider's own suppression list (SES's account-level list on AWS), kept in step with ours. */
+export interface ProviderSuppressions {
+  /** Takes the address off it; no error when it is not there. */
+  remove(email: string): Promise<void>;
 }
 
 /** What the sweeper reads and changes, besides EmailRepository (see use-cases/sweep.ts). */
@@ -308,6 +386,8 @@ export const COUNTERS = [
   'EventsComplained',
   'EventsDelayed',
   'EventsFailed',
+  'SuppressionsAdded',
+  'RecipientsSuppressed',
 ] as const;
 export type CounterName = (typeof COUNTERS)[number];
 

@@ -25,14 +25,21 @@ export const canTransition = (from: EmailStatus, to: EmailStatus): boolean =>
 export type DeliveryEventType = 'sent' | 'delivered' | 'delayed' | 'bounced' | 'complained' | 'failed';
 
 /**
- * Resend's `last_event`, shown beside the spec's `status`: the latest meaningful thing that
- * happened to the email. It never goes back either: a late `delivery_delayed` after `delivered`
- * does not replace it, and a complaint (which follows a delivery) replaces everything.
+ * Resend's `last_event`, shown beside the spec's `status`: the latest meaningful news about the
+ * email. It is read from marks that only ever get set, so the same events in any order, duplicated
+ * or late, give the same `last_event`; where two kinds of news are both true, the weightier wins
+ * (a bounce over a delivery, a complaint over everything; a late `delivery_delayed` never replaces
+ * `delivered`).
  *
- *   queued ──► sent ──► delivery_delayed ──► delivered | bounced | failed ──► complained
+ *   queued ──► suppressed ──► sent ──► delivery_delayed ──► delivered ──► bounced ──► complained
+ *                                                               (failed: SES refused the email)
+ *
+ * `suppressed` is the latest news only while nothing went to SES (every recipient, or all before
+ * the send): once the others are sent, their news follows.
  */
 export const LAST_EVENTS = [
   'queued',
+  'suppressed',
   'sent',
   'delivery_delayed',
   'delivered',
@@ -48,13 +55,70 @@ export interface EventMarks {
   sent: boolean;
   delayed: boolean;
   complained: boolean;
+  /** At least one recipient was delivered (absent on emails recorded before per-recipient outcomes). */
+  delivered?: boolean;
+  /** At least one recipient bounced (SES's Bounce event). */
+  bounced?: boolean;
+  /** At least one recipient was left out because it is on the suppression list. */
+  suppressed?: boolean;
 }
 
 export function lastEventOf(marks: EventMarks): LastEvent {
   if (marks.complained) return 'complained';
+  if (marks.status === 'failed') return 'failed';
+  if (marks.bounced) return 'bounced';
+  if (marks.delivered) return 'delivered';
+  if (marks.suppressed && !marks.sent) return 'suppressed';
   if (isTerminal(marks.status)) return marks.status;
   if (marks.delayed) return 'delivery_delayed';
-  return marks.sent ? 'sent' : 'queued';
+  if (marks.sent) return 'sent';
+  return marks.suppressed ? 'suppressed' : 'queued';
+}
+
+/**
+ * What an email's status item counts of its recipients (positions in its to, cc, bcc order, kept
+ * as sets so a duplicated event counts once): how many there are, how many have a final outcome,
+ * and how many of those did not get the email (bounced or suppressed).
+ */
+export interface RecipientTally {
+  total: number;
+  done: number;
+  lost: number;
+}
+
+/**
+ * The email's status once every recipient has a final outcome: `bounced` when at least one did not
+ * get it (bounced or suppressed), `delivered` when all did; undefined while some are still open.
+ * (`failed` is for SES refusing the whole email, which is not a per-recipient outcome.)
+ */
+export function settledStatus(tally: RecipientTally): 'delivered' | 'bounced' | undefined {
+  if (tally.total <= 0 || tally.done < tally.total) return undefined;
+  return tally.lost > 0 ? 'bounced' : 'delivered';
+}
+
+/** The failure reason of an email settled `bounced` with several recipients. */
+export const lostReason = (tally: RecipientTally): string =>
+  `did not reach ${tally.lost} of ${tally.total} recipients (bounced or suppressed; see recipients)`;
+
+/**
+ * How an email SES said nothing more about, long after it stopped trying, settles from what is
+ * known: `bounced` if a recipient is known not to have it, `delivered` if some are known to have
+ * it and none known not to, `failed` when nothing is known; the reason says which are unknown.
+ */
+export function settleUnreported(
+  tally: RecipientTally,
+  waited: string,
+): { status: TerminalStatus; reason: string } {
+  const unknown = Math.max(0, tally.total - tally.done);
+  if (tally.done === 0)
+    return {
+      status: 'failed',
+      reason: `SES reported no delivery or bounce within ${waited} of sending; whether it arrived is unknown`,
+    };
+  const silent = `SES reported nothing about ${unknown} of ${tally.total} recipients within ${waited} of sending; whether they got it is unknown`;
+  return tally.lost > 0
+    ? { status: 'bounced', reason: `${lostReason(tally)}; ${silent}` }
+    : { status: 'delivered', reason: `delivered to ${tally.done} of ${tally.total} recipients; ${silent}` };
 }
 
 /** The status an event moves a queued email to, if any. */

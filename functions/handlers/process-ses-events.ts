@@ -1,7 +1,6 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { fromSesEvent, parseSesEventBody, type SesEvent } from '../adapters/ses/events.js';
-import type { Counters, EmailRepository } from '../core/ports.js';
-import { recordDeliveryEvent } from '../core/use-cases/record-event.js';
+import { type RecordEventDeps, recordDeliveryEvent } from '../core/use-cases/record-event.js';
 import { logFor, logger } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
 import { partialBatch } from '../sqs-batch.js';
@@ -13,14 +12,11 @@ import { eventsConsumerDeps } from '../wiring.js';
  * recorded as an event of the email. Failed records are retried individually.
  */
 export const makeHandler =
-  (deps: { emails: EmailRepository; counters?: Counters }) =>
+  (deps: RecordEventDeps) =>
   (event: SQSEvent): Promise<SQSBatchResponse> =>
     partialBatch(event, (record) => processRecord(deps, record));
 
-async function processRecord(
-  deps: { emails: EmailRepository; counters?: Counters },
-  record: SQSRecord,
-): Promise<boolean> {
+async function processRecord(deps: RecordEventDeps, record: SQSRecord): Promise<boolean> {
   let sesEvent: SesEvent;
   try {
     sesEvent = parseSesEventBody(record.body);
@@ -32,7 +28,7 @@ async function processRecord(
   if (!event) return true; // not one of ours, or a type we do not track
   const log = logFor(event.emailId);
   try {
-    const { statusChanged } = await recordDeliveryEvent(deps, event);
+    const { statusChanged } = await recordDeliveryEvent({ ...deps, log }, event);
     log.info('ses event', { type: event.type, statusChanged });
     return true;
   } catch (error) {

@@ -45,7 +45,12 @@ const bare = (address: string) => (/<([^>]+)>\s*$/.exec(address)?.[1] ?? address
  * recipients, one Bounce listing the bounced ones, then a Complaint (the event types the stack's
  * configuration set subscribes to). Shapes follow "Examples of event data that Amazon SES publishes".
  */
-export function simulateEvents(message: SentMessage, delayMs = 150): { delayMs: number; event: SesEvent }[] {
+export function simulateEvents(
+  message: SentMessage,
+  delayMs = 150,
+  /** Addresses on SES's account-level suppression list: SES bounces them as `OnAccountSuppressionList`. */
+  onSuppressionList: (address: string) => boolean = () => false,
+): { delayMs: number; event: SesEvent }[] {
   const at = (ms: number) => new Date(message.sentAt.getTime() + ms).toISOString();
   const recipients = message.recipients.map(bare);
   const mail = {
@@ -65,7 +70,9 @@ export function simulateEvents(message: SentMessage, delayMs = 150): { delayMs: 
     tags: { 'ses:configuration-set': [message.configurationSet], ...message.tags },
   };
   const byOutcome = (...outcomes: SimulatedOutcome[]) =>
-    recipients.filter((r) => outcomes.includes(simulatedOutcome(r)));
+    recipients.filter((r) =>
+      outcomes.includes(onSuppressionList(r.toLowerCase()) ? 'suppressed' : simulatedOutcome(r)),
+    );
   const delivered = byOutcome('delivered', 'complained', 'out_of_office');
   const bounced = byOutcome('bounced');
   const suppressed = byOutcome('suppressed');
@@ -131,3 +138,10 @@ export function simulateEvents(message: SentMessage, delayMs = 150): { delayMs: 
   }
   return events;
 }
+
+/**
+ * Whether SES puts this address on the account-level suppression list after sending to it (as it
+ * does for hard bounces and complaints when the account's list is on, the default since 2019).
+ */
+export const joinsSuppressionList = (address: string): boolean =>
+  ['bounced', 'complained'].includes(simulatedOutcome(address));

@@ -10,7 +10,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SesEvent } from '../adapters/ses/events.js';
 import { EMAIL_ID_TAG } from '../adapters/ses/mailer.js';
 import { chance, type LocalFaults } from './faults.js';
-import { type SentMessage, simulateEvents } from './mailbox-simulator.js';
+import { joinsSuppressionList, type SentMessage, simulateEvents } from './mailbox-simulator.js';
 import { LocalIdentities, type LocalIdentityOptions, type SesReply } from './ses-identities.js';
 import { SesLedger } from './ses-ledger.js';
 
@@ -21,6 +21,10 @@ import { SesLedger } from './ses-ledger.js';
  * passes through unchanged, and for each SendEmail the emulator accepted with a configuration set,
  * it publishes the events SES would (see mailbox-simulator.ts) to the events queue, in the shape
  * SNS raw message delivery puts on SQS on AWS.
+ *
+ * It also keeps SES's account-level suppression list, as SES does: a hard-bounced or complaining
+ * address joins it, a later send to it bounces as `OnAccountSuppressionList`, and
+ * DeleteSuppressedDestination takes it off (in memory: a restart empties it).
  *
  * What SES took is written to a ledger before SES answers (ses-ledger.ts), so after a kill the
  * events it still owed can be published again (`republish`).
@@ -54,6 +58,7 @@ interface SendEmailRequest {
 }
 
 const SEND_EMAIL_PATH = '/v2/email/outbound-emails';
+const SUPPRESSED_PATH = '/v2/email/suppression/addresses/';
 
 export async function startSesStandIn(options: {
   emulatorEndpoint: string;
@@ -73,6 +78,8 @@ export async function startSesStandIn(options: {
   const identities = new LocalIdentities(options.identities);
   const ledger = new SesLedger(options.ledgerFile);
   const faults = options.faults ?? {};
+  /** SES's account-level suppression list (lower-cased addresses). */
+  const accountSuppressed = new Set<string>();
   const reply = (res: ServerResponse, answer: SesReply) => {
     res.writeHead(answer.status, {
       'content-type': 'application/json',
@@ -88,7 +95,13 @@ export async function startSesStandIn(options: {
 
   /** Publishes a message's events, each after its delay (plus the faults' extra delay and copies). */
   const schedule = (message: SentMessage, shiftMs = 0) => {
-    for (const { delayMs, event } of simulateEvents(message, options.eventDelayMs)) {
+    const onList = (address: string) => accountSuppressed.has(address);
+    const events = simulateEvents(message, options.eventDelayMs, onList);
+    for (const address of message.recipients.map((r) =>
+      (/<([^>]+)>\s*$/.exec(r)?.[1] ?? r).trim().toLowerCase(),
+    ))
+      if (joinsSuppressionList(address)) accountSuppressed.add(address);
+    for (const { delayMs, event } of events) {
       const copies = chance(faults.sesEvents?.duplicate) ? 2 : 1;
       for (let copy = 0; copy < copies; copy++) {
         const extra = Math.floor(Math.random() * (faults.sesEvents?.maxExtraDelayMs ?? 0));
@@ -189,6 +202,18 @@ export async function startSesStandIn(options: {
       const identityReply = identities.handle(req.method ?? 'GET', req.url ?? '/', body);
       if (identityReply) return reply(res, identityReply);
       if (req.method === 'POST' && req.url === SEND_EMAIL_PATH) return await sendEmail(req, res, body);
+      if (req.method === 'DELETE' && req.url?.startsWith(SUPPRESSED_PATH)) {
+        const address = decodeURIComponent(
+          req.url.slice(SUPPRESSED_PATH.length).split('?')[0] ?? '',
+        ).toLowerCase();
+        if (!accountSuppressed.delete(address))
+          return reply(res, {
+            status: 404,
+            errorType: 'NotFoundException',
+            body: { message: `Email address (${address}) does not exist on your suppression list.` },
+          });
+        return reply(res, { status: 200, body: {} });
+      }
       const upstream = await forward(req, body);
       res.writeHead(upstream.status, upstream.headers);
       res.end(upstream.body);

@@ -199,6 +199,22 @@ export class ServiceFunction extends Construct {
   }
 
   /**
+   * ses:DeleteSuppressedDestination: SES's account-level suppression list is one per account and
+   * has no resource type in IAM, so the action is granted on `*`, and on nothing else.
+   */
+  grantSesSuppressions(): this {
+    this.role.addToPolicy(
+      new PolicyStatement({ actions: ['ses:DeleteSuppressedDestination'], resources: ['*'] }),
+    );
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "ses:DeleteSuppressedDestination acts on the account's one suppression list, which IAM has no resource type for; it is the only action granted on *.",
+    });
+    return this;
+  }
+
+  /**
    * Everything its catalog entry asks for, from these resources; a resource it needs that is not
    * given fails the synth. Settings fill the variables no grant sets.
    */
@@ -213,6 +229,7 @@ export class ServiceFunction extends Construct {
       this.grantSendDeadLetters(need(resources.sendDeadLetterQueue, "the send queue's dead-letter queue"));
     if (this.spec.sendsEmail) this.grantSendEmail(need(resources.configurationSet, 'the configuration set'));
     if (this.spec.identities) this.grantIdentities();
+    if (this.spec.sesSuppressions) this.grantSesSuppressions();
     for (const key of this.spec.env)
       if (!this.set.has(key) && resources.settings[key] !== undefined)
         this.setEnvironment(key, resources.settings[key] as string);

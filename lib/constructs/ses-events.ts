@@ -123,7 +123,7 @@ export class SesEventsPipeline extends Construct {
     monitoring.addRow(
       'events',
       new GraphWidget({
-        title: 'SES events applied',
+        title: 'SES events applied; suppressions',
         left: (
           [
             'EventsSent',
@@ -134,6 +134,10 @@ export class SesEventsPipeline extends Construct {
             'EventsFailed',
           ] as const
         ).map((name) => monitoring.counter(name)),
+        // What keeps the reputation below: addresses put on the suppression list, recipients left out.
+        right: (['SuppressionsAdded', 'RecipientsSuppressed'] as const).map((name) =>
+          monitoring.counter(name),
+        ),
         width: 12,
       }),
       new GraphWidget({

@@ -169,13 +169,43 @@ describe('local service over HTTPS (npm start in-process)', () => {
     });
   });
 
-  it('shows a complaint as an event after delivery, without moving the status back', async () => {
-    const sent = await send({ to: 'complaint@simulator.amazonses.com' });
+  it('shows a complaint after the delivery without moving the status back, and suppresses the address for the next email', async () => {
+    const to = 'complaint+next@simulator.amazonses.com';
+    const sent = await send({ to });
     const email = await waitFor(
       () => api.call('GET', `/emails/${sent.json.id}`),
-      (r) => r.json?.events?.some((e: { type: string }) => e.type === 'complained'),
+      (r) => r.json?.last_event === 'complained',
     );
-    expect(email.json.status).toBe('delivered');
+    expect(email.json).toMatchObject({
+      status: 'delivered',
+      recipients: [{ email: to, kind: 'to', status: 'complained', last_event: 'complained' }],
+    });
+    const entry = await api.call('GET', `/suppressions/${encodeURIComponent(to)}`);
+    expect(entry.json).toMatchObject({
+      object: 'suppression',
+      email: to,
+      origin: 'complaint',
+      source_id: sent.json.id,
+    });
+    // The next email to it: left out, nothing handed to SES, and the email says why.
+    const next = await send({ to });
+    const after = await statusOf(next.json.id);
+    expect(after.json).toMatchObject({
+      status: 'bounced',
+      last_event: 'suppressed',
+      sent_at: null,
+      failure_reason: `every recipient is on the suppression list (previous_complaint: ${to}); nothing was sent`,
+      recipients: [
+        {
+          email: to,
+          kind: 'to',
+          status: 'suppressed',
+          last_event: 'suppressed',
+          detail: 'previous_complaint',
+          suppressed: { reason: 'previous_complaint' },
+        },
+      ],
+    });
   });
 
   it('really hands the email to SES: the local SES received it (viewer and its JSON store)', async () => {

@@ -117,4 +117,45 @@ describe('the official resend SDK, unchanged, against npm start', () => {
       error: null,
     });
   });
+
+  it('suppresses a hard-bounced address: the next email to it ends bounced and never reaches SES', async () => {
+    const sup = seen.suppressions;
+    expect(sup.listed).toMatchObject({
+      data: { object: 'suppression', email: 'bounce+sdk@simulator.amazonses.com', origin: 'bounce' },
+      error: null,
+    });
+    expect(sup.twice).toMatchObject({
+      status: 'bounced',
+      last_event: 'suppressed',
+      recipients: [{ status: 'suppressed', suppressed: { reason: 'previous_bounce' } }],
+    });
+    // Counted at the local SES: the first email reached it, the second never did.
+    const store = (await (await fetch(`${service.viewer}/store`)).json()) as {
+      emails: { subject: string }[];
+    };
+    expect(store.emails.filter((e) => e.subject === 'Bounce once')).toHaveLength(1);
+    expect(store.emails.filter((e) => e.subject === 'Bounce twice')).toHaveLength(0);
+  });
+
+  it('manages the list with the SDK: add, get by id, list by origin, batch add and remove, remove', () => {
+    const sup = seen.suppressions;
+    expect(sup.manual).toMatchObject({ data: { object: 'suppression', id: expect.stringMatching(/^sup_/) } });
+    expect(sup.manualById.data).toMatchObject({
+      email: 'someone@example.com',
+      origin: 'manual',
+      source_id: null,
+    });
+    expect(sup.byOrigin.data.object).toBe('list');
+    expect(sup.byOrigin.data.data.map((e: { origin: string }) => e.origin)).toEqual(
+      expect.arrayContaining(['bounce']),
+    );
+    expect(sup.byOrigin.data.data.every((e: { origin: string }) => e.origin === 'bounce')).toBe(true);
+    expect(sup.batchAdd.data.data).toHaveLength(2);
+    expect(sup.batchRemove.data.data).toEqual([
+      expect.objectContaining({ email: 'a1@example.com', deleted: true }),
+      expect.objectContaining({ email: 'nobody@example.com', deleted: false }),
+    ]);
+    expect(sup.removed).toMatchObject({ data: { object: 'suppression', deleted: true }, error: null });
+    expect(sup.removedAgain.error).toMatchObject({ name: 'not_found', statusCode: 404 });
+  });
 });

@@ -198,6 +198,45 @@ beforeAll(async () => {
     await api.call('GET', `/emails/${first.json.id}`);
     await api.call('GET', '/no-such-route');
 
+    // Suppressions: bounce@ and complaint@ joined the list (their events; a complaint after the
+    // delivery reads the email's recipients); a send with one suppressed recipient and one with
+    // nothing left to send (the consumer's batch read, and its suppressed events); by hand, again
+    // (the entry that stands), listed, by id and by address, in batches; removing one takes it
+    // off SES's list too (there, and not there).
+    await service.idle();
+    await waitFor(
+      () => api.call('GET', '/suppressions/complaint@simulator.amazonses.com'),
+      (r) => r.status === 200,
+    );
+    await waitFor(
+      () => api.call('GET', '/suppressions/bounce@simulator.amazonses.com'),
+      (r) => r.status === 200,
+    );
+    const partly = await api.call('POST', '/emails', {
+      body: email({ to: ['bounce@simulator.amazonses.com', 'success@simulator.amazonses.com'] }),
+    });
+    const wholly = await api.call('POST', '/emails', {
+      body: email({ to: 'bounce@simulator.amazonses.com' }),
+    });
+    await service.idle();
+    expect((await repos.emails.getState(wholly.json.id))?.status).toBe('bounced');
+    expect((await repos.emails.getState(partly.json.id))?.tally?.lost).toBe(1);
+    const manual = await api.call('POST', '/suppressions', { body: { email: 'someone@example.com' } });
+    expect(manual.status).toBe(201);
+    expect((await api.call('POST', '/suppressions', { body: { email: 'someone@example.com' } })).status).toBe(
+      200,
+    );
+    await api.call('GET', '/suppressions?limit=5');
+    await api.call('GET', '/suppressions?origin=bounce');
+    expect((await api.call('GET', `/suppressions/${manual.json.id}`)).status).toBe(200);
+    await api.call('POST', '/suppressions/batch/add', {
+      body: { emails: ['x1@example.com', 'someone@example.com'] },
+    });
+    await api.call('POST', '/suppressions/batch/remove', { body: { ids: [manual.json.id] } });
+    const bounced = await api.call('GET', '/suppressions/bounce@simulator.amazonses.com');
+    expect((await api.call('DELETE', `/suppressions/${bounced.json.id}`)).status).toBe(200);
+    expect((await api.call('DELETE', '/suppressions/complaint@simulator.amazonses.com')).status).toBe(200);
+
     // The consumer: a duplicate delivery of a job it already sent (its claim is refused).
     await service.idle();
     const job = { id: first.json.id, content: toContent(parseInput(sendEmailSchema, email())) };

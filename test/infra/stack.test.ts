@@ -247,13 +247,16 @@ describe('EmailServiceStack', () => {
     expect(dlq).toContain(logicalId(stack, stack.send.deadLetterQueue));
   });
 
-  it('reaches the listing indexes by name only from list-emails (and the sweeper, its queued emails), and uses no managed policy', () => {
+  it('reaches the listing indexes by name only from the lists (and the sweeper, its queued emails; a suppression by id), and uses no managed policy', () => {
     const policyText = (name: string) => JSON.stringify(policiesOf(name));
     for (const name of Object.keys(stack.functions)) {
       expect(policyText(name), name).not.toContain('/index/*');
-      if (name === 'list-emails') {
+      if (name === 'list-emails' || name === 'list-suppressions') {
         for (const index of Object.values(INDEXES))
           expect(policyText(name)).toContain(`/index/${index.name}`);
+      } else if (['get-suppression', 'delete-suppression', 'batch-remove-suppressions'].includes(name)) {
+        expect(policyText(name), name).toContain(`/index/${INDEXES.emailsByTime.name}`);
+        expect(policyText(name), name).not.toContain(`/index/${INDEXES.emailsByStatus.name}`);
       } else if (name === 'sweep-emails') {
         expect(policyText(name)).toContain(`/index/${INDEXES.emailsByStatus.name}`);
         expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByTime.name}`);
@@ -263,6 +266,18 @@ describe('EmailServiceStack', () => {
     }
     for (const role of Object.values(resources('AWS::IAM::Role'))) {
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('grants ses:DeleteSuppressedDestination (on *, IAM has no resource for it) to the functions that take addresses off the list, and nothing else on *', () => {
+    for (const name of Object.keys(stack.functions)) {
+      const onAnything = policiesOf(name).filter((st) => [st.Resource].flat().includes('*'));
+      if (name === 'delete-suppression' || name === 'batch-remove-suppressions')
+        expect(
+          onAnything.flatMap((st) => [st.Action].flat()),
+          name,
+        ).toEqual(['ses:DeleteSuppressedDestination']);
+      else expect(onAnything, name).toEqual([]);
     }
   });
 

@@ -11,6 +11,7 @@ import { newSesSendClient } from '../../functions/adapters/aws-clients.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { SesIdentities } from '../../functions/adapters/ses/identities.js';
 import { SesMailer } from '../../functions/adapters/ses/mailer.js';
+import { SesSuppressions } from '../../functions/adapters/ses/suppressions.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import { type Mailer, MailerError, systemClock } from '../../functions/core/ports.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
@@ -374,12 +375,53 @@ describe('SES events (local stand-in → events queue → events consumer)', () 
     expect(email?.events.map((e) => e.type)).toEqual(types);
   });
 
-  it('keeps per-recipient outcomes when one of several recipients bounces', async () => {
-    const email = await sendAndSettle(['success@simulator.amazonses.com', 'bounce@simulator.amazonses.com']);
+  it('settles an email to several recipients once each has an outcome, each recipient with its own', async () => {
+    // A label of its own: the stand-in's SES account list already holds bounce@ from above.
+    const email = await sendAndSettle([
+      'success@simulator.amazonses.com',
+      'bounce+multi@simulator.amazonses.com',
+    ]);
     const bounced = email?.events.find((e) => e.type === 'bounced');
     const delivered = email?.events.find((e) => e.type === 'delivered');
-    expect(bounced?.recipients).toEqual(['bounce@simulator.amazonses.com']);
+    expect(bounced?.recipients).toEqual(['bounce+multi@simulator.amazonses.com']);
     expect(bounced?.detail).toContain('550 5.1.1');
     expect(delivered?.recipients).toEqual(['success@simulator.amazonses.com']);
+    expect(email).toMatchObject({
+      status: 'bounced',
+      last_event: 'bounced',
+      failure_reason: 'did not reach 1 of 2 recipients (bounced or suppressed; see recipients)',
+    });
+    expect(email?.recipients).toEqual([
+      {
+        email: 'success@simulator.amazonses.com',
+        kind: 'to',
+        status: 'delivered',
+        last_event: 'delivered',
+        at: delivered?.at,
+        detail: '250 2.6.0 Message received',
+      },
+      {
+        email: 'bounce+multi@simulator.amazonses.com',
+        kind: 'to',
+        status: 'bounced',
+        last_event: 'bounced',
+        at: bounced?.at,
+        detail: expect.stringContaining('550 5.1.1'),
+        bounce: { type: 'Permanent', subType: 'General' },
+      },
+    ]);
+  });
+
+  it("bounces a send to an address on SES's account-level list, until it is taken off", async () => {
+    const address = 'bounce+account@simulator.amazonses.com';
+    expect((await sendAndSettle([address]))?.recipients[0]?.bounce?.subType).toBe('General');
+    // SES put it on its account list: the next send bounces without being tried.
+    expect((await sendAndSettle([address]))?.recipients[0]?.bounce?.subType).toBe('OnAccountSuppressionList');
+    const ses = new SesSuppressions(
+      new SESv2Client({ endpoint: standIn.endpoint, region: 'us-east-1', credentials }),
+    );
+    await ses.remove(address);
+    await ses.remove(address); // not there any more: no error
+    expect((await sendAndSettle([address]))?.recipients[0]?.bounce?.subType).toBe('General');
   });
 });

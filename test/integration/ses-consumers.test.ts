@@ -88,9 +88,10 @@ describe('SES events consumer (SQS records of SES events)', () => {
   });
   afterAll(() => table.stop());
 
-  async function queuedEmail() {
+  /** A queued email to these recipients (its outcome settles once each has one). */
+  async function queuedEmail(to = ['a@example.com']) {
     const id = newEmailId();
-    await emails.create({ id, created_at: new Date().toISOString(), content });
+    await emails.create({ id, created_at: new Date().toISOString(), content: { ...content, to, cc: [] } });
     return id;
   }
   const deliveryOf = (id: string) =>
@@ -101,7 +102,7 @@ describe('SES events consumer (SQS records of SES events)', () => {
     });
 
   it('moves the email to bounced, once; a duplicate or a late delivery changes nothing', async () => {
-    const id = await queuedEmail();
+    const id = await queuedEmail(['bounce@simulator.amazonses.com']);
     const handler = makeEventsConsumer({ emails });
     const bounce = JSON.stringify(sesEvent(id));
     expect((await handler(sqsEvent([{ body: bounce }, { body: bounce }]))).batchItemFailures).toEqual([]);

@@ -7,6 +7,8 @@ export type ResourceRef =
   | { kind: 'index'; tableId: string; indexName: string }
   | { kind: 'queue'; queueId: string }
   | { kind: 'ses-identity' }
+  /** An action IAM has no resource type for: only `*` grants it. */
+  | { kind: 'any' }
   | { kind: 'ses-configuration-set'; configurationSetId: string };
 
 export interface Requirement {
@@ -52,6 +54,8 @@ export function requirementsOf(
     }
     case 'SESv2': {
       const identity = { kind: 'ses-identity' } as const;
+      if (call.operation === 'DeleteSuppressedDestination')
+        return [{ action: 'ses:DeleteSuppressedDestination', resource: { kind: 'any' } }];
       if (call.operation === 'SendEmail')
         return [
           { action: 'ses:SendEmail', resource: identity },
@@ -89,6 +93,8 @@ function matchesResource(entry: unknown, ref: ResourceRef): boolean {
       return same(entry, { 'Fn::GetAtt': [ref.queueId, 'Arn'] });
     case 'ses-identity':
       return /:identity\/\*"/.test(text);
+    case 'any':
+      return entry === '*';
     case 'ses-configuration-set':
       return text.includes(':configuration-set/') && text.includes(`"Ref":"${ref.configurationSetId}"`);
   }

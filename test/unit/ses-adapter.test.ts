@@ -197,6 +197,7 @@ describe('fromSesEvent', () => {
       at: '2026-11-22T03:20:01.123Z',
       recipients: ['bounce@simulator.amazonses.com'],
       detail: 'Permanent: General: smtp; 550 5.1.1 user unknown',
+      bounce: { type: 'Permanent', subType: 'General' },
       sent,
     });
     const base = (eventType: string, extra: Record<string, unknown>) =>

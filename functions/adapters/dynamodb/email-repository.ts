@@ -9,8 +9,29 @@ import {
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from '../../core/email.js';
 import { FIRST_EMAIL_ID } from '../../core/ids.js';
 import type { ListEmailsQuery } from '../../core/list.js';
-import type { ClaimResult, EmailRepository, EmailState, FinishOptions, NewEmail } from '../../core/ports.js';
-import { type EmailStatus, lastEventOf, type TerminalStatus } from '../../core/status.js';
+import {
+  type ClaimResult,
+  type EmailRepository,
+  type EmailState,
+  type FinishOptions,
+  type NewEmail,
+  type RecipientNews,
+  type SuppressedRecipients,
+  suppressedPositions,
+} from '../../core/ports.js';
+import {
+  positionsOf,
+  recipientOutcomes,
+  recipientsOf,
+  type SuppressedReason,
+} from '../../core/recipients.js';
+import {
+  type EmailStatus,
+  lastEventOf,
+  type RecipientTally,
+  settledStatus,
+  type TerminalStatus,
+} from '../../core/status.js';
 import { batchGetAll, isConditionFailure, newestFirstPage, pause, queryPages } from './client.js';
 import { INDEXES, keys } from './table.js';
 
@@ -32,7 +53,8 @@ export class DynamoEmailRepository implements EmailRepository {
       { pk, sk: keys.summary, ...summary },
       { pk, sk: keys.body, html, text, ...extras({ tags, headers }) },
     ]);
-    if (!(await this.putStatus(id, created_at))) throw new Error(`An email ${id} exists already`);
+    if (!(await this.putStatus(id, created_at, recipientsOf(content).length)))
+      throw new Error(`An email ${id} exists already`);
   }
 
   /**
@@ -40,12 +62,12 @@ export class DynamoEmailRepository implements EmailRepository {
    * write did not make. (The SDK retries a write whose answer was lost; the retry then finds the
    * item its first try wrote: ids are unique, so an item with this id and creation time is its own.)
    */
-  private async putStatus(id: string, created_at: string): Promise<boolean> {
+  private async putStatus(id: string, created_at: string, recipients: number): Promise<boolean> {
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: statusItem(id, created_at),
+          Item: statusItem(id, created_at, recipients),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -77,12 +99,18 @@ export class DynamoEmailRepository implements EmailRepository {
     await inChunks(parts);
     if (!options.mayExist) {
       // Fresh ids: no status item exists, so batch writes (which cannot be conditional) are safe.
-      await inChunks(emails.map(({ id, created_at }) => statusItem(id, created_at)));
+      await inChunks(
+        emails.map(({ id, created_at, content }) => statusItem(id, created_at, recipientsOf(content).length)),
+      );
       return { existing: [] };
     }
     // Ids a request that died may have used: each status item conditional, never over an email
     // that exists (its status and attempt record would be reset). The same write units.
-    const written = await Promise.all(emails.map(({ id, created_at }) => this.putStatus(id, created_at)));
+    const written = await Promise.all(
+      emails.map(({ id, created_at, content }) =>
+        this.putStatus(id, created_at, recipientsOf(content).length),
+      ),
+    );
     return { existing: emails.filter((_, i) => !written[i]).map(({ id }) => id) };
   }
 
@@ -112,15 +140,23 @@ export class DynamoEmailRepository implements EmailRepository {
           at: String(item.at),
           recipients: (item.recipients as string[] | undefined) ?? [],
           ...(item.detail ? { detail: String(item.detail) } : {}),
+          ...(item.bounce ? { bounce: item.bounce as EmailEvent['bounce'] & object } : {}),
         }),
       );
+    const emailSummary = toSummary(id, status, summary);
     return {
-      ...toSummary(id, status, summary),
+      ...emailSummary,
       html: (body.html as string | null | undefined) ?? null,
       text: (body.text as string | null | undefined) ?? null,
       ...extrasOf(body),
       sent_at: (status.sent_at as string | undefined) ?? null,
       failure_reason: (status.failure_reason as string | undefined) ?? null,
+      recipients: recipientOutcomes(recipientsOf(emailSummary), events, {
+        status: emailSummary.status,
+        sentAt: (status.sent_at as string | undefined) ?? null,
+        suppressed: suppressedOf(status),
+        suppressedAt: (status.suppressed_at as string | undefined) ?? null,
+      }),
       events,
     };
   }
@@ -174,19 +210,21 @@ export class DynamoEmailRepository implements EmailRepository {
     return Item ? toState(id, Item) : null;
   }
 
-  async claim(id: string, nowMs: number): Promise<ClaimResult> {
+  async claim(id: string, nowMs: number, suppressed?: SuppressedRecipients): Promise<ClaimResult> {
+    const marks = suppressedMarks(suppressed);
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.statusKey(id),
-          UpdateExpression: 'SET send_started_at = :now',
+          // The recipients left out are settled in the same write: the claim and they stand together.
+          UpdateExpression: `SET send_started_at = :now${marks.set}${marks.add}`,
           // No expiry: once an attempt began, no other is ever started (see deliver-email.ts).
           ConditionExpression:
             'attribute_exists(pk) AND #status = :queued AND attribute_not_exists(sent_at) AND ' +
             'attribute_not_exists(send_started_at)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':now': nowMs },
+          ExpressionAttributeValues: { ':queued': 'queued', ':now': nowMs, ...marks.values },
         }),
       );
       return 'claimed';
@@ -267,13 +305,15 @@ export class DynamoEmailRepository implements EmailRepository {
     at: string,
     options: FinishOptions = {},
   ): Promise<boolean> {
-    const { reason, guard, sent } = options;
+    const { reason, guard, sent, suppressed } = options;
     const set = ['#status = :status', 'gsi2pk = :gsi2pk', 'finished_at = :at'];
+    const marks = suppressedMarks(suppressed);
     const values: Item = {
       ':status': status,
       ':gsi2pk': keys.emailsWithStatus(status),
       ':at': at,
       ':queued': 'queued',
+      ...marks.values,
     };
     if (reason) {
       set.push('failure_reason = :reason');
@@ -302,7 +342,7 @@ export class DynamoEmailRepository implements EmailRepository {
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.statusKey(id),
-          UpdateExpression: `SET ${set.join(', ')}`,
+          UpdateExpression: `SET ${set.join(', ')}${marks.set}${marks.add}`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: values,
@@ -326,6 +366,124 @@ export class DynamoEmailRepository implements EmailRepository {
     );
   }
 
+  async settleRecipients(
+    id: string,
+    news: RecipientNews,
+  ): Promise<{ status: EmailStatus; tally: RecipientTally; changed: boolean } | null> {
+    const lost = news.outcome === 'bounced';
+    const flags = { [news.outcome === 'complained' ? 'complained' : news.outcome]: true } as Item;
+    if (news.outcome === 'complained') flags.delivered = true;
+    // The common case first: a queued email with one recipient is settled by this news alone, in
+    // one write. Its condition fails for anything else (several recipients, already final, an email
+    // stored before recipients were counted), which takes the general path.
+    const single = settledStatus({ total: 1, done: 1, lost: lost ? 1 : 0 }) as TerminalStatus;
+    const settled = await this.update(
+      id,
+      {
+        set: {
+          ...flags,
+          '#status': single,
+          gsi2pk: keys.emailsWithStatus(single),
+          finished_at: news.at,
+          ...(lost && news.reason ? { failure_reason: bounded(news.reason) } : {}),
+        },
+        add: { done: [0], ...(lost ? { lost: [0] } : {}) },
+        sent: news.sent,
+      },
+      'rcpts = :one AND #status = :queued',
+      { ':one': 1, ':queued': 'queued' },
+    );
+    if (settled) return { status: single, tally: tallyOf(settled), changed: true };
+
+    // The general path: which positions the news concerns, from the email's recipients (immutable).
+    const { Item: summary } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: keys.email(id), sk: keys.summary },
+        ProjectionExpression: '#to, cc, bcc',
+        ExpressionAttributeNames: { '#to': 'to' },
+      }),
+    );
+    if (!summary) return null;
+    const recipients = recipientsOf({
+      to: (summary.to as string[] | undefined) ?? [],
+      cc: (summary.cc as string[] | undefined) ?? [],
+      bcc: (summary.bcc as string[] | undefined) ?? [],
+    });
+    const positions = positionsOf(recipients, news.addresses);
+    const after = await this.update(
+      id,
+      {
+        set: { ...flags, rcpts: ['if_not_exists', recipients.length] },
+        add: positions.length ? { done: positions, ...(lost ? { lost: positions } : {}) } : {},
+        sent: news.sent,
+      },
+      'attribute_exists(pk)',
+      {},
+    );
+    if (!after) return null;
+    return { status: after.status as EmailStatus, tally: tallyOf(after), changed: false };
+  }
+
+  /**
+   * One UpdateItem of the status item: `set` values (a `['if_not_exists', v]` keeps what is there),
+   * `add` positions to number sets, `sent` filled in if absent; the item after it, or null when the
+   * condition did not hold.
+   */
+  private async update(
+    id: string,
+    change: { set: Item; add: Record<string, number[]>; sent?: { at: string; providerMessageId: string } },
+    condition: string,
+    conditionValues: Item,
+  ): Promise<Item | null> {
+    const names: Record<string, string> = {};
+    const values: Item = { ...conditionValues };
+    const set: string[] = [];
+    let n = 0;
+    for (const [name, value] of Object.entries(change.set)) {
+      const attr = name.startsWith('#') ? name : `#a${n}`;
+      names[attr] = name.startsWith('#') ? name.slice(1) : name;
+      const v = `:v${n++}`;
+      if (Array.isArray(value) && value[0] === 'if_not_exists') {
+        set.push(`${attr} = if_not_exists(${attr}, ${v})`);
+        values[v] = value[1];
+      } else {
+        set.push(`${attr} = ${v}`);
+        values[v] = value;
+      }
+    }
+    if (change.sent) {
+      set.push(
+        'sent_at = if_not_exists(sent_at, :sentAt)',
+        'provider_message_id = if_not_exists(provider_message_id, :mid)',
+      );
+      values[':sentAt'] = change.sent.at;
+      values[':mid'] = change.sent.providerMessageId;
+    }
+    const add = Object.entries(change.add).map(([name, positions]) => {
+      values[`:${name}`] = new Set(positions);
+      return `${name} :${name}`;
+    });
+    if (condition.includes('#status')) names['#status'] = 'status';
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.statusKey(id),
+          UpdateExpression: `SET ${set.join(', ')}${add.length ? ` ADD ${add.join(', ')}` : ''}`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ?? null;
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
+    }
+  }
+
   private statusKey(id: string) {
     return { pk: keys.email(id), sk: keys.status };
   }
@@ -345,12 +503,63 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 }
 
-/** A new email's status item: queued, in both listing indexes. */
-const statusItem = (id: string, created_at: string): Item => ({
+/**
+ * Suppressed recipients settled in a claim or a final change: counted as done and lost, and kept
+ * by reason (number sets of positions, so a repeat counts once), with when, and the mark
+ * `last_event` reads. The status item holds all of it: a recipient's own status needs no other item.
+ */
+function suppressedMarks(suppressed?: SuppressedRecipients) {
+  const all = suppressed ? suppressedPositions(suppressed) : [];
+  if (!suppressed || all.length === 0) return { set: '', add: '', values: {} };
+  const values: Item = { ':supTrue': true, ':supAt': suppressed.at, ':supAll': new Set(all) };
+  const add = ['done :supAll', 'lost :supAll'];
+  for (const [reason, positions] of Object.entries(suppressed.byReason)) {
+    if (!positions?.length) continue;
+    const attr = SUPPRESSED_SETS[reason as SuppressedReason];
+    values[`:${attr}`] = new Set(positions);
+    add.push(`${attr} :${attr}`);
+  }
+  return {
+    set: ', suppressed = :supTrue, suppressed_at = if_not_exists(suppressed_at, :supAt)',
+    add: ` ADD ${add.join(', ')}`,
+    values,
+  };
+}
+
+/** The status item's set of suppressed positions for each reason. */
+const SUPPRESSED_SETS: Record<SuppressedReason, string> = {
+  previous_bounce: 'sup_bounce',
+  previous_complaint: 'sup_complaint',
+  manual: 'sup_manual',
+};
+
+/** Which positions were left out as suppressed, and why, from the status item. */
+function suppressedOf(item: Item): Map<number, SuppressedReason> {
+  const found = new Map<number, SuppressedReason>();
+  for (const [reason, attr] of Object.entries(SUPPRESSED_SETS))
+    if (item[attr] instanceof Set)
+      for (const position of item[attr] as Set<number>)
+        found.set(Number(position), reason as SuppressedReason);
+  return found;
+}
+
+/** What the status item counts of the recipients (an email stored before counting had no `rcpts`). */
+export function tallyOf(item: Item): RecipientTally {
+  const size = (value: unknown) => (value instanceof Set ? value.size : 0);
+  return {
+    total: typeof item.rcpts === 'number' ? item.rcpts : 0,
+    done: size(item.done),
+    lost: size(item.lost),
+  };
+}
+
+/** A new email's status item: queued, in both listing indexes, with how many recipients it has. */
+const statusItem = (id: string, created_at: string, recipients: number): Item => ({
   pk: keys.email(id),
   sk: keys.status,
   status: 'queued',
   created_at,
+  rcpts: recipients,
   gsi1pk: keys.allEmails,
   gsi1sk: id,
   gsi2pk: keys.emailsWithStatus('queued'),
@@ -402,6 +611,7 @@ export function toState(id: string, item: Item): EmailState {
   if (typeof item.requeued_at === 'number') state.requeued_at = item.requeued_at;
   if (typeof item.refused_at === 'number') state.refused_at = item.refused_at;
   if (item.scheduled_at) state.scheduled_at = String(item.scheduled_at);
+  if (typeof item.rcpts === 'number') state.tally = tallyOf(item);
   return state;
 }
 
@@ -414,6 +624,9 @@ function toSummary(id: string, status: Item, summary: Item): EmailSummary {
       sent: Boolean(status.sent_at),
       delayed: status.delayed === true,
       complained: status.complained === true,
+      delivered: status.delivered === true,
+      bounced: status.bounced === true,
+      suppressed: status.suppressed === true,
     }),
     message_id: (status.provider_message_id as string | undefined) ?? null,
     created_at: String(status.created_at),

@@ -4,6 +4,7 @@ import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
 import { DynamoIdempotencyStore } from './idempotency-store.js';
 import { DynamoRateCounter } from './rate-counter.js';
+import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 
 /** The repositories of the single table, sharing one client (built once per container). */
@@ -15,5 +16,6 @@ export function createRepositories(tableName: string, db = createDocumentClient(
     rateCounter: new DynamoRateCounter(db, tableName),
     idempotency: new DynamoIdempotencyStore(db, tableName),
     sweep: new DynamoSweepStore(db, tableName),
+    suppressions: new DynamoSuppressionRepository(db, tableName),
   };
 }

@@ -15,14 +15,19 @@
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
  * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
  * | sweeper progress    | SWEEP            | SWEEP     |                       |                           |
+ * | suppression         | SUPPRESSION#<address> | SUPPRESSION | SUPPRESSIONS / <id> | SUPPRESSIONS#<origin> / <id> |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  *
  * Domains share one partition (an account has at most 10,000 SES identities), so listing them is
  * one strongly consistent Query; the small name item makes the name unique (a conditional put) and
  * answers the send path's "is this sender's domain verified?" with one GetItem.
  *
- * The status item is the only one that changes after creation, and it stays small (~250 bytes),
- * so a status change costs one write unit; the index entries project only status and created_at.
+ * The status item is the only one that changes after creation, and it stays small (~250 bytes, and
+ * at most about 600 with 50 recipients' outcomes as number sets of positions), so a status change
+ * costs one write unit; the index entries project only status and created_at.
+ *
+ * The two listing indexes are overloaded: suppressions are listed through them under partitions of
+ * their own (all, and per origin), sorted by their time-sortable ids like emails.
  */
 export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
@@ -61,6 +66,10 @@ export const keys = {
   rateSk: 'RATE',
   idempotency: (scope: string, keyHash: string) => `IDEMP#${scope}#${keyHash}`,
   idempotencySk: 'IDEMP',
+  suppression: (email: string) => `SUPPRESSION#${email}`,
+  suppressionSk: 'SUPPRESSION',
+  suppressions: 'SUPPRESSIONS',
+  suppressionsWithOrigin: (origin: string) => `SUPPRESSIONS#${origin}`,
   /** The sweeper's progress through the queued emails (see core/use-cases/sweep.ts). */
   sweep: 'SWEEP',
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */

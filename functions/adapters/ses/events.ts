@@ -45,8 +45,9 @@ export function parseSesEventBody(body: string): SesEvent {
  * emails (no email_id tag) or is a type we do not track (Open, Click, Subscription). `Send` is
  * tracked: it is SES's own word that it accepted the email, which settles an attempt whose worker
  * died or timed out after SES took it.
- * Bounces of every type end the email `bounced`: SES has given up on those recipients
- * (a Transient bounce is reported only after SES's own retries stopped).
+ * A bounce of any type is a final outcome for its recipients: SES has given up on them (a Transient
+ * bounce is reported only after SES's own retries stopped). Only a Permanent one (which includes
+ * `OnAccountSuppressionList`) puts the address on the suppression list (record-event.ts).
  */
 export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
   const emailId = event.mail?.tags?.[EMAIL_ID_TAG]?.[0];
@@ -72,6 +73,7 @@ export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
         at: bounce?.timestamp ?? event.mail.timestamp,
         recipients: bounce?.bouncedRecipients.map((r) => r.emailAddress) ?? [],
         detail: [bounce?.bounceType, bounce?.bounceSubType, first?.diagnosticCode].filter(Boolean).join(': '),
+        ...(bounce ? { bounce: { type: bounce.bounceType, subType: bounce.bounceSubType } } : {}),
       };
     }
     case 'Complaint':

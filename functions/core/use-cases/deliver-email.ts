@@ -1,3 +1,4 @@
+import type { EmailContent } from '../email.js';
 import {
   type Clock,
   type CounterName,
@@ -7,18 +8,26 @@ import {
   type Mailer,
   MailerError,
   type SendJob,
+  type Suppression,
+  type SuppressionRepository,
+  suppressedReason,
 } from '../ports.js';
+import { addressKey, recipientsOf, type SuppressedReason } from '../recipients.js';
 
 export interface DeliverDeps {
   emails: EmailRepository;
   mailer: Mailer;
+  /** The suppression list, read once per email (one batch read); absent: nobody is left out. */
+  suppressions?: Pick<SuppressionRepository, 'find'>;
   clock: Clock;
   log?: Log;
   counters?: Counters;
 }
 
 export type DeliverOutcome =
-  | { result: 'sent'; messageId: string }
+  | { result: 'sent'; messageId: string; suppressed?: number }
+  /** Every recipient is on the suppression list: settled `bounced`, and SES never called. */
+  | { result: 'suppressed'; recipients: number }
   /** Nothing to do: sent or final already, an attempt is under way or its outcome pending, or no such email. */
   | { result: 'skipped'; why: 'done' | 'in_progress' | 'missing' }
   /** Final: the provider refused it for good, or refused it on every attempt. */
@@ -50,13 +59,34 @@ export async function deliverEmail(
   finalAttempt: boolean,
 ): Promise<DeliverOutcome> {
   const count = (name: CounterName) => deps.counters?.count(name);
+  // Read before the claim: a failed read leaves nothing claimed, so the message is simply retried.
+  const left = await suppressedIn(deps, job.content);
   const startedAt = deps.clock.now().getTime();
-  const claim = await deps.emails.claim(job.id, startedAt);
+  if (left.all) {
+    // Nobody to send to: settled in one write, never handed to SES (and never claimed, so the
+    // write holds only while no attempt ever began).
+    const at = deps.clock.now().toISOString();
+    const settled = await deps.emails.finish(job.id, 'bounced', at, {
+      reason: `every recipient is on the suppression list (${left.summary}); nothing was sent`,
+      guard: { unsent: true },
+      suppressed: { byReason: left.byReason, at },
+    });
+    if (!settled) return { result: 'skipped', why: 'done' };
+    deps.counters?.count('RecipientsSuppressed', left.positions.length);
+    return { result: 'suppressed', recipients: left.positions.length };
+  }
+  const claim = await deps.emails.claim(
+    job.id,
+    startedAt,
+    left.positions.length ? { byReason: left.byReason, at: new Date(startedAt).toISOString() } : undefined,
+  );
   if (claim !== 'claimed') return { result: 'skipped', why: claim };
+  if (left.positions.length) deps.counters?.count('RecipientsSuppressed', left.positions.length);
+  const toSend = left.positions.length ? { ...job, content: without(job.content, left.emails) } : job;
 
   let messageId: string;
   try {
-    ({ messageId } = await deps.mailer.send(job));
+    ({ messageId } = await deps.mailer.send(toSend));
   } catch (error) {
     const failure =
       error instanceof MailerError ? error : new MailerError(String(error), 'unknown', 'UnexpectedError');
@@ -99,5 +129,46 @@ export async function deliverEmail(
       error,
     });
   }
-  return { result: 'sent', messageId };
+  return {
+    result: 'sent',
+    messageId,
+    ...(left.positions.length ? { suppressed: left.positions.length } : {}),
+  };
 }
+
+/** Which of the email's recipients are on the suppression list, and why (one batch read). */
+async function suppressedIn(deps: DeliverDeps, content: EmailContent) {
+  const recipients = recipientsOf(content);
+  const found: Map<string, Suppression> = deps.suppressions
+    ? await deps.suppressions.find(recipients.map((r) => r.email))
+    : new Map();
+  const positions: number[] = [];
+  const byReason: Partial<Record<SuppressedReason, number[]>> = {};
+  const named = new Map<SuppressedReason, string[]>();
+  recipients.forEach((r, i) => {
+    const entry = found.get(r.email);
+    if (!entry) return;
+    positions.push(i);
+    const reason = suppressedReason(entry.origin);
+    byReason[reason] = [...(byReason[reason] ?? []), i];
+    const list = named.get(reason) ?? [];
+    if (!list.includes(r.email)) list.push(r.email);
+    named.set(reason, list);
+  });
+  const summary = [...named].map(([reason, emails]) => `${reason}: ${emails.join(', ')}`).join('; ');
+  return {
+    positions,
+    emails: new Set(found.keys()),
+    byReason,
+    summary: summary.length > 120 ? `${summary.slice(0, 117)}...` : summary,
+    all: recipients.length > 0 && positions.length === recipients.length,
+  };
+}
+
+/** The addressed content without these (suppressed) addresses. */
+const without = (content: EmailContent, emails: Set<string>): EmailContent => ({
+  ...content,
+  to: content.to.filter((a) => !emails.has(addressKey(a))),
+  cc: content.cc.filter((a) => !emails.has(addressKey(a))),
+  bcc: content.bcc.filter((a) => !emails.has(addressKey(a))),
+});

@@ -1,6 +1,8 @@
 import type { EmailEvent } from '../email.js';
-import type { CounterName, Counters, EmailRepository } from '../ports.js';
-import { type DeliveryEventType, statusForEvent } from '../status.js';
+import type { CounterName, Counters, EmailRepository, Log, SuppressionRepository } from '../ports.js';
+import { addressKey } from '../recipients.js';
+import { type DeliveryEventType, lostReason, settledStatus } from '../status.js';
+import { newSuppressionId } from '../suppressions.js';
 
 export interface DeliveryEvent {
   emailId: string;
@@ -8,18 +10,12 @@ export interface DeliveryEvent {
   at: string;
   recipients: string[];
   detail?: string;
+  /** A bounce's type and subtype (SES: Permanent, Transient or Undetermined, and why). */
+  bounce?: { type: string; subType: string };
   /** Every provider event says the provider accepted the email: when, and under which message id. */
   sent: { at: string; providerMessageId: string };
 }
 
-/**
- * Applies a provider event.
- * - `sent`: records that the provider accepted the email. This is what settles an attempt whose
- *   worker died or timed out after the provider took it, so it is never sent again.
- * - any other: recorded against the email (per-recipient detail); a final event moves the status
- *   forward when the email is still queued, and fills in `sent_at` if nothing recorded it yet.
- *   A duplicate or late event finds the email already final and changes nothing.
- */
 /** The counter of each kind of event (one metric each, see ports.ts). */
 const EVENT_COUNTERS: Record<DeliveryEventType, CounterName> = {
   sent: 'EventsSent',
@@ -30,10 +26,30 @@ const EVENT_COUNTERS: Record<DeliveryEventType, CounterName> = {
   failed: 'EventsFailed',
 };
 
+export interface RecordEventDeps {
+  emails: EmailRepository;
+  /** Where hard-bounced and complaining addresses go (absent: nothing is added). */
+  suppressions?: Pick<SuppressionRepository, 'add'>;
+  counters?: Counters;
+  log?: Log;
+}
+
+/**
+ * Applies a provider event.
+ * - `sent`: records that the provider accepted the email. This is what settles an attempt whose
+ *   worker died or timed out after the provider took it, so it is never sent again.
+ * - `delivered`, `bounced`, `complained`: a final outcome for the recipients it names, each counted
+ *   once (see EmailRepository.settleRecipients); once every recipient has one, the email settles:
+ *   `bounced` if any did not get it, else `delivered` (status.ts, settledStatus). The same events
+ *   in any order, duplicated or late, settle it the same way. A permanent bounce or a complaint
+ *   also puts the address on the suppression list (kept as first added).
+ * - `delayed`: marks the email (for `last_event`); `failed`: SES refused the whole email.
+ */
 export async function recordDeliveryEvent(
-  { emails, counters }: { emails: EmailRepository; counters?: Counters },
+  deps: RecordEventDeps,
   event: DeliveryEvent,
 ): Promise<{ statusChanged: boolean }> {
+  const { emails, counters } = deps;
   const { emailId, sent } = event;
   counters?.count(EVENT_COUNTERS[event.type]);
   if (event.type === 'sent') {
@@ -42,21 +58,66 @@ export async function recordDeliveryEvent(
   }
   const entry: EmailEvent = { type: event.type, at: event.at, recipients: event.recipients };
   if (event.detail) entry.detail = event.detail;
+  if (event.bounce) entry.bounce = event.bounce;
   await emails.addEvent(emailId, entry);
-  const next = statusForEvent(event.type);
-  if (!next) {
-    // A delay or a complaint also means the provider has the email.
-    await emails.markSent(
-      emailId,
-      sent.providerMessageId,
-      sent.at,
-      event.type === 'complained' ? 'complained' : 'delayed',
-    );
-    return { statusChanged: false };
+  await suppress(deps, event);
+
+  switch (event.type) {
+    case 'delayed':
+      // A delay also means the provider has the email.
+      await emails.markSent(emailId, sent.providerMessageId, sent.at, 'delayed');
+      return { statusChanged: false };
+    case 'failed': {
+      const statusChanged = await emails.finish(emailId, 'failed', event.at, {
+        ...(event.detail ? { reason: event.detail } : {}),
+        sent,
+      });
+      return { statusChanged };
+    }
+    default: {
+      const result = await emails.settleRecipients(emailId, {
+        addresses: event.recipients,
+        outcome: event.type,
+        at: event.at,
+        ...(event.detail ? { reason: event.detail } : {}),
+        sent,
+      });
+      if (!result) return { statusChanged: false };
+      if (result.changed) return { statusChanged: true };
+      const next = result.status === 'queued' ? settledStatus(result.tally) : undefined;
+      if (!next) return { statusChanged: false };
+      const statusChanged = await emails.finish(emailId, next, event.at, {
+        ...(next === 'bounced' ? { reason: lostReason(result.tally) } : {}),
+        sent,
+      });
+      return { statusChanged };
+    }
   }
-  const statusChanged = await emails.finish(emailId, next, event.at, {
-    ...(next === 'delivered' || !event.detail ? {} : { reason: event.detail }),
-    sent,
-  });
-  return { statusChanged };
+}
+
+/** Puts a hard-bounced or complaining address on the suppression list (a transient bounce is not). */
+async function suppress({ suppressions, counters, log }: RecordEventDeps, event: DeliveryEvent) {
+  const origin =
+    event.type === 'complained'
+      ? 'complaint'
+      : event.type === 'bounced' && event.bounce?.type === 'Permanent'
+        ? 'bounce'
+        : undefined;
+  if (!suppressions || !origin) return;
+  const results = await Promise.all(
+    [...new Set(event.recipients.map(addressKey))].map((email) =>
+      suppressions.add({
+        id: newSuppressionId(),
+        email,
+        origin,
+        source_id: event.emailId,
+        created_at: event.at,
+      }),
+    ),
+  );
+  const added = results.filter((r) => r.added).length;
+  if (added) {
+    counters?.count('SuppressionsAdded', added);
+    log?.info('added to the suppression list', { email_id: event.emailId, origin, count: added });
+  }
 }

@@ -9,6 +9,7 @@ import type {
   Log,
   SweepStore,
 } from '../ports.js';
+import { settleUnreported } from '../status.js';
 
 /**
  * The sweeper: nothing accepted is ever left `queued` for good. It runs on a schedule (every minute
@@ -20,8 +21,10 @@ import type {
  *    died between storing and queueing it, or a local restart emptied the in-memory queue);
  * 3. ends `failed` each email whose attempt began but whose outcome stayed unknown (no Send event)
  *    for `unknownOutcomeAfterMs`: SES may or may not have it, and it is never sent again blindly;
- * 4. ends `failed` each sent email for which SES reported no final event (delivery or bounce) within
- *    `finalEventsAfterMs` of sending.
+ * 4. settles each sent email some of whose recipients SES reported no final event for (delivery or
+ *    bounce) within `finalEventsAfterMs` of sending, from what is known (status.ts,
+ *    settleUnreported): `bounced` if one is known not to have it, `delivered` if some got it and
+ *    none is known not to, `failed` if nothing is known; the reason names the silent ones.
  *
  * Cost: it reads the index of queued emails from where it stopped (all before is known to be sent
  * or final), so a run that finds nothing stranded is one Query (plus reading its progress item).
@@ -284,8 +287,13 @@ async function settlePage(deps: SweepDeps, report: SweepReport, ids: string[], n
   for (const state of await deps.store.states(ids)) {
     if (state.status !== 'queued' || !state.sent_at) continue;
     if (now - Date.parse(state.sent_at) < settings.finalEventsAfterMs) continue;
-    const settled = await deps.emails.finish(state.id, 'failed', new Date(now).toISOString(), {
-      reason: `SES reported no delivery or bounce within ${age(settings.finalEventsAfterMs)} of sending; whether it arrived is unknown`,
+    // From what is known of its recipients (nothing, for an email stored before they were counted).
+    const { status, reason } = settleUnreported(
+      state.tally ?? { total: 0, done: 0, lost: 0 },
+      age(settings.finalEventsAfterMs),
+    );
+    const settled = await deps.emails.finish(state.id, status, new Date(now).toISOString(), {
+      reason,
       guard: { sent: true },
     });
     if (settled) {

@@ -124,4 +124,42 @@ seen.renamed = await resend.apiKeys.update(created.id, { name: 'sdk key, renamed
 seen.keys = must(await resend.apiKeys.list({ limit: 100 }), 'apiKeys.list');
 seen.removed = await resend.apiKeys.remove(created.id);
 
+// Suppressions: a hard bounce puts the address on the list, and the next email to it is never
+// handed to SES; the list by hand, in batches, and taken off again.
+const bouncer = 'bounce+sdk@simulator.amazonses.com';
+const once = must(
+  await resend.emails.send({ from: 'SDK <hello@sdk.test>', to: bouncer, subject: 'Bounce once', text: 'x' }),
+  'emails.send',
+);
+await until(
+  async () => must(await resend.emails.get(once.id), 'emails.get'),
+  (email) => email.last_event === 'bounced',
+  'the first email to bounce',
+);
+const listed = await until(
+  () => resend.suppressions.get(bouncer),
+  (r) => r.error === null,
+  'the address on the suppression list',
+);
+const twice = must(
+  await resend.emails.send({ from: 'SDK <hello@sdk.test>', to: bouncer, subject: 'Bounce twice', text: 'x' }),
+  'emails.send',
+);
+const manual = await resend.suppressions.add({ email: 'Someone <Someone@Example.com>' });
+seen.suppressions = {
+  listed,
+  twice: await until(
+    async () => must(await resend.emails.get(twice.id), 'emails.get'),
+    (email) => (email as { status?: string }).status !== 'queued',
+    'the second email to settle',
+  ),
+  byOrigin: await resend.suppressions.list({ origin: 'bounce', limit: 100 }),
+  manual,
+  manualById: await resend.suppressions.get(must(manual, 'suppressions.add').id),
+  batchAdd: await resend.suppressions.batch.add({ emails: ['a1@example.com', 'a2@example.com'] }),
+  batchRemove: await resend.suppressions.batch.remove({ emails: ['a1@example.com', 'nobody@example.com'] }),
+  removed: await resend.suppressions.remove(bouncer),
+  removedAgain: await resend.suppressions.remove(bouncer),
+};
+
 console.log(JSON.stringify(seen));

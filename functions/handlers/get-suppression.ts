@@ -1,0 +1,13 @@
+import { toSuppressionBody } from '../core/suppressions.js';
+import { getSuppression, type SuppressionDeps } from '../core/use-cases/suppressions.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** GET /v1/suppressions/{id or email}: the entry; 404 when the address is not on the list. */
+export const makeHandler = (deps: HttpDeps & Pick<SuppressionDeps, 'suppressions'>) =>
+  httpHandler(deps, { route: 'get-suppression' }, async ({ params }) => ({
+    statusCode: 200,
+    body: toSuppressionBody(await getSuppression(deps, params.id ?? '')),
+  }));
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-suppression')));

@@ -1,0 +1,67 @@
+import type { EmailEvent } from '../../functions/core/email.js';
+import type { EmailRepository, FinishOptions, RecipientNews } from '../../functions/core/ports.js';
+import { positionsOf, type Recipient } from '../../functions/core/recipients.js';
+import { type EmailStatus, settledStatus, type TerminalStatus } from '../../functions/core/status.js';
+
+/**
+ * The part of EmailRepository the events consumer uses, in memory, with the contract the DynamoDB
+ * adapter keeps (see ports.ts): outcomes as sets of positions, forward-only status, a one-recipient
+ * email settled in the same change. For tests that run thousands of event orders; the same orders,
+ * sampled, run against the real adapter in test/integration/recipient-outcomes.test.ts.
+ */
+export class MemoryEmails
+  implements Pick<EmailRepository, 'addEvent' | 'markSent' | 'finish' | 'settleRecipients'>
+{
+  status: EmailStatus = 'queued';
+  reason?: string;
+  readonly done = new Set<number>();
+  readonly lost = new Set<number>();
+  readonly flags = new Set<string>();
+  readonly events = new Map<string, EmailEvent>();
+  sentAt?: string;
+
+  constructor(readonly recipients: Recipient[]) {}
+
+  async addEvent(_id: string, event: EmailEvent) {
+    this.events.set(
+      JSON.stringify([event.at, event.type, [...event.recipients].sort(), event.detail]),
+      event,
+    );
+  }
+
+  async markSent(_id: string, _mid: string, at: string, mark?: 'delayed' | 'complained') {
+    this.sentAt ??= at;
+    if (mark) this.flags.add(mark);
+  }
+
+  async finish(_id: string, status: TerminalStatus, _at: string, options: FinishOptions = {}) {
+    if (this.status !== 'queued') return false;
+    this.status = status;
+    if (options.reason) this.reason = options.reason;
+    if (options.sent) this.sentAt ??= options.sent.at;
+    return true;
+  }
+
+  private tally() {
+    return { total: this.recipients.length, done: this.done.size, lost: this.lost.size };
+  }
+
+  async settleRecipients(_id: string, news: RecipientNews) {
+    this.sentAt ??= news.sent.at;
+    this.flags.add(news.outcome);
+    if (news.outcome === 'complained') this.flags.add('delivered');
+    const lost = news.outcome === 'bounced';
+    if (this.recipients.length === 1 && this.status === 'queued') {
+      this.done.add(0);
+      if (lost) this.lost.add(0);
+      this.status = settledStatus(this.tally()) as TerminalStatus;
+      if (lost && news.reason) this.reason = news.reason;
+      return { status: this.status, tally: this.tally(), changed: true };
+    }
+    for (const position of positionsOf(this.recipients, news.addresses)) {
+      this.done.add(position);
+      if (lost) this.lost.add(position);
+    }
+    return { status: this.status, tally: this.tally(), changed: false };
+  }
+}
