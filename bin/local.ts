@@ -65,6 +65,8 @@ try {
   Data         ${inMemory ? 'in memory (gone when this stops)' : `${process.env.LOCAL_DATA_DIR ?? '.local-data'}/ (kept across restarts)`}
   Rate limit   ${rateLimitPerSecond} requests per second per key${Object.keys(faults).length ? `\n  Faults       ${JSON.stringify(faults)}   (LOCAL_FAULTS)` : ''}
   TLS          self-signed for localhost; curl ${cacert} ...
+  Webhooks     POSTed for real to each endpoint (http://localhost:… allowed here${process.env.WEBHOOK_ALLOW_LOOPBACK === 'false' ? ': no, WEBHOOK_ALLOW_LOOPBACK=false' : ''});
+               attempts: GET ${service.baseUrl}/webhooks/{id}/events, then …/events/{event_id}/attempts
 
   Try it: add a sending domain (locally it is verified by itself a few seconds later;
   a name under .invalid never is), then send from it:

@@ -21,7 +21,7 @@ type DynamoAction =
   | 'BatchGetItem'
   | 'BatchWriteItem';
 type IndexName = (typeof INDEXES)[keyof typeof INDEXES]['name'];
-type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes';
+type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes' | 'ChangeMessageVisibility';
 type SesIdentityAction =
   | 'CreateEmailIdentity'
   | 'TagResource'
@@ -47,20 +47,23 @@ export interface FunctionSpec {
   readonly identities?: readonly SesIdentityAction[];
   /** Takes addresses off SES's account-level suppression list (ses:DeleteSuppressedDestination). */
   readonly sesSuppressions?: true;
+  /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
+  readonly webhookQueue?: readonly SqsAction[];
 }
 
 /** What every API function does first: look up the caller's key (GetItem), count the request (UpdateItem). */
 function api<const E extends readonly EnvKey[] = readonly []>(
-  spec: Omit<FunctionSpec, 'env' | 'table'> & {
+  spec: Omit<FunctionSpec, 'env' | 'table' | 'optionalEnv'> & {
     env?: E;
+    optionalEnv?: readonly EnvKey[];
     actions?: readonly DynamoAction[];
     indexes?: readonly IndexName[];
   },
 ) {
-  const { env, actions = [], indexes, ...rest } = spec;
+  const { env, optionalEnv = [], actions = [], indexes, ...rest } = spec;
   return {
     ...rest,
-    optionalEnv: ['FRONT_DOOR_SECRET'] as const,
+    optionalEnv: ['FRONT_DOOR_SECRET', ...optionalEnv] as readonly EnvKey[],
     env: ['TABLE_NAME', 'RATE_LIMIT_PER_SECOND', ...(env ?? [])] as unknown as readonly [
       'TABLE_NAME',
       'RATE_LIMIT_PER_SECOND',
@@ -74,6 +77,12 @@ function api<const E extends readonly EnvKey[] = readonly []>(
 }
 
 const READ_IDENTITY: readonly SesIdentityAction[] = ['GetEmailIdentity'];
+
+/**
+ * What a function that raises webhook events needs: the endpoints (one Query of their partition,
+ * at most every 15 s per container) and the delivery queue (SendMessage, batched).
+ */
+const PUBLISHES = { webhookQueue: ['SendMessage'] } as const;
 
 export const FUNCTIONS = {
   // The email's items and its idempotency key (claimed with PutItem, given back with DeleteItem).
@@ -97,7 +106,9 @@ export const FUNCTIONS = {
   'get-email': api({ description: 'GET /v1/emails/{id}', actions: ['Query'] }),
   'create-domain': api({
     description: 'POST /v1/domains',
-    actions: ['PutItem', 'DeleteItem'],
+    env: ['WEBHOOK_QUEUE_URL'],
+    ...PUBLISHES,
+    actions: ['PutItem', 'DeleteItem', 'Query'],
     identities: [
       'CreateEmailIdentity',
       'TagResource',
@@ -106,15 +117,25 @@ export const FUNCTIONS = {
     ],
   }),
   'list-domains': api({ description: 'GET /v1/domains', actions: ['Query'] }),
-  'get-domain': api({ description: 'GET /v1/domains/{id}', actions: ['PutItem'], identities: READ_IDENTITY }),
+  'get-domain': api({
+    description: 'GET /v1/domains/{id}',
+    env: ['WEBHOOK_QUEUE_URL'],
+    ...PUBLISHES,
+    actions: ['PutItem', 'Query'],
+    identities: READ_IDENTITY,
+  }),
   'verify-domain': api({
     description: 'POST /v1/domains/{id}/verify',
-    actions: ['PutItem'],
+    env: ['WEBHOOK_QUEUE_URL'],
+    ...PUBLISHES,
+    actions: ['PutItem', 'Query'],
     identities: READ_IDENTITY,
   }),
   'delete-domain': api({
     description: 'DELETE /v1/domains/{id}',
-    actions: ['DeleteItem'],
+    env: ['WEBHOOK_QUEUE_URL'],
+    ...PUBLISHES,
+    actions: ['DeleteItem', 'Query'],
     identities: ['DeleteEmailIdentity'],
   }),
   'create-api-key': api({ description: 'POST /v1/api-keys', actions: ['PutItem'] }),
@@ -150,6 +171,38 @@ export const FUNCTIONS = {
     indexes: [INDEXES.emailsByTime.name],
     sesSuppressions: true,
   }),
+  // Endpoints in one partition (PutItem, GetItem, Query; DeleteItem), their messages and attempts
+  // under the endpoint's partition (GetItem, Query); a replay marks its message (PutItem) and
+  // queues it (SendMessage). Creating and changing an endpoint resolves its name (no AWS call).
+  'create-webhook': api({
+    description: 'POST /v1/webhooks',
+    optionalEnv: ['WEBHOOK_ALLOW_LOOPBACK'],
+    actions: ['PutItem', 'Query'],
+  }),
+  'list-webhooks': api({ description: 'GET /v1/webhooks', actions: ['Query'] }),
+  'get-webhook': api({ description: 'GET /v1/webhooks/{id}', actions: ['GetItem'] }),
+  'update-webhook': api({
+    description: 'PATCH /v1/webhooks/{id}',
+    optionalEnv: ['WEBHOOK_ALLOW_LOOPBACK'],
+    actions: ['GetItem', 'PutItem'],
+  }),
+  'delete-webhook': api({ description: 'DELETE /v1/webhooks/{id}', actions: ['GetItem', 'DeleteItem'] }),
+  'rotate-webhook-secret': api({
+    description: 'POST /v1/webhooks/{id}/signing-secret/rotate',
+    actions: ['GetItem', 'PutItem'],
+  }),
+  'list-webhook-events': api({ description: 'GET /v1/webhooks/{id}/events', actions: ['GetItem', 'Query'] }),
+  'get-webhook-event': api({ description: 'GET /v1/webhooks/{id}/events/{event_id}', actions: ['GetItem'] }),
+  'list-webhook-attempts': api({
+    description: 'GET /v1/webhooks/{id}/events/{event_id}/attempts',
+    actions: ['GetItem', 'Query'],
+  }),
+  'replay-webhook-event': api({
+    description: 'POST /v1/webhooks/{id}/events/{event_id}/replay',
+    env: ['WEBHOOK_QUEUE_URL'],
+    ...PUBLISHES,
+    actions: ['GetItem', 'PutItem'],
+  }),
   [FALLBACK_HANDLER]: api({ description: 'Every request no route matches: 401, 404 or 405' }),
   'process-send-queue': {
     description: 'Hands queued emails to SES, at most once each',
@@ -159,24 +212,40 @@ export const FUNCTIONS = {
       'SEND_MAX_RECEIVE_COUNT',
       'SES_CONNECT_TIMEOUT_MS',
       'SES_REQUEST_TIMEOUT_MS',
+      'WEBHOOK_QUEUE_URL',
     ],
     // The suppression list (BatchGetItem, once per email); the attempt record and its outcomes,
-    // suppressed recipients included (UpdateItem); why a claim was refused (GetItem).
-    table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem'] },
+    // suppressed recipients included (UpdateItem); why a claim was refused (GetItem); the webhook
+    // endpoints (Query).
+    table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query'] },
     sendsEmail: true,
+    ...PUBLISHES,
   },
   'process-ses-events': {
     description: "Applies SES's events to the emails and the suppression list",
-    env: ['TABLE_NAME'],
+    env: ['TABLE_NAME', 'WEBHOOK_QUEUE_URL'],
     // Events and suppressions (PutItem); outcomes and statuses (UpdateItem); an email's recipients
-    // and a suppression that stands (GetItem).
-    table: { actions: ['UpdateItem', 'PutItem', 'GetItem'] },
+    // and a suppression that stands (GetItem); the webhook endpoints (Query).
+    table: { actions: ['UpdateItem', 'PutItem', 'GetItem', 'Query'] },
+    ...PUBLISHES,
   },
   'check-domains': {
     description: 'Re-reads the verification of pending sending domains',
-    env: ['TABLE_NAME'],
+    env: ['TABLE_NAME', 'WEBHOOK_QUEUE_URL'],
     table: { actions: ['Query', 'PutItem', 'UpdateItem'] },
     identities: READ_IDENTITY,
+    ...PUBLISHES,
+  },
+  // The endpoint, read before each attempt (GetItem); the message and its attempt (BatchWriteItem,
+  // PutItem for a dropped one); the endpoint's failing mark (UpdateItem). A failed attempt hides
+  // its message until the next one is due (ChangeMessageVisibility; receiving and deleting are the
+  // event source's).
+  'deliver-webhooks': {
+    description: 'POSTs signed webhook messages to their endpoints, retrying on the schedule',
+    env: ['TABLE_NAME', 'WEBHOOK_QUEUE_URL'],
+    optionalEnv: ['WEBHOOK_ALLOW_LOOPBACK'],
+    table: { actions: ['GetItem', 'PutItem', 'BatchWriteItem', 'UpdateItem'] },
+    webhookQueue: ['ChangeMessageVisibility'],
   },
   // Its progress item (GetItem, PutItem), the queued emails' index entries (Query on one index),
   // status items and contents (BatchGetItem), and its conditional transitions (UpdateItem).
@@ -192,7 +261,9 @@ export const FUNCTIONS = {
       'SWEEP_UNKNOWN_OUTCOME_AFTER_MS',
       'SWEEP_FINAL_EVENTS_AFTER_MS',
       'SWEEP_OLD_CHECK_EVERY_MS',
+      'WEBHOOK_QUEUE_URL',
     ],
+    // The webhook endpoints (Query on the table) for the email.failed of the emails it fails.
     table: {
       actions: ['GetItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem'],
       indexes: [INDEXES.emailsByStatus.name],
@@ -200,6 +271,7 @@ export const FUNCTIONS = {
     // Re-queues (and reads the backlog first); reads the dead-letter queue without deleting.
     sendQueue: ['SendMessage', 'GetQueueAttributes'],
     sendDeadLetters: ['ReceiveMessage'],
+    ...PUBLISHES,
   },
 } as const satisfies Record<string, FunctionSpec>;
 

@@ -24,6 +24,13 @@ const schema = z.object({
   SWEEP_UNKNOWN_OUTCOME_AFTER_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 30 * 60_000),
   SWEEP_FINAL_EVENTS_AFTER_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 15 * 3_600_000),
   SWEEP_OLD_CHECK_EVERY_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 3_600_000),
+  /** The webhook delivery queue: one message per (event, endpoint). */
+  WEBHOOK_QUEUE_URL: z.string().check(z.minLength(1)),
+  /**
+   * Local development only (`npm start` sets it): webhook endpoints may be plain http on a loopback
+   * host (localhost, 127.0.0.1, ::1). Never set by the stack: on AWS, endpoints are https and public.
+   */
+  WEBHOOK_ALLOW_LOOPBACK: z.optional(z.enum(['true', 'false'])),
   /**
    * Set only behind the optional front door (CloudFront + WAF): the value CloudFront sends in
    * `x-origin-verify`; requests without it went around the firewall and are refused.

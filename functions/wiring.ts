@@ -1,14 +1,17 @@
 import { newSesClient, newSesSendClient, newSqsClient } from './adapters/aws-clients.js';
 import { createRepositories } from './adapters/dynamodb/repositories.js';
+import { GuardedHttp } from './adapters/http/webhook-sender.js';
 import { createSesIdentities } from './adapters/ses/identities.js';
 import { SesMailer } from './adapters/ses/mailer.js';
 import { SesSuppressions } from './adapters/ses/suppressions.js';
+import { SqsDeliveryQueue } from './adapters/sqs/delivery-queue.js';
 import { SqsDeadLetters, SqsEmailQueue } from './adapters/sqs/email-queue.js';
 import { FUNCTIONS } from './catalog.js';
 import { loadConfig } from './config.js';
-import { systemClock } from './core/ports.js';
+import { systemClock, type WebhookRepository } from './core/ports.js';
 import type { DomainDeps } from './core/use-cases/domains.js';
 import { verifiedSenderDomains } from './core/use-cases/domains.js';
+import { WebhookPublisher } from './core/use-cases/publish-events.js';
 import type { SweepDeps } from './core/use-cases/sweep.js';
 import { log } from './observability/logger.js';
 import { counters } from './observability/metrics.js';
@@ -22,7 +25,7 @@ import { counters } from './observability/metrics.js';
 /** The functions behind the API routes (and the fallback). */
 export type ApiFunction = Exclude<
   keyof typeof FUNCTIONS,
-  'process-send-queue' | 'process-ses-events' | 'check-domains' | 'sweep-emails'
+  'process-send-queue' | 'process-ses-events' | 'check-domains' | 'sweep-emails' | 'deliver-webhooks'
 >;
 type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'delete-domain';
 
@@ -44,11 +47,60 @@ export function apiDeps(name: ApiFunction) {
   };
 }
 
-/** The domain functions: the above, and SES identities. */
+/**
+ * Where a function's events go: every webhook endpoint subscribed to them, through the delivery
+ * queue (the endpoints read at most every 15 s per container).
+ */
+function eventPublisher(webhooks: WebhookRepository, queueUrl: string) {
+  return new WebhookPublisher({
+    webhooks,
+    queue: new SqsDeliveryQueue(newSqsClient(), queueUrl),
+    clock: systemClock,
+    counters,
+  });
+}
+
+/** The domain functions: the above, SES identities, and their events. */
 export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> & DomainDeps {
   const deps = apiDeps(name);
-  const { TABLE_NAME } = loadConfig(...FUNCTIONS[name].env);
-  return { ...deps, identities: createSesIdentities(TABLE_NAME) };
+  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS[name].env);
+  return {
+    ...deps,
+    identities: createSesIdentities(TABLE_NAME),
+    events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL),
+    region: process.env.AWS_REGION ?? 'us-east-1',
+  };
+}
+
+/** Where the service connects on a user's behalf: public https only (loopback too where allowed, locally). */
+const guardedHttp = (allowLoopback: string | undefined) =>
+  new GuardedHttp({ allowLoopback: allowLoopback === 'true' });
+
+/** The webhook management functions: the above, the endpoint guard, and the queue replays go to. */
+export function webhookApiDeps(name: 'create-webhook' | 'update-webhook') {
+  const deps = apiDeps(name);
+  const { WEBHOOK_ALLOW_LOOPBACK } = loadConfig(...FUNCTIONS[name].optionalEnv);
+  return { ...deps, guard: guardedHttp(WEBHOOK_ALLOW_LOOPBACK) };
+}
+
+export function replayDeps() {
+  const deps = apiDeps('replay-webhook-event');
+  const { WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['replay-webhook-event'].env);
+  return { ...deps, queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL) };
+}
+
+/** The delivery function: the endpoints and their messages, guarded HTTP, and the queue's retries. */
+export function webhookDeliveryDeps() {
+  const spec = FUNCTIONS['deliver-webhooks'];
+  const config = loadConfig(...spec.env, ...spec.optionalEnv);
+  return {
+    webhooks: createRepositories(config.TABLE_NAME).webhooks,
+    sender: guardedHttp(config.WEBHOOK_ALLOW_LOOPBACK),
+    queue: new SqsDeliveryQueue(newSqsClient(), config.WEBHOOK_QUEUE_URL),
+    clock: systemClock,
+    log,
+    counters,
+  };
 }
 
 /** The functions that take addresses off the suppression list: the above, and SES's own list. */
@@ -74,10 +126,11 @@ export function consumerDeps() {
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
   });
-  const { emails, suppressions } = createRepositories(config.TABLE_NAME);
+  const { emails, suppressions, webhooks } = createRepositories(config.TABLE_NAME);
   return {
     emails,
     suppressions,
+    events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL),
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
     clock: systemClock,
     maxReceiveCount: config.SEND_MAX_RECEIVE_COUNT,
@@ -88,19 +141,23 @@ export function consumerDeps() {
 
 /** The SES events consumer: the emails and the suppression list. */
 export function eventsConsumerDeps() {
-  const { TABLE_NAME } = loadConfig(...FUNCTIONS['process-ses-events'].env);
-  const { emails, suppressions } = createRepositories(TABLE_NAME);
-  return { emails, suppressions, log, counters };
+  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['process-ses-events'].env);
+  const { emails, suppressions, webhooks } = createRepositories(TABLE_NAME);
+  return { emails, suppressions, events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL), log, counters };
 }
 
 /** The scheduled domain check: the domains and SES identities. */
 export function checkDomainsDeps(): DomainDeps {
-  const { TABLE_NAME } = loadConfig(...FUNCTIONS['check-domains'].env);
+  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['check-domains'].env);
+  const { domains, webhooks } = createRepositories(TABLE_NAME);
   return {
-    domains: createRepositories(TABLE_NAME).domains,
+    domains,
     identities: createSesIdentities(TABLE_NAME),
     clock: systemClock,
+    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
+    region: process.env.AWS_REGION ?? 'us-east-1',
     log,
+    counters,
   };
 }
 
@@ -111,6 +168,7 @@ export function sweepDeps(): SweepDeps {
   const sqs = newSqsClient();
   return {
     emails: repositories.emails,
+    events: eventPublisher(repositories.webhooks, config.WEBHOOK_QUEUE_URL),
     store: repositories.sweep,
     queue: new SqsEmailQueue(sqs, config.SEND_QUEUE_URL),
     deadLetters: new SqsDeadLetters(sqs, config.SEND_DEAD_LETTER_QUEUE_URL),

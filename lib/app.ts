@@ -51,6 +51,7 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     apiBurstLimit: number('apiBurstLimit'),
     domainCheckMinutes: number('domainCheckMinutes'),
     keyRateLimit: number('keyRateLimit'),
+    webhookConcurrency: number('webhookConcurrency'),
     alarmEmail: context('alarmEmail'),
     logLevel: logLevel as EmailServiceStackProps['logLevel'],
     frontDoor: frontDoorOn ? { webAclArn, requestsPerFiveMinutes: frontDoorLimit } : undefined,

@@ -12,6 +12,7 @@ import { Monitoring } from './constructs/monitoring.js';
 import { SendPipeline } from './constructs/send-pipeline.js';
 import type { FunctionLogging, ServiceFunction } from './constructs/service-function.js';
 import { SesEventsPipeline } from './constructs/ses-events.js';
+import { Webhooks } from './constructs/webhooks.js';
 
 export interface EmailServiceStackProps extends StackProps {
   /**
@@ -52,6 +53,12 @@ export interface EmailServiceStackProps extends StackProps {
   readonly frontDoor?: FrontDoorFirewallProps & { readonly webAclArn?: string };
   /** Where alarm notifications are also sent by email (SNS asks the address to confirm). @default none */
   readonly alarmEmail?: string;
+  /**
+   * Most concurrent webhook delivery invocations, each making up to 10 attempts side by side: the
+   * bound on how hard the service calls its users' endpoints (at least 2).
+   * @default 5
+   */
+  readonly webhookConcurrency?: number;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** The least level functions log (Powertools' POWERTOOLS_LOG_LEVEL). @default 'INFO' */
@@ -70,6 +77,7 @@ export class EmailServiceStack extends Stack {
   public readonly send: SendPipeline;
   public readonly api: EmailApi;
   public readonly domainCheck: DomainCheck;
+  public readonly webhooks: Webhooks;
   public readonly monitoring: Monitoring;
   /** The front door, when it is on. */
   public readonly frontDoor?: FrontDoor;
@@ -116,15 +124,22 @@ export class EmailServiceStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: props.alarmEmail });
     this.table = new EmailTable(this, 'Data');
     const table = this.table.table;
-    this.sesEvents = new SesEventsPipeline(this, 'SesEvents', {
+    this.webhooks = new Webhooks(this, 'Webhooks', {
       resources: { table, settings },
+      monitoring: this.monitoring,
+      concurrency: props.webhookConcurrency,
+      logging,
+    });
+    const webhookQueue = this.webhooks.queue;
+    this.sesEvents = new SesEventsPipeline(this, 'SesEvents', {
+      resources: { table, settings, webhookQueue },
       timings,
       monitoring: this.monitoring,
       logging,
     });
     const configurationSet = this.sesEvents.configurationSet;
     this.send = new SendPipeline(this, 'Send', {
-      resources: { table, configurationSet, settings },
+      resources: { table, configurationSet, settings, webhookQueue },
       timings,
       monitoring: this.monitoring,
       concurrency: props.sendConcurrency,
@@ -132,21 +147,27 @@ export class EmailServiceStack extends Stack {
       logging,
     });
     this.api = new EmailApi(this, 'Http', {
-      resources: { table, sendQueue: this.send.queue, configurationSet, settings },
+      resources: { table, sendQueue: this.send.queue, configurationSet, settings, webhookQueue },
       monitoring: this.monitoring,
       rateLimit: props.apiRateLimit,
       burstLimit: props.apiBurstLimit,
       logging,
     });
     this.domainCheck = new DomainCheck(this, 'Domains', {
-      resources: { table, settings },
+      resources: { table, settings, webhookQueue },
       every: Duration.minutes(props.domainCheckMinutes ?? 1),
       logging,
     });
     this.monitoring.watchFunctions(
       'Background',
-      [this.send.consumer, this.send.sweeper, this.sesEvents.consumer, this.domainCheck.checker],
-      'The send consumer, the sweeper, the SES events consumer and the domain check',
+      [
+        this.send.consumer,
+        this.send.sweeper,
+        this.sesEvents.consumer,
+        this.domainCheck.checker,
+        this.webhooks.delivery,
+      ],
+      'The send consumer, the sweeper, the SES events consumer, the domain check and webhook delivery',
     );
 
     this.serviceFunctions = [
@@ -155,6 +176,7 @@ export class EmailServiceStack extends Stack {
       this.send.sweeper,
       this.sesEvents.consumer,
       this.domainCheck.checker,
+      this.webhooks.delivery,
     ];
     this.functions = Object.fromEntries(this.serviceFunctions.map((fn) => [fn.name, fn.function]));
 
@@ -173,6 +195,7 @@ export class EmailServiceStack extends Stack {
     });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'SendDeadLetterQueueUrl', { value: this.send.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.webhooks.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'ConfigurationSetName', { value: configurationSet.configurationSetName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });

@@ -9,6 +9,14 @@ import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
 import type { ListEmailsQuery, PageQuery } from './list.js';
 import type { SuppressedReason } from './recipients.js';
 import type { EmailStatus, RecipientTally, TerminalStatus } from './status.js';
+import type {
+  Delivery,
+  Webhook,
+  WebhookAttempt,
+  WebhookEvent,
+  WebhookEventType,
+  WebhookMessage,
+} from './webhooks.js';
 
 export interface NewEmail {
   id: string;
@@ -119,7 +127,13 @@ export interface EmailRepository {
    * Records that the provider accepted the email (keeps the first record when there are two), and
    * with `mark`, that it reported a delivery delay or a complaint (what `last_event` follows).
    */
-  markSent(id: string, providerMessageId: string, at: string, mark?: 'delayed' | 'complained'): Promise<void>;
+  /** Records that the provider has it; true when this call recorded it first (the consumer or the Send event). */
+  markSent(
+    id: string,
+    providerMessageId: string,
+    at: string,
+    mark?: 'delayed' | 'complained',
+  ): Promise<boolean>;
   /** Records why an attempt's outcome is unknown; the attempt stays on record. */
   markUnknown(id: string, reason: string): Promise<void>;
   /** Moves a queued email to a final status; returns false when it was not queued (or the guard failed). */
@@ -388,6 +402,12 @@ export const COUNTERS = [
   'EventsFailed',
   'SuppressionsAdded',
   'RecipientsSuppressed',
+  'WebhookMessagesPublished',
+  'WebhookPublishFailed',
+  'WebhookAttemptsSucceeded',
+  'WebhookAttemptsFailed',
+  'WebhookMessagesFailed',
+  'WebhooksDisabled',
 ] as const;
 export type CounterName = (typeof COUNTERS)[number];
 
@@ -399,3 +419,68 @@ export interface Counters {
 export const noCounters: Counters = { count: () => undefined };
 
 export const systemClock: Clock = { now: () => new Date() };
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks
+
+export interface WebhookRepository {
+  /** Stores a new endpoint; false when the service already has MAX_WEBHOOKS of them. */
+  create(webhook: Webhook): Promise<void>;
+  get(id: string): Promise<Webhook | null>;
+  list(query: PageQuery): Promise<{ data: Webhook[]; has_more: boolean }>;
+  /** Every endpoint (the publisher's view, read at most every few seconds per container). */
+  all(): Promise<Webhook[]>;
+  /** Writes the endpoint as given, if it still exists; false when it was deleted meanwhile. */
+  save(webhook: Webhook): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
+  /**
+   * Records a failed attempt on the endpoint (its first failure since the last success stands) and
+   * returns when that first failure was; null when the endpoint is gone or disabled.
+   */
+  failing(id: string, at: string): Promise<string | null>;
+  /** Clears the failing mark after a success. */
+  recovered(id: string): Promise<void>;
+  /** Disables a failing endpoint (unless it recovered or was changed meanwhile). */
+  disable(id: string, reason: string, failingSince: string): Promise<boolean>;
+  /** The message's state and one attempt, in one write. */
+  recordAttempt(message: WebhookMessage, attempt?: WebhookAttempt): Promise<void>;
+  getMessage(webhookId: string, messageId: string): Promise<WebhookMessage | null>;
+  listMessages(webhookId: string, query: PageQuery): Promise<{ data: WebhookMessage[]; has_more: boolean }>;
+  listAttempts(
+    webhookId: string,
+    messageId: string,
+    query: PageQuery,
+  ): Promise<{ data: WebhookAttempt[]; has_more: boolean }>;
+}
+
+/** The delivery queue: one message per (event, endpoint). */
+export interface DeliveryQueue {
+  enqueue(deliveries: Delivery[]): Promise<void>;
+}
+
+/** How an attempt went. */
+export interface PostResult {
+  /** The HTTP status, 0 when there was no answer. */
+  status: number;
+  durationMs: number;
+  /** The start of the answer's body, or what went wrong. */
+  response: string;
+}
+
+/** POSTs a signed message to an endpoint, refusing private and metadata addresses. */
+export interface WebhookSender {
+  post(url: string, headers: Record<string, string>, body: string): Promise<PostResult>;
+}
+
+/** Checks an endpoint before it is saved: the scheme, and every address its name resolves to. */
+export interface EndpointGuard {
+  /** Undefined when the endpoint may be used, else why not. */
+  check(url: string): Promise<string | undefined>;
+}
+
+/** Where the service's events go: every endpoint subscribed to them. */
+export interface EventPublisher {
+  /** Whether some enabled endpoint takes this type (from a short-lived cache: no AWS call when fresh). */
+  wants(type: WebhookEventType): Promise<boolean>;
+  publish(events: WebhookEvent[]): Promise<void>;
+}

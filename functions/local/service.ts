@@ -13,6 +13,7 @@ import { keys } from '../adapters/dynamodb/table.js';
 import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../core/api-keys.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../core/ids.js';
 import { sweep } from '../core/use-cases/sweep.js';
+import { MAX_ATTEMPTS } from '../core/webhooks.js';
 import { configuredLogLevel, logger } from '../observability/logger.js';
 import { FALLBACK_HANDLER, ROUTES } from '../routes.js';
 import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../send-timings.js';
@@ -74,7 +75,14 @@ export interface LocalService {
   tableName: string;
   sendQueueUrl: string;
   /** The local queues, by the part they play (the stack's SendQueue, SendDeadLetterQueue, …). */
-  queues: { send: string; sendDeadLetters: string; events: string; eventsDeadLetters: string };
+  queues: {
+    send: string;
+    sendDeadLetters: string;
+    events: string;
+    eventsDeadLetters: string;
+    webhooks: string;
+    webhookDeadLetters: string;
+  };
   endpoints: { dynamodb: string; sqs: string; ses: string };
   /** Calls the emulators received so far, by operation (what the same traffic costs on AWS). */
   awsCalls(): Record<string, number>;
@@ -94,6 +102,8 @@ export interface LocalService {
 const TABLE_NAME = 'email-service';
 const CONFIGURATION_SET = 'email-service-local';
 const SEND_QUEUE = 'email-service-send';
+/** The stack's maxReceiveCount for the webhook queue: every attempt of the schedule, and two spare. */
+const WEBHOOK_MAX_RECEIVES = MAX_ATTEMPTS + 2;
 
 /**
  * The stack's timings (send-timings.ts), scaled to a laptop: a refused send is retried after 5 s
@@ -168,6 +178,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       maxReceiveCount: timings.eventsMaxAttempts,
       visibilityTimeoutSeconds: timings.eventsVisibilitySeconds,
     });
+    // The webhook delivery queue: as on AWS, SQS hides a failed attempt's message until its retry.
+    const webhooks = await ensureQueueWithDlq(sqs, 'email-service-webhooks', {
+      maxReceiveCount: WEBHOOK_MAX_RECEIVES,
+      visibilityTimeoutSeconds: 60,
+    });
     const ses = await startSesStandIn({
       emulatorEndpoint: emulators.sesEndpoint,
       sqs,
@@ -198,6 +213,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       SEND_QUEUE_URL: send.queue.url,
       SEND_DEAD_LETTER_QUEUE_URL: send.dlq.url,
       CONFIGURATION_SET_NAME: CONFIGURATION_SET,
+      WEBHOOK_QUEUE_URL: webhooks.queue.url,
+      // Development receivers on this machine (http://localhost:…); private networks stay refused.
+      WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
       ...timingSettings(timings),
       SWEEP_OLD_CHECK_EVERY_MS: String(Math.min(60_000, timings.finalEventsAfterMs / 4)),
       RATE_LIMIT_PER_SECOND: String(options.rateLimitPerSecond ?? 10),
@@ -233,6 +251,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         queueArn: events.queue.arn,
         functionName: 'process-ses-events',
         handler: await load<SqsHandler>('process-ses-events'),
+        log: options.log,
+      }),
+      startPoller({
+        sqs: pollerSqs,
+        queueUrl: webhooks.queue.url,
+        queueArn: webhooks.queue.arn,
+        functionName: 'deliver-webhooks',
+        handler: await load<SqsHandler>('deliver-webhooks'),
         log: options.log,
       }),
     ];
@@ -292,6 +318,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         sendDeadLetters: send.dlq.url,
         events: events.queue.url,
         eventsDeadLetters: events.dlq.url,
+        webhooks: webhooks.queue.url,
+        webhookDeadLetters: webhooks.dlq.url,
       },
       endpoints: { dynamodb: emulators.dynamodbEndpoint, sqs: emulators.sqsEndpoint, ses: ses.endpoint },
       awsCalls: () => emulators.calls(),

@@ -20,6 +20,8 @@ export interface ServiceResources {
   readonly sendQueue?: IQueue;
   readonly sendDeadLetterQueue?: IQueue;
   readonly configurationSet?: IConfigurationSet;
+  /** The webhook delivery queue (functions that raise events send to it). */
+  readonly webhookQueue?: IQueue;
   /** Values of the environment variables that are settings rather than resources (limits, timings). */
   readonly settings: Partial<Record<EnvKey, string>>;
 }
@@ -161,6 +163,17 @@ export class ServiceFunction extends Construct {
     return this.setEnvironment('SEND_DEAD_LETTER_QUEUE_URL', queue.queueUrl);
   }
 
+  /** Exactly its entry's actions on the webhook delivery queue (SQS-owned key: no KMS grant). */
+  grantWebhookQueue(queue: IQueue): this {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: (this.spec.webhookQueue ?? []).map((action) => `sqs:${action}`),
+        resources: [queue.queueArn],
+      }),
+    );
+    return this.setEnvironment('WEBHOOK_QUEUE_URL', queue.queueUrl);
+  }
+
   /** ses:SendEmail, from this account's identities and with this configuration set only. */
   grantSendEmail(configurationSet: IConfigurationSet): this {
     const stack = Stack.of(this);
@@ -230,6 +243,8 @@ export class ServiceFunction extends Construct {
     if (this.spec.sendsEmail) this.grantSendEmail(need(resources.configurationSet, 'the configuration set'));
     if (this.spec.identities) this.grantIdentities();
     if (this.spec.sesSuppressions) this.grantSesSuppressions();
+    if (this.spec.webhookQueue)
+      this.grantWebhookQueue(need(resources.webhookQueue, 'the webhook delivery queue'));
     for (const key of this.spec.env)
       if (!this.set.has(key) && resources.settings[key] !== undefined)
         this.setEnvironment(key, resources.settings[key] as string);

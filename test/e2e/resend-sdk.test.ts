@@ -158,4 +158,102 @@ describe('the official resend SDK, unchanged, against npm start', () => {
     expect(sup.removed).toMatchObject({ data: { object: 'suppression', deleted: true }, error: null });
     expect(sup.removedAgain.error).toMatchObject({ name: 'not_found', statusCode: 404 });
   });
+
+  it('registers a webhook and receives email.sent, email.delivered and email.bounced, each verified by resend.webhooks.verify', () => {
+    expect(seen.webhookCreated).toEqual({
+      object: 'webhook',
+      id: expect.stringMatching(/^wh_/),
+      signing_secret: expect.stringMatching(/^whsec_/),
+    });
+    const events = seen.webhookEvents as {
+      type: string;
+      data: Record<string, unknown>;
+      verified: boolean;
+      sameIds: boolean;
+    }[];
+    expect(events.map((e) => e.type).sort()).toEqual([
+      'email.bounced',
+      'email.delivered',
+      'email.sent',
+      'email.sent',
+    ]);
+    for (const event of events) {
+      expect(event.verified, event.type).toBe(true);
+      expect(event.sameIds, event.type).toBe(true);
+      expect(event.data).toMatchObject({
+        email_id: expect.any(String),
+        created_at: expect.any(String),
+        from: 'SDK <hello@sdk.test>',
+        to: [expect.stringMatching(/@simulator\.amazonses\.com$/)],
+        subject: expect.stringMatching(/^Hooked/),
+        message_id: expect.any(String),
+        tags: expect.any(Object),
+      });
+    }
+    const delivered = events.find((e) => e.type === 'email.delivered');
+    expect(delivered?.data.tags).toEqual({ flow: 'webhooks' });
+    expect(events.find((e) => e.type === 'email.bounced')?.data.bounce).toMatchObject({
+      type: 'Permanent',
+      subType: 'General',
+      message: expect.stringContaining('Permanent'),
+    });
+    expect(seen.domainCreated).toMatchObject({
+      type: 'domain.created',
+      data: { name: 'sdk.test', status: 'pending' },
+    });
+  });
+
+  it('shows the webhook with its secret, lists it, and rotates: both secrets verify during the overlap', () => {
+    expect(seen.webhookGet.data).toMatchObject({
+      object: 'webhook',
+      id: seen.webhookCreated.id,
+      status: 'enabled',
+      endpoint: expect.stringMatching(/^http:\/\/localhost:\d+\/resend-webhooks$/),
+      signing_secret: seen.webhookCreated.signing_secret,
+      events: ['email.sent', 'email.delivered', 'email.bounced', 'email.suppressed', 'domain.created'],
+    });
+    expect(seen.webhookList.data.data.map((w: { id: string }) => w.id)).toContain(seen.webhookCreated.id);
+    expect(seen.rotation).toEqual({
+      newSecretDiffers: true,
+      oldVerifies: true,
+      newVerifies: true,
+      signatures: 2,
+    });
+  });
+
+  it('lists messages with their status, shows one with its payload and attempts, and replays it under the same id', () => {
+    expect(seen.webhookMessages.data.length).toBeGreaterThanOrEqual(5);
+    for (const message of seen.webhookMessages.data) expect(message.id).toMatch(/^msg_/);
+    expect(seen.webhookMessage.data).toMatchObject({
+      object: 'webhook_event',
+      type: 'email.delivered',
+      status: 'success',
+      next_attempt_at: null,
+      payload: { type: 'email.delivered', data: { subject: 'Hooked' } },
+    });
+    expect(seen.webhookAttempts.data.data).toEqual([
+      expect.objectContaining({
+        id: expect.stringMatching(/^atmpt_/),
+        http_status_code: 200,
+        response: 'ok',
+      }),
+    ]);
+    expect(seen.replay.data).toEqual({ object: 'webhook_event', id: seen.webhookMessage.data.id });
+    expect(seen.replayed.after).toBe(seen.replayed.before + 1);
+  });
+
+  it('stops delivering to a disabled webhook (its messages are recorded failed), and removes it', () => {
+    expect(seen.disabled.data).toEqual({ object: 'webhook', id: seen.webhookCreated.id });
+    expect(seen.disabledGet.data).toMatchObject({
+      status: 'disabled',
+      disabled_reason: expect.stringContaining('by request'),
+    });
+    expect(seen.whileDisabled.received).toBe(0);
+    expect(seen.webhookRemoved.data).toEqual({
+      object: 'webhook',
+      id: seen.webhookCreated.id,
+      deleted: true,
+    });
+    expect(seen.webhookGone.error).toMatchObject({ name: 'not_found' });
+  });
 });

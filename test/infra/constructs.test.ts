@@ -39,7 +39,9 @@ const statementsOf = (template: Template, fn: ServiceFunction, stack: Stack) => 
 describe('ServiceFunction', () => {
   it('owns its log group (30 days) and a role that may write to that log group and nothing else', () => {
     const { stack, table } = bareStack();
-    const fn = new ServiceFunction(stack, 'Checker', { name: 'check-domains' }).grantTable(table);
+    const fn = new ServiceFunction(stack, 'Checker', { name: 'check-domains' })
+      .grantTable(table)
+      .setEnvironment('WEBHOOK_QUEUE_URL', 'https://sqs.example/queue');
     const template = Template.fromStack(stack);
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     const logs = statementsOf(template, fn, stack).filter((s) =>
@@ -206,7 +208,7 @@ describe('the stack, as composed', () => {
       'AWS/SQS:ApproximateNumberOfMessagesVisible',
       'AWS/SQS:ApproximateNumberOfMessagesNotVisible',
     ];
-    const background = (metric: string) => Array(4).fill(`AWS/Lambda:${metric}`);
+    const background = (metric: string) => Array(5).fill(`AWS/Lambda:${metric}`);
     expect(table).toEqual({
       SendDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       SendQueueAge: {
@@ -231,18 +233,33 @@ describe('the stack, as composed', () => {
       Api5xx: { threshold: 5, operator: ge, periods: 1, watches: ['AWS/ApiGateway:5xx'] },
       BackgroundErrors: { threshold: 1, operator: ge, periods: 1, watches: background('Errors') },
       BackgroundThrottles: { threshold: 1, operator: ge, periods: 1, watches: background('Throttles') },
+      WebhookDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
+      WebhookPublishFailed: {
+        threshold: 1,
+        operator: ge,
+        periods: 1,
+        watches: ['EmailService:WebhookPublishFailed'],
+      },
+      WebhooksDisabled: {
+        threshold: 1,
+        operator: ge,
+        periods: 1,
+        watches: ['EmailService:WebhooksDisabled'],
+      },
     });
     // Each names what it watches: the right queue, this API, these functions.
     const text = (id: string) => JSON.stringify(all[id]);
     expect(text('SendDeadLetters')).toContain(logicalId(stack, stack.send.deadLetterQueue));
     expect(text('SendQueueAge')).toContain(logicalId(stack, stack.send.queue));
     expect(text('SesEventsDeadLetters')).toContain(logicalId(stack, stack.sesEvents.deadLetterQueue));
+    expect(text('WebhookDeadLetters')).toContain(logicalId(stack, stack.webhooks.deadLetterQueue));
     expect(text('Api5xx')).toContain(logicalId(stack, stack.api.api));
     for (const fn of [
       stack.send.consumer,
       stack.send.sweeper,
       stack.sesEvents.consumer,
       stack.domainCheck.checker,
+      stack.webhooks.delivery,
     ])
       expect(text('BackgroundErrors')).toContain(logicalId(stack, fn.function));
   });

@@ -17,6 +17,7 @@ import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
 import { sendEmailSchema, toContent } from '../../functions/core/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/core/idempotency.js';
 import { newEmailId } from '../../functions/core/ids.js';
+import { EMITTED_EVENT_TYPES } from '../../functions/core/webhooks.js';
 import { parseInput } from '../../functions/http/middleware.js';
 import { type RecordedCall, recordAwsCalls } from '../../functions/local/invocation.js';
 import { type LocalService, startLocalService } from '../../functions/local/service.js';
@@ -25,6 +26,7 @@ import { httpsClient, waitFor } from '../support/https.js';
 import { allows, describeRequirement, type Requirement, requirementsOf } from '../support/iam.js';
 import { emailIdCreatedAt } from '../support/ids.js';
 import { logicalId, policiesOf, synthStack } from '../support/template.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 let service: LocalService;
@@ -61,7 +63,16 @@ beforeAll(async () => {
   const repos = createRepositories(service.tableName, db);
   const sqs = new SQSClient({ endpoint: service.endpoints.sqs, region: 'us-east-1', credentials });
   const ses = new SESv2Client({ endpoint: service.endpoints.ses, region: 'us-east-1', credentials });
+  // A webhook endpoint for every event from the start, so every function that raises events reads
+  // the endpoints (Query) and queues messages (SendMessage); it fails its first attempt (a retry).
+  const receiver = await startReceiver([500]);
   try {
+    const hook = await api.call('POST', '/webhooks', {
+      body: { endpoint: receiver.url, events: [...EMITTED_EVENT_TYPES] },
+    });
+    expect(hook.status).toBe(201);
+    const hookId = hook.json.id as string;
+
     // Domains. Each read that finds SES's state changed stores it, so wait for SES (read directly,
     // outside any function) to have verified a domain before each function looks at it.
     const sesVerified = (domain: string) =>
@@ -274,13 +285,61 @@ beforeAll(async () => {
     expect((await repos.emails.getState(stranded))?.status).not.toBe('queued');
     expect((await repos.emails.getState(deadId))?.status).toBe('failed');
     expect((await repos.emails.getState(unknown))?.status).toBe('failed');
+
+    // Webhooks: the message whose first attempt failed was retried (hidden until due) and
+    // succeeded; listed, read, its attempts, replayed; the endpoint listed, read, rotated, changed;
+    // a message for it while it is disabled is dropped (recorded failed); then it is deleted.
+    const retried = await waitFor(
+      () => api.call('GET', `/webhooks/${hookId}/events?limit=100`),
+      (r) =>
+        r.json.data?.some(
+          (m: { attempts: number; status: string }) => m.attempts === 2 && m.status === 'success',
+        ),
+      20_000,
+    );
+    const message = retried.json.data.find((m: { attempts: number }) => m.attempts === 2);
+    expect(message).toBeDefined();
+    await api.call('GET', '/webhooks');
+    expect((await api.call('GET', `/webhooks/${hookId}`)).status).toBe(200);
+    expect((await api.call('GET', `/webhooks/${hookId}/events/${message.id}`)).status).toBe(200);
+    expect(
+      (await api.call('GET', `/webhooks/${hookId}/events/${message.id}/attempts`)).json.data,
+    ).toHaveLength(2);
+    expect((await api.call('POST', `/webhooks/${hookId}/events/${message.id}/replay`)).status).toBe(200);
+    await waitFor(
+      () => api.call('GET', `/webhooks/${hookId}/events/${message.id}`),
+      (r) => r.json.attempts === 3,
+    );
+    expect((await api.call('POST', `/webhooks/${hookId}/signing-secret/rotate`)).status).toBe(200);
+    expect((await api.call('PATCH', `/webhooks/${hookId}`, { body: { status: 'disabled' } })).status).toBe(
+      200,
+    );
+    const full = (await api.call('GET', `/webhooks/${hookId}/events/${message.id}`)).json;
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: service.queues.webhooks,
+        MessageBody: JSON.stringify({
+          message_id: full.id,
+          webhook_id: hookId,
+          type: full.type,
+          created_at: full.created_at,
+          body: JSON.stringify(full.payload),
+        }),
+      }),
+    );
+    await waitFor(
+      () => api.call('GET', `/webhooks/${hookId}/events/${message.id}`),
+      (r) => r.json.status === 'failed',
+    );
+    expect((await api.call('DELETE', `/webhooks/${hookId}`)).status).toBe(200);
   } finally {
+    await receiver.close();
     await api.close();
     sqs.destroy();
     ses.destroy();
     db.destroy();
   }
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   recorder?.stop();
@@ -293,6 +352,8 @@ function requirements(calls: RecordedCall[]) {
     [service.queues.sendDeadLetters, logicalId(stack, stack.send.deadLetterQueue)],
     [service.queues.events, logicalId(stack, stack.sesEvents.queue)],
     [service.queues.eventsDeadLetters, logicalId(stack, stack.sesEvents.deadLetterQueue)],
+    [service.queues.webhooks, logicalId(stack, stack.webhooks.queue)],
+    [service.queues.webhookDeadLetters, logicalId(stack, stack.webhooks.deadLetterQueue)],
   ]);
   const ids = {
     tableId: logicalId(stack, stack.table.table),

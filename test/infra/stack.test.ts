@@ -72,7 +72,7 @@ describe('EmailServiceStack', () => {
   it('bundles every function for Node 22 on arm64', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
     // one per route + fallback + send consumer + SES events consumer + domain check + sweeper (+ none other)
-    expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(ROUTES.length + 5);
+    expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(ROUTES.length + 6);
     for (const fn of functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
     }
@@ -111,7 +111,7 @@ describe('EmailServiceStack', () => {
       ScalingConfig: { MaximumConcurrency: 5 },
     });
     const mappings = Object.values(resources('AWS::Lambda::EventSourceMapping'));
-    expect(mappings).toHaveLength(2);
+    expect(mappings).toHaveLength(3);
     for (const mapping of mappings)
       expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     // The consumer knows the attempt after which its message goes to the DLQ.
@@ -234,8 +234,16 @@ describe('EmailServiceStack', () => {
       // Exactly the actions of its catalog entry: no GetQueueUrl, GetQueueAttributes it never calls.
       'send-email': ['sqs:SendMessage'],
       'send-batch': ['sqs:SendMessage'],
-      'process-send-queue': consume,
-      'process-ses-events': consume,
+      // Both consumers also raise webhook events (SendMessage to the delivery queue).
+      'process-send-queue': [...consume, 'sqs:SendMessage'].sort(),
+      'process-ses-events': [...consume, 'sqs:SendMessage'].sort(),
+      'deliver-webhooks': consume,
+      'create-domain': ['sqs:SendMessage'],
+      'get-domain': ['sqs:SendMessage'],
+      'verify-domain': ['sqs:SendMessage'],
+      'delete-domain': ['sqs:SendMessage'],
+      'check-domains': ['sqs:SendMessage'],
+      'replay-webhook-event': ['sqs:SendMessage'],
       // Re-queues (SendMessage, and GetQueueAttributes for the backlog); reads the DLQ without deleting.
       'sweep-emails': ['sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
     };
@@ -245,6 +253,41 @@ describe('EmailServiceStack', () => {
     }
     const dlq = JSON.stringify(policiesOf('sweep-emails').filter((s) => s.Action === 'sqs:ReceiveMessage'));
     expect(dlq).toContain(logicalId(stack, stack.send.deadLetterQueue));
+    // Events go to the webhook delivery queue, and only there.
+    const webhookQueue = logicalId(stack, stack.webhooks.queue);
+    for (const name of ['create-domain', 'check-domains', 'process-send-queue', 'process-ses-events']) {
+      const sends = policiesOf(name).filter((s) => s.Action === 'sqs:SendMessage');
+      expect(JSON.stringify(sends), name).toContain(webhookQueue);
+      expect(JSON.stringify(sends), name).not.toContain(logicalId(stack, stack.send.queue));
+    }
+  });
+
+  it('delivers webhooks from their own queue: retries SQS can hold, a dead-letter queue, bounded concurrency', () => {
+    const queue = resources('AWS::SQS::Queue')[logicalId(stack, stack.webhooks.queue)];
+    expect(queue?.Properties).toMatchObject({
+      // Six times the function's timeout (30 s: a 15 s attempt and its records).
+      VisibilityTimeout: 180,
+      // The schedule's 8 attempts span about 28 hours.
+      MessageRetentionPeriod: 4 * 86_400,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(stack, stack.webhooks.deadLetterQueue), 'Arn'] },
+        maxReceiveCount: 10,
+      },
+      SqsManagedSseEnabled: true,
+    });
+    const fn = resources('AWS::Lambda::Function')[logicalId(stack, stack.webhooks.delivery.function)];
+    expect(fn?.Properties.Timeout).toBe(30);
+    // Never allowed plain http or loopback on AWS.
+    expect(JSON.stringify(fn?.Properties.Environment)).not.toContain('WEBHOOK_ALLOW_LOOPBACK');
+    const mapping = Object.values(resources('AWS::Lambda::EventSourceMapping')).find((m) =>
+      JSON.stringify(m.Properties.EventSourceArn).includes(logicalId(stack, stack.webhooks.queue)),
+    );
+    expect(mapping?.Properties).toMatchObject({
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 5 },
+      FunctionName: { Ref: logicalId(stack, stack.webhooks.delivery.function) },
+    });
   });
 
   it('reaches the listing indexes by name only from the lists (and the sweeper, its queued emails; a suppression by id), and uses no managed policy', () => {

@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
 import { emailIdAt } from '../../functions/core/ids.js';
-import type { DeadLetters, SendJob, SweepProgress } from '../../functions/core/ports.js';
+import type { DeadLetters, EventPublisher, SendJob, SweepProgress } from '../../functions/core/ports.js';
 import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
+import type { WebhookEvent } from '../../functions/core/webhooks.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { sqsEvent } from '../support/events.js';
 import { awsSweepSettings, emailContent, RecordingQueue, ScriptedMailer } from '../support/fakes.js';
@@ -162,6 +163,37 @@ describe('sweeper (dynalite)', () => {
       failure_reason: expect.stringContaining('dead-letter queue'),
     });
     expect((await emails.getState(sending))?.status).toBe('queued'); // its attempt decides
+  });
+
+  it('raises email.failed for each email it fails (to endpoints subscribed), from the stored content', async () => {
+    const unknown = await accepted(60 * 60_000);
+    await emails.claim(unknown, now - 31 * 60_000);
+    const dead = await accepted(60_000);
+    deadLetters.messages.push({ messageId: 'm1', job: { id: dead, content } });
+    const published: WebhookEvent[] = [];
+    const events: EventPublisher = {
+      wants: async (type) => type === 'email.failed',
+      publish: async (list) => void published.push(...list),
+    };
+    await sweep(deps({ events }));
+    expect(published.map((e) => [e.type, e.data.email_id]).sort()).toEqual(
+      [
+        ['email.failed', dead],
+        ['email.failed', unknown],
+      ].sort(),
+    );
+    for (const event of published)
+      expect(event.data).toMatchObject({
+        to: ['a@example.com'],
+        subject: 'Stranded?',
+        failed: { reason: expect.stringMatching(/dead-letter queue|outcome unknown/) },
+      });
+    // Nobody subscribed: nothing is built or read.
+    const quiet: EventPublisher = { wants: async () => false, publish: async () => expect.unreachable() };
+    const again = await accepted(60_000);
+    deadLetters.messages.push({ messageId: 'm2', job: { id: again, content } });
+    await sweep(deps({ events: quiet }));
+    expect((await emails.getState(again))?.status).toBe('failed');
   });
 
   it('settles a sent email SES never reported a final event for, once SES stopped trying', async () => {

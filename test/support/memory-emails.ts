@@ -30,8 +30,10 @@ export class MemoryEmails
   }
 
   async markSent(_id: string, _mid: string, at: string, mark?: 'delayed' | 'complained') {
+    const first = this.sentAt === undefined;
     this.sentAt ??= at;
     if (mark) this.flags.add(mark);
+    return first;
   }
 
   async finish(_id: string, status: TerminalStatus, _at: string, options: FinishOptions = {}) {

@@ -32,11 +32,12 @@ describe('architecture', () => {
         .map((spec) => spec.replace(/^(\.\.\/)+/, '')),
     );
     // The catalog (environment and access per function), the route table, the table layout, the
-    // send timings, the counters' names, and the front door's header name.
+    // send timings, the counters' names, the webhook retry schedule, and the front door's header name.
     expect([...new Set(fromFunctions)].sort()).toEqual([
       'functions/adapters/dynamodb/table.js',
       'functions/catalog.js',
       'functions/core/ports.js',
+      'functions/core/webhooks.js',
       'functions/http/front-door.js',
       'functions/routes.js',
       'functions/send-timings.js',

@@ -199,6 +199,11 @@ describe('fromSesEvent', () => {
       detail: 'Permanent: General: smtp; 550 5.1.1 user unknown',
       bounce: { type: 'Permanent', subType: 'General' },
       sent,
+      email: {
+        from: fixture.mail.commonHeaders?.from?.[0],
+        subject: fixture.mail.commonHeaders?.subject,
+        tags: {},
+      },
     });
     const base = (eventType: string, extra: Record<string, unknown>) =>
       fromSesEvent(
@@ -221,6 +226,7 @@ describe('fromSesEvent', () => {
       at: fixture.mail.timestamp,
       recipients: fixture.mail.destination,
       sent,
+      email: expect.any(Object),
     });
     expect(base('Reject', { reject: { reason: 'Bad content' } })).toMatchObject({
       type: 'failed',
@@ -238,6 +244,14 @@ describe('fromSesEvent', () => {
       })?.type,
     ).toBe('delayed');
     expect(base('Open', { open: {} })).toBeUndefined();
+    // The user's tags for webhook payloads, without SES's own and our email id tag.
+    expect(
+      fromSesEvent(
+        sesEvent(id, (e) => {
+          e.mail.tags = { ...e.mail.tags, 'ses:from-domain': ['acme.test'], category: ['receipt'] };
+        }),
+      )?.email?.tags,
+    ).toEqual({ category: 'receipt' });
     expect(base('Click', { click: {} })).toBeUndefined();
   });
 

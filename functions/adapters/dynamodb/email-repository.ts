@@ -261,11 +261,11 @@ export class DynamoEmailRepository implements EmailRepository {
     providerMessageId: string,
     at: string,
     mark?: 'delayed' | 'complained',
-  ): Promise<void> {
+  ): Promise<boolean> {
     // In the same write: a delay or complaint costs nothing more than recording the email as sent.
     // A flag, not a time: last_event needs only whether it happened, and the status item stays small.
     const marked = mark ? `, ${mark} = :true` : '';
-    await this.db.send(
+    const { Attributes } = await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: this.statusKey(id),
@@ -279,8 +279,11 @@ export class DynamoEmailRepository implements EmailRepository {
           ':mid': providerMessageId,
           ...(mark ? { ':true': true } : {}),
         },
+        // The old sent_at comes back only if there was one: absent, this write recorded it first.
+        ReturnValues: 'UPDATED_OLD',
       }),
     );
+    return Attributes?.sent_at === undefined;
   }
 
   async markUnknown(id: string, reason: string): Promise<void> {

@@ -6,6 +6,7 @@ import { DynamoIdempotencyStore } from './idempotency-store.js';
 import { DynamoRateCounter } from './rate-counter.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
+import { DynamoWebhookRepository } from './webhook-repository.js';
 
 /** The repositories of the single table, sharing one client (built once per container). */
 export function createRepositories(tableName: string, db = createDocumentClient()) {
@@ -17,5 +18,6 @@ export function createRepositories(tableName: string, db = createDocumentClient(
     idempotency: new DynamoIdempotencyStore(db, tableName),
     sweep: new DynamoSweepStore(db, tableName),
     suppressions: new DynamoSuppressionRepository(db, tableName),
+    webhooks: new DynamoWebhookRepository(db, tableName),
   };
 }

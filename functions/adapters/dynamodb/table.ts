@@ -16,6 +16,9 @@
  * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
  * | sweeper progress    | SWEEP            | SWEEP     |                       |                           |
  * | suppression         | SUPPRESSION#<address> | SUPPRESSION | SUPPRESSIONS / <id> | SUPPRESSIONS#<origin> / <id> |
+ * | webhook endpoint    | WEBHOOKS         | WEBHOOK#<id> |                    |                           |
+ * | webhook message     | WEBHOOK#<id>     | MSG#<msg id> |                    |                           |
+ * | webhook attempt     | WEBHOOK#<id>     | ATTEMPT#<msg id>#<attempt id> |   |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  *
  * Domains share one partition (an account has at most 10,000 SES identities), so listing them is
@@ -26,6 +29,10 @@
  * at most about 600 with 50 recipients' outcomes as number sets of positions), so a status change
  * costs one write unit; the index entries project only status and created_at.
  *
+ * Webhook endpoints share one partition (at most MAX_WEBHOOKS), so the publisher reads them all
+ * with one Query; an endpoint's messages and attempts live under its own partition, listed newest
+ * first by their time-sortable ids, and expire after WEBHOOK_MESSAGE_RETENTION_DAYS (TTL).
+ *
  * The two listing indexes are overloaded: suppressions are listed through them under partitions of
  * their own (all, and per origin), sorted by their time-sortable ids like emails.
  */
@@ -33,6 +40,9 @@ export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
 /** Epoch seconds after which DynamoDB's TTL deletes an item (rate counters, idempotency keys). */
 export const TTL_ATTRIBUTE = 'expires_at';
+
+/** How long webhook messages and their attempts are kept (Resend keeps event data 30 days). */
+export const WEBHOOK_MESSAGE_RETENTION_DAYS = 30;
 
 export const INDEXES = {
   emailsByTime: { name: 'emails-by-time', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
@@ -70,6 +80,13 @@ export const keys = {
   suppressionSk: 'SUPPRESSION',
   suppressions: 'SUPPRESSIONS',
   suppressionsWithOrigin: (origin: string) => `SUPPRESSIONS#${origin}`,
+  webhooks: 'WEBHOOKS',
+  webhook: (id: string) => `WEBHOOK#${id}`,
+  webhookPrefix: 'WEBHOOK#',
+  webhookMessage: (messageId: string) => `MSG#${messageId}`,
+  webhookMessagePrefix: 'MSG#',
+  webhookAttempt: (messageId: string, attemptId: string) => `ATTEMPT#${messageId}#${attemptId}`,
+  webhookAttemptPrefix: (messageId: string) => `ATTEMPT#${messageId}#`,
   /** The sweeper's progress through the queued emails (see core/use-cases/sweep.ts). */
   sweep: 'SWEEP',
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */

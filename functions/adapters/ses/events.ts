@@ -10,7 +10,14 @@ export interface SesEvent {
   eventType?: string;
   /** Older notification format uses notificationType instead of eventType. */
   notificationType?: string;
-  mail: { timestamp: string; messageId: string; destination?: string[]; tags?: Record<string, string[]> };
+  mail: {
+    timestamp: string;
+    messageId: string;
+    source?: string;
+    destination?: string[];
+    commonHeaders?: { from?: string[]; to?: string[]; subject?: string };
+    tags?: Record<string, string[]>;
+  };
   delivery?: { timestamp: string; recipients: string[]; smtpResponse?: string };
   bounce?: {
     timestamp: string;
@@ -52,7 +59,11 @@ export function parseSesEventBody(body: string): SesEvent {
 export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
   const emailId = event.mail?.tags?.[EMAIL_ID_TAG]?.[0];
   if (!emailId || !isEmailId(emailId)) return undefined;
-  const base = { emailId, sent: { at: event.mail.timestamp, providerMessageId: event.mail.messageId } };
+  const base = {
+    emailId,
+    sent: { at: event.mail.timestamp, providerMessageId: event.mail.messageId },
+    email: emailFacts(event),
+  };
   switch (event.eventType ?? event.notificationType) {
     case 'Send':
       return { ...base, type: 'sent', at: event.mail.timestamp, recipients: event.mail.destination ?? [] };
@@ -112,4 +123,20 @@ export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * What the event says about its email, for webhook payloads: the sender as sent, the subject, and
+ * the user's tags (SES's own `ses:` tags and our email id tag left out).
+ */
+function emailFacts(event: SesEvent): NonNullable<DeliveryEvent['email']> {
+  const headers = event.mail.commonHeaders;
+  const tags: Record<string, string> = {};
+  for (const [name, values] of Object.entries(event.mail.tags ?? {}))
+    if (!name.startsWith('ses:') && name !== EMAIL_ID_TAG && values[0] !== undefined) tags[name] = values[0];
+  return {
+    from: headers?.from?.[0] ?? event.mail.source ?? '',
+    subject: headers?.subject ?? '',
+    tags,
+  };
 }

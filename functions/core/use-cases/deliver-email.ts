@@ -4,6 +4,7 @@ import {
   type CounterName,
   type Counters,
   type EmailRepository,
+  type EventPublisher,
   type Log,
   type Mailer,
   MailerError,
@@ -13,6 +14,7 @@ import {
   suppressedReason,
 } from '../ports.js';
 import { addressKey, recipientsOf, type SuppressedReason } from '../recipients.js';
+import { type EmailFacts, emailEvent, publishQuietly, tagsObject } from './publish-events.js';
 
 export interface DeliverDeps {
   emails: EmailRepository;
@@ -20,6 +22,8 @@ export interface DeliverDeps {
   /** The suppression list, read once per email (one batch read); absent: nobody is left out. */
   suppressions?: Pick<SuppressionRepository, 'find'>;
   clock: Clock;
+  /** Where webhook events go (absent: none are raised). */
+  events?: EventPublisher;
   log?: Log;
   counters?: Counters;
 }
@@ -73,6 +77,7 @@ export async function deliverEmail(
     });
     if (!settled) return { result: 'skipped', why: 'done' };
     deps.counters?.count('RecipientsSuppressed', left.positions.length);
+    await raiseSuppressed(deps, job, left.named, at);
     return { result: 'suppressed', recipients: left.positions.length };
   }
   const claim = await deps.emails.claim(
@@ -81,7 +86,10 @@ export async function deliverEmail(
     left.positions.length ? { byReason: left.byReason, at: new Date(startedAt).toISOString() } : undefined,
   );
   if (claim !== 'claimed') return { result: 'skipped', why: claim };
-  if (left.positions.length) deps.counters?.count('RecipientsSuppressed', left.positions.length);
+  if (left.positions.length) {
+    deps.counters?.count('RecipientsSuppressed', left.positions.length);
+    await raiseSuppressed(deps, job, left.named, new Date(startedAt).toISOString());
+  }
   const toSend = left.positions.length ? { ...job, content: without(job.content, left.emails) } : job;
 
   let messageId: string;
@@ -114,14 +122,25 @@ export async function deliverEmail(
     const gaveUp = failure.kind === 'refused';
     count(gaveUp ? 'EmailsFailedGaveUp' : 'EmailsFailedRejected');
     const finalReason = gaveUp ? `gave up after repeated temporary refusals (${reason})` : reason;
-    await deps.emails.finish(job.id, 'failed', deps.clock.now().toISOString(), { reason: finalReason });
+    const failedAt = deps.clock.now().toISOString();
+    if (await deps.emails.finish(job.id, 'failed', failedAt, { reason: finalReason }))
+      await publishQuietly(deps, 'email.failed', () => [
+        emailEvent('email.failed', failedAt, factsOf(job), sentTo(toSend), {
+          failed: { reason: finalReason },
+        }),
+      ]);
     return { result: 'failed', reason: finalReason, gaveUp };
   }
 
   // The provider has the email now: whatever happens next must not cause a second send.
   count('EmailsSent');
   try {
-    await deps.emails.markSent(job.id, messageId, deps.clock.now().toISOString());
+    const sentAt = deps.clock.now().toISOString();
+    // email.sent is raised once, by whichever records the send first: this, or SES's Send event.
+    if (await deps.emails.markSent(job.id, messageId, sentAt))
+      await publishQuietly(deps, 'email.sent', () => [
+        emailEvent('email.sent', sentAt, { ...factsOf(job), message_id: messageId }, sentTo(toSend)),
+      ]);
   } catch (error) {
     deps.log?.error('sent, but recording it failed; the Send event will', {
       email_id: job.id,
@@ -158,6 +177,7 @@ async function suppressedIn(deps: DeliverDeps, content: EmailContent) {
   const summary = [...named].map(([reason, emails]) => `${reason}: ${emails.join(', ')}`).join('; ');
   return {
     positions,
+    named,
     emails: new Set(found.keys()),
     byReason,
     summary: summary.length > 120 ? `${summary.slice(0, 117)}...` : summary,
@@ -172,3 +192,37 @@ const without = (content: EmailContent, emails: Set<string>): EmailContent => ({
   cc: content.cc.filter((a) => !emails.has(addressKey(a))),
   bcc: content.bcc.filter((a) => !emails.has(addressKey(a))),
 });
+
+/** What an email event says about this email. */
+const factsOf = (job: SendJob): EmailFacts => ({
+  email_id: job.id,
+  from: job.content.from,
+  subject: job.content.subject,
+  tags: tagsObject(job.content.tags),
+});
+
+/** The bare addresses a send went to. */
+const sentTo = (job: SendJob) => recipientsOf(job.content).map((r) => r.email);
+
+const SUPPRESSED_MESSAGES: Record<SuppressedReason, string> = {
+  previous_bounce: 'The address is on the suppression list: an earlier email to it bounced permanently.',
+  previous_complaint:
+    'The address is on the suppression list: its recipient marked an earlier email as spam.',
+  manual: 'The address is on the suppression list: it was added by hand.',
+};
+
+/** email.suppressed, one event per reason, naming the recipients left out for it. */
+async function raiseSuppressed(
+  deps: DeliverDeps,
+  job: SendJob,
+  named: Map<SuppressedReason, string[]>,
+  at: string,
+) {
+  await publishQuietly(deps, 'email.suppressed', () =>
+    [...named].map(([reason, emails]) =>
+      emailEvent('email.suppressed', at, factsOf(job), emails, {
+        suppressed: { type: 'Suppressed', reason, message: SUPPRESSED_MESSAGES[reason] },
+      }),
+    ),
+  );
+}

@@ -4,18 +4,36 @@ import { ApiError, conflict, notFound, validationError } from '../errors.js';
 import { isId, newId } from '../ids.js';
 import {
   type Clock,
+  type Counters,
   type DomainRepository,
+  type EventPublisher,
   IdentityError,
   type Log,
   type SendingIdentities,
 } from '../ports.js';
+import { domainEvent, publishQuietly } from './publish-events.js';
 
 export interface DomainDeps {
   domains: DomainRepository;
   identities: SendingIdentities;
   clock: Clock;
   log?: Log;
+  counters?: Counters;
+  /** Where domain.created, domain.updated and domain.deleted go (absent: none are raised). */
+  events?: EventPublisher;
+  /** The provider's region, as domain events name it. */
+  region?: string;
 }
+
+/** Raises a domain event; a failure to publish is logged and counted, never fails the change. */
+const raise = (
+  deps: DomainDeps,
+  type: 'domain.created' | 'domain.updated' | 'domain.deleted',
+  domain: Domain,
+) =>
+  publishQuietly(deps, type, () => [
+    domainEvent(type, deps.clock.now().toISOString(), domain, deps.region ?? 'us-east-1'),
+  ]);
 
 /**
  * How long a claim on a name protects a create in progress. Longer than one create request can
@@ -95,6 +113,7 @@ export async function createDomain(deps: DomainDeps, name: string): Promise<Doma
     await deps.domains.delete(domain).catch(() => undefined);
     throw error;
   }
+  await raise(deps, 'domain.created', domain);
   return domain;
 }
 
@@ -135,6 +154,7 @@ export async function refreshDomain(deps: DomainDeps, domain: Domain, touch = fa
   // A domain deleted meanwhile stays deleted.
   if (!(await deps.domains.save(refreshed, 'existing')))
     throw notFound(`Domain ${JSON.stringify(domain.id)} not found.`);
+  if (!sameState(domain, current)) await raise(deps, 'domain.updated', refreshed);
   return refreshed;
 }
 
@@ -153,6 +173,7 @@ export async function deleteDomain(deps: DomainDeps, id: string): Promise<Domain
     throw error;
   }
   await deps.domains.delete(domain);
+  await raise(deps, 'domain.deleted', domain);
   return domain;
 }
 

@@ -1,8 +1,17 @@
 import type { EmailEvent } from '../email.js';
-import type { CounterName, Counters, EmailRepository, Log, SuppressionRepository } from '../ports.js';
+import type {
+  CounterName,
+  Counters,
+  EmailRepository,
+  EventPublisher,
+  Log,
+  SuppressionRepository,
+} from '../ports.js';
 import { addressKey } from '../recipients.js';
 import { type DeliveryEventType, lostReason, settledStatus } from '../status.js';
 import { newSuppressionId } from '../suppressions.js';
+import type { WebhookEvent, WebhookEventType } from '../webhooks.js';
+import { type EmailFacts, emailEvent } from './publish-events.js';
 
 export interface DeliveryEvent {
   emailId: string;
@@ -14,6 +23,8 @@ export interface DeliveryEvent {
   bounce?: { type: string; subType: string };
   /** Every provider event says the provider accepted the email: when, and under which message id. */
   sent: { at: string; providerMessageId: string };
+  /** What the provider's event says of the email (for webhooks): the sender, subject and tags. */
+  email?: { from: string; subject: string; tags: Record<string, string> };
 }
 
 /** The counter of each kind of event (one metric each, see ports.ts). */
@@ -30,8 +41,68 @@ export interface RecordEventDeps {
   emails: EmailRepository;
   /** Where hard-bounced and complaining addresses go (absent: nothing is added). */
   suppressions?: Pick<SuppressionRepository, 'add'>;
+  /** Where webhook events go (absent: none are raised). */
+  events?: EventPublisher;
   counters?: Counters;
   log?: Log;
+}
+
+/** The webhook event type of each provider event. */
+const WEBHOOK_TYPES: Record<DeliveryEvent['type'], WebhookEventType> = {
+  sent: 'email.sent',
+  delivered: 'email.delivered',
+  bounced: 'email.bounced',
+  complained: 'email.complained',
+  delayed: 'email.delivery_delayed',
+  failed: 'email.failed',
+};
+
+/**
+ * Publishes the event to the webhooks subscribed to it, after the email's state is recorded (a
+ * receiver that reads the email back sees what the event says). Publishing the same provider event
+ * again gives the same message ids, so a retried record is deduplicated by receivers; a failure to
+ * publish fails the record, which is retried.
+ */
+async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: WebhookEventType[]) {
+  const { events } = deps;
+  if (!events) return;
+  const built: WebhookEvent[] = [];
+  const facts: EmailFacts = {
+    email_id: event.emailId,
+    from: event.email?.from ?? '',
+    subject: event.email?.subject ?? '',
+    tags: event.email?.tags ?? {},
+    message_id: event.sent.providerMessageId,
+  };
+  for (const type of types) {
+    if (!(await events.wants(type))) continue;
+    if (type === 'email.sent') {
+      built.push(emailEvent(type, event.sent.at, facts, event.recipients));
+      continue;
+    }
+    const detail: Record<string, unknown> =
+      type === 'email.bounced'
+        ? {
+            bounce: {
+              type: event.bounce?.type ?? 'Undetermined',
+              subType: event.bounce?.subType ?? 'Undetermined',
+              message: event.detail ?? '',
+            },
+          }
+        : type === 'email.failed'
+          ? { failed: { reason: event.detail ?? 'failed' } }
+          : {};
+    built.push(
+      emailEvent(
+        type as Exclude<WebhookEventType, `domain.${string}`>,
+        event.at,
+        facts,
+        event.recipients,
+        detail,
+      ),
+    );
+  }
+  if (built.length) await events.publish(built);
 }
 
 /**
@@ -53,7 +124,9 @@ export async function recordDeliveryEvent(
   const { emailId, sent } = event;
   counters?.count(EVENT_COUNTERS[event.type]);
   if (event.type === 'sent') {
-    await emails.markSent(emailId, sent.providerMessageId, sent.at);
+    // email.sent is raised once, by whichever records the send first: the consumer, or this.
+    if (await emails.markSent(emailId, sent.providerMessageId, sent.at))
+      await raise(deps, event, ['email.sent']);
     return { statusChanged: false };
   }
   const entry: EmailEvent = { type: event.type, at: event.at, recipients: event.recipients };
@@ -63,15 +136,18 @@ export async function recordDeliveryEvent(
   await suppress(deps, event);
 
   switch (event.type) {
-    case 'delayed':
+    case 'delayed': {
       // A delay also means the provider has the email.
-      await emails.markSent(emailId, sent.providerMessageId, sent.at, 'delayed');
+      const first = await emails.markSent(emailId, sent.providerMessageId, sent.at, 'delayed');
+      await raise(deps, event, first ? ['email.sent', 'email.delivery_delayed'] : ['email.delivery_delayed']);
       return { statusChanged: false };
+    }
     case 'failed': {
       const statusChanged = await emails.finish(emailId, 'failed', event.at, {
         ...(event.detail ? { reason: event.detail } : {}),
         sent,
       });
+      await raise(deps, event, ['email.failed']);
       return { statusChanged };
     }
     default: {
@@ -83,13 +159,14 @@ export async function recordDeliveryEvent(
         sent,
       });
       if (!result) return { statusChanged: false };
-      if (result.changed) return { statusChanged: true };
-      const next = result.status === 'queued' ? settledStatus(result.tally) : undefined;
-      if (!next) return { statusChanged: false };
-      const statusChanged = await emails.finish(emailId, next, event.at, {
-        ...(next === 'bounced' ? { reason: lostReason(result.tally) } : {}),
-        sent,
-      });
+      let statusChanged = result.changed;
+      const next = !statusChanged && result.status === 'queued' ? settledStatus(result.tally) : undefined;
+      if (next)
+        statusChanged = await emails.finish(emailId, next, event.at, {
+          ...(next === 'bounced' ? { reason: lostReason(result.tally) } : {}),
+          sent,
+        });
+      await raise(deps, event, [WEBHOOK_TYPES[event.type]]);
       return { statusChanged };
     }
   }

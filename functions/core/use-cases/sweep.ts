@@ -1,3 +1,4 @@
+import type { EmailContent } from '../email.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../ids.js';
 import type {
   Clock,
@@ -6,10 +7,13 @@ import type {
   EmailQueue,
   EmailRepository,
   EmailState,
+  EventPublisher,
   Log,
   SweepStore,
 } from '../ports.js';
+import { recipientsOf } from '../recipients.js';
 import { settleUnreported } from '../status.js';
+import { emailEvent, publishQuietly, tagsObject } from './publish-events.js';
 
 /**
  * The sweeper: nothing accepted is ever left `queued` for good. It runs on a schedule (every minute
@@ -61,6 +65,8 @@ export interface SweepSettings {
 
 export interface SweepDeps {
   emails: Pick<EmailRepository, 'finish'>;
+  /** Where email.failed goes for the emails the sweeper fails (absent: nowhere). */
+  events?: EventPublisher;
   store: SweepStore;
   queue: EmailQueue;
   deadLetters: DeadLetters;
@@ -174,12 +180,13 @@ async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
         continue;
       }
       const failed = await deps.emails.finish(job.id, 'failed', clock.now().toISOString(), {
-        reason: `could not be handed to SES: its send message failed ${settings.maxAttempts} times and went to the dead-letter queue`,
+        reason: failedReason(settings.maxAttempts),
         guard: { unsent: true },
       });
       if (failed) {
         report.failedFromDeadLetters++;
         deps.counters?.count('EmailsFailedDeadLetter');
+        await raiseFailed(deps, job.id, failedReason(settings.maxAttempts), async () => job.content);
       }
     }
   }
@@ -230,6 +237,7 @@ async function scanUnsent(
           if (resolved) {
             report.failedUnknownOutcome++;
             deps.counters?.count('EmailsFailedUnknownOutcome');
+            await raiseFailed(deps, id, decision.reason, () => deps.store.content(id));
           }
         }
       } catch (error) {
@@ -299,6 +307,36 @@ async function settlePage(deps: SweepDeps, report: SweepReport, ids: string[], n
     if (settled) {
       report.failedNoFinalEvent++;
       deps.counters?.count('EmailsFailedNoFinalEvent');
+      if (status === 'failed') await raiseFailed(deps, state.id, reason, () => deps.store.content(state.id));
     }
   }
+}
+
+const failedReason = (maxAttempts: number) =>
+  `could not be handed to SES: its send message failed ${maxAttempts} times and went to the dead-letter queue`;
+
+/**
+ * email.failed for an email the sweeper failed, to every recipient, its content read only when an
+ * endpoint subscribes (a failure to publish is logged and counted, never stops the sweep).
+ */
+async function raiseFailed(
+  deps: SweepDeps,
+  id: string,
+  reason: string,
+  content: () => Promise<EmailContent | null>,
+) {
+  const at = deps.clock.now().toISOString();
+  await publishQuietly(deps, 'email.failed', async () => {
+    const found = await content();
+    if (!found) return [];
+    return [
+      emailEvent(
+        'email.failed',
+        at,
+        { email_id: id, from: found.from, subject: found.subject, tags: tagsObject(found.tags) },
+        recipientsOf(found).map((r) => r.email),
+        { failed: { reason } },
+      ),
+    ];
+  });
 }

@@ -4,10 +4,26 @@
  * test/e2e/resend-sdk.test.ts in its own process, as a user's program would run; prints one JSON
  * line with what it saw. Nothing here knows about the service beyond Resend's API.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Resend } from 'resend';
 
 const resend = new Resend(process.env.RESEND_API_KEY);
 const seen: Record<string, unknown> = {};
+
+// The user's webhook receiver, in this program as in a user's app (plain http on localhost, which
+// the local service allows for development), registered before anything else happens.
+const hooks: { headers: Record<string, string>; body: string }[] = [];
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    hooks.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString() });
+    res.writeHead(200).end('ok');
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const hookUrl = `http://localhost:${(receiver.address() as AddressInfo).port}/resend-webhooks`;
 
 type Result<T> = { data: T | null; error: unknown };
 const must = <T>(result: Result<T>, what: string): T => {
@@ -23,6 +39,15 @@ const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, wha
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 };
+
+const webhook = must(
+  await resend.webhooks.create({
+    endpoint: hookUrl,
+    events: ['email.sent', 'email.delivered', 'email.bounced', 'email.suppressed', 'domain.created'],
+  }),
+  'webhooks.create',
+);
+seen.webhookCreated = webhook;
 
 // A sending domain: add it, ask for verification (a POST without a body), wait until verified.
 const domain = must(await resend.domains.create({ name: 'sdk.test' }), 'domains.create');
@@ -161,5 +186,142 @@ seen.suppressions = {
   removed: await resend.suppressions.remove(bouncer),
   removedAgain: await resend.suppressions.remove(bouncer),
 };
+
+// Webhooks: what arrived for a delivered and a bounced email, each verified as Resend's docs say.
+const parsed = () => hooks.map((h) => ({ ...h, event: JSON.parse(h.body) }));
+const verify = (hook: { headers: Record<string, string>; body: string }, secret: string) => {
+  try {
+    resend.webhooks.verify({
+      payload: hook.body,
+      headers: {
+        id: hook.headers['svix-id'] as string,
+        timestamp: hook.headers['svix-timestamp'] as string,
+        signature: hook.headers['svix-signature'] as string,
+      },
+      webhookSecret: secret,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const eventsFor = (emailId: string) => parsed().filter((h) => h.event.data?.email_id === emailId);
+const hooked = must(
+  await resend.emails.send({
+    from: 'SDK <hello@sdk.test>',
+    to: 'success@simulator.amazonses.com',
+    subject: 'Hooked',
+    text: 'x',
+    tags: [{ name: 'flow', value: 'webhooks' }],
+  }),
+  'emails.send',
+);
+const bounced = must(
+  await resend.emails.send({
+    from: 'SDK <hello@sdk.test>',
+    to: 'bounce+hooks@simulator.amazonses.com',
+    subject: 'Hooked bounce',
+    text: 'x',
+  }),
+  'emails.send',
+);
+const types = (id: string) =>
+  eventsFor(id)
+    .map((h) => h.event.type)
+    .sort();
+await until(
+  async () => [...types(hooked.id), '|', ...types(bounced.id)],
+  (t) => t.join() === 'email.delivered,email.sent,|,email.bounced,email.sent',
+  'the webhook events of both emails',
+);
+const arrived = [...eventsFor(hooked.id), ...eventsFor(bounced.id)];
+seen.webhookEvents = arrived.map((h) => ({
+  type: h.event.type,
+  data: h.event.data,
+  verified: verify(h, webhook.signing_secret),
+  sameIds:
+    h.headers['svix-id'] === h.headers['webhook-id'] &&
+    h.headers['svix-signature'] === h.headers['webhook-signature'],
+}));
+seen.domainCreated = parsed().find((h) => h.event.type === 'domain.created')?.event;
+seen.webhookGet = await resend.webhooks.get(webhook.id);
+seen.webhookList = await resend.webhooks.list();
+
+// Rotation: the next message is signed with both secrets; each verifies it.
+const rotated = must(await resend.webhooks.rotateSigningSecret(webhook.id), 'webhooks.rotateSigningSecret');
+const afterRotation = must(
+  await resend.emails.send({
+    from: 'SDK <hello@sdk.test>',
+    to: 'success@simulator.amazonses.com',
+    subject: 'Rotated',
+    text: 'x',
+  }),
+  'emails.send',
+);
+await until(
+  async () => types(afterRotation.id),
+  (t) => t.includes('email.delivered'),
+  'the event after rotation',
+);
+const rotatedHook = eventsFor(afterRotation.id).find((h) => h.event.type === 'email.delivered');
+seen.rotation = {
+  newSecretDiffers: rotated.signing_secret !== webhook.signing_secret,
+  oldVerifies: rotatedHook ? verify(rotatedHook, webhook.signing_secret) : false,
+  newVerifies: rotatedHook ? verify(rotatedHook, rotated.signing_secret) : false,
+  signatures: rotatedHook?.headers['webhook-signature']?.split(' ').length,
+};
+
+// The messages, one of them in full with its attempts, replayed under the same id.
+const messages = must(
+  await resend.webhooks.events.list({ webhookId: webhook.id, limit: 100 }),
+  'webhooks.events.list',
+);
+const deliveredHook = eventsFor(hooked.id).find((h) => h.event.type === 'email.delivered');
+const messageId = deliveredHook?.headers['webhook-id'] as string;
+seen.webhookMessages = messages;
+seen.webhookMessage = await resend.webhooks.events.get({ webhookId: webhook.id, eventId: messageId });
+seen.webhookAttempts = await resend.webhooks.events.attempts.list({
+  webhookId: webhook.id,
+  eventId: messageId,
+});
+const before = hooks.filter((h) => h.headers['webhook-id'] === messageId).length;
+seen.replay = await resend.webhooks.events.replay({ webhookId: webhook.id, eventId: messageId });
+await until(
+  async () => hooks.filter((h) => h.headers['webhook-id'] === messageId).length,
+  (n) => n > before,
+  'the replay',
+);
+seen.replayed = { before, after: hooks.filter((h) => h.headers['webhook-id'] === messageId).length };
+
+// Disabled: nothing more arrives; the message is recorded as failed, never attempted.
+seen.disabled = await resend.webhooks.update(webhook.id, { status: 'disabled' });
+seen.disabledGet = await resend.webhooks.get(webhook.id);
+const whileDisabled = must(
+  await resend.emails.send({
+    from: 'SDK <hello@sdk.test>',
+    to: 'success@simulator.amazonses.com',
+    subject: 'Disabled',
+    text: 'x',
+  }),
+  'emails.send',
+);
+await until(
+  async () => must(await resend.emails.get(whileDisabled.id), 'emails.get'),
+  (email) => email.last_event === 'delivered',
+  'the email sent while disabled to be delivered',
+);
+const dropped = await until(
+  async () =>
+    must(await resend.webhooks.events.list({ webhookId: webhook.id, limit: 100 }), 'webhooks.events.list'),
+  (list) => list.data.filter((m) => m.status === 'failed').length >= 2,
+  'the messages raised while disabled to be dropped',
+);
+seen.whileDisabled = {
+  received: eventsFor(whileDisabled.id).length,
+  failed: dropped.data.filter((m) => m.status === 'failed').length,
+};
+seen.webhookRemoved = await resend.webhooks.remove(webhook.id);
+seen.webhookGone = await resend.webhooks.get(webhook.id);
+receiver.close();
 
 console.log(JSON.stringify(seen));

@@ -1,0 +1,283 @@
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { PageQuery } from '../../core/list.js';
+import type { WebhookRepository } from '../../core/ports.js';
+import {
+  ATTEMPT_ID_PREFIX,
+  MESSAGE_ID_PREFIX,
+  WEBHOOK_ID_PREFIX,
+  type Webhook,
+  type WebhookAttempt,
+  type WebhookMessage,
+} from '../../core/webhooks.js';
+import { isConditionFailure, newestFirstPage, pause, queryPages } from './client.js';
+import { keys, TTL_ATTRIBUTE, WEBHOOK_MESSAGE_RETENTION_DAYS } from './table.js';
+
+type Item = Record<string, unknown>;
+
+const toWebhook = (item: Item): Webhook => {
+  const webhook: Webhook = {
+    id: String(item.id),
+    endpoint: String(item.endpoint),
+    events: (item.events ?? []) as Webhook['events'],
+    status: item.status === 'disabled' ? 'disabled' : 'enabled',
+    created_at: String(item.created_at),
+    signing_secret: String(item.signing_secret),
+  };
+  if (item.previous_secret) webhook.previous_secret = item.previous_secret as Webhook['previous_secret'];
+  if (item.disabled_reason) webhook.disabled_reason = String(item.disabled_reason);
+  if (item.failing_since) webhook.failing_since = String(item.failing_since);
+  return webhook;
+};
+
+const toMessage = (item: Item): WebhookMessage => ({
+  id: String(item.id),
+  webhook_id: String(item.webhook_id),
+  type: item.type as WebhookMessage['type'],
+  created_at: String(item.created_at),
+  status: item.status as WebhookMessage['status'],
+  next_attempt_at: item.next_attempt_at ? String(item.next_attempt_at) : null,
+  attempts: Number(item.attempts ?? 0),
+  body: String(item.body),
+});
+
+const toAttempt = (item: Item): WebhookAttempt => ({
+  id: String(item.id),
+  message_id: String(item.message_id),
+  sent_at: String(item.sent_at),
+  http_status_code: Number(item.http_status_code ?? 0),
+  duration_ms: Number(item.duration_ms ?? 0),
+  response: String(item.response ?? ''),
+});
+
+/**
+ * Webhook endpoints, their messages and attempts in the single table (see table.ts). An endpoint's
+ * item holds its secrets, so it is read only by the functions that sign or show them.
+ */
+export class DynamoWebhookRepository implements WebhookRepository {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  private key(id: string) {
+    return { pk: keys.webhooks, sk: keys.webhook(id) };
+  }
+
+  private expiresAt() {
+    return Math.floor(this.now().getTime() / 1000) + WEBHOOK_MESSAGE_RETENTION_DAYS * 86_400;
+  }
+
+  async create(webhook: Webhook): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...this.key(webhook.id), ...webhook },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async get(id: string): Promise<Webhook | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: this.key(id), ConsistentRead: true }),
+    );
+    return Item ? toWebhook(Item) : null;
+  }
+
+  async list(query: PageQuery) {
+    const { items, has_more } = await newestFirstPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        ConsistentRead: true,
+        partitionKey: 'pk',
+        sortKey: 'sk',
+        partition: keys.webhooks,
+        prefix: keys.webhook(`${WEBHOOK_ID_PREFIX}_`),
+        sortKeyOf: keys.webhook,
+      },
+      query,
+    );
+    return { data: items.map(toWebhook), has_more };
+  }
+
+  async all(): Promise<Webhook[]> {
+    const found: Webhook[] = [];
+    for await (const page of queryPages(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.webhooks, ':prefix': keys.webhookPrefix },
+    }))
+      found.push(...page.map(toWebhook));
+    return found;
+  }
+
+  async save(webhook: Webhook): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...this.key(webhook.id), ...webhook },
+          ConditionExpression: 'attribute_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async delete(id: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: this.key(id),
+          ConditionExpression: 'attribute_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async failing(id: string, at: string): Promise<string | null> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(id),
+          UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :at)',
+          ConditionExpression: 'attribute_exists(pk) AND #status = :enabled',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':at': at, ':enabled': 'enabled' },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Attributes?.failing_since ? String(Attributes.failing_since) : null;
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
+    }
+  }
+
+  async recovered(id: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(id),
+          UpdateExpression: 'REMOVE failing_since',
+          ConditionExpression: 'attribute_exists(failing_since)',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async disable(id: string, reason: string, failingSince: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(id),
+          UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason',
+          // Only if it still fails since then: a success in between cleared the mark.
+          ConditionExpression: '#status = :enabled AND failing_since = :since',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':disabled': 'disabled',
+            ':enabled': 'enabled',
+            ':reason': reason,
+            ':since': failingSince,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async recordAttempt(message: WebhookMessage, attempt?: WebhookAttempt): Promise<void> {
+    const expires = this.expiresAt();
+    const pk = keys.webhook(message.webhook_id);
+    const items: Item[] = [{ pk, sk: keys.webhookMessage(message.id), ...message, [TTL_ATTRIBUTE]: expires }];
+    if (attempt)
+      items.push({
+        pk,
+        sk: keys.webhookAttempt(message.id, attempt.id),
+        ...attempt,
+        [TTL_ATTRIBUTE]: expires,
+      });
+    if (items.length === 1) {
+      await this.db.send(new PutCommand({ TableName: this.tableName, Item: items[0] }));
+      return;
+    }
+    // Both in one request; what DynamoDB leaves unprocessed is written again.
+    let pending = items.map((Item) => ({ PutRequest: { Item } }));
+    for (let round = 0; pending.length; round++) {
+      if (round > 5) throw new Error('DynamoDB did not take the attempt record after 5 retries');
+      if (round) await pause(25 * 2 ** round);
+      const { UnprocessedItems } = await this.db.send(
+        new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
+      );
+      pending = (UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
+    }
+  }
+
+  async getMessage(webhookId: string, messageId: string): Promise<WebhookMessage | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: keys.webhook(webhookId), sk: keys.webhookMessage(messageId) },
+      }),
+    );
+    return Item ? toMessage(Item) : null;
+  }
+
+  async listMessages(webhookId: string, query: PageQuery) {
+    const { items, has_more } = await newestFirstPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        partitionKey: 'pk',
+        sortKey: 'sk',
+        partition: keys.webhook(webhookId),
+        prefix: keys.webhookMessage(`${MESSAGE_ID_PREFIX}_`),
+        sortKeyOf: keys.webhookMessage,
+      },
+      query,
+    );
+    return { data: items.map(toMessage), has_more };
+  }
+
+  async listAttempts(webhookId: string, messageId: string, query: PageQuery) {
+    const { items, has_more } = await newestFirstPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        partitionKey: 'pk',
+        sortKey: 'sk',
+        partition: keys.webhook(webhookId),
+        prefix: `${keys.webhookAttemptPrefix(messageId)}${ATTEMPT_ID_PREFIX}_`,
+        sortKeyOf: (id) => keys.webhookAttempt(messageId, id),
+      },
+      query,
+    );
+    return { data: items.map(toAttempt), has_more };
+  }
+}

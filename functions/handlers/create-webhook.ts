@@ -1,0 +1,21 @@
+import type { EndpointGuard } from '../core/ports.js';
+import type { WebhookDeps } from '../core/use-cases/webhooks.js';
+import { createWebhook } from '../core/use-cases/webhooks.js';
+import { createWebhookSchema } from '../core/webhooks.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { webhookApiDeps } from '../wiring.js';
+
+/**
+ * POST /v1/webhooks `{endpoint, events}`: 201 `{object: "webhook", id, signing_secret}`. The
+ * endpoint must be https and resolve to public addresses only.
+ */
+export const makeHandler = (deps: HttpDeps & WebhookDeps & { guard: EndpointGuard }) =>
+  httpHandler(deps, { route: 'create-webhook', jsonBody: true }, async ({ body }) => {
+    const webhook = await createWebhook(deps, parseInput(createWebhookSchema, body));
+    return {
+      statusCode: 201,
+      body: { object: 'webhook', id: webhook.id, signing_secret: webhook.signing_secret },
+    };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(webhookApiDeps('create-webhook')));

@@ -1,0 +1,17 @@
+import type { WebhookRepository } from '../core/ports.js';
+import { deleteWebhook } from '../core/use-cases/webhooks.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/**
+ * DELETE /v1/webhooks/{id}: `{object: "webhook", id, deleted: true}`. Messages already queued for
+ * it are dropped when their turn comes.
+ */
+export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
+  httpHandler(deps, { route: 'delete-webhook' }, async ({ params }) => {
+    const id = params.id ?? '';
+    await deleteWebhook(deps, id);
+    return { statusCode: 200, body: { object: 'webhook', id, deleted: true } };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('delete-webhook')));

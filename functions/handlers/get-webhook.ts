@@ -1,0 +1,14 @@
+import type { WebhookRepository } from '../core/ports.js';
+import { getWebhook } from '../core/use-cases/webhooks.js';
+import { toWebhookBody } from '../core/webhooks.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** GET /v1/webhooks/{id}: the endpoint with its signing secret (as Resend shows it) and why it is disabled. */
+export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
+  httpHandler(deps, { route: 'get-webhook' }, async ({ params }) => ({
+    statusCode: 200,
+    body: toWebhookBody(await getWebhook(deps, params.id ?? '')),
+  }));
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-webhook')));

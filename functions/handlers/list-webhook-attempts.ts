@@ -1,0 +1,25 @@
+import type { WebhookRepository } from '../core/ports.js';
+import { listAttempts } from '../core/use-cases/webhooks.js';
+import { listAttemptsQuerySchema, toAttemptBody } from '../core/webhooks.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/**
+ * GET /v1/webhooks/{id}/events/{event_id}/attempts: each attempt's time, HTTP status (0: no
+ * answer), duration and the first 1 KB of the answer, newest first.
+ */
+export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
+  httpHandler(deps, { route: 'list-webhook-attempts' }, async ({ params, query }) => {
+    const page = await listAttempts(
+      deps,
+      params.id ?? '',
+      params.event_id ?? '',
+      parseInput(listAttemptsQuerySchema, query),
+    );
+    return {
+      statusCode: 200,
+      body: { object: 'list', has_more: page.has_more, data: page.data.map(toAttemptBody) },
+    };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-webhook-attempts')));

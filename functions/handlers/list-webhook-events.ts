@@ -1,0 +1,17 @@
+import type { WebhookRepository } from '../core/ports.js';
+import { listMessages } from '../core/use-cases/webhooks.js';
+import { listMessagesQuerySchema, toMessageListed } from '../core/webhooks.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** GET /v1/webhooks/{id}/events: the endpoint's messages, newest first, each with its status. */
+export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
+  httpHandler(deps, { route: 'list-webhook-events' }, async ({ params, query }) => {
+    const page = await listMessages(deps, params.id ?? '', parseInput(listMessagesQuerySchema, query));
+    return {
+      statusCode: 200,
+      body: { object: 'list', has_more: page.has_more, data: page.data.map(toMessageListed) },
+    };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-webhook-events')));

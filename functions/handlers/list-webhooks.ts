@@ -1,0 +1,16 @@
+import type { WebhookRepository } from '../core/ports.js';
+import { listWebhooksQuerySchema, toWebhookListed } from '../core/webhooks.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** GET /v1/webhooks: `{object: "list", has_more, data}`, newest first (never the secrets). */
+export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
+  httpHandler(deps, { route: 'list-webhooks' }, async ({ query }) => {
+    const page = await deps.webhooks.list(parseInput(listWebhooksQuerySchema, query));
+    return {
+      statusCode: 200,
+      body: { object: 'list', has_more: page.has_more, data: page.data.map(toWebhookListed) },
+    };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-webhooks')));

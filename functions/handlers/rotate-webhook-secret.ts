@@ -1,0 +1,19 @@
+import type { WebhookDeps } from '../core/use-cases/webhooks.js';
+import { rotateSigningSecret } from '../core/use-cases/webhooks.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/**
+ * POST /v1/webhooks/{id}/signing-secret/rotate: `{object: "webhook", id, signing_secret}`, the new
+ * secret; the old one keeps signing beside it for 24 hours.
+ */
+export const makeHandler = (deps: HttpDeps & WebhookDeps) =>
+  httpHandler(deps, { route: 'rotate-webhook-secret' }, async ({ params }) => {
+    const webhook = await rotateSigningSecret(deps, params.id ?? '');
+    return {
+      statusCode: 200,
+      body: { object: 'webhook', id: webhook.id, signing_secret: webhook.signing_secret },
+    };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('rotate-webhook-secret')));

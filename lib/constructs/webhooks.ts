@@ -1,0 +1,111 @@
+import { Duration } from 'aws-cdk-lib';
+import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../functions/core/webhooks.js';
+import type { Monitoring } from './monitoring.js';
+import { depth, secureQueue } from './queues.js';
+import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
+
+export interface WebhooksProps {
+  /** The table and the settings its function reads. */
+  readonly resources: Omit<ServiceResources, 'webhookQueue'>;
+  readonly monitoring: Monitoring;
+  /**
+   * Most concurrent delivery invocations (each makes up to `batchSize` attempts side by side): the
+   * bound on how hard the service calls its users' endpoints. At least 2 (Lambda's minimum).
+   * @default 5
+   */
+  readonly concurrency?: number;
+  /** @default 10 */
+  readonly batchSize?: number;
+  readonly logging?: FunctionLogging;
+}
+
+/** Receives more than the schedule's attempts before a message counts as undeliverable (crashes, timeouts). */
+const SPARE_RECEIVES = 2;
+
+/**
+ * Webhook delivery: the delivery queue (one message per event and endpoint, which the SES events
+ * consumer, the send consumer and the domain functions write to), the function that POSTs each
+ * message, and the dead-letter queue for what cannot even be attempted (an unreadable message, or
+ * one whose attempts keep crashing). SQS does the waiting between attempts: a failed attempt hides
+ * its message for the next delay (up to 10 hours, within SQS's 12-hour limit), and the message's
+ * receive count is its attempt number. Its alarms: the dead-letter queue is not empty; events could
+ * not be published; an endpoint was disabled after failing for days.
+ */
+export class Webhooks extends Construct {
+  public readonly queue: Queue;
+  public readonly deadLetterQueue: Queue;
+  public readonly delivery: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: WebhooksProps) {
+    super(scope, id);
+    const { monitoring } = props;
+    const timeout = Duration.seconds(Math.ceil(ATTEMPT_TIMEOUT_MS / 1000) * 2);
+    if (Math.max(...RETRY_DELAYS_SECONDS) > 12 * 3600)
+      throw new Error("a webhook retry delay is longer than SQS's 12-hour visibility limit");
+    this.deadLetterQueue = secureQueue(this, 'DeadLetterQueue', { retentionPeriod: Duration.days(14) });
+    // The schedule's attempts span about 28 hours from the first one; four days leaves room for a backlog.
+    this.queue = secureQueue(this, 'Queue', {
+      visibilityTimeout: Duration.seconds(timeout.toSeconds() * 6),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_ATTEMPTS + SPARE_RECEIVES },
+    });
+    this.delivery = new ServiceFunction(this, 'Delivery', {
+      name: 'deliver-webhooks',
+      logging: props.logging,
+      timeout,
+    }).bind({ ...props.resources, webhookQueue: this.queue });
+    this.delivery.function.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: props.batchSize ?? 10,
+        reportBatchItemFailures: true,
+        maxConcurrency: Math.max(2, props.concurrency ?? 5),
+      }),
+    );
+
+    monitoring.alarm('WebhookDeadLetters', depth(this.deadLetterQueue), {
+      threshold: 1,
+      alarmDescription:
+        'A webhook message could not be attempted (unreadable, or its attempts kept crashing) and is in the webhook dead-letter queue.',
+    });
+    monitoring.alarm('WebhookPublishFailed', monitoring.counter('WebhookPublishFailed'), {
+      threshold: 1,
+      alarmDescription:
+        'Events could not be put on the webhook delivery queue: subscribers missed them (see the logs of the function that raised them).',
+    });
+    monitoring.alarm('WebhooksDisabled', monitoring.counter('WebhooksDisabled'), {
+      threshold: 1,
+      alarmDescription:
+        'A webhook endpoint was disabled after every attempt to it failed for 3 days; GET /v1/webhooks/{id} says why.',
+    });
+    monitoring.addRow(
+      'events',
+      new GraphWidget({
+        title: 'Webhooks',
+        left: (
+          [
+            'WebhookMessagesPublished',
+            'WebhookAttemptsSucceeded',
+            'WebhookAttemptsFailed',
+            'WebhookMessagesFailed',
+            'WebhookPublishFailed',
+            'WebhooksDisabled',
+          ] as const
+        ).map((name) => monitoring.counter(name)),
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Webhook delivery queue',
+        left: [
+          this.queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' }),
+          this.queue.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Maximum' }),
+          depth(this.deadLetterQueue),
+        ],
+        width: 12,
+      }),
+    );
+  }
+}
