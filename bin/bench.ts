@@ -6,6 +6,8 @@
  *     network (builds the SDK clients), each in a fresh Node process.
  *  3. The local pipeline over HTTPS: send latency and throughput, time to delivered, list/get latency.
  *  4. AWS calls per email end to end, counted at the emulators, and DynamoDB bytes per item.
+ *  5. Webhooks: what one endpoint subscribed to email.sent and email.delivered adds per email, and
+ *     how long an event takes to reach it (a receiver on this machine).
  * BENCH_EMAILS=300 BENCH_CONCURRENCY=8 npm run bench
  */
 import { execFileSync } from 'node:child_process';
@@ -21,7 +23,8 @@ import { keys } from '../functions/adapters/dynamodb/table.js';
 import { startLocalService } from '../functions/local/service.js';
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
 import { BUNDLE_OPTIONS } from '../lib/bundling.js';
-import { httpsClient } from '../test/support/https.js';
+import { httpsClient, waitFor } from '../test/support/https.js';
+import { startReceiver } from '../test/support/webhook-receiver.js';
 
 process.env.LOG_LEVEL ??= 'silent';
 const EMAILS = Number(process.env.BENCH_EMAILS ?? 300);
@@ -33,6 +36,7 @@ const handlers = [
   'process-ses-events',
   'check-domains',
   'sweep-emails',
+  'deliver-webhooks',
 ];
 const out = mkdtempSync(join(tmpdir(), 'bench-'));
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -193,14 +197,19 @@ console.log(
 );
 
 // 4. AWS calls per email and item sizes.
-console.log('\n## AWS calls per email, end to end (send, consume, SES Send and delivery events)\n');
-console.log('| call | per email |');
-console.log('|---|---|');
-for (const key of Object.keys(after).sort()) {
-  const delta = (after[key] ?? 0) - (before[key] ?? 0);
-  if (delta === 0 || key.includes('ReceiveMessage') || key.includes('GetQueueAttributes')) continue;
-  console.log(`| ${key} | ${(delta / EMAILS).toFixed(2)} |`);
-}
+const callsPerEmail = (from: Record<string, number>, to: Record<string, number>, emails: number) => {
+  console.log('| call | per email |');
+  console.log('|---|---|');
+  for (const key of Object.keys(to).sort()) {
+    const delta = (to[key] ?? 0) - (from[key] ?? 0);
+    if (delta === 0 || key.includes('ReceiveMessage') || key.includes('GetQueueAttributes')) continue;
+    console.log(`| ${key} | ${(delta / emails).toFixed(2)} |`);
+  }
+};
+console.log(
+  '\n## AWS calls per email, end to end (send, consume, SES Send and delivery events), no webhook endpoint\n',
+);
+callsPerEmail(before, after, EMAILS);
 console.log(
   '(SQS ReceiveMessage is left out: locally it is polling; on AWS the event source mapping polls, unbilled per email.)',
 );
@@ -232,5 +241,70 @@ const size = (item: Record<string, unknown>) =>
 console.log('\n## DynamoDB item sizes for one delivered email (2 KB html)\n');
 for (const item of Items) console.log(`- ${String(item.sk).replace(/#.*/, '#…')}: ~${size(item)} bytes`);
 
+// 5. Webhooks: one endpoint subscribed to email.sent and email.delivered.
+const receiver = await startReceiver();
+const hook = await api.call('POST', '/webhooks', {
+  body: { endpoint: receiver.url, events: ['email.sent', 'email.delivered'] },
+});
+if (hook.status !== 201) throw new Error(`could not add the webhook: ${hook.text}`);
+// Functions read the endpoints at most every 15 s: wait until the new one is seen.
+const seen = await waitFor(
+  async () => {
+    await api.call('POST', '/emails', { body: email(0) });
+    return receiver.received.length;
+  },
+  (n) => n > 0,
+  30_000,
+);
+if (seen === 0) throw new Error('the webhook endpoint never received an event');
+await service.idle();
+// Let the warm-up's own events arrive before counting (the receiver is quiet for a second).
+for (let last = -1; last !== receiver.received.length; ) {
+  last = receiver.received.length;
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+}
+const hookBefore = service.awsCalls();
+const hookReceivedBefore = receiver.received.length;
+const sentAt = new Map<string, number>();
+const hookStarted = performance.now();
+next = 0;
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    while (next < EMAILS) {
+      const i = next++;
+      const t = performance.now();
+      const response = await api.call('POST', '/emails', { body: email(i) });
+      if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
+      sentAt.set(response.json.id, t);
+    }
+  }),
+);
+await service.idle();
+const expected = hookReceivedBefore + 2 * EMAILS;
+const got = await waitFor(
+  async () => receiver.received.length,
+  (n) => n >= expected,
+  60_000,
+);
+if (got < expected)
+  throw new Error(`the endpoint received ${got - hookReceivedBefore} of ${2 * EMAILS} events`);
+const hookSettled = performance.now() - hookStarted;
+const hookAfter = service.awsCalls();
+const toDelivered: number[] = [];
+for (const r of receiver.received.slice(hookReceivedBefore)) {
+  const event = JSON.parse(r.body);
+  const t = sentAt.get(event.data.email_id);
+  if (event.type === 'email.delivered' && t !== undefined) toDelivered.push(r.at - t);
+}
+console.log(
+  `\n## Webhooks: one endpoint subscribed to email.sent and email.delivered (${EMAILS} emails, ${2 * EMAILS} messages)\n`,
+);
+console.log(
+  `- all ${2 * EMAILS} messages received after ${(hookSettled / 1000).toFixed(2)} s; POST /v1/emails → email.delivered at the endpoint: p50 ${ms(pct(toDelivered, 50))}, p95 ${ms(pct(toDelivered, 95))}`,
+);
+console.log('- AWS calls per email with the endpoint (compare with the table above):\n');
+callsPerEmail(hookBefore, hookAfter, EMAILS);
+
+await receiver.close();
 await api.close();
 await service.stop();

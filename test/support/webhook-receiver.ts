@@ -7,6 +7,8 @@ export interface Received {
   body: string;
   /** The status it was answered with. */
   status: number;
+  /** When it arrived (performance.now()). */
+  at: number;
 }
 
 /**
@@ -26,6 +28,7 @@ export async function startReceiver(statuses: number[] = []) {
         headers: req.headers,
         body: Buffer.concat(chunks).toString(),
         status,
+        at: performance.now(),
       });
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
     });
