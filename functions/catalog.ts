@@ -22,6 +22,9 @@ type DynamoAction =
   | 'BatchWriteItem';
 type IndexName = (typeof INDEXES)[keyof typeof INDEXES]['name'];
 type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes' | 'ChangeMessageVisibility';
+type ContentAction = 's3:PutObject' | 's3:GetObject' | 's3:AbortMultipartUpload';
+/** The content bucket's prefixes (functions/core/attachments.ts names the keys under them). */
+type ContentPrefix = 'attachments/' | 'bodies/';
 type SesIdentityAction =
   | 'CreateEmailIdentity'
   | 'TagResource'
@@ -49,6 +52,8 @@ export interface FunctionSpec {
   readonly sesSuppressions?: true;
   /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
   readonly webhookQueue?: readonly SqsAction[];
+  /** S3 actions on the content bucket, per key prefix (granted on `<prefix>*` only). */
+  readonly content?: { readonly [P in ContentPrefix]?: readonly ContentAction[] };
 }
 
 /** What every API function does first: look up the caller's key (GetItem), count the request (UpdateItem). */
@@ -86,11 +91,14 @@ const PUBLISHES = { webhookQueue: ['SendMessage'] } as const;
 
 export const FUNCTIONS = {
   // The email's items and its idempotency key (claimed with PutItem, given back with DeleteItem).
+  // Attachments and large bodies go to the content bucket before the email is stored.
   'send-email': api({
     description: 'POST /v1/emails',
-    env: ['SEND_QUEUE_URL'],
+    env: ['SEND_QUEUE_URL', 'CONTENT_BUCKET'],
+    optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK'],
     actions: ['BatchWriteItem', 'PutItem', 'DeleteItem'],
     sendQueue: ['SendMessage'],
+    content: { 'attachments/': ['s3:PutObject'], 'bodies/': ['s3:PutObject'] },
   }),
   'send-batch': api({
     description: 'POST /v1/emails/batch',
@@ -103,7 +111,27 @@ export const FUNCTIONS = {
     actions: ['Query', 'BatchGetItem'],
     indexes: [INDEXES.emailsByTime.name, INDEXES.emailsByStatus.name],
   }),
-  'get-email': api({ description: 'GET /v1/emails/{id}', actions: ['Query'] }),
+  // Large bodies are read back from the content bucket.
+  'get-email': api({
+    description: 'GET /v1/emails/{id}',
+    env: ['CONTENT_BUCKET'],
+    actions: ['Query'],
+    content: { 'bodies/': ['s3:GetObject'] },
+  }),
+  // The email's attachment records (GetItem of its body item); download links are presigned with
+  // the function's own GetObject.
+  'list-attachments': api({
+    description: 'GET /v1/emails/{id}/attachments',
+    env: ['CONTENT_BUCKET'],
+    actions: ['GetItem'],
+    content: { 'attachments/': ['s3:GetObject'] },
+  }),
+  'get-attachment': api({
+    description: 'GET /v1/emails/{id}/attachments/{attachment_id}',
+    env: ['CONTENT_BUCKET'],
+    actions: ['GetItem'],
+    content: { 'attachments/': ['s3:GetObject'] },
+  }),
   'create-domain': api({
     description: 'POST /v1/domains',
     env: ['WEBHOOK_QUEUE_URL'],
@@ -213,13 +241,20 @@ export const FUNCTIONS = {
       'SES_CONNECT_TIMEOUT_MS',
       'SES_REQUEST_TIMEOUT_MS',
       'WEBHOOK_QUEUE_URL',
+      'CONTENT_BUCKET',
     ],
-    // The suppression list (BatchGetItem, once per email); the attempt record and its outcomes,
-    // suppressed recipients included (UpdateItem); why a claim was refused (GetItem); the webhook
-    // endpoints (Query).
+    optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK'],
+    // The suppression list (BatchGetItem, once per email; also a large job's content); the attempt
+    // record and its outcomes, suppressed recipients included (UpdateItem); why a claim was refused
+    // (GetItem); the webhook endpoints (Query).
     table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query'] },
     sendsEmail: true,
     ...PUBLISHES,
+    // Attachments and large bodies read; a file fetched from its `path` kept (in parts when large).
+    content: {
+      'attachments/': ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
+      'bodies/': ['s3:GetObject'],
+    },
   },
   'process-ses-events': {
     description: "Applies SES's events to the emails and the suppression list",

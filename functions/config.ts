@@ -31,6 +31,13 @@ const schema = z.object({
    * host (localhost, 127.0.0.1, ::1). Never set by the stack: on AWS, endpoints are https and public.
    */
   WEBHOOK_ALLOW_LOOPBACK: z.optional(z.enum(['true', 'false'])),
+  /** The bucket attachments and large bodies are kept in (S3; the local emulator's locally). */
+  CONTENT_BUCKET: z.string().check(z.minLength(1)),
+  /**
+   * Local development only (`npm start` sets it): an attachment's `path` may be plain http on a
+   * loopback host, so tests and local servers can serve files. Never set by the stack.
+   */
+  ATTACHMENT_ALLOW_LOOPBACK: z.optional(z.enum(['true', 'false'])),
   /**
    * Set only behind the optional front door (CloudFront + WAF): the value CloudFront sends in
    * `x-origin-verify`; requests without it went around the firewall and are refused.

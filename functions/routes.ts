@@ -49,6 +49,20 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'full_access',
   },
   {
+    method: 'GET',
+    path: '/v1/emails/{id}/attachments',
+    handler: 'list-attachments',
+    summary: "List an email's attachments, with download links",
+    permission: 'full_access',
+  },
+  {
+    method: 'GET',
+    path: '/v1/emails/{id}/attachments/{attachment_id}',
+    handler: 'get-attachment',
+    summary: 'Retrieve one attachment, with a download link',
+    permission: 'full_access',
+  },
+  {
     method: 'POST',
     path: '/v1/domains',
     handler: 'create-domain',

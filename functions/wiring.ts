@@ -1,6 +1,7 @@
-import { newSesClient, newSesSendClient, newSqsClient } from './adapters/aws-clients.js';
+import { newS3Client, newSesClient, newSesSendClient, newSqsClient } from './adapters/aws-clients.js';
 import { createRepositories } from './adapters/dynamodb/repositories.js';
-import { GuardedHttp } from './adapters/http/webhook-sender.js';
+import { GuardedHttp } from './adapters/http/guarded-http.js';
+import { S3ContentStore } from './adapters/s3/content-store.js';
 import { createSesIdentities } from './adapters/ses/identities.js';
 import { SesMailer } from './adapters/ses/mailer.js';
 import { SesSuppressions } from './adapters/ses/suppressions.js';
@@ -119,9 +120,27 @@ export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') 
   };
 }
 
+/** POST /v1/emails: the above, the content store its attachments go to, and which paths may be fetched. */
+export function singleSendDeps() {
+  const spec = FUNCTIONS['send-email'];
+  const { CONTENT_BUCKET, ATTACHMENT_ALLOW_LOOPBACK } = loadConfig(...spec.env, ...spec.optionalEnv);
+  return {
+    ...sendEmailDeps('send-email'),
+    content: new S3ContentStore(newS3Client(), CONTENT_BUCKET),
+    targets: { allowLoopback: ATTACHMENT_ALLOW_LOOPBACK === 'true' },
+  };
+}
+
+/** The functions that read an email's content back (large bodies, attachments' download links). */
+export function contentReaderDeps(name: 'get-email' | 'list-attachments' | 'get-attachment') {
+  const { CONTENT_BUCKET } = loadConfig(...FUNCTIONS[name].env);
+  return { ...apiDeps(name), content: new S3ContentStore(newS3Client(), CONTENT_BUCKET) };
+}
+
 /** The send consumer: the emails, and SES with one attempt per call and bounded waits. */
 export function consumerDeps() {
-  const config = loadConfig(...FUNCTIONS['process-send-queue'].env);
+  const spec = FUNCTIONS['process-send-queue'];
+  const config = loadConfig(...spec.env, ...spec.optionalEnv);
   const ses = newSesSendClient({
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
@@ -132,6 +151,8 @@ export function consumerDeps() {
     suppressions,
     events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL),
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
+    content: new S3ContentStore(newS3Client(), config.CONTENT_BUCKET),
+    fetcher: guardedHttp(config.ATTACHMENT_ALLOW_LOOPBACK),
     clock: systemClock,
     maxReceiveCount: config.SEND_MAX_RECEIVE_COUNT,
     log,

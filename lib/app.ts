@@ -52,6 +52,7 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     domainCheckMinutes: number('domainCheckMinutes'),
     keyRateLimit: number('keyRateLimit'),
     webhookConcurrency: number('webhookConcurrency'),
+    contentRetentionDays: number('contentRetentionDays'),
     alarmEmail: context('alarmEmail'),
     logLevel: logLevel as EmailServiceStackProps['logLevel'],
     frontDoor: frontDoorOn ? { webAclArn, requestsPerFiveMinutes: frontDoorLimit } : undefined,

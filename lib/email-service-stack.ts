@@ -4,6 +4,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { EnvKey } from '../functions/catalog.js';
 import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../functions/send-timings.js';
+import { ContentBucket } from './constructs/content-bucket.js';
 import { DomainCheck } from './constructs/domain-check.js';
 import { EmailApi } from './constructs/email-api.js';
 import { EmailTable } from './constructs/email-table.js';
@@ -59,6 +60,8 @@ export interface EmailServiceStackProps extends StackProps {
    * @default 5
    */
   readonly webhookConcurrency?: number;
+  /** Days attachments and large bodies are kept in the content bucket. @default 30 */
+  readonly contentRetentionDays?: number;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** The least level functions log (Powertools' POWERTOOLS_LOG_LEVEL). @default 'INFO' */
@@ -78,6 +81,7 @@ export class EmailServiceStack extends Stack {
   public readonly api: EmailApi;
   public readonly domainCheck: DomainCheck;
   public readonly webhooks: Webhooks;
+  public readonly content: ContentBucket;
   public readonly monitoring: Monitoring;
   /** The front door, when it is on. */
   public readonly frontDoor?: FrontDoor;
@@ -124,6 +128,8 @@ export class EmailServiceStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: props.alarmEmail });
     this.table = new EmailTable(this, 'Data');
     const table = this.table.table;
+    this.content = new ContentBucket(this, 'Content', { retentionDays: props.contentRetentionDays });
+    const contentBucket = this.content.bucket;
     this.webhooks = new Webhooks(this, 'Webhooks', {
       resources: { table, settings },
       monitoring: this.monitoring,
@@ -139,7 +145,7 @@ export class EmailServiceStack extends Stack {
     });
     const configurationSet = this.sesEvents.configurationSet;
     this.send = new SendPipeline(this, 'Send', {
-      resources: { table, configurationSet, settings, webhookQueue },
+      resources: { table, configurationSet, settings, webhookQueue, contentBucket },
       timings,
       monitoring: this.monitoring,
       concurrency: props.sendConcurrency,
@@ -147,7 +153,14 @@ export class EmailServiceStack extends Stack {
       logging,
     });
     this.api = new EmailApi(this, 'Http', {
-      resources: { table, sendQueue: this.send.queue, configurationSet, settings, webhookQueue },
+      resources: {
+        table,
+        sendQueue: this.send.queue,
+        configurationSet,
+        settings,
+        webhookQueue,
+        contentBucket,
+      },
       monitoring: this.monitoring,
       rateLimit: props.apiRateLimit,
       burstLimit: props.apiBurstLimit,
@@ -194,6 +207,7 @@ export class EmailServiceStack extends Stack {
       description: this.frontDoor ? 'Base URL of the API (its front door)' : 'Base URL of the API',
     });
     new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'ContentBucketName', { value: contentBucket.bucketName });
     new CfnOutput(this, 'SendDeadLetterQueueUrl', { value: this.send.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.webhooks.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'ConfigurationSetName', { value: configurationSet.configurationSetName });

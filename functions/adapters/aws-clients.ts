@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 
@@ -30,6 +31,13 @@ export const newDynamoDbClient = () => withPlugins(new DynamoDBClient({}));
 
 /** `config`: only the local runtime passes one (its pollers talk to the local queues). */
 export const newSqsClient = (config: SQSClientConfig = {}) => withPlugins(new SQSClient(config));
+
+/**
+ * S3 for attachments and large bodies. A custom endpoint (the local emulator, via
+ * AWS_ENDPOINT_URL_S3) is addressed path-style, as emulators expect; on AWS, virtual-hosted.
+ */
+export const newS3Client = () =>
+  withPlugins(new S3Client({ forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) }));
 
 /** SES for its identity API: the SDK's default retries (every identity call is safe to repeat). */
 export const newSesClient = () => withPlugins(new SESv2Client({}));

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { formatAddress, type ParsedAddress, parseAddress } from './address.js';
+import { attachmentsSchema, type StoredAttachment } from './attachments.js';
 import type { RecipientOutcome } from './recipients.js';
 import type { EmailStatus, LastEvent } from './status.js';
 
@@ -198,6 +199,7 @@ export const sendEmailSchema = z
       bcc: z.optional(addressList('bcc')),
       tags: z.optional(tags),
       headers: z.optional(headers),
+      attachments: z.optional(attachmentsSchema),
     },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object') },
   )
@@ -244,6 +246,10 @@ export interface EmailContent {
   tags: Tag[];
   /** As given; added to the message by SES. */
   headers: Record<string, string>;
+  /** Files sent with it; their bytes are in the content store (see attachments.ts). */
+  attachments?: StoredAttachment[];
+  /** Set when the bodies are kept in the content store at this key (html and text are null here). */
+  body_key?: string;
 }
 
 export function toContent(input: SendEmailInput): EmailContent {
@@ -272,7 +278,8 @@ export interface EmailEvent {
 }
 
 /** An email as listed: everything but the bodies, tags and headers. */
-export interface EmailSummary extends Omit<EmailContent, 'html' | 'text' | 'tags' | 'headers'> {
+export interface EmailSummary
+  extends Omit<EmailContent, 'html' | 'text' | 'tags' | 'headers' | 'attachments' | 'body_key'> {
   id: string;
   status: EmailStatus;
   /** Resend's field: the latest meaningful event (see status.ts). */
@@ -288,6 +295,10 @@ export interface EmailDetail extends EmailSummary {
   text: string | null;
   tags: Tag[];
   headers: Record<string, string>;
+  /** As stored (not shown by GET /v1/emails/{id}: attachments have their own routes). */
+  attachments?: StoredAttachment[];
+  /** Where the bodies are when they are in the content store (html and text are null then). */
+  body_key?: string;
   sent_at: string | null;
   failure_reason: string | null;
   /** One entry per recipient (to, cc, bcc, in that order) with its own outcome. */

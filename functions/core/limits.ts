@@ -1,6 +1,15 @@
 /**
- * The largest email, as JSON (a request to POST /v1/emails, or one email of a batch): its bodies
- * must fit one DynamoDB item (400 KB) and its job one queue message. A module of its own, so the
- * HTTP layer reads it without bundling the email schema into every function.
+ * The largest email of a batch, as JSON, and the default limit of a request body: an email this
+ * size keeps its bodies in one DynamoDB item (400 KB). A module of its own, so the HTTP layer reads
+ * it without bundling the email schema into every function.
  */
 export const MAX_EMAIL_BYTES = 256 * 1024;
+
+/**
+ * The largest request to POST /v1/emails, which alone takes attachments: 5 MiB. Lambda takes 6 MB
+ * (6,291,456 bytes) per synchronous invocation, and API Gateway hands it the request inside a JSON
+ * event, the body as a string (quotes and backslashes in it escaped) beside the headers and the
+ * request context; 1 MiB of room keeps every ordinary request (base64 needs no escaping) under
+ * that limit. Larger files go by `path` (fetched when the email is sent, up to SES's 40 MB).
+ */
+export const MAX_SEND_REQUEST_BYTES = 5 * 1024 * 1024;

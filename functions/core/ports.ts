@@ -3,6 +3,7 @@
  * (`adapters/dynamodb`, `adapters/sqs`, `adapters/ses`); tests use in-memory fakes.
  */
 import type { ApiKey } from './api-keys.js';
+import type { StoredAttachment } from './attachments.js';
 import type { Domain, DomainIdentity, DomainStatus } from './domains.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './email.js';
 import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
@@ -112,6 +113,10 @@ export interface EmailRepository {
   /** The status items of these emails (missing ones left out), read consistently, 100 a read. */
   states(ids: string[]): Promise<EmailState[]>;
   get(id: string): Promise<EmailDetail | null>;
+  /** The email's addressed content as stored (its bodies may be only a `body_key`); null: no such email. */
+  getContent(id: string): Promise<EmailContent | null>;
+  /** The email's attachment records (none: []); null when there is no such email. */
+  getAttachments(id: string): Promise<StoredAttachment[] | null>;
   /** The status item alone (one GetItem): what resuming a request or the sweeper needs. */
   getState(id: string): Promise<EmailState | null>;
   list(query: ListEmailsQuery): Promise<{ data: EmailSummary[]; has_more: boolean }>;
@@ -225,10 +230,60 @@ export interface SweepProgress {
   oldCheckedAtMs: number;
 }
 
-/** What goes on the send queue: everything the consumer needs, so it reads nothing back. */
+/**
+ * What goes on the send queue: the email's addressed content, with references to what is large (a
+ * body in the content store, attachments). A large job travels as a reference alone (send-job.ts).
+ */
 export interface SendJob {
   id: string;
   content: EmailContent;
+}
+
+/** A job as it comes off the queue: its content, or null when it must be read back from the table. */
+export interface QueuedJob {
+  id: string;
+  content: EmailContent | null;
+}
+
+/** A file as handed to the provider. */
+export interface OutgoingFile {
+  filename: string;
+  content_type: string;
+  disposition: 'attachment' | 'inline';
+  content_id: string | null;
+  bytes: Uint8Array;
+}
+
+/** Where attachments and large bodies are kept (S3 on AWS). Keys are the service's (attachments.ts). */
+export interface ContentStore {
+  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /** The bytes, or null when nothing is stored at that key. */
+  get(key: string): Promise<Uint8Array | null>;
+  /** The object's size in bytes, or null when nothing is stored at that key. */
+  size(key: string): Promise<number | null>;
+  /** A link anyone holding it can download the object with, until `expiresInSeconds` pass. */
+  downloadUrl(
+    key: string,
+    file: { filename: string; contentType: string },
+    expiresInSeconds: number,
+  ): Promise<string>;
+}
+
+/** Why a fetch of a user's URL failed; `temporary`: trying again later may succeed. */
+export class FetchError extends Error {
+  constructor(
+    message: string,
+    readonly temporary: boolean,
+  ) {
+    super(message);
+    this.name = 'FetchError';
+  }
+}
+
+/** Fetches files from users' URLs (attachments' `path`), guarded like webhook deliveries. */
+export interface FileFetcher {
+  /** The URL's bytes, at most `maxBytes` of them; throws FetchError. */
+  fetch(url: string, maxBytes: number): Promise<Uint8Array>;
 }
 
 export interface EmailQueue {
@@ -242,7 +297,7 @@ export interface EmailQueue {
 /** The send queue's dead-letter queue, as the sweeper reads it (without deleting: operators inspect it). */
 export interface DeadLetters {
   /** Jobs (or unreadable bodies) of messages there; each is hidden from the next reads for hours. */
-  receive(max: number): Promise<{ job?: SendJob; messageId: string }[]>;
+  receive(max: number): Promise<{ job?: QueuedJob; messageId: string }[]>;
 }
 
 /**
@@ -265,8 +320,11 @@ export class MailerError extends Error {
 }
 
 export interface Mailer {
-  /** Hands the email to the provider; resolves with the provider's message id, or throws MailerError. */
-  send(job: SendJob): Promise<{ messageId: string }>;
+  /**
+   * Hands the email to the provider, with its files; resolves with the provider's message id, or
+   * throws MailerError. The job's bodies are in its content (never only a `body_key`).
+   */
+  send(job: SendJob & { files?: OutgoingFile[] }): Promise<{ messageId: string }>;
 }
 
 export interface ApiKeyRepository {

@@ -1,5 +1,31 @@
 import * as z from 'zod/mini';
-import type { SendJob } from './ports.js';
+import type { QueuedJob, SendJob } from './ports.js';
+
+/**
+ * A job travels whole when its message stays within one 64 KB SQS billing chunk (every email of
+ * ordinary size: the consumer then reads nothing back); a larger one travels as a reference, its
+ * content read back from the table by the consumer. So a message is never larger than this, however
+ * large the request was, and never near SQS's 256 KiB limit.
+ */
+export const JOB_INLINE_MAX_BYTES = 60 * 1024;
+
+/** The queue message for a job (see JOB_INLINE_MAX_BYTES). */
+export function toQueueMessage(job: SendJob): string {
+  const whole = JSON.stringify({ id: job.id, content: job.content });
+  return Buffer.byteLength(whole) <= JOB_INLINE_MAX_BYTES
+    ? whole
+    : JSON.stringify({ id: job.id, content: null });
+}
+
+const attachmentSchema = z.object({
+  id: z.string(),
+  filename: z.string(),
+  content_type: z.string(),
+  content_disposition: z.enum(['attachment', 'inline']),
+  content_id: z.nullable(z.string()),
+  size: z.nullable(z.number()),
+  path: z.optional(z.string()),
+});
 
 /** A send queue message as the send path writes it (see ports.ts, SendJob). */
 const sendJobSchema = z.object({
@@ -16,14 +42,26 @@ const sendJobSchema = z.object({
     // Absent from jobs queued before tags and headers existed.
     tags: z._default(z.array(z.object({ name: z.string(), value: z.string() })), []),
     headers: z._default(z.record(z.string(), z.string()), {}),
+    attachments: z.optional(z.array(attachmentSchema)),
+    body_key: z.optional(z.string()),
   }),
 });
 
+const referenceSchema = z.object({ id: z.string().check(z.minLength(1)), content: z.null() });
+
 /** The job in a queue message's body; undefined when it is not one (corrupt, or not ours). */
-export function parseSendJob(body: string | undefined): SendJob | undefined {
+export function parseSendJob(body: string | undefined): QueuedJob | undefined {
   try {
-    const result = sendJobSchema.safeParse(JSON.parse(body ?? ''));
-    return result.success ? result.data : undefined;
+    const json = JSON.parse(body ?? '');
+    const reference = referenceSchema.safeParse(json);
+    if (reference.success) return { id: reference.data.id, content: null };
+    const result = sendJobSchema.safeParse(json);
+    if (!result.success) return undefined;
+    const { attachments, body_key, ...rest } = result.data.content;
+    return {
+      id: result.data.id,
+      content: { ...rest, ...(attachments ? { attachments } : {}), ...(body_key ? { body_key } : {}) },
+    };
   } catch {
     return undefined;
   }

@@ -1,16 +1,26 @@
 import { notFound } from '../core/errors.js';
 import { isEmailId } from '../core/ids.js';
-import type { EmailRepository } from '../core/ports.js';
+import type { ContentStore, EmailRepository } from '../core/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
-import { apiDeps } from '../wiring.js';
+import { contentReaderDeps } from '../wiring.js';
 
-/** GET /v1/emails/{id}: the email with its bodies and delivery events; 404 when there is none. */
-export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
+/**
+ * GET /v1/emails/{id}: the email with its bodies and delivery events; 404 when there is none.
+ * Bodies kept in the content store are read from there; attachments are listed on their own route.
+ */
+export const makeHandler = (deps: HttpDeps & { emails: EmailRepository; content?: ContentStore }) =>
   httpHandler(deps, { route: 'get-email' }, async ({ params }) => {
     const id = params.id ?? '';
     const email = isEmailId(id) ? await deps.emails.get(id) : null;
     if (!email) throw notFound(`Email ${JSON.stringify(id)} not found.`);
-    return { statusCode: 200, body: { object: 'email', ...email } };
+    const { attachments: _, body_key, ...shown } = email;
+    if (body_key) {
+      const bytes = await deps.content?.get(body_key);
+      const bodies = bytes ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as typeof shown) : null;
+      shown.html = bodies?.html ?? null;
+      shown.text = bodies?.text ?? null;
+    }
+    return { statusCode: 200, body: { object: 'email', ...shown } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-email')));
+export const handler = lazyHttpHandler(() => makeHandler(contentReaderDeps('get-email')));

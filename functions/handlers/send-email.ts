@@ -2,24 +2,29 @@ import { domainOf } from '../core/address.js';
 import { assertMaySendFrom } from '../core/api-keys.js';
 import { sendEmailSchema } from '../core/email.js';
 import { parseIdempotencyKey } from '../core/idempotency.js';
+import { MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
 import type { IdempotencyStore } from '../core/ports.js';
 import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../core/use-cases/send-email.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { sendEmailDeps } from '../wiring.js';
+import { singleSendDeps } from '../wiring.js';
 
 /**
  * POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}`.
  * With `Idempotency-Key`, the same key and body give the same email for 24 hours.
  */
 export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: IdempotencyStore }) =>
-  httpHandler(deps, { route: 'send-email', jsonBody: true }, async ({ body, event, apiKey }) => {
-    const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
-    const input = parseInput(sendEmailSchema, body);
-    assertMaySendFrom(apiKey, domainOf(input.from.email));
-    const sent = idempotencyKey
-      ? await sendEmailOnce(deps, input, { scope: apiKey.id, idempotencyKey, body })
-      : await sendEmail(deps, input);
-    return { statusCode: 200, body: sent };
-  });
+  httpHandler(
+    deps,
+    { route: 'send-email', jsonBody: true, maxBodyBytes: MAX_SEND_REQUEST_BYTES },
+    async ({ body, event, apiKey }) => {
+      const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
+      const input = parseInput(sendEmailSchema, body);
+      assertMaySendFrom(apiKey, domainOf(input.from.email));
+      const sent = idempotencyKey
+        ? await sendEmailOnce(deps, input, { scope: apiKey.id, idempotencyKey, body })
+        : await sendEmail(deps, input);
+      return { statusCode: 200, body: sent };
+    },
+  );
 
-export const handler = lazyHttpHandler(() => makeHandler(sendEmailDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(singleSendDeps()));

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { buildApp, interceptLocalhostDns } from 'fauxqs';
 import { chance, type LocalFaults } from './faults.js';
+import { fauxqsStores } from './s3-store.js';
 
 const require = createRequire(import.meta.url);
 
@@ -11,6 +12,8 @@ export interface Emulators {
   sqsEndpoint: string;
   /** The SES v2 emulator itself (its web viewer is at `/`, sent mail as JSON at `/store`). */
   sesEndpoint: string;
+  /** S3 (fauxqs, path-style), with the content bucket. */
+  s3Endpoint: string;
   /** Set when the viewer port asked for was taken and another was used instead. */
   viewerPortTaken?: number;
   /** Requests each emulator received, by service and operation (e.g. `dynamodb:PutItem`), for the benchmark. */
@@ -38,6 +41,10 @@ export async function startEmulators(options: {
   /** The viewer port was chosen by the user (VIEWER_PORT): fail when it is taken instead of using another. */
   sesPortRequired?: boolean;
   faults?: Pick<LocalFaults, 'dynamodb'>;
+  /** Buckets to create in the S3 emulator. */
+  buckets?: string[];
+  /** Where S3 objects are kept across restarts; none: in memory. */
+  s3Dir?: string;
 }): Promise<Emulators> {
   const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
   const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
@@ -48,6 +55,11 @@ export async function startEmulators(options: {
   };
   const count = (service: string) => (req: IncomingMessage) => {
     const key = `${service}:${operationOf(req)}`;
+    calls[key] = (calls[key] ?? 0) + 1;
+  };
+  const countS3 = (req: IncomingMessage) => {
+    const query = req.url?.includes('uploadId') ? ' (multipart)' : '';
+    const key = `s3:${req.method}${query}`;
     calls[key] = (calls[key] ?? 0) + 1;
   };
   // Throttling, as DynamoDB answers it (the SDK retries it with backoff, as on AWS); never the table's own setup.
@@ -74,10 +86,15 @@ export async function startEmulators(options: {
   // fauxqs names queues http://sqs.<region>.localhost:<port>/…, and the SDK sends each SQS call
   // to its queue URL's host: fauxqs's own helper resolves *.localhost to 127.0.0.1 in this process.
   const restoreDns = interceptLocalhostDns();
-  const sqs = buildApp({ logger: false, host: 'localhost' });
+  // The same fauxqs app serves S3 (path-style) on the same port, its objects kept under s3Dir.
+  const stores = await fauxqsStores(options.s3Dir, options.buckets ?? []);
+  const sqs = buildApp({ logger: false, host: 'localhost', stores: stores as never });
   await sqs.listen({ host: '127.0.0.1', port: 0 });
   const sqsPort = (sqs.server.address() as AddressInfo).port;
-  sqs.server.on('request', count('sqs'));
+  // SQS calls are POSTs to / (the JSON protocol); anything else is S3, counted by method.
+  sqs.server.on('request', (req: IncomingMessage) =>
+    req.headers['x-amz-target'] ? count('sqs')(req) : countS3(req),
+  );
 
   const sesServer = (
     require('aws-ses-v2-local') as { default: (c: { host: string; port: number }) => Promise<Server> }
@@ -104,6 +121,7 @@ export async function startEmulators(options: {
     dynamodbEndpoint: `http://127.0.0.1:${dynamoPort}`,
     sqsEndpoint: `http://127.0.0.1:${sqsPort}`,
     sesEndpoint: `http://127.0.0.1:${sesPort}`,
+    s3Endpoint: `http://127.0.0.1:${sqsPort}`,
     ...(viewerPortTaken === undefined ? {} : { viewerPortTaken }),
     calls: () => ({ ...calls }),
     async stop() {

@@ -16,7 +16,7 @@ export const currentFunction = (): string | undefined => current.getStore();
 export interface RecordedCall {
   /** The function whose role makes the call (for an SQS trigger: the function the poller feeds). */
   functionName: string;
-  /** `DynamoDB`, `SQS` or `SESv2`. */
+  /** `DynamoDB`, `SQS`, `SESv2` or `S3`. */
   service: string;
   /** The API operation, e.g. `GetItem`. */
   operation: string;
@@ -27,6 +27,9 @@ export interface RecordedCall {
   configurationSetName?: string;
   /** SES CreateEmailIdentity with tags also needs ses:TagResource. */
   tagged?: boolean;
+  /** S3: the bucket and the object's key. */
+  bucket?: string;
+  key?: string;
 }
 
 /**
@@ -67,5 +70,7 @@ function describe(
   if (typeof input.QueueUrl === 'string') call.queueUrl = input.QueueUrl;
   if (typeof input.ConfigurationSetName === 'string') call.configurationSetName = input.ConfigurationSetName;
   if (Array.isArray(input.Tags) && input.Tags.length > 0) call.tagged = true;
+  if (typeof input.Bucket === 'string') call.bucket = input.Bucket;
+  if (typeof input.Key === 'string') call.key = input.Key;
   return call;
 }

@@ -83,7 +83,9 @@ export interface LocalService {
     webhooks: string;
     webhookDeadLetters: string;
   };
-  endpoints: { dynamodb: string; sqs: string; ses: string };
+  endpoints: { dynamodb: string; sqs: string; ses: string; s3: string };
+  /** The bucket attachments and large bodies are kept in (in the S3 emulator). */
+  contentBucket: string;
   /** Calls the emulators received so far, by operation (what the same traffic costs on AWS). */
   awsCalls(): Record<string, number>;
   /** Set when the viewer port asked for was taken and a free one was used instead. */
@@ -102,6 +104,7 @@ export interface LocalService {
 const TABLE_NAME = 'email-service';
 const CONFIGURATION_SET = 'email-service-local';
 const SEND_QUEUE = 'email-service-send';
+const CONTENT_BUCKET = 'email-service-content';
 /** The stack's maxReceiveCount for the webhook queue: every attempt of the schedule, and two spare. */
 const WEBHOOK_MAX_RECEIVES = MAX_ATTEMPTS + 2;
 
@@ -152,6 +155,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     sesPort: options.viewerPort ?? 8005,
     sesPortRequired: options.viewerPortRequired,
     faults,
+    buckets: [CONTENT_BUCKET],
+    s3Dir: dataDir ? join(dataDir, 's3') : undefined,
   });
   const stopFaults = injectClientFaults(faults);
   if (emulators.viewerPortTaken !== undefined)
@@ -209,6 +214,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       // The host fauxqs puts in queue URLs, so the SDK sees one origin (see emulators.ts).
       AWS_ENDPOINT_URL_SQS: emulators.sqsEndpoint.replace('127.0.0.1', 'sqs.us-east-1.localhost'),
       AWS_ENDPOINT_URL_SESV2: ses.endpoint,
+      // Path-style (aws-clients.ts): presigned download links point at this, on 127.0.0.1.
+      AWS_ENDPOINT_URL_S3: emulators.s3Endpoint,
+      CONTENT_BUCKET,
+      // Files served by a server on this machine (http://localhost:…); private networks stay refused.
+      ATTACHMENT_ALLOW_LOOPBACK: process.env.ATTACHMENT_ALLOW_LOOPBACK ?? 'true',
       TABLE_NAME,
       SEND_QUEUE_URL: send.queue.url,
       SEND_DEAD_LETTER_QUEUE_URL: send.dlq.url,
@@ -321,7 +331,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         webhooks: webhooks.queue.url,
         webhookDeadLetters: webhooks.dlq.url,
       },
-      endpoints: { dynamodb: emulators.dynamodbEndpoint, sqs: emulators.sqsEndpoint, ses: ses.endpoint },
+      endpoints: {
+        dynamodb: emulators.dynamodbEndpoint,
+        sqs: emulators.sqsEndpoint,
+        ses: ses.endpoint,
+        s3: emulators.s3Endpoint,
+      },
+      contentBucket: CONTENT_BUCKET,
       awsCalls: () => emulators.calls(),
       sesLedger: ses.ledger,
       timings,

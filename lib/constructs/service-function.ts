@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IConfigurationSet } from 'aws-cdk-lib/aws-ses';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -22,6 +23,8 @@ export interface ServiceResources {
   readonly configurationSet?: IConfigurationSet;
   /** The webhook delivery queue (functions that raise events send to it). */
   readonly webhookQueue?: IQueue;
+  /** The bucket attachments and large bodies are kept in. */
+  readonly contentBucket?: IBucket;
   /** Values of the environment variables that are settings rather than resources (limits, timings). */
   readonly settings: Partial<Record<EnvKey, string>>;
 }
@@ -174,6 +177,27 @@ export class ServiceFunction extends Construct {
     return this.setEnvironment('WEBHOOK_QUEUE_URL', queue.queueUrl);
   }
 
+  /**
+   * Exactly its entry's S3 actions on the content bucket, each on its prefix's objects only. The
+   * bucket is encrypted with S3-managed keys, so no KMS grant goes with them.
+   */
+  grantContent(bucket: IBucket): this {
+    const bucketId = Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnElement);
+    for (const [prefix, actions] of Object.entries(this.spec.content ?? {})) {
+      this.role.addToPolicy(
+        new PolicyStatement({
+          actions: [...(actions ?? [])],
+          resources: [bucket.arnForObjects(`${prefix}*`)],
+        }),
+      );
+      Validations.of(this.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+        reason: `Objects are named by email at run time: limited to the ${prefix} prefix of the content bucket.`,
+      });
+    }
+    return this.setEnvironment('CONTENT_BUCKET', bucket.bucketName);
+  }
+
   /** ses:SendEmail, from this account's identities and with this configuration set only. */
   grantSendEmail(configurationSet: IConfigurationSet): this {
     const stack = Stack.of(this);
@@ -245,6 +269,7 @@ export class ServiceFunction extends Construct {
     if (this.spec.sesSuppressions) this.grantSesSuppressions();
     if (this.spec.webhookQueue)
       this.grantWebhookQueue(need(resources.webhookQueue, 'the webhook delivery queue'));
+    if (this.spec.content) this.grantContent(need(resources.contentBucket, 'the content bucket'));
     for (const key of this.spec.env)
       if (!this.set.has(key) && resources.settings[key] !== undefined)
         this.setEnvironment(key, resources.settings[key] as string);

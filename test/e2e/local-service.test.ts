@@ -255,7 +255,7 @@ describe('local service over HTTPS (npm start in-process)', () => {
       api.call('GET', '/emails?limit=0'),
       api.call('GET', '/emails/em_01m80mv90eew9ryfvqd1ksnhes'),
       api.call('POST', '/emails', {
-        body: { from: 'a@acme.test', to: 'b@example.com', subject: 's', html: 'x'.repeat(300_000) },
+        body: { from: 'a@acme.test', to: 'b@example.com', subject: 's', html: 'x'.repeat(5_300_000) },
       }),
     ]);
     expect(cases.map((c) => [c.status, c.json?.name])).toEqual([

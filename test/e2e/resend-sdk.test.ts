@@ -256,4 +256,29 @@ describe('the official resend SDK, unchanged, against npm start', () => {
     });
     expect(seen.webhookGone.error).toMatchObject({ name: 'not_found' });
   });
+
+  it('sends attachments given as Buffers, lists them with emails.attachments, and the link downloads the same bytes', () => {
+    expect(seen.attachments.listed).toEqual([
+      {
+        filename: 'invoice.pdf',
+        size: 70_000,
+        content_type: 'application/pdf',
+        content_disposition: 'attachment',
+        content_id: null,
+      },
+      {
+        filename: 'logo.png',
+        size: 16,
+        content_type: 'image/png',
+        content_disposition: 'inline',
+        content_id: 'logo',
+      },
+    ]);
+    expect(seen.attachments.downloadStatus).toBe(200);
+    expect(seen.attachments.sameBytes).toBe(true);
+    expect(seen.attachments.one).toMatchObject({
+      error: null,
+      data: { object: 'attachment', filename: 'logo.png', download_url: expect.any(String) },
+    });
+  });
 });

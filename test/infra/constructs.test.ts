@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COUNTERS } from '../../functions/core/ports.js';
@@ -64,9 +65,11 @@ describe('ServiceFunction', () => {
   it('grants and sets the matching variable in one call: exactly its catalog entry’s actions', () => {
     const { stack, table } = bareStack();
     const queue = new Queue(stack, 'Queue');
+    const bucket = new Bucket(stack, 'Content');
     const fn = new ServiceFunction(stack, 'Send', { name: 'send-email' })
       .grantTable(table)
       .grantSendQueue(queue)
+      .grantContent(bucket)
       .setEnvironment('RATE_LIMIT_PER_SECOND', '10');
     const template = Template.fromStack(stack);
     const sqs = statementsOf(template, fn, stack).filter((s) => JSON.stringify(s.Action).includes('sqs:'));
@@ -79,6 +82,19 @@ describe('ServiceFunction', () => {
     ]);
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ SEND_QUEUE_URL: { Ref: logicalId(stack, queue) } }) },
+    });
+    // S3: its actions on its prefixes' objects, each prefix its own statement, and the bucket's name.
+    const objects = (prefix: string) => ({
+      'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(stack, bucket), 'Arn'] }, `/${prefix}*`]],
+    });
+    expect(statementsOf(template, fn, stack).filter((s) => JSON.stringify(s.Action).includes('s3:'))).toEqual(
+      [
+        { Action: 's3:PutObject', Effect: 'Allow', Resource: objects('attachments/') },
+        { Action: 's3:PutObject', Effect: 'Allow', Resource: objects('bodies/') },
+      ],
+    );
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ CONTENT_BUCKET: { Ref: logicalId(stack, bucket) } }) },
     });
   });
 

@@ -6,6 +6,8 @@
  * The role table is never restated here: the template is what runs on AWS.
  */
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateEmailIdentityCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -209,6 +211,43 @@ beforeAll(async () => {
     await api.call('GET', `/emails/${first.json.id}`);
     await api.call('GET', '/no-such-route');
 
+    // Attachments: content and a path (served on this machine; fetched once by the consumer,
+    // then kept), a body large enough for the content store, each read back; the attachment
+    // routes presign their links; a job too large to travel whole is read back by the consumer.
+    const files = createServer((_req, res) => res.writeHead(200).end('report'));
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    try {
+      const filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+      const withFiles = await api.call('POST', '/emails', {
+        body: email({
+          subject: 'Attachments',
+          attachments: [
+            { filename: 'a.txt', content: 'aGVsbG8=' },
+            { filename: 'report.txt', path: `${filesUrl}/report.txt` },
+          ],
+        }),
+      });
+      const large = await api.call('POST', '/emails', {
+        body: email({ subject: 'Large', html: 'x'.repeat(300 * 1024) }),
+      });
+      const medium = await api.call('POST', '/emails', {
+        body: email({ subject: 'Medium', html: 'x'.repeat(100 * 1024) }),
+      });
+      for (const sent of [withFiles, large, medium]) {
+        expect(sent.status).toBe(200);
+        await waitFor(
+          () => api.call('GET', `/emails/${sent.json.id}`),
+          (r) => r.json?.status === 'delivered',
+        );
+      }
+      const listed = await api.call('GET', `/emails/${withFiles.json.id}/attachments`);
+      expect(listed.json.data.map((a: { size: number }) => a.size)).toEqual([5, 6]);
+      const one = await api.call('GET', `/emails/${withFiles.json.id}/attachments/${listed.json.data[1].id}`);
+      expect(one.status).toBe(200);
+    } finally {
+      files.close();
+    }
+
     // Suppressions: bounce@ and complaint@ joined the list (their events; a complaint after the
     // delivery reads the email's recipients); a send with one suppressed recipient and one with
     // nothing left to send (the consumer's batch read, and its suppressed events); by hand, again
@@ -359,6 +398,8 @@ function requirements(calls: RecordedCall[]) {
     tableId: logicalId(stack, stack.table.table),
     configurationSetId: logicalId(stack, stack.sesEvents.configurationSet),
     queueIdByUrl: (url: string) => queueIds.get(url),
+    bucketIdByName: (name: string) =>
+      name === service.contentBucket ? logicalId(stack, stack.content.bucket) : undefined,
   };
   const byFunction = new Map<string, Map<string, Requirement>>();
   for (const call of calls) {
@@ -374,6 +415,22 @@ describe('grants match the calls the code makes', () => {
   it('the scenarios reach every function of the stack', () => {
     const called = new Set(recorder.calls.map((c) => c.functionName));
     expect([...called].sort()).toEqual(Object.keys(stack.functions).sort());
+    // Each function with a content grant made S3 calls (presigning a link counts: it is signed
+    // with the function's own credentials).
+    const s3 = new Set(
+      recorder.calls.filter((c) => c.service === 'S3').map((c) => `${c.functionName} ${c.operation}`),
+    );
+    expect([...s3].sort()).toEqual([
+      // HEAD: the size of a file fetched from its path, known once the consumer kept it.
+      'get-attachment GetObject',
+      'get-attachment HeadObject',
+      'get-email GetObject',
+      'list-attachments GetObject',
+      'list-attachments HeadObject',
+      'process-send-queue GetObject',
+      'process-send-queue PutObject',
+      'send-email PutObject',
+    ]);
   });
 
   it("every AWS call a function makes is allowed by that function's role", () => {

@@ -4,15 +4,15 @@ import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-ke
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency-store.js';
+import { MAX_SEND_REQUEST_BYTES } from '../../functions/core/limits.js';
 import { systemClock } from '../../functions/core/ports.js';
 import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
 import { makeHandler as makeGet } from '../../functions/handlers/get-email.js';
 import { makeHandler as makeList } from '../../functions/handlers/list-emails.js';
 import { makeHandler as makeFallback } from '../../functions/handlers/route-not-found.js';
 import { makeHandler as makeSend, handler as sendHandler } from '../../functions/handlers/send-email.js';
-import { MAX_BODY_BYTES } from '../../functions/http/middleware.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
-import { fullAccessKey, RecordingQueue, storeDomain } from '../support/fakes.js';
+import { fullAccessKey, MemoryContentStore, RecordingQueue, storeDomain } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
@@ -21,6 +21,7 @@ let emails: DynamoEmailRepository;
 let apiKeys: DynamoApiKeyRepository;
 let domains: DynamoDomainRepository;
 let queue: RecordingQueue;
+let content: MemoryContentStore;
 const errors: unknown[][] = [];
 const silentLog = {
   info: () => undefined,
@@ -40,6 +41,7 @@ beforeAll(async () => {
 afterAll(() => table.stop());
 beforeEach(() => {
   queue = new RecordingQueue();
+  content = new MemoryContentStore();
   errors.length = 0;
 });
 
@@ -51,6 +53,7 @@ const send = (event: ReturnType<typeof httpEvent>) =>
     clock: systemClock,
     assertSenderDomain: verifiedSenderDomains(domains, systemClock),
     idempotency: new DynamoIdempotencyStore(table.db, table.tableName),
+    content,
     log: silentLog,
   })(event, context()) as Promise<APIGatewayProxyStructuredResultV2>;
 const list = (query?: Record<string, string>, t: string | null = token) =>
@@ -192,16 +195,32 @@ describe('POST /v1/emails', () => {
     expect((await send(event)).statusCode).toBe(200);
   });
 
-  it('413 payload_too_large over the documented limit, before looking at the key', async () => {
-    const big = { ...email, html: 'x'.repeat(MAX_BODY_BYTES) };
+  it('413 payload_too_large over the documented limit (5 MiB: it takes attachments), before looking at the key', async () => {
+    const big = { ...email, html: 'x'.repeat(MAX_SEND_REQUEST_BYTES) };
     const body = expectError(await post(big, { token: null }), 413, 'payload_too_large');
-    expect(body.message).toContain(String(MAX_BODY_BYTES));
+    expect(body.message).toContain(String(MAX_SEND_REQUEST_BYTES));
     expect(queue.jobs).toHaveLength(0);
   });
 
-  it('accepts a body just under the limit', async () => {
+  it('accepts a body just under the limit: its bodies go to the content store, its job stays small', async () => {
     const overhead = JSON.stringify({ ...email, html: '' }).length;
-    expect((await post({ ...email, html: 'x'.repeat(MAX_BODY_BYTES - overhead) })).statusCode).toBe(200);
+    const html = 'x'.repeat(MAX_SEND_REQUEST_BYTES - overhead);
+    const response = await post({ ...email, html });
+    expect(response.statusCode).toBe(200);
+    const { id } = parseBody(response) as { id: string };
+    const key = `bodies/${id}.json`;
+    expect(JSON.parse(Buffer.from(content.objects.get(key)?.bytes ?? []).toString())).toEqual({
+      html,
+      text: 'Hello',
+    });
+    expect(queue.jobs[0]?.content).toMatchObject({ html: null, text: null, body_key: key });
+    // GET shows the email whole, read back from the store.
+    const got = await makeGet({ apiKeys, emails, content, log: silentLog })(
+      httpEvent({ method: 'GET', path: `/v1/emails/${id}`, token, pathParameters: { id } }),
+      context(),
+    );
+    expect(parseBody(got as APIGatewayProxyStructuredResultV2)).toMatchObject({ id, html, text: 'Hello' });
+    expect(parseBody(got as APIGatewayProxyStructuredResultV2)).not.toHaveProperty('body_key');
   });
 
   it('200 when the queue refuses after the email is stored: it stays queued and unsent, for the sweeper to queue', async () => {

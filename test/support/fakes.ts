@@ -4,9 +4,11 @@ import type { EmailContent } from '../../functions/core/email.js';
 import { newId } from '../../functions/core/ids.js';
 import type {
   ApiKeyRepository,
+  ContentStore,
   DomainRepository,
   EmailQueue,
   Mailer,
+  OutgoingFile,
   SendJob,
 } from '../../functions/core/ports.js';
 import type { SweepSettings } from '../../functions/core/use-cases/sweep.js';
@@ -31,10 +33,10 @@ export class RecordingQueue implements EmailQueue {
 }
 
 export class ScriptedMailer implements Mailer {
-  readonly sent: SendJob[] = [];
+  readonly sent: (SendJob & { files?: OutgoingFile[] })[] = [];
   /** Each call takes the next result; an Error is thrown. */
   constructor(private readonly script: (Error | string)[] = []) {}
-  async send(job: SendJob) {
+  async send(job: SendJob & { files?: OutgoingFile[] }) {
     const next = this.script.shift() ?? `msg-${this.sent.length + 1}`;
     if (next instanceof Error) throw next;
     this.sent.push(job);
@@ -93,3 +95,23 @@ export const awsSweepSettings: SweepSettings = {
   maxDeadLettersPerRun: 100,
   maxAttempts: 5,
 };
+
+/** The content store in memory (S3 is exercised through the emulator in the e2e tests). */
+export class MemoryContentStore implements ContentStore {
+  readonly objects = new Map<string, { bytes: Uint8Array; contentType: string }>();
+  failWith?: Error;
+  async put(key: string, bytes: Uint8Array, contentType: string) {
+    if (this.failWith) throw this.failWith;
+    this.objects.set(key, { bytes: new Uint8Array(bytes), contentType });
+  }
+  async get(key: string) {
+    if (this.failWith) throw this.failWith;
+    return this.objects.get(key)?.bytes ?? null;
+  }
+  async size(key: string) {
+    return this.objects.get(key)?.bytes.length ?? null;
+  }
+  async downloadUrl(key: string, file: { filename: string }, expiresInSeconds: number) {
+    return `https://content.test/${key}?filename=${encodeURIComponent(file.filename)}&expires=${expiresInSeconds}`;
+  }
+}

@@ -9,7 +9,9 @@ export type ResourceRef =
   | { kind: 'ses-identity' }
   /** An action IAM has no resource type for: only `*` grants it. */
   | { kind: 'any' }
-  | { kind: 'ses-configuration-set'; configurationSetId: string };
+  | { kind: 'ses-configuration-set'; configurationSetId: string }
+  /** An S3 object: granted on `<bucket ARN>/<prefix>*` for a prefix of its key. */
+  | { kind: 'object'; bucketId: string; key: string };
 
 export interface Requirement {
   action: string;
@@ -23,6 +25,14 @@ const SQS_ACTIONS: Record<string, string> = {
   ChangeMessageVisibilityBatch: 'ChangeMessageVisibility',
 };
 
+/** IAM authorises a multipart upload's steps, and HEAD, as the single-object action. */
+const S3_ACTIONS: Record<string, string> = {
+  CreateMultipartUpload: 'PutObject',
+  UploadPart: 'PutObject',
+  CompleteMultipartUpload: 'PutObject',
+  HeadObject: 'GetObject',
+};
+
 /**
  * What IAM checks for one recorded call: the action(s) and the resource(s) they are checked
  * against (per the service authorization reference: SES SendEmail is authorised against both the
@@ -30,7 +40,12 @@ const SQS_ACTIONS: Record<string, string> = {
  */
 export function requirementsOf(
   call: RecordedCall,
-  ids: { tableId: string; queueIdByUrl: (url: string) => string | undefined; configurationSetId: string },
+  ids: {
+    tableId: string;
+    queueIdByUrl: (url: string) => string | undefined;
+    configurationSetId: string;
+    bucketIdByName?: (name: string) => string | undefined;
+  },
 ): Requirement[] {
   switch (call.service) {
     case 'DynamoDB':
@@ -69,6 +84,17 @@ export function requirementsOf(
         required.push({ action: 'ses:TagResource', resource: identity });
       return required;
     }
+    case 'S3': {
+      const bucketId = call.bucket ? ids.bucketIdByName?.(call.bucket) : undefined;
+      if (!bucketId || call.key === undefined)
+        throw new Error(`S3 call to an unknown object: ${JSON.stringify(call)}`);
+      return [
+        {
+          action: `s3:${S3_ACTIONS[call.operation] ?? call.operation}`,
+          resource: { kind: 'object', bucketId, key: call.key },
+        },
+      ];
+    }
     default:
       throw new Error(`no IAM mapping for ${call.service}:${call.operation}`);
   }
@@ -97,6 +123,19 @@ function matchesResource(entry: unknown, ref: ResourceRef): boolean {
       return entry === '*';
     case 'ses-configuration-set':
       return text.includes(':configuration-set/') && text.includes(`"Ref":"${ref.configurationSetId}"`);
+    case 'object': {
+      // { "Fn::Join": ["", [{ "Fn::GetAtt": [bucket, "Arn"] }, "/<prefix>*"]] }
+      const join = (entry as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+      if (join?.[0] !== '' || join[1].length !== 2) return false;
+      const [arn, pattern] = join[1];
+      return (
+        same(arn, { 'Fn::GetAtt': [ref.bucketId, 'Arn'] }) &&
+        typeof pattern === 'string' &&
+        pattern.endsWith('*') &&
+        !pattern.slice(0, -1).includes('*') &&
+        `/${ref.key}`.startsWith(pattern.slice(0, -1))
+      );
+    }
   }
 }
 
@@ -110,4 +149,4 @@ export const allows = (statements: Statement[], { action, resource }: Requiremen
   );
 
 export const describeRequirement = ({ action, resource }: Requirement) =>
-  `${action} on ${resource.kind}${'indexName' in resource ? ` ${resource.indexName}` : ''}${'queueId' in resource ? ` ${resource.queueId}` : ''}`;
+  `${action} on ${resource.kind}${'indexName' in resource ? ` ${resource.indexName}` : ''}${'queueId' in resource ? ` ${resource.queueId}` : ''}${'key' in resource ? ` ${resource.key}` : ''}`;

@@ -100,10 +100,10 @@ describe('POST /v1/emails body', () => {
   });
 
   it('refuses unknown fields, naming them', () => {
-    const error = errorOf({ ...valid, attachments: [], sender: 'x' });
+    const error = errorOf({ ...valid, sender: 'x', template: { id: 't' } });
     expect(error.fieldErrors).toEqual([
-      { field: 'attachments', message: 'unknown field' },
       { field: 'sender', message: 'unknown field' },
+      { field: 'template', message: 'unknown field' },
     ]);
   });
 

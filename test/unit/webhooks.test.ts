@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Resend } from 'resend';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GuardedHttp } from '../../functions/adapters/http/webhook-sender.js';
+import { GuardedHttp } from '../../functions/adapters/http/guarded-http.js';
 import type { Domain } from '../../functions/core/domains.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import type { DeliveryQueue, PostResult, WebhookRepository } from '../../functions/core/ports.js';

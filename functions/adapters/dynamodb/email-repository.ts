@@ -6,6 +6,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { StoredAttachment } from '../../core/attachments.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from '../../core/email.js';
 import { FIRST_EMAIL_ID } from '../../core/ids.js';
 import type { ListEmailsQuery } from '../../core/list.js';
@@ -44,14 +45,30 @@ export class DynamoEmailRepository implements EmailRepository {
     private readonly tableName: string,
   ) {}
 
+  getContent(id: string): Promise<EmailContent | null> {
+    return readContent(this.db, this.tableName, id);
+  }
+
+  async getAttachments(id: string): Promise<StoredAttachment[] | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: keys.email(id), sk: keys.body },
+        ProjectionExpression: 'pk, attachments',
+      }),
+    );
+    if (!Item) return null;
+    return (Item.attachments as StoredAttachment[] | undefined) ?? [];
+  }
+
   async create({ id, created_at, content }: NewEmail): Promise<void> {
     const pk = keys.email(id);
-    const { html, text, tags, headers, ...summary } = content;
+    const { html, text, tags, headers, attachments, body_key, ...summary } = content;
     // Summary and bodies first, the status item last: an email shows up (in lists, to the
     // consumer) only once all of it is stored; a failure in between leaves nothing visible.
     await this.batchWrite([
       { pk, sk: keys.summary, ...summary },
-      { pk, sk: keys.body, html, text, ...extras({ tags, headers }) },
+      { pk, sk: keys.body, html, text, ...extras({ tags, headers, attachments, body_key }) },
     ]);
     if (!(await this.putStatus(id, created_at, recipientsOf(content).length)))
       throw new Error(`An email ${id} exists already`);
@@ -83,10 +100,16 @@ export class DynamoEmailRepository implements EmailRepository {
     options: { mayExist?: boolean } = {},
   ): Promise<{ existing: string[] }> {
     const parts = emails.flatMap(({ id, content }) => {
-      const { html, text, tags, headers, ...summary } = content;
+      const { html, text, tags, headers, attachments, body_key, ...summary } = content;
       return [
         { pk: keys.email(id), sk: keys.summary, ...summary },
-        { pk: keys.email(id), sk: keys.body, html, text, ...extras({ tags, headers }) },
+        {
+          pk: keys.email(id),
+          sk: keys.body,
+          html,
+          text,
+          ...extras({ tags, headers, attachments, body_key }),
+        },
       ];
     });
     // The immutable parts 25 items a call (DynamoDB's limit), the calls side by side. Written again
@@ -585,15 +608,53 @@ export async function readStates(db: DynamoDBDocumentClient, tableName: string, 
   return found;
 }
 
-/** Tags and headers live in the body item, and only when there are some. */
-export const extras = ({ tags, headers }: Pick<EmailContent, 'tags' | 'headers'>) => ({
+/** An email's content: its summary and body items, in one batch read. */
+export async function readContent(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  id: string,
+): Promise<EmailContent | null> {
+  const items = await batchGetAll(db, tableName, [
+    { pk: keys.email(id), sk: keys.summary },
+    { pk: keys.email(id), sk: keys.body },
+  ]);
+  const summary = items.find((item) => item.sk === keys.summary);
+  if (!summary) return null;
+  const body: Item = items.find((item) => item.sk === keys.body) ?? {};
+  const list = (value: unknown) => (value as string[] | undefined) ?? [];
+  return {
+    from: String(summary.from),
+    to: list(summary.to),
+    cc: list(summary.cc),
+    bcc: list(summary.bcc),
+    reply_to: list(summary.reply_to),
+    subject: String(summary.subject),
+    html: (body.html as string | null | undefined) ?? null,
+    text: (body.text as string | null | undefined) ?? null,
+    ...extrasOf(body),
+  };
+}
+
+/** Tags, headers, attachments and where large bodies are live in the body item, only when set. */
+export const extras = ({
+  tags,
+  headers,
+  attachments,
+  body_key,
+}: Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key'>) => ({
   ...(tags.length ? { tags } : {}),
   ...(Object.keys(headers).length ? { headers } : {}),
+  ...(attachments?.length ? { attachments } : {}),
+  ...(body_key ? { body_key } : {}),
 });
 
-export const extrasOf = (body: Item): Pick<EmailContent, 'tags' | 'headers'> => ({
+export const extrasOf = (
+  body: Item,
+): Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key'> => ({
   tags: (body.tags as EmailContent['tags'] | undefined) ?? [],
   headers: (body.headers as EmailContent['headers'] | undefined) ?? {},
+  ...(body.attachments ? { attachments: body.attachments as EmailContent['attachments'] } : {}),
+  ...(body.body_key ? { body_key: String(body.body_key) } : {}),
 });
 
 /** Failure reasons are bounded so the status item stays small (one write unit per change). */

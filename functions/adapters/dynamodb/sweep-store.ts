@@ -2,11 +2,9 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } fr
 import type { EmailContent } from '../../core/email.js';
 import { FIRST_EMAIL_ID } from '../../core/ids.js';
 import type { EmailState, SweepProgress, SweepStore } from '../../core/ports.js';
-import { batchGetAll, isConditionFailure, queryPages } from './client.js';
-import { extrasOf, readStates } from './email-repository.js';
+import { isConditionFailure, queryPages } from './client.js';
+import { readContent, readStates } from './email-repository.js';
 import { INDEXES, keys } from './table.js';
-
-type Item = Record<string, unknown>;
 
 /**
  * What the sweeper reads and writes in the single table: the `emails-by-status` index's queued
@@ -43,26 +41,8 @@ export class DynamoSweepStore implements SweepStore {
     return readStates(this.db, this.tableName, ids);
   }
 
-  async content(id: string): Promise<EmailContent | null> {
-    const items = await batchGetAll(this.db, this.tableName, [
-      { pk: keys.email(id), sk: keys.summary },
-      { pk: keys.email(id), sk: keys.body },
-    ]);
-    const summary = items.find((item) => item.sk === keys.summary);
-    if (!summary) return null;
-    const body: Item = items.find((item) => item.sk === keys.body) ?? {};
-    const list = (value: unknown) => (value as string[] | undefined) ?? [];
-    return {
-      from: String(summary.from),
-      to: list(summary.to),
-      cc: list(summary.cc),
-      bcc: list(summary.bcc),
-      reply_to: list(summary.reply_to),
-      subject: String(summary.subject),
-      html: (body.html as string | null | undefined) ?? null,
-      text: (body.text as string | null | undefined) ?? null,
-      ...extrasOf(body),
-    };
+  content(id: string): Promise<EmailContent | null> {
+    return readContent(this.db, this.tableName, id);
   }
 
   async markRequeued(id: string, nowMs: number, notSinceMs: number): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { parseAddress } from '../../core/address.js';
-import { type Mailer, MailerError, type SendJob } from '../../core/ports.js';
+import { type Mailer, MailerError, type OutgoingFile, type SendJob } from '../../core/ports.js';
 
 /** The message tag that carries our email id; SES returns it on every event of the message. */
 export const EMAIL_ID_TAG = 'email_id';
@@ -23,7 +23,11 @@ export class SesMailer implements Mailer {
     private readonly configurationSetName: string,
   ) {}
 
-  async send({ id, content }: SendJob): Promise<{ messageId: string }> {
+  async send({
+    id,
+    content,
+    files = [],
+  }: SendJob & { files?: OutgoingFile[] }): Promise<{ messageId: string }> {
     const command = new SendEmailCommand({
       FromEmailAddress: toSesAddress(content.from),
       // Optional lists are left out when empty rather than sent as [].
@@ -42,6 +46,20 @@ export class SesMailer implements Mailer {
           },
           ...(Object.keys(content.headers).length
             ? { Headers: Object.entries(content.headers).map(([Name, Value]) => ({ Name, Value })) }
+            : {}),
+          // SES v2's Simple content takes files itself (it builds the MIME message): no raw MIME here.
+          ...(files.length
+            ? {
+                Attachments: files.map((file) => ({
+                  FileName: file.filename,
+                  RawContent: file.bytes,
+                  ContentType: file.content_type,
+                  ContentDisposition:
+                    file.disposition === 'inline' ? ('INLINE' as const) : ('ATTACHMENT' as const),
+                  ...(file.content_id ? { ContentId: file.content_id } : {}),
+                  ContentTransferEncoding: 'BASE64' as const,
+                })),
+              }
             : {}),
         },
       },

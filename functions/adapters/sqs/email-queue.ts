@@ -6,7 +6,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { DeadLetters, EmailQueue, SendJob } from '../../core/ports.js';
-import { parseSendJob } from '../../core/send-job.js';
+import { parseSendJob, toQueueMessage } from '../../core/send-job.js';
 
 /** SQS's limit on a SendMessageBatch call's messages together, less a margin for the envelope. */
 const BATCH_BYTES = 250 * 1024;
@@ -20,7 +20,7 @@ export class SqsEmailQueue implements EmailQueue {
 
   async enqueue(job: SendJob): Promise<void> {
     await this.sqs.send(
-      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(job) }),
+      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: toQueueMessage(job) }),
     );
   }
 
@@ -30,7 +30,7 @@ export class SqsEmailQueue implements EmailQueue {
     let current: SendJob[] = [];
     let bytes = 0;
     for (const job of jobs) {
-      const size = Buffer.byteLength(JSON.stringify(job));
+      const size = Buffer.byteLength(toQueueMessage(job));
       if (current.length === 10 || (current.length && bytes + size > BATCH_BYTES)) {
         batches.push(current);
         current = [];
@@ -46,7 +46,7 @@ export class SqsEmailQueue implements EmailQueue {
           const { Failed = [] } = await this.sqs.send(
             new SendMessageBatchCommand({
               QueueUrl: this.queueUrl,
-              Entries: batch.map((job, i) => ({ Id: String(i), MessageBody: JSON.stringify(job) })),
+              Entries: batch.map((job, i) => ({ Id: String(i), MessageBody: toQueueMessage(job) })),
             }),
           );
           return Failed.map((entry) => batch[Number(entry.Id)]?.id ?? '').filter(Boolean);

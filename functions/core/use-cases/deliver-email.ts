@@ -1,13 +1,19 @@
+import { attachmentKey, encodedBytes, MAX_MESSAGE_BYTES, messageBytes } from '../attachments.js';
 import type { EmailContent } from '../email.js';
 import {
   type Clock,
+  type ContentStore,
   type CounterName,
   type Counters,
   type EmailRepository,
   type EventPublisher,
+  FetchError,
+  type FileFetcher,
   type Log,
   type Mailer,
   MailerError,
+  type OutgoingFile,
+  type QueuedJob,
   type SendJob,
   type Suppression,
   type SuppressionRepository,
@@ -24,6 +30,10 @@ export interface DeliverDeps {
   clock: Clock;
   /** Where webhook events go (absent: none are raised). */
   events?: EventPublisher;
+  /** Where attachments and large bodies are kept (absent: an email with any of them fails). */
+  content?: ContentStore;
+  /** Fetches attachments given by URL (absent: such an email fails). */
+  fetcher?: FileFetcher;
   log?: Log;
   counters?: Counters;
 }
@@ -59,11 +69,16 @@ export type DeliverOutcome =
  */
 export async function deliverEmail(
   deps: DeliverDeps,
-  job: SendJob,
+  queued: QueuedJob,
   finalAttempt: boolean,
 ): Promise<DeliverOutcome> {
   const count = (name: CounterName) => deps.counters?.count(name);
-  // Read before the claim: a failed read leaves nothing claimed, so the message is simply retried.
+  // Everything is read before the claim: a failed read leaves nothing claimed, so the message is
+  // simply retried. A large job came as a reference: its content is read back.
+  const stored = await withBodies(deps, queued);
+  if (!stored) return { result: 'skipped', why: 'missing' };
+  if ('problem' in stored) return failUnsent(deps, queued, stored.problem, finalAttempt);
+  const job: SendJob = stored;
   const left = await suppressedIn(deps, job.content);
   const startedAt = deps.clock.now().getTime();
   if (left.all) {
@@ -80,6 +95,8 @@ export async function deliverEmail(
     await raiseSuppressed(deps, job, left.named, at);
     return { result: 'suppressed', recipients: left.positions.length };
   }
+  const files = job.content.attachments?.length ? await heavy(() => loadFiles(deps, job)) : [];
+  if (!Array.isArray(files)) return failUnsent(deps, job, files, finalAttempt);
   const claim = await deps.emails.claim(
     job.id,
     startedAt,
@@ -90,7 +107,10 @@ export async function deliverEmail(
     deps.counters?.count('RecipientsSuppressed', left.positions.length);
     await raiseSuppressed(deps, job, left.named, new Date(startedAt).toISOString());
   }
-  const toSend = left.positions.length ? { ...job, content: without(job.content, left.emails) } : job;
+  const toSend = {
+    ...(left.positions.length ? { ...job, content: without(job.content, left.emails) } : job),
+    ...(files.length ? { files } : {}),
+  };
 
   let messageId: string;
   try {
@@ -153,6 +173,115 @@ export async function deliverEmail(
     messageId,
     ...(left.positions.length ? { suppressed: left.positions.length } : {}),
   };
+}
+
+/** Why an email cannot be sent as it stands; `temporary`: it may be sendable later. */
+interface Problem {
+  reason: string;
+  temporary: boolean;
+}
+
+/**
+ * The job with its bodies: its content read back when the message carried only a reference, its
+ * bodies from the content store when they are kept there. Null when the email does not exist.
+ */
+async function withBodies(
+  deps: DeliverDeps,
+  queued: QueuedJob,
+): Promise<SendJob | { problem: Problem } | null> {
+  const content = queued.content ?? (await deps.emails.getContent(queued.id));
+  if (!content) return null;
+  if (!content.body_key) return { id: queued.id, content };
+  const bytes = deps.content ? await deps.content.get(content.body_key) : null;
+  if (!bytes)
+    return { problem: { reason: "the email's bodies are missing from the content store", temporary: false } };
+  const bodies = JSON.parse(Buffer.from(bytes).toString('utf8')) as Pick<EmailContent, 'html' | 'text'>;
+  const { body_key: _, ...rest } = content;
+  return { id: queued.id, content: { ...rest, html: bodies.html ?? null, text: bodies.text ?? null } };
+}
+
+/**
+ * The email's files, in order: from the content store, or fetched from their URL (then kept in the
+ * store, so a retry or a download finds them) within what is left of SES's 40 MB.
+ */
+async function loadFiles(deps: DeliverDeps, job: SendJob): Promise<OutgoingFile[] | Problem> {
+  const attachments = job.content.attachments ?? [];
+  const files: OutgoingFile[] = [];
+  let total = messageBytes(job.content, []);
+  for (const [index, attachment] of attachments.entries()) {
+    const name = `attachment ${index} (${attachment.filename})`;
+    if (!deps.content) return { reason: `${name}: no content store is configured`, temporary: false };
+    const key = attachmentKey(job.id, attachment.id);
+    let bytes = await deps.content.get(key);
+    if (!bytes && attachment.path) {
+      if (!deps.fetcher) return { reason: `${name}: fetching files is not configured`, temporary: false };
+      // What the rest of the message leaves, in raw bytes (base64 takes 4 for 3).
+      const budget = Math.max(0, Math.floor(((MAX_MESSAGE_BYTES - total) * 3) / 4));
+      try {
+        bytes = await deps.fetcher.fetch(attachment.path, budget);
+      } catch (error) {
+        const fetchError = error instanceof FetchError ? error : new FetchError(String(error), true);
+        return {
+          reason: `${name} could not be fetched from its path: ${fetchError.message}`,
+          temporary: fetchError.temporary,
+        };
+      }
+      await deps.content.put(key, bytes, attachment.content_type);
+    }
+    if (!bytes) return { reason: `${name} is missing from the content store`, temporary: false };
+    total += encodedBytes(bytes.length) + 300;
+    if (total > MAX_MESSAGE_BYTES)
+      return {
+        reason: `the message would be over SES's limit of ${MAX_MESSAGE_BYTES} bytes once encoded (at ${name})`,
+        temporary: false,
+      };
+    files.push({
+      filename: attachment.filename,
+      content_type: attachment.content_type,
+      disposition: attachment.content_disposition,
+      content_id: attachment.content_id,
+      bytes,
+    });
+  }
+  return files;
+}
+
+/**
+ * Emails with attachments are prepared and sent one at a time per container: one holds up to 40 MB
+ * of files and, while SES is called, their base64 in the request (about 150 MB in all), so a batch
+ * of them side by side could exhaust the function's memory.
+ */
+let heavyChain: Promise<unknown> = Promise.resolve();
+function heavy<T>(work: () => Promise<T>): Promise<T> {
+  const run = heavyChain.then(work, work);
+  heavyChain = run.catch(() => undefined);
+  return run;
+}
+
+/**
+ * An email that cannot be sent before any attempt began: retried while the problem may pass (the
+ * queue redelivers), else (or on the final attempt) it ends `failed` with the reason.
+ */
+async function failUnsent(
+  deps: DeliverDeps,
+  job: QueuedJob,
+  problem: Problem,
+  finalAttempt: boolean,
+): Promise<DeliverOutcome> {
+  if (problem.temporary && !finalAttempt) return { result: 'retry', reason: problem.reason };
+  const reason = problem.temporary ? `gave up: ${problem.reason}` : problem.reason;
+  const at = deps.clock.now().toISOString();
+  const failed = await deps.emails.finish(job.id, 'failed', at, { reason, guard: { unsent: true } });
+  if (!failed) return { result: 'skipped', why: 'done' };
+  deps.counters?.count(problem.temporary ? 'EmailsFailedGaveUp' : 'EmailsFailedRejected');
+  const content = job.content ?? (await deps.emails.getContent(job.id));
+  if (content)
+    await publishQuietly(deps, 'email.failed', () => [
+      emailEvent('email.failed', at, factsOf({ id: job.id, content }), sentTo({ id: job.id, content }), {
+        failed: { reason },
+      }),
+    ]);
+  return { result: 'failed', reason, gaveUp: problem.temporary };
 }
 
 /** Which of the email's recipients are on the suppression list, and why (one batch read). */

@@ -1,5 +1,7 @@
 import { domainOf } from '../address.js';
-import { type SendEmailInput, toContent } from '../email.js';
+import { attachmentKey, bodyKey, storedAttachments } from '../attachments.js';
+import { type EmailContent, type SendEmailInput, toContent } from '../email.js';
+import { validationError } from '../errors.js';
 import {
   fingerprint,
   hashIdempotencyKey,
@@ -9,6 +11,7 @@ import {
 import { newEmailId } from '../ids.js';
 import type {
   Clock,
+  ContentStore,
   Counters,
   EmailQueue,
   EmailRepository,
@@ -19,6 +22,7 @@ import type {
   SweepStore,
 } from '../ports.js';
 import type { EmailStatus } from '../status.js';
+import { type TargetPolicy, urlProblem } from '../targets.js';
 
 export interface SendEmailDeps {
   emails: EmailRepository;
@@ -28,6 +32,10 @@ export interface SendEmailDeps {
   assertSenderDomain: (domain: string) => Promise<void>;
   /** The sweeper's progress, moved back when a resumed request stores an email under an old id. */
   sweep?: Pick<SweepStore, 'rewind'>;
+  /** Where attachments and large bodies go (absent: an email with attachments is refused). */
+  content?: ContentStore;
+  /** Which attachment URLs (`path`) may be fetched (absent: https to public addresses only). */
+  targets?: TargetPolicy;
   log?: Log;
   counters?: Counters;
 }
@@ -51,13 +59,78 @@ export async function sendEmail(
   input: SendEmailInput,
   id: string = newEmailId(),
 ): Promise<SentEmail> {
+  assertAttachmentsAllowed(deps, input);
   await deps.assertSenderDomain(domainOf(input.from.email));
   return storeAndQueue(deps, input, id);
 }
 
+/**
+ * Bodies and attachment records above this stay out of the email's body item (DynamoDB's items
+ * hold 400 KB): the bodies go to the content store instead. Every email the batch route takes,
+ * and every single one of the sizes taken before attachments existed, stays in the table.
+ */
+export const BODY_ITEM_MAX_BYTES = 256 * 1024;
+
+/** Attachments need the content store, and a `path` must be a URL the service may fetch. */
+function assertAttachmentsAllowed(deps: SendEmailDeps, input: SendEmailInput) {
+  const attachments = input.attachments ?? [];
+  if (!attachments.length) return;
+  if (!deps.content) throw validationError('attachments are not enabled on this service');
+  const fields = attachments.flatMap((attachment, index) => {
+    if (!attachment.path) return [];
+    const problem = urlProblem(attachment.path, deps.targets ?? { allowLoopback: false });
+    return problem
+      ? [{ field: `attachments.${index}.path`, message: `attachment ${index}: path ${problem}` }]
+      : attachment.path.length > 2048
+        ? [
+            {
+              field: `attachments.${index}.path`,
+              message: `attachment ${index}: path may be at most 2048 characters`,
+            },
+          ]
+        : [];
+  });
+  if (fields.length)
+    throw validationError(`Invalid request: ${fields.map((f) => f.message).join('; ')}`, fields);
+}
+
+/**
+ * The content as stored: attachments' bytes put in the content store under the email (their keys
+ * derive from the email id, so a resumed request puts the same objects again), and the bodies too
+ * when they would make the body item large. Nothing is visible until the email itself is stored.
+ */
+async function storedContent(deps: SendEmailDeps, input: SendEmailInput, id: string): Promise<EmailContent> {
+  const content = toContent(input);
+  const inputs = input.attachments ?? [];
+  const store = deps.content;
+  const attachments = storedAttachments(id, inputs);
+  if (inputs.length) {
+    if (!store) throw validationError('attachments are not enabled on this service');
+    await Promise.all(
+      inputs.map((file, index) => {
+        const stored = attachments[index];
+        return file.content && stored
+          ? store.put(attachmentKey(id, stored.id), file.content, file.content_type)
+          : undefined;
+      }),
+    );
+  }
+  const withFiles = attachments.length ? { ...content, attachments } : content;
+  if (Buffer.byteLength(JSON.stringify([content.html, content.text, attachments])) <= BODY_ITEM_MAX_BYTES)
+    return withFiles;
+  if (!store) throw validationError('this email is too large for this service: it has no content store');
+  const key = bodyKey(id);
+  await store.put(
+    key,
+    Buffer.from(JSON.stringify({ html: content.html, text: content.text })),
+    'application/json',
+  );
+  return { ...withFiles, html: null, text: null, body_key: key };
+}
+
 async function storeAndQueue(deps: SendEmailDeps, input: SendEmailInput, id: string): Promise<SentEmail> {
   const created_at = deps.clock.now().toISOString();
-  const content = toContent(input);
+  const content = await storedContent(deps, input, id);
   try {
     await deps.emails.create({ id, created_at, content });
   } catch (error) {
@@ -121,12 +194,13 @@ export async function sendEmailOnce(
   let sent: SentEmail;
   let mayBeStored = resumed; // a resumed key's email may have been stored by the request that died
   try {
+    assertAttachmentsAllowed(deps, input);
     await deps.assertSenderDomain(domainOf(input.from.email));
     const existing = resumed ? await deps.emails.getState(id) : null;
     if (existing) {
       // Same key, same body: this request's input is that email's content.
       if (existing.status === 'queued' && !existing.sent_at && existing.send_started_at === undefined)
-        await enqueueOrLeaveToSweeper(deps, { id, content: toContent(input) });
+        await enqueueOrLeaveToSweeper(deps, { id, content: await storedContent(deps, input, id) });
       sent = { id, status: existing.status, created_at: existing.created_at };
     } else {
       mayBeStored = true;

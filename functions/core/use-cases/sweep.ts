@@ -186,7 +186,12 @@ async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
       if (failed) {
         report.failedFromDeadLetters++;
         deps.counters?.count('EmailsFailedDeadLetter');
-        await raiseFailed(deps, job.id, failedReason(settings.maxAttempts), async () => job.content);
+        await raiseFailed(
+          deps,
+          job.id,
+          failedReason(settings.maxAttempts),
+          async () => job.content ?? (await deps.store.content(job.id)),
+        );
       }
     }
   }

@@ -324,4 +324,44 @@ seen.webhookRemoved = await resend.webhooks.remove(webhook.id);
 seen.webhookGone = await resend.webhooks.get(webhook.id);
 receiver.close();
 
+// Attachments: a Buffer, as a Node program passes a file it read, and an inline image; then the
+// SDK's attachment methods, and a download of the link they give.
+const invoice = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7 + (i >> 8)) % 256));
+const withFiles = must(
+  await resend.emails.send({
+    from: 'SDK <billing@sdk.test>',
+    to: 'success@simulator.amazonses.com',
+    subject: 'Invoice with attachments',
+    html: '<p>Thanks <img src="cid:logo"></p>',
+    attachments: [
+      { filename: 'invoice.pdf', content: invoice },
+      { filename: 'logo.png', content: Buffer.from('not really a png'), contentId: 'logo' },
+    ],
+  }),
+  'emails.send with attachments',
+);
+await until(
+  async () => must(await resend.emails.get(withFiles.id), 'emails.get'),
+  (email) => email.last_event === 'delivered',
+  'the email with attachments to be delivered',
+);
+const files = must(
+  await resend.emails.attachments.list({ emailId: withFiles.id }),
+  'emails.attachments.list',
+);
+const download = await fetch(files.data[0]?.download_url ?? '');
+const bytes = Buffer.from(await download.arrayBuffer());
+seen.attachments = {
+  listed: files.data.map(({ filename, size, content_type, content_disposition, content_id }) => ({
+    filename,
+    size,
+    content_type,
+    content_disposition,
+    content_id,
+  })),
+  downloadStatus: download.status,
+  sameBytes: bytes.equals(invoice),
+  one: await resend.emails.attachments.get({ emailId: withFiles.id, id: files.data[1]?.id ?? '' }),
+};
+
 console.log(JSON.stringify(seen));

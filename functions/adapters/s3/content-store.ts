@@ -1,0 +1,106 @@
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  type S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { ContentStore } from '../../core/ports.js';
+
+/** Objects above this go up in parts (S3 takes 5 GB in one PUT; the local emulator 11 MiB). */
+export const PART_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Attachments and large bodies in S3, under the keys the core chooses (attachments/<email>/<id>,
+ * bodies/<email>.json). The bucket is private; downloads are presigned GETs that name the file.
+ */
+export class S3ContentStore implements ContentStore {
+  constructor(
+    private readonly s3: S3Client,
+    private readonly bucket: string,
+  ) {}
+
+  async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    if (bytes.length <= PART_BYTES) {
+      await this.s3.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }),
+      );
+      return;
+    }
+    const { UploadId } = await this.s3.send(
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
+    );
+    try {
+      const parts: { ETag?: string; PartNumber: number }[] = [];
+      for (let offset = 0, part = 1; offset < bytes.length; offset += PART_BYTES, part++) {
+        const { ETag } = await this.s3.send(
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key: key,
+            UploadId,
+            PartNumber: part,
+            Body: bytes.subarray(offset, offset + PART_BYTES),
+          }),
+        );
+        parts.push({ ETag, PartNumber: part });
+      }
+      await this.s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      );
+    } catch (error) {
+      await this.s3
+        .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId }))
+        .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async get(key: string): Promise<Uint8Array | null> {
+    try {
+      const { Body } = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return Body ? await Body.transformToByteArray() : null;
+    } catch (error) {
+      if (error instanceof NoSuchKey || (error as Error).name === 'NoSuchKey') return null;
+      throw error;
+    }
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      const { ContentLength } = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return ContentLength ?? null;
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      // Without s3:ListBucket, S3 answers a missing key's HEAD with 403, not 404.
+      if (status === 404 || status === 403 || (error as Error).name === 'NotFound') return null;
+      throw error;
+    }
+  }
+
+  downloadUrl(
+    key: string,
+    file: { filename: string; contentType: string },
+    expiresInSeconds: number,
+  ): Promise<string> {
+    return getSignedUrl(
+      this.s3,
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        ResponseContentType: file.contentType,
+        ResponseContentDisposition: `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+      }),
+      { expiresIn: expiresInSeconds },
+    );
+  }
+}

@@ -1,0 +1,13 @@
+import { listAttachmentsQuerySchema } from '../core/attachments.js';
+import { type AttachmentDeps, listAttachments } from '../core/use-cases/attachments.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { contentReaderDeps } from '../wiring.js';
+
+/** GET /v1/emails/{id}/attachments: the email's attachments, each with a presigned download link. */
+export const makeHandler = (deps: HttpDeps & AttachmentDeps) =>
+  httpHandler(deps, { route: 'list-attachments' }, async ({ params, query }) => ({
+    statusCode: 200,
+    body: await listAttachments(deps, params.id ?? '', parseInput(listAttachmentsQuerySchema, query)),
+  }));
+
+export const handler = lazyHttpHandler(() => makeHandler(contentReaderDeps('list-attachments')));
