@@ -8,6 +8,8 @@
  *  4. AWS calls per email end to end, counted at the emulators, and DynamoDB bytes per item.
  *  5. Webhooks: what one endpoint subscribed to email.sent and email.delivered adds per email, and
  *     how long an event takes to reach it (a receiver on this machine).
+ *  6. Attachments: what an email with a 1 MB attachment costs (S3 requests and bytes, the queue
+ *     message, the request), and how long it takes.
  * BENCH_EMAILS=300 BENCH_CONCURRENCY=8 npm run bench
  */
 import { execFileSync } from 'node:child_process';
@@ -19,7 +21,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
 import { createDocumentClient } from '../functions/adapters/dynamodb/client.js';
+import { createRepositories } from '../functions/adapters/dynamodb/repositories.js';
 import { keys } from '../functions/adapters/dynamodb/table.js';
+import { toQueueMessage } from '../functions/core/send-job.js';
 import { startLocalService } from '../functions/local/service.js';
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
 import { BUNDLE_OPTIONS } from '../lib/bundling.js';
@@ -305,6 +309,49 @@ console.log(
 console.log('- AWS calls per email with the endpoint (compare with the table above):\n');
 callsPerEmail(hookBefore, hookAfter, EMAILS);
 
+// The endpoint goes, so the next section counts attachments alone (functions see it gone within 15 s).
+await api.call('DELETE', `/webhooks/${hook.json.id}`);
+await new Promise((resolve) => setTimeout(resolve, 15_500));
 await receiver.close();
+
+// 6. An email with a 1 MB attachment (sent as base64 in the request, as the SDKs do).
+const ATTACHED = Math.max(5, Math.floor(EMAILS / 15));
+const file = Buffer.alloc(1024 * 1024, 7);
+const withFile = (i: number) => ({
+  ...email(i),
+  attachments: [{ filename: `invoice-${i}.pdf`, content: file.toString('base64') }],
+});
+await service.idle();
+const fileBefore = service.awsCalls();
+const fileLatencies: number[] = [];
+const fileIds: string[] = [];
+const fileStarted = performance.now();
+for (let i = 0; i < ATTACHED; i++) {
+  const t = performance.now();
+  const response = await api.call('POST', '/emails', { body: withFile(i) });
+  fileLatencies.push(performance.now() - t);
+  if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
+  fileIds.push(response.json.id);
+}
+await service.idle();
+const fileSettled = performance.now() - fileStarted;
+const fileAfter = service.awsCalls();
+let fileDelivered = 0;
+for (const id of fileIds)
+  if ((await api.call('GET', `/emails/${id}`)).json.status === 'delivered') fileDelivered++;
+const repositories = createRepositories(service.tableName, db);
+const storedContent = await repositories.emails.getContent(fileIds[0] ?? '');
+const message = storedContent ? toQueueMessage({ id: fileIds[0] ?? '', content: storedContent }) : '';
+const requestBytes = Buffer.byteLength(JSON.stringify(withFile(0)));
+console.log(`\n## An email with a 1 MB attachment (${ATTACHED} emails, one at a time)\n`);
+console.log(
+  `- request ${kb(requestBytes)} (base64); POST /v1/emails p50 ${ms(pct(fileLatencies, 50))}; all delivered after ${(fileSettled / 1000).toFixed(2)} s: ${fileDelivered}/${ATTACHED}`,
+);
+console.log(
+  `- send queue message: ${Buffer.byteLength(message)} bytes (the file travels as a reference, never through SQS)`,
+);
+console.log('- AWS calls per email (S3 counted by HTTP method):\n');
+callsPerEmail(fileBefore, fileAfter, ATTACHED);
+
 await api.close();
 await service.stop();
