@@ -256,4 +256,44 @@ describe('the consumer with attachments', () => {
     expect(outcome).toMatchObject({ result: 'suppressed' });
     expect(files.calls).toEqual([]);
   });
+
+  it('prepares and sends emails with attachments one at a time: one email’s files in memory at once', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = await stored(emailContent({ attachments: [file('f1', { size: 10 })] }));
+      await store.put(attachmentKey(id, 'f1'), randomBytes(10), 'application/pdf');
+      ids.push(id);
+    }
+    const steps: string[] = [];
+    const tracing = {
+      put: store.put.bind(store),
+      size: store.size.bind(store),
+      downloadUrl: store.downloadUrl.bind(store),
+      get: async (key: string) => {
+        steps.push(`load ${key.split('/')[1]}`);
+        return store.get(key);
+      },
+    };
+    const mailer = {
+      send: async (job: { id: string }) => {
+        steps.push(`send ${job.id}`);
+        // SES taking its time: another email's files must not be loaded meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        steps.push(`sent ${job.id}`);
+        return { messageId: `m-${job.id}` };
+      },
+    };
+    const deps = { emails, mailer, clock: systemClock, content: tracing };
+    const outcomes = await Promise.all(
+      ids.map(async (id) =>
+        deliverEmail(deps, { id, content: (await emails.getContent(id)) as EmailContent }, false),
+      ),
+    );
+    expect(outcomes.map((o) => o.result)).toEqual(['sent', 'sent', 'sent']);
+    // Each email's load, send and sent come together, never interleaved with another's.
+    for (let i = 0; i < steps.length; i += 3) {
+      const id = steps[i]?.split(' ')[1];
+      expect(steps.slice(i, i + 3)).toEqual([`load ${id}`, `send ${id}`, `sent ${id}`]);
+    }
+  });
 });

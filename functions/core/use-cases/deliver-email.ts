@@ -72,7 +72,6 @@ export async function deliverEmail(
   queued: QueuedJob,
   finalAttempt: boolean,
 ): Promise<DeliverOutcome> {
-  const count = (name: CounterName) => deps.counters?.count(name);
   // Everything is read before the claim: a failed read leaves nothing claimed, so the message is
   // simply retried. A large job came as a reference: its content is read back.
   const stored = await withBodies(deps, queued);
@@ -95,8 +94,25 @@ export async function deliverEmail(
     await raiseSuppressed(deps, job, left.named, at);
     return { result: 'suppressed', recipients: left.positions.length };
   }
-  const files = job.content.attachments?.length ? await heavy(() => loadFiles(deps, job)) : [];
-  if (!Array.isArray(files)) return failUnsent(deps, job, files, finalAttempt);
+  if (!job.content.attachments?.length) return send(deps, job, left, [], startedAt, finalAttempt);
+  // Files loaded, then sent, inside the gate: one such email's bytes in memory at a time.
+  return heavy(async () => {
+    const files = await loadFiles(deps, job);
+    if (!Array.isArray(files)) return failUnsent(deps, job, files, finalAttempt);
+    return send(deps, job, left, files, startedAt, finalAttempt);
+  });
+}
+
+/** Claims the email, then hands it to the provider (steps 1 and 2 above). */
+async function send(
+  deps: DeliverDeps,
+  job: SendJob,
+  left: Awaited<ReturnType<typeof suppressedIn>>,
+  files: OutgoingFile[],
+  startedAt: number,
+  finalAttempt: boolean,
+): Promise<DeliverOutcome> {
+  const count = (name: CounterName) => deps.counters?.count(name);
   const claim = await deps.emails.claim(
     job.id,
     startedAt,
