@@ -353,5 +353,36 @@ console.log(
 console.log('- AWS calls per email (S3 counted by HTTP method):\n');
 callsPerEmail(fileBefore, fileAfter, ATTACHED);
 
+// 7. Scheduled emails: a burst all due at one time, a few seconds ahead.
+const SCHEDULED = Math.max(10, Math.floor(EMAILS / 10));
+await service.idle();
+const scheduledBefore = service.awsCalls();
+const dueAt = new Date(Date.now() + 4_000).toISOString();
+const scheduledIds: string[] = [];
+for (let i = 0; i < SCHEDULED; i++) {
+  const response = await api.call('POST', '/emails', { body: { ...email(i), scheduled_at: dueAt } });
+  if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
+  scheduledIds.push(response.json.id);
+}
+const lastSettled = await waitFor(
+  async () => (await api.call('GET', `/emails/${scheduledIds.at(-1)}`)).json,
+  (email) => email.status !== 'queued',
+  60_000,
+);
+if (lastSettled.status !== 'delivered') throw new Error(`a scheduled email ended ${lastSettled.status}`);
+await service.idle();
+const scheduledAfter = service.awsCalls();
+const lateness: number[] = [];
+for (const id of scheduledIds) {
+  const sent = (await api.call('GET', `/emails/${id}`)).json;
+  if (sent.sent_at) lateness.push(Date.parse(sent.sent_at) - Date.parse(dueAt));
+}
+console.log(`\n## Scheduled emails: ${SCHEDULED} due at the same moment, 4 s ahead\n`);
+console.log(
+  `- handed to SES after their time by: min ${ms(Math.min(...lateness))}, p50 ${ms(pct(lateness, 50))}, max ${ms(Math.max(...lateness))} (never before: min ≥ 0)`,
+);
+console.log('- AWS calls per email (compare with the table of section 4):\n');
+callsPerEmail(scheduledBefore, scheduledAfter, SCHEDULED);
+
 await api.close();
 await service.stop();

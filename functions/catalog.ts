@@ -118,6 +118,15 @@ export const FUNCTIONS = {
     actions: ['Query'],
     content: { 'bodies/': ['s3:GetObject'] },
   }),
+  // A scheduled email's status item: read (GetItem), moved or ended with a conditional write
+  // (UpdateItem); one due within the scheduler's look-ahead is queued (SendMessage, delayed).
+  'update-email': api({
+    description: 'PATCH /v1/emails/{id}',
+    env: ['SEND_QUEUE_URL'],
+    actions: ['GetItem', 'UpdateItem'],
+    sendQueue: ['SendMessage'],
+  }),
+  'cancel-email': api({ description: 'POST /v1/emails/{id}/cancel', actions: ['GetItem', 'UpdateItem'] }),
   // The email's attachment records (GetItem of its body item); download links are presigned with
   // the function's own GetObject.
   'list-attachments': api({
@@ -242,12 +251,15 @@ export const FUNCTIONS = {
       'SES_REQUEST_TIMEOUT_MS',
       'WEBHOOK_QUEUE_URL',
       'CONTENT_BUCKET',
+      'SEND_QUEUE_URL',
     ],
     optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK'],
     // The suppression list (BatchGetItem, once per email; also a large job's content); the attempt
-    // record and its outcomes, suppressed recipients included (UpdateItem); why a claim was refused
-    // (GetItem); the webhook endpoints (Query).
+    // record and its outcomes, suppressed recipients included (UpdateItem); why a claim was refused,
+    // a scheduled email's state and its API key (GetItem); the webhook endpoints (Query).
     table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query'] },
+    // A scheduled email's message that came before its time goes back on the queue, delayed.
+    sendQueue: ['SendMessage'],
     sendsEmail: true,
     ...PUBLISHES,
     // Attachments and large bodies read; a file fetched from its `path` kept (in parts when large).
@@ -285,7 +297,8 @@ export const FUNCTIONS = {
   // Its progress item (GetItem, PutItem), the queued emails' index entries (Query on one index),
   // status items and contents (BatchGetItem), and its conditional transitions (UpdateItem).
   'sweep-emails': {
-    description: 'Re-queues stranded emails and settles those whose outcome will never come',
+    description:
+      'Queues scheduled emails as they fall due; re-queues stranded emails and settles those whose outcome will never come',
     env: [
       'TABLE_NAME',
       'SEND_QUEUE_URL',
@@ -298,10 +311,11 @@ export const FUNCTIONS = {
       'SWEEP_OLD_CHECK_EVERY_MS',
       'WEBHOOK_QUEUE_URL',
     ],
-    // The webhook endpoints (Query on the table) for the email.failed of the emails it fails.
+    // The webhook endpoints (Query on the table) for the email.failed of the emails it fails. It
+    // also runs the scheduler: the due index (Query), scheduled emails' states and marks.
     table: {
       actions: ['GetItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem'],
-      indexes: [INDEXES.emailsByStatus.name],
+      indexes: [INDEXES.emailsByStatus.name, INDEXES.emailsByDue.name],
     },
     // Re-queues (and reads the backlog first); reads the dead-letter queue without deleting.
     sendQueue: ['SendMessage', 'GetQueueAttributes'],

@@ -49,6 +49,20 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'full_access',
   },
   {
+    method: 'PATCH',
+    path: '/v1/emails/{id}',
+    handler: 'update-email',
+    summary: 'Reschedule a scheduled email',
+    permission: 'full_access',
+  },
+  {
+    method: 'POST',
+    path: '/v1/emails/{id}/cancel',
+    handler: 'cancel-email',
+    summary: 'Cancel a scheduled email',
+    permission: 'full_access',
+  },
+  {
     method: 'GET',
     path: '/v1/emails/{id}/attachments',
     handler: 'list-attachments',

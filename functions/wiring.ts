@@ -120,6 +120,12 @@ export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') 
   };
 }
 
+/** PATCH /v1/emails/{id}: the API's, and the send queue (a rescheduled email due soon is queued at once). */
+export function scheduleChangeDeps() {
+  const { SEND_QUEUE_URL } = loadConfig(...FUNCTIONS['update-email'].env);
+  return { ...apiDeps('update-email'), queue: new SqsEmailQueue(newSqsClient(), SEND_QUEUE_URL) };
+}
+
 /** POST /v1/emails: the above, the content store its attachments go to, and which paths may be fetched. */
 export function singleSendDeps() {
   const spec = FUNCTIONS['send-email'];
@@ -145,10 +151,12 @@ export function consumerDeps() {
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
   });
-  const { emails, suppressions, webhooks } = createRepositories(config.TABLE_NAME);
+  const { emails, suppressions, webhooks, apiKeys } = createRepositories(config.TABLE_NAME);
   return {
     emails,
     suppressions,
+    apiKeys,
+    queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),
     events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL),
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
     content: new S3ContentStore(newS3Client(), config.CONTENT_BUCKET),

@@ -1,7 +1,8 @@
 import { type SendEmailInput, sendEmailSchema } from './email.js';
-import { describeFields, type FieldError, fieldErrorsOf, validationError } from './errors.js';
+import { ApiError, describeFields, type FieldError, fieldErrorsOf, validationError } from './errors.js';
 import { decodeBase32, encodeBase32 } from './ids.js';
 import { MAX_EMAIL_BYTES } from './limits.js';
+import { parseScheduledAt } from './schedule.js';
 
 /** `POST /v1/emails/batch`: 1 to 100 emails, as Resend takes them. */
 export const MAX_BATCH = 100;
@@ -29,12 +30,12 @@ export function parseBatchValidation(header: string | undefined): BatchValidatio
 /** Fields a single send will take and a batch never does (Resend refuses them there too). */
 const NOT_IN_BATCH: Record<string, string> = {
   attachments: 'attachments are not accepted in a batch; send this email on its own with POST /v1/emails',
-  scheduled_at: 'scheduled_at is not accepted in a batch; send this email on its own with POST /v1/emails',
 };
 
 export interface BatchEntry {
   /** Its position in the request: what its id and any error refer to. */
   index: number;
+  /** As given, but `scheduled_at` (when present) already read: ISO UTC. */
   input: SendEmailInput;
 }
 export interface BatchError {
@@ -50,6 +51,8 @@ export interface BatchError {
 export function parseBatch(
   body: unknown,
   mode: BatchValidation,
+  /** The request's time, which each email's `scheduled_at` is read against (it becomes ISO UTC). */
+  now: Date = new Date(),
 ): { entries: BatchEntry[]; errors: BatchError[] } {
   if (!Array.isArray(body) || body.length === 0 || body.length > MAX_BATCH) {
     const message = `the body must be a JSON array of 1 to ${MAX_BATCH} emails${
@@ -78,10 +81,22 @@ export function parseBatch(
     const result = sendEmailSchema.safeParse(rest);
     if (!result.success)
       own.push(...fieldErrorsOf(result.error.issues as Parameters<typeof fieldErrorsOf>[0], [index]));
+    let input = result.success ? result.data : undefined;
+    if (input?.scheduled_at !== undefined) {
+      try {
+        input = {
+          ...input,
+          scheduled_at: parseScheduledAt(input.scheduled_at, now, `${index}.scheduled_at`),
+        };
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        own.push(...(error.fieldErrors ?? []));
+      }
+    }
     if (own.length) {
       fields.push(...own);
       errors.push({ index, message: describeFields(own) });
-    } else if (result.success) entries.push({ index, input: result.data });
+    } else if (input) entries.push({ index, input });
   });
   if (mode === 'strict' && fields.length)
     throw validationError(`Invalid request: ${describeFields(fields)}`, fields);

@@ -200,6 +200,10 @@ export const sendEmailSchema = z
       tags: z.optional(tags),
       headers: z.optional(headers),
       attachments: z.optional(attachmentsSchema),
+      // Read against the request's time by the use case (schedule.ts): the schema knows no clock.
+      scheduled_at: z.optional(
+        z.string({ error: 'scheduled_at must be a string: an ISO 8601 time or, for example, "in 1 hour"' }),
+      ),
     },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object') },
   )
@@ -287,6 +291,8 @@ export interface EmailSummary
   /** SES's message id, once SES accepted the email. */
   message_id: string | null;
   created_at: string;
+  /** When a scheduled email is (or was) due, ISO UTC; null when it was sent right away. */
+  scheduled_at: string | null;
 }
 
 /** An email as read one at a time: the summary, the bodies and its delivery events. */

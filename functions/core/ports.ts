@@ -23,6 +23,8 @@ export interface NewEmail {
   id: string;
   created_at: string;
   content: EmailContent;
+  /** A scheduled email: when it is due (ISO UTC), the key that scheduled it, and whether the send path queues it itself. */
+  schedule?: { at: string; key_id: string; dispatched: boolean };
 }
 
 export type ClaimResult =
@@ -30,6 +32,8 @@ export type ClaimResult =
   | 'claimed'
   /** Already sent, or already in a final state: nothing to do. */
   | 'done'
+  /** A scheduled email whose time has not come (it was moved later): the scheduler queues it then. */
+  | 'not_due'
   /**
    * An attempt already began (another worker, or one that died) and its outcome is not known yet:
    * never start another. The provider's send event, or the sweeper, settles it.
@@ -53,8 +57,16 @@ export interface EmailState {
   requeued_at?: number;
   /** When the provider last refused it without taking it (epoch ms): its message is retried from then. */
   refused_at?: number;
-  /** A scheduled email is not due before this time (ISO). */
+  /** A scheduled email is not due before this time (ISO UTC). */
   scheduled_at?: string;
+  /** The API key that scheduled it: it is sent only while that key exists. */
+  key_id?: string;
+  /** The scheduled time it was last put on the queue for (absent: not yet, for its current time). */
+  dispatched?: string;
+  /** Whether it is still in the due index (scheduled, not yet sent or final). */
+  due_indexed?: boolean;
+  /** A scheduled email canceled before it was sent. */
+  canceled?: boolean;
   /** Its recipients' final outcomes so far (absent on emails stored before they were counted). */
   tally?: RecipientTally;
 }
@@ -88,7 +100,12 @@ export interface RecipientNews {
  * `unsent`: no attempt ever began (so no attempt can be under way); `attempt`: the attempt that
  * began at this time is still the one on record and nothing confirmed it; `sent`: it was sent.
  */
-export type FinishGuard = { unsent: true } | { attemptStartedAt: number } | { sent: true };
+export type FinishGuard =
+  | { unsent: true }
+  | { attemptStartedAt: number }
+  | { sent: true }
+  /** A cancel: it is scheduled, and no attempt began (whether or not it is due yet). */
+  | { scheduled: true };
 
 export interface FinishOptions {
   reason?: string;
@@ -98,6 +115,8 @@ export interface FinishOptions {
   sent?: { at: string; providerMessageId: string };
   /** Recipients settled by this change as suppressed (when every one of them is). */
   suppressed?: SuppressedRecipients;
+  /** Ended by a cancel (what `last_event: canceled` reads). */
+  canceled?: boolean;
 }
 
 export interface EmailRepository {
@@ -141,6 +160,11 @@ export interface EmailRepository {
   ): Promise<boolean>;
   /** Records why an attempt's outcome is unknown; the attempt stays on record. */
   markUnknown(id: string, reason: string): Promise<void>;
+  /**
+   * Moves a scheduled email to `scheduledAt` while it still waits (queued, never claimed, not
+   * sent, not canceled); `dispatched`: the caller queues it itself for that time. False otherwise.
+   */
+  reschedule(id: string, scheduledAt: string, dispatched: boolean): Promise<boolean>;
   /** Moves a queued email to a final status; returns false when it was not queued (or the guard failed). */
   finish(id: string, status: TerminalStatus, at: string, options?: FinishOptions): Promise<boolean>;
   /** Appends a delivery event (idempotent for a repeated event). */
@@ -221,6 +245,15 @@ export interface SweepStore {
    * an id older than the sweeper's progress (a resumed request) would otherwise never be looked at.
    */
   rewind(emailId: string): Promise<void>;
+  /** Ids of scheduled emails due at or before `until` (ISO), earliest first, from the due index; at most `limit`. */
+  dueIds(until: string, limit: number): Promise<string[]>;
+  /**
+   * Records that a scheduled email was put on the queue for its time `scheduledAt` (and when, as a
+   * re-queue), if it is still waiting for that time; false when it moved or was claimed, sent or ended.
+   */
+  markDispatched(id: string, scheduledAt: string, nowMs: number): Promise<boolean>;
+  /** Takes an email that is sent or final off the due index (where a write that ended it left it). */
+  unindexDue(id: string): Promise<void>;
 }
 
 export interface SweepProgress {
@@ -239,10 +272,23 @@ export interface SendJob {
   content: EmailContent;
 }
 
+/**
+ * A scheduled email on its way to the queue: a reference (the consumer reads its content and
+ * state), the key that scheduled it (checked before sending), and how long the queue holds it.
+ */
+export interface DueJob {
+  id: string;
+  content: null;
+  key_id?: string;
+  delaySeconds: number;
+}
+
 /** A job as it comes off the queue: its content, or null when it must be read back from the table. */
 export interface QueuedJob {
   id: string;
   content: EmailContent | null;
+  /** Set on a scheduled email: the key that scheduled it, which must still exist when it is sent. */
+  key_id?: string;
 }
 
 /** A file as handed to the provider. */
@@ -287,9 +333,9 @@ export interface FileFetcher {
 }
 
 export interface EmailQueue {
-  enqueue(job: SendJob): Promise<void>;
+  enqueue(job: SendJob | DueJob): Promise<void>;
   /** Queues several jobs in batches; resolves with the ids of those the queue did not take. */
-  enqueueMany(jobs: SendJob[]): Promise<string[]>;
+  enqueueMany(jobs: (SendJob | DueJob)[]): Promise<string[]>;
   /** Messages waiting to be received (a backlog); an approximation, as SQS reports it. */
   backlog(): Promise<number>;
 }
@@ -466,6 +512,7 @@ export const COUNTERS = [
   'WebhookAttemptsFailed',
   'WebhookMessagesFailed',
   'WebhooksDisabled',
+  'ScheduledDispatched',
 ] as const;
 export type CounterName = (typeof COUNTERS)[number];
 

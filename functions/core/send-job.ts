@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { QueuedJob, SendJob } from './ports.js';
+import type { DueJob, QueuedJob, SendJob } from './ports.js';
 
 /**
  * A job travels whole when its message stays within one 64 KB SQS billing chunk (every email of
@@ -9,8 +9,14 @@ import type { QueuedJob, SendJob } from './ports.js';
  */
 export const JOB_INLINE_MAX_BYTES = 60 * 1024;
 
-/** The queue message for a job (see JOB_INLINE_MAX_BYTES). */
-export function toQueueMessage(job: SendJob): string {
+/**
+ * The queue message for a job (see JOB_INLINE_MAX_BYTES). A scheduled email always travels as a
+ * reference with the key that scheduled it: the consumer reads its state anyway (is it due, is the
+ * key still there), and its content may be read when it is due rather than when it was accepted.
+ */
+export function toQueueMessage(job: SendJob | DueJob): string {
+  if (job.content === null)
+    return JSON.stringify({ id: job.id, content: null, ...(job.key_id ? { key_id: job.key_id } : {}) });
   const whole = JSON.stringify({ id: job.id, content: job.content });
   return Buffer.byteLength(whole) <= JOB_INLINE_MAX_BYTES
     ? whole
@@ -47,14 +53,23 @@ const sendJobSchema = z.object({
   }),
 });
 
-const referenceSchema = z.object({ id: z.string().check(z.minLength(1)), content: z.null() });
+const referenceSchema = z.object({
+  id: z.string().check(z.minLength(1)),
+  content: z.null(),
+  key_id: z.optional(z.string()),
+});
 
 /** The job in a queue message's body; undefined when it is not one (corrupt, or not ours). */
 export function parseSendJob(body: string | undefined): QueuedJob | undefined {
   try {
     const json = JSON.parse(body ?? '');
     const reference = referenceSchema.safeParse(json);
-    if (reference.success) return { id: reference.data.id, content: null };
+    if (reference.success)
+      return {
+        id: reference.data.id,
+        content: null,
+        ...(reference.data.key_id ? { key_id: reference.data.key_id } : {}),
+      };
     const result = sendJobSchema.safeParse(json);
     if (!result.success) return undefined;
     const { attachments, body_key, ...rest } = result.data.content;

@@ -31,14 +31,16 @@ export type DeliveryEventType = 'sent' | 'delivered' | 'delayed' | 'bounced' | '
  * (a bounce over a delivery, a complaint over everything; a late `delivery_delayed` never replaces
  * `delivered`).
  *
- *   queued ──► suppressed ──► sent ──► delivery_delayed ──► delivered ──► bounced ──► complained
- *                                                               (failed: SES refused the email)
+ *   queued | scheduled ──► suppressed ──► sent ──► delivery_delayed ──► delivered ──► bounced ──► complained
+ *                         (canceled: a scheduled email canceled; failed: SES refused the email)
  *
  * `suppressed` is the latest news only while nothing went to SES (every recipient, or all before
  * the send): once the others are sent, their news follows.
  */
 export const LAST_EVENTS = [
   'queued',
+  'scheduled',
+  'canceled',
   'suppressed',
   'sent',
   'delivery_delayed',
@@ -61,10 +63,15 @@ export interface EventMarks {
   bounced?: boolean;
   /** At least one recipient was left out because it is on the suppression list. */
   suppressed?: boolean;
+  /** It was accepted with a `scheduled_at` (its news is `scheduled` until it is sent or ends). */
+  scheduled?: boolean;
+  /** A scheduled email canceled before it was sent. */
+  canceled?: boolean;
 }
 
 export function lastEventOf(marks: EventMarks): LastEvent {
   if (marks.complained) return 'complained';
+  if (marks.canceled) return 'canceled';
   if (marks.status === 'failed') return 'failed';
   if (marks.bounced) return 'bounced';
   if (marks.delivered) return 'delivered';
@@ -72,7 +79,7 @@ export function lastEventOf(marks: EventMarks): LastEvent {
   if (isTerminal(marks.status)) return marks.status;
   if (marks.delayed) return 'delivery_delayed';
   if (marks.sent) return 'sent';
-  return marks.suppressed ? 'suppressed' : 'queued';
+  return marks.suppressed ? 'suppressed' : marks.scheduled ? 'scheduled' : 'queued';
 }
 
 /**

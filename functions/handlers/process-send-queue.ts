@@ -1,4 +1,6 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { EmailQueue } from '../core/ports.js';
+import { delaySecondsUntil, MAX_QUEUE_DELAY_SECONDS } from '../core/schedule.js';
 import { parseSendJob } from '../core/send-job.js';
 import { type DeliverDeps, deliverEmail } from '../core/use-cases/deliver-email.js';
 import { logFor, logger } from '../observability/logger.js';
@@ -9,6 +11,8 @@ import { consumerDeps } from '../wiring.js';
 export interface ConsumerDeps extends DeliverDeps {
   /** The queue's maxReceiveCount: on that attempt a failure is final (the message goes to the DLQ). */
   maxReceiveCount: number;
+  /** The send queue itself: a scheduled email's message that came before its time goes back, delayed. */
+  queue?: Pick<EmailQueue, 'enqueue'>;
 }
 
 /**
@@ -34,6 +38,19 @@ async function processRecord(deps: ConsumerDeps, record: SQSRecord): Promise<boo
   try {
     const outcome = await deliverEmail({ ...deps, log }, job, attempt >= deps.maxReceiveCount);
     (outcome.result === 'unknown' ? log.warn : log.info)('send job', { attempt, ...outcome });
+    if (outcome.result === 'not_due') {
+      // Due within the queue's longest delay: back on the queue until then. Later than that, it
+      // was moved, and the scheduler queues it when it falls due (see core/use-cases/schedule.ts).
+      const delaySeconds = delaySecondsUntil(Date.parse(outcome.dueAt), deps.clock.now().getTime());
+      if (deps.queue && delaySeconds < MAX_QUEUE_DELAY_SECONDS)
+        await deps.queue.enqueue({
+          id: job.id,
+          content: null,
+          ...(job.key_id ? { key_id: job.key_id } : {}),
+          delaySeconds,
+        });
+      return true;
+    }
     // Kept only to be retried, or (given up on) to reach the dead-letter queue for inspection.
     // An unknown outcome is deleted: trying again could send it twice.
     return !(outcome.result === 'retry' || (outcome.result === 'failed' && outcome.gaveUp));

@@ -19,11 +19,12 @@ export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: Idem
     async ({ body, event, apiKey }) => {
       const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
       const mode = parseBatchValidation(event.headers?.['x-batch-validation']);
-      const { entries, errors } = parseBatch(body, mode);
+      const { entries, errors } = parseBatch(body, mode, deps.clock.now());
       const request = {
         entries,
         errors,
         mode,
+        keyId: apiKey.id,
         checkSender: async (input: Parameters<typeof senderDomainOf>[0]) => {
           const domain = senderDomainOf(input);
           assertMaySendFrom(apiKey, domain);

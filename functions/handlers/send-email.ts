@@ -4,12 +4,14 @@ import { sendEmailSchema } from '../core/email.js';
 import { parseIdempotencyKey } from '../core/idempotency.js';
 import { MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
 import type { IdempotencyStore } from '../core/ports.js';
+import { parseScheduledAt } from '../core/schedule.js';
 import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../core/use-cases/send-email.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { singleSendDeps } from '../wiring.js';
 
 /**
- * POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}`.
+ * POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}` (and, when
+ * `scheduled_at` is given, `last_event: "scheduled"` and the time; the scheduler queues it then).
  * With `Idempotency-Key`, the same key and body give the same email for 24 hours.
  */
 export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: IdempotencyStore }) =>
@@ -20,9 +22,15 @@ export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: Idem
       const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
       const input = parseInput(sendEmailSchema, body);
       assertMaySendFrom(apiKey, domainOf(input.from.email));
+      // Read against this request's time; the email will be sent with this key's permission, if
+      // the key still exists then.
+      const schedule =
+        input.scheduled_at === undefined
+          ? undefined
+          : { at: parseScheduledAt(input.scheduled_at, deps.clock.now()), key_id: apiKey.id };
       const sent = idempotencyKey
-        ? await sendEmailOnce(deps, input, { scope: apiKey.id, idempotencyKey, body })
-        : await sendEmail(deps, input);
+        ? await sendEmailOnce(deps, input, { scope: apiKey.id, idempotencyKey, body }, schedule)
+        : await sendEmail(deps, input, undefined, schedule);
       return { statusCode: 200, body: sent };
     },
   );

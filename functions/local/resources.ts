@@ -1,9 +1,98 @@
-import { CreateTableCommand, type DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { INDEX_PROJECTION, INDEXES, TABLE_KEYS } from '../adapters/dynamodb/table.js';
+import { INDEXES, projectionOf, TABLE_KEYS } from '../adapters/dynamodb/table.js';
 
-/** Creates the table as the CDK stack defines it (same keys and indexes); no-op when it exists. */
-export async function ensureTable(dynamodb: DynamoDBClient, tableName: string): Promise<void> {
+/**
+ * Creates the table as the CDK stack defines it (same keys and indexes); when it exists without an
+ * index added since (the due index, say), moves its items into a table that has them: dynalite
+ * cannot add an index to a table. The items are first written to `backupFile` (when given), so a
+ * start killed midway finishes the move at the next start.
+ */
+export async function ensureTable(
+  dynamodb: DynamoDBClient,
+  tableName: string,
+  backupFile?: string,
+): Promise<void> {
+  if (backupFile && existsSync(backupFile)) {
+    // A move the last start began: the table may be empty, partly written, or even missing.
+    await createTable(dynamodb, tableName);
+    await putAll(dynamodb, tableName, readBackup(backupFile));
+    rmSync(backupFile);
+  }
+  if (!(await createTable(dynamodb, tableName))) return;
+  const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
+  const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  if (Object.values(INDEXES).every((index) => present.has(index.name))) return;
+  const items: Record<string, AttributeValue>[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await dynamodb.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  if (backupFile) {
+    writeFileSync(
+      `${backupFile}.tmp`,
+      JSON.stringify(items, (_, v) =>
+        v instanceof Uint8Array ? { $b64: Buffer.from(v).toString('base64') } : v,
+      ),
+    );
+    renameSync(`${backupFile}.tmp`, backupFile);
+  }
+  await dynamodb.send(new DeleteTableCommand({ TableName: tableName }));
+  await gone(dynamodb, tableName);
+  await createTable(dynamodb, tableName);
+  await putAll(dynamodb, tableName, items);
+  if (backupFile) rmSync(backupFile);
+}
+
+/** Waits until a deleted table is gone (dynalite takes a moment, as DynamoDB does). */
+async function gone(dynamodb: DynamoDBClient, tableName: string) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      await dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return;
+      throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the table ${tableName} was not deleted within 10 seconds`);
+}
+
+function readBackup(file: string): Record<string, AttributeValue>[] {
+  return JSON.parse(readFileSync(file, 'utf8'), (_, v) =>
+    v && typeof v === 'object' && typeof v.$b64 === 'string'
+      ? new Uint8Array(Buffer.from(v.$b64, 'base64'))
+      : v,
+  );
+}
+
+async function putAll(dynamodb: DynamoDBClient, tableName: string, items: Record<string, AttributeValue>[]) {
+  for (let i = 0; i < items.length; i += 25) {
+    let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length) {
+      const result = await dynamodb.send(
+        new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
+      );
+      requests = (result.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+    }
+  }
+}
+
+/** Creates the table with every index; false when it exists already. */
+async function createTable(dynamodb: DynamoDBClient, tableName: string): Promise<boolean> {
   const indexes = Object.values(INDEXES);
   const attributes = [
     TABLE_KEYS.partitionKey,
@@ -26,12 +115,14 @@ export async function ensureTable(dynamodb: DynamoDBClient, tableName: string): 
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...INDEX_PROJECTION] },
+          Projection: projectionOf(index.name),
         })),
       }),
     );
+    return false;
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    return true;
   }
 }
 

@@ -7,11 +7,12 @@ import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { newSqsClient } from '../adapters/aws-clients.js';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
-import { createDocumentClient } from '../adapters/dynamodb/client.js';
+import { createDocumentClient, isConditionFailure } from '../adapters/dynamodb/client.js';
 import { DynamoSweepStore } from '../adapters/dynamodb/sweep-store.js';
-import { keys } from '../adapters/dynamodb/table.js';
+import { DUE_INDEX, keys } from '../adapters/dynamodb/table.js';
 import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../core/api-keys.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../core/ids.js';
+import { dispatchScheduled } from '../core/use-cases/schedule.js';
 import { sweep } from '../core/use-cases/sweep.js';
 import { MAX_ATTEMPTS } from '../core/webhooks.js';
 import { configuredLogLevel, logger } from '../observability/logger.js';
@@ -174,7 +175,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const region = 'us-east-1';
     const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region, credentials });
     const sqs = new SQSClient({ endpoint: emulators.sqsEndpoint, region, credentials });
-    await ensureTable(dynamodb, TABLE_NAME);
+    await ensureTable(dynamodb, TABLE_NAME, dataDir ? join(dataDir, 'table-move.json') : undefined);
     const send = await ensureQueueWithDlq(sqs, SEND_QUEUE, {
       maxReceiveCount: timings.sendMaxAttempts,
       visibilityTimeoutSeconds: timings.sendVisibilitySeconds,
@@ -429,7 +430,8 @@ async function stopAll(stops: (() => Promise<void>)[]) {
 
 /**
  * The local full-access key: DEV_API_KEY when given, else a new one. Only its hash is stored, and
- * the key issued by the previous start is revoked, so exactly one local key works at a time.
+ * the token issued by the previous start is revoked, so exactly one local key works at a time; the
+ * key keeps its id from start to start.
  */
 async function issueDevKey(db: ReturnType<typeof createDocumentClient>, chosen?: string): Promise<string> {
   const repo = new DynamoApiKeyRepository(db, TABLE_NAME);
@@ -449,7 +451,13 @@ async function issueDevKey(db: ReturnType<typeof createDocumentClient>, chosen?:
   } else {
     token = generated;
   }
-  if (Item?.hash && Item.hash !== key.hash) await repo.deleteByHash(String(Item.hash));
+  if (Item?.hash && Item.hash !== key.hash) {
+    // The new key keeps the old one's id: what is scoped to the local key (its idempotency keys,
+    // the emails it scheduled, which are sent only while their key exists) carries over a restart.
+    const previous = await repo.findByHash(String(Item.hash));
+    if (previous) key.id = previous.id;
+    await repo.deleteByHash(String(Item.hash));
+  }
   // The same DEV_API_KEY as last time keeps its key (and id): what is scoped to it, its idempotency
   // keys above all, carries over a restart.
   if (!(Item?.hash === key.hash && (await repo.findByHash(key.hash)))) await repo.put(key);
@@ -484,10 +492,14 @@ async function recoverFromLastRun(
   const report = await runAs('sweep-emails', () =>
     sweep(sweepDeps(), { requeueAfterMs: 0, fromStart: true }),
   );
+  // The scheduled emails due now or soon: their delayed messages were in the lost queue. One that
+  // fell due while the service was down goes now.
+  const scheduled = await runAs('sweep-emails', () => dispatchScheduled(sweepDeps(), { all: true }));
   log?.('recovered emails left open by the previous run', {
     open: open.size,
     republished,
     requeued: report.requeued,
+    scheduled: scheduled.dispatched,
   });
 }
 
@@ -511,12 +523,33 @@ async function reindexQueuedEmails(db: ReturnType<typeof createDocumentClient>, 
         FilterExpression: 'sk = :status AND #status = :queued',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':status': keys.status, ':queued': 'queued' },
-        ProjectionExpression: 'pk',
+        ProjectionExpression: 'pk, scheduled_at, sent_at',
         ExclusiveStartKey: startKey,
       }),
     );
     for (const item of page.Items ?? []) {
       const id = keys.idOf(String(item.pk));
+      if (item.scheduled_at && !item.sent_at) {
+        // A scheduled one's due-index keys too, written again (whether or not the kill lost them).
+        await db
+          .send(
+            new UpdateCommand({
+              TableName: TABLE_NAME,
+              Key: { pk: item.pk, sk: keys.status },
+              UpdateExpression: `SET ${DUE_INDEX.partitionKey} = :due, ${DUE_INDEX.sortKey} = :dueSk`,
+              ConditionExpression: '#status = :queued AND attribute_not_exists(sent_at)',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':queued': 'queued',
+                ':due': keys.due,
+                ':dueSk': keys.dueSk(String(item.scheduled_at), id),
+              },
+            }),
+          )
+          .catch((error) => {
+            if (!isConditionFailure(error)) throw error;
+          });
+      }
       if (indexed.has(id)) continue;
       await db.send(
         new UpdateCommand({

@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import {
+  DUE_INDEX,
   INDEX_PROJECTION,
   INDEXES,
   TABLE_KEYS,
@@ -12,8 +13,8 @@ import { keepLogicalId, LEGACY_IDS } from '../legacy-ids.js';
 /**
  * The service's single table (layout in functions/adapters/dynamodb/table.ts): on-demand, point-in-
  * time recovery on, kept when the stack is deleted (every email's history is in it), rate counters
- * and idempotency keys expiring by TTL, and the two listing indexes projecting only what a list
- * page needs.
+ * and idempotency keys expiring by TTL, the two listing indexes projecting only what a list
+ * page needs, and the keys-only index of scheduled emails by due time.
  */
 export class EmailTable extends Construct {
   public readonly table: Table;
@@ -34,8 +35,9 @@ export class EmailTable extends Construct {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.INCLUDE,
-        nonKeyAttributes: [...INDEX_PROJECTION],
+        ...(index.name === DUE_INDEX.name
+          ? { projectionType: ProjectionType.KEYS_ONLY }
+          : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...INDEX_PROJECTION] }),
       });
     }
   }

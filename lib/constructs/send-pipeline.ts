@@ -111,7 +111,7 @@ export class SendPipeline extends Construct {
         width: 12,
       }),
       new GraphWidget({
-        title: 'Emails failed, by reason; sweeper actions',
+        title: 'Emails failed, by reason; sweeper and scheduler actions',
         left: (
           [
             'EmailsFailedRejected',
@@ -121,6 +121,7 @@ export class SendPipeline extends Construct {
             'EmailsFailedNoFinalEvent',
             'SweepRequeued',
             'SweepDeferred',
+            'ScheduledDispatched',
           ] as const
         ).map((name) => monitoring.counter(name)),
         width: 12,

@@ -281,4 +281,38 @@ describe('the official resend SDK, unchanged, against npm start', () => {
       data: { object: 'attachment', filename: 'logo.png', download_url: expect.any(String) },
     });
   });
+
+  it('schedules with scheduledAt, moves with emails.update, cancels with emails.cancel; sends no earlier than its time', () => {
+    const { scheduling } = seen;
+    expect(scheduling.answered).toMatchObject({ id: expect.stringMatching(/^em_/) });
+    expect(scheduling.waiting).toMatchObject({
+      status: 'queued',
+      last_event: 'scheduled',
+      scheduled_at: scheduling.scheduledAt,
+    });
+    expect(scheduling.delivered).toMatchObject({ status: 'delivered', scheduled_at: scheduling.scheduledAt });
+    expect(Date.parse(scheduling.delivered.sent_at)).toBeGreaterThanOrEqual(
+      Date.parse(scheduling.scheduledAt),
+    );
+    expect(scheduling.moved).toEqual({
+      data: { object: 'email', id: scheduling.movedDelivered.id },
+      error: null,
+      headers: expect.anything(),
+    });
+    expect(scheduling.movedDelivered.scheduled_at).toBe(scheduling.movedTo);
+    expect(Date.parse(scheduling.movedDelivered.sent_at)).toBeGreaterThanOrEqual(
+      Date.parse(scheduling.movedTo),
+    );
+    expect(scheduling.canceled.data).toEqual({ object: 'email', id: scheduling.canceledGet.data.id });
+    expect(scheduling.canceledGet.data).toMatchObject({
+      status: 'failed',
+      last_event: 'canceled',
+      failure_reason: 'canceled',
+      sent_at: null,
+    });
+    expect(scheduling.tooLate.error).toMatchObject({ name: 'validation_error', statusCode: 400 });
+    expect(scheduling.tooLate.error.message).toContain('was already sent');
+    expect(scheduling.pastTime.error).toMatchObject({ name: 'validation_error', statusCode: 400 });
+    expect(scheduling.pastTime.error.message).toContain('in the past');
+  });
 });

@@ -325,6 +325,80 @@ beforeAll(async () => {
     expect((await repos.emails.getState(deadId))?.status).toBe('failed');
     expect((await repos.emails.getState(unknown))?.status).toBe('failed');
 
+    // Scheduling (after the sweeper's scenario: a sweep run moves its progress past old ids): one due soon (queued by the send path, held by the queue), one in a batch, one
+    // moved to soon (queued by the reschedule), one canceled; one whose key is revoked before it
+    // is due (the consumer reads the key); a message that comes before its email's time (put back,
+    // delayed); one left to the scheduler (the due index, its mark).
+    const soonAt = () => new Date(Date.now() + 1500).toISOString();
+    const soon = await api.call('POST', '/emails', {
+      body: email({ subject: 'Soon', scheduled_at: soonAt() }),
+    });
+    expect(soon.json.last_event).toBe('scheduled');
+    const batched = await api.call('POST', '/emails/batch', {
+      body: [email({ subject: 'Batched', scheduled_at: 'in 10 days' })],
+    });
+    const moved = await api.call('POST', '/emails', {
+      body: email({ subject: 'Moved', scheduled_at: 'in 10 days' }),
+    });
+    expect(
+      (await api.call('PATCH', `/emails/${moved.json.id}`, { body: { scheduled_at: soonAt() } })).status,
+    ).toBe(200);
+    expect((await api.call('POST', `/emails/${batched.json.data[0].id}/cancel`)).status).toBe(200);
+    const keyed = await api.call('POST', '/api-keys', { body: { name: 'scheduler' } });
+    const keyedApi = httpsClient(service.baseUrl, service.certificate, keyed.json.token);
+    const orphan = await keyedApi.call('POST', '/emails', {
+      body: email({ subject: 'Orphan', scheduled_at: soonAt() }),
+    });
+    await api.call('DELETE', `/api-keys/${keyed.json.id}`);
+    for (const [sent, status] of [
+      [soon, 'delivered'],
+      [moved, 'delivered'],
+      [orphan, 'failed'],
+    ] as const)
+      expect(
+        (
+          await waitFor(
+            () => api.call('GET', `/emails/${sent.json.id}`),
+            (r) => r.json?.status === status,
+          )
+        ).json.status,
+      ).toBe(status);
+    const notDue = newEmailId();
+    await repos.emails.create({
+      id: notDue,
+      created_at: new Date().toISOString(),
+      content: toContent(parseInput(sendEmailSchema, email())),
+      schedule: {
+        at: new Date(Date.now() + 300_000).toISOString(),
+        key_id: devKey?.id ?? '',
+        dispatched: false,
+      },
+    });
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: service.queues.send,
+        MessageBody: JSON.stringify({ id: notDue, content: null, key_id: devKey?.id }),
+      }),
+    );
+    await service.idle();
+    const left = newEmailId();
+    await repos.emails.create({
+      id: left,
+      created_at: new Date().toISOString(),
+      content: toContent(parseInput(sendEmailSchema, email())),
+      schedule: { at: soonAt(), key_id: devKey?.id ?? '', dispatched: false },
+    });
+    await service.runScheduled('sweep-emails');
+    expect((await repos.emails.getState(left))?.dispatched).toBeDefined();
+    expect(
+      (
+        await waitFor(
+          () => repos.emails.getState(left),
+          (state) => state?.status === 'delivered',
+        )
+      )?.status,
+    ).toBe('delivered');
+
     // Webhooks: the message whose first attempt failed was retried (hidden until due) and
     // succeeded; listed, read, its attempts, replayed; the endpoint listed, read, rotated, changed;
     // a message for it while it is disabled is dropped (recorded failed); then it is deleted.

@@ -79,7 +79,7 @@ describe('EmailServiceStack', () => {
     }
   });
 
-  it('has one on-demand table with generic keys and the two listing indexes', () => {
+  it('has one on-demand table with generic keys, the two listing indexes and the keys-only due index', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
@@ -94,7 +94,10 @@ describe('EmailServiceStack', () => {
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'created_at'] },
+        Projection:
+          index.name === 'emails-by-due'
+            ? { ProjectionType: 'KEYS_ONLY' }
+            : { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'created_at'] },
       })),
     });
     template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
@@ -303,7 +306,10 @@ describe('EmailServiceStack', () => {
       'send-email': ['sqs:SendMessage'],
       'send-batch': ['sqs:SendMessage'],
       // Both consumers also raise webhook events (SendMessage to the delivery queue).
+      // …and puts a scheduled email's early message back on the send queue, delayed.
       'process-send-queue': [...consume, 'sqs:SendMessage'].sort(),
+      // A rescheduled email due within the scheduler's look-ahead is queued at once.
+      'update-email': ['sqs:SendMessage'],
       'process-ses-events': [...consume, 'sqs:SendMessage'].sort(),
       'deliver-webhooks': consume,
       'create-domain': ['sqs:SendMessage'],
@@ -326,7 +332,9 @@ describe('EmailServiceStack', () => {
     for (const name of ['create-domain', 'check-domains', 'process-send-queue', 'process-ses-events']) {
       const sends = policiesOf(name).filter((s) => s.Action === 'sqs:SendMessage');
       expect(JSON.stringify(sends), name).toContain(webhookQueue);
-      expect(JSON.stringify(sends), name).not.toContain(logicalId(stack, stack.send.queue));
+      // The send consumer puts a scheduled email's early message back on its own queue too.
+      if (name === 'process-send-queue') expect(sends).toHaveLength(2);
+      else expect(JSON.stringify(sends), name).not.toContain(logicalId(stack, stack.send.queue));
     }
   });
 
@@ -358,18 +366,20 @@ describe('EmailServiceStack', () => {
     });
   });
 
-  it('reaches the listing indexes by name only from the lists (and the sweeper, its queued emails; a suppression by id), and uses no managed policy', () => {
+  it('reaches the listing indexes by name only from the lists (and the sweeper, its queued emails and the due index; a suppression by id), and uses no managed policy', () => {
     const policyText = (name: string) => JSON.stringify(policiesOf(name));
     for (const name of Object.keys(stack.functions)) {
       expect(policyText(name), name).not.toContain('/index/*');
       if (name === 'list-emails' || name === 'list-suppressions') {
-        for (const index of Object.values(INDEXES))
+        for (const index of [INDEXES.emailsByTime, INDEXES.emailsByStatus])
           expect(policyText(name)).toContain(`/index/${index.name}`);
+        expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByDue.name}`);
       } else if (['get-suppression', 'delete-suppression', 'batch-remove-suppressions'].includes(name)) {
         expect(policyText(name), name).toContain(`/index/${INDEXES.emailsByTime.name}`);
         expect(policyText(name), name).not.toContain(`/index/${INDEXES.emailsByStatus.name}`);
       } else if (name === 'sweep-emails') {
         expect(policyText(name)).toContain(`/index/${INDEXES.emailsByStatus.name}`);
+        expect(policyText(name)).toContain(`/index/${INDEXES.emailsByDue.name}`);
         expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByTime.name}`);
       } else {
         expect(policyText(name), name).not.toContain('/index/');

@@ -87,7 +87,7 @@ describe('POST /v1/emails/batch', () => {
     expect(errors).toBeUndefined();
     expect(data).toHaveLength(2);
     expect(data[0].id < data[1].id).toBe(true);
-    expect(queue.jobs.map((j) => [j.id, j.content.subject])).toEqual([
+    expect(queue.jobs.map((j) => [j.id, j.content?.subject])).toEqual([
       [data[0].id, 'one'],
       [data[1].id, 'two'],
     ]);

@@ -285,6 +285,7 @@ describe('GET /v1/emails', () => {
       bcc: [],
       reply_to: [],
       subject: 'n2',
+      scheduled_at: null,
     });
   });
 
@@ -394,6 +395,8 @@ describe('unmatched routes ($default)', () => {
     expect((await call('PUT', '/v1/domains/dom_01m80mv90eew9ryfvqd1ksnhes')).headers?.allow).toBe(
       'GET, DELETE',
     );
-    expect((await call('POST', '/v1/emails/em_01m80mv90eew9ryfvqd1ksnhes')).headers?.allow).toBe('GET');
+    expect((await call('POST', '/v1/emails/em_01m80mv90eew9ryfvqd1ksnhes')).headers?.allow).toBe(
+      'GET, PATCH',
+    );
   });
 });

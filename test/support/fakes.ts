@@ -6,6 +6,7 @@ import type {
   ApiKeyRepository,
   ContentStore,
   DomainRepository,
+  DueJob,
   EmailQueue,
   Mailer,
   OutgoingFile,
@@ -14,15 +15,15 @@ import type {
 import type { SweepSettings } from '../../functions/core/use-cases/sweep.js';
 
 export class RecordingQueue implements EmailQueue {
-  readonly jobs: SendJob[] = [];
+  readonly jobs: (SendJob | DueJob)[] = [];
   failWith?: Error;
   /** What backlog() reports. */
   waiting = 0;
-  async enqueue(job: SendJob) {
+  async enqueue(job: SendJob | DueJob) {
     if (this.failWith) throw this.failWith;
     this.jobs.push(job);
   }
-  async enqueueMany(jobs: SendJob[]) {
+  async enqueueMany(jobs: (SendJob | DueJob)[]) {
     if (this.failWith) return jobs.map((job) => job.id);
     this.jobs.push(...jobs);
     return [];

@@ -84,20 +84,28 @@ describe('a batch body', () => {
     ]);
   });
 
-  it('names attachments and scheduled_at: a batch takes neither', () => {
+  it('names attachments: a batch takes none', () => {
     const error = thrown(() =>
-      parseBatch(
-        [
-          email({ attachments: [{ filename: 'a.txt', content: 'eA==' }] }),
-          email({ scheduled_at: 'in 1 min' }),
-        ],
-        'strict',
-      ),
+      parseBatch([email({ attachments: [{ filename: 'a.txt', content: 'eA==' }] })], 'strict'),
     );
     expect(error.fieldErrors).toEqual([
       { field: '0.attachments', message: expect.stringContaining('not accepted in a batch') },
-      { field: '1.scheduled_at', message: expect.stringContaining('not accepted in a batch') },
     ]);
+  });
+
+  it("reads each email's scheduled_at against the request's time, naming the email it refuses", () => {
+    const now = new Date('2026-11-24T10:00:00Z');
+    const { entries } = parseBatch([email({ scheduled_at: 'in 1 min' }), email()], 'strict', now);
+    expect(entries.map((e) => e.input.scheduled_at)).toEqual(['2026-11-24T10:01:00.000Z', undefined]);
+    const error = thrown(() =>
+      parseBatch([email(), email({ scheduled_at: 'yesterday at 9am' })], 'strict', now),
+    );
+    expect(error.fieldErrors).toEqual([
+      { field: '1.scheduled_at', message: expect.stringContaining('in the past') },
+    ]);
+    const permissive = parseBatch([email({ scheduled_at: 'in 40 days' }), email()], 'permissive', now);
+    expect(permissive.entries.map((e) => e.index)).toEqual([1]);
+    expect(permissive.errors).toEqual([{ index: 0, message: expect.stringContaining('30 days') }]);
   });
 });
 

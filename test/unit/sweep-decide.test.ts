@@ -38,8 +38,16 @@ describe('what the sweeper does with one queued email older than the grace perio
       { action: 'none', resolved: false },
     ],
     [
-      'scheduled for later: wait',
+      "scheduled for later: not the sweeper's (the scheduler watches it in the due index)",
       state({ scheduled_at: new Date(now + 60_000).toISOString() }),
+      { action: 'none', resolved: true },
+    ],
+    [
+      'scheduled, due a minute ago, long accepted: waits from its time, not from its acceptance',
+      state({
+        created_at: new Date(now - 20 * 86_400_000).toISOString(),
+        scheduled_at: new Date(now - 60_000).toISOString(),
+      }),
       { action: 'none', resolved: false },
     ],
     [

@@ -34,7 +34,7 @@ import {
   type TerminalStatus,
 } from '../../core/status.js';
 import { batchGetAll, isConditionFailure, newestFirstPage, pause, queryPages } from './client.js';
-import { INDEXES, keys } from './table.js';
+import { DUE_INDEX, INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
 
@@ -61,7 +61,7 @@ export class DynamoEmailRepository implements EmailRepository {
     return (Item.attachments as StoredAttachment[] | undefined) ?? [];
   }
 
-  async create({ id, created_at, content }: NewEmail): Promise<void> {
+  async create({ id, created_at, content, schedule }: NewEmail): Promise<void> {
     const pk = keys.email(id);
     const { html, text, tags, headers, attachments, body_key, ...summary } = content;
     // Summary and bodies first, the status item last: an email shows up (in lists, to the
@@ -70,7 +70,7 @@ export class DynamoEmailRepository implements EmailRepository {
       { pk, sk: keys.summary, ...summary },
       { pk, sk: keys.body, html, text, ...extras({ tags, headers, attachments, body_key }) },
     ]);
-    if (!(await this.putStatus(id, created_at, recipientsOf(content).length)))
+    if (!(await this.putStatus(statusItem(id, created_at, recipientsOf(content).length, schedule))))
       throw new Error(`An email ${id} exists already`);
   }
 
@@ -79,19 +79,19 @@ export class DynamoEmailRepository implements EmailRepository {
    * write did not make. (The SDK retries a write whose answer was lost; the retry then finds the
    * item its first try wrote: ids are unique, so an item with this id and creation time is its own.)
    */
-  private async putStatus(id: string, created_at: string, recipients: number): Promise<boolean> {
+  private async putStatus(item: Item): Promise<boolean> {
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: statusItem(id, created_at, recipients),
+          Item: item,
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
       return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      return (await this.getState(id))?.created_at === created_at;
+      return (await this.getState(keys.idOf(String(item.pk))))?.created_at === item.created_at;
     }
   }
 
@@ -123,15 +123,17 @@ export class DynamoEmailRepository implements EmailRepository {
     if (!options.mayExist) {
       // Fresh ids: no status item exists, so batch writes (which cannot be conditional) are safe.
       await inChunks(
-        emails.map(({ id, created_at, content }) => statusItem(id, created_at, recipientsOf(content).length)),
+        emails.map(({ id, created_at, content, schedule }) =>
+          statusItem(id, created_at, recipientsOf(content).length, schedule),
+        ),
       );
       return { existing: [] };
     }
     // Ids a request that died may have used: each status item conditional, never over an email
     // that exists (its status and attempt record would be reset). The same write units.
     const written = await Promise.all(
-      emails.map(({ id, created_at, content }) =>
-        this.putStatus(id, created_at, recipientsOf(content).length),
+      emails.map(({ id, created_at, content, schedule }) =>
+        this.putStatus(statusItem(id, created_at, recipientsOf(content).length, schedule)),
       ),
     );
     return { existing: emails.filter((_, i) => !written[i]).map(({ id }) => id) };
@@ -243,11 +245,18 @@ export class DynamoEmailRepository implements EmailRepository {
           // The recipients left out are settled in the same write: the claim and they stand together.
           UpdateExpression: `SET send_started_at = :now${marks.set}${marks.add}`,
           // No expiry: once an attempt began, no other is ever started (see deliver-email.ts).
+          // A scheduled email only once it is due: a reschedule or cancel and this claim are
+          // conditional writes on the same item, so exactly one of them happens.
           ConditionExpression:
             'attribute_exists(pk) AND #status = :queued AND attribute_not_exists(sent_at) AND ' +
-            'attribute_not_exists(send_started_at)',
+            `attribute_not_exists(send_started_at) AND ${DUE}`,
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':now': nowMs, ...marks.values },
+          ExpressionAttributeValues: {
+            ':queued': 'queued',
+            ':now': nowMs,
+            ':nowIso': new Date(nowMs).toISOString(),
+            ...marks.values,
+          },
         }),
       );
       return 'claimed';
@@ -258,6 +267,8 @@ export class DynamoEmailRepository implements EmailRepository {
     const state = await this.getState(id);
     if (!state) return 'missing';
     if (state.status !== 'queued' || state.sent_at) return 'done';
+    if (state.send_started_at !== undefined) return 'in_progress';
+    if (state.scheduled_at && Date.parse(state.scheduled_at) > nowMs) return 'not_due';
     return 'in_progress';
   }
 
@@ -295,7 +306,7 @@ export class DynamoEmailRepository implements EmailRepository {
         // The consumer and the provider's Send event both record it; the first record stands.
         UpdateExpression:
           'SET sent_at = if_not_exists(sent_at, :at), provider_message_id = if_not_exists(provider_message_id, :mid)' +
-          `${marked} REMOVE attempt_error`,
+          `${marked} REMOVE attempt_error, ${DUE_KEYS}`,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: {
           ':at': at,
@@ -331,14 +342,16 @@ export class DynamoEmailRepository implements EmailRepository {
     at: string,
     options: FinishOptions = {},
   ): Promise<boolean> {
-    const { reason, guard, sent, suppressed } = options;
+    const { reason, guard, sent, suppressed, canceled } = options;
     const set = ['#status = :status', 'gsi2pk = :gsi2pk', 'finished_at = :at'];
+    if (canceled) set.push('canceled = :true');
     const marks = suppressedMarks(suppressed);
     const values: Item = {
       ':status': status,
       ':gsi2pk': keys.emailsWithStatus(status),
       ':at': at,
       ':queued': 'queued',
+      ...(canceled ? { ':true': true } : {}),
       ...marks.values,
     };
     if (reason) {
@@ -356,8 +369,17 @@ export class DynamoEmailRepository implements EmailRepository {
     }
     // Forward only: a late or repeated event finds the email already final and changes nothing.
     const conditions = ['#status = :queued'];
-    if (guard && 'unsent' in guard)
-      conditions.push('attribute_not_exists(sent_at)', 'attribute_not_exists(send_started_at)');
+    if (guard && 'unsent' in guard) {
+      // Never before a scheduled email is due (it is not the consumer's to settle until then).
+      conditions.push('attribute_not_exists(sent_at)', 'attribute_not_exists(send_started_at)', DUE);
+      values[':nowIso'] = at;
+    }
+    if (guard && 'scheduled' in guard)
+      conditions.push(
+        'attribute_exists(scheduled_at)',
+        'attribute_not_exists(sent_at)',
+        'attribute_not_exists(send_started_at)',
+      );
     if (guard && 'attemptStartedAt' in guard) {
       conditions.push('send_started_at = :started', 'attribute_not_exists(sent_at)');
       values[':started'] = guard.attemptStartedAt;
@@ -368,7 +390,8 @@ export class DynamoEmailRepository implements EmailRepository {
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.statusKey(id),
-          UpdateExpression: `SET ${set.join(', ')}${marks.set}${marks.add}`,
+          // A final email leaves the due index in the same write.
+          UpdateExpression: `SET ${set.join(', ')}${marks.set}${marks.add} REMOVE ${DUE_KEYS}`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: values,
@@ -496,7 +519,8 @@ export class DynamoEmailRepository implements EmailRepository {
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.statusKey(id),
-          UpdateExpression: `SET ${set.join(', ')}${add.length ? ` ADD ${add.join(', ')}` : ''}`,
+          // Sent or final: out of the due index (removing absent keys costs nothing).
+          UpdateExpression: `SET ${set.join(', ')}${add.length ? ` ADD ${add.join(', ')}` : ''} REMOVE ${DUE_KEYS}`,
           ConditionExpression: condition,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -506,6 +530,35 @@ export class DynamoEmailRepository implements EmailRepository {
       return Attributes ?? null;
     } catch (error) {
       if (isConditionFailure(error)) return null;
+      throw error;
+    }
+  }
+
+  async reschedule(id: string, scheduledAt: string, dispatched: boolean): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.statusKey(id),
+          UpdateExpression: `SET scheduled_at = :at, ${DUE_INDEX.partitionKey} = :due, ${DUE_INDEX.sortKey} = :dueSk${
+            dispatched ? ', dispatched = :at' : ''
+          }${dispatched ? '' : ' REMOVE dispatched'}`,
+          // Only while it waits: not yet claimed by the consumer, not sent, not final (canceled).
+          ConditionExpression:
+            '#status = :queued AND attribute_exists(scheduled_at) AND attribute_not_exists(sent_at) AND ' +
+            'attribute_not_exists(send_started_at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':queued': 'queued',
+            ':at': scheduledAt,
+            ':due': keys.due,
+            ':dueSk': keys.dueSk(scheduledAt, id),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   }
@@ -579,8 +632,17 @@ export function tallyOf(item: Item): RecipientTally {
   };
 }
 
-/** A new email's status item: queued, in both listing indexes, with how many recipients it has. */
-const statusItem = (id: string, created_at: string, recipients: number): Item => ({
+/**
+ * A new email's status item: queued, in both listing indexes, with how many recipients it has; a
+ * scheduled one also in the due index, with the key that scheduled it and, when the send path
+ * queues it itself (it is due soon), its time as the one already dispatched.
+ */
+const statusItem = (
+  id: string,
+  created_at: string,
+  recipients: number,
+  schedule?: NewEmail['schedule'],
+): Item => ({
   pk: keys.email(id),
   sk: keys.status,
   status: 'queued',
@@ -590,7 +652,21 @@ const statusItem = (id: string, created_at: string, recipients: number): Item =>
   gsi1sk: id,
   gsi2pk: keys.emailsWithStatus('queued'),
   gsi2sk: id,
+  ...(schedule
+    ? {
+        scheduled_at: schedule.at,
+        key_id: schedule.key_id,
+        [DUE_INDEX.partitionKey]: keys.due,
+        [DUE_INDEX.sortKey]: keys.dueSk(schedule.at, id),
+        ...(schedule.dispatched ? { dispatched: schedule.at } : {}),
+      }
+    : {}),
 });
+
+/** A scheduled email is due once its time has come (`:nowIso`; ISO UTC times sort as text). */
+const DUE = '(attribute_not_exists(scheduled_at) OR scheduled_at <= :nowIso)';
+/** The due index's keys on a status item. */
+const DUE_KEYS = `${DUE_INDEX.partitionKey}, ${DUE_INDEX.sortKey}`;
 
 /** Status items of these emails, 100 keys a read (missing ones left out). */
 export async function readStates(db: DynamoDBDocumentClient, tableName: string, ids: string[]) {
@@ -675,6 +751,10 @@ export function toState(id: string, item: Item): EmailState {
   if (typeof item.requeued_at === 'number') state.requeued_at = item.requeued_at;
   if (typeof item.refused_at === 'number') state.refused_at = item.refused_at;
   if (item.scheduled_at) state.scheduled_at = String(item.scheduled_at);
+  if (item.key_id) state.key_id = String(item.key_id);
+  if (item.dispatched) state.dispatched = String(item.dispatched);
+  if (item[DUE_INDEX.partitionKey]) state.due_indexed = true;
+  if (item.canceled === true) state.canceled = true;
   if (typeof item.rcpts === 'number') state.tally = tallyOf(item);
   return state;
 }
@@ -691,7 +771,10 @@ function toSummary(id: string, status: Item, summary: Item): EmailSummary {
       delivered: status.delivered === true,
       bounced: status.bounced === true,
       suppressed: status.suppressed === true,
+      scheduled: Boolean(status.scheduled_at),
+      canceled: status.canceled === true,
     }),
+    scheduled_at: (status.scheduled_at as string | undefined) ?? null,
     message_id: (status.provider_message_id as string | undefined) ?? null,
     created_at: String(status.created_at),
     from: String(summary.from),

@@ -4,7 +4,7 @@ import { FIRST_EMAIL_ID } from '../../core/ids.js';
 import type { EmailState, SweepProgress, SweepStore } from '../../core/ports.js';
 import { isConditionFailure, queryPages } from './client.js';
 import { readContent, readStates } from './email-repository.js';
-import { INDEXES, keys } from './table.js';
+import { DUE_INDEX, INDEXES, keys } from './table.js';
 
 /**
  * What the sweeper reads and writes in the single table: the `emails-by-status` index's queued
@@ -109,6 +109,65 @@ export class DynamoSweepStore implements SweepStore {
           // No progress item yet: the sweeper starts from the first email anyway.
           ConditionExpression: 'attribute_exists(pk) AND from_id > :id',
           ExpressionAttributeValues: { ':id': emailId },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async dueIds(until: string, limit: number): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const page of queryPages(this.db, {
+      TableName: this.tableName,
+      IndexName: DUE_INDEX.name,
+      // '~' sorts after '#' and every id character: every email due at `until` itself is in.
+      KeyConditionExpression: '#pk = :due AND #sk <= :until',
+      ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
+      ExpressionAttributeValues: { ':due': keys.due, ':until': `${until}~` },
+      ScanIndexForward: true, // earliest first
+      Limit: Math.min(limit, 1000),
+    })) {
+      for (const item of page)
+        if (ids.length < limit) ids.push(keys.idOfDueSk(String(item[DUE_INDEX.sortKey])));
+      if (ids.length >= limit) break;
+    }
+    return ids;
+  }
+
+  async markDispatched(id: string, scheduledAt: string, nowMs: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: keys.email(id), sk: keys.status },
+          // requeued_at: the sweeper's rules measure a lost message from when it was queued.
+          UpdateExpression: 'SET dispatched = :at, requeued_at = :now',
+          ConditionExpression:
+            '#status = :queued AND scheduled_at = :at AND attribute_not_exists(sent_at) AND ' +
+            'attribute_not_exists(send_started_at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':queued': 'queued', ':at': scheduledAt, ':now': nowMs },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async unindexDue(id: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: keys.email(id), sk: keys.status },
+          UpdateExpression: `REMOVE ${DUE_INDEX.partitionKey}, ${DUE_INDEX.sortKey}`,
+          // Only what can never be due again: sent, or final.
+          ConditionExpression: 'attribute_exists(pk) AND (#status <> :queued OR attribute_exists(sent_at))',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':queued': 'queued' },
         }),
       );
     } catch (error) {

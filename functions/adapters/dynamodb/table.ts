@@ -5,6 +5,7 @@
  * | item                | pk               | sk        | gsi1 (emails-by-time) | gsi2 (emails-by-status)   |
  * |---------------------|------------------|-----------|-----------------------|---------------------------|
  * | email status        | EMAIL#<id>       | STATUS    | EMAILS / <id>         | EMAILS#<status> / <id>    |
+ * |   (scheduled, until sent or final: gsi3 (emails-by-due) DUE / <scheduled_at>#<id>)          |
  * | email summary       | EMAIL#<id>       | SUMMARY   |                       |                           |
  * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
  * | email event         | EMAIL#<id>       | EVENT#<at>#<type>#<digest> |      |                           |
@@ -44,12 +45,29 @@ export const TTL_ATTRIBUTE = 'expires_at';
 /** How long webhook messages and their attempts are kept (Resend keeps event data 30 days). */
 export const WEBHOOK_MESSAGE_RETENTION_DAYS = 30;
 
+/**
+ * The index of scheduled emails by due time: a scheduled email's status item is in it from when it
+ * is accepted until it is sent or final (then its keys are removed in the same write), so the
+ * scheduler finds what falls due with one Query, and what it must still watch (see schedule.ts).
+ * Sparse and keys only: every other email, and every other item, is absent from it.
+ */
+export const DUE_INDEX = { name: 'emails-by-due', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' } as const;
+
 export const INDEXES = {
   emailsByTime: { name: 'emails-by-time', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   emailsByStatus: { name: 'emails-by-status', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  emailsByDue: DUE_INDEX,
 } as const;
 
-/** Non-key attributes copied into both listing indexes. */
+/** What an index copies: the two listing indexes INDEX_PROJECTION, the due index keys only. */
+export const projectionOf = (
+  name: string,
+): { ProjectionType: 'KEYS_ONLY' } | { ProjectionType: 'INCLUDE'; NonKeyAttributes: string[] } =>
+  name === DUE_INDEX.name
+    ? { ProjectionType: 'KEYS_ONLY' }
+    : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...INDEX_PROJECTION] };
+
+/** Non-key attributes copied into both listing indexes (the due index holds keys only). */
 export const INDEX_PROJECTION = ['status', 'created_at'] as const;
 
 export const keys = {
@@ -87,6 +105,10 @@ export const keys = {
   webhookMessagePrefix: 'MSG#',
   webhookAttempt: (messageId: string, attemptId: string) => `ATTEMPT#${messageId}#${attemptId}`,
   webhookAttemptPrefix: (messageId: string) => `ATTEMPT#${messageId}#`,
+  /** Scheduled emails in the due index, sorted by due time (ISO UTC, which sorts as text). */
+  due: 'DUE',
+  dueSk: (scheduledAt: string, id: string) => `${scheduledAt}#${id}`,
+  idOfDueSk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
   /** The sweeper's progress through the queued emails (see core/use-cases/sweep.ts). */
   sweep: 'SWEEP',
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */

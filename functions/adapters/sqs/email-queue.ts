@@ -5,7 +5,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DeadLetters, EmailQueue, SendJob } from '../../core/ports.js';
+import type { DeadLetters, DueJob, EmailQueue, SendJob } from '../../core/ports.js';
 import { parseSendJob, toQueueMessage } from '../../core/send-job.js';
 
 /** SQS's limit on a SendMessageBatch call's messages together, less a margin for the envelope. */
@@ -18,16 +18,16 @@ export class SqsEmailQueue implements EmailQueue {
     private readonly queueUrl: string,
   ) {}
 
-  async enqueue(job: SendJob): Promise<void> {
+  async enqueue(job: SendJob | DueJob): Promise<void> {
     await this.sqs.send(
-      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: toQueueMessage(job) }),
+      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: toQueueMessage(job), ...delayOf(job) }),
     );
   }
 
-  async enqueueMany(jobs: SendJob[]): Promise<string[]> {
+  async enqueueMany(jobs: (SendJob | DueJob)[]): Promise<string[]> {
     // SendMessageBatch takes 10 messages and 256 KiB a call; the calls go side by side.
-    const batches: SendJob[][] = [];
-    let current: SendJob[] = [];
+    const batches: (SendJob | DueJob)[][] = [];
+    let current: (SendJob | DueJob)[] = [];
     let bytes = 0;
     for (const job of jobs) {
       const size = Buffer.byteLength(toQueueMessage(job));
@@ -46,7 +46,11 @@ export class SqsEmailQueue implements EmailQueue {
           const { Failed = [] } = await this.sqs.send(
             new SendMessageBatchCommand({
               QueueUrl: this.queueUrl,
-              Entries: batch.map((job, i) => ({ Id: String(i), MessageBody: toQueueMessage(job) })),
+              Entries: batch.map((job, i) => ({
+                Id: String(i),
+                MessageBody: toQueueMessage(job),
+                ...delayOf(job),
+              })),
             }),
           );
           return Failed.map((entry) => batch[Number(entry.Id)]?.id ?? '').filter(Boolean);
@@ -71,6 +75,10 @@ export class SqsEmailQueue implements EmailQueue {
     );
   }
 }
+
+/** A scheduled email's message is held by the queue until its time (SQS's DelaySeconds, at most 900). */
+const delayOf = (job: SendJob | DueJob) =>
+  job.content === null && job.delaySeconds > 0 ? { DelaySeconds: job.delaySeconds } : {};
 
 /** How long a dead letter stays hidden after the sweeper read it (SQS's maximum, 12 hours). */
 export const DEAD_LETTER_HIDE_SECONDS = 12 * 60 * 60;

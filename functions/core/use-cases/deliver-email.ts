@@ -1,6 +1,7 @@
 import { attachmentKey, encodedBytes, MAX_MESSAGE_BYTES, messageBytes } from '../attachments.js';
 import type { EmailContent } from '../email.js';
 import {
+  type ApiKeyRepository,
   type Clock,
   type ContentStore,
   type CounterName,
@@ -24,6 +25,8 @@ import { type EmailFacts, emailEvent, publishQuietly, tagsObject } from './publi
 
 export interface DeliverDeps {
   emails: EmailRepository;
+  /** The API keys, for a scheduled email: it is sent only while the key that scheduled it works. */
+  apiKeys?: Pick<ApiKeyRepository, 'getById' | 'findByHash'>;
   mailer: Mailer;
   /** The suppression list, read once per email (one batch read); absent: nobody is left out. */
   suppressions?: Pick<SuppressionRepository, 'find'>;
@@ -44,6 +47,8 @@ export type DeliverOutcome =
   | { result: 'suppressed'; recipients: number }
   /** Nothing to do: sent or final already, an attempt is under way or its outcome pending, or no such email. */
   | { result: 'skipped'; why: 'done' | 'in_progress' | 'missing' }
+  /** A scheduled email whose time has not come (moved later, or the message came early): not sent now. */
+  | { result: 'not_due'; dueAt: string }
   /** Final: the provider refused it for good, or refused it on every attempt. */
   | { result: 'failed'; reason: string; gaveUp: boolean }
   /** The provider refused it for now and did not take it: try again later (the queue redelivers). */
@@ -74,6 +79,10 @@ export async function deliverEmail(
 ): Promise<DeliverOutcome> {
   // Everything is read before the claim: a failed read leaves nothing claimed, so the message is
   // simply retried. A large job came as a reference: its content is read back.
+  if (queued.key_id !== undefined) {
+    const held = await scheduledCheck(deps, queued, queued.key_id);
+    if (held) return held;
+  }
   const stored = await withBodies(deps, queued);
   if (!stored) return { result: 'skipped', why: 'missing' };
   if ('problem' in stored) return failUnsent(deps, queued, stored.problem, finalAttempt);
@@ -118,6 +127,7 @@ async function send(
     startedAt,
     left.positions.length ? { byReason: left.byReason, at: new Date(startedAt).toISOString() } : undefined,
   );
+  if (claim === 'not_due') return notDue(deps, job.id);
   if (claim !== 'claimed') return { result: 'skipped', why: claim };
   if (left.positions.length) {
     deps.counters?.count('RecipientsSuppressed', left.positions.length);
@@ -189,6 +199,45 @@ async function send(
     messageId,
     ...(left.positions.length ? { suppressed: left.positions.length } : {}),
   };
+}
+
+/**
+ * A scheduled email, before anything else: is it due, and does the key that scheduled it still
+ * work? (The claim checks the time again, in the same write that starts the attempt.) An outcome
+ * when it must not be sent now; undefined when it may go on.
+ */
+async function scheduledCheck(
+  deps: DeliverDeps,
+  queued: QueuedJob,
+  keyId: string,
+): Promise<DeliverOutcome | undefined> {
+  const state = await deps.emails.getState(queued.id);
+  if (!state) return { result: 'skipped', why: 'missing' };
+  if (state.status !== 'queued' || state.sent_at) return { result: 'skipped', why: 'done' };
+  if (state.send_started_at !== undefined) return { result: 'skipped', why: 'in_progress' };
+  if (state.scheduled_at && Date.parse(state.scheduled_at) > deps.clock.now().getTime())
+    return { result: 'not_due', dueAt: state.scheduled_at };
+  if (!deps.apiKeys) return undefined;
+  const key = await deps.apiKeys.getById(keyId);
+  // Revoked: gone from the lookup first (what refuses its requests), then from the listing.
+  if (key && (await deps.apiKeys.findByHash(key.hash))) return undefined;
+  return failUnsent(
+    deps,
+    queued,
+    {
+      reason: `the API key that scheduled it (${keyId}) was revoked before it was due; it was not sent`,
+      temporary: false,
+    },
+    true,
+  );
+}
+
+/** The claim found the email not yet due (moved later since its message was queued). */
+async function notDue(deps: DeliverDeps, id: string): Promise<DeliverOutcome> {
+  const state = await deps.emails.getState(id);
+  return state?.scheduled_at
+    ? { result: 'not_due', dueAt: state.scheduled_at }
+    : { result: 'skipped', why: 'in_progress' };
 }
 
 /** Why an email cannot be sent as it stands; `temporary`: it may be sendable later. */

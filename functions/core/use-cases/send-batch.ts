@@ -4,7 +4,9 @@ import { type SendEmailInput, toContent } from '../email.js';
 import { ApiError } from '../errors.js';
 import { fingerprint } from '../idempotency.js';
 import { newEmailId } from '../ids.js';
-import type { EmailState, IdempotencyStore, NewEmail } from '../ports.js';
+import type { DueJob, EmailState, IdempotencyStore, NewEmail, SendJob } from '../ports.js';
+import { dueJob } from '../schedule.js';
+import { dueSoon } from './schedule.js';
 import { claimKey, keepAnswer, type SendEmailDeps } from './send-email.js';
 
 export interface BatchAnswer {
@@ -18,6 +20,8 @@ export interface BatchRequest {
   /** From validation (permissive mode); the sender checks add theirs. */
   errors: BatchError[];
   mode: 'strict' | 'permissive';
+  /** The key sending it: a scheduled email is sent only while it exists. */
+  keyId: string;
   /** The sender checks of one email: the key's domain restriction, then the domain's verification. */
   checkSender: (input: SendEmailInput) => Promise<void>;
 }
@@ -38,12 +42,8 @@ export interface BatchRequest {
 export async function sendBatch(deps: SendEmailDeps, request: BatchRequest, firstId = newEmailId()) {
   const { accepted, errors } = await checkSenders(request);
   const ids = batchIds(firstId, maxIndex(request) + 1);
-  const created_at = deps.clock.now().toISOString();
-  const emails = accepted.map((entry) => ({
-    id: ids[entry.index] as string,
-    created_at,
-    content: toContent(entry.input),
-  }));
+  const now = deps.clock.now();
+  const emails = accepted.map((entry) => newEmail(entry, ids[entry.index] as string, now, request.keyId));
   // Fresh ids. (A request that holds an idempotency key never outlives the key's lease: API
   // functions time out first, so a resumed request cannot race this one's writes.)
   if (emails.length) await deps.emails.createMany(emails);
@@ -94,8 +94,9 @@ async function resumeBatch(deps: SendEmailDeps, request: BatchRequest, firstId: 
     ...request,
     entries: request.entries.filter((entry) => !stored.has(idOf(entry))),
   });
-  const created_at = deps.clock.now().toISOString();
-  const fresh = accepted.map((entry) => ({ id: idOf(entry), created_at, content: toContent(entry.input) }));
+  const now = deps.clock.now();
+  const created_at = now.toISOString();
+  const fresh = accepted.map((entry) => newEmail(entry, idOf(entry), now, request.keyId));
   const { existing } = fresh.length
     ? await deps.emails.createMany(fresh, { mayExist: true })
     : { existing: [] };
@@ -106,7 +107,13 @@ async function resumeBatch(deps: SendEmailDeps, request: BatchRequest, firstId: 
     ...request.entries
       .filter((entry) => {
         const state = stored.get(idOf(entry));
-        return state?.status === 'queued' && !state.sent_at && state.send_started_at === undefined;
+        // A scheduled one is the scheduler's (and the sweeper's) to queue.
+        return (
+          state?.status === 'queued' &&
+          !state.sent_at &&
+          state.send_started_at === undefined &&
+          !state.scheduled_at
+        );
       })
       .map((entry) => ({ id: idOf(entry), created_at, content: toContent(entry.input) })),
   ];
@@ -168,17 +175,55 @@ function named(failed: { index: number; error: ApiError }[]) {
 const maxIndex = (request: BatchRequest) =>
   Math.max(-1, ...request.entries.map((e) => e.index), ...request.errors.map((e) => e.index));
 
-async function queueOrLeaveToSweeper(deps: SendEmailDeps, emails: NewEmail[]) {
-  if (!emails.length) return;
-  try {
-    const left = await deps.queue.enqueueMany(emails.map(({ id, content }) => ({ id, content })));
-    if (left.length) deps.log?.error('could not queue stored emails; the sweeper will', { email_ids: left });
-  } catch (error) {
-    deps.log?.error('could not queue a stored batch; the sweeper will', { error });
-  }
+/** A batch's email as stored: scheduled ones with their time and key (queued here when due soon). */
+function newEmail(entry: BatchEntry, id: string, now: Date, keyId: string): NewEmail {
+  const at = entry.input.scheduled_at;
+  return {
+    id,
+    created_at: now.toISOString(),
+    content: toContent(entry.input),
+    ...(at ? { schedule: { at, key_id: keyId, dispatched: dueSoon(at, now.getTime()) } } : {}),
+  };
 }
 
-const answer = (mode: BatchRequest['mode'], emails: NewEmail[], errors: BatchError[]): BatchAnswer => ({
+/**
+ * Queues the emails to send now, and the scheduled ones due soon (held by the queue until their
+ * time); those the queue does not take are the sweeper's (or, scheduled, the scheduler's).
+ */
+async function queueOrLeaveToSweeper(deps: SendEmailDeps, emails: NewEmail[]) {
+  const now = deps.clock.now().getTime();
+  const jobs = emails.flatMap(({ id, content, schedule }): (SendJob | DueJob)[] =>
+    !schedule
+      ? [{ id, content }]
+      : schedule.dispatched
+        ? [dueJob({ id, key_id: schedule.key_id, scheduled_at: schedule.at }, now)]
+        : [],
+  );
+  if (!jobs.length) return;
+  let left: string[];
+  try {
+    left = await deps.queue.enqueueMany(jobs);
+  } catch (error) {
+    deps.log?.error('could not queue a stored batch', { error });
+    left = jobs.map((job) => job.id);
+  }
+  if (!left.length) return;
+  deps.log?.error('could not queue stored emails; the sweeper or scheduler will', { email_ids: left });
+  // Scheduled ones marked as queued are unmarked, so the scheduler's next run queues them.
+  await Promise.all(
+    emails
+      .filter((email) => email.schedule?.dispatched && left.includes(email.id))
+      .map((email) =>
+        deps.emails.reschedule(email.id, email.schedule?.at ?? '', false).catch(() => undefined),
+      ),
+  );
+}
+
+const answer = (
+  mode: BatchRequest['mode'],
+  emails: Pick<NewEmail, 'id'>[],
+  errors: BatchError[],
+): BatchAnswer => ({
   data: emails.map(({ id }) => ({ id })),
   ...(mode === 'permissive' ? { errors } : {}),
 });

@@ -23,6 +23,7 @@ import type {
 } from '../ports.js';
 import type { EmailStatus } from '../status.js';
 import { type TargetPolicy, urlProblem } from '../targets.js';
+import { dueSoon, queueItself } from './schedule.js';
 
 export interface SendEmailDeps {
   emails: EmailRepository;
@@ -45,6 +46,15 @@ export interface SentEmail {
   /** `queued` for a new email; a resumed request answers the email's status as it is now. */
   status: EmailStatus;
   created_at: string;
+  /** A scheduled email: `last_event: scheduled` and its time (ISO UTC). */
+  last_event?: 'scheduled';
+  scheduled_at?: string;
+}
+
+/** A scheduled send: when (ISO UTC, already checked) and the key that scheduled it. */
+export interface Schedule {
+  at: string;
+  key_id: string;
 }
 
 /**
@@ -58,10 +68,11 @@ export async function sendEmail(
   deps: SendEmailDeps,
   input: SendEmailInput,
   id: string = newEmailId(),
+  schedule?: Schedule,
 ): Promise<SentEmail> {
   assertAttachmentsAllowed(deps, input);
   await deps.assertSenderDomain(domainOf(input.from.email));
-  return storeAndQueue(deps, input, id);
+  return storeAndQueue(deps, input, id, schedule);
 }
 
 /**
@@ -128,20 +139,50 @@ async function storedContent(deps: SendEmailDeps, input: SendEmailInput, id: str
   return { ...withFiles, html: null, text: null, body_key: key };
 }
 
-async function storeAndQueue(deps: SendEmailDeps, input: SendEmailInput, id: string): Promise<SentEmail> {
-  const created_at = deps.clock.now().toISOString();
+async function storeAndQueue(
+  deps: SendEmailDeps,
+  input: SendEmailInput,
+  id: string,
+  schedule?: Schedule,
+): Promise<SentEmail> {
+  const now = deps.clock.now();
+  const created_at = now.toISOString();
   const content = await storedContent(deps, input, id);
+  // Due before the scheduler's next look: queued here, held by the queue until its time.
+  const soon = schedule ? dueSoon(schedule.at, now.getTime()) : false;
   try {
-    await deps.emails.create({ id, created_at, content });
+    await deps.emails.create({
+      id,
+      created_at,
+      content,
+      ...(schedule ? { schedule: { ...schedule, dispatched: soon } } : {}),
+    });
   } catch (error) {
     const stored = await readBack(deps.emails, id);
     if (!stored) throw error;
-    if (stored.created_at !== created_at) return { id, status: stored.status, created_at: stored.created_at };
+    if (stored.created_at !== created_at) return answerOf(stored);
   }
-  await enqueueOrLeaveToSweeper(deps, { id, content });
+  if (!schedule) await enqueueOrLeaveToSweeper(deps, { id, content });
+  else if (soon)
+    await queueItself(deps, { id, scheduled_at: schedule.at, key_id: schedule.key_id }, now.getTime());
   deps.counters?.count('EmailsAccepted');
-  return { id, status: 'queued', created_at };
+  return answerOf({ id, status: 'queued', created_at, ...(schedule ? { scheduled_at: schedule.at } : {}) });
 }
+
+/** The answer for an email: a scheduled one says so while it waits (Resend's `last_event`). */
+export const answerOf = (
+  email: Pick<EmailState, 'id' | 'status' | 'created_at' | 'scheduled_at' | 'sent_at'>,
+): SentEmail => ({
+  id: email.id,
+  status: email.status,
+  created_at: email.created_at,
+  ...(email.scheduled_at
+    ? {
+        ...(email.status === 'queued' && !email.sent_at ? { last_event: 'scheduled' as const } : {}),
+        scheduled_at: email.scheduled_at,
+      }
+    : {}),
+});
 
 /**
  * The email's status item, read back after a failure: null when it is not stored; undefined when
@@ -187,6 +228,7 @@ export async function sendEmailOnce(
   deps: SendEmailDeps & { idempotency: IdempotencyStore },
   input: SendEmailInput,
   request: { scope: string; idempotencyKey: string; body: unknown },
+  schedule?: Schedule,
 ): Promise<SentEmail> {
   const claim = await claimKey(deps, request, fingerprint(request.body), newEmailId());
   if ('replay' in claim) return claim.replay as SentEmail;
@@ -198,13 +240,19 @@ export async function sendEmailOnce(
     await deps.assertSenderDomain(domainOf(input.from.email));
     const existing = resumed ? await deps.emails.getState(id) : null;
     if (existing) {
-      // Same key, same body: this request's input is that email's content.
-      if (existing.status === 'queued' && !existing.sent_at && existing.send_started_at === undefined)
+      // Same key, same body: this request's input is that email's content. A scheduled email is
+      // the scheduler's to queue (and the sweeper's, should it be stranded).
+      if (
+        existing.status === 'queued' &&
+        !existing.sent_at &&
+        existing.send_started_at === undefined &&
+        !existing.scheduled_at
+      )
         await enqueueOrLeaveToSweeper(deps, { id, content: await storedContent(deps, input, id) });
-      sent = { id, status: existing.status, created_at: existing.created_at };
+      sent = answerOf(existing);
     } else {
       mayBeStored = true;
-      sent = await storeAndQueue(deps, input, id);
+      sent = await storeAndQueue(deps, input, id, schedule);
       if (resumed)
         await deps.sweep
           ?.rewind(id)
@@ -216,7 +264,7 @@ export async function sendEmailOnce(
     const stored = mayBeStored ? await readBack(deps.emails, id) : null;
     if (stored === null) await deps.idempotency.abandon(request.scope, keyHash, id).catch(() => undefined);
     if (!stored) throw error;
-    sent = { id, status: stored.status, created_at: stored.created_at };
+    sent = answerOf(stored);
   }
   await keepAnswer(deps, request.scope, claim, sent);
   return sent;

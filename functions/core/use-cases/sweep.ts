@@ -12,6 +12,7 @@ import type {
   SweepStore,
 } from '../ports.js';
 import { recipientsOf } from '../recipients.js';
+import { dueJob } from '../schedule.js';
 import { settleUnreported } from '../status.js';
 import { emailEvent, publishQuietly, tagsObject } from './publish-events.js';
 
@@ -108,8 +109,8 @@ const age = (ms: number) =>
  */
 export function decide(state: EmailState, nowMs: number, settings: SweepSettings): SweepAction {
   if (state.status !== 'queued' || state.sent_at) return { action: 'none', resolved: true };
-  if (state.scheduled_at && Date.parse(state.scheduled_at) > nowMs)
-    return { action: 'none', resolved: false };
+  // Not due yet: the scheduler watches it (the due index holds it until it is sent or final).
+  if (state.scheduled_at && Date.parse(state.scheduled_at) > nowMs) return { action: 'none', resolved: true };
   if (state.send_started_at !== undefined) {
     if (nowMs - state.send_started_at < settings.unknownOutcomeAfterMs)
       return { action: 'none', resolved: false };
@@ -122,7 +123,12 @@ export function decide(state: EmailState, nowMs: number, settings: SweepSettings
         'it was not sent again, so that it cannot arrive twice',
     };
   }
-  const waitingSince = Math.max(Date.parse(state.created_at), state.refused_at ?? 0, state.requeued_at ?? 0);
+  const waitingSince = Math.max(
+    Date.parse(state.created_at),
+    state.refused_at ?? 0,
+    state.requeued_at ?? 0,
+    state.scheduled_at ? Date.parse(state.scheduled_at) : 0,
+  );
   const waitedMs = nowMs - waitingSince;
   if (waitedMs < settings.requeueAfterMs) return { action: 'none', resolved: false };
   return { action: 'requeue', waitedMs };
@@ -230,7 +236,7 @@ async function scanUnsent(
           if (backlog > 0 && decision.waitedMs < requeueAfterMs + settings.backlogGraceMs) {
             report.deferred++;
             deps.counters?.count('SweepDeferred');
-          } else if (await requeue(deps, id, now, requeueAfterMs)) {
+          } else if (state && (await requeue(deps, state, now, requeueAfterMs))) {
             report.requeued++;
             deps.counters?.count('SweepRequeued');
           }
@@ -263,8 +269,20 @@ async function scanUnsent(
   return firstUnresolved ?? boundary;
 }
 
-async function requeue(deps: SweepDeps, id: string, now: number, requeueAfterMs: number): Promise<boolean> {
+async function requeue(
+  deps: SweepDeps,
+  state: EmailState,
+  now: number,
+  requeueAfterMs: number,
+): Promise<boolean> {
+  const { id } = state;
   if (!(await deps.store.markRequeued(id, now, now - requeueAfterMs))) return false;
+  // A scheduled email goes as the scheduler queues it: a reference, its key checked when sent.
+  if (state.scheduled_at) {
+    await deps.queue.enqueue(dueJob(state, now));
+    deps.log?.warn('requeued a stranded email', { email_id: id });
+    return true;
+  }
   const content = await deps.store.content(id);
   if (!content) return false;
   await deps.queue.enqueue({ id, content });
@@ -324,7 +342,7 @@ const failedReason = (maxAttempts: number) =>
  * email.failed for an email the sweeper failed, to every recipient, its content read only when an
  * endpoint subscribes (a failure to publish is logged and counted, never stops the sweep).
  */
-async function raiseFailed(
+export async function raiseFailed(
   deps: SweepDeps,
   id: string,
   reason: string,

@@ -364,4 +364,52 @@ seen.attachments = {
   one: await resend.emails.attachments.get({ emailId: withFiles.id, id: files.data[1]?.id ?? '' }),
 };
 
+// Scheduling with the SDK's own fields and methods: one five seconds ahead (sent after its time),
+// one moved from an hour ahead to three seconds ahead, one canceled; a cancel too late.
+const scheduledAt = new Date(Date.now() + 5000).toISOString();
+const scheduleFrom = { from: 'SDK <billing@sdk.test>', to: 'success@simulator.amazonses.com', text: 'Later' };
+const due = must(
+  await resend.emails.send({ ...scheduleFrom, subject: 'Scheduled', scheduledAt }),
+  'emails.send with scheduledAt',
+);
+const waitingDue = must(await resend.emails.get(due.id), 'emails.get scheduled');
+const toMove = must(
+  await resend.emails.send({ ...scheduleFrom, subject: 'Moved', scheduledAt: 'in 1 hour' }),
+  'emails.send in 1 hour',
+);
+const movedTo = new Date(Date.now() + 3000).toISOString();
+const moved = await resend.emails.update({ id: toMove.id, scheduledAt: movedTo });
+const toCancel = must(
+  await resend.emails.send({ ...scheduleFrom, subject: 'Canceled', scheduledAt: 'tomorrow at 9am' }),
+  'emails.send tomorrow',
+);
+const canceled = await resend.emails.cancel(toCancel.id);
+const sentDue = await until(
+  async () => must(await resend.emails.get(due.id), 'emails.get'),
+  (email) => email.last_event === 'delivered',
+  'the scheduled email to be delivered',
+);
+const sentMoved = await until(
+  async () => must(await resend.emails.get(toMove.id), 'emails.get'),
+  (email) => email.last_event === 'delivered',
+  'the moved email to be delivered',
+);
+seen.scheduling = {
+  scheduledAt,
+  answered: due,
+  waiting: waitingDue,
+  delivered: sentDue,
+  movedTo,
+  moved,
+  movedDelivered: sentMoved,
+  canceled,
+  canceledGet: await resend.emails.get(toCancel.id),
+  tooLate: await resend.emails.cancel(due.id),
+  pastTime: await resend.emails.send({
+    ...scheduleFrom,
+    subject: 'Past',
+    scheduledAt: '2020-01-01T00:00:00Z',
+  }),
+};
+
 console.log(JSON.stringify(seen));

@@ -1,0 +1,105 @@
+import * as chrono from 'chrono-node/en';
+import { type FieldError, validationError } from './errors.js';
+import type { DueJob, EmailState } from './ports.js';
+
+/**
+ * Scheduled sending (`scheduled_at`), as Resend takes it: an ISO 8601 time, or English such as
+ * `in 1 min`, `tomorrow at 9am`, `Friday at 3pm ET`, read relative to the request's time and in
+ * UTC unless the text names a zone; at most 30 days ahead, never in the past.
+ *
+ * English is read by chrono-node (the English parser only: 47 KB minified), which knows relative
+ * times, weekdays, and zone abbreviations with their daylight-saving rules (ET is EST or EDT on
+ * that day). Whatever it cannot read whole is refused with what it did understand, never guessed.
+ */
+export const MAX_SCHEDULE_DAYS = 30;
+export const MAX_SCHEDULE_MS = MAX_SCHEDULE_DAYS * 24 * 3_600_000;
+
+/**
+ * How far ahead of a scheduled email's time it is put on the send queue, with a delay that makes
+ * it visible at that time (SQS's DelaySeconds, at most 15 minutes): longer than the scheduler's
+ * period (one minute on AWS), so an email is handed over on time however the runs fall.
+ */
+export const SCHEDULE_AHEAD_MS = 90_000;
+
+/** SQS's longest message delay. */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+
+/** The queue delay that makes a message for an email due at `dueMs` visible no earlier than that. */
+export const delaySecondsUntil = (dueMs: number, nowMs: number): number =>
+  Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil((dueMs - nowMs) / 1000)));
+
+const ISO = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/;
+/** Words that may stand around a time without changing it ("at noon", "on Friday, 9am."). */
+const FILLER = /\b(at|on)\b|[\s,.]/gi;
+
+/**
+ * The time `text` names, as an ISO UTC string, relative to `now`; a 400 naming `field` when it
+ * names none, more than one, only a day, a time in the past or one too far ahead.
+ */
+export function parseScheduledAt(text: string, now: Date, field = 'scheduled_at'): string {
+  const refuse = (message: string): never => {
+    const errors: FieldError[] = [{ field, message }];
+    throw validationError(`Invalid request: ${field} ${message}`, errors);
+  };
+  const trimmed = text.trim();
+  if (!trimmed) return refuse('must be a time: an ISO 8601 time or, for example, "in 1 hour"');
+  if (trimmed.length > 200) return refuse('may be at most 200 characters');
+  const at = ISO.test(trimmed) ? fromIso(trimmed) : fromEnglish(trimmed, now, refuse);
+  if (Number.isNaN(at.getTime())) return refuse(`is not a valid time (got "${trimmed}")`);
+  const understood = `"${trimmed}" is ${at.toISOString()}`;
+  if (at.getTime() < now.getTime())
+    return refuse(`is in the past: ${understood}, and it is now ${now.toISOString()}`);
+  if (at.getTime() - now.getTime() > MAX_SCHEDULE_MS)
+    return refuse(
+      `may be at most ${MAX_SCHEDULE_DAYS} days ahead (until ${new Date(now.getTime() + MAX_SCHEDULE_MS).toISOString()}): ${understood}`,
+    );
+  return at.toISOString();
+}
+
+/** An ISO 8601 time; without a zone, UTC (the rule for every time that names none). */
+function fromIso(text: string): Date {
+  const normal = text.replace(' ', 'T').toUpperCase();
+  const zoned = /([Z]|[+-]\d{2}(:?\d{2})?)$/.test(normal.slice(10)) ? normal : `${normal}Z`;
+  // "+02" and "+0200" as "+02:00", the forms Date.parse is sure to take.
+  const fixed = zoned.replace(/([+-]\d{2})(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? '00'}`);
+  const date = new Date(fixed);
+  // Date rolls 2026-02-30 over to March: a day that does not exist is refused instead.
+  const [, y, mo, d] = /^(\d{4})-(\d{2})-(\d{2})/.exec(normal) ?? [];
+  const probe = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (probe.getUTCMonth() !== Number(mo) - 1 || probe.getUTCDate() !== Number(d)) return new Date(Number.NaN);
+  return date;
+}
+
+function fromEnglish(text: string, now: Date, refuse: (message: string) => never): Date {
+  const results = chrono.parse(text, { instant: now, timezone: 'UTC' }, { forwardDate: true });
+  const first = results[0];
+  if (!first)
+    return refuse(
+      `is not a time this service can read (got "${text}"); use ISO 8601 (2026-12-01T09:00:00Z) or, for example, "in 1 hour" or "tomorrow at 9am"`,
+    );
+  if (results.length > 1)
+    return refuse(
+      `names more than one time (${results.map((r) => `"${r.text}" is ${r.start.date().toISOString()}`).join(', ')}); give one`,
+    );
+  const at = first.start.date();
+  const rest = (text.slice(0, first.index) + text.slice(first.index + first.text.length)).replace(FILLER, '');
+  if (rest)
+    return refuse(
+      `was understood only in part: "${first.text}" is ${at.toISOString()}, but not "${rest}"; remove it or write the time in ISO 8601`,
+    );
+  // "in 2 days" keeps the time of day; "tomorrow" or "Friday" alone would have to guess it.
+  const relative = first.start.tags().has('result/relativeDate');
+  if (!first.start.isCertain('hour') && !relative)
+    return refuse(
+      `names a day but no time of day ("${first.text}"); add one, for example "${first.text} at 9am"`,
+    );
+  return at;
+}
+
+/** A scheduled email's queue message: a reference, with its key, held until its time. */
+export const dueJob = (state: Pick<EmailState, 'id' | 'key_id' | 'scheduled_at'>, now: number): DueJob => ({
+  id: state.id,
+  content: null,
+  ...(state.key_id ? { key_id: state.key_id } : {}),
+  delaySeconds: state.scheduled_at ? delaySecondsUntil(Date.parse(state.scheduled_at), now) : 0,
+});

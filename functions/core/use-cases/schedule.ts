@@ -1,0 +1,218 @@
+import { notFound, validationError } from '../errors.js';
+import type { Clock, EmailQueue, EmailRepository, EmailState, Log } from '../ports.js';
+import { dueJob, parseScheduledAt, SCHEDULE_AHEAD_MS } from '../schedule.js';
+import { decide, raiseFailed, type SweepDeps } from './sweep.js';
+
+/**
+ * Scheduled emails. One is stored like any other (status `queued`), with its time, the API key
+ * that scheduled it, and an entry in the due index (table.ts). From there:
+ *
+ * - **The scheduler** (`dispatchScheduled`, run by the sweep function every minute on AWS, every
+ *   second locally) reads the due index up to SCHEDULE_AHEAD_MS ahead and puts each email on the
+ *   send queue with a delay that makes its message visible at its time (a reference: the consumer
+ *   reads its state, its key and its content then). It marks which time it queued the email for,
+ *   so the next run does not queue it again. An email stays in the index until it is sent or final,
+ *   so the scheduler also watches what a lost message or an unknown outcome would strand (the
+ *   sweeper's rules, `decide`): the sweeper's own scan leaves scheduled emails to it.
+ * - **The consumer** sends it only when its time has come and its key still works: the claim is
+ *   conditional on `scheduled_at <= now`, so the claim, a reschedule and a cancel (each a
+ *   conditional write on the status item) cannot both happen: a cancel or reschedule that comes
+ *   as the email falls due either wins (nothing is sent, or it is sent at the new time) or loses
+ *   (400, and the email is sent once).
+ * - **Reschedule** (`PATCH /v1/emails/{id}`) and **cancel** (`POST /v1/emails/{id}/cancel`) hold
+ *   while the email waits: queued, never claimed, not sent. A canceled email ends `failed` with
+ *   reason `canceled` (the spec's four statuses; `last_event: canceled`).
+ *
+ * Nothing is lost to a deploy or a failed function: the schedule is the table (with point-in-time
+ * recovery), and every step is retried by the next run. Cost per scheduled email: one due-index
+ * write when it is stored, one status write when it is queued, one index removal in the write that
+ * sends or ends it, and two reads of its key by the consumer.
+ */
+
+export interface DispatchReport {
+  /** Put on the queue for their time. */
+  dispatched: number;
+  /** Put on the queue again: their message was lost (the sweeper's rule). */
+  requeued: number;
+  /** Ended `failed`: their attempt's outcome stayed unknown (the sweeper's rule). */
+  failedUnknownOutcome: number;
+  /** Index entries of emails already sent or final, removed. */
+  cleaned: number;
+}
+
+/** At most this many due entries are read per run (in pages of 100); the next run goes on. */
+export const MAX_DISPATCH_PER_RUN = 10_000;
+
+/**
+ * Queues the scheduled emails that fall due within SCHEDULE_AHEAD_MS, and watches those due and
+ * queued. `all`: queue every one due again, whatever was queued before (a local start, whose
+ * in-memory queue lost the delayed messages of the last run).
+ */
+export async function dispatchScheduled(
+  deps: SweepDeps,
+  options: { all?: boolean } = {},
+): Promise<DispatchReport> {
+  const report: DispatchReport = { dispatched: 0, requeued: 0, failedUnknownOutcome: 0, cleaned: 0 };
+  const now = deps.clock.now().getTime();
+  const until = new Date(now + SCHEDULE_AHEAD_MS).toISOString();
+  const ids = await deps.store.dueIds(until, MAX_DISPATCH_PER_RUN);
+  let backlog: number | undefined;
+  for (let i = 0; i < ids.length; i += 100) {
+    const states = await deps.store.states(ids.slice(i, i + 100));
+    const ready: EmailState[] = [];
+    for (const state of states) {
+      try {
+        if (state.status !== 'queued' || state.sent_at) {
+          await deps.store.unindexDue(state.id);
+          report.cleaned++;
+          continue;
+        }
+        if (!state.scheduled_at || Date.parse(state.scheduled_at) > now + SCHEDULE_AHEAD_MS) continue;
+        if (state.send_started_at === undefined && (options.all || state.dispatched !== state.scheduled_at)) {
+          ready.push(state);
+          continue;
+        }
+        const decision = decide(state, now, deps.settings);
+        if (decision.action === 'requeue') {
+          backlog ??= await deps.queue.backlog();
+          // Behind a backlog its message is not lost, only late: a later run looks again.
+          if (backlog > 0 && decision.waitedMs < deps.settings.requeueAfterMs + deps.settings.backlogGraceMs)
+            continue;
+          if (await deps.store.markRequeued(state.id, now, now - deps.settings.requeueAfterMs)) {
+            await deps.queue.enqueue(dueJob(state, now));
+            report.requeued++;
+            deps.counters?.count('SweepRequeued');
+          }
+        } else if (decision.action === 'fail-unknown') {
+          const failed = await deps.emails.finish(state.id, 'failed', new Date(now).toISOString(), {
+            reason: decision.reason,
+            guard: { attemptStartedAt: decision.attemptStartedAt },
+          });
+          if (failed) {
+            report.failedUnknownOutcome++;
+            deps.counters?.count('EmailsFailedUnknownOutcome');
+            await raiseFailed(deps, state.id, decision.reason, () => deps.store.content(state.id));
+          }
+        }
+      } catch (error) {
+        deps.log?.warn('scheduler: could not handle an email; next run tries again', {
+          email_id: state.id,
+          error,
+        });
+      }
+    }
+    if (ready.length) await dispatch(deps, ready, now, report);
+  }
+  return report;
+}
+
+/** Queues these emails for their times (ten a call), then marks each as queued for that time. */
+async function dispatch(deps: SweepDeps, ready: EmailState[], now: number, report: DispatchReport) {
+  const refused = new Set(await deps.queue.enqueueMany(ready.map((state) => dueJob(state, now))));
+  await Promise.all(
+    ready
+      .filter((state) => !refused.has(state.id))
+      .map(async (state) => {
+        report.dispatched++;
+        deps.counters?.count('ScheduledDispatched');
+        // A failed mark only means the next run queues it again: a duplicate message is harmless.
+        await deps.store
+          .markDispatched(state.id, state.scheduled_at ?? '', now)
+          .catch((error) =>
+            deps.log?.warn('scheduler: could not mark an email queued', { email_id: state.id, error }),
+          );
+      }),
+  );
+  if (refused.size)
+    deps.log?.warn('scheduler: the queue refused emails; next run tries again', { refused: refused.size });
+}
+
+/** Whether the send path queues a scheduled email itself (it falls due before the scheduler's next look). */
+export const dueSoon = (scheduledAt: string, now: number) =>
+  Date.parse(scheduledAt) - now <= SCHEDULE_AHEAD_MS;
+
+export interface ScheduleChangeDeps {
+  emails: Pick<EmailRepository, 'getState' | 'reschedule' | 'finish'>;
+  queue: Pick<EmailQueue, 'enqueue'>;
+  clock: Clock;
+  log?: Log;
+}
+
+/** PATCH /v1/emails/{id} `{scheduled_at}`: moves a scheduled email that still waits. */
+export async function rescheduleEmail(
+  deps: ScheduleChangeDeps,
+  id: string,
+  text: string,
+): Promise<{ object: 'email'; id: string }> {
+  const now = deps.clock.now();
+  const at = parseScheduledAt(text, now);
+  const state = await stateOf(deps, id);
+  assertWaiting(state);
+  const soon = dueSoon(at, now.getTime());
+  if (!(await deps.emails.reschedule(id, at, soon))) assertWaiting(await stateOf(deps, id), true);
+  if (soon) await queueItself(deps, { id, scheduled_at: at, key_id: state.key_id }, now.getTime());
+  return { object: 'email', id };
+}
+
+/** POST /v1/emails/{id}/cancel: ends a scheduled email that still waits, for good. */
+export async function cancelEmail(
+  deps: Omit<ScheduleChangeDeps, 'queue'>,
+  id: string,
+): Promise<{ object: 'email'; id: string }> {
+  const state = await stateOf(deps, id);
+  if (isCanceled(state)) return { object: 'email', id }; // a repeated cancel changes nothing
+  assertWaiting(state);
+  const at = deps.clock.now().toISOString();
+  const canceled = await deps.emails.finish(id, 'failed', at, {
+    reason: 'canceled',
+    guard: { scheduled: true },
+    canceled: true,
+  });
+  if (!canceled) {
+    const now = await stateOf(deps, id);
+    if (!isCanceled(now)) assertWaiting(now, true);
+  }
+  return { object: 'email', id };
+}
+
+/**
+ * The send path's (or a reschedule's) own queueing of an email due soon. Should the queue refuse,
+ * the mark is taken back so that the scheduler's next run queues it.
+ */
+export async function queueItself(
+  deps: { emails: Pick<EmailRepository, 'reschedule'>; queue: Pick<EmailQueue, 'enqueue'>; log?: Log },
+  state: Pick<EmailState, 'id' | 'key_id' | 'scheduled_at'>,
+  now: number,
+): Promise<void> {
+  try {
+    await deps.queue.enqueue(dueJob(state, now));
+  } catch (error) {
+    deps.log?.error('could not queue a scheduled email; the scheduler will', { email_id: state.id, error });
+    if (state.scheduled_at)
+      await deps.emails.reschedule(state.id, state.scheduled_at, false).catch(() => undefined);
+  }
+}
+
+async function stateOf(deps: Pick<ScheduleChangeDeps, 'emails'>, id: string): Promise<EmailState> {
+  const state = await deps.emails.getState(id);
+  if (!state) throw notFound(`Email ${JSON.stringify(id)} not found.`);
+  return state;
+}
+
+const isCanceled = (state: EmailState) => state.status === 'failed' && state.canceled === true;
+
+/** A 400 saying why this email can no longer be changed; nothing when it still waits (unless `lost`: it just stopped waiting). */
+function assertWaiting(state: EmailState, lost = false) {
+  const refuse = (why: string) => {
+    throw validationError(`This email ${why}, so it can no longer be rescheduled or canceled.`);
+  };
+  if (!state.scheduled_at)
+    throw validationError(
+      'This email was not scheduled: only a scheduled email can be rescheduled or canceled.',
+    );
+  if (isCanceled(state)) refuse('was canceled');
+  if (state.sent_at) refuse('was already sent');
+  if (state.status !== 'queued') refuse(`has already ended (${state.status})`);
+  if (state.send_started_at !== undefined) refuse('is already being sent');
+  if (lost) refuse('is already being sent');
+}

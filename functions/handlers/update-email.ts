@@ -1,0 +1,25 @@
+import * as z from 'zod/mini';
+import { rescheduleEmail, type ScheduleChangeDeps } from '../core/use-cases/schedule.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { scheduleChangeDeps } from '../wiring.js';
+
+const updateEmailSchema = z.strictObject(
+  {
+    scheduled_at: z.string({
+      error: 'scheduled_at is required: an ISO 8601 time or, for example, "in 1 hour"',
+    }),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object') },
+);
+
+/**
+ * PATCH /v1/emails/{id} `{scheduled_at}`: moves a scheduled email that still waits → 200
+ * `{object: "email", id}`; one already being sent, sent, or canceled → 400 (see core/use-cases/schedule.ts).
+ */
+export const makeHandler = (deps: HttpDeps & ScheduleChangeDeps) =>
+  httpHandler(deps, { route: 'update-email', jsonBody: true }, async ({ params, body }) => {
+    const { scheduled_at } = parseInput(updateEmailSchema, body);
+    return { statusCode: 200, body: await rescheduleEmail(deps, params.id ?? '', scheduled_at) };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(scheduleChangeDeps()));
