@@ -259,8 +259,10 @@ export interface SweepStore {
 export interface SweepProgress {
   /** Every queued email before this id is known to be sent or final. */
   fromId: string;
-  /** When emails waiting longest for their final events were last looked at (epoch ms). */
+  /** When a pass through the emails waiting longest for their final events last ended (epoch ms). */
   oldCheckedAtMs: number;
+  /** Where the pass under way goes on (FIRST_EMAIL_ID: none is under way). */
+  oldFromId: string;
 }
 
 /**

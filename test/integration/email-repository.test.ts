@@ -298,20 +298,27 @@ describe('DynamoSweepStore (dynalite)', () => {
 
   it('keeps its progress', async () => {
     const store = new DynamoSweepStore(table.db, table.tableName);
-    expect(await store.progress()).toEqual({ fromId: FIRST_EMAIL_ID, oldCheckedAtMs: 0 });
-    expect(await store.saveProgress({ fromId: 'em_x', oldCheckedAtMs: 5 }, await store.progress())).toBe(
-      true,
-    );
-    expect(await store.progress()).toEqual({ fromId: 'em_x', oldCheckedAtMs: 5 });
+    expect(await store.progress()).toEqual({
+      fromId: FIRST_EMAIL_ID,
+      oldCheckedAtMs: 0,
+      oldFromId: FIRST_EMAIL_ID,
+    });
+    const saved = { fromId: 'em_x', oldCheckedAtMs: 5, oldFromId: 'em_w' };
+    expect(await store.saveProgress(saved, await store.progress())).toBe(true);
+    expect(await store.progress()).toEqual(saved);
+    // Saved over what was read only: another run that moved the old pass on meanwhile wins.
+    const stale = { ...saved, oldFromId: FIRST_EMAIL_ID };
+    expect(await store.saveProgress({ ...saved, oldFromId: 'em_z' }, stale)).toBe(false);
+    expect((await store.progress()).oldFromId).toBe('em_w');
   });
 
   it('saves its progress only over what it read: a rewind meanwhile wins; rewinds only go back', async () => {
     const store = new DynamoSweepStore(table.db, table.tableName);
     const read = await store.progress();
-    expect(await store.saveProgress({ fromId: 'em_5', oldCheckedAtMs: 1 }, read)).toBe(true);
+    expect(await store.saveProgress({ ...read, fromId: 'em_5', oldCheckedAtMs: 1 }, read)).toBe(true);
     const before = await store.progress();
     await store.rewind('em_3'); // a resumed request stored an email with an older id
-    expect(await store.saveProgress({ fromId: 'em_9', oldCheckedAtMs: 1 }, before)).toBe(false);
+    expect(await store.saveProgress({ ...before, fromId: 'em_9' }, before)).toBe(false);
     expect((await store.progress()).fromId).toBe('em_3');
     await store.rewind('em_7'); // never forward
     expect((await store.progress()).fromId).toBe('em_3');

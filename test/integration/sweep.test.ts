@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
-import { emailIdAt } from '../../functions/core/ids.js';
+import { emailIdAt, FIRST_EMAIL_ID } from '../../functions/core/ids.js';
 import type { DeadLetters, EventPublisher, SendJob, SweepProgress } from '../../functions/core/ports.js';
 import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
 import type { WebhookEvent } from '../../functions/core/webhooks.js';
@@ -49,7 +49,7 @@ beforeEach(async () => {
   emails = new DynamoEmailRepository(table.db, table.tableName);
   store = new DynamoSweepStore(table.db, table.tableName);
   now = Date.now();
-  await setProgress({ fromId: emailIdAt(now - 86_400_000), oldCheckedAtMs: now });
+  await setProgress({ fromId: emailIdAt(now - 86_400_000), oldCheckedAtMs: now, oldFromId: FIRST_EMAIL_ID });
   queue = new RecordingQueue();
   deadLetters = {
     messages: [],
@@ -219,10 +219,45 @@ describe('sweeper (dynalite)', () => {
     const id = await accepted(16 * 3_600_000);
     await emails.claim(id, now - 16 * 3_600_000);
     await emails.markSent(id, 'ses-1', new Date(now - 16 * 3_600_000).toISOString());
-    await setProgress({ fromId: emailIdAt(now), oldCheckedAtMs: 0 });
+    await setProgress({ ...(await store.progress()), fromId: emailIdAt(now), oldCheckedAtMs: 0 });
     const report = await sweep(deps({ settings: { ...settings, maxPerRun: 3 } }));
     expect(report.failedNoFinalEvent).toBe(1);
     expect((await emails.getState(id))?.status).toBe('failed');
+  });
+
+  it('scheduled emails waiting for their time cannot keep the old-email check from a sent one: the pass goes on at the next runs', async () => {
+    // Accepted more than 15 h ago and due in 10 days: queued, unsent, and the check's to pass over.
+    const later = new Date(now + 10 * 86_400_000).toISOString();
+    for (let i = 0; i < 5; i++) {
+      const id = emailIdCreatedAt(now - 20 * 3_600_000 + i);
+      await emails.create({
+        id,
+        created_at: new Date(now - 20 * 3_600_000).toISOString(),
+        content,
+        schedule: { at: later, key_id: 'key_1', dispatched: false },
+      });
+    }
+    const sent = await accepted(16 * 3_600_000);
+    await emails.claim(sent, now - 16 * 3_600_000);
+    await emails.markSent(sent, 'ses-1', new Date(now - 16 * 3_600_000).toISOString());
+    await setProgress({ ...(await store.progress()), fromId: emailIdAt(now), oldCheckedAtMs: 0 });
+    const small = { ...settings, maxPerRun: 2, maxOldPerCheck: 2 };
+    // Two a run: the first two runs read only scheduled ones, and the pass is left under way.
+    expect((await sweep(deps({ settings: small }))).failedNoFinalEvent).toBe(0);
+    expect((await store.progress()).oldFromId).not.toBe(FIRST_EMAIL_ID);
+    now += 60_000;
+    expect((await sweep(deps({ settings: small }))).failedNoFinalEvent).toBe(0);
+    now += 60_000;
+    expect((await sweep(deps({ settings: small }))).failedNoFinalEvent).toBe(1);
+    expect((await emails.getState(sent))?.status).toBe('failed');
+    // The pass read everything: it ends, and the next waits an hour.
+    now += 60_000;
+    await sweep(deps({ settings: small }));
+    const done = await store.progress();
+    expect(done.oldFromId).toBe(FIRST_EMAIL_ID);
+    expect(done.oldCheckedAtMs).toBe(now);
+    now += 60_000;
+    expect((await sweep(deps({ settings: small }))).examined).toBe(0);
   });
 
   it('starts where it stopped: a run that finds nothing stranded reads nothing it read before', async () => {

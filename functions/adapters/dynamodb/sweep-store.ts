@@ -73,6 +73,7 @@ export class DynamoSweepStore implements SweepStore {
     return {
       fromId: typeof Item?.from_id === 'string' ? Item.from_id : FIRST_EMAIL_ID,
       oldCheckedAtMs: typeof Item?.old_checked_at === 'number' ? Item.old_checked_at : 0,
+      oldFromId: typeof Item?.old_from_id === 'string' ? Item.old_from_id : FIRST_EMAIL_ID,
     };
   }
 
@@ -86,10 +87,19 @@ export class DynamoSweepStore implements SweepStore {
             sk: keys.sweep,
             from_id: progress.fromId,
             old_checked_at: progress.oldCheckedAtMs,
+            old_from_id: progress.oldFromId,
           },
-          // Only over what this run read: a rewind (or another run) since then wins.
-          ConditionExpression: 'attribute_not_exists(pk) OR (from_id = :from AND old_checked_at = :old)',
-          ExpressionAttributeValues: { ':from': read.fromId, ':old': read.oldCheckedAtMs },
+          // Only over what this run read: a rewind (or another run) since then wins. (An item saved
+          // before old_from_id existed counts as having none under way.)
+          ConditionExpression:
+            'attribute_not_exists(pk) OR (from_id = :from AND old_checked_at = :old AND ' +
+            '(old_from_id = :oldFrom OR (attribute_not_exists(old_from_id) AND :oldFrom = :first)))',
+          ExpressionAttributeValues: {
+            ':from': read.fromId,
+            ':old': read.oldCheckedAtMs,
+            ':oldFrom': read.oldFromId,
+            ':first': FIRST_EMAIL_ID,
+          },
         }),
       );
       return true;

@@ -165,11 +165,17 @@ export async function sweep(
   const progress = await deps.store.progress();
   const next = { ...progress };
   next.fromId = await scanUnsent(deps, report, progress.fromId, now, deps.settings.requeueAfterMs);
-  if (now - progress.oldCheckedAtMs >= deps.settings.oldCheckEveryMs) {
-    await settleOld(deps, report, now);
-    next.oldCheckedAtMs = now;
+  // A pass through the old emails goes on at every run until it has read them all, then waits.
+  const midPass = progress.oldFromId !== FIRST_EMAIL_ID;
+  if (midPass || now - progress.oldCheckedAtMs >= deps.settings.oldCheckEveryMs) {
+    next.oldFromId = await settleOld(deps, report, progress.oldFromId, now);
+    if (next.oldFromId === FIRST_EMAIL_ID) next.oldCheckedAtMs = now;
   }
-  if (next.fromId !== progress.fromId || next.oldCheckedAtMs !== progress.oldCheckedAtMs)
+  if (
+    next.fromId !== progress.fromId ||
+    next.oldCheckedAtMs !== progress.oldCheckedAtMs ||
+    next.oldFromId !== progress.oldFromId
+  )
     await deps.store.saveProgress(next, progress);
   return report;
 }
@@ -291,26 +297,30 @@ async function requeue(
 }
 
 /**
- * Sent emails still waiting for a final event long after SES stopped trying: settled as failed.
- * Paged through (unsent ones among them are the main scan's business and must not block it).
+ * Sent emails still waiting for a final event long after SES stopped trying: settled from what is
+ * known. Paged through from `from`, at most `maxOldPerCheck` a run; returns where the next run goes
+ * on, or FIRST_EMAIL_ID once the pass has read every old queued email. Emails that are not its
+ * business (unsent ones, scheduled ones waiting for their time, up to 30 days) are read and passed
+ * over, so however many of them there are, the pass moves on and every sent one is reached.
  */
-async function settleOld(deps: SweepDeps, report: SweepReport, now: number) {
+async function settleOld(deps: SweepDeps, report: SweepReport, from: string, now: number): Promise<string> {
   const { store, settings } = deps;
   const boundary = emailIdAt(now - settings.finalEventsAfterMs);
-  let from = FIRST_EMAIL_ID;
+  let cursor = from;
   for (let read = 0; read < settings.maxOldPerCheck; ) {
     const ids = await store.queuedIds(
-      from,
+      cursor,
       boundary,
       Math.min(settings.maxPerRun, settings.maxOldPerCheck - read),
     );
-    if (ids.length === 0) return;
+    if (ids.length === 0) return FIRST_EMAIL_ID;
     read += ids.length;
     report.examined += ids.length;
     await settlePage(deps, report, ids, now);
     // Ids have one length, so this sorts after the last one and before any later id.
-    from = `${ids[ids.length - 1]}0`;
+    cursor = `${ids[ids.length - 1]}0`;
   }
+  return cursor;
 }
 
 async function settlePage(deps: SweepDeps, report: SweepReport, ids: string[], now: number) {
