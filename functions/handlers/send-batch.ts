@@ -19,21 +19,25 @@ export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: Idem
     async ({ body, event, apiKey }) => {
       const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
       const mode = parseBatchValidation(event.headers?.['x-batch-validation']);
-      const { entries, errors } = parseBatch(body, mode, deps.clock.now());
-      const request = {
-        entries,
-        errors,
-        mode,
-        keyId: apiKey.id,
-        checkSender: async (input: Parameters<typeof senderDomainOf>[0]) => {
-          const domain = senderDomainOf(input);
-          assertMaySendFrom(apiKey, domain);
-          await deps.assertSenderDomain(domain);
-        },
+      // Read against this request's time (each `scheduled_at`); with an Idempotency-Key, once the
+      // key is claimed, so that a retry after a time has passed gets the first request's answer.
+      const request = () => {
+        const { entries, errors } = parseBatch(body, mode, deps.clock.now());
+        return {
+          entries,
+          errors,
+          mode,
+          keyId: apiKey.id,
+          checkSender: async (input: Parameters<typeof senderDomainOf>[0]) => {
+            const domain = senderDomainOf(input);
+            assertMaySendFrom(apiKey, domain);
+            await deps.assertSenderDomain(domain);
+          },
+        };
       };
       const answer = idempotencyKey
-        ? await sendBatchOnce(deps, request, { scope: apiKey.id, idempotencyKey, body })
-        : await sendBatch(deps, request);
+        ? await sendBatchOnce(deps, request, mode, { scope: apiKey.id, idempotencyKey, body })
+        : await sendBatch(deps, request());
       return { statusCode: 200, body: answer };
     },
   );

@@ -23,14 +23,15 @@ export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: Idem
       const input = parseInput(sendEmailSchema, body);
       assertMaySendFrom(apiKey, domainOf(input.from.email));
       // Read against this request's time; the email will be sent with this key's permission, if
-      // the key still exists then.
-      const schedule =
+      // the key still exists then. With an Idempotency-Key, read only once the key is claimed: a
+      // retry after the time has passed gets the first request's answer, not "in the past".
+      const schedule = () =>
         input.scheduled_at === undefined
           ? undefined
           : { at: parseScheduledAt(input.scheduled_at, deps.clock.now()), key_id: apiKey.id };
       const sent = idempotencyKey
         ? await sendEmailOnce(deps, input, { scope: apiKey.id, idempotencyKey, body }, schedule)
-        : await sendEmail(deps, input, undefined, schedule);
+        : await sendEmail(deps, input, undefined, schedule());
       return { statusCode: 200, body: sent };
     },
   );

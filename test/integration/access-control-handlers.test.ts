@@ -418,6 +418,43 @@ describe('Idempotency-Key on POST /v1/emails', () => {
     expect(await repos.emails.getState(parseBody(retry).id)).toMatchObject({ status: 'queued' });
   });
 
+  it('a retry after the scheduled time has passed gets the first answer, not "in the past"', async () => {
+    const { token } = await newKey('full_access');
+    const due = new Date(now + 30_000).toISOString();
+    const body = { ...email, scheduled_at: due };
+    const first = await send(token, 'remind-at-ten', body);
+    expect(first.statusCode).toBe(200);
+    now += 60_000; // the answer was lost; the client retries a minute later
+    const retry = await send(token, 'remind-at-ten', body);
+    expect(retry.statusCode).toBe(200);
+    expect(parseBody(retry)).toEqual(parseBody(first));
+    expect(parseBody(retry).scheduled_at).toBe(due);
+    // The same body as a new request (another key) is read against the time now: refused.
+    const fresh = await send(token, 'another-key', body);
+    expect(fresh.statusCode).toBe(400);
+    expect(parseBody(fresh).message).toContain('in the past');
+    // …and that refusal gave its key back: corrected, the same key is a new request.
+    const corrected = await send(token, 'another-key', { ...email, scheduled_at: 'in 1 hour' });
+    expect(corrected.statusCode).toBe(200);
+  });
+
+  it('a batch retried after its scheduled times have passed gets the first answer', async () => {
+    const { token } = await newKey('full_access');
+    const due = new Date(now + 30_000).toISOString();
+    const batch = [
+      { ...email, scheduled_at: due },
+      { ...email, subject: 'Second' },
+    ];
+    const sendBatch = () =>
+      call(route('send-batch'), token, { body: batch, headers: { 'idempotency-key': 'batch-at-ten' } });
+    const first = await sendBatch();
+    expect(first.statusCode).toBe(200);
+    now += 60_000;
+    const retry = await sendBatch();
+    expect(retry.statusCode).toBe(200);
+    expect(parseBody(retry)).toEqual(parseBody(first));
+  });
+
   it('a refused send (400: the sender domain is not verified) gives the key back too; a 409 keeps it', async () => {
     const { token } = await newKey('sending_access');
     const unverified = { ...email, from: 'a@not-a-domain-here.com' };
@@ -543,7 +580,7 @@ describe('Idempotency-Key on POST /v1/emails', () => {
       now - 3_600_000,
     );
     // The sweeper has long since looked past ids that old.
-    const ahead = { fromId: emailIdAt(Date.now()), oldCheckedAtMs: 0 };
+    const ahead = { ...(await repos.sweep.progress()), fromId: emailIdAt(Date.now()), oldCheckedAtMs: 0 };
     expect(await repos.sweep.saveProgress(ahead, await repos.sweep.progress())).toBe(true);
     const retry = await send(token, 'died-early');
     expect(retry.statusCode).toBe(200);

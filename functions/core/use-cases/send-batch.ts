@@ -59,14 +59,17 @@ export async function sendBatch(deps: SendEmailDeps, request: BatchRequest, firs
  */
 export async function sendBatchOnce(
   deps: SendEmailDeps & { idempotency: IdempotencyStore },
-  request: BatchRequest,
+  /** The batch, read once the key is claimed (a replay answers as stored, whatever the time now). */
+  requestOf: () => BatchRequest,
+  mode: BatchRequest['mode'],
   key: { scope: string; idempotencyKey: string; body: unknown },
 ): Promise<BatchAnswer> {
-  const claim = await claimKey(deps, key, fingerprint({ batch: key.body, mode: request.mode }), newEmailId());
+  const claim = await claimKey(deps, key, fingerprint({ batch: key.body, mode }), newEmailId());
   if ('replay' in claim) return claim.replay as BatchAnswer;
   const { id: firstId, resumed } = claim;
   let result: BatchAnswer;
   try {
+    const request = requestOf();
     result = resumed ? await resumeBatch(deps, request, firstId) : await sendBatch(deps, request, firstId);
   } catch (error) {
     // Given back only when nothing of the batch can be stored: a refused check, a validation.

@@ -228,7 +228,8 @@ export async function sendEmailOnce(
   deps: SendEmailDeps & { idempotency: IdempotencyStore },
   input: SendEmailInput,
   request: { scope: string; idempotencyKey: string; body: unknown },
-  schedule?: Schedule,
+  /** Its schedule, read once the key is claimed (a replay answers as stored, whatever the time now). */
+  schedule?: () => Schedule | undefined,
 ): Promise<SentEmail> {
   const claim = await claimKey(deps, request, fingerprint(request.body), newEmailId());
   if ('replay' in claim) return claim.replay as SentEmail;
@@ -251,8 +252,9 @@ export async function sendEmailOnce(
         await enqueueOrLeaveToSweeper(deps, { id, content: await storedContent(deps, input, id) });
       sent = answerOf(existing);
     } else {
+      const when = schedule?.();
       mayBeStored = true;
-      sent = await storeAndQueue(deps, input, id, schedule);
+      sent = await storeAndQueue(deps, input, id, when);
       if (resumed)
         await deps.sweep
           ?.rewind(id)
