@@ -44,7 +44,7 @@ export function parseScheduledAt(text: string, now: Date, field = 'scheduled_at'
   const trimmed = text.trim();
   if (!trimmed) return refuse('must be a time: an ISO 8601 time or, for example, "in 1 hour"');
   if (trimmed.length > 200) return refuse('may be at most 200 characters');
-  const at = ISO.test(trimmed) ? fromIso(trimmed) : fromEnglish(trimmed, now, refuse);
+  const at = ISO.test(trimmed) ? fromIso(trimmed, refuse) : fromEnglish(trimmed, now, refuse);
   if (Number.isNaN(at.getTime())) return refuse(`is not a valid time (got "${trimmed}")`);
   const understood = `"${trimmed}" is ${at.toISOString()}`;
   if (at.getTime() < now.getTime())
@@ -56,12 +56,17 @@ export function parseScheduledAt(text: string, now: Date, field = 'scheduled_at'
   return at.toISOString();
 }
 
-/** An ISO 8601 time; without a zone, UTC (the rule for every time that names none). */
-function fromIso(text: string): Date {
+/** An ISO 8601 time with its zone (`Z` or an offset); NaN for a day that does not exist. */
+function fromIso(text: string, refuse: (message: string) => never): Date {
   const normal = text.replace(' ', 'T').toUpperCase();
-  const zoned = /([Z]|[+-]\d{2}(:?\d{2})?)$/.test(normal.slice(10)) ? normal : `${normal}Z`;
+  // A time without a zone (an HTML datetime-local value, say) would be hours off for most senders
+  // if it were taken as UTC: it is refused instead of guessed.
+  if (!/([Z]|[+-]\d{2}(:?\d{2})?)$/.test(normal.slice(10)))
+    return refuse(
+      `names no time zone (got "${text}"): add Z for UTC or an offset, for example "${normal}Z" or "${normal}+02:00"`,
+    );
   // "+02" and "+0200" as "+02:00", the forms Date.parse is sure to take.
-  const fixed = zoned.replace(/([+-]\d{2})(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? '00'}`);
+  const fixed = normal.replace(/([+-]\d{2})(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? '00'}`);
   const date = new Date(fixed);
   // Date rolls 2026-02-30 over to March: a day that does not exist is refused instead.
   const [, y, mo, d] = /^(\d{4})-(\d{2})-(\d{2})/.exec(normal) ?? [];
@@ -70,8 +75,80 @@ function fromIso(text: string): Date {
   return date;
 }
 
+/**
+ * Zone names whose offset depends on the day (daylight-saving time): chrono takes them, but works
+ * out their offset for the wrong day when it moves a weekday a week on, so the offset is taken from
+ * the IANA zone on the day the text names.
+ */
+const SEASONAL_ZONES: Record<string, string> = {
+  ET: 'America/New_York',
+  CT: 'America/Chicago',
+  MT: 'America/Denver',
+  PT: 'America/Los_Angeles',
+  CET: 'Europe/Paris',
+};
+
+const zoneClocks = new Map<string, Intl.DateTimeFormat>();
+
+/** The offset from UTC (minutes) of an IANA zone at an instant. */
+function offsetIn(zone: string, at: number): number {
+  let clock = zoneClocks.get(zone);
+  if (!clock) {
+    clock = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    zoneClocks.set(zone, clock);
+  }
+  const part = Object.fromEntries(clock.formatToParts(at).map((p) => [p.type, Number(p.value)]));
+  const wall = Date.UTC(part.year ?? 0, (part.month ?? 1) - 1, part.day, part.hour, part.minute, part.second);
+  return Math.round((wall - (at - (at % 1000))) / 60_000);
+}
+
+/** The instant a wall-clock time (components as UTC fields) is in an IANA zone. */
+function inZone(wall: number, zone: string): Date {
+  const guess = wall - offsetIn(zone, wall) * 60_000;
+  // Near a change of offset the guess's own offset may differ: take the one at the answer.
+  return new Date(wall - offsetIn(zone, guess) * 60_000);
+}
+
+type ChronoResult = ReturnType<typeof chrono.parse>[number];
+
+/** A result's date and time of day as it reads, as UTC fields (its own zone left aside). */
+const wallClock = (result: ChronoResult) => {
+  const c = result.start;
+  return Date.UTC(
+    c.get('year') ?? 0,
+    (c.get('month') ?? 1) - 1,
+    c.get('day') ?? 1,
+    c.get('hour') ?? 0,
+    c.get('minute') ?? 0,
+    c.get('second') ?? 0,
+    c.get('millisecond') ?? 0,
+  );
+};
+
 function fromEnglish(text: string, now: Date, refuse: (message: string) => never): Date {
-  const results = chrono.parse(text, { instant: now, timezone: 'UTC' }, { forwardDate: true });
+  const read = (timezone: string | number) =>
+    chrono.parse(text, { instant: now, timezone }, { forwardDate: true });
+  let results = read('UTC');
+  // A text that names its zone is read again on that zone's clock: "today", "tomorrow" and "Friday"
+  // are its days (at 22:30 in New York, "tomorrow at 9am ET" is eleven hours away, not a day more).
+  const named = results.length === 1 && results[0]?.start.isCertain('timezoneOffset');
+  const seasonal = named ? /\b(ET|CT|MT|PT|CET)\b/.exec(results[0]?.text ?? '')?.[1] : undefined;
+  const seasonalZone = seasonal ? SEASONAL_ZONES[seasonal] : undefined;
+  if (named) {
+    const offset = seasonalZone
+      ? offsetIn(seasonalZone, now.getTime())
+      : (results[0]?.start.get('timezoneOffset') ?? 0);
+    results = read(offset);
+  }
   const first = results[0];
   if (!first)
     return refuse(
@@ -81,7 +158,8 @@ function fromEnglish(text: string, now: Date, refuse: (message: string) => never
     return refuse(
       `names more than one time (${results.map((r) => `"${r.text}" is ${r.start.date().toISOString()}`).join(', ')}); give one`,
     );
-  const at = first.start.date();
+  // The zone's offset on the day the text names, not on the day chrono looked at first.
+  const at = seasonalZone ? inZone(wallClock(first), seasonalZone) : first.start.date();
   const rest = (text.slice(0, first.index) + text.slice(first.index + first.text.length)).replace(FILLER, '');
   if (rest)
     return refuse(
@@ -92,6 +170,12 @@ function fromEnglish(text: string, now: Date, refuse: (message: string) => never
   if (!first.start.isCertain('hour') && !relative)
     return refuse(
       `names a day but no time of day ("${first.text}"); add one, for example "${first.text} at 9am"`,
+    );
+  // 3/4 is the 4th of March in the US and the 3rd of April in most other places: not guessed.
+  const numeric = /\b(\d{1,2})[/.](\d{1,2})\b/.exec(first.text);
+  if (numeric && Number(numeric[1]) <= 12 && Number(numeric[2]) <= 12)
+    return refuse(
+      `names a date that reads two ways ("${numeric[0]}": month/day or day/month); write the month's name or use ISO 8601`,
     );
   return at;
 }

@@ -27,7 +27,6 @@ describe('scheduled_at: what each form means, relative to the request', () => {
     ['2026-12-01T09:00:00.250Z', '2026-12-01T09:00:00.250Z'],
     ['2026-12-01T11:00:00+02:00', '2026-12-01T09:00:00.000Z'],
     ['2026-12-01T04:00:00-0500', '2026-12-01T09:00:00.000Z'],
-    ['2026-12-01T09:00', '2026-12-01T09:00:00.000Z'], // no zone: UTC
     ['2026-12-01 09:00:00Z', '2026-12-01T09:00:00.000Z'],
     ['in 1 min', '2026-11-24T10:01:00.000Z'],
     ['in 1 minute', '2026-11-24T10:01:00.000Z'],
@@ -78,6 +77,10 @@ describe('scheduled_at: what each form means, relative to the request', () => {
     ['tomorrow', /names a day but no time of day \("tomorrow"\); add one, for example "tomorrow at 9am"/],
     ['Friday', /names a day but no time of day/],
     ['2026-12-01', /names a day but no time of day/],
+    ['2026-12-01T09:00', /names no time zone \(got "2026-12-01T09:00"\): add Z for UTC or an offset/],
+    ['2026-12-01 09:00:00', /names no time zone/],
+    ['3/4 at 9am', /reads two ways \("3\/4": month\/day or day\/month\)/],
+    ['11/12 at 9am', /reads two ways/],
     ['2026-02-30T09:00:00Z', /not a valid time/],
     ['2026-12-01T25:00:00Z', /not a valid time/],
     ['x'.repeat(201), /at most 200 characters/],
@@ -85,6 +88,35 @@ describe('scheduled_at: what each form means, relative to the request', () => {
     const error = refusal(text);
     expect(error.statusCode).toBe(400);
     expect(error.message).toMatch(message);
+  });
+
+  it.each([
+    // Around the change to summer time (Sunday 2026-03-08 in New York, 2026-03-29 in Paris):
+    // the offset is the one on the day the text names, whatever day it is read on.
+    ['2026-03-06T12:00:00Z', 'Monday at 9am ET', '2026-03-09T13:00:00.000Z'], // EDT
+    ['2026-03-09T12:00:00Z', 'Friday at 3pm ET', '2026-03-13T19:00:00.000Z'], // EDT (a week on)
+    ['2026-03-04T12:00:00Z', 'Saturday at 3pm ET', '2026-03-07T20:00:00.000Z'], // still EST
+    ['2026-03-27T12:00:00Z', 'Monday at 9am CET', '2026-03-30T07:00:00.000Z'], // CEST
+    ['2026-03-09T12:00:00Z', 'Friday at 3pm PT', '2026-03-13T22:00:00.000Z'], // PDT
+    // …and back to winter time (Sunday 2026-11-01 in New York).
+    ['2026-10-28T12:00:00Z', 'Monday at 3pm ET', '2026-11-02T20:00:00.000Z'], // EST
+    ['2026-10-30T12:00:00Z', 'Saturday at 3pm ET', '2026-10-31T19:00:00.000Z'], // still EDT
+    // Fixed names mean what they say, whatever the season.
+    ['2026-07-01T12:00:00Z', 'tomorrow at 9am EST', '2026-07-02T14:00:00.000Z'],
+  ])('at %s, %j is %s', (at, text, expected) => {
+    expect(parseScheduledAt(text, new Date(at))).toBe(expected);
+  });
+
+  it.each([
+    // 22:30 in New York (03:30 UTC the next day): its days, not UTC's.
+    ['2026-11-26T03:30:00Z', 'tomorrow at 9am ET', '2026-11-26T14:00:00.000Z'],
+    ['2026-11-26T03:30:00Z', 'today at 11pm ET', '2026-11-26T04:00:00.000Z'],
+    ['2026-11-26T03:30:00Z', 'tomorrow at 9am EST', '2026-11-26T14:00:00.000Z'],
+    ['2026-11-26T03:30:00Z', 'Thursday at 8am PT', '2026-11-26T16:00:00.000Z'], // Thursday the 26th, there
+    // Without a zone, the days are UTC's.
+    ['2026-11-26T03:30:00Z', 'tomorrow at 9am', '2026-11-27T09:00:00.000Z'],
+  ])('at %s, %j is %s (days are the named zone’s, or UTC’s)', (at, text, expected) => {
+    expect(parseScheduledAt(text, new Date(at))).toBe(expected);
   });
 
   it('names the field it was given (a batch names the email)', () => {
