@@ -13,3 +13,6 @@ export const MAX_EMAIL_BYTES = 256 * 1024;
  * that limit. Larger files go by `path` (fetched when the email is sent, up to SES's 40 MB).
  */
 export const MAX_SEND_REQUEST_BYTES = 5 * 1024 * 1024;
+
+/** How far ahead an email may be scheduled (`scheduled_at`), as Resend allows. */
+export const MAX_SCHEDULE_DAYS = 30;

@@ -1,5 +1,6 @@
 import * as chrono from 'chrono-node/en';
 import { type FieldError, validationError } from './errors.js';
+import { MAX_SCHEDULE_DAYS } from './limits.js';
 import type { DueJob, EmailState } from './ports.js';
 
 /**
@@ -11,7 +12,6 @@ import type { DueJob, EmailState } from './ports.js';
  * times, weekdays, and zone abbreviations with their daylight-saving rules (ET is EST or EDT on
  * that day). Whatever it cannot read whole is refused with what it did understand, never guessed.
  */
-export const MAX_SCHEDULE_DAYS = 30;
 export const MAX_SCHEDULE_MS = MAX_SCHEDULE_DAYS * 24 * 3_600_000;
 
 /**

@@ -1,9 +1,20 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { MAX_SCHEDULE_DAYS } from '../../functions/core/limits.js';
+
+/**
+ * The shortest retention: an email may be scheduled 30 days ahead with its attachments stored when
+ * it is accepted, and S3 expires an object at the first midnight (UTC) after its days are up, so a
+ * day's margin keeps every scheduled email's content until it is sent.
+ */
+export const MIN_CONTENT_RETENTION_DAYS = MAX_SCHEDULE_DAYS + 1;
 
 export interface ContentBucketProps {
-  /** Days an attachment or large body is kept. @default 30 (as Resend keeps email data) */
+  /**
+   * Days an attachment or large body is kept, from when its email was accepted; at least
+   * MIN_CONTENT_RETENTION_DAYS. @default 31 (Resend keeps email data 30 days; a scheduled email waits up to 30)
+   */
   readonly retentionDays?: number;
 }
 
@@ -18,9 +29,11 @@ export class ContentBucket extends Construct {
 
   constructor(scope: Construct, id: string, props: ContentBucketProps = {}) {
     super(scope, id);
-    const days = props.retentionDays ?? 30;
-    if (!Number.isInteger(days) || days < 1)
-      throw new Error(`contentRetentionDays must be a whole number of days ≥ 1 (got ${days})`);
+    const days = props.retentionDays ?? MIN_CONTENT_RETENTION_DAYS;
+    if (!Number.isInteger(days) || days < MIN_CONTENT_RETENTION_DAYS)
+      throw new Error(
+        `contentRetentionDays must be a whole number of days ≥ ${MIN_CONTENT_RETENTION_DAYS}, as an email may be scheduled ${MAX_SCHEDULE_DAYS} days ahead with its attachments stored when it is accepted (got ${days})`,
+      );
     this.bucket = new Bucket(this, 'Bucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,

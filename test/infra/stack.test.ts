@@ -243,7 +243,7 @@ describe('EmailServiceStack', () => {
     expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual([
       expect.objectContaining({
         Status: 'Enabled',
-        ExpirationInDays: 30,
+        ExpirationInDays: 31,
         AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
       }),
     ]);
@@ -259,10 +259,14 @@ describe('EmailServiceStack', () => {
       },
     });
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const shorter = Template.fromStack(new EmailServiceStack(app, 'Shorter', { contentRetentionDays: 7 }));
-    shorter.hasResourceProperties('AWS::S3::Bucket', {
-      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 7 })] },
+    const longer = Template.fromStack(new EmailServiceStack(app, 'Longer', { contentRetentionDays: 90 }));
+    longer.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 90 })] },
     });
+    // Shorter than an email may wait for its time (30 days) and a day: its attachments would be gone.
+    expect(() => new EmailServiceStack(app, 'Shorter', { contentRetentionDays: 30 })).toThrow(
+      /contentRetentionDays must be a whole number of days ≥ 31, as an email may be scheduled 30 days ahead/,
+    );
   });
 
   it('grants S3 actions only to the functions that use the content, each on its prefix only', () => {
