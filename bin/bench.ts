@@ -364,24 +364,24 @@ for (let i = 0; i < SCHEDULED; i++) {
   if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
   scheduledIds.push(response.json.id);
 }
-const lastSettled = await waitFor(
-  async () => (await api.call('GET', `/emails/${scheduledIds.at(-1)}`)).json,
-  (email) => email.status !== 'queued',
-  60_000,
-);
-if (lastSettled.status !== 'delivered') throw new Error(`a scheduled email ended ${lastSettled.status}`);
+// No polling through the API while counting (each GET is AWS calls of its own): wait out the time,
+// then until the queues are idle.
+await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(dueAt) - Date.now()) + 500));
 await service.idle();
 const scheduledAfter = service.awsCalls();
 const lateness: number[] = [];
 for (const id of scheduledIds) {
   const sent = (await api.call('GET', `/emails/${id}`)).json;
-  if (sent.sent_at) lateness.push(Date.parse(sent.sent_at) - Date.parse(dueAt));
+  if (sent.status !== 'delivered') throw new Error(`a scheduled email is ${sent.status}, not delivered`);
+  lateness.push(Date.parse(sent.sent_at) - Date.parse(dueAt));
 }
 console.log(`\n## Scheduled emails: ${SCHEDULED} due at the same moment, 4 s ahead\n`);
 console.log(
   `- handed to SES after their time by: min ${ms(Math.min(...lateness))}, p50 ${ms(pct(lateness, 50))}, max ${ms(Math.max(...lateness))} (never before: min ≥ 0)`,
 );
-console.log('- AWS calls per email (compare with the table of section 4):\n');
+console.log(
+  '- AWS calls per email (compare with the table of section 4; due within 90 s, each is queued by the send path itself, and the scheduler and sweeper are off in this run):\n',
+);
 callsPerEmail(scheduledBefore, scheduledAfter, SCHEDULED);
 
 await api.close();

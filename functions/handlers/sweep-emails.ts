@@ -10,11 +10,24 @@ import { sweepDeps } from '../wiring.js';
  * whose outcome will never come (core/use-cases/sweep.ts).
  */
 export const makeHandler = (deps: SweepDeps) => async () => {
-  // Scheduled emails first: queued on time even should the sweep below run long.
-  const scheduled = await dispatchScheduled(deps);
-  if (scheduled.requeued + scheduled.failedUnknownOutcome)
+  // Scheduled emails first: queued on time even should the sweep below run long. Each part runs
+  // whatever the other does (a throttled due index must not stop dead letters being failed); the
+  // run fails afterwards if either did, so the error is counted and alarmed on.
+  let failure: unknown;
+  const scheduled = await dispatchScheduled(deps).catch((error) => {
+    log.error('scheduler run failed; the sweep goes on', { error });
+    failure = error;
+    return undefined;
+  });
+  if (scheduled && scheduled.requeued + scheduled.failedUnknownOutcome)
     log.warn('scheduler found stranded scheduled emails', { ...scheduled });
-  const report = await sweep(deps);
+  const report = await sweep(deps).catch((error) => {
+    log.error('sweep run failed', { error });
+    failure ??= error;
+    return undefined;
+  });
+  if (failure) throw failure;
+  if (!report) throw new Error('sweep run failed');
   const acted =
     report.requeued +
     report.deferred +

@@ -7,13 +7,23 @@ import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-ke
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
 import { generateApiKey } from '../../functions/core/api-keys.js';
+import { sendEmailSchema } from '../../functions/core/email.js';
 import type { ApiError } from '../../functions/core/errors.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import type { DeadLetters, DueJob } from '../../functions/core/ports.js';
 import { SCHEDULE_AHEAD_MS } from '../../functions/core/schedule.js';
-import { cancelEmail, dispatchScheduled, rescheduleEmail } from '../../functions/core/use-cases/schedule.js';
+import {
+  cancelEmail,
+  dispatchScheduled,
+  LOST_DISPATCH_AFTER_MS,
+  rescheduleEmail,
+} from '../../functions/core/use-cases/schedule.js';
 import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
+import { sendBatch } from '../../functions/core/use-cases/send-batch.js';
+import { type SendEmailDeps, sendEmail } from '../../functions/core/use-cases/send-email.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
+import { makeHandler as makeSweepFunction } from '../../functions/handlers/sweep-emails.js';
+import { parseInput } from '../../functions/http/middleware.js';
 import { ensureTable } from '../../functions/local/resources.js';
 import { sqsEvent } from '../support/events.js';
 import { awsSweepSettings, emailContent, RecordingQueue, ScriptedMailer } from '../support/fakes.js';
@@ -53,6 +63,10 @@ async function scheduled(inMs: number, over: { key?: string; dispatched?: boolea
   });
   return id;
 }
+
+/** A send request's input, as the handler hands it to the use case. */
+const sendInput = () =>
+  parseInput(sendEmailSchema, { from: 'Acme <hello@acme.test>', to: 'a@example.com', subject: 'Hi', text: 'Hi' });
 
 const consumer = (mailer: ScriptedMailer, requeue = new RecordingQueue()) =>
   makeConsumer({ emails, apiKeys, mailer, clock, maxReceiveCount: 5, queue: requeue });
@@ -114,6 +128,20 @@ describe('the scheduler (dynalite)', () => {
     expect((await emails.getState(unanswered))?.status).toBe('failed');
   });
 
+  it('queues again within minutes one marked queued whose message never went (the send path died between)', async () => {
+    // Stored as the send path stores one due within 90 s, marked as queued by it: then nothing.
+    const lost = await scheduled(30_000, { dispatched: true });
+    expect(await dispatchScheduled(sweepDeps())).toMatchObject({ dispatched: 0, requeued: 0 });
+    now += 30_000 + LOST_DISPATCH_AFTER_MS - 1000;
+    expect(await dispatchScheduled(sweepDeps())).toMatchObject({ requeued: 0 });
+    now += 2000;
+    expect(await dispatchScheduled(sweepDeps())).toMatchObject({ requeued: 1 });
+    expect(queue.jobs).toEqual([{ id: lost, content: null, key_id: keyId, delaySeconds: 0 }]);
+    // Once, not at every run after.
+    now += 60_000;
+    expect(await dispatchScheduled(sweepDeps())).toMatchObject({ requeued: 0 });
+  });
+
   it('leaves the due index when sent or ended, so a run reads only what waits', async () => {
     const sent = await scheduled(1000);
     const canceled = await scheduled(1000);
@@ -126,11 +154,81 @@ describe('the scheduler (dynalite)', () => {
     expect((await emails.getState(sent))?.due_indexed).toBeUndefined();
   });
 
+  it('leaves the due index in the write of a delivery that comes before the consumer recorded the send', async () => {
+    const delivered = await scheduled(1000);
+    now += 1000;
+    await emails.claim(delivered, now);
+    // SES took it; the consumer's own record of the send is late, the delivery event is not.
+    await emails.settleRecipients(delivered, {
+      addresses: ['a@example.com'],
+      outcome: 'delivered',
+      at: new Date(now).toISOString(),
+      sent: { at: new Date(now).toISOString(), providerMessageId: 'ses-1' },
+    });
+    expect((await emails.getState(delivered))?.status).toBe('delivered');
+    expect(await store.dueIds(new Date(now + 86_400_000).toISOString(), 100)).toEqual([]);
+  });
+
+  it('a dead letter cannot end a scheduled email before its time (it is not due for the consumer yet)', async () => {
+    const id = await scheduled(3_600_000);
+    const at = () => new Date(now).toISOString();
+    expect(await emails.finish(id, 'failed', at(), { reason: 'dead letter', guard: { unsent: true } })).toBe(false);
+    expect((await emails.getState(id))?.status).toBe('queued');
+    now += 3_600_000;
+    expect(await emails.finish(id, 'failed', at(), { reason: 'dead letter', guard: { unsent: true } })).toBe(true);
+  });
+
+  it('an email due soon that the queue refused is unmarked, so the next run queues it (single and batch)', async () => {
+    const refusing = {
+      enqueue: async () => Promise.reject(new Error('queue down')),
+      enqueueMany: async () => Promise.reject(new Error('queue down')),
+      backlog: async () => 0,
+    };
+    const deps = {
+      emails,
+      queue: refusing,
+      clock,
+      assertSenderDomain: async () => undefined,
+    } as unknown as SendEmailDeps;
+    const due = new Date(now + 30_000).toISOString();
+    const single = await sendEmail(deps, sendInput(), undefined, { at: due, key_id: keyId });
+    const batch = await sendBatch(deps, {
+      entries: [{ index: 0, input: { ...sendInput(), scheduled_at: due } }],
+      errors: [],
+      mode: 'strict',
+      keyId,
+      checkSender: async () => undefined,
+    });
+    const ids = [single.id, ...batch.data.map((e) => e.id)];
+    expect(await dispatchScheduled(sweepDeps())).toMatchObject({ dispatched: 2 });
+    expect(queue.jobs.map((job) => job.id).sort()).toEqual(ids.sort());
+  });
+
   it('queues every due email again when asked to (a local start lost the queue)', async () => {
     const id = await scheduled(5_000, { dispatched: true });
     expect((await dispatchScheduled(sweepDeps())).dispatched).toBe(0);
     expect((await dispatchScheduled(sweepDeps(), { all: true })).dispatched).toBe(1);
     expect(queue.jobs.map((job) => job.id)).toEqual([id]);
+  });
+});
+
+describe('the sweep function: scheduler and sweeper side by side', () => {
+  it('a failing scheduler does not stop the sweep (dead letters are still failed), and the run fails', async () => {
+    const dead = newEmailId();
+    await emails.create({ id: dead, created_at: new Date(now).toISOString(), content: emailContent() });
+    const deadLetters: DeadLetters = {
+      messages: [{ job: { id: dead, content: emailContent() }, messageId: 'm-1' }],
+      async receive(max: number) {
+        return this.messages.splice(0, max);
+      },
+    } as DeadLetters & { messages: unknown[] };
+    const throttled = Object.assign(Object.create(store), {
+      dueIds: async () =>
+        Promise.reject(Object.assign(new Error('Throughput exceeds the index'), { name: 'ThrottlingException' })),
+    });
+    const run = makeSweepFunction({ ...sweepDeps(), store: throttled, deadLetters });
+    await expect(run()).rejects.toThrow('Throughput exceeds the index');
+    expect((await emails.getState(dead))?.status).toBe('failed');
   });
 });
 

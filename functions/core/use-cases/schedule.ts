@@ -40,6 +40,12 @@ export interface DispatchReport {
   cleaned: number;
 }
 
+/**
+ * How long after its time (or its last queueing) a scheduled email may stay unclaimed before its
+ * message is taken as lost: two scheduler runs on AWS.
+ */
+export const LOST_DISPATCH_AFTER_MS = 120_000;
+
 /** At most this many due entries are read per run (in pages of 100); the next run goes on. */
 export const MAX_DISPATCH_PER_RUN = 10_000;
 
@@ -72,13 +78,17 @@ export async function dispatchScheduled(
           ready.push(state);
           continue;
         }
-        const decision = decide(state, now, deps.settings);
+        // A due email not yet claimed this long after its time (or its last queueing) lost its
+        // message: a send path that died between marking it queued and queueing it. Sooner than
+        // the sweeper's rule for others, so it is late by minutes, not a quarter of an hour; a
+        // second message for one that was only slow is harmless (the claim lets one through).
+        const requeueAfterMs = Math.min(deps.settings.requeueAfterMs, LOST_DISPATCH_AFTER_MS);
+        const decision = decide(state, now, { ...deps.settings, requeueAfterMs });
         if (decision.action === 'requeue') {
           backlog ??= await deps.queue.backlog();
           // Behind a backlog its message is not lost, only late: a later run looks again.
-          if (backlog > 0 && decision.waitedMs < deps.settings.requeueAfterMs + deps.settings.backlogGraceMs)
-            continue;
-          if (await deps.store.markRequeued(state.id, now, now - deps.settings.requeueAfterMs)) {
+          if (backlog > 0 && decision.waitedMs < requeueAfterMs + deps.settings.backlogGraceMs) continue;
+          if (await deps.store.markRequeued(state.id, now, now - requeueAfterMs)) {
             await deps.queue.enqueue(dueJob(state, now));
             report.requeued++;
             deps.counters?.count('SweepRequeued');
