@@ -32,10 +32,12 @@ describe('architecture', () => {
         .map((spec) => spec.replace(/^(\.\.\/)+/, '')),
     );
     // The catalog (environment and access per function), the route table, the table layout, the
-    // send timings, the counters' names, the webhook retry schedule, and the front door's header name.
+    // send timings, the counters' names, the webhook retry schedule, the front door's header name,
+    // and the limits (how far ahead an email may be scheduled, which the content's retention must cover).
     expect([...new Set(fromFunctions)].sort()).toEqual([
       'functions/adapters/dynamodb/table.js',
       'functions/catalog.js',
+      'functions/core/limits.js',
       'functions/core/ports.js',
       'functions/core/webhooks.js',
       'functions/http/front-door.js',
