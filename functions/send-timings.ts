@@ -17,6 +17,15 @@ export interface SendTimingInputs {
   /** The SES events queue. */
   eventsVisibilitySeconds: number;
   eventsMaxAttempts: number;
+  /**
+   * How its consumer takes events: up to `eventsBatchSize` at once, waiting up to
+   * `eventsBatchWindowMs` to gather them (the event source mapping's batch size and batching
+   * window). Bigger batches cost fewer invocations, receives and deletes per email, and an email's
+   * Send and Delivery events often come in the same one; the window is how much later events may
+   * be applied.
+   */
+  eventsBatchSize: number;
+  eventsBatchWindowMs: number;
   /** The configuration set's maximum delivery time (s): every recipient gets a final event within it. */
   maxDeliverySeconds: number;
 }
@@ -54,7 +63,10 @@ export function timingProblems(t: SendTimings): string[] {
     problems.push(
       'the sweeper may re-queue an unsent email only after maxReceiveCount × visibility timeout: until then its own message may still be retried',
     );
-  if (t.unknownOutcomeAfterMs <= t.eventsMaxAttempts * t.eventsVisibilitySeconds * 1000)
+  if (
+    t.unknownOutcomeAfterMs <=
+    t.eventsMaxAttempts * (t.eventsVisibilitySeconds * 1000 + t.eventsBatchWindowMs)
+  )
     problems.push(
       'an unknown outcome may be settled only after every retry of the SES events queue: its Send event may still be on the way',
     );

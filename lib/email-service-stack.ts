@@ -104,6 +104,8 @@ export class EmailServiceStack extends Stack {
       sendMaxAttempts: props.sendMaxAttempts ?? 5,
       eventsVisibilitySeconds: consumerTimeout.toSeconds() * 6,
       eventsMaxAttempts: 5,
+      eventsBatchSize: 100,
+      eventsBatchWindowMs: 2_000,
       // SES's documented maximum (MaxDeliverySeconds 300–50,400), set so the bound is this stack's own.
       maxDeliverySeconds: Duration.hours(14).toSeconds(),
     });

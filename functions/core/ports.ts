@@ -93,6 +93,8 @@ export interface RecipientNews {
   /** The failure reason, should this news settle the email `bounced`. */
   reason?: string;
   sent: { at: string; providerMessageId: string };
+  /** The provider event the news comes from, recorded as one of the email's events. */
+  event: EmailEvent;
 }
 
 /**
@@ -171,9 +173,10 @@ export interface EmailRepository {
   addEvent(id: string, event: EmailEvent): Promise<void>;
   /**
    * Records final outcomes of the recipients an event concerns, each counted once however often
-   * the event comes (their positions are kept as sets on the status item). A one-recipient email
-   * still queued is settled in the same write (`changed`); otherwise the answer is the tally after
-   * the change, from which the caller settles the email. Null when there is no such email.
+   * the event comes (their positions are kept as sets on the status item), and the event itself
+   * (idempotent, as addEvent). A one-recipient email still queued is settled in the same write
+   * (`changed`), its event with it; otherwise the answer is the tally after the change, from which
+   * the caller settles the email. Null when there is no such email.
    */
   settleRecipients(
     id: string,

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { ApiError } from '../core/errors.js';
 import { errorResponse } from '../http/middleware.js';
 import { FALLBACK_HANDLER, findRoute } from '../routes.js';
-import { runAs } from './invocation.js';
+import { invoke } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 import type { TlsMaterial } from './tls.js';
 
@@ -150,7 +150,7 @@ export async function startHttpsGateway(options: {
         const functionName = match?.route.handler ?? FALLBACK_HANDLER;
         const handler = match ? options.handlers[match.route.handler] : options.fallback;
         if (!handler) throw new Error(`no handler loaded for ${routeKey}`);
-        send(await runAs(functionName, () => handler(event, lambdaContext(functionName, 10_000))));
+        send(await invoke(functionName, () => handler(event, lambdaContext(functionName, 10_000))));
       } catch (error) {
         options.log?.('gateway error', { error: String(error) });
         send(

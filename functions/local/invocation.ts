@@ -12,6 +12,29 @@ export const runAs = <T>(functionName: string, work: () => T): T => current.run(
 
 export const currentFunction = (): string | undefined => current.getStore();
 
+/** Invocations of each function so far in this process, and their time (for `npm run bench`). */
+const invocations = new Map<string, { count: number; totalMs: number }>();
+
+/**
+ * Runs one invocation of a function (a request, a batch, a scheduled run) as that function, and
+ * counts it and its time, as Lambda bills them.
+ */
+export async function invoke<T>(functionName: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await runAs(functionName, work);
+  } finally {
+    const stats = invocations.get(functionName) ?? { count: 0, totalMs: 0 };
+    stats.count++;
+    stats.totalMs += performance.now() - started;
+    invocations.set(functionName, stats);
+  }
+}
+
+/** Invocations and their total time by function, since the process started. */
+export const invocationStats = (): Record<string, { count: number; totalMs: number }> =>
+  Object.fromEntries([...invocations].map(([name, stats]) => [name, { ...stats }]));
+
 /** One AWS call, as made by a function: what IAM authorises it against. */
 export interface RecordedCall {
   /** The function whose role makes the call (for an SQS trigger: the function the poller feeds). */

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { chance } from './faults.js';
-import { runAs } from './invocation.js';
+import { invoke, runAs } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 
 export type SqsHandler = (
@@ -33,7 +33,10 @@ export function startPoller(options: {
   queueArn: string;
   functionName: string;
   handler: SqsHandler;
+  /** Most messages handed to one invocation. @default 10 */
   batchSize?: number;
+  /** How long to go on gathering a batch after its first message (the mapping's batching window). @default 0 */
+  batchWindowMs?: number;
   timeoutMs?: number;
   /** Fault: the probability that a batch is handed to two invocations at once (SQS delivers at least once). */
   duplicateDelivery?: number;
@@ -73,16 +76,29 @@ export function startPoller(options: {
   const loop = async () => {
     while (!abort.signal.aborted) {
       let messages: Message[] | undefined;
+      const batchSize = options.batchSize ?? 10;
+      const receive = async (max: number, waitSeconds: number) =>
+        (
+          await options.sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: options.queueUrl,
+              MaxNumberOfMessages: Math.min(10, max),
+              WaitTimeSeconds: waitSeconds,
+              MessageSystemAttributeNames: ['All'],
+            }),
+            { abortSignal: abort.signal },
+          )
+        ).Messages ?? [];
       try {
-        ({ Messages: messages } = await options.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: options.batchSize ?? 10,
-            WaitTimeSeconds: 1,
-            MessageSystemAttributeNames: ['All'],
-          }),
-          { abortSignal: abort.signal },
-        ));
+        messages = await receive(batchSize, 1);
+        // As the event source mapping does: go on gathering until the batch is full or its window ends.
+        const windowEnds = Date.now() + (options.batchWindowMs ?? 0);
+        while (messages.length && messages.length < batchSize && Date.now() < windowEnds) {
+          const more = await receive(batchSize - messages.length, 0);
+          messages.push(...more);
+          if (!more.length)
+            await new Promise((resolve) => setTimeout(resolve, Math.min(50, windowEnds - Date.now())));
+        }
       } catch (error) {
         if (abort.signal.aborted) return;
         options.log?.('receive failed', { queue: options.functionName, error: String(error) });
@@ -97,11 +113,13 @@ export function startPoller(options: {
       });
       try {
         const records = messages.map(toRecord);
-        const invoke = async (): Promise<Set<string>> => {
+        const handle = async (): Promise<Set<string>> => {
           try {
-            const result = await options.handler(
-              { Records: records },
-              lambdaContext(options.functionName, options.timeoutMs ?? 30_000),
+            const result = await invoke(options.functionName, () =>
+              options.handler(
+                { Records: records },
+                lambdaContext(options.functionName, options.timeoutMs ?? 30_000),
+              ),
             );
             return new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
           } catch (error) {
@@ -110,14 +128,17 @@ export function startPoller(options: {
           }
         };
         const copies = chance(options.duplicateDelivery) ? 2 : 1;
-        const outcomes = await Promise.all(Array.from({ length: copies }, invoke));
+        const outcomes = await Promise.all(Array.from({ length: copies }, handle));
         // A message either invocation finished is deleted (each would delete its own copy).
         const done = records.filter((r) => outcomes.some((failed) => !failed.has(r.messageId)));
-        if (done.length) {
+        // Ten a call (DeleteMessageBatch's limit), as the event source mapping deletes.
+        for (let i = 0; i < done.length; i += 10) {
           await options.sqs.send(
             new DeleteMessageBatchCommand({
               QueueUrl: options.queueUrl,
-              Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+              Entries: done
+                .slice(i, i + 10)
+                .map((r, j) => ({ Id: String(j), ReceiptHandle: r.receiptHandle })),
             }),
           );
         }

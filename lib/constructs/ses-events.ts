@@ -96,8 +96,8 @@ export class SesEventsPipeline extends Construct {
     }).bind(props.resources);
     this.consumer.function.addEventSource(
       new SqsEventSource(this.queue, {
-        batchSize: 10,
-        maxBatchingWindow: Duration.seconds(1),
+        batchSize: timings.eventsBatchSize,
+        maxBatchingWindow: Duration.millis(timings.eventsBatchWindowMs),
         reportBatchItemFailures: true,
       }),
     );

@@ -141,6 +141,16 @@ describe('EmailServiceStack', () => {
       }),
     });
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'sqs', RawMessageDelivery: true });
+    // Its consumer takes the events in batches of up to 100 gathered over 2 s: fewer invocations,
+    // receives and deletes per email, and an email's Send and Delivery events often in one batch.
+    const mapping = Object.values(resources('AWS::Lambda::EventSourceMapping')).find((m) =>
+      JSON.stringify(m.Properties.EventSourceArn).includes(logicalId(stack, stack.sesEvents.queue)),
+    );
+    expect(mapping?.Properties).toMatchObject({
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 2,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
     // SES's documented maximum delivery time, set so the sweeper's bound for final events is ours.
     template.hasResourceProperties('AWS::SES::ConfigurationSet', {
       DeliveryOptions: Match.objectLike({ MaxDeliverySeconds: 50_400 }),

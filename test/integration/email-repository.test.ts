@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
@@ -31,6 +31,18 @@ const itemBytes = (item: Record<string, unknown>) =>
       typeof value === 'number' ? Math.ceil(String(value).length / 2) + 1 : Buffer.byteLength(String(value));
     return sum + Buffer.byteLength(name) + valueBytes;
   }, 0);
+
+/** The email's event items (each event that is not kept on its status item). */
+const eventItems = async (id: string) =>
+  (
+    await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :event)',
+        ExpressionAttributeValues: { ':pk': keys.email(id), ':event': keys.eventPrefix },
+      }),
+    )
+  ).Items ?? [];
 
 describe('DynamoEmailRepository (dynalite)', () => {
   it('keeps the status item well under 1 KB even for the largest email', async () => {
@@ -254,6 +266,66 @@ describe('DynamoEmailRepository (dynalite)', () => {
     await repo.addEvent(id, delivered);
     await repo.addEvent(id, delivered);
     expect((await repo.get(id))?.events.map((e) => e.type)).toEqual(['sent', 'delivered']);
+  });
+
+  it('settles a one-recipient email with its event in one write (no item of its own), read back once in time order', async () => {
+    const id = await create();
+    const sent = { at: '2026-11-22T00:00:01.000Z', providerMessageId: 'ses-1' };
+    await repo.addEvent(id, {
+      type: 'delayed',
+      at: '2026-11-22T00:00:01.500Z',
+      recipients: ['a@example.com'],
+    });
+    const event = {
+      type: 'delivered',
+      at: '2026-11-22T00:00:02.000Z',
+      recipients: ['a@example.com'],
+      detail: '250 2.6.0 Message received',
+    };
+    const news = { addresses: ['a@example.com'], outcome: 'delivered' as const, at: event.at, sent, event };
+    expect(await repo.settleRecipients(id, news)).toMatchObject({ status: 'delivered', changed: true });
+    const items = await eventItems(id);
+    expect(items.map((item) => item.type)).toEqual(['delayed']);
+    const { Item: status } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: keys.email(id), sk: keys.status } }),
+    );
+    // With its event, still well under 1 KB: each later change of it is one write unit.
+    expect(
+      itemBytes(status as Record<string, unknown>) + Buffer.byteLength(JSON.stringify(event)),
+    ).toBeLessThan(800);
+    const detail = await repo.get(id);
+    expect(detail?.events).toEqual([
+      { type: 'delayed', at: '2026-11-22T00:00:01.500Z', recipients: ['a@example.com'] },
+      event,
+    ]);
+    expect(detail?.recipients).toEqual([
+      expect.objectContaining({ email: 'a@example.com', status: 'delivered', last_event: 'delivered' }),
+    ]);
+    // The same event again (SQS delivers at least once): its own item now, and still shown once.
+    expect(await repo.settleRecipients(id, news)).toMatchObject({ status: 'delivered', changed: false });
+    expect((await eventItems(id)).map((item) => item.type)).toEqual(['delayed', 'delivered']);
+    expect((await repo.get(id))?.events).toHaveLength(2);
+  });
+
+  it('keeps a large event (a long bounce diagnostic) as an item of its own, written before the status', async () => {
+    const id = await create();
+    const event = {
+      type: 'bounced',
+      at: '2026-11-22T00:00:02.000Z',
+      recipients: ['a@example.com'],
+      detail: `Permanent: General: ${'smtp; 550 5.1.1 the mailbox does not exist here '.repeat(10)}`,
+      bounce: { type: 'Permanent', subType: 'General' },
+    };
+    const sent = { at: event.at, providerMessageId: 'ses-1' };
+    await repo.settleRecipients(id, {
+      addresses: ['a@example.com'],
+      outcome: 'bounced',
+      at: event.at,
+      sent,
+      event,
+    });
+    expect((await eventItems(id)).map((item) => item.type)).toEqual(['bounced']);
+    expect((await repo.get(id))?.events).toEqual([event]);
   });
 
   it('keeps two events of one type in the same millisecond for different recipients', async () => {

@@ -164,6 +164,7 @@ describe('the scheduler (dynalite)', () => {
       outcome: 'delivered',
       at: new Date(now).toISOString(),
       sent: { at: new Date(now).toISOString(), providerMessageId: 'ses-1' },
+      event: { type: 'delivered', at: new Date(now).toISOString(), recipients: ['a@example.com'] },
     });
     expect((await emails.getState(delivered))?.status).toBe('delivered');
     expect(await store.dueIds(new Date(now + 86_400_000).toISOString(), 100)).toEqual([]);

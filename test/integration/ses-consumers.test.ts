@@ -135,6 +135,59 @@ describe('SES events consumer (SQS records of SES events)', () => {
     expect(await emails.getState(other)).toMatchObject({ status: 'delivered', sent_at: send.mail.timestamp });
   });
 
+  it('a batch reads its Send events in one read: one the consumer recorded costs no write; one it did not is applied (and raises email.sent)', async () => {
+    const recorded = await queuedEmail();
+    await emails.claim(recorded, Date.now());
+    await emails.markSent(recorded, 'ses-recorded', '2026-11-22T03:20:00.000Z');
+    const unknown = await queuedEmail(); // its attempt's answer never came
+    await emails.claim(unknown, Date.now());
+    const sendOf = (id: string) =>
+      JSON.stringify(
+        sesEvent(id, (e) => {
+          e.eventType = 'Send';
+          delete e.bounce;
+          e.send = {};
+        }),
+      );
+    const writes: string[] = [];
+    const reads: string[][] = [];
+    const watched = Object.assign(Object.create(emails), {
+      markSent: (id: string, ...rest: unknown[]) => {
+        writes.push(id);
+        return (emails.markSent as (...a: unknown[]) => Promise<boolean>).call(emails, id, ...rest);
+      },
+      states: (ids: string[]) => {
+        reads.push(ids);
+        return emails.states(ids);
+      },
+    });
+    const published: string[] = [];
+    const events = {
+      wants: async () => true,
+      publish: async (built: { type: string; data: { email_id: string } }[]) => {
+        published.push(...built.map((e) => `${e.type} ${e.data.email_id}`));
+      },
+    };
+    const handler = makeEventsConsumer({ emails: watched, events: events as never });
+    const result = await handler(
+      sqsEvent([
+        { body: sendOf(recorded) },
+        { body: sendOf(unknown) },
+        { body: JSON.stringify(deliveryOf(recorded)) },
+      ]),
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    expect(reads).toEqual([[recorded, unknown]]);
+    expect(writes).toEqual([unknown]);
+    expect((await emails.getState(unknown))?.sent_at).toEqual(expect.any(String));
+    // The consumer's record of the send stands.
+    expect(await emails.getState(recorded)).toMatchObject({
+      status: 'delivered',
+      sent_at: '2026-11-22T03:20:00.000Z',
+    });
+    expect(published.sort()).toEqual([`email.delivered ${recorded}`, `email.sent ${unknown}`]);
+  });
+
   it('accepts the SNS envelope too (raw message delivery off)', async () => {
     const id = await queuedEmail();
     const envelope = {

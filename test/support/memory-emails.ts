@@ -48,7 +48,8 @@ export class MemoryEmails
     return { total: this.recipients.length, done: this.done.size, lost: this.lost.size };
   }
 
-  async settleRecipients(_id: string, news: RecipientNews) {
+  async settleRecipients(id: string, news: RecipientNews) {
+    await this.addEvent(id, news.event);
     this.sentAt ??= news.sent.at;
     this.flags.add(news.outcome);
     if (news.outcome === 'complained') this.flags.add('delivered');

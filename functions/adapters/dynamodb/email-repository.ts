@@ -157,17 +157,21 @@ export class DynamoEmailRepository implements EmailRepository {
     const summary = bySk(keys.summary);
     if (!status || !summary) return null;
     const body = bySk(keys.body) ?? {};
-    const events = items
-      .filter((item) => String(item.sk).startsWith(keys.eventPrefix))
-      .map(
-        (item): EmailEvent => ({
-          type: String(item.type),
-          at: String(item.at),
-          recipients: (item.recipients as string[] | undefined) ?? [],
-          ...(item.detail ? { detail: String(item.detail) } : {}),
-          ...(item.bounce ? { bounce: item.bounce as EmailEvent['bounce'] & object } : {}),
-        }),
-      );
+    const toEvent = (item: Item): EmailEvent => ({
+      type: String(item.type),
+      at: String(item.at),
+      recipients: (item.recipients as string[] | undefined) ?? [],
+      ...(item.detail ? { detail: String(item.detail) } : {}),
+      ...(item.bounce ? { bounce: item.bounce as EmailEvent['bounce'] & object } : {}),
+    });
+    const events = items.filter((item) => String(item.sk).startsWith(keys.eventPrefix)).map(toEvent);
+    // The event a one-recipient email was settled by, kept on its status item; in time order, and
+    // once (the same event delivered again later is an item of its own).
+    const inlineEvent = status[INLINE_EVENT] ? toEvent(status[INLINE_EVENT] as Item) : undefined;
+    if (inlineEvent && !events.some((e) => eventKey(e) === eventKey(inlineEvent))) {
+      const at = events.findIndex((e) => e.at > inlineEvent.at);
+      events.splice(at < 0 ? events.length : at, 0, inlineEvent);
+    }
     const emailSummary = toSummary(id, status, summary);
     return {
       ...emailSummary,
@@ -410,7 +414,7 @@ export class DynamoEmailRepository implements EmailRepository {
         TableName: this.tableName,
         // Derived from the whole event: a redelivered event overwrites itself, while two events of
         // one type in the same millisecond (for different recipients) are two items.
-        Item: { pk: keys.email(id), sk: keys.event(event.at, event.type, eventDigest(event)), ...event },
+        Item: { pk: keys.email(id), sk: eventKey(event), ...event },
       }),
     );
   }
@@ -423,8 +427,12 @@ export class DynamoEmailRepository implements EmailRepository {
     const flags = { [news.outcome === 'complained' ? 'complained' : news.outcome]: true } as Item;
     if (news.outcome === 'complained') flags.delivered = true;
     // The common case first: a queued email with one recipient is settled by this news alone, in
-    // one write. Its condition fails for anything else (several recipients, already final, an email
-    // stored before recipients were counted), which takes the general path.
+    // one write, its event kept on the status item (a small one: an item of its own otherwise,
+    // written first, so the email never shows an outcome without its event). The condition fails
+    // for anything else (several recipients, already final, an email stored before recipients were
+    // counted), which takes the general path.
+    const inline = Buffer.byteLength(JSON.stringify(news.event)) <= INLINE_EVENT_MAX_BYTES;
+    if (!inline) await this.addEvent(id, news.event);
     const single = settledStatus({ total: 1, done: 1, lost: lost ? 1 : 0 }) as TerminalStatus;
     const settled = await this.update(
       id,
@@ -435,6 +443,7 @@ export class DynamoEmailRepository implements EmailRepository {
           gsi2pk: keys.emailsWithStatus(single),
           finished_at: news.at,
           ...(lost && news.reason ? { failure_reason: bounded(news.reason) } : {}),
+          ...(inline ? { [INLINE_EVENT]: news.event } : {}),
         },
         add: { done: [0], ...(lost ? { lost: [0] } : {}) },
         sent: news.sent,
@@ -443,6 +452,7 @@ export class DynamoEmailRepository implements EmailRepository {
       { ':one': 1, ':queued': 'queued' },
     );
     if (settled) return { status: single, tally: tallyOf(settled), changed: true };
+    if (inline) await this.addEvent(id, news.event);
 
     // The general path: which positions the news concerns, from the email's recipients (immutable).
     const { Item: summary } = await this.db.send(
@@ -737,6 +747,17 @@ export const extrasOf = (
 const bounded = (text: string) => text.slice(0, 200);
 
 /** What tells one event from another of the same type and millisecond: whom it concerns and what it says. */
+/**
+ * The status item attribute holding the event that settled a one-recipient email, and the most it
+ * may take (a larger one, with a long bounce diagnostic, is an item of its own): the item stays
+ * under 1 KB, so each of its changes is one write unit.
+ */
+const INLINE_EVENT = 'ev';
+const INLINE_EVENT_MAX_BYTES = 400;
+
+/** What makes two records of an event the same event (the sort key of its own item). */
+const eventKey = (event: EmailEvent) => keys.event(event.at, event.type, eventDigest(event));
+
 const eventDigest = (event: EmailEvent) =>
   createHash('sha256')
     .update(JSON.stringify([event.type, [...event.recipients].sort(), event.detail ?? '']))

@@ -132,7 +132,8 @@ export async function recordDeliveryEvent(
   const entry: EmailEvent = { type: event.type, at: event.at, recipients: event.recipients };
   if (event.detail) entry.detail = event.detail;
   if (event.bounce) entry.bounce = event.bounce;
-  await emails.addEvent(emailId, entry);
+  // An outcome's event is recorded with the outcome (for a one-recipient email, in the same write).
+  if (event.type === 'delayed' || event.type === 'failed') await emails.addEvent(emailId, entry);
   await suppress(deps, event);
 
   switch (event.type) {
@@ -157,6 +158,7 @@ export async function recordDeliveryEvent(
         at: event.at,
         ...(event.detail ? { reason: event.detail } : {}),
         sent,
+        event: entry,
       });
       if (!result) return { statusChanged: false };
       let statusChanged = result.changed;
@@ -170,6 +172,49 @@ export async function recordDeliveryEvent(
       return { statusChanged };
     }
   }
+}
+
+/**
+ * Applies a batch of provider events (as SQS hands them over), each as `recordDeliveryEvent` does,
+ * side by side. Every email the provider accepted has a `sent` event, and nearly always the
+ * consumer has recorded the send already (it has SES's answer): the states of the batch's `sent`
+ * events are read in one batch read, and those already recorded cost no write. (Read a moment
+ * after the consumer's write, a state may not show it yet: that event is applied as usual, which
+ * changes nothing.) Returns, per event, whether it is done; an event whose record failed is
+ * retried by itself.
+ */
+export async function recordDeliveryEvents(
+  deps: RecordEventDeps,
+  events: DeliveryEvent[],
+  onDone?: (event: DeliveryEvent, outcome: { statusChanged: boolean; skipped?: boolean }) => void,
+): Promise<boolean[]> {
+  const sentIds = [...new Set(events.filter((e) => e.type === 'sent').map((e) => e.emailId))];
+  const recorded = new Set<string>();
+  if (sentIds.length) {
+    try {
+      for (const state of await deps.emails.states(sentIds)) if (state.sent_at) recorded.add(state.id);
+    } catch (error) {
+      // Without the read, each event is applied as it comes (the write changes nothing if recorded).
+      deps.log?.warn('could not read the states of sent events; applying them one by one', { error });
+    }
+  }
+  return Promise.all(
+    events.map(async (event) => {
+      if (event.type === 'sent' && recorded.has(event.emailId)) {
+        deps.counters?.count(EVENT_COUNTERS.sent);
+        onDone?.(event, { statusChanged: false, skipped: true });
+        return true;
+      }
+      try {
+        const outcome = await recordDeliveryEvent(deps, event);
+        onDone?.(event, outcome);
+        return true;
+      } catch (error) {
+        deps.log?.error('ses event failed', { email_id: event.emailId, type: event.type, error });
+        return false;
+      }
+    }),
+  );
 }
 
 /** Puts a hard-bounced or complaining address on the suppression list (a transient bounce is not). */
