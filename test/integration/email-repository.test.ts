@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
@@ -73,6 +73,35 @@ describe('DynamoEmailRepository (dynalite)', () => {
     expect(Item).toBeDefined();
     const bytes = itemBytes(Item as Record<string, unknown>);
     expect(bytes).toBeLessThan(600);
+  });
+
+  it('keeps bodies over 1 KB deflated in the body item, and reads them back (and older plain items) the same', async () => {
+    const html = `<table>${'<tr><td style="padding:8px">Thanks for your order: item, quantity, price</td></tr>'.repeat(60)}</table>`;
+    const text = 'Thanks for your order. '.repeat(40);
+    const id = await create({ html, text });
+    const { Item } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: keys.email(id), sk: keys.body } }),
+    );
+    expect(Item?.html).toBeUndefined();
+    expect(Item?.z).toBeInstanceOf(Uint8Array);
+    // A fraction of the bodies' size, so of the item's write units (one per KB).
+    expect((Item?.z as Uint8Array).byteLength).toBeLessThan((html.length + text.length) / 5);
+    expect(await repo.get(id)).toMatchObject({ html, text });
+    expect(await repo.getContent(id)).toMatchObject({ html, text });
+    // Small bodies stay as they are.
+    const small = await create({ html: '<p>Hi</p>', text: 'Hi' });
+    const { Item: plain } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: keys.email(small), sk: keys.body } }),
+    );
+    expect(plain).toMatchObject({ html: '<p>Hi</p>', text: 'Hi' });
+    // An item written before bodies were deflated reads as it always did.
+    await table.db.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { pk: keys.email(small), sk: keys.body, html: html, text: null },
+      }),
+    );
+    expect(await repo.getContent(small)).toMatchObject({ html, text: null });
   });
 
   it('reads back what it stored', async () => {

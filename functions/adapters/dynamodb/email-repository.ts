@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
@@ -68,7 +69,7 @@ export class DynamoEmailRepository implements EmailRepository {
     // consumer) only once all of it is stored; a failure in between leaves nothing visible.
     await this.batchWrite([
       { pk, sk: keys.summary, ...summary },
-      { pk, sk: keys.body, html, text, ...extras({ tags, headers, attachments, body_key }) },
+      { pk, sk: keys.body, ...storedBodies(html, text), ...extras({ tags, headers, attachments, body_key }) },
     ]);
     if (!(await this.putStatus(statusItem(id, created_at, recipientsOf(content).length, schedule))))
       throw new Error(`An email ${id} exists already`);
@@ -106,8 +107,7 @@ export class DynamoEmailRepository implements EmailRepository {
         {
           pk: keys.email(id),
           sk: keys.body,
-          html,
-          text,
+          ...storedBodies(html, text),
           ...extras({ tags, headers, attachments, body_key }),
         },
       ];
@@ -175,8 +175,7 @@ export class DynamoEmailRepository implements EmailRepository {
     const emailSummary = toSummary(id, status, summary);
     return {
       ...emailSummary,
-      html: (body.html as string | null | undefined) ?? null,
-      text: (body.text as string | null | undefined) ?? null,
+      ...bodiesOf(body),
       ...extrasOf(body),
       sent_at: (status.sent_at as string | undefined) ?? null,
       failure_reason: (status.failure_reason as string | undefined) ?? null,
@@ -673,6 +672,36 @@ const statusItem = (
     : {}),
 });
 
+/**
+ * Bodies of more than this many bytes are kept deflated in the body item (attribute `z`, binary):
+ * an email's HTML shrinks three to ten times, and the item's write units with it (one per KB).
+ */
+export const DEFLATE_BODIES_OVER_BYTES = 1024;
+
+/** The body item's attributes for these bodies: as they are, or deflated together when that is smaller. */
+export function storedBodies(html: string | null, text: string | null): Item {
+  const plain = { html, text };
+  if (Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? '') <= DEFLATE_BODIES_OVER_BYTES)
+    return plain;
+  const z = deflateRawSync(JSON.stringify(plain));
+  return z.byteLength < Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? '') ? { z } : plain;
+}
+
+/** The bodies of a body item, deflated or not (items stored before bodies were deflated have none). */
+export function bodiesOf(item: Item): { html: string | null; text: string | null } {
+  if (item.z instanceof Uint8Array) {
+    const { html, text } = JSON.parse(inflateRawSync(item.z).toString('utf8')) as {
+      html: string | null;
+      text: string | null;
+    };
+    return { html: html ?? null, text: text ?? null };
+  }
+  return {
+    html: (item.html as string | null | undefined) ?? null,
+    text: (item.text as string | null | undefined) ?? null,
+  };
+}
+
 /** A scheduled email is due once its time has come (`:nowIso`; ISO UTC times sort as text). */
 const DUE = '(attribute_not_exists(scheduled_at) OR scheduled_at <= :nowIso)';
 /** The due index's keys on a status item. */
@@ -715,8 +744,7 @@ export async function readContent(
     bcc: list(summary.bcc),
     reply_to: list(summary.reply_to),
     subject: String(summary.subject),
-    html: (body.html as string | null | undefined) ?? null,
-    text: (body.text as string | null | undefined) ?? null,
+    ...bodiesOf(body),
     ...extrasOf(body),
   };
 }
