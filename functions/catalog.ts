@@ -56,7 +56,10 @@ export interface FunctionSpec {
   readonly content?: { readonly [P in ContentPrefix]?: readonly ContentAction[] };
 }
 
-/** What every API function does first: look up the caller's key (GetItem), count the request (UpdateItem). */
+/**
+ * What every API function does first: find the caller's key, count the request against its rate
+ * limit and record its use, in one UpdateItem of the key's item (http/middleware.ts).
+ */
 function api<const E extends readonly EnvKey[] = readonly []>(
   spec: Omit<FunctionSpec, 'env' | 'table' | 'optionalEnv'> & {
     env?: E;
@@ -75,7 +78,7 @@ function api<const E extends readonly EnvKey[] = readonly []>(
       ...E,
     ],
     table: {
-      actions: [...new Set<DynamoAction>(['GetItem', 'UpdateItem', ...actions])],
+      actions: [...new Set<DynamoAction>(['UpdateItem', ...actions])],
       ...(indexes ? { indexes } : {}),
     },
   } satisfies FunctionSpec;
@@ -90,20 +93,21 @@ const READ_IDENTITY: readonly SesIdentityAction[] = ['GetEmailIdentity'];
 const PUBLISHES = { webhookQueue: ['SendMessage'] } as const;
 
 export const FUNCTIONS = {
-  // The email's items and its idempotency key (claimed with PutItem, given back with DeleteItem).
+  // The email's items and its idempotency key (claimed with PutItem, given back with DeleteItem);
+  // the sender's domain and an email read back after a failed store (GetItem).
   // Attachments and large bodies go to the content bucket before the email is stored.
   'send-email': api({
     description: 'POST /v1/emails',
     env: ['SEND_QUEUE_URL', 'CONTENT_BUCKET'],
     optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK'],
-    actions: ['BatchWriteItem', 'PutItem', 'DeleteItem'],
+    actions: ['BatchWriteItem', 'PutItem', 'DeleteItem', 'GetItem'],
     sendQueue: ['SendMessage'],
     content: { 'attachments/': ['s3:PutObject'], 'bodies/': ['s3:PutObject'] },
   }),
   'send-batch': api({
     description: 'POST /v1/emails/batch',
     env: ['SEND_QUEUE_URL'],
-    actions: ['BatchWriteItem', 'BatchGetItem', 'PutItem', 'DeleteItem'],
+    actions: ['BatchWriteItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'GetItem'],
     sendQueue: ['SendMessage'],
   }),
   'list-emails': api({
@@ -158,27 +162,28 @@ export const FUNCTIONS = {
     description: 'GET /v1/domains/{id}',
     env: ['WEBHOOK_QUEUE_URL'],
     ...PUBLISHES,
-    actions: ['PutItem', 'Query'],
+    actions: ['GetItem', 'PutItem', 'Query'],
     identities: READ_IDENTITY,
   }),
   'verify-domain': api({
     description: 'POST /v1/domains/{id}/verify',
     env: ['WEBHOOK_QUEUE_URL'],
     ...PUBLISHES,
-    actions: ['PutItem', 'Query'],
+    actions: ['GetItem', 'PutItem', 'Query'],
     identities: READ_IDENTITY,
   }),
   'delete-domain': api({
     description: 'DELETE /v1/domains/{id}',
     env: ['WEBHOOK_QUEUE_URL'],
     ...PUBLISHES,
-    actions: ['DeleteItem', 'Query'],
+    actions: ['GetItem', 'DeleteItem', 'Query'],
     identities: ['DeleteEmailIdentity'],
   }),
   'create-api-key': api({ description: 'POST /v1/api-keys', actions: ['PutItem'] }),
   'list-api-keys': api({ description: 'GET /v1/api-keys', actions: ['Query', 'BatchGetItem'] }),
   'update-api-key': api({ description: 'PATCH /v1/api-keys/{id}', actions: ['GetItem', 'UpdateItem'] }),
-  'delete-api-key': api({ description: 'DELETE /v1/api-keys/{id}', actions: ['DeleteItem'] }),
+  // The key by id, then its lookup item by hash (GetItem), both deleted.
+  'delete-api-key': api({ description: 'DELETE /v1/api-keys/{id}', actions: ['GetItem', 'DeleteItem'] }),
   // The list: an item per address (PutItem, conditional; GetItem for the one that stands), listed
   // through both listing indexes (Query, then BatchGetItem); by id through the first (Query).
   'add-suppression': api({ description: 'POST /v1/suppressions', actions: ['PutItem', 'GetItem'] }),
@@ -272,8 +277,9 @@ export const FUNCTIONS = {
     description: "Applies SES's events to the emails and the suppression list",
     env: ['TABLE_NAME', 'WEBHOOK_QUEUE_URL'],
     // Events and suppressions (PutItem); outcomes and statuses (UpdateItem); an email's recipients
-    // and a suppression that stands (GetItem); the webhook endpoints (Query).
-    table: { actions: ['UpdateItem', 'PutItem', 'GetItem', 'Query'] },
+    // and a suppression that stands (GetItem); whether the batch's sends are recorded already
+    // (BatchGetItem); the webhook endpoints (Query).
+    table: { actions: ['UpdateItem', 'PutItem', 'GetItem', 'BatchGetItem', 'Query'] },
     ...PUBLISHES,
   },
   'check-domains': {

@@ -42,7 +42,7 @@ export function apiDeps(name: ApiFunction) {
     ...repositories,
     frontDoorSecret: FRONT_DOOR_SECRET,
     clock: systemClock,
-    rateLimit: { counter: repositories.rateCounter, perSecond: RATE_LIMIT_PER_SECOND },
+    rateLimit: { perSecond: RATE_LIMIT_PER_SECOND },
     log,
     counters,
   };

@@ -391,12 +391,13 @@ export interface ApiKeyRepository {
   rename(key: ApiKey, name: string): Promise<boolean>;
   /** Records use, for `last_used_at`; never brings back a revoked key. */
   touch(hash: string, at: string): Promise<void>;
-}
-
-/** Counts a subject's requests per window, shared by every function instance. */
-export interface RateCounter {
-  /** Adds one request to the subject's counter for this window and returns the new count. */
-  hit(subject: string, window: number, expiresAtSeconds: number): Promise<number>;
+  /**
+   * Finds the key with this hash and, in the same write, counts a request against it in `window`
+   * (a one-second window number, shared by every function instance) and records its use at `at`.
+   * The key and the window's count so far, this request included; null when there is no such key
+   * (a revoked one is never brought back).
+   */
+  authenticate(hash: string, window: number, at: string): Promise<{ key: ApiKey; count: number } | null>;
 }
 
 export interface IdempotencyStore {

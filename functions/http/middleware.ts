@@ -5,8 +5,8 @@ import type * as z from 'zod/mini';
 import { type ApiKey, hashToken, looksLikeToken, permits, restricted } from '../core/api-keys.js';
 import { ApiError, describeFields, fieldErrorsOf, internalError, validationError } from '../core/errors.js';
 import { MAX_EMAIL_BYTES } from '../core/limits.js';
-import type { ApiKeyRepository, Clock, Counters, Log, RateCounter } from '../core/ports.js';
-import { decide, rateLimitExceeded, rateLimitHeaders, WINDOW_MS, windowOf } from '../core/rate-limit.js';
+import type { ApiKeyRepository, Clock, Counters, Log } from '../core/ports.js';
+import { decide, rateLimitExceeded, rateLimitHeaders, windowOf } from '../core/rate-limit.js';
 import { log as defaultLog } from '../observability/logger.js';
 import { counters as defaultCounters } from '../observability/metrics.js';
 import { observe } from '../observability/middleware.js';
@@ -19,7 +19,7 @@ export const MAX_BODY_BYTES = MAX_EMAIL_BYTES;
 /** Deepest JSON nesting accepted; an email needs 3 levels. Deeper bodies are refused unparsed. */
 export const MAX_JSON_DEPTH = 32;
 
-/** `last_used_at` is written at most this often per key, so it costs a write a minute, not one per request. */
+/** Without a rate limit, `last_used_at` is written at most this often per key (with one, every request's write records it). */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -27,8 +27,8 @@ export type HttpResponse = APIGatewayProxyStructuredResultV2;
 
 export interface HttpDeps {
   apiKeys: ApiKeyRepository;
-  /** Per-key rate limiting: the shared counter and the requests per second allowed. None: no limit. */
-  rateLimit?: { counter: RateCounter; perSecond: number };
+  /** Per-key rate limiting: the requests per second allowed, counted on the key's item. None: no limit. */
+  rateLimit?: { perSecond: number };
   clock?: Clock;
   log?: Log;
   counters?: Counters;
@@ -133,9 +133,9 @@ const bodyLimit = (maxBytes: number): MiddlewareObj<HttpEvent, HttpResponse> => 
 
 /**
  * `Authorization: Bearer <key>`: the key is hashed and looked up; only the hash is ever stored.
- * Then, for a known key: its request is counted against its rate limit (one write, shared by every
- * instance), `last_used_at` is refreshed at most once a minute (in parallel), and the route's
- * permission is checked.
+ * With a rate limit, the lookup is one conditional write to the key's item that also counts the
+ * request in its one-second window (shared by every instance) and records `last_used_at`: no read.
+ * Then the route's permission is checked.
  */
 const authenticate = (
   deps: HttpDeps,
@@ -155,34 +155,32 @@ const authenticate = (
     // One answer for malformed, unknown and revoked keys: a caller learns nothing about which keys exist.
     const invalid = new ApiError(401, 'invalid_api_key', 'API key is invalid.');
     if (!token || !looksLikeToken(token)) throw invalid;
-    const key = await deps.apiKeys.findByHash(hashToken(token));
-    if (!key) throw invalid;
-    request.context.apiKey = key;
-
+    const hash = hashToken(token);
     const now = (deps.clock?.now() ?? new Date()).getTime();
-    const touch =
-      !key.last_used_at || now - Date.parse(key.last_used_at) >= LAST_USED_RESOLUTION_MS
-        ? deps.apiKeys.touch(key.hash, new Date(now).toISOString()).catch(() => undefined)
-        : undefined;
+    let key: ApiKey | null;
     if (deps.rateLimit) {
-      const { counter, perSecond } = deps.rateLimit;
-      const window = windowOf(now);
-      let count: number;
-      try {
-        count = await counter.hit(key.id, window, Math.ceil(((window + 1) * WINDOW_MS) / 1000) + 60);
-      } catch (error) {
-        // Fail open: a counter that cannot be written must not take the API down with it.
-        (deps.log ?? defaultLog).error('rate limit counter failed', { error });
-        count = 0;
-      }
+      // One write finds the key, counts the request in this second's window and records its use.
+      const { perSecond } = deps.rateLimit;
+      // A table that cannot take the write cannot tell whether the key exists: a 500, as a failed
+      // lookup always was (the SDK has retried a throttled or failed write by then).
+      const found = await deps.apiKeys.authenticate(hash, windowOf(now), new Date(now).toISOString());
+      key = found?.key ?? null;
+      const count = found?.count ?? 0;
+      if (!key) throw invalid;
+      request.context.apiKey = key;
       const state = decide(count, perSecond, now);
       request.context.rateHeaders = rateLimitHeaders(state);
       if (!state.allowed) {
         (deps.counters ?? defaultCounters).count('RateLimited');
         throw rateLimitExceeded(state);
       }
+    } else {
+      key = await deps.apiKeys.findByHash(hash);
+      if (!key) throw invalid;
+      request.context.apiKey = key;
+      if (!key.last_used_at || now - Date.parse(key.last_used_at) >= LAST_USED_RESOLUTION_MS)
+        await deps.apiKeys.touch(key.hash, new Date(now).toISOString()).catch(() => undefined);
     }
-    await touch;
     if (permission && !permits(key, permission)) {
       const { method, path } = request.event.requestContext.http;
       throw restricted(

@@ -468,7 +468,7 @@ describe('EmailServiceStack', () => {
     });
   });
 
-  it('limits each key to 10 requests per second by default (counted in the table, whose counters expire by TTL)', () => {
+  it('limits each key to 10 requests per second by default (counted on the key item; idempotency keys expire by TTL)', () => {
     const apiFunctions = [...ROUTES.map((r) => r.handler), 'route-not-found'];
     for (const name of apiFunctions) {
       const id = logicalId(stack, stack.functions[name] as never);

@@ -57,7 +57,7 @@ beforeAll(async () => {
     queue,
     clock,
     log: recordingLog,
-    rateLimit: { counter: repos.rateCounter, perSecond: 10 },
+    rateLimit: { perSecond: 10 },
     assertSenderDomain: verifiedSenderDomains(repos.domains, clock),
   };
   for (const name of [...ROUTES.map((r) => r.handler), FALLBACK_HANDLER]) {
@@ -304,38 +304,81 @@ describe('per-key rate limit', () => {
     expect((await call(list, token, {})).statusCode).toBe(200);
   });
 
-  it('costs one small write per request and no read (the counter returns its new value)', async () => {
-    const { token } = await newKey('full_access');
-    const counted: string[] = [];
-    const counter = {
-      hit: async (subject: string, window: number, expires: number) => {
-        counted.push(subject);
-        return repos.rateCounter.hit(subject, window, expires);
+  it('costs one write per request and no read: the key item counts it and records its use', async () => {
+    const { token, key } = await newKey('full_access');
+    const calls: string[] = [];
+    const apiKeys = Object.assign(Object.create(repos.apiKeys), {
+      authenticate: (...args: Parameters<typeof repos.apiKeys.authenticate>) => {
+        calls.push('authenticate');
+        return repos.apiKeys.authenticate(...args);
       },
-    };
+      findByHash: (hash: string) => {
+        calls.push('findByHash');
+        return repos.apiKeys.findByHash(hash);
+      },
+      touch: async () => {
+        calls.push('touch');
+      },
+    });
     const handler = (await import('../../functions/handlers/list-emails.js')).makeHandler({
       ...deps,
-      rateLimit: { counter, perSecond: 10 },
+      apiKeys,
     });
-    await handler(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
-    expect(counted).toHaveLength(1);
+    for (let i = 0; i < 3; i++) {
+      now += 400; // two windows: a start, an add, a start
+      await handler(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
+    }
+    expect(calls).toEqual(['authenticate', 'authenticate', 'authenticate']);
+    expect((await repos.apiKeys.findByHash(key.hash))?.last_used_at).toBe(new Date(now).toISOString());
+  });
+
+  it('counts every instance’s requests in one window: two instances share the limit', async () => {
+    const { token } = await newKey('full_access');
+    // Two function instances, each with its own repository (its own memory of windows).
+    const instance = async () =>
+      (await import('../../functions/handlers/list-emails.js')).makeHandler({
+        ...deps,
+        apiKeys: createRepositories(table.tableName, table.db).apiKeys,
+      });
+    const [a, b] = [await instance(), await instance()];
+    const codes: number[] = [];
+    for (let i = 0; i < 12; i++)
+      codes.push(
+        (await (i % 2 ? a : b)(httpEvent({ method: 'GET', path: '/v1/emails', token }), context()))
+          .statusCode ?? 0,
+      );
+    expect(codes.filter((c) => c === 200)).toHaveLength(10);
+    expect(codes.slice(10)).toEqual([429, 429]);
+  });
+
+  it('a revoked key is refused at its next request, even within a window it was counted in', async () => {
+    const { token, key } = await newKey('full_access');
+    const list = (await import('../../functions/handlers/list-emails.js')).makeHandler(deps);
+    expect((await list(httpEvent({ method: 'GET', path: '/v1/emails', token }), context())).statusCode).toBe(
+      200,
+    );
+    await repos.apiKeys.deleteByHash(key.hash);
+    expect((await list(httpEvent({ method: 'GET', path: '/v1/emails', token }), context())).statusCode).toBe(
+      401,
+    );
+    // And never brought back by the write that counts.
+    expect(await repos.apiKeys.findByHash(key.hash)).toBeNull();
   });
 });
 
-describe('per-key rate limit when the counter cannot be written', () => {
-  it('lets the request through (fail open) and logs why, without the key', async () => {
+describe('when the key item cannot be written', () => {
+  it('answers 500 in the error shape (it cannot tell whether the key exists), and logs why without the key', async () => {
     const { token } = await newKey('full_access');
     const handler = (await import('../../functions/handlers/list-emails.js')).makeHandler({
       ...deps,
-      rateLimit: {
-        counter: { hit: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')) },
-        perSecond: 10,
-      },
+      apiKeys: Object.assign(Object.create(repos.apiKeys), {
+        authenticate: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')),
+      }),
     });
     const response = await handler(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
-    expect(response.statusCode).toBe(200);
-    expect(response.headers?.['ratelimit-remaining']).toBe('10');
-    expect(logged.join('\n')).toContain('rate limit counter failed');
+    expect(response.statusCode).toBe(500);
+    expect(parseBody(response)).toMatchObject({ statusCode: 500, name: 'internal_server_error' });
+    expect(logged.join('\n')).toContain('unhandled error');
     expect(logged.join('\n')).not.toContain(token);
   });
 });
@@ -726,7 +769,9 @@ describe('secrets stay out of logs', () => {
       const brokenCounter = (await import('../../functions/handlers/send-email.js')).makeHandler({
         ...deps,
         log,
-        rateLimit: { counter: { hit: async () => Promise.reject(new Error('throttled')) }, perSecond: 10 },
+        apiKeys: Object.assign(Object.create(repos.apiKeys), {
+          authenticate: async () => Promise.reject(new Error('throttled')),
+        }),
       });
       const brokenKeys = (await import('../../functions/handlers/send-email.js')).makeHandler({
         ...deps,
@@ -736,7 +781,7 @@ describe('secrets stay out of logs', () => {
       const post = (t: string) => httpEvent({ method: 'POST', path: '/v1/emails', token: t, body: email });
       // Stored, not queued (the sweeper will): 200, and the queue's error logged.
       expect((await failing(post(token), context())).statusCode).toBe(200);
-      expect((await brokenCounter(post(token), context())).statusCode).toBe(200);
+      expect((await brokenCounter(post(token), context())).statusCode).toBe(500);
       expect((await brokenKeys(post(token), context())).statusCode).toBe(500);
       const get = (t: string) => httpEvent({ method: 'GET', path: '/v1/emails', token: t });
       expect((await list(get(token), context())).statusCode).toBe(403);
@@ -747,13 +792,9 @@ describe('secrets stay out of logs', () => {
       logger.setLogLevel(level);
     }
     const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    // It did log (the failure with its stack and cause, the counter), each line with its request id.
+    // It did log (the failure with its stack and cause, the key item's), each line with its request id.
     expect(records.map((r) => r.message)).toEqual(
-      expect.arrayContaining([
-        'could not queue a stored email; the sweeper will',
-        'rate limit counter failed',
-        'unhandled error',
-      ]),
+      expect.arrayContaining(['could not queue a stored email; the sweeper will', 'unhandled error']),
     );
     const failure = records.find((r) => r.message === 'could not queue a stored email; the sweeper will') as {
       error: Record<string, unknown>;

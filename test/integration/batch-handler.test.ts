@@ -273,7 +273,7 @@ describe('POST /v1/emails/batch', () => {
       queue,
       clock: { now: () => new Date(now) },
       assertSenderDomain: verifiedSenderDomains(repos.domains, systemClock),
-      rateLimit: { counter: repos.rateCounter, perSecond: 2 },
+      rateLimit: { perSecond: 2 },
       log: { info: () => undefined, warn: () => undefined, error: () => undefined },
     });
     const call = () =>

@@ -18,9 +18,9 @@ import {
   LOST_DISPATCH_AFTER_MS,
   rescheduleEmail,
 } from '../../functions/core/use-cases/schedule.js';
-import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
 import { sendBatch } from '../../functions/core/use-cases/send-batch.js';
 import { type SendEmailDeps, sendEmail } from '../../functions/core/use-cases/send-email.js';
+import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeSweepFunction } from '../../functions/handlers/sweep-emails.js';
 import { parseInput } from '../../functions/http/middleware.js';
@@ -66,7 +66,12 @@ async function scheduled(inMs: number, over: { key?: string; dispatched?: boolea
 
 /** A send request's input, as the handler hands it to the use case. */
 const sendInput = () =>
-  parseInput(sendEmailSchema, { from: 'Acme <hello@acme.test>', to: 'a@example.com', subject: 'Hi', text: 'Hi' });
+  parseInput(sendEmailSchema, {
+    from: 'Acme <hello@acme.test>',
+    to: 'a@example.com',
+    subject: 'Hi',
+    text: 'Hi',
+  });
 
 const consumer = (mailer: ScriptedMailer, requeue = new RecordingQueue()) =>
   makeConsumer({ emails, apiKeys, mailer, clock, maxReceiveCount: 5, queue: requeue });
@@ -173,10 +178,14 @@ describe('the scheduler (dynalite)', () => {
   it('a dead letter cannot end a scheduled email before its time (it is not due for the consumer yet)', async () => {
     const id = await scheduled(3_600_000);
     const at = () => new Date(now).toISOString();
-    expect(await emails.finish(id, 'failed', at(), { reason: 'dead letter', guard: { unsent: true } })).toBe(false);
+    expect(await emails.finish(id, 'failed', at(), { reason: 'dead letter', guard: { unsent: true } })).toBe(
+      false,
+    );
     expect((await emails.getState(id))?.status).toBe('queued');
     now += 3_600_000;
-    expect(await emails.finish(id, 'failed', at(), { reason: 'dead letter', guard: { unsent: true } })).toBe(true);
+    expect(await emails.finish(id, 'failed', at(), { reason: 'dead letter', guard: { unsent: true } })).toBe(
+      true,
+    );
   });
 
   it('an email due soon that the queue refused is unmarked, so the next run queues it (single and batch)', async () => {
@@ -225,7 +234,9 @@ describe('the sweep function: scheduler and sweeper side by side', () => {
     } as DeadLetters & { messages: unknown[] };
     const throttled = Object.assign(Object.create(store), {
       dueIds: async () =>
-        Promise.reject(Object.assign(new Error('Throughput exceeds the index'), { name: 'ThrottlingException' })),
+        Promise.reject(
+          Object.assign(new Error('Throughput exceeds the index'), { name: 'ThrottlingException' }),
+        ),
     });
     const run = makeSweepFunction({ ...sweepDeps(), store: throttled, deadLetters });
     await expect(run()).rejects.toThrow('Throughput exceeds the index');

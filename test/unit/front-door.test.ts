@@ -39,6 +39,10 @@ class MemoryKeys implements ApiKeyRepository {
     return false;
   }
   async touch() {}
+  async authenticate(hash: string) {
+    const key = this.keys.get(hash);
+    return key ? { key, count: 1 } : null;
+  }
 }
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };

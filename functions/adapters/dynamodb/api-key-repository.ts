@@ -136,6 +136,56 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     }
   }
 
+  /** The window in which this instance last counted each key (which write to try first). */
+  private readonly lastWindow = new Map<string, number>();
+
+  /**
+   * One UpdateItem, returning the key: DynamoDB cannot reset a count in the same expression that
+   * adds to it, so a request either adds one to its window's count (`rw` is this window, or a later
+   * one should another instance's clock be ahead) or starts the window (`rw` is older, or absent).
+   * Whichever this instance expects is tried first; the other follows when its condition fails
+   * (another instance started the window meanwhile, or it was counted elsewhere since), and after
+   * an add and a start, the add once more: when none holds, the key is gone (a revoked or unknown
+   * key costs two or three failed writes, of 1 unit each). A key counted steadily costs one write a request, a key used now and
+   * then one write too (it starts a window), and both are 1 write unit (the item is under 1 KB).
+   */
+  async authenticate(
+    hash: string,
+    window: number,
+    at: string,
+  ): Promise<{ key: ApiKey; count: number } | null> {
+    const write = async (update: string, condition: string) => {
+      try {
+        const { Attributes } = await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: this.lookupKey(hash),
+            UpdateExpression: update,
+            ConditionExpression: `attribute_exists(pk) AND ${condition}`,
+            ExpressionAttributeValues: { ':one': 1, ':w': window, ':at': at },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return Attributes ?? null;
+      } catch (error) {
+        if (isConditionFailure(error)) return null;
+        throw error;
+      }
+    };
+    const add = () => write('SET rc = rc + :one, last_used_at = :at', 'rw >= :w');
+    const start = () =>
+      write('SET rw = :w, rc = :one, last_used_at = :at', '(attribute_not_exists(rw) OR rw < :w)');
+    const attempts = this.lastWindow.get(hash) === window ? [add, start, add] : [start, add];
+    for (const attempt of attempts) {
+      const item = await attempt();
+      if (!item) continue;
+      if (this.lastWindow.size >= 10_000) this.lastWindow.clear();
+      this.lastWindow.set(hash, window);
+      return { key: toKey(item, hash), count: Number(item.rc) };
+    }
+    return null;
+  }
+
   async touch(hash: string, at: string): Promise<void> {
     try {
       await this.db.send(

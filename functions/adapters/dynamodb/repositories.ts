@@ -3,7 +3,6 @@ import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
 import { DynamoIdempotencyStore } from './idempotency-store.js';
-import { DynamoRateCounter } from './rate-counter.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
@@ -14,7 +13,6 @@ export function createRepositories(tableName: string, db = createDocumentClient(
     apiKeys: new DynamoApiKeyRepository(db, tableName),
     emails: new DynamoEmailRepository(db, tableName),
     domains: new DynamoDomainRepository(db, tableName),
-    rateCounter: new DynamoRateCounter(db, tableName),
     idempotency: new DynamoIdempotencyStore(db, tableName),
     sweep: new DynamoSweepStore(db, tableName),
     suppressions: new DynamoSuppressionRepository(db, tableName),
