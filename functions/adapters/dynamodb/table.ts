@@ -9,9 +9,8 @@
  * | email summary       | EMAIL#<id>       | SUMMARY   |                       |                           |
  * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
  * | email event         | EMAIL#<id>       | EVENT#<at>#<type>#<digest> |      |                           |
- * | api key (lookup)    | APIKEY#<sha256>  | APIKEY    |                       |                           |
+ * | api key (lookup; its rate window rw, count rc and last_used_at) | APIKEY#<sha256> | APIKEY |    |                  |
  * | api key (listing)   | APIKEYS          | APIKEY#<id> |                     |                           |
- * | rate counter        | RATE#<key id>#<second> | RATE |                     |                           |
  * | idempotency key     | IDEMP#<key id>#<sha256> | IDEMP |                    |                           |
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
  * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
@@ -39,7 +38,7 @@
  */
 export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
-/** Epoch seconds after which DynamoDB's TTL deletes an item (rate counters, idempotency keys). */
+/** Epoch seconds after which DynamoDB's TTL deletes an item (idempotency keys, and the rate counters of earlier versions). */
 export const TTL_ATTRIBUTE = 'expires_at';
 
 /** How long webhook messages and their attempts are kept (Resend keeps event data 30 days). */
@@ -90,8 +89,6 @@ export const keys = {
   apiKeys: 'APIKEYS',
   apiKeyListing: (id: string) => `APIKEY#${id}`,
   apiKeyListingPrefix: 'APIKEY#',
-  rate: (subject: string, window: number) => `RATE#${subject}#${window}`,
-  rateSk: 'RATE',
   idempotency: (scope: string, keyHash: string) => `IDEMP#${scope}#${keyHash}`,
   idempotencySk: 'IDEMP',
   suppression: (email: string) => `SUPPRESSION#${email}`,
