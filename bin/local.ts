@@ -50,6 +50,8 @@ try {
     rateLimitPerSecond,
     faults,
     log: log.warn,
+    // The emulators (with the local SES) and the consumers each on a thread of their own.
+    threads: true,
   });
   const cacert = service.certificatePath ? `--cacert ${service.certificatePath}` : '-k';
   const viewerNote =

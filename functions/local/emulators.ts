@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { buildApp, interceptLocalhostDns } from 'fauxqs';
 import { chance, type LocalFaults } from './faults.js';
 import { fauxqsStores } from './s3-store.js';
+import type { LocalSes, SesStandInSettings } from './ses-stand-in.js';
+import { startPartThread } from './threads.js';
 
 const require = createRequire(import.meta.url);
 
@@ -17,7 +19,7 @@ export interface Emulators {
   /** Set when the viewer port asked for was taken and another was used instead. */
   viewerPortTaken?: number;
   /** Requests each emulator received, by service and operation (e.g. `dynamodb:PutItem`), for the benchmark. */
-  calls(): Record<string, number>;
+  calls(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -29,12 +31,7 @@ const listen = (server: Server, port = 0) =>
 
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
-/**
- * The embedded AWS stand-ins, all in this process, bound to 127.0.0.1 on free ports:
- * dynalite (DynamoDB; on disk under `dataDir`, or in memory), fauxqs (SQS) and aws-ses-v2-local (SES v2).
- * Versions are pinned in package.json; see shared notes on local emulators for their gaps.
- */
-export async function startEmulators(options: {
+export interface EmulatorOptions {
   dataDir?: string;
   /** The viewer's port; 0: any free port. */
   sesPort?: number;
@@ -45,7 +42,49 @@ export async function startEmulators(options: {
   buckets?: string[];
   /** Where S3 objects are kept across restarts; none: in memory. */
   s3Dir?: string;
-}): Promise<Emulators> {
+}
+
+/**
+ * The emulators on a thread of their own (emulator-thread.ts): their request handling (dynalite's
+ * above all) runs on another core than the functions and their SDK clients. This thread still
+ * resolves fauxqs's *.localhost queue hosts to 127.0.0.1 for its own clients.
+ */
+export async function startEmulatorsThread(
+  options: EmulatorOptions,
+): Promise<Emulators & { startSes(settings: SesStandInSettings): Promise<LocalSes> }> {
+  const thread = await startPartThread<Omit<Emulators, 'calls' | 'stop'>>(
+    new URL('./emulator-thread.ts', import.meta.url),
+    options,
+  );
+  const restoreDns = interceptLocalhostDns();
+  return {
+    ...thread.started,
+    calls: () => thread.call('calls'),
+    /** The local SES, on the emulators' thread too (it publishes SES's events: SES's work). */
+    async startSes(settings) {
+      const endpoint = await thread.call<string>('startSes', settings);
+      return {
+        endpoint,
+        republish: (emailIds) => thread.call('sesRepublish', [...emailIds]),
+        idle: () => thread.call('sesIdle'),
+        busy: () => thread.call('sesBusy'),
+        // Stopped with the thread.
+        stop: async () => undefined,
+      };
+    },
+    async stop() {
+      await thread.stop();
+      restoreDns();
+    },
+  };
+}
+
+/**
+ * The embedded AWS stand-ins, all in this thread, bound to 127.0.0.1 on free ports:
+ * dynalite (DynamoDB; on disk under `dataDir`, or in memory), fauxqs (SQS) and aws-ses-v2-local (SES v2).
+ * Versions are pinned in package.json; see shared notes on local emulators for their gaps.
+ */
+export async function startEmulators(options: EmulatorOptions): Promise<Emulators> {
   const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
   const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const calls: Record<string, number> = {};
@@ -123,7 +162,7 @@ export async function startEmulators(options: {
     sesEndpoint: `http://127.0.0.1:${sesPort}`,
     s3Endpoint: `http://127.0.0.1:${sqsPort}`,
     ...(viewerPortTaken === undefined ? {} : { viewerPortTaken }),
-    calls: () => ({ ...calls }),
+    calls: async () => ({ ...calls }),
     async stop() {
       ses.closeAllConnections?.();
       await Promise.all([close(ses), sqs.close(), close(dynamo)]);

@@ -19,15 +19,14 @@ import { configuredLogLevel, logger } from '../observability/logger.js';
 import { FALLBACK_HANDLER, ROUTES } from '../routes.js';
 import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../send-timings.js';
 import { sweepDeps } from '../wiring.js';
-import { startEmulators } from './emulators.js';
+import { startConsumers, startConsumersThread } from './consumers.js';
+import { type Emulators, startEmulators, startEmulatorsThread } from './emulators.js';
 import { injectClientFaults, type LocalFaults } from './faults.js';
 import { type HttpLambda, startHttpsGateway } from './https-gateway.js';
 import { invoke, runAs } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 import { ensureQueueWithDlq, ensureTable } from './resources.js';
-import type { SesLedger } from './ses-ledger.js';
-import { startSesStandIn } from './ses-stand-in.js';
-import { type SqsHandler, startPoller } from './sqs-poller.js';
+import { type LocalSes, type SesStandInSettings, startSesHere } from './ses-stand-in.js';
 import { localTls } from './tls.js';
 
 export interface LocalServiceOptions {
@@ -64,6 +63,12 @@ export interface LocalServiceOptions {
   /** How often the scheduled domain check runs (EventBridge's schedule on AWS). @default 1000 */
   domainCheckIntervalMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /**
+   * Runs the emulators and the consumers on threads of their own, so the service uses more than
+   * one core (`npm start`, the benchmark, the load test). Off, everything runs on this thread,
+   * where a test's middleware on the SDK clients sees every function's calls. @default false
+   */
+  threads?: boolean;
 }
 
 export interface LocalService {
@@ -88,11 +93,9 @@ export interface LocalService {
   /** The bucket attachments and large bodies are kept in (in the S3 emulator). */
   contentBucket: string;
   /** Calls the emulators received so far, by operation (what the same traffic costs on AWS). */
-  awsCalls(): Record<string, number>;
+  awsCalls(): Promise<Record<string, number>>;
   /** Set when the viewer port asked for was taken and a free one was used instead. */
   viewerPortTaken?: number;
-  /** What the local SES was handed, kept across restarts (see ses-ledger.ts). */
-  sesLedger: SesLedger;
   /** The send pipeline's local timings (the sweeper's bounds among them). */
   timings: SendTimings;
   /** Runs a scheduled function now (`check-domains`, `sweep-emails`), as its timer would. */
@@ -153,14 +156,17 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     mkdirSync(dataDir as string, { recursive: true });
     writeFileSync(runningMarker, String(process.pid));
   }
-  const emulators = await startEmulators({
+  const emulatorOptions = {
     dataDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
     sesPort: options.viewerPort ?? 8005,
     sesPortRequired: options.viewerPortRequired,
     faults,
     buckets: [CONTENT_BUCKET],
     s3Dir: dataDir ? join(dataDir, 's3') : undefined,
-  });
+  };
+  // Threaded, the local SES runs with the emulators too (startSes).
+  const emulators: Emulators & { startSes?: (settings: SesStandInSettings) => Promise<LocalSes> } =
+    options.threads ? await startEmulatorsThread(emulatorOptions) : await startEmulators(emulatorOptions);
   const stopFaults = injectClientFaults(faults);
   if (emulators.viewerPortTaken !== undefined)
     options.log?.(
@@ -191,10 +197,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       maxReceiveCount: WEBHOOK_MAX_RECEIVES,
       visibilityTimeoutSeconds: 60,
     });
-    const ses = await startSesStandIn({
-      emulatorEndpoint: emulators.sesEndpoint,
-      // Built like the functions' clients, so the benchmark counts what SES publishes (SNS to SQS on AWS).
-      sqs: newSqsClient({ endpoint: emulators.sqsEndpoint, region, credentials }),
+    const sesSettings: SesStandInSettings = {
       eventsQueueUrl: events.queue.url,
       eventDelayMs: options.eventDelayMs,
       identities: {
@@ -205,8 +208,16 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       },
       ledgerFile: dataDir ? join(dataDir, 'ses', 'sent.jsonl') : undefined,
       faults,
-      log: options.log,
-    });
+    };
+    const ses: LocalSes = emulators.startSes
+      ? await emulators.startSes(sesSettings)
+      : await startSesHere({
+          ...sesSettings,
+          emulatorEndpoint: emulators.sesEndpoint,
+          // Built like the functions' clients, so the benchmark counts what SES publishes (SNS to SQS on AWS).
+          sqs: newSqsClient({ endpoint: emulators.sqsEndpoint, region, credentials }),
+          log: options.log,
+        });
     stops.unshift(() => ses.stop());
 
     // The handlers build their clients from the environment, as on Lambda.
@@ -247,40 +258,20 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const load = async <T>(name: string) => (await import(`../handlers/${name}.ts`)).handler as T;
     const handlers: Record<string, HttpLambda> = {};
     for (const route of ROUTES) handlers[route.handler] = await load<HttpLambda>(route.handler);
-    // The pollers act for their functions (Lambda's event source polls with the function's role).
-    const pollerSqs = newSqsClient({ endpoint: process.env.AWS_ENDPOINT_URL_SQS, region, credentials });
-    const pollers = [
-      startPoller({
-        sqs: pollerSqs,
-        queueUrl: send.queue.url,
-        queueArn: send.queue.arn,
-        functionName: 'process-send-queue',
-        handler: await load<SqsHandler>('process-send-queue'),
-        duplicateDelivery: faults.sendQueue?.duplicateDelivery,
-        log: options.log,
-      }),
-      startPoller({
-        sqs: pollerSqs,
-        queueUrl: events.queue.url,
-        queueArn: events.queue.arn,
-        functionName: 'process-ses-events',
-        batchSize: timings.eventsBatchSize,
-        batchWindowMs: timings.eventsBatchWindowMs,
-        handler: await load<SqsHandler>('process-ses-events'),
-        log: options.log,
-      }),
-      startPoller({
-        sqs: pollerSqs,
-        queueUrl: webhooks.queue.url,
-        queueArn: webhooks.queue.arn,
-        functionName: 'deliver-webhooks',
-        handler: await load<SqsHandler>('deliver-webhooks'),
-        log: options.log,
-      }),
-    ];
-    stops.unshift(async () => {
-      await Promise.all(pollers.map((p) => p.stop()));
-    });
+    const consumerOptions = {
+      queues: {
+        send: { url: send.queue.url, arn: send.queue.arn },
+        events: { url: events.queue.url, arn: events.queue.arn },
+        webhooks: { url: webhooks.queue.url, arn: webhooks.queue.arn },
+      },
+      events: { batchSize: timings.eventsBatchSize, batchWindowMs: timings.eventsBatchWindowMs },
+      duplicateDelivery: faults.sendQueue?.duplicateDelivery,
+    };
+    // On a thread of their own, the consumers build their clients from the environment set above.
+    const consumers = options.threads
+      ? await startConsumersThread(consumerOptions)
+      : await startConsumers({ ...consumerOptions, log: options.log });
+    stops.unshift(() => consumers.stop());
     const schedules = new Map([
       [
         'check-domains',
@@ -345,7 +336,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       },
       contentBucket: CONTENT_BUCKET,
       awsCalls: () => emulators.calls(),
-      sesLedger: ses.ledger,
       timings,
       runScheduled(functionName) {
         const schedule = schedules.get(functionName);
@@ -371,9 +361,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         let quietRounds = 0;
         while (quietRounds < 2 && Date.now() < deadline) {
           await ses.idle();
-          await Promise.all(pollers.map((p) => p.idle()));
+          await consumers.idle();
           const waiting = (await queued(send.queue.url)) + (await queued(events.queue.url));
-          quietRounds = waiting === 0 && !ses.busy() ? quietRounds + 1 : 0;
+          quietRounds = waiting === 0 && !(await ses.busy()) ? quietRounds + 1 : 0;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         if (quietRounds < 2) throw new Error('the local service did not become idle within 60 s');
@@ -480,7 +470,7 @@ async function issueDevKey(db: ReturnType<typeof createDocumentClient>, chosen?:
  */
 async function recoverFromLastRun(
   db: ReturnType<typeof createDocumentClient>,
-  ses: { republish(emailIds: Set<string>): number },
+  ses: Pick<LocalSes, 'republish'>,
   killed: boolean,
   log?: (message: string, fields?: Record<string, unknown>) => void,
 ) {
@@ -493,7 +483,7 @@ async function recoverFromLastRun(
     await store.queuedIds(FIRST_EMAIL_ID, emailIdAt(Date.now() + 1000), Number.MAX_SAFE_INTEGER),
   );
   if (open.size === 0) return;
-  const republished = ses.republish(open);
+  const republished = await ses.republish(open);
   const report = await runAs('sweep-emails', () =>
     sweep(sweepDeps(), { requeueAfterMs: 0, fromStart: true }),
   );

@@ -6,7 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SesEvent } from '../adapters/ses/events.js';
 import { EMAIL_ID_TAG } from '../adapters/ses/mailer.js';
 import { chance, type LocalFaults } from './faults.js';
@@ -60,9 +60,8 @@ interface SendEmailRequest {
 const SEND_EMAIL_PATH = '/v2/email/outbound-emails';
 const SUPPRESSED_PATH = '/v2/email/suppression/addresses/';
 
-export async function startSesStandIn(options: {
-  emulatorEndpoint: string;
-  sqs: SQSClient;
+/** How the local SES behaves (serializable, so it can be started on the emulators' thread). */
+export interface SesStandInSettings {
   eventsQueueUrl: string;
   /** Delay between sending and the delivery/bounce events. @default 150 */
   eventDelayMs?: number;
@@ -71,8 +70,24 @@ export async function startSesStandIn(options: {
   /** Where the ledger of what SES took is kept; none: in memory. */
   ledgerFile?: string;
   faults?: Pick<LocalFaults, 'ses' | 'sesEvents'>;
-  log?: (message: string, fields?: Record<string, unknown>) => void;
-}): Promise<SesStandIn> {
+}
+
+/** The local SES as the service uses it, wherever it runs. */
+export interface LocalSes {
+  endpoint: string;
+  republish(emailIds: Set<string>): Promise<number>;
+  idle(): Promise<void>;
+  busy(): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+export async function startSesStandIn(
+  options: SesStandInSettings & {
+    emulatorEndpoint: string;
+    sqs: SQSClient;
+    log?: (message: string, fields?: Record<string, unknown>) => void;
+  },
+): Promise<SesStandIn> {
   const target = new URL(options.emulatorEndpoint);
   const pending = new Set<Promise<void>>();
   const identities = new LocalIdentities(options.identities);
@@ -88,10 +103,35 @@ export async function startSesStandIn(options: {
     res.end(JSON.stringify(answer.body));
   };
 
-  const publish = (event: SesEvent) =>
+  // Events falling due together go in one SendMessageBatch (ten at most): on AWS each is its own
+  // SNS publish and SQS delivery, here one request carries them.
+  const batch: { body: string; done: () => void; failed: (error: unknown) => void }[] = [];
+  const flush = () => {
+    const taken = batch.splice(0, 10);
+    if (batch.length) setImmediate(flush);
     options.sqs
-      .send(new SendMessageCommand({ QueueUrl: options.eventsQueueUrl, MessageBody: JSON.stringify(event) }))
-      .then(() => undefined);
+      .send(
+        new SendMessageBatchCommand({
+          QueueUrl: options.eventsQueueUrl,
+          Entries: taken.map((entry, i) => ({ Id: String(i), MessageBody: entry.body })),
+        }),
+      )
+      .then(({ Failed = [] }) => {
+        const failed = new Set(Failed.map((f) => f.Id));
+        taken.forEach((entry, i) => {
+          if (failed.has(String(i))) entry.failed(new Error('the events queue refused it'));
+          else entry.done();
+        });
+      })
+      .catch((error) => {
+        for (const entry of taken) entry.failed(error);
+      });
+  };
+  const publish = (event: SesEvent) =>
+    new Promise<void>((done, failed) => {
+      if (!batch.length) setImmediate(flush);
+      batch.push({ body: JSON.stringify(event), done, failed });
+    });
 
   /** Publishes a message's events, each after its delay (plus the faults' extra delay and copies). */
   const schedule = (message: SentMessage, shiftMs = 0) => {
@@ -248,5 +288,17 @@ export async function startSesStandIn(options: {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/** The local SES on this thread, as the service uses it. */
+export async function startSesHere(options: Parameters<typeof startSesStandIn>[0]): Promise<LocalSes> {
+  const standIn = await startSesStandIn(options);
+  return {
+    endpoint: standIn.endpoint,
+    republish: async (emailIds) => standIn.republish(emailIds),
+    idle: () => standIn.idle(),
+    busy: async () => standIn.busy(),
+    stop: () => standIn.stop(),
   };
 }

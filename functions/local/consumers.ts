@@ -1,0 +1,105 @@
+import { interceptLocalhostDns } from 'fauxqs';
+import { newSqsClient } from '../adapters/aws-clients.js';
+import { log as functionLog } from '../observability/logger.js';
+import { type SqsHandler, startPoller } from './sqs-poller.js';
+import { startPartThread } from './threads.js';
+
+/**
+ * The queue consumers, as Lambda's event source mappings run them: a poller per queue, each
+ * handing batches to its function's handler module (loaded here, so it builds its own clients from
+ * the environment, as on Lambda).
+ */
+export interface ConsumerOptions {
+  queues: {
+    send: { url: string; arn: string };
+    events: { url: string; arn: string };
+    webhooks: { url: string; arn: string };
+  };
+  events: { batchSize: number; batchWindowMs: number };
+  /** Fault: the probability that a send batch is handed to two invocations at once. */
+  duplicateDelivery?: number;
+  /** Where the pollers' own trouble is told (on a thread, the functions' logger). */
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface Consumers {
+  /** Resolves once no batch is being handled. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startConsumers(options: ConsumerOptions): Promise<Consumers> {
+  const load = async (name: string) => (await import(`../handlers/${name}.ts`)).handler as SqsHandler;
+  // The pollers act for their functions (Lambda's event source polls with the function's role).
+  const sqs = newSqsClient({
+    endpoint: process.env.AWS_ENDPOINT_URL_SQS,
+    region: process.env.AWS_REGION ?? 'us-east-1',
+  });
+  const { queues } = options;
+  const pollers = [
+    startPoller({
+      sqs,
+      queueUrl: queues.send.url,
+      queueArn: queues.send.arn,
+      functionName: 'process-send-queue',
+      handler: await load('process-send-queue'),
+      duplicateDelivery: options.duplicateDelivery,
+      log: options.log,
+    }),
+    startPoller({
+      sqs,
+      queueUrl: queues.events.url,
+      queueArn: queues.events.arn,
+      functionName: 'process-ses-events',
+      batchSize: options.events.batchSize,
+      batchWindowMs: options.events.batchWindowMs,
+      handler: await load('process-ses-events'),
+      log: options.log,
+    }),
+    startPoller({
+      sqs,
+      queueUrl: queues.webhooks.url,
+      queueArn: queues.webhooks.arn,
+      functionName: 'deliver-webhooks',
+      handler: await load('deliver-webhooks'),
+      log: options.log,
+    }),
+  ];
+  return {
+    async idle() {
+      await Promise.all(pollers.map((p) => p.idle()));
+    },
+    async stop() {
+      await Promise.all(pollers.map((p) => p.stop()));
+    },
+  };
+}
+
+/**
+ * The consumers on a thread of their own (consumer-thread.ts), with this thread's environment as
+ * it is now (set it first): the SDK work of sending and applying events runs on another core than
+ * the API's.
+ */
+export async function startConsumersThread(options: Omit<ConsumerOptions, 'log'>): Promise<Consumers> {
+  const thread = await startPartThread(new URL('./consumer-thread.ts', import.meta.url), options);
+  return {
+    idle: () => thread.call('idle'),
+    stop: () => thread.stop(),
+  };
+}
+
+/** In a consumers' thread: fauxqs's queue hosts resolve here too, and trouble goes to the functions' logger. */
+export async function startConsumersHere(options: ConsumerOptions): Promise<Consumers> {
+  const restoreDns = interceptLocalhostDns();
+  const consumers = await startConsumers({
+    ...options,
+    log: (message, fields) => functionLog.warn(message, fields),
+  });
+  return {
+    idle: () => consumers.idle(),
+    async stop() {
+      await consumers.stop();
+      restoreDns();
+    },
+  };
+}
