@@ -26,7 +26,7 @@ import { keys } from '../functions/adapters/dynamodb/table.js';
 import { toQueueMessage } from '../functions/core/send-job.js';
 import { startLocalService } from '../functions/local/service.js';
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
-import { BUNDLE_OPTIONS } from '../lib/bundling.js';
+import { esbuildOptions } from '../lib/bundling.js';
 import { httpsClient, waitFor } from '../test/support/https.js';
 import { startReceiver } from '../test/support/webhook-receiver.js';
 
@@ -69,18 +69,7 @@ console.log(JSON.stringify({ importMs: t1 - t0, firstCallMs: performance.now() -
 );
 for (const name of handlers) {
   const outfile = join(out, `${name}.mjs`);
-  await build({
-    entryPoints: [`functions/handlers/${name}.ts`],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: BUNDLE_OPTIONS.target,
-    minify: BUNDLE_OPTIONS.minify,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    banner: { js: BUNDLE_OPTIONS.banner },
-    outfile,
-    logLevel: 'error',
-  });
+  await build({ ...esbuildOptions(`functions/handlers/${name}.ts`, outfile), logLevel: 'error' });
   const code = readFileSync(outfile);
   const runs = Array.from(
     { length: 3 },
@@ -151,7 +140,7 @@ const email = (i: number) => ({
 });
 for (let i = 0; i < 20; i++) await api.call('POST', '/emails', { body: email(i) }); // warm up
 await service.idle();
-const before = service.awsCalls();
+const before = await service.awsCalls();
 
 const latencies: number[] = [];
 const ids: string[] = [];
@@ -172,7 +161,7 @@ await Promise.all(
 const accepted = performance.now() - started;
 await service.idle();
 const settled = performance.now() - started;
-const after = service.awsCalls();
+const after = await service.awsCalls();
 let delivered = 0;
 for (const id of ids) if ((await api.call('GET', `/emails/${id}`)).json.status === 'delivered') delivered++;
 
@@ -267,7 +256,7 @@ for (let last = -1; last !== receiver.received.length; ) {
   last = receiver.received.length;
   await new Promise((resolve) => setTimeout(resolve, 1000));
 }
-const hookBefore = service.awsCalls();
+const hookBefore = await service.awsCalls();
 const hookReceivedBefore = receiver.received.length;
 const sentAt = new Map<string, number>();
 const hookStarted = performance.now();
@@ -293,7 +282,7 @@ const got = await waitFor(
 if (got < expected)
   throw new Error(`the endpoint received ${got - hookReceivedBefore} of ${2 * EMAILS} events`);
 const hookSettled = performance.now() - hookStarted;
-const hookAfter = service.awsCalls();
+const hookAfter = await service.awsCalls();
 const toDelivered: number[] = [];
 for (const r of receiver.received.slice(hookReceivedBefore)) {
   const event = JSON.parse(r.body);
@@ -322,7 +311,7 @@ const withFile = (i: number) => ({
   attachments: [{ filename: `invoice-${i}.pdf`, content: file.toString('base64') }],
 });
 await service.idle();
-const fileBefore = service.awsCalls();
+const fileBefore = await service.awsCalls();
 const fileLatencies: number[] = [];
 const fileIds: string[] = [];
 const fileStarted = performance.now();
@@ -335,7 +324,7 @@ for (let i = 0; i < ATTACHED; i++) {
 }
 await service.idle();
 const fileSettled = performance.now() - fileStarted;
-const fileAfter = service.awsCalls();
+const fileAfter = await service.awsCalls();
 let fileDelivered = 0;
 for (const id of fileIds)
   if ((await api.call('GET', `/emails/${id}`)).json.status === 'delivered') fileDelivered++;
@@ -356,7 +345,7 @@ callsPerEmail(fileBefore, fileAfter, ATTACHED);
 // 7. Scheduled emails: a burst all due at one time, a few seconds ahead.
 const SCHEDULED = Math.max(10, Math.floor(EMAILS / 10));
 await service.idle();
-const scheduledBefore = service.awsCalls();
+const scheduledBefore = await service.awsCalls();
 const dueAt = new Date(Date.now() + 4_000).toISOString();
 const scheduledIds: string[] = [];
 for (let i = 0; i < SCHEDULED; i++) {
@@ -368,7 +357,7 @@ for (let i = 0; i < SCHEDULED; i++) {
 // then until the queues are idle.
 await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(dueAt) - Date.now()) + 500));
 await service.idle();
-const scheduledAfter = service.awsCalls();
+const scheduledAfter = await service.awsCalls();
 const lateness: number[] = [];
 for (const id of scheduledIds) {
   const sent = (await api.call('GET', `/emails/${id}`)).json;

@@ -101,7 +101,7 @@ export class ServiceFunction extends Construct {
       },
       role: this.role,
       logGroup: this.logGroup,
-      bundling: { ...BUNDLE_OPTIONS, mainFields: [...BUNDLE_OPTIONS.mainFields], format: OutputFormat.ESM },
+      bundling: { ...BUNDLE_OPTIONS, format: OutputFormat.ESM },
     });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',

@@ -1,0 +1,188 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureQueueWithDlq } from '../../functions/local/resources.js';
+import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { ROUTES } from '../../functions/routes.js';
+import { esbuildOptions } from '../../lib/bundling.js';
+import { context, httpEvent, parseBody, sqsEvent } from '../support/events.js';
+import { waitFor } from '../support/https.js';
+
+/**
+ * The functions as deployed: each built by lib/bundling.ts (its SDK stand-ins included) into one
+ * file, imported from there and invoked as Lambda invokes it, against the local emulators (dynalite,
+ * fauxqs for SQS and S3, the SES v2 stand-in). Credentials come from AWS_ACCESS_KEY_ID and
+ * AWS_SECRET_ACCESS_KEY, as on Lambda. What the unit tests of the stand-ins cannot show: that a
+ * bundle still signs, sends, reads, stores and presigns.
+ *
+ * The bundled send-email queues to a queue of its own, which only the bundled consumer reads (the
+ * local service's pollers run the unbundled handlers on theirs).
+ */
+const BUNDLED = [
+  'create-domain',
+  'verify-domain',
+  'get-domain',
+  'send-email',
+  'process-send-queue',
+  'get-email',
+  'list-emails',
+  'list-attachments',
+] as const;
+type HttpLambda = (event: unknown, context: unknown) => Promise<APIGatewayProxyStructuredResultV2>;
+
+let service: LocalService;
+let dir: string;
+let sendQueueUrl: string;
+let sqs: SQSClient;
+const bundles: Record<string, { handler: unknown; source: string; bytes: number }> = {};
+
+beforeAll(async () => {
+  service = await startLocalService({
+    port: 0,
+    dataDir: null,
+    viewerPort: 0,
+    eventDelayMs: 20,
+    domainVerifyMs: 0,
+    rateLimitPerSecond: 1000,
+    // No background runs: the sweeper would queue to the bundle's queue below.
+    sweepIntervalMs: 3_600_000,
+    domainCheckIntervalMs: 3_600_000,
+  });
+  const region = 'us-east-1';
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  sqs = new SQSClient({ endpoint: process.env.AWS_ENDPOINT_URL_SQS, region, credentials });
+  const queue = await ensureQueueWithDlq(sqs, 'bundles-send', {
+    maxReceiveCount: 5,
+    visibilityTimeoutSeconds: 30,
+  });
+  sendQueueUrl = queue.queue.url;
+  // Read when a bundle first builds its clients: the unbundled handlers never run in this file.
+  process.env.SEND_QUEUE_URL = sendQueueUrl;
+  process.env.SEND_DEAD_LETTER_QUEUE_URL = queue.dlq.url;
+
+  dir = mkdtempSync(join(tmpdir(), 'bundles-'));
+  for (const name of BUNDLED) {
+    const outfile = join(dir, `${name}.mjs`);
+    await build({ ...esbuildOptions(`functions/handlers/${name}.ts`, outfile), logLevel: 'error' });
+    const source = readFileSync(outfile, 'utf8');
+    const { handler } = await import(pathToFileURL(outfile).href);
+    bundles[name] = { handler, source, bytes: source.length };
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await service?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const handlerOf = <T>(name: (typeof BUNDLED)[number]): T => {
+  const bundle = bundles[name];
+  if (!bundle) throw new Error(`${name} was not built`);
+  return bundle.handler as T;
+};
+
+/** Invokes a bundled HTTP function as API Gateway would, with the local key. */
+async function call(
+  name: (typeof BUNDLED)[number],
+  options: { body?: unknown; id?: string; query?: Record<string, string> } = {},
+) {
+  const route = ROUTES.find((r) => r.handler === name);
+  if (!route) throw new Error(`no route for ${name}`);
+  const path = route.path.replace('{id}', options.id ?? '');
+  const response = await handlerOf<HttpLambda>(name)(
+    httpEvent({
+      method: route.method,
+      path,
+      routeKey: `${route.method} ${route.path}`,
+      token: service.apiKey,
+      body: options.body,
+      query: options.query,
+      pathParameters: options.id ? { id: options.id } : undefined,
+    }),
+    context(name),
+  );
+  return { status: response.statusCode, json: parseBody(response as { body?: string }) };
+}
+
+describe('the bundled functions against the local emulators', () => {
+  it('carry the stand-ins, not the credential chain', () => {
+    for (const name of BUNDLED) {
+      const { source } = bundles[name] as { source: string };
+      expect(source, name).toContain('these bundles read them from AWS_ACCESS_KEY_ID');
+      // Strings of the full chain (credential-provider-node, -ini) and of mnemonist.
+      expect(source, name).not.toContain('AWS_PROFILE is set, skipping fromEnv provider');
+      expect(source, name).not.toContain('Could not load credentials from any providers');
+      expect(source, name).not.toMatch(/Profile .* requires a role_arn/);
+    }
+  });
+
+  it('add, verify and read a domain (DynamoDB, SES identities, the webhook queue)', async () => {
+    const created = await call('create-domain', { body: { domain: 'bundles.test' } });
+    expect(created.status).toBe(201);
+    const id = created.json.id as string;
+    const verified = await waitFor(
+      () => call('verify-domain', { id }),
+      (r) => r.json?.status === 'verified',
+    );
+    expect(verified.status).toBe(200);
+    expect((await call('get-domain', { id })).json).toMatchObject({
+      id,
+      name: 'bundles.test',
+      status: 'verified',
+    });
+  });
+
+  it('send an email with an attachment, deliver it, and read it back (S3, SQS, SES, presigning)', async () => {
+    const file = randomBytes(4096);
+    const sent = await call('send-email', {
+      body: {
+        from: 'Bundles <hello@bundles.test>',
+        to: 'success@simulator.amazonses.com',
+        subject: 'Built as deployed',
+        text: 'See attached.',
+        attachments: [{ filename: 'report.bin', content: file.toString('base64') }],
+      },
+    });
+    expect(sent.status, JSON.stringify(sent.json)).toBe(200);
+    const id = sent.json.id as string;
+
+    // The bundled consumer takes the message from the bundle's queue, as its event source would.
+    const { Messages = [] } = await waitFor(
+      () =>
+        sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: sendQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+        ),
+      (r) => (r.Messages?.length ?? 0) > 0,
+    );
+    expect(Messages).toHaveLength(1);
+    const consume = handlerOf<(e: SQSEvent, c: unknown) => Promise<SQSBatchResponse>>('process-send-queue');
+    const result = await consume(
+      sqsEvent(Messages.map((m) => ({ body: m.Body ?? '', messageId: m.MessageId }))),
+      context('process-send-queue'),
+    );
+    expect(result.batchItemFailures).toEqual([]);
+
+    const email = await waitFor(
+      () => call('get-email', { id }),
+      (r) => r.json?.status === 'delivered',
+    );
+    expect(email.json).toMatchObject({ id, subject: 'Built as deployed', status: 'delivered' });
+    const listed = await call('list-emails', { query: { limit: '10' } });
+    expect(listed.status).toBe(200);
+    expect(listed.json.data.map((e: { id: string }) => e.id)).toContain(id);
+
+    const attachments = await call('list-attachments', { id });
+    expect(attachments.status).toBe(200);
+    const [attachment] = attachments.json.data;
+    expect(attachment).toMatchObject({ filename: 'report.bin', size: file.length });
+    const download = await fetch(attachment.download_url);
+    expect(download.status).toBe(200);
+    expect(Buffer.from(await download.arrayBuffer()).equals(file)).toBe(true);
+  });
+});

@@ -1,0 +1,286 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import * as realCredentials from '@aws-sdk/credential-provider-node';
+import * as realEndpointCache from '@aws-sdk/endpoint-cache';
+import * as realEventStreams from '@smithy/core/event-streams';
+import { build, type Metafile } from 'esbuild';
+import fc from 'fast-check';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as credentials from '../../lib/bundling/credentials-from-env.js';
+import { EndpointCache } from '../../lib/bundling/endpoint-cache.js';
+import * as eventStreams from '../../lib/bundling/no-event-streams.js';
+import { ALIASES, esbuildOptions } from '../../lib/bundling.js';
+
+/**
+ * The stand-ins lib/bundling.ts puts in place of SDK modules: each must export every name the
+ * bundled SDK takes from the module it replaces (so an SDK update that imports something new
+ * fails here, not on Lambda), and behave as that module does where the functions reach it.
+ */
+const HANDLERS = readdirSync('functions/handlers').map((file) => `functions/handlers/${file}`);
+
+/** What the bundled code imports from `specifier`, read from each importing file's source. */
+function namesImported(metafile: Metafile, specifier: string): { names: Set<string>; unread: string[] } {
+  const names = new Set<string>();
+  const unread: string[] = [];
+  const quoted = specifier.replace(/[/.@-]/g, '\\$&');
+  for (const [file, input] of Object.entries(metafile.inputs)) {
+    if (!input.imports.some((i) => i.original === specifier)) continue;
+    const source = readFileSync(file, 'utf8');
+    const forms = [
+      new RegExp(`import\\s*\\{([^{}]*)\\}\\s*from\\s*["']${quoted}["']`, 'g'),
+      new RegExp(`\\{([^{}]*)\\}\\s*=\\s*await\\s+import\\(\\s*["']${quoted}["']\\s*\\)`, 'g'),
+    ];
+    let read = 0;
+    for (const form of forms)
+      for (const match of source.matchAll(form)) {
+        read++;
+        for (const part of (match[1] ?? '').split(',')) {
+          const name = part.trim().split(/\s+as\s+|\s*:\s*/)[0];
+          if (name) names.add(name);
+        }
+      }
+    const mentions = source.match(new RegExp(`["']${quoted}["']`, 'g'))?.length ?? 0;
+    // Any other form (a namespace import, a re-export, require()) cannot be checked name by name.
+    if (mentions !== read)
+      unread.push(`${file}: ${mentions - read} import(s) of ${specifier} in another form`);
+  }
+  return { names, unread };
+}
+
+describe('the bundles’ stand-ins for SDK modules', () => {
+  let metafile: Metafile;
+  beforeAll(async () => {
+    // Every handler, built as the stack builds them (one esbuild run, nothing written).
+    const { outfile: _, ...options } = esbuildOptions(HANDLERS[0] as string, '');
+    ({ metafile } = await build({
+      ...options,
+      entryPoints: HANDLERS,
+      outdir: tmpdir(),
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    }));
+  }, 60_000);
+
+  const standIns = [
+    ['@aws-sdk/credential-provider-node', credentials],
+    ['@smithy/core/event-streams', eventStreams],
+    ['@aws-sdk/endpoint-cache', { EndpointCache }],
+  ] as const;
+
+  it('replaces exactly these modules, each from lib/bundling/', () => {
+    expect(Object.keys(ALIASES).sort()).toEqual(standIns.map(([specifier]) => specifier).sort());
+    for (const target of Object.values(ALIASES))
+      expect(target).toMatch(/[\\/]lib[\\/]bundling[\\/][\w-]+\.ts$/);
+  });
+
+  it.each(standIns)(
+    '%s: the bundled SDK still imports it, and only names the stand-in exports',
+    (specifier, module) => {
+      const { names, unread } = namesImported(metafile, specifier);
+      // An alias nothing uses any more is dead weight in lib/bundling.ts: remove it.
+      expect(names.size, `nothing imports ${specifier} any more`).toBeGreaterThan(0);
+      expect(unread).toEqual([]);
+      const missing = [...names].filter((name) => !(name in module));
+      expect(missing, `${specifier}: the SDK imports names the stand-in lacks`).toEqual([]);
+    },
+  );
+
+  it('stands in for every export of the credential and endpoint-cache packages, not only those used today', () => {
+    // (The packages load as CommonJS here: their `default` is the module itself.)
+    const exported = (module: object) =>
+      Object.keys(module)
+        .filter((name) => name !== 'default')
+        .sort();
+    expect(exported(credentials)).toEqual(exported(realCredentials));
+    expect(exported(realEndpointCache)).toEqual(['EndpointCache']);
+    // Event streams: the stand-in covers what is imported (above); the rest must refuse, not exist.
+    expect(Object.keys(eventStreams).every((name) => name in realEventStreams)).toBe(true);
+  });
+
+  it('bundles one copy of each SDK package (the stand-ins’ own dependencies are the clients’)', () => {
+    // A second copy (node_modules/x/node_modules/@smithy/core) means package.json pins a stand-in's
+    // dependency at another version than the clients': bump them together.
+    const nested = Object.keys(metafile.inputs).filter((file) =>
+      /node_modules\/.*node_modules\/@(aws-sdk|smithy)\//.test(file),
+    );
+    expect(nested).toEqual([]);
+  });
+
+  it('leaves the credential chain’s other links, and mnemonist, out of every bundle', () => {
+    const inputs = Object.keys(metafile.inputs).join('\n');
+    for (const gone of [
+      'credential-provider-node/',
+      'credential-provider-ini/',
+      'credential-provider-sso/',
+      'nested-clients/',
+      'mnemonist/',
+      'submodules/event-streams/',
+    ])
+      expect(inputs).not.toContain(gone);
+  });
+});
+
+describe('credentials-from-env (for @aws-sdk/credential-provider-node)', () => {
+  const saved = { ...process.env };
+  const names = [
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'AWS_CREDENTIAL_EXPIRATION',
+    'AWS_PROFILE',
+    'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+    'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+    'AWS_CONTAINER_AUTHORIZATION_TOKEN',
+  ];
+  const env = (values: Record<string, string>) => {
+    for (const name of names) delete process.env[name];
+    Object.assign(process.env, values);
+  };
+  afterEach(() => {
+    for (const name of names) delete process.env[name];
+    Object.assign(process.env, saved);
+  });
+  const lambda = {
+    AWS_ACCESS_KEY_ID: 'ASIAEXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'secret',
+    AWS_SESSION_TOKEN: 'token',
+  };
+
+  it("gives what the SDK's full chain gives from Lambda's variables", async () => {
+    env(lambda);
+    const ours = await credentials.defaultProvider({})();
+    const theirs = await realCredentials.defaultProvider({})();
+    expect(ours).toEqual(theirs);
+    expect(ours).toMatchObject({
+      accessKeyId: 'ASIAEXAMPLE',
+      secretAccessKey: 'secret',
+      sessionToken: 'token',
+    });
+  });
+
+  it('is what an SDK client signs with, through its credentialDefaultProvider', async () => {
+    env(lambda);
+    const client = new DynamoDBClient({
+      region: 'us-east-1',
+      credentialDefaultProvider: credentials.defaultProvider,
+    });
+    await expect(client.config.credentials()).resolves.toMatchObject({ accessKeyId: 'ASIAEXAMPLE' });
+  });
+
+  it('fails as a CredentialsProviderError, saying why, when there are none', async () => {
+    env({});
+    await expect(credentials.defaultProvider({})()).rejects.toMatchObject({
+      name: 'CredentialsProviderError',
+      message: expect.stringContaining('lib/bundling.ts'),
+    });
+  });
+
+  describe('from a container credentials endpoint', () => {
+    let server: Server;
+    let requests = 0;
+    let expiration = new Date(Date.now() + 3_600_000);
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        requests++;
+        expect(req.headers.authorization).toBe('container-token');
+        res.setHeader('content-type', 'application/json');
+        res.end(
+          JSON.stringify({
+            AccessKeyId: `AKIDCONTAINER${requests}`,
+            SecretAccessKey: 'container-secret',
+            Token: 'container-token',
+            Expiration: expiration.toISOString(),
+          }),
+        );
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const container = () => ({
+      AWS_CONTAINER_CREDENTIALS_FULL_URI: `http://127.0.0.1:${(server.address() as AddressInfo).port}/creds`,
+      AWS_CONTAINER_AUTHORIZATION_TOKEN: 'container-token',
+    });
+
+    it('reads them there when the variables are not set, once while they are valid', async () => {
+      env(container());
+      requests = 0;
+      expiration = new Date(Date.now() + 3_600_000);
+      const provider = credentials.defaultProvider({});
+      const first = await provider();
+      expect(first).toMatchObject({ accessKeyId: 'AKIDCONTAINER1', sessionToken: 'container-token' });
+      expect(await provider()).toBe(first);
+      expect(requests).toBe(1);
+    });
+
+    it('renews them when they expire within 5 minutes', async () => {
+      env(container());
+      requests = 0;
+      expiration = new Date(Date.now() + 60_000);
+      const provider = credentials.defaultProvider({});
+      await provider();
+      expiration = new Date(Date.now() + 3_600_000);
+      expect(await provider()).toMatchObject({ accessKeyId: 'AKIDCONTAINER2' });
+    });
+
+    it("prefers Lambda's variables when both are there, as the full chain does", async () => {
+      env({ ...container(), ...lambda });
+      await expect(credentials.defaultProvider({})()).resolves.toMatchObject({ accessKeyId: 'ASIAEXAMPLE' });
+    });
+  });
+});
+
+describe('no-event-streams (for @smithy/core/event-streams)', () => {
+  it('gives S3’s client a marshaller at construction, one that refuses to work', () => {
+    const config = resolveConfig();
+    expect(() => config.eventStreamMarshaller.serialize()).toThrow(/Event streams are left out/);
+    expect(() => config.eventStreamMarshaller.deserialize()).toThrow(/Event streams are left out/);
+  });
+
+  it('refuses, loudly, to serialize an event stream', () => {
+    expect(() => new eventStreams.EventStreamSerde({})).toThrow(/lib\/bundling\.ts/);
+  });
+
+  const resolveConfig = () =>
+    eventStreams.resolveEventStreamSerdeConfig({
+      eventStreamSerdeProvider: eventStreams.eventStreamSerdeProvider,
+    });
+});
+
+describe('endpoint-cache (for @aws-sdk/endpoint-cache)', () => {
+  it('answers every sequence of calls as the real one does (mnemonist LRU, expiry)', () => {
+    const key = fc.constantFrom('a', 'b', 'c', 'd');
+    const op = fc.oneof(
+      fc.record({
+        op: fc.constant('set' as const),
+        key,
+        endpoints: fc.array(
+          fc.record({ Address: fc.constantFrom('x', 'y'), CachePeriodInMinutes: fc.constantFrom(0, 1, 10) }),
+          { maxLength: 1 },
+        ),
+      }),
+      fc.record({
+        op: fc.constantFrom('get' as const, 'has' as const, 'delete' as const, 'getEndpoint' as const),
+        key,
+      }),
+      fc.record({ op: fc.constant('clear' as const) }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3 }), fc.array(op, { maxLength: 40 }), (capacity, ops) => {
+        const ours = new EndpointCache(capacity);
+        const theirs = new realEndpointCache.EndpointCache(capacity);
+        for (const step of ops) {
+          const run = (cache: EndpointCache | realEndpointCache.EndpointCache) => {
+            if (step.op === 'clear') return cache.clear();
+            if (step.op === 'set') return cache.set(step.key, step.endpoints);
+            return cache[step.op](step.key);
+          };
+          expect(run(ours)).toEqual(run(theirs));
+        }
+      }),
+    );
+  });
+});
