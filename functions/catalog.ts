@@ -58,7 +58,8 @@ export interface FunctionSpec {
 
 /**
  * What every API function does first: find the caller's key, count the request against its rate
- * limit and record its use, in one UpdateItem of the key's item (http/middleware.ts).
+ * limit and record its use, in one UpdateItem of the key's item (http/middleware.ts), after one
+ * GetItem of it the first time an instance sees the key.
  */
 function api<const E extends readonly EnvKey[] = readonly []>(
   spec: Omit<FunctionSpec, 'env' | 'table' | 'optionalEnv'> & {
@@ -78,7 +79,7 @@ function api<const E extends readonly EnvKey[] = readonly []>(
       ...E,
     ],
     table: {
-      actions: [...new Set<DynamoAction>(['UpdateItem', ...actions])],
+      actions: [...new Set<DynamoAction>(['GetItem', 'UpdateItem', ...actions])],
       ...(indexes ? { indexes } : {}),
     },
   } satisfies FunctionSpec;
@@ -98,7 +99,7 @@ export const FUNCTIONS = {
   // Attachments and large bodies go to the content bucket before the email is stored.
   'send-email': api({
     description: 'POST /v1/emails',
-    env: ['SEND_QUEUE_URL', 'CONTENT_BUCKET'],
+    env: ['SEND_QUEUE_URL', 'CONTENT_BUCKET', 'DEFLATE_BODIES'],
     optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK'],
     actions: ['BatchWriteItem', 'PutItem', 'DeleteItem', 'GetItem'],
     sendQueue: ['SendMessage'],
@@ -106,7 +107,7 @@ export const FUNCTIONS = {
   }),
   'send-batch': api({
     description: 'POST /v1/emails/batch',
-    env: ['SEND_QUEUE_URL'],
+    env: ['SEND_QUEUE_URL', 'DEFLATE_BODIES'],
     actions: ['BatchWriteItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'GetItem'],
     sendQueue: ['SendMessage'],
   }),

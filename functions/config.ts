@@ -31,6 +31,11 @@ const schema = z.object({
    * host (localhost, 127.0.0.1, ::1). Never set by the stack: on AWS, endpoints are https and public.
    */
   WEBHOOK_ALLOW_LOOPBACK: z.optional(z.enum(['true', 'false'])),
+  /**
+   * Whether new emails' bodies over 1 KB are stored deflated (the stack's `deflateBodies`). Versions
+   * before it cannot read them back: `false` while a rollback to one must stay possible.
+   */
+  DEFLATE_BODIES: z._default(z.enum(['true', 'false']), 'true'),
   /** The bucket attachments and large bodies are kept in (S3; the local emulator's locally). */
   CONTENT_BUCKET: z.string().check(z.minLength(1)),
   /**

@@ -33,11 +33,11 @@ type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'delete
 /** An API function: the table's repositories, the clock, the per-key rate limit, logs and metrics. */
 export function apiDeps(name: ApiFunction) {
   const spec = FUNCTIONS[name];
-  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET } = loadConfig(
-    ...spec.env,
-    ...spec.optionalEnv,
-  );
-  const repositories = createRepositories(TABLE_NAME);
+  const config = loadConfig(...spec.env, ...spec.optionalEnv);
+  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET } = config;
+  // Only the send functions store bodies, and read the setting.
+  const deflate = 'DEFLATE_BODIES' in config ? config.DEFLATE_BODIES !== 'false' : true;
+  const repositories = createRepositories(TABLE_NAME, undefined, { deflateBodies: deflate });
   return {
     ...repositories,
     frontDoorSecret: FRONT_DOOR_SECRET,

@@ -19,6 +19,13 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     if (!Number.isFinite(parsed)) throw new Error(`The setting ${key} must be a number, not "${value}"`);
     return parsed;
   };
+  const flag = (key: string) => {
+    const value = context(key);
+    if (value === undefined) return undefined;
+    if (value !== 'true' && value !== 'false')
+      throw new Error(`The setting ${key} must be true or false, not "${value}"`);
+    return value === 'true';
+  };
   const name = context('stackName') ?? 'EmailService';
   const frontDoorOn = context('frontDoor') === 'true';
   const frontDoorLimit = number('frontDoorRateLimit');
@@ -53,6 +60,7 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     keyRateLimit: number('keyRateLimit'),
     webhookConcurrency: number('webhookConcurrency'),
     contentRetentionDays: number('contentRetentionDays'),
+    deflateBodies: flag('deflateBodies'),
     alarmEmail: context('alarmEmail'),
     logLevel: logLevel as EmailServiceStackProps['logLevel'],
     frontDoor: frontDoorOn ? { webAclArn, requestsPerFiveMinutes: frontDoorLimit } : undefined,

@@ -60,8 +60,14 @@ export interface EmailServiceStackProps extends StackProps {
    * @default 5
    */
   readonly webhookConcurrency?: number;
-  /** Days attachments and large bodies are kept in the content bucket. @default 30 */
+  /** Days attachments and large bodies are kept in the content bucket (at least 31). @default 31 */
   readonly contentRetentionDays?: number;
+  /**
+   * Whether new emails' bodies over 1 KB are stored deflated (a third to a tenth of the write units
+   * of their body item). Versions before it cannot read such bodies back: keep it false while a
+   * rollback to one must stay possible, and turn it on after. @default true
+   */
+  readonly deflateBodies?: boolean;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** The least level functions log (Powertools' POWERTOOLS_LOG_LEVEL). @default 'INFO' */
@@ -123,6 +129,7 @@ export class EmailServiceStack extends Stack {
     // The settings functions read, as environment variables (each function gets those it reads).
     const settings: Partial<Record<EnvKey, string>> = {
       RATE_LIMIT_PER_SECOND: String(props.keyRateLimit ?? 10),
+      DEFLATE_BODIES: String(props.deflateBodies ?? true),
       ...timingSettings(timings),
       SWEEP_OLD_CHECK_EVERY_MS: String(60 * 60_000),
     };

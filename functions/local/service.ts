@@ -244,6 +244,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       ...timingSettings(timings),
       SWEEP_OLD_CHECK_EVERY_MS: String(Math.min(60_000, timings.finalEventsAfterMs / 4)),
       RATE_LIMIT_PER_SECOND: String(options.rateLimitPerSecond ?? 10),
+      DEFLATE_BODIES: process.env.DEFLATE_BODIES ?? 'true',
       // Metrics are CloudWatch's (embedded metric format lines): locally they would only be noise.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });

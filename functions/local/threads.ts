@@ -59,11 +59,22 @@ export function startPartThread<S>(module: URL, data: unknown): Promise<PartThre
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 0;
   let exited = false;
+  let running = false;
+  let stopping = false;
+  // A part that dies once running (an uncaught error in an emulator or a consumer) would leave the
+  // service half alive, accepting emails nothing sends: the whole process ends instead, loudly, and
+  // the next start recovers as after any crash.
+  const died = (why: string) => {
+    if (!running || stopping) return;
+    console.error(`a local service thread (${module.pathname.split('/').pop()}) died: ${why}; stopping`);
+    process.exit(1);
+  };
   return new Promise((resolve, reject) => {
     worker.once('error', (error) => {
       for (const { reject: fail } of pending.values()) fail(error);
       pending.clear();
       reject(error);
+      died(error.stack ?? String(error));
     });
     worker.once('exit', (code) => {
       exited = true;
@@ -71,6 +82,7 @@ export function startPartThread<S>(module: URL, data: unknown): Promise<PartThre
       for (const { reject: fail } of pending.values()) fail(error);
       pending.clear();
       reject(error);
+      died(`exit code ${code}`);
     });
     worker.on('message', (message: Started | Reply) => {
       if ('started' in message) {
@@ -86,11 +98,13 @@ export function startPartThread<S>(module: URL, data: unknown): Promise<PartThre
           started: message.started as S,
           call,
           async stop() {
+            stopping = true;
             if (exited) return;
             await call('stop').catch(() => undefined);
             await worker.terminate();
           },
         };
+        running = true;
         resolve(part);
         return;
       }

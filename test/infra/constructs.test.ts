@@ -70,7 +70,8 @@ describe('ServiceFunction', () => {
       .grantTable(table)
       .grantSendQueue(queue)
       .grantContent(bucket)
-      .setEnvironment('RATE_LIMIT_PER_SECOND', '10');
+      .setEnvironment('RATE_LIMIT_PER_SECOND', '10')
+      .setEnvironment('DEFLATE_BODIES', 'true');
     const template = Template.fromStack(stack);
     const sqs = statementsOf(template, fn, stack).filter((s) => JSON.stringify(s.Action).includes('sqs:'));
     expect(sqs).toEqual([

@@ -468,6 +468,22 @@ describe('EmailServiceStack', () => {
     });
   });
 
+  it('stores new bodies deflated unless deflateBodies is off (while a rollback must stay possible)', () => {
+    const bodies = (t: Template) =>
+      ['send-email', 'send-batch'].map(
+        (name) =>
+          Object.values(t.findResources('AWS::Lambda::Function')).find(
+            (fn) =>
+              fn.Properties.Description ===
+              (name === 'send-email' ? 'POST /v1/emails' : 'POST /v1/emails/batch'),
+          )?.Properties.Environment.Variables.DEFLATE_BODIES,
+      );
+    expect(bodies(template)).toEqual(['true', 'true']);
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const off = Template.fromStack(new EmailServiceStack(app, 'Plain', { deflateBodies: false }));
+    expect(bodies(off)).toEqual(['false', 'false']);
+  });
+
   it('limits each key to 10 requests per second by default (counted on the key item; idempotency keys expire by TTL)', () => {
     const apiFunctions = [...ROUTES.map((r) => r.handler), 'route-not-found'];
     for (const name of apiFunctions) {

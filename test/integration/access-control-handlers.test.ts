@@ -1,5 +1,7 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { generateApiKey, type Permission } from '../../functions/core/api-keys.js';
 import type { DomainIdentity } from '../../functions/core/domains.js';
@@ -304,32 +306,53 @@ describe('per-key rate limit', () => {
     expect((await call(list, token, {})).statusCode).toBe(200);
   });
 
-  it('costs one write per request and no read: the key item counts it and records its use', async () => {
+  it('costs one write per request (and one read the first time an instance sees the key); an unknown token costs a read, never a write', async () => {
     const { token, key } = await newKey('full_access');
-    const calls: string[] = [];
-    const apiKeys = Object.assign(Object.create(repos.apiKeys), {
-      authenticate: (...args: Parameters<typeof repos.apiKeys.authenticate>) => {
-        calls.push('authenticate');
-        return repos.apiKeys.authenticate(...args);
-      },
-      findByHash: (hash: string) => {
-        calls.push('findByHash');
-        return repos.apiKeys.findByHash(hash);
-      },
-      touch: async () => {
-        calls.push('touch');
+    const commands: string[] = [];
+    const counting = Object.assign(Object.create(table.db), {
+      send: (command: { constructor: { name: string } }) => {
+        commands.push(command.constructor.name.replace(/Command$/, ''));
+        return table.db.send(command as never);
       },
     });
+    const apiKeys = new DynamoApiKeyRepository(counting, table.tableName);
     const handler = (await import('../../functions/handlers/list-emails.js')).makeHandler({
       ...deps,
       apiKeys,
     });
     for (let i = 0; i < 3; i++) {
-      now += 400; // two windows: a start, an add, a start
-      await handler(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
+      now += 400; // over two windows: a start, an add, a start
+      const response = await handler(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
+      expect(response.statusCode).toBe(200);
     }
-    expect(calls).toEqual(['authenticate', 'authenticate', 'authenticate']);
+    expect(commands).toEqual(['Get', 'Update', 'Update', 'Update']);
     expect((await repos.apiKeys.findByHash(key.hash))?.last_used_at).toBe(new Date(now).toISOString());
+    commands.length = 0;
+    const unknown = `esk_${'u'.repeat(43)}`;
+    expect(
+      (await handler(httpEvent({ method: 'GET', path: '/v1/emails', token: unknown }), context())).statusCode,
+    ).toBe(401);
+    expect(commands).toEqual(['Get']);
+  });
+
+  it('a clock far ahead on one instance cannot lock a key out: its window is started again', async () => {
+    const { token, key } = await newKey('full_access');
+    const list = (await import('../../functions/handlers/list-emails.js')).makeHandler(deps);
+    expect((await list(httpEvent({ method: 'GET', path: '/v1/emails', token }), context())).statusCode).toBe(
+      200,
+    );
+    // Another instance, its clock an hour ahead, counted the key into its window, to the limit.
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: `APIKEY#${key.hash}`, sk: 'APIKEY' },
+        UpdateExpression: 'SET rw = :w, rc = :c',
+        ExpressionAttributeValues: { ':w': Math.floor(now / 1000) + 3600, ':c': 10 },
+      }),
+    );
+    const response = await list(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
+    expect(response.statusCode).toBe(200);
+    expect(response.headers?.['ratelimit-remaining']).toBe('9');
   });
 
   it('counts every instance’s requests in one window: two instances share the limit', async () => {

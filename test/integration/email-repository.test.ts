@@ -85,7 +85,7 @@ describe('DynamoEmailRepository (dynalite)', () => {
     expect(Item?.html).toBeUndefined();
     expect(Item?.z).toBeInstanceOf(Uint8Array);
     // A fraction of the bodies' size, so of the item's write units (one per KB).
-    expect((Item?.z as Uint8Array).byteLength).toBeLessThan((html.length + text.length) / 5);
+    expect((Item as { z: Uint8Array }).z.byteLength).toBeLessThan((html.length + text.length) / 5);
     expect(await repo.get(id)).toMatchObject({ html, text });
     expect(await repo.getContent(id)).toMatchObject({ html, text });
     // Small bodies stay as they are.
@@ -102,6 +102,19 @@ describe('DynamoEmailRepository (dynalite)', () => {
       }),
     );
     expect(await repo.getContent(small)).toMatchObject({ html, text: null });
+    // With deflateBodies off (while a rollback to an older version must stay possible): plain.
+    const plainRepo = new DynamoEmailRepository(table.db, table.tableName, { deflateBodies: false });
+    const kept = newEmailId();
+    await plainRepo.create({
+      id: kept,
+      created_at: new Date().toISOString(),
+      content: content({ html, text }),
+    });
+    const { Item: asIs } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: keys.email(kept), sk: keys.body } }),
+    );
+    expect(asIs).toMatchObject({ html, text });
+    expect(asIs?.z).toBeUndefined();
   });
 
   it('reads back what it stored', async () => {
@@ -336,13 +349,56 @@ describe('DynamoEmailRepository (dynalite)', () => {
     expect((await repo.get(id))?.events).toHaveLength(2);
   });
 
+  it('keeps a settled one-recipient status item under 1 KB with its event, scheduled and bounced at the limits', async () => {
+    const id = newEmailId();
+    const due = new Date(Date.now() + 29 * 86_400_000).toISOString();
+    await repo.create({
+      id,
+      created_at: new Date().toISOString(),
+      content: content({ to: [`${'r'.repeat(40)}@${'d'.repeat(40)}.example.com`] }),
+      schedule: { at: due, key_id: `key_${'k'.repeat(26)}`, dispatched: false },
+    });
+    const sent = { at: new Date().toISOString(), providerMessageId: `0100018c${'x'.repeat(52)}` };
+    // The largest event kept on the item, and a reason at its bound.
+    let detail = 'Permanent: General: smtp; 550 5.1.1 ';
+    const event = () => ({
+      type: 'bounced',
+      at: sent.at,
+      recipients: [`${'r'.repeat(40)}@${'d'.repeat(40)}.example.com`],
+      detail,
+      bounce: { type: 'Permanent', subType: 'General' },
+    });
+    while (Buffer.byteLength(JSON.stringify(event())) < 300) detail += 'x';
+    detail = detail.slice(0, -1);
+    await repo.settleRecipients(id, {
+      addresses: event().recipients,
+      outcome: 'bounced',
+      at: sent.at,
+      reason: `${detail} ${'y'.repeat(300)}`,
+      sent,
+      event: event(),
+    });
+    const { Item } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: keys.email(id), sk: keys.status } }),
+    );
+    const bytes = Object.entries(Item as Record<string, unknown>).reduce(
+      (sum, [name, value]) =>
+        sum +
+        Buffer.byteLength(name) +
+        Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value)),
+      0,
+    );
+    expect(Item?.ev).toEqual(event());
+    expect(bytes).toBeLessThan(1024);
+  });
+
   it('keeps a large event (a long bounce diagnostic) as an item of its own, written before the status', async () => {
     const id = await create();
     const event = {
       type: 'bounced',
       at: '2026-11-22T00:00:02.000Z',
       recipients: ['a@example.com'],
-      detail: `Permanent: General: ${'smtp; 550 5.1.1 the mailbox does not exist here '.repeat(10)}`,
+      detail: `Permanent: General: ${'smtp; 550 5.1.1 the mailbox does not exist here '.repeat(5)}`,
       bounce: { type: 'Permanent', subType: 'General' },
     };
     const sent = { at: event.at, providerMessageId: 'ses-1' };

@@ -147,6 +147,18 @@ describe('the scheduler (dynalite)', () => {
     expect(await dispatchScheduled(sweepDeps())).toMatchObject({ requeued: 0 });
   });
 
+  it('leaves one SES refused to its own retries: not queued again before the sweeper’s rule', async () => {
+    const refused = await scheduled(10_000, { dispatched: true });
+    now += 10_000;
+    // Claimed, refused by SES (throttled), released: its message comes back after the visibility timeout.
+    await emails.claim(refused, now);
+    await emails.release(refused, now, now);
+    now += LOST_DISPATCH_AFTER_MS + 1000;
+    expect(await dispatchScheduled(sweepDeps())).toMatchObject({ requeued: 0 });
+    now += awsSweepSettings.requeueAfterMs;
+    expect(await dispatchScheduled(sweepDeps())).toMatchObject({ requeued: 1 });
+  });
+
   it('leaves the due index when sent or ended, so a run reads only what waits', async () => {
     const sent = await scheduled(1000);
     const canceled = await scheduled(1000);

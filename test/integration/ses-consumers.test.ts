@@ -188,6 +188,37 @@ describe('SES events consumer (SQS records of SES events)', () => {
     expect(published.sort()).toEqual([`email.delivered ${recorded}`, `email.sent ${unknown}`]);
   });
 
+  it("applies an email's Send event before its delivery in one batch, so email.sent is raised when the consumer never recorded the send", async () => {
+    const id = await queuedEmail();
+    await emails.claim(id, Date.now()); // the attempt's answer never came
+    const send = sesEvent(id, (e) => {
+      e.eventType = 'Send';
+      delete e.bounce;
+      e.send = {};
+    });
+    // The delivery's write would win a race against a slower Send (two connections on AWS).
+    const slowSend = Object.assign(Object.create(emails), {
+      markSent: async (...args: unknown[]) => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return (emails.markSent as (...a: unknown[]) => Promise<boolean>).apply(emails, args);
+      },
+    });
+    const published: string[] = [];
+    const events = {
+      wants: async () => true,
+      publish: async (built: { type: string }[]) => {
+        published.push(...built.map((e) => e.type));
+      },
+    };
+    const handler = makeEventsConsumer({ emails: slowSend, events: events as never });
+    const result = await handler(
+      sqsEvent([{ body: JSON.stringify(deliveryOf(id)) }, { body: JSON.stringify(send) }]),
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    expect(published).toEqual(['email.sent', 'email.delivered']);
+    expect(await emails.getState(id)).toMatchObject({ status: 'delivered', sent_at: send.mail.timestamp });
+  });
+
   it('accepts the SNS envelope too (raw message delivery off)', async () => {
     const id = await queuedEmail();
     const envelope = {

@@ -141,19 +141,24 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
 
   /**
    * One UpdateItem, returning the key: DynamoDB cannot reset a count in the same expression that
-   * adds to it, so a request either adds one to its window's count (`rw` is this window, or a later
-   * one should another instance's clock be ahead) or starts the window (`rw` is older, or absent).
-   * Whichever this instance expects is tried first; the other follows when its condition fails
-   * (another instance started the window meanwhile, or it was counted elsewhere since), and after
-   * an add and a start, the add once more: when none holds, the key is gone (a revoked or unknown
-   * key costs two or three failed writes, of 1 unit each). A key counted steadily costs one write a request, a key used now and
-   * then one write too (it starts a window), and both are 1 write unit (the item is under 1 KB).
+   * adds to it, so a request either adds one to its window's count (`rw` is this window, or the
+   * next should another instance's clock be a little ahead) or starts the window (`rw` is older,
+   * absent, or implausibly far ahead: a clock far off must not lock a key out). Whichever this
+   * instance expects is tried first, the other when its condition fails (another instance started
+   * the window meanwhile, or counted since), then the first once more: when none holds, the key is
+   * gone. A revoked key is never brought back (each write is conditional on the item existing).
+   *
+   * A key this instance has not counted yet is first read (one eventually consistent GetItem, half
+   * a read unit): a token that names no key then costs that read, as it always did, not two failed
+   * writes. So a key in use costs one write a request (1 write unit: its item is under 1 KB), and
+   * one read more the first time each function instance sees it.
    */
   async authenticate(
     hash: string,
     window: number,
     at: string,
   ): Promise<{ key: ApiKey; count: number } | null> {
+    if (!this.lastWindow.has(hash) && !(await this.findByHash(hash))) return null;
     const write = async (update: string, condition: string) => {
       try {
         const { Attributes } = await this.db.send(
@@ -162,7 +167,7 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
             Key: this.lookupKey(hash),
             UpdateExpression: update,
             ConditionExpression: `attribute_exists(pk) AND ${condition}`,
-            ExpressionAttributeValues: { ':one': 1, ':w': window, ':at': at },
+            ExpressionAttributeValues: { ':one': 1, ':w': window, ':next': window + 1, ':at': at },
             ReturnValues: 'ALL_NEW',
           }),
         );
@@ -172,10 +177,13 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
         throw error;
       }
     };
-    const add = () => write('SET rc = rc + :one, last_used_at = :at', 'rw >= :w');
+    const add = () => write('SET rc = rc + :one, last_used_at = :at', 'rw BETWEEN :w AND :next');
     const start = () =>
-      write('SET rw = :w, rc = :one, last_used_at = :at', '(attribute_not_exists(rw) OR rw < :w)');
-    const attempts = this.lastWindow.get(hash) === window ? [add, start, add] : [start, add];
+      write(
+        'SET rw = :w, rc = :one, last_used_at = :at',
+        '(attribute_not_exists(rw) OR rw < :w OR rw > :next)',
+      );
+    const attempts = this.lastWindow.get(hash) === window ? [add, start, add] : [start, add, start];
     for (const attempt of attempts) {
       const item = await attempt();
       if (!item) continue;
@@ -183,6 +191,7 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
       this.lastWindow.set(hash, window);
       return { key: toKey(item, hash), count: Number(item.rc) };
     }
+    this.lastWindow.delete(hash);
     return null;
   }
 

@@ -7,11 +7,18 @@ import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
 
-/** The repositories of the single table, sharing one client (built once per container). */
-export function createRepositories(tableName: string, db = createDocumentClient()) {
+/**
+ * The repositories of the single table, sharing one client (built once per container).
+ * `deflateBodies`: whether new emails' bodies over 1 KB are stored deflated. @default true
+ */
+export function createRepositories(
+  tableName: string,
+  db = createDocumentClient(),
+  options: { deflateBodies?: boolean } = {},
+) {
   return {
     apiKeys: new DynamoApiKeyRepository(db, tableName),
-    emails: new DynamoEmailRepository(db, tableName),
+    emails: new DynamoEmailRepository(db, tableName, options),
     domains: new DynamoDomainRepository(db, tableName),
     idempotency: new DynamoIdempotencyStore(db, tableName),
     sweep: new DynamoSweepStore(db, tableName),

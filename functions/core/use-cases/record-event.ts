@@ -175,8 +175,8 @@ export async function recordDeliveryEvent(
 }
 
 /**
- * Applies a batch of provider events (as SQS hands them over), each as `recordDeliveryEvent` does,
- * side by side. Every email the provider accepted has a `sent` event, and nearly always the
+ * Applies a batch of provider events (as SQS hands them over), each as `recordDeliveryEvent` does:
+ * the emails side by side, each email's own events in turn, its Send event first. Every email the provider accepted has a `sent` event, and nearly always the
  * consumer has recorded the send already (it has SES's answer): the states of the batch's `sent`
  * events are read in one batch read, and those already recorded cost no write. (Read a moment
  * after the consumer's write, a state may not show it yet: that event is applied as usual, which
@@ -198,23 +198,37 @@ export async function recordDeliveryEvents(
       deps.log?.warn('could not read the states of sent events; applying them one by one', { error });
     }
   }
-  return Promise.all(
-    events.map(async (event) => {
-      if (event.type === 'sent' && recorded.has(event.emailId)) {
-        deps.counters?.count(EVENT_COUNTERS.sent);
-        onDone?.(event, { statusChanged: false, skipped: true });
-        return true;
-      }
-      try {
-        const outcome = await recordDeliveryEvent(deps, event);
-        onDone?.(event, outcome);
-        return true;
-      } catch (error) {
-        deps.log?.error('ses event failed', { email_id: event.emailId, type: event.type, error });
-        return false;
-      }
+  const apply = async (event: DeliveryEvent) => {
+    if (event.type === 'sent' && recorded.has(event.emailId)) {
+      deps.counters?.count(EVENT_COUNTERS.sent);
+      onDone?.(event, { statusChanged: false, skipped: true });
+      return true;
+    }
+    try {
+      const outcome = await recordDeliveryEvent(deps, event);
+      onDone?.(event, outcome);
+      return true;
+    } catch (error) {
+      deps.log?.error('ses event failed', { email_id: event.emailId, type: event.type, error });
+      return false;
+    }
+  };
+  // Emails side by side; one email's events one after the other, its Send event first, so the
+  // write that records the send (and raises email.sent) is the Send event's, not a delivery's.
+  const byEmail = new Map<string, number[]>();
+  events.forEach((event, i) => {
+    const positions = byEmail.get(event.emailId) ?? [];
+    if (event.type === 'sent') positions.unshift(i);
+    else positions.push(i);
+    byEmail.set(event.emailId, positions);
+  });
+  const done: boolean[] = new Array(events.length).fill(false);
+  await Promise.all(
+    [...byEmail.values()].map(async (positions) => {
+      for (const i of positions) done[i] = await apply(events[i] as DeliveryEvent);
     }),
   );
+  return done;
 }
 
 /** Puts a hard-bounced or complaining address on the suppression list (a transient bounce is not). */

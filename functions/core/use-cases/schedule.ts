@@ -78,11 +78,16 @@ export async function dispatchScheduled(
           ready.push(state);
           continue;
         }
-        // A due email not yet claimed this long after its time (or its last queueing) lost its
+        // A due email never tried this long after its time (or its last queueing) lost its
         // message: a send path that died between marking it queued and queueing it. Sooner than
         // the sweeper's rule for others, so it is late by minutes, not a quarter of an hour; a
         // second message for one that was only slow is harmless (the claim lets one through).
-        const requeueAfterMs = Math.min(deps.settings.requeueAfterMs, LOST_DISPATCH_AFTER_MS);
+        // One SES refused is being retried by its own message: the sweeper's rule, which waits
+        // for every retry, as SES may be asking to slow down.
+        const requeueAfterMs =
+          state.refused_at === undefined
+            ? Math.min(deps.settings.requeueAfterMs, LOST_DISPATCH_AFTER_MS)
+            : deps.settings.requeueAfterMs;
         const decision = decide(state, now, { ...deps.settings, requeueAfterMs });
         if (decision.action === 'requeue') {
           backlog ??= await deps.queue.backlog();
