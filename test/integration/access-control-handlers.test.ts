@@ -355,6 +355,43 @@ describe('per-key rate limit', () => {
     expect(response.headers?.['ratelimit-remaining']).toBe('9');
   });
 
+  it('a request whose window was read before later ones were counted adds to their window, and is not refused', async () => {
+    const { token, key } = await newKey('full_access');
+    const list = (await import('../../functions/handlers/list-emails.js')).makeHandler(deps);
+    expect((await list(httpEvent({ method: 'GET', path: '/v1/emails', token }), context())).statusCode).toBe(
+      200,
+    );
+    // Requests three seconds later were counted first (this one waited, say, behind a busy instance).
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: `APIKEY#${key.hash}`, sk: 'APIKEY' },
+        UpdateExpression: 'SET rw = :w, rc = :c',
+        ExpressionAttributeValues: { ':w': Math.floor(now / 1000) + 3, ':c': 5 },
+      }),
+    );
+    const response = await list(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
+    expect(response.statusCode).toBe(200);
+    expect(response.headers?.['ratelimit-remaining']).toBe('4');
+  });
+
+  it('when windows keep moving under it (every write refused), a key that exists still works; a gone one does not', async () => {
+    const { key } = await newKey('full_access');
+    const refusing = Object.assign(Object.create(table.db), {
+      send: (command: { constructor: { name: string } }) =>
+        command.constructor.name === 'UpdateCommand'
+          ? Promise.reject(Object.assign(new Error('moved'), { name: 'ConditionalCheckFailedException' }))
+          : table.db.send(command as never),
+    });
+    const apiKeys = new DynamoApiKeyRepository(refusing, table.tableName);
+    const found = await apiKeys.authenticate(key.hash, Math.floor(now / 1000), new Date(now).toISOString());
+    expect(found?.key.id).toBe(key.id);
+    await repos.apiKeys.deleteByHash(key.hash);
+    expect(
+      await apiKeys.authenticate(key.hash, Math.floor(now / 1000), new Date(now).toISOString()),
+    ).toBeNull();
+  });
+
   it('counts every instance’s requests in one window: two instances share the limit', async () => {
     const { token } = await newKey('full_access');
     // Two function instances, each with its own repository (its own memory of windows).

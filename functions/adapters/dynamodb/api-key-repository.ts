@@ -13,6 +13,9 @@ import { keys } from './table.js';
 
 type Item = Record<string, unknown>;
 
+/** How many one-second windows ahead a key's window may plausibly be (another instance's clock, counted later requests). */
+const MAX_WINDOWS_AHEAD = 60;
+
 const toKey = (item: Item, hash: string): ApiKey => {
   const key: ApiKey = {
     id: String(item.id),
@@ -141,12 +144,15 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
 
   /**
    * One UpdateItem, returning the key: DynamoDB cannot reset a count in the same expression that
-   * adds to it, so a request either adds one to its window's count (`rw` is this window, or the
-   * next should another instance's clock be a little ahead) or starts the window (`rw` is older,
-   * absent, or implausibly far ahead: a clock far off must not lock a key out). Whichever this
-   * instance expects is tried first, the other when its condition fails (another instance started
-   * the window meanwhile, or counted since), then the first once more: when none holds, the key is
-   * gone. A revoked key is never brought back (each write is conditional on the item existing).
+   * adds to it, so a request either adds one to its window's count (`rw` is this window or a later
+   * one: another instance's clock a little ahead, or this request's window read a moment before
+   * others were counted) or starts the window (`rw` is older, absent, or implausibly far ahead: a
+   * clock more than a minute off must not lock a key out). Whichever this instance expects is tried
+   * first, the other when its condition fails (another instance started the window meanwhile, or
+   * counted since), then the first once more. When none holds (windows moving under heavy
+   * contention), a consistent read tells whether the key is gone: if not, the request goes through
+   * uncounted rather than being refused for a key that works. A revoked key is never brought back
+   * (each write is conditional on the item existing).
    *
    * A key this instance has not counted yet is first read (one eventually consistent GetItem, half
    * a read unit): a token that names no key then costs that read, as it always did, not two failed
@@ -167,7 +173,12 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
             Key: this.lookupKey(hash),
             UpdateExpression: update,
             ConditionExpression: `attribute_exists(pk) AND ${condition}`,
-            ExpressionAttributeValues: { ':one': 1, ':w': window, ':next': window + 1, ':at': at },
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':w': window,
+              ':far': window + MAX_WINDOWS_AHEAD,
+              ':at': at,
+            },
             ReturnValues: 'ALL_NEW',
           }),
         );
@@ -177,11 +188,11 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
         throw error;
       }
     };
-    const add = () => write('SET rc = rc + :one, last_used_at = :at', 'rw BETWEEN :w AND :next');
+    const add = () => write('SET rc = rc + :one, last_used_at = :at', 'rw BETWEEN :w AND :far');
     const start = () =>
       write(
         'SET rw = :w, rc = :one, last_used_at = :at',
-        '(attribute_not_exists(rw) OR rw < :w OR rw > :next)',
+        '(attribute_not_exists(rw) OR rw < :w OR rw > :far)',
       );
     const attempts = this.lastWindow.get(hash) === window ? [add, start, add] : [start, add, start];
     for (const attempt of attempts) {
@@ -192,7 +203,10 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
       return { key: toKey(item, hash), count: Number(item.rc) };
     }
     this.lastWindow.delete(hash);
-    return null;
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: this.lookupKey(hash), ConsistentRead: true }),
+    );
+    return Item ? { key: toKey(Item, hash), count: 0 } : null;
   }
 
   async touch(hash: string, at: string): Promise<void> {
