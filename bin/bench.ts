@@ -36,6 +36,7 @@ import { bundleTable } from './bench/bundles.js';
 import { captureLogLines, reportCost } from './bench/cost.js';
 import { itemBytes, startMeter } from './bench/meter.js';
 import { receipt as email } from './bench/receipt.js';
+import { BENCH_SERVICE } from './bench/throughput.js';
 
 const EMAILS = Number(process.env.BENCH_EMAILS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -111,18 +112,7 @@ process.env.LOG_LEVEL = 'INFO';
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 const logs = captureLogLines();
 const meter = startMeter();
-const service = await startLocalService({
-  port: 0,
-  dataDir: null,
-  viewerPort: 0,
-  eventDelayMs: 20,
-  domainVerifyMs: 0,
-  // The domain is verified on demand below; no background checks in the counted calls (on AWS the
-  // domain check and the sweeper cost a few calls a minute, whatever the traffic).
-  domainCheckIntervalMs: 3_600_000,
-  sweepIntervalMs: 3_600_000,
-  rateLimitPerSecond: 1_000_000,
-});
+const service = await startLocalService(BENCH_SERVICE);
 const api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
 const domain = await api.call('POST', '/domains', { body: { domain: 'acme.test' } });
 if (domain.status !== 201) throw new Error(`could not add the domain: ${domain.text}`);

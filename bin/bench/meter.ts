@@ -98,7 +98,7 @@ const kindOf = (key: Item) => String(key.sk ?? '').replace(/#.*$/, '');
 
 /**
  * Meters every AWS call the functions make from now on. `label(fn, op, kind)` rows sum requests
- * and units; `stop()` removes the middleware.
+ * and units; `detach()` passes every call through again.
  */
 export function startMeter() {
   // Its plugin must be in place before the functions build their clients; what it reads with comes later.
@@ -132,7 +132,7 @@ export function startMeter() {
     items.reduce((sum: number, item) => sum + Math.max(1, Math.ceil((item ? sizeOf(item) : 1) / 4096)), 0) /
     (consistent ? 1 : 2);
 
-  const stop = useClientPlugin({
+  useClientPlugin({
     applyToStack(stack) {
       stack.add(
         (
@@ -240,7 +240,5 @@ export function startMeter() {
       db = undefined;
     },
     lines: () => new Map([...lines].map(([label, line]) => [label, { ...line }])),
-    reset: () => lines.clear(),
-    stop,
   };
 }

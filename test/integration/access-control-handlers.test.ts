@@ -335,6 +335,17 @@ describe('per-key rate limit', () => {
     expect(commands).toEqual(['Get']);
   });
 
+  /** Puts a key's rate window where another instance left it. */
+  const setKeyWindow = (hash: string, window: number, count: number) =>
+    table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: `APIKEY#${hash}`, sk: 'APIKEY' },
+        UpdateExpression: 'SET rw = :w, rc = :c',
+        ExpressionAttributeValues: { ':w': window, ':c': count },
+      }),
+    );
+
   it('a clock far ahead on one instance cannot lock a key out: its window is started again', async () => {
     const { token, key } = await newKey('full_access');
     const list = (await import('../../functions/handlers/list-emails.js')).makeHandler(deps);
@@ -342,14 +353,7 @@ describe('per-key rate limit', () => {
       200,
     );
     // Another instance, its clock an hour ahead, counted the key into its window, to the limit.
-    await table.db.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: { pk: `APIKEY#${key.hash}`, sk: 'APIKEY' },
-        UpdateExpression: 'SET rw = :w, rc = :c',
-        ExpressionAttributeValues: { ':w': Math.floor(now / 1000) + 3600, ':c': 10 },
-      }),
-    );
+    await setKeyWindow(key.hash, Math.floor(now / 1000) + 3600, 10);
     const response = await list(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
     expect(response.statusCode).toBe(200);
     expect(response.headers?.['ratelimit-remaining']).toBe('9');
@@ -362,14 +366,7 @@ describe('per-key rate limit', () => {
       200,
     );
     // Requests three seconds later were counted first (this one waited, say, behind a busy instance).
-    await table.db.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: { pk: `APIKEY#${key.hash}`, sk: 'APIKEY' },
-        UpdateExpression: 'SET rw = :w, rc = :c',
-        ExpressionAttributeValues: { ':w': Math.floor(now / 1000) + 3, ':c': 5 },
-      }),
-    );
+    await setKeyWindow(key.hash, Math.floor(now / 1000) + 3, 5);
     const response = await list(httpEvent({ method: 'GET', path: '/v1/emails', token }), context());
     expect(response.statusCode).toBe(200);
     expect(response.headers?.['ratelimit-remaining']).toBe('4');

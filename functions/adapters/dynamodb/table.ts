@@ -26,8 +26,9 @@
  * answers the send path's "is this sender's domain verified?" with one GetItem.
  *
  * The status item is the only one that changes after creation, and it stays small (~250 bytes, and
- * at most about 600 with 50 recipients' outcomes as number sets of positions), so a status change
- * costs one write unit; the index entries project only status and created_at.
+ * at most about 600 with 50 recipients' outcomes as number sets of positions, under 1 KB with the
+ * event that settled a one-recipient email), so a status change costs one write unit; the index
+ * entries project only status and created_at.
  *
  * Webhook endpoints share one partition (at most MAX_WEBHOOKS), so the publisher reads them all
  * with one Query; an endpoint's messages and attempts live under its own partition, listed newest

@@ -176,9 +176,10 @@ export async function recordDeliveryEvent(
 
 /**
  * Applies a batch of provider events (as SQS hands them over), each as `recordDeliveryEvent` does:
- * the emails side by side, each email's own events in turn, its Send event first. Every email the provider accepted has a `sent` event, and nearly always the
- * consumer has recorded the send already (it has SES's answer): the states of the batch's `sent`
- * events are read in one batch read, and those already recorded cost no write. (Read a moment
+ * the emails side by side, each email's own events in turn, its Send event first. Every email the
+ * provider accepted has a `sent` event, and nearly always the consumer has recorded the send
+ * already (it has SES's answer): the states of the batch's `sent` events are read in one batch
+ * read, and those already recorded cost no write. (Read a moment
  * after the consumer's write, a state may not show it yet: that event is applied as usual, which
  * changes nothing.) Returns, per event, whether it is done; an event whose record failed is
  * retried by itself.
