@@ -4,7 +4,10 @@
  * instance metadata endpoint lives; fe80::/10), unique-local (fc00::/7), carrier-grade NAT,
  * multicast, reserved and unspecified addresses are refused, and so are IPv6 forms that carry an
  * IPv4 address inside (IPv4-mapped is unwrapped and checked; 6to4, Teredo and NAT64 are refused).
- * ipaddr.js (the library Express uses for the same question) classifies the ranges.
+ * An IPv6 address must also be global unicast (2000::/3, all IANA has allocated): that refuses the
+ * deprecated IPv4-compatible form (`::a9fe:a9fe` is 169.254.169.254), which ipaddr.js calls
+ * unicast, and whatever else lies in reserved space. ipaddr.js (the library Express uses for the
+ * same question) classifies the ranges.
  */
 import ipaddr from 'ipaddr.js';
 
@@ -13,6 +16,9 @@ export interface TargetPolicy {
   allowLoopback: boolean;
 }
 
+/** IPv6 global unicast: every IPv6 address IANA has allocated for use on the internet. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 /** Why the service must not connect to this IP address, or undefined when it may. */
 export function addressProblem(ip: string, policy: TargetPolicy): string | undefined {
   if (!ipaddr.isValid(ip)) return `${ip} is not an IP address`;
@@ -20,6 +26,8 @@ export function addressProblem(ip: string, policy: TargetPolicy): string | undef
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   const range = parsed.range();
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6))
+    return `${ip} is not a global unicast IPv6 address (IPv4-compatible or reserved), which the service does not connect to`;
   if (range === 'unicast') return undefined;
   if (range === 'loopback' && policy.allowLoopback) return undefined;
   return `${ip} is a ${range} address, which the service does not connect to`;

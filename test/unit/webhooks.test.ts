@@ -256,6 +256,14 @@ describe('the address guard', () => {
       '2002:a00:1::1',
       '64:ff9b::a00:1',
       '224.0.0.1',
+      // IPv4-compatible (deprecated, ::/96): 169.254.169.254, 127.0.0.1 and 10.0.0.1 written in hex.
+      '::a9fe:a9fe',
+      '::7f00:1',
+      '::a00:1',
+      // Elsewhere in reserved IPv6 space.
+      '::1:a9fe:a9fe',
+      '64:ff9b:1::a9fe:a9fe',
+      '4000::1',
     ])
       expect(addressProblem(ip, strict), ip).toBeDefined();
     for (const ip of ['93.184.215.14', '2606:4700:4700::1111', '::ffff:8.8.8.8'])
@@ -269,6 +277,7 @@ describe('the address guard', () => {
     expect(urlProblem('https://user:pw@hooks.example.com/x', strict)).toMatch(/credentials/);
     expect(urlProblem('https://169.254.169.254/latest', strict)).toMatch(/linkLocal/);
     expect(urlProblem('https://[::1]/x', strict)).toMatch(/loopback/);
+    expect(urlProblem('https://[::a9fe:a9fe]/latest', strict)).toMatch(/not a global unicast/);
     expect(urlProblem('https://localhost/x', strict)).toMatch(/loopback/);
     expect(urlProblem('http://localhost:3000/x', local)).toBeUndefined();
     expect(urlProblem('http://127.0.0.1:3000/x', local)).toBeUndefined();
