@@ -58,19 +58,48 @@ export const CONFIG_KEYS = Object.keys(schema.shape) as (keyof Config)[];
 export function loadConfig<K extends keyof Config>(...required: K[]): Pick<Config, K> {
   const picked = Object.fromEntries(required.map((key) => [key, true])) as Record<K, true>;
   const result = z.pick(schema, picked as never).safeParse(process.env);
-  if (!result.success) {
-    throw new Error(
-      `Invalid configuration: ${result.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join(', ')}`,
-    );
-  }
+  if (!result.success) throw new ConfigurationError(result.error.issues);
   return result.data as unknown as Pick<Config, K>;
 }
 
-/** Builds a handler on first use, so importing a module (in tests, locally) reads no environment. */
-export function lazy<A extends unknown[], R>(build: () => (...args: A) => R): (...args: A) => R {
-  let built: ((...args: A) => R) | undefined;
-  return (...args: A) => {
-    built ??= build();
-    return built(...args);
-  };
+type Issue = {
+  path: readonly PropertyKey[];
+  code?: string;
+  values?: readonly unknown[];
+  expected?: string;
+  origin?: string;
+  minimum?: unknown;
+};
+
+/** What a setting may be, from the schema's complaint about it (zod/mini carries no messages). */
+function allowed(issue: Issue): string {
+  if (issue.code === 'invalid_value' && issue.values)
+    return `allowed: ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+  if (issue.code === 'too_small' && issue.origin === 'string') return 'allowed: any non-empty value';
+  if (issue.code === 'too_small') return `allowed: a number of at least ${String(issue.minimum)}`;
+  if (issue.expected === 'int' || issue.expected === 'number') return 'allowed: a whole number';
+  return `allowed: a ${issue.expected ?? 'valid value'}`;
 }
+
+/**
+ * A setting that is missing or not one of its allowed values. Its message names each such setting,
+ * what it was set to and what it may be (`WEBHOOK_ALLOW_LOOPBACK is "1"; allowed: "true" or
+ * "false"`): `npm start` stops with it, and a Lambda function fails its init with it (its log says
+ * why), rather than answering 500 later.
+ */
+export class ConfigurationError extends Error {
+  constructor(issues: readonly Issue[]) {
+    const described = issues.map((issue) => {
+      const key = String(issue.path[0] ?? '');
+      const value = process.env[key];
+      return value === undefined
+        ? `${key} is not set`
+        : `${key} is ${JSON.stringify(value)}; ${allowed(issue)}`;
+    });
+    super(`Invalid configuration: ${described.join('; ')}`);
+    this.name = 'ConfigurationError';
+  }
+}
+
+/** On Lambda (not in the local runtime or the tests, which never set it). */
+export const onLambda = () => Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);

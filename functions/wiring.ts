@@ -7,7 +7,7 @@ import { SesMailer } from './adapters/ses/mailer.js';
 import { SesSuppressions } from './adapters/ses/suppressions.js';
 import { SqsDeliveryQueue } from './adapters/sqs/delivery-queue.js';
 import { SqsDeadLetters, SqsEmailQueue } from './adapters/sqs/email-queue.js';
-import { FUNCTIONS } from './catalog.js';
+import { FUNCTIONS, type FunctionSpec } from './catalog.js';
 import { loadConfig } from './config.js';
 import { systemClock, type WebhookRepository } from './core/ports.js';
 import type { DomainDeps } from './core/use-cases/domains.js';
@@ -22,6 +22,15 @@ import { counters } from './observability/metrics.js';
  * its catalog entry names (functions/catalog.ts; a test holds the stack to it). Handlers take what
  * these return and nothing else.
  */
+
+/**
+ * Every function's settings, read as each one's init reads them: throws a ConfigurationError naming
+ * the first setting that is missing or invalid (the local runtime calls it when it starts).
+ */
+export function checkSettings(): void {
+  for (const spec of Object.values(FUNCTIONS) as FunctionSpec[])
+    loadConfig(...spec.env, ...(spec.optionalEnv ?? []));
+}
 
 /** The functions behind the API routes (and the fallback). */
 export type ApiFunction = Exclude<

@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { onLambda } from '../config.js';
 import { type ApiKey, hashToken, looksLikeToken, permits, restricted } from '../core/api-keys.js';
 import { ApiError, describeFields, fieldErrorsOf, internalError, validationError } from '../core/errors.js';
 import { MAX_EMAIL_BYTES } from '../core/limits.js';
@@ -245,14 +246,19 @@ export function parseInput<S extends z.ZodMiniType>(schema: S, input: unknown): 
 }
 
 /**
- * The exported Lambda handler of an HTTP function: builds it (clients, configuration) on first use,
- * and if that fails, for instance a missing environment variable, still answers in the error shape
- * (a 500 without details) and tries again on the next request.
+ * The exported Lambda handler of an HTTP function. On Lambda it is built (clients, configuration)
+ * during the function's init, so a setting that is missing or invalid fails the init with a message
+ * naming it (config.ts, ConfigurationError) instead of every request answering 500. Elsewhere (the
+ * tests, the local runtime, which checks every function's settings when it starts) it is built on
+ * first use; if that fails it still answers in the error shape (a 500 without details) and tries
+ * again on the next request.
  */
 export function lazyHttpHandler(
   build: () => (event: HttpEvent, context: Context) => Promise<HttpResponse>,
 ): (event: HttpEvent, context: Context) => Promise<HttpResponse> {
-  let built: ((event: HttpEvent, context: Context) => Promise<HttpResponse>) | undefined;
+  let built: ((event: HttpEvent, context: Context) => Promise<HttpResponse>) | undefined = onLambda()
+    ? build()
+    : undefined;
   return async (event, context) => {
     try {
       built ??= build();

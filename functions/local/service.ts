@@ -18,7 +18,7 @@ import { MAX_ATTEMPTS } from '../core/webhooks.js';
 import { configuredLogLevel, logger } from '../observability/logger.js';
 import { FALLBACK_HANDLER, ROUTES } from '../routes.js';
 import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../send-timings.js';
-import { sweepDeps } from '../wiring.js';
+import { checkSettings, sweepDeps } from '../wiring.js';
 import { startConsumers, startConsumersThread } from './consumers.js';
 import { type Emulators, startEmulators, startEmulatorsThread } from './emulators.js';
 import { injectClientFaults, type LocalFaults } from './faults.js';
@@ -249,6 +249,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });
     delete process.env.AWS_PROFILE;
+    // Every function's settings, checked now as each Lambda's init checks its own: a bad one
+    // (WEBHOOK_ALLOW_LOOPBACK=1, say) stops the start with a message naming it.
+    checkSettings();
     // The logger was built when this module was imported, perhaps before its caller set LOG_LEVEL.
     logger.setLogLevel(configuredLogLevel());
 

@@ -1,5 +1,6 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { onLambda } from '../config.js';
 import { logger } from './logger.js';
 import { flushMetrics } from './metrics.js';
 
@@ -18,11 +19,12 @@ export const observe = (): MiddlewareObj<unknown, unknown, Error, Context> => ({
 });
 
 /**
- * A queue or schedule function's handler: built on first use (clients, configuration), observed
- * like every invocation. A failure to build or to run is thrown, which Lambda counts as an error.
+ * A queue or schedule function's handler, observed like every invocation. On Lambda it is built
+ * (clients, configuration) during the init, so an invalid setting fails the init naming it;
+ * elsewhere on first use. A failure to build or to run is thrown, which Lambda counts as an error.
  */
 export function backgroundHandler<E, R>(build: () => (event: E) => Promise<R>) {
-  let built: ((event: E) => Promise<R>) | undefined;
+  let built: ((event: E) => Promise<R>) | undefined = onLambda() ? build() : undefined;
   return middy(async (event: E) => {
     built ??= build();
     return built(event);

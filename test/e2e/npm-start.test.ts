@@ -185,6 +185,18 @@ describe('npm start (as a user runs it)', () => {
     }
   }, 60_000);
 
+  it('stops at once on an invalid setting, naming it and the values it takes', async () => {
+    const run = await npmStart({
+      PORT: '0',
+      VIEWER_PORT: '0',
+      LOCAL_DATA_DIR: join(dataDir, 'bad-setting'),
+      WEBHOOK_ALLOW_LOOPBACK: '1',
+    });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).not.toContain('Base URL');
+    expect(run.output()).toMatch(/WEBHOOK_ALLOW_LOOPBACK is "1"; .*"true".*"false"/);
+  }, 60_000);
+
   it('refuses to open a data folder another npm start still uses, and says which process to stop', async () => {
     const dir = join(dataDir, 'shared');
     const first = await npmStart({ PORT: '0', VIEWER_PORT: '0', LOCAL_DATA_DIR: dir });
