@@ -88,8 +88,8 @@ function api<const E extends readonly EnvKey[] = readonly []>(
 const READ_IDENTITY: readonly SesIdentityAction[] = ['GetEmailIdentity'];
 
 /**
- * What a function that raises webhook events needs: the endpoints (one Query of their partition,
- * at most every 15 s per container) and the delivery queue (SendMessage, batched).
+ * What a function that raises webhook events needs: the endpoints (one strongly consistent Query of
+ * their partition per event raised) and the delivery queue (SendMessage, batched).
  */
 const PUBLISHES = { webhookQueue: ['SendMessage'] } as const;
 

@@ -59,15 +59,10 @@ export function apiDeps(name: ApiFunction) {
 
 /**
  * Where a function's events go: every webhook endpoint subscribed to them, through the delivery
- * queue (the endpoints read at most every 15 s per container).
+ * queue (the endpoints read afresh for each event raised).
  */
 function eventPublisher(webhooks: WebhookRepository, queueUrl: string) {
-  return new WebhookPublisher({
-    webhooks,
-    queue: new SqsDeliveryQueue(newSqsClient(), queueUrl),
-    clock: systemClock,
-    counters,
-  });
+  return new WebhookPublisher({ webhooks, queue: new SqsDeliveryQueue(newSqsClient(), queueUrl), counters });
 }
 
 /** The domain functions: the above, SES identities, and their events. */

@@ -539,7 +539,7 @@ export interface WebhookRepository {
   create(webhook: Webhook): Promise<void>;
   get(id: string): Promise<Webhook | null>;
   list(query: PageQuery): Promise<{ data: Webhook[]; has_more: boolean }>;
-  /** Every endpoint (the publisher's view, read at most every few seconds per container). */
+  /** Every endpoint, read strongly consistent (the publisher reads it for every event it raises). */
   all(): Promise<Webhook[]>;
   /** Writes the endpoint as given, if it still exists; false when it was deleted meanwhile. */
   save(webhook: Webhook): Promise<boolean>;
@@ -591,7 +591,17 @@ export interface EndpointGuard {
 
 /** Where the service's events go: every endpoint subscribed to them. */
 export interface EventPublisher {
-  /** Whether some enabled endpoint takes this type (from a short-lived cache: no AWS call when fresh). */
-  wants(type: WebhookEventType): Promise<boolean>;
+  /**
+   * The endpoints as they are now (one strongly consistent read, never a cached list), so an
+   * endpoint created, changed or deleted before an event is raised takes effect for that event.
+   */
+  subscriptions(): Promise<Subscriptions>;
+}
+
+/** The endpoints read for the events raised now. */
+export interface Subscriptions {
+  /** Whether some enabled endpoint takes this type. */
+  wants(type: WebhookEventType): boolean;
+  /** One message per event and endpoint subscribed to its type. */
   publish(events: WebhookEvent[]): Promise<void>;
 }

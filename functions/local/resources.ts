@@ -119,11 +119,26 @@ async function createTable(dynamodb: DynamoDBClient, tableName: string): Promise
         })),
       }),
     );
+    await active(dynamodb, tableName);
     return false;
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    await active(dynamodb, tableName);
     return true;
   }
+}
+
+/**
+ * Waits until the table is ACTIVE: a new table is CREATING for a moment (on AWS for seconds), and
+ * both DynamoDB and dynalite answer ResourceNotFoundException to item requests until then.
+ */
+async function active(dynamodb: DynamoDBClient, tableName: string) {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`the table ${tableName} did not become ACTIVE within 10 seconds`);
 }
 
 export interface LocalQueue {

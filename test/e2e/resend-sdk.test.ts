@@ -203,6 +203,15 @@ describe('the official resend SDK, unchanged, against npm start', () => {
     });
   });
 
+  it('a webhook created, updated or deleted takes effect for the very next email', () => {
+    expect(seen.lateWebhook).toEqual({
+      afterCreate: ['email.delivered', 'email.sent'],
+      // Only the bounce now; the first webhook still takes the send and the bounce.
+      afterUpdate: ['email.bounced', '|', 'email.bounced', 'email.sent'],
+      afterDelete: [],
+    });
+  });
+
   it('shows the webhook with its secret, lists it, and rotates: both secrets verify during the overlap', () => {
     expect(seen.webhookGet.data).toMatchObject({
       object: 'webhook',
@@ -242,13 +251,13 @@ describe('the official resend SDK, unchanged, against npm start', () => {
     expect(seen.replayed.after).toBe(seen.replayed.before + 1);
   });
 
-  it('stops delivering to a disabled webhook (its messages are recorded failed), and removes it', () => {
+  it('publishes nothing to a disabled webhook from the next event on, and removes it', () => {
     expect(seen.disabled.data).toEqual({ object: 'webhook', id: seen.webhookCreated.id });
     expect(seen.disabledGet.data).toMatchObject({
       status: 'disabled',
       disabled_reason: expect.stringContaining('by request'),
     });
-    expect(seen.whileDisabled.received).toBe(0);
+    expect(seen.whileDisabled).toEqual({ received: 0, newMessages: 0 });
     expect(seen.webhookRemoved.data).toEqual({
       object: 'webhook',
       id: seen.webhookCreated.id,

@@ -27,7 +27,7 @@ beforeAll(async () => {
   api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
   emails = await startReceiver([500, 503]);
   domains = await startReceiver();
-  // Registered before anything happens, as a user would (functions read the endpoints every 15 s).
+  // Registered before anything happens, as a user would.
   const created = await api.call('POST', '/webhooks', {
     body: {
       endpoint: emails.url,

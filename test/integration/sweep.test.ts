@@ -172,8 +172,10 @@ describe('sweeper (dynalite)', () => {
     deadLetters.messages.push({ messageId: 'm1', job: { id: dead, content } });
     const published: WebhookEvent[] = [];
     const events: EventPublisher = {
-      wants: async (type) => type === 'email.failed',
-      publish: async (list) => void published.push(...list),
+      subscriptions: async () => ({
+        wants: (type) => type === 'email.failed',
+        publish: async (list) => void published.push(...list),
+      }),
     };
     await sweep(deps({ events }));
     expect(published.map((e) => [e.type, e.data.email_id]).sort()).toEqual(
@@ -189,7 +191,9 @@ describe('sweeper (dynalite)', () => {
         failed: { reason: expect.stringMatching(/dead-letter queue|outcome unknown/) },
       });
     // Nobody subscribed: nothing is built or read.
-    const quiet: EventPublisher = { wants: async () => false, publish: async () => expect.unreachable() };
+    const quiet: EventPublisher = {
+      subscriptions: async () => ({ wants: () => false, publish: async () => expect.unreachable() }),
+    };
     const again = await accepted(60_000);
     deadLetters.messages.push({ messageId: 'm2', job: { id: again, content } });
     await sweep(deps({ events: quiet }));

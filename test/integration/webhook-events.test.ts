@@ -52,7 +52,6 @@ const publisher = new WebhookPublisher({
     ],
   },
   queue: { enqueue: async (d) => void queued.push(...d) },
-  clock: { now: () => new Date() },
 });
 const take = () => queued.splice(0).map((d) => ({ ...d, event: JSON.parse(d.body) }));
 
@@ -189,7 +188,12 @@ describe('events raised by the send consumer', () => {
   it('a publishing failure never changes what happened to the email', async () => {
     const id = newEmailId();
     await emails.create({ id, created_at: new Date().toISOString(), content: emailContent() });
-    const broken = { wants: async () => true, publish: async () => Promise.reject(new Error('SQS down')) };
+    const broken = {
+      subscriptions: async () => ({
+        wants: () => true,
+        publish: async () => Promise.reject(new Error('SQS down')),
+      }),
+    };
     const result = await deliverEmail(
       { emails, mailer: new ScriptedMailer(['ses-7']), clock: { now: () => new Date() }, events: broken },
       { id, content: emailContent() },

@@ -113,6 +113,8 @@ export class DynamoWebhookRepository implements WebhookRepository {
     const found: Webhook[] = [];
     for await (const page of queryPages(this.db, {
       TableName: this.tableName,
+      // Strongly consistent: an endpoint saved before an event is raised is seen by it.
+      ConsistentRead: true,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': keys.webhooks, ':prefix': keys.webhookPrefix },
     }))

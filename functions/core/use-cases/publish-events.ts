@@ -1,63 +1,44 @@
 import type { Domain } from '../domains.js';
 import { emailIdTime } from '../ids.js';
-import type { Clock, Counters, DeliveryQueue, EventPublisher, Log, WebhookRepository } from '../ports.js';
+import type {
+  Counters,
+  DeliveryQueue,
+  EventPublisher,
+  Log,
+  Subscriptions,
+  WebhookRepository,
+} from '../ports.js';
 import { deliveryFor, type Webhook, type WebhookEvent, type WebhookEventType } from '../webhooks.js';
 
 /**
- * How long a container trusts its list of endpoints before reading it again. A new endpoint, or a
- * new subscription, receives events within this time; a deleted or disabled one stops at once (the
- * delivery function reads the endpoint before each attempt and drops what it no longer wants).
- */
-export const ENDPOINTS_TTL_MS = 15_000;
-
-/**
  * Publishes the service's events: one delivery-queue message per (event, endpoint subscribed to
- * it). The endpoints are read once per ENDPOINTS_TTL_MS per container, so an event nobody
- * subscribes to costs no AWS call at all, and one that somebody does costs its queue messages (ten
- * to a SendMessageBatch call).
+ * it), ten to a SendMessageBatch call. The endpoints are read for every publication, never cached
+ * (one strongly consistent Query of their small partition, one read unit for up to 4 KB of them),
+ * so a webhook created, updated or deleted just before an event is raised takes effect for it.
  */
 export class WebhookPublisher implements EventPublisher {
-  private cached?: { until: number; list: Promise<Webhook[]> };
-
   constructor(
     private readonly deps: {
       webhooks: Pick<WebhookRepository, 'all'>;
       queue: DeliveryQueue;
-      clock: Clock;
       counters?: Counters;
-      ttlMs?: number;
     },
   ) {}
 
-  private endpoints(): Promise<Webhook[]> {
-    const now = this.deps.clock.now().getTime();
-    if (!this.cached || this.cached.until <= now) {
-      const list = this.deps.webhooks.all();
-      this.cached = { until: now + (this.deps.ttlMs ?? ENDPOINTS_TTL_MS), list };
-      // A failed read is not remembered: the next event reads again.
-      list.catch(() => {
-        if (this.cached?.list === list) this.cached = undefined;
-      });
-    }
-    return this.cached.list;
-  }
-
-  private async subscribers(type: WebhookEventType) {
-    return (await this.endpoints()).filter((w) => w.status === 'enabled' && w.events.includes(type));
-  }
-
-  async wants(type: WebhookEventType): Promise<boolean> {
-    return (await this.subscribers(type)).length > 0;
-  }
-
-  async publish(events: WebhookEvent[]): Promise<void> {
-    const deliveries = [];
-    for (const event of events)
-      for (const webhook of await this.subscribers(event.type))
-        deliveries.push(deliveryFor(webhook.id, event));
-    if (!deliveries.length) return;
-    await this.deps.queue.enqueue(deliveries);
-    this.deps.counters?.count('WebhookMessagesPublished', deliveries.length);
+  async subscriptions(): Promise<Subscriptions> {
+    const enabled = (await this.deps.webhooks.all()).filter((w) => w.status === 'enabled');
+    const subscribers = (type: WebhookEventType) => enabled.filter((w) => w.events.includes(type));
+    return {
+      wants: (type) => subscribers(type).length > 0,
+      publish: async (events) => {
+        const deliveries = events.flatMap((event) =>
+          subscribers(event.type).map((webhook) => deliveryFor(webhook.id, event)),
+        );
+        if (!deliveries.length) return;
+        await this.deps.queue.enqueue(deliveries);
+        this.deps.counters?.count('WebhookMessagesPublished', deliveries.length);
+      },
+    };
   }
 }
 
@@ -129,7 +110,8 @@ export const tagsObject = (tags: readonly { name: string; value: string }[]): Re
 /**
  * Publishes events where losing them is better than failing what raised them (an email accepted
  * by SES, a domain created): a failure is logged and counted (WebhookPublishFailed has an alarm),
- * never thrown. Events are built only when someone subscribes to their type.
+ * never thrown. Events are built only when someone subscribes to their type (one read of the
+ * endpoints per call).
  */
 export async function publishQuietly(
   deps: { events?: EventPublisher; log?: Log; counters?: Counters },
@@ -139,8 +121,9 @@ export async function publishQuietly(
   const { events } = deps;
   if (!events) return;
   try {
-    if (!(await events.wants(type))) return;
-    await events.publish(await build());
+    const now = await events.subscriptions();
+    if (!now.wants(type)) return;
+    await now.publish(await build());
   } catch (error) {
     deps.counters?.count('WebhookPublishFailed');
     deps.log?.error('could not publish a webhook event', { type, error });

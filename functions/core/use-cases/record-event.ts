@@ -66,6 +66,7 @@ const WEBHOOK_TYPES: Record<DeliveryEvent['type'], WebhookEventType> = {
 async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: WebhookEventType[]) {
   const { events } = deps;
   if (!events) return;
+  const now = await events.subscriptions();
   const built: WebhookEvent[] = [];
   const facts: EmailFacts = {
     email_id: event.emailId,
@@ -75,7 +76,7 @@ async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: Webhook
     message_id: event.sent.providerMessageId,
   };
   for (const type of types) {
-    if (!(await events.wants(type))) continue;
+    if (!now.wants(type)) continue;
     if (type === 'email.sent') {
       built.push(emailEvent(type, event.sent.at, facts, event.recipients));
       continue;
@@ -102,7 +103,7 @@ async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: Webhook
       ),
     );
   }
-  if (built.length) await events.publish(built);
+  if (built.length) await now.publish(built);
 }
 
 /**
