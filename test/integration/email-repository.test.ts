@@ -1,5 +1,7 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
@@ -184,6 +186,60 @@ describe('DynamoEmailRepository (dynalite)', () => {
       send_started_at: startedAt + 2,
       sent_at: expect.any(String),
     });
+  });
+
+  /**
+   * A repository whose client loses the answer of the first UpdateItem that `matches`, after
+   * DynamoDB applied it: the SDK retries (a timeout is transient), and the retry meets that write.
+   */
+  const losingFirstAnswer = (matches: (updateExpression: string) => boolean) => {
+    const client = new DynamoDBClient({
+      endpoint: table.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
+    const seen = { lost: 0, retried: 0 };
+    client.middlewareStack.add(
+      ((next: (args: { input: { UpdateExpression?: string } }) => Promise<unknown>) =>
+        async (args: { input: { UpdateExpression?: string } }) => {
+          const expression = args.input.UpdateExpression ?? '';
+          if (matches(expression) && seen.lost > 0) seen.retried++;
+          const result = await next(args);
+          if (matches(expression) && seen.lost++ === 0)
+            throw Object.assign(new Error('socket hang up after the write'), { name: 'TimeoutError' });
+          return result;
+        }) as never,
+      { step: 'deserialize', name: 'loseFirstAnswer' },
+    );
+    return {
+      repo: new DynamoEmailRepository(createDocumentClient(client), table.tableName),
+      seen,
+      stop: () => client.destroy(),
+    };
+  };
+
+  it("recognises its own claim when the claim's answer was lost and the SDK's retry found it taken", async () => {
+    const lossy = losingFirstAnswer((e) => e.includes('send_started_at = :now'));
+    const id = await create();
+    const now = Date.now();
+    expect(await lossy.repo.claim(id, now)).toBe('claimed');
+    expect(lossy.seen.retried).toBe(1); // the first try's answer was lost; the retry's condition failed
+    expect(await repo.getState(id)).toMatchObject({ send_started_at: now });
+    // A claim that did not make it is still refused.
+    expect(await lossy.repo.claim(id, now + 1)).toBe('in_progress');
+    lossy.stop();
+  });
+
+  it('a send recorded by a try whose answer was lost is still recorded first by that worker', async () => {
+    const lossy = losingFirstAnswer((e) => e.includes('sent_at = if_not_exists'));
+    const id = await create();
+    await repo.claim(id, Date.now());
+    // true: this worker recorded it (and raises email.sent), though its first answer was lost.
+    expect(await lossy.repo.markSent(id, 'ses-lost', '2026-11-22T00:00:01.000Z')).toBe(true);
+    expect(lossy.seen.retried).toBe(1);
+    // A later record (the Send event's) is not the first.
+    expect(await repo.markSent(id, 'ses-lost', '2026-11-22T00:00:02.000Z')).toBe(false);
+    lossy.stop();
   });
 
   it('keeps the first record of a send: the consumer and the Send event may both write it', async () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import {
   BatchWriteCommand,
@@ -250,13 +250,16 @@ export class DynamoEmailRepository implements EmailRepository {
 
   async claim(id: string, nowMs: number, suppressed?: SuppressedRecipients): Promise<ClaimResult> {
     const marks = suppressedMarks(suppressed);
+    // This claim's own mark. If DynamoDB applies the write but its answer is lost, the SDK's retry
+    // finds the email claimed; the mark tells that claim is this one, so the email is still sent.
+    const token = randomBytes(9).toString('base64url');
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.statusKey(id),
           // The recipients left out are settled in the same write: the claim and they stand together.
-          UpdateExpression: `SET send_started_at = :now${marks.set}${marks.add}`,
+          UpdateExpression: `SET send_started_at = :now, claim = :token${marks.set}${marks.add}`,
           // No expiry: once an attempt began, no other is ever started (see deliver-email.ts).
           // A scheduled email only once it is due: a reschedule or cancel and this claim are
           // conditional writes on the same item, so exactly one of them happens.
@@ -267,6 +270,7 @@ export class DynamoEmailRepository implements EmailRepository {
           ExpressionAttributeValues: {
             ':queued': 'queued',
             ':now': nowMs,
+            ':token': token,
             ':nowIso': new Date(nowMs).toISOString(),
             ...marks.values,
           },
@@ -276,8 +280,12 @@ export class DynamoEmailRepository implements EmailRepository {
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    // Rare path (a duplicate message): read why the claim was refused.
-    const state = await this.getState(id);
+    // Rare path (a duplicate message, or a retry after a lost answer): read why it was refused.
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: this.statusKey(id), ConsistentRead: true }),
+    );
+    if (Item?.claim === token) return 'claimed';
+    const state = Item ? toState(id, Item) : null;
     if (!state) return 'missing';
     if (state.status !== 'queued' || state.sent_at) return 'done';
     if (state.send_started_at !== undefined) return 'in_progress';
@@ -292,7 +300,7 @@ export class DynamoEmailRepository implements EmailRepository {
           TableName: this.tableName,
           Key: this.statusKey(id),
           // When it was refused: its message is retried from then on, so the sweeper waits from then.
-          UpdateExpression: 'SET refused_at = :now REMOVE send_started_at, attempt_error',
+          UpdateExpression: 'SET refused_at = :now REMOVE send_started_at, claim, attempt_error',
           // Only this worker's own attempt, and only while nothing says it was sent.
           ConditionExpression: 'send_started_at = :mine AND attribute_not_exists(sent_at)',
           ExpressionAttributeValues: { ':mine': startedAtMs, ':now': nowMs },
@@ -319,7 +327,7 @@ export class DynamoEmailRepository implements EmailRepository {
         // The consumer and the provider's Send event both record it; the first record stands.
         UpdateExpression:
           'SET sent_at = if_not_exists(sent_at, :at), provider_message_id = if_not_exists(provider_message_id, :mid)' +
-          `${marked} REMOVE attempt_error, ${DUE_KEYS}`,
+          `${marked} REMOVE attempt_error, claim, ${DUE_KEYS}`,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: {
           ':at': at,
@@ -330,7 +338,11 @@ export class DynamoEmailRepository implements EmailRepository {
         ReturnValues: 'UPDATED_OLD',
       }),
     );
-    return Attributes?.sent_at === undefined;
+    // Present and this write's own: an SDK retry after a first try whose answer was lost.
+    return (
+      Attributes?.sent_at === undefined ||
+      (Attributes.sent_at === at && Attributes.provider_message_id === providerMessageId)
+    );
   }
 
   async markUnknown(id: string, reason: string): Promise<void> {
