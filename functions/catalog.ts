@@ -54,6 +54,12 @@ export interface FunctionSpec {
   readonly webhookQueue?: readonly SqsAction[];
   /** S3 actions on the content bucket, per key prefix (granted on `<prefix>*` only). */
   readonly content?: { readonly [P in ContentPrefix]?: readonly ContentAction[] };
+  /**
+   * s3:ListBucket on the content bucket. No function has it (none lists), so on AWS a read of a
+   * missing object answers 403 AccessDenied rather than 404 NoSuchKey; the local S3 answers the
+   * same from this (local/emulators.ts), and the content store takes either as "missing".
+   */
+  readonly listsContent?: true;
 }
 
 /**
@@ -332,6 +338,16 @@ export const FUNCTIONS = {
 } as const satisfies Record<string, FunctionSpec>;
 
 export type FunctionName = keyof typeof FUNCTIONS;
+
+/**
+ * Whether S3 answers this caller's read of a missing object with 404 (it may list the bucket) or,
+ * as for every function without s3:ListBucket, 403 AccessDenied. Undefined: not one of the
+ * service's functions (an administrator's own credentials, which may list).
+ */
+export function missingObjectStatus(caller: string | undefined): 403 | 404 {
+  const spec = caller === undefined ? undefined : (FUNCTIONS as Record<string, FunctionSpec>)[caller];
+  return spec && !spec.listsContent ? 403 : 404;
+}
 
 /** The spec of a route's function; a route without one fails the synth rather than deploy without access. */
 export function specOf(name: string): FunctionSpec {

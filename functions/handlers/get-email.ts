@@ -6,7 +6,8 @@ import { contentReaderDeps } from '../wiring.js';
 
 /**
  * GET /v1/emails/{id}: the email with its bodies and delivery events; 404 when there is none.
- * Bodies kept in the content store are read from there; attachments are listed on their own route.
+ * Bodies kept in the content store are read from there (once the bucket's retention removed them,
+ * the email is shown without them and `bodies_expired: true`); attachments have their own route.
  */
 export const makeHandler = (deps: HttpDeps & { emails: EmailRepository; content?: ContentStore }) =>
   httpHandler(deps, { route: 'get-email' }, async ({ params }) => {
@@ -19,6 +20,8 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository; content?
       const bodies = bytes ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as typeof shown) : null;
       shown.html = bodies?.html ?? null;
       shown.text = bodies?.text ?? null;
+      // Past the content bucket's retention: the email is still shown, saying its bodies are gone.
+      if (!bytes) return { statusCode: 200, body: { object: 'email', ...shown, bodies_expired: true } };
     }
     return { statusCode: 200, body: { object: 'email', ...shown } };
   });

@@ -1,6 +1,7 @@
 import { interceptLocalhostDns } from 'fauxqs';
 import { newSqsClient } from '../adapters/aws-clients.js';
 import { log as functionLog } from '../observability/logger.js';
+import { identifyCallers } from './caller-identity.js';
 import { type SqsHandler, startPoller } from './sqs-poller.js';
 import { startPartThread } from './threads.js';
 
@@ -91,6 +92,8 @@ export async function startConsumersThread(options: Omit<ConsumerOptions, 'log'>
 /** In a consumers' thread: fauxqs's queue hosts resolve here too, and trouble goes to the functions' logger. */
 export async function startConsumersHere(options: ConsumerOptions): Promise<Consumers> {
   const restoreDns = interceptLocalhostDns();
+  // This thread's functions name themselves to the stand-ins too (caller-identity.ts).
+  const stopIdentity = identifyCallers();
   const consumers = await startConsumers({
     ...options,
     log: (message, fields) => functionLog.warn(message, fields),
@@ -99,6 +102,7 @@ export async function startConsumersHere(options: ConsumerOptions): Promise<Cons
     idle: () => consumers.idle(),
     async stop() {
       await consumers.stop();
+      stopIdentity();
       restoreDns();
     },
   };

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { buildApp, interceptLocalhostDns } from 'fauxqs';
+import { missingObjectStatus } from '../catalog.js';
+import { CALLER_HEADER } from './caller-identity.js';
 import { chance, type LocalFaults } from './faults.js';
 import { fauxqsStores } from './s3-store.js';
 import type { LocalSes, SesStandInSettings } from './ses-stand-in.js';
@@ -80,6 +83,46 @@ export async function startEmulatorsThread(
 }
 
 /**
+ * S3 answers a read of a missing object with 404 NoSuchKey only to a caller that may list the
+ * bucket; to one without s3:ListBucket it answers 403 AccessDenied. fauxqs answers 404 to all, so
+ * this turns its 404 into S3's 403 for every caller whose role lacks it: a function named by the
+ * caller header (local/caller-identity.ts; its role is its catalog entry), or a presigned link
+ * (signed by one of the functions). Requests with neither are an administrator's, as in the tests.
+ */
+function answerAsTheCallersRole(app: ReturnType<typeof buildApp>) {
+  app.addHook(
+    'onSend',
+    (
+      request: { method: string; url: string; headers: Record<string, string | string[] | undefined> },
+      reply: { statusCode: number; code(status: number): unknown },
+      payload: unknown,
+      done: (error: null, payload: unknown) => void,
+    ) => {
+      const read = request.method === 'GET' || request.method === 'HEAD';
+      const noSuchKey =
+        reply.statusCode === 404 &&
+        (request.method === 'HEAD' ||
+          (typeof payload === 'string' && payload.includes('<Code>NoSuchKey</Code>')));
+      if (!read || !noSuchKey || request.headers['x-amz-target']) return done(null, payload);
+      const caller = request.headers[CALLER_HEADER];
+      // Download links are presigned by the attachment routes, with their role.
+      const presigned = /[?&]X-Amz-Signature=/.test(request.url);
+      const status = missingObjectStatus(
+        typeof caller === 'string' ? caller : presigned ? 'get-attachment' : undefined,
+      );
+      if (status === 404) return done(null, payload);
+      reply.code(403);
+      done(
+        null,
+        request.method === 'HEAD'
+          ? ''
+          : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>${randomUUID().replaceAll('-', '').slice(0, 16).toUpperCase()}</RequestId><HostId>local</HostId></Error>`,
+      );
+    },
+  );
+}
+
+/**
  * The embedded AWS stand-ins, all in this thread, bound to 127.0.0.1 on free ports:
  * dynalite (DynamoDB; on disk under `dataDir`, or in memory), fauxqs (SQS) and aws-ses-v2-local (SES v2).
  * Versions are pinned in package.json; see shared notes on local emulators for their gaps.
@@ -128,6 +171,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
   // The same fauxqs app serves S3 (path-style) on the same port, its objects kept under s3Dir.
   const stores = await fauxqsStores(options.s3Dir, options.buckets ?? []);
   const sqs = buildApp({ logger: false, host: 'localhost', stores: stores as never });
+  answerAsTheCallersRole(sqs);
   await sqs.listen({ host: '127.0.0.1', port: 0 });
   const sqsPort = (sqs.server.address() as AddressInfo).port;
   // SQS calls are POSTs to / (the JSON protocol); anything else is S3, counted by method.

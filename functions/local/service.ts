@@ -19,6 +19,7 @@ import { configuredLogLevel, logger } from '../observability/logger.js';
 import { FALLBACK_HANDLER, ROUTES } from '../routes.js';
 import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../send-timings.js';
 import { checkSettings, sweepDeps } from '../wiring.js';
+import { identifyCallers } from './caller-identity.js';
 import { startConsumers, startConsumersThread } from './consumers.js';
 import { type Emulators, startEmulators, startEmulatorsThread } from './emulators.js';
 import { injectClientFaults, type LocalFaults } from './faults.js';
@@ -168,6 +169,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const emulators: Emulators & { startSes?: (settings: SesStandInSettings) => Promise<LocalSes> } =
     options.threads ? await startEmulatorsThread(emulatorOptions) : await startEmulators(emulatorOptions);
   const stopFaults = injectClientFaults(faults);
+  // Each function's S3 and SES calls name it, so the stand-ins answer as AWS answers its role.
+  const stopIdentity = identifyCallers();
   if (emulators.viewerPortTaken !== undefined)
     options.log?.(
       `port ${emulators.viewerPortTaken} was taken; the sent-mail viewer is at ${emulators.sesEndpoint}`,
@@ -175,6 +178,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const stops: (() => Promise<void>)[] = [
     async () => {
       stopFaults();
+      stopIdentity();
       await emulators.stop();
     },
   ];

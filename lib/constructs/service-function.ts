@@ -195,6 +195,10 @@ export class ServiceFunction extends Construct {
         reason: `Objects are named by email at run time: limited to the ${prefix} prefix of the content bucket.`,
       });
     }
+    if (this.spec.listsContent)
+      this.role.addToPolicy(
+        new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
+      );
     return this.setEnvironment('CONTENT_BUCKET', bucket.bucketName);
   }
 
@@ -269,7 +273,8 @@ export class ServiceFunction extends Construct {
     if (this.spec.sesSuppressions) this.grantSesSuppressions();
     if (this.spec.webhookQueue)
       this.grantWebhookQueue(need(resources.webhookQueue, 'the webhook delivery queue'));
-    if (this.spec.content) this.grantContent(need(resources.contentBucket, 'the content bucket'));
+    if (this.spec.content || this.spec.listsContent)
+      this.grantContent(need(resources.contentBucket, 'the content bucket'));
     for (const key of this.spec.env)
       if (!this.set.has(key) && resources.settings[key] !== undefined)
         this.setEnvironment(key, resources.settings[key] as string);

@@ -1,7 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newS3Client } from '../../functions/adapters/aws-clients.js';
+import { runAs } from '../../functions/local/invocation.js';
 import { type LocalService, startLocalService } from '../../functions/local/service.js';
 import { httpsClient, waitFor } from '../support/https.js';
 
@@ -268,5 +272,68 @@ describe('attachments on the local service', () => {
       emails: { subject: string; body: { html?: string } }[];
     };
     expect(mail.emails.find((e) => e.subject === 'Large body')?.body.html).toBe(html);
+
+    // The bucket's lifecycle rule deletes the bodies once their days are up: get-email, whose
+    // role cannot list the bucket, is answered 403 (as on AWS), and shows the email without them.
+    const s3 = new S3Client({
+      endpoint: service.endpoints.s3,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'admin', secretAccessKey: 'admin' },
+    });
+    await s3.send(
+      new DeleteObjectCommand({ Bucket: service.contentBucket, Key: `bodies/${sent.json.id}.json` }),
+    );
+    s3.destroy();
+    const expired = await api.call('GET', `/emails/${sent.json.id}`);
+    expect(expired.status).toBe(200);
+    expect(expired.json).toMatchObject({
+      id: sent.json.id,
+      status: 'delivered',
+      html: null,
+      text: null,
+      bodies_expired: true,
+    });
   }, 30_000);
+
+  it("answers a missing object as S3 answers each caller: 403 to a function's role (no s3:ListBucket) and to its download links, 404 to an administrator", async () => {
+    const key = `attachments/${'em_0000000000000000000000000'}/missing`;
+    const admin = new S3Client({
+      endpoint: service.endpoints.s3,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'admin', secretAccessKey: 'admin' },
+    });
+    const status = (work: Promise<unknown>) =>
+      work.then(
+        () => 200,
+        (error: { $metadata?: { httpStatusCode?: number }; name?: string }) =>
+          `${error.$metadata?.httpStatusCode} ${error.name}`,
+      );
+    expect(await status(admin.send(new GetObjectCommand({ Bucket: service.contentBucket, Key: key })))).toBe(
+      '404 NoSuchKey',
+    );
+    // A client as the functions build theirs (from the environment), used inside their invocations.
+    const asFunction = newS3Client();
+    expect(
+      await runAs('process-send-queue', () =>
+        status(asFunction.send(new GetObjectCommand({ Bucket: service.contentBucket, Key: key }))),
+      ),
+    ).toBe('403 AccessDenied');
+    expect(
+      await runAs('get-attachment', () =>
+        status(asFunction.send(new HeadObjectCommand({ Bucket: service.contentBucket, Key: key }))),
+      ),
+    ).toMatch(/^403 /); // a HEAD's answer has no body, so no error code
+    const link = await runAs('get-attachment', () =>
+      getSignedUrl(asFunction, new GetObjectCommand({ Bucket: service.contentBucket, Key: key }), {
+        expiresIn: 60,
+      }),
+    );
+    const download = await fetch(link);
+    expect(download.status).toBe(403);
+    expect(await download.text()).toContain('<Code>AccessDenied</Code>');
+    admin.destroy();
+    asFunction.destroy();
+  });
 });

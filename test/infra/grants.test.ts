@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
+import { missingObjectStatus } from '../../functions/catalog.js';
 import { sendEmailSchema, toContent } from '../../functions/core/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/core/idempotency.js';
 import { newEmailId } from '../../functions/core/ids.js';
@@ -515,6 +516,17 @@ describe('grants match the calls the code makes', () => {
         if (!allows(statements, requirement)) denied.push(`${functionName}: ${text}`);
     }
     expect(denied).toEqual([]);
+  });
+
+  it("the local S3 answers a missing object as AWS answers each function's role: 403 without s3:ListBucket", () => {
+    const bucketId = logicalId(stack, stack.content.bucket);
+    for (const functionName of Object.keys(stack.functions)) {
+      const lists = allows(policiesOf(stack, template, functionName), {
+        action: 's3:ListBucket',
+        resource: { kind: 'bucket', bucketId },
+      });
+      expect(missingObjectStatus(functionName), functionName).toBe(lists ? 404 : 403);
+    }
   });
 
   it('every DynamoDB and SES action a role is granted is one its function uses', () => {

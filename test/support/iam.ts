@@ -11,7 +11,9 @@ export type ResourceRef =
   | { kind: 'any' }
   | { kind: 'ses-configuration-set'; configurationSetId: string }
   /** An S3 object: granted on `<bucket ARN>/<prefix>*` for a prefix of its key. */
-  | { kind: 'object'; bucketId: string; key: string };
+  | { kind: 'object'; bucketId: string; key: string }
+  /** An S3 bucket itself (s3:ListBucket): granted on the bucket's ARN. */
+  | { kind: 'bucket'; bucketId: string };
 
 export interface Requirement {
   action: string;
@@ -123,6 +125,8 @@ function matchesResource(entry: unknown, ref: ResourceRef): boolean {
       return entry === '*';
     case 'ses-configuration-set':
       return text.includes(':configuration-set/') && text.includes(`"Ref":"${ref.configurationSetId}"`);
+    case 'bucket':
+      return same(entry, { 'Fn::GetAtt': [ref.bucketId, 'Arn'] }) || entry === '*';
     case 'object': {
       // { "Fn::Join": ["", [{ "Fn::GetAtt": [bucket, "Arn"] }, "/<prefix>*"]] }
       const join = (entry as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];

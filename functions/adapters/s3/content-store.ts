@@ -12,6 +12,15 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ContentStore } from '../../core/ports.js';
 
+/**
+ * How S3 answers a read of a key that holds nothing: 404 (NoSuchKey, or NotFound for a HEAD) when
+ * the caller may list the bucket, 403 (AccessDenied, or Forbidden for a HEAD) when it may not.
+ */
+const missing = (error: unknown): boolean => {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return status === 403 || (status === 404 && (error as Error).name !== 'NoSuchBucket');
+};
+
 /** Objects above this go up in parts (S3 takes 5 GB in one PUT; the local emulator 11 MiB). */
 export const PART_BYTES = 8 * 1024 * 1024;
 
@@ -70,7 +79,10 @@ export class S3ContentStore implements ContentStore {
       const { Body } = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
       return Body ? await Body.transformToByteArray() : null;
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as Error).name === 'NoSuchKey') return null;
+      // Missing: 404 NoSuchKey to a role that may list the bucket, 403 AccessDenied to one that may
+      // not (every function here; see catalog.ts, listsContent). The roles' GetObject grants are
+      // checked against the code by the grants test, so a 403 here is a missing object.
+      if (error instanceof NoSuchKey || missing(error)) return null;
       throw error;
     }
   }
@@ -80,9 +92,7 @@ export class S3ContentStore implements ContentStore {
       const { ContentLength } = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return ContentLength ?? null;
     } catch (error) {
-      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      // Without s3:ListBucket, S3 answers a missing key's HEAD with 403, not 404.
-      if (status === 404 || status === 403 || (error as Error).name === 'NotFound') return null;
+      if (missing(error)) return null;
       throw error;
     }
   }
