@@ -49,8 +49,10 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
   }
 
   async findByHash(hash: string): Promise<ApiKey | null> {
+    // Strongly consistent: a key used right after it was created is found (read once per function
+    // instance), and one revoked is not.
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: this.lookupKey(hash) }),
+      new GetCommand({ TableName: this.tableName, Key: this.lookupKey(hash), ConsistentRead: true }),
     );
     return Item ? toKey(Item, hash) : null;
   }

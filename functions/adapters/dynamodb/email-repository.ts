@@ -61,6 +61,7 @@ export class DynamoEmailRepository implements EmailRepository {
         TableName: this.tableName,
         Key: { pk: keys.email(id), sk: keys.body },
         ProjectionExpression: 'pk, attachments',
+        ConsistentRead: true,
       }),
     );
     if (!Item) return null;
@@ -157,6 +158,9 @@ export class DynamoEmailRepository implements EmailRepository {
     const items: Item[] = [];
     for await (const page of queryPages(this.db, {
       TableName: this.tableName,
+      // Strongly consistent: GET right after the POST that stored it finds it (an eventually
+      // consistent read may not reflect a write just made; the local DynamoDB always does).
+      ConsistentRead: true,
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.email(id) },
     }))
@@ -754,10 +758,19 @@ export async function readContent(
   tableName: string,
   id: string,
 ): Promise<EmailContent | null> {
-  const items = await batchGetAll(db, tableName, [
-    { pk: keys.email(id), sk: keys.summary },
-    { pk: keys.email(id), sk: keys.body },
-  ]);
+  // Strongly consistent: the consumer reads a job that came as a reference moments after it was
+  // stored, and an eventually consistent read may miss the summary (the email would be skipped)
+  // or the body (it would go out without its bodies and tags).
+  const items = await batchGetAll(
+    db,
+    tableName,
+    [
+      { pk: keys.email(id), sk: keys.summary },
+      { pk: keys.email(id), sk: keys.body },
+    ],
+    undefined,
+    true,
+  );
   const summary = items.find((item) => item.sk === keys.summary);
   if (!summary) return null;
   const body: Item = items.find((item) => item.sk === keys.body) ?? {};
