@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 import { parseFaults } from '../functions/local/faults.js';
 import { DataDirInUse, startLocalService } from '../functions/local/service.js';
+import {
+  LocalSesAccount,
+  type SesAccountSettings,
+  sesAccountFromEnv,
+} from '../functions/local/ses-account.js';
 /**
  * `npm start`: the whole service on this machine over HTTPS, with embedded emulators.
  *   PORT=3000                 HTTPS port of the API (0: any free port)
@@ -9,6 +14,8 @@ import { DataDirInUse, startLocalService } from '../functions/local/service.js';
  *   VIEWER_PORT=8005          port of the sent-mail viewer (default 8005, or any free one if taken)
  *   RATE_LIMIT_PER_SECOND=10  requests per second per API key (the stack's keyRateLimit)
  *   LOCAL_FAULTS='{…}'        faults to inject into the stand-ins for AWS (see functions/local/faults.ts)
+ *   LOCAL_SES_MAX_SEND_RATE=14, LOCAL_SES_MAX_24H_SEND=50000, LOCAL_SES_SANDBOX=true,
+ *   LOCAL_SES_SENDING_PAUSED=true   the local SES account's limits (functions/local/ses-account.ts)
  *   --in-memory               keep nothing between runs
  */
 import { log } from '../functions/observability/logger.js';
@@ -34,11 +41,14 @@ const rateLimitPerSecond = rateText ? Number(rateText) : 10;
 if (!Number.isInteger(rateLimitPerSecond) || rateLimitPerSecond < 1)
   fail(`RATE_LIMIT_PER_SECOND must be a whole number of requests per second, got ${rateText}`);
 let faults: ReturnType<typeof parseFaults> = {};
+let sesAccount: SesAccountSettings = {};
 try {
   faults = parseFaults(process.env.LOCAL_FAULTS);
+  sesAccount = sesAccountFromEnv();
 } catch (error) {
   fail(String((error as Error).message));
 }
+const account = new LocalSesAccount(sesAccount);
 
 try {
   const service = await startLocalService({
@@ -49,6 +59,7 @@ try {
     viewerPortRequired: viewerPortChosen,
     rateLimitPerSecond,
     faults,
+    sesAccount,
     log: log.warn,
     // The emulators (with the local SES) and the consumers each on a thread of their own.
     threads: true,
@@ -66,6 +77,7 @@ try {
   Sent mail    ${service.viewerUrl}   ${viewerNote}
   Data         ${inMemory ? 'in memory (gone when this stops)' : `${process.env.LOCAL_DATA_DIR ?? '.local-data'}/ (kept across restarts)`}
   Rate limit   ${rateLimitPerSecond} requests per second per key${Object.keys(faults).length ? `\n  Faults       ${JSON.stringify(faults)}   (LOCAL_FAULTS)` : ''}
+  Local SES    ${account.maxSendRate} emails per second, ${account.max24HourSend.toLocaleString('en-US')} per 24 hours${account.sandbox ? ', sandbox (verified recipients only)' : ''}${sesAccount.sendingPaused ? ', sending PAUSED' : ''}   (LOCAL_SES_*)
   TLS          self-signed for localhost; curl ${cacert} ...
   Webhooks     POSTed for real to each endpoint (http://localhost:… allowed here${process.env.WEBHOOK_ALLOW_LOOPBACK === 'false' ? ': no, WEBHOOK_ALLOW_LOOPBACK=false' : ''});
                attempts: GET ${service.baseUrl}/webhooks/{id}/events, then …/events/{event_id}/attempts

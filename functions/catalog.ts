@@ -50,6 +50,8 @@ export interface FunctionSpec {
   readonly identities?: readonly SesIdentityAction[];
   /** Takes addresses off SES's account-level suppression list (ses:DeleteSuppressedDestination). */
   readonly sesSuppressions?: true;
+  /** Reads the account's sending limits (ses:GetAccount). */
+  readonly sesAccount?: true;
   /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
   readonly webhookQueue?: readonly SqsAction[];
   /** S3 actions on the content bucket, per key prefix (granted on `<prefix>*` only). */
@@ -254,25 +256,36 @@ export const FUNCTIONS = {
   }),
   [FALLBACK_HANDLER]: api({ description: 'Every request no route matches: 401, 404 or 405' }),
   'process-send-queue': {
-    description: 'Hands queued emails to SES, at most once each',
+    description: 'Hands queued emails to SES, at most once each, at the account’s SES pace',
     env: [
       'TABLE_NAME',
       'CONFIGURATION_SET_NAME',
       'SEND_MAX_RECEIVE_COUNT',
       'SES_CONNECT_TIMEOUT_MS',
       'SES_REQUEST_TIMEOUT_MS',
+      'SEND_FETCH_TIMEOUT_MS',
+      'SEND_CLAIM_MARGIN_MS',
+      'SEND_THROTTLE_BACKOFF_MS',
+      'SEND_THROTTLE_BACKOFF_MAX_MS',
+      'SEND_BLOCKED_RETRY_MIN_MS',
+      'SEND_BLOCKED_RETRY_MAX_MS',
+      'SES_ACCOUNT_REFRESH_MS',
       'WEBHOOK_QUEUE_URL',
       'CONTENT_BUCKET',
       'SEND_QUEUE_URL',
     ],
-    optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK'],
+    optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK', 'SES_MAX_SEND_RATE'],
     // The suppression list (BatchGetItem, once per email; also a large job's content); the attempt
-    // record and its outcomes, suppressed recipients included (UpdateItem); why a claim was refused,
-    // a scheduled email's state and its API key (GetItem); the webhook endpoints (Query).
+    // record and its outcomes, suppressed recipients included, and the shared send schedule
+    // (UpdateItem); why a claim was refused, a scheduled email's state and its API key, how far the
+    // schedule is booked (GetItem); the webhook endpoints (Query).
     table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query'] },
-    // A scheduled email's message that came before its time goes back on the queue, delayed.
+    // A scheduled email's message that came before its time goes back on the queue, delayed; so
+    // does an email deferred for SES's limits (SendMessage, batched).
     sendQueue: ['SendMessage'],
     sendsEmail: true,
+    // The account's send rate, 24-hour quota and whether sending is paused (GetAccount).
+    sesAccount: true,
     ...PUBLISHES,
     // Attachments and large bodies read; a file fetched from its `path` kept (in parts when large).
     content: {
@@ -347,6 +360,25 @@ export type FunctionName = keyof typeof FUNCTIONS;
 export function missingObjectStatus(caller: string | undefined): 403 | 404 {
   const spec = caller === undefined ? undefined : (FUNCTIONS as Record<string, FunctionSpec>)[caller];
   return spec && !spec.listsContent ? 403 : 404;
+}
+
+/**
+ * Whether this caller's role may make this SES call (ses:<action>), from its catalog entry, as the
+ * stack grants it. Undefined: not one of the service's functions (an administrator's credentials).
+ */
+export function sesAllows(caller: string | undefined, action: string): boolean {
+  const spec = caller === undefined ? undefined : (FUNCTIONS as Record<string, FunctionSpec>)[caller];
+  if (!spec) return true;
+  switch (action) {
+    case 'SendEmail':
+      return spec.sendsEmail === true;
+    case 'GetAccount':
+      return spec.sesAccount === true;
+    case 'DeleteSuppressedDestination':
+      return spec.sesSuppressions === true;
+    default:
+      return (spec.identities ?? []).includes(action as SesIdentityAction);
+  }
 }
 
 /** The spec of a route's function; a route without one fails the synth rather than deploy without access. */

@@ -16,6 +16,23 @@ const schema = z.object({
   SES_CONNECT_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100)), 2_000),
   /** Longest wait for SES's answer to SendEmail (ms); past it the outcome is unknown and never retried. */
   SES_REQUEST_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100)), 10_000),
+  /** Longest fetch of an attachment's `path` (ms); the consumer's time checks count on it. */
+  SEND_FETCH_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100)), 20_000),
+  /** What a claim leaves room for besides SES's answer and a fetch: the writes around them (ms). */
+  SEND_CLAIM_MARGIN_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 3_000),
+  /** How long deferred emails wait (ms; see core/pacing.ts): throttles back off from the first... */
+  SEND_THROTTLE_BACKOFF_MS: z._default(z.coerce.number().check(z.int(), z.gte(1)), 1_000),
+  SEND_THROTTLE_BACKOFF_MAX_MS: z._default(z.coerce.number().check(z.int(), z.gte(1)), 300_000),
+  /** ...and a spent quota or paused sending waits between these. */
+  SEND_BLOCKED_RETRY_MIN_MS: z._default(z.coerce.number().check(z.int(), z.gte(1)), 300_000),
+  SEND_BLOCKED_RETRY_MAX_MS: z._default(z.coerce.number().check(z.int(), z.gte(1)), 900_000),
+  /** How often a consumer instance reads the account's SES limits again (GetAccount, ms). */
+  SES_ACCOUNT_REFRESH_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 300_000),
+  /**
+   * The stack's `sesMaxSendRate`: recipients per second all send consumers together stay within,
+   * instead of the account's rate from SES (for an account whose rate other senders share).
+   */
+  SES_MAX_SEND_RATE: z.optional(z.coerce.number().check(z.gt(0))),
   /** The send queue's dead-letter queue (read by the sweeper). */
   SEND_DEAD_LETTER_QUEUE_URL: z.string().check(z.minLength(1)),
   /** The sweeper's bounds (ms); the stack derives them from its queues (see lib/, "invariants"). */

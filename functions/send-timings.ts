@@ -8,9 +8,26 @@
 export interface SendTimingInputs {
   /** The send consumer's timeout (s). */
   consumerTimeoutSeconds: number;
+  /** The SES events consumer's timeout (s). */
+  eventsConsumerTimeoutSeconds: number;
   /** How long the consumer waits to connect to SES, then for its answer (ms; one attempt). */
   sesConnectTimeoutMs: number;
   sesRequestTimeoutMs: number;
+  /** The longest fetch of an attachment's `path`, redirects included (ms). */
+  fetchTimeoutMs: number;
+  /**
+   * What a claim leaves room for besides SES's longest answer (and a fetch's): the writes around
+   * it, and a file's upload to the content bucket (ms).
+   */
+  claimMarginMs: number;
+  /** A throttled email's first backoff, doubled at each further throttle up to the maximum (ms). */
+  throttleBackoffMs: number;
+  throttleBackoffMaxMs: number;
+  /** While the 24-hour quota is spent or sending paused, emails come back between these (ms). */
+  blockedRetryMinMs: number;
+  blockedRetryMaxMs: number;
+  /** How often a consumer instance reads the account's sending limits again (GetAccount, ms). */
+  accountRefreshMs: number;
   /** The send queue: how long a received message stays hidden (s), and receives before its DLQ. */
   sendVisibilitySeconds: number;
   sendMaxAttempts: number;
@@ -74,6 +91,19 @@ export function timingProblems(t: SendTimings): string[] {
     problems.push(
       'a sent email may be settled without a final event only after SES has stopped trying to deliver it',
     );
+  if (
+    t.fetchTimeoutMs + t.sesConnectTimeoutMs + t.sesRequestTimeoutMs + 2 * t.claimMarginMs >
+    t.consumerTimeoutSeconds * 1000
+  )
+    problems.push(
+      "a path's fetch, SES's longest answer and the writes around them must fit in the consumer's timeout: else an email with a file could never be claimed in time",
+    );
+  if (t.blockedRetryMaxMs > 900_000 || t.throttleBackoffMaxMs > 900_000)
+    problems.push("a deferred email's delay must be at most SQS's longest message delay, 15 minutes");
+  if (t.blockedRetryMaxMs >= t.requeueAfterMs)
+    problems.push(
+      'an email deferred while the quota is spent must come back before the sweeper would take it for stranded',
+    );
   return problems;
 }
 
@@ -82,6 +112,13 @@ export const timingSettings = (timings: SendTimings) => ({
   SEND_MAX_RECEIVE_COUNT: String(timings.sendMaxAttempts),
   SES_CONNECT_TIMEOUT_MS: String(timings.sesConnectTimeoutMs),
   SES_REQUEST_TIMEOUT_MS: String(timings.sesRequestTimeoutMs),
+  SEND_FETCH_TIMEOUT_MS: String(timings.fetchTimeoutMs),
+  SEND_CLAIM_MARGIN_MS: String(timings.claimMarginMs),
+  SEND_THROTTLE_BACKOFF_MS: String(timings.throttleBackoffMs),
+  SEND_THROTTLE_BACKOFF_MAX_MS: String(timings.throttleBackoffMaxMs),
+  SEND_BLOCKED_RETRY_MIN_MS: String(timings.blockedRetryMinMs),
+  SEND_BLOCKED_RETRY_MAX_MS: String(timings.blockedRetryMaxMs),
+  SES_ACCOUNT_REFRESH_MS: String(timings.accountRefreshMs),
   SWEEP_REQUEUE_AFTER_MS: String(timings.requeueAfterMs),
   SWEEP_BACKLOG_GRACE_MS: String(timings.backlogGraceMs),
   SWEEP_UNKNOWN_OUTCOME_AFTER_MS: String(timings.unknownOutcomeAfterMs),

@@ -2,6 +2,7 @@ import { newS3Client, newSesClient, newSesSendClient, newSqsClient } from './ada
 import { createRepositories } from './adapters/dynamodb/repositories.js';
 import { GuardedHttp } from './adapters/http/guarded-http.js';
 import { S3ContentStore } from './adapters/s3/content-store.js';
+import { SesSendQuota } from './adapters/ses/account.js';
 import { createSesIdentities } from './adapters/ses/identities.js';
 import { SesMailer } from './adapters/ses/mailer.js';
 import { SesSuppressions } from './adapters/ses/suppressions.js';
@@ -9,6 +10,7 @@ import { SqsDeliveryQueue } from './adapters/sqs/delivery-queue.js';
 import { SqsDeadLetters, SqsEmailQueue } from './adapters/sqs/email-queue.js';
 import { FUNCTIONS, type FunctionSpec } from './catalog.js';
 import { loadConfig } from './config.js';
+import { SendingLimits } from './core/pacing.js';
 import { systemClock, type WebhookRepository } from './core/ports.js';
 import type { DomainDeps } from './core/use-cases/domains.js';
 import { verifiedSenderDomains } from './core/use-cases/domains.js';
@@ -155,7 +157,7 @@ export function consumerDeps() {
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
   });
-  const { emails, suppressions, webhooks, apiKeys } = createRepositories(config.TABLE_NAME);
+  const { emails, suppressions, webhooks, apiKeys, sendPacer } = createRepositories(config.TABLE_NAME);
   return {
     emails,
     suppressions,
@@ -164,7 +166,32 @@ export function consumerDeps() {
     events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL),
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
     content: new S3ContentStore(newS3Client(), config.CONTENT_BUCKET),
-    fetcher: guardedHttp(config.ATTACHMENT_ALLOW_LOOPBACK),
+    fetcher: new GuardedHttp(
+      { allowLoopback: config.ATTACHMENT_ALLOW_LOOPBACK === 'true' },
+      { fetchTimeoutMs: config.SEND_FETCH_TIMEOUT_MS },
+    ),
+    // Every consumer instance books its batches on one schedule in the table, at the account's rate.
+    pace: {
+      pacer: sendPacer,
+      limits: new SendingLimits(new SesSendQuota(newSesClient()), {
+        refreshMs: config.SES_ACCOUNT_REFRESH_MS,
+        blockedRecheckMs: config.SEND_BLOCKED_RETRY_MIN_MS,
+        ...(config.SES_MAX_SEND_RATE ? { rateOverride: config.SES_MAX_SEND_RATE } : {}),
+        onReadError: (error) =>
+          log.warn('could not read the SES account limits; using the last known', { error }),
+      }),
+    },
+    budget: {
+      sendMs: config.SES_CONNECT_TIMEOUT_MS + config.SES_REQUEST_TIMEOUT_MS,
+      fetchMs: config.SEND_FETCH_TIMEOUT_MS,
+      marginMs: config.SEND_CLAIM_MARGIN_MS,
+    },
+    deferTimings: {
+      throttleBackoffMs: config.SEND_THROTTLE_BACKOFF_MS,
+      throttleBackoffMaxMs: config.SEND_THROTTLE_BACKOFF_MAX_MS,
+      blockedRetryMinMs: config.SEND_BLOCKED_RETRY_MIN_MS,
+      blockedRetryMaxMs: config.SEND_BLOCKED_RETRY_MAX_MS,
+    },
     clock: systemClock,
     maxReceiveCount: config.SEND_MAX_RECEIVE_COUNT,
     log,

@@ -17,11 +17,19 @@ import { Webhooks } from './constructs/webhooks.js';
 
 export interface EmailServiceStackProps extends StackProps {
   /**
-   * Most concurrent consumer invocations sending through SES: the lever that keeps sending under
-   * the account's SES send rate (each invocation sends up to `sendBatchSize` emails at once).
+   * Most concurrent consumer invocations sending through SES (2 to 1,000, the SQS event source's
+   * bounds), each taking up to `sendBatchSize` emails. Throughput, not the SES rate: every
+   * invocation books its sends on one shared schedule at the account's rate (from SES's GetAccount,
+   * or `sesMaxSendRate`), so any value stays within it, the sandbox's 1 per second included.
    * @default 5
    */
   readonly sendConcurrency?: number;
+  /**
+   * Recipients per second all send consumers together stay within, instead of the account's
+   * maximum send rate read from SES (for an account whose rate other senders share).
+   * @default the account's rate (GetAccount, read every 5 minutes)
+   */
+  readonly sesMaxSendRate?: number;
   /** @default 10 */
   readonly sendBatchSize?: number;
   /**
@@ -99,16 +107,28 @@ export class EmailServiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: EmailServiceStackProps = {}) {
     super(scope, id, props);
-    const consumerTimeout = Duration.seconds(30);
+    // The send consumer's room: a 20 s fetch of a file, SES's 12 s, and the writes around them.
+    const consumerTimeout = Duration.seconds(40);
+    const eventsConsumerTimeout = Duration.seconds(30);
     const timings = sendTimings({
       consumerTimeoutSeconds: consumerTimeout.toSeconds(),
+      eventsConsumerTimeoutSeconds: eventsConsumerTimeout.toSeconds(),
       sesConnectTimeoutMs: 2_000,
       sesRequestTimeoutMs: 10_000,
+      fetchTimeoutMs: 20_000,
+      claimMarginMs: 3_000,
+      // Throttled: 1 s, 2 s, 4 s... up to 5 minutes, jittered. Quota spent or paused: 5 to 15
+      // minutes (SES's advice: wait up to 10 minutes), the limits read again every 5 minutes.
+      throttleBackoffMs: 1_000,
+      throttleBackoffMaxMs: 300_000,
+      blockedRetryMinMs: 300_000,
+      blockedRetryMaxMs: 900_000,
+      accountRefreshMs: 300_000,
       // AWS's advice for a Lambda source: a visibility timeout of six times the function timeout,
       // so a message does not reappear while the invocation that received it still runs.
       sendVisibilitySeconds: consumerTimeout.toSeconds() * 6,
       sendMaxAttempts: props.sendMaxAttempts ?? 5,
-      eventsVisibilitySeconds: consumerTimeout.toSeconds() * 6,
+      eventsVisibilitySeconds: eventsConsumerTimeout.toSeconds() * 6,
       eventsMaxAttempts: 5,
       eventsBatchSize: 100,
       eventsBatchWindowMs: 2_000,
@@ -118,6 +138,8 @@ export class EmailServiceStack extends Stack {
     const problems = timingProblems(timings);
     if (timings.sendVisibilitySeconds < 6 * timings.consumerTimeoutSeconds)
       problems.push('the send queue visibility timeout must be at least 6 × the consumer timeout');
+    if (timings.eventsVisibilitySeconds < 6 * timings.eventsConsumerTimeoutSeconds)
+      problems.push('the SES events queue visibility timeout must be at least 6 × its consumer timeout');
     if (problems.length)
       throw new Error(`The send pipeline's timings break its invariants: ${problems.join('; ')}`);
     this.timings = timings;
@@ -126,8 +148,19 @@ export class EmailServiceStack extends Stack {
       level: props.logLevel ?? 'INFO',
     };
 
+    const concurrency = props.sendConcurrency ?? 5;
+    if (!Number.isInteger(concurrency) || concurrency < 2 || concurrency > 1000)
+      throw new Error(
+        `sendConcurrency must be a whole number from 2 to 1000 (the SQS event source's maximum concurrency), not ${concurrency}. ` +
+          "It need not be low for a low SES rate: every consumer books its sends on one schedule at the account's rate (the sandbox's 1 per second too); sesMaxSendRate sets a lower one.",
+      );
+    if (props.sesMaxSendRate !== undefined && !(props.sesMaxSendRate > 0))
+      throw new Error(
+        `sesMaxSendRate must be a number of recipients per second above 0, not ${props.sesMaxSendRate}`,
+      );
     // The settings functions read, as environment variables (each function gets those it reads).
     const settings: Partial<Record<EnvKey, string>> = {
+      ...(props.sesMaxSendRate === undefined ? {} : { SES_MAX_SEND_RATE: String(props.sesMaxSendRate) }),
       RATE_LIMIT_PER_SECOND: String(props.keyRateLimit ?? 10),
       DEFLATE_BODIES: String(props.deflateBodies ?? true),
       ...timingSettings(timings),
@@ -157,7 +190,7 @@ export class EmailServiceStack extends Stack {
       resources: { table, configurationSet, settings, webhookQueue, contentBucket },
       timings,
       monitoring: this.monitoring,
-      concurrency: props.sendConcurrency,
+      concurrency,
       batchSize: props.sendBatchSize,
       logging,
     });

@@ -8,6 +8,7 @@ import type { Domain, DomainIdentity, DomainStatus } from './domains.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './email.js';
 import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
 import type { ListEmailsQuery, PageQuery } from './list.js';
+import type { SendQuota } from './pacing.js';
 import type { SuppressedReason } from './recipients.js';
 import type { EmailStatus, RecipientTally, TerminalStatus } from './status.js';
 import type {
@@ -149,6 +150,11 @@ export interface EmailRepository {
   claim(id: string, nowMs: number, suppressed?: SuppressedRecipients): Promise<ClaimResult>;
   /** Undoes a claim after the provider refused the email without taking it (safe to try again). */
   release(id: string, startedAtMs: number, nowMs: number): Promise<void>;
+  /**
+   * Records that an unclaimed email was put back on the queue for later because SES takes nothing
+   * now (a spent quota, sending paused), so the sweeper does not take it for stranded meanwhile.
+   */
+  markDeferred(id: string, nowMs: number): Promise<void>;
   /**
    * Records that the provider accepted the email (keeps the first record when there are two), and
    * with `mark`, that it reported a delivery delay or a complaint (what `last_event` follows).
@@ -294,6 +300,18 @@ export interface QueuedJob {
   content: EmailContent | null;
   /** Set on a scheduled email: the key that scheduled it, which must still exist when it is sent. */
   key_id?: string;
+  /**
+   * Set on a job put back for later (a throttle, a spent quota, the schedule full): the attempts
+   * its earlier messages used (their receives), since SQS counts this message's from zero, and
+   * how often it was put back (its backoff grows with it).
+   */
+  attempts?: number;
+  deferrals?: number;
+}
+
+/** A job put back on the queue for later, as a new message (not counted as an attempt). */
+export interface DeferredJob extends QueuedJob {
+  delaySeconds: number;
 }
 
 /** A file as handed to the provider. */
@@ -338,9 +356,9 @@ export interface FileFetcher {
 }
 
 export interface EmailQueue {
-  enqueue(job: SendJob | DueJob): Promise<void>;
+  enqueue(job: SendJob | DueJob | DeferredJob): Promise<void>;
   /** Queues several jobs in batches; resolves with the ids of those the queue did not take. */
-  enqueueMany(jobs: (SendJob | DueJob)[]): Promise<string[]>;
+  enqueueMany(jobs: (SendJob | DueJob | DeferredJob)[]): Promise<string[]>;
   /** Messages waiting to be received (a backlog); an approximation, as SQS reports it. */
   backlog(): Promise<number>;
 }
@@ -354,10 +372,13 @@ export interface DeadLetters {
 /**
  * What a provider's answer (or its absence) means for an email:
  * `rejected`: refused for good (it will never take this email);
- * `refused`: refused for now, and it did not take it (throttling, quota, sending paused, it was never reached): safe to try again later;
+ * `refused`: refused for now, and it did not take it (access denied, it was never reached): safe
+ *   to try again later, and it counts as an attempt;
+ * `rate`, `quota`, `paused`: the account's limits (its send rate, its 24-hour quota, sending
+ *   paused) refused it; it did not take it. These are not attempts: the email waits for SES;
  * `unknown`: it may have taken it (a timeout after the request was sent, a 5xx, a broken answer): never try again blindly.
  */
-export type MailerErrorKind = 'rejected' | 'refused' | 'unknown';
+export type MailerErrorKind = 'rejected' | 'refused' | 'rate' | 'quota' | 'paused' | 'unknown';
 
 export class MailerError extends Error {
   constructor(
@@ -368,6 +389,28 @@ export class MailerError extends Error {
     super(message);
     this.name = 'MailerError';
   }
+}
+
+/**
+ * The shared schedule every send consumer takes its turn from, so that together they stay within
+ * the account's SES send rate (one small item in the table: the next free moment).
+ */
+export interface SendPacer {
+  /**
+   * Books `durationMs` of sending from the first free moment not before `nowMs`, if that moment is
+   * no later than `latestStartMs`: resolves with it (`startAt`); else books nothing and resolves
+   * with how far ahead the schedule is booked (`busyUntil`).
+   */
+  reserve(
+    durationMs: number,
+    nowMs: number,
+    latestStartMs: number,
+  ): Promise<{ startAt: number } | { busyUntil: number }>;
+}
+
+/** Reads the account's SES sending limits (GetAccount). */
+export interface SendQuotaReader {
+  read(): Promise<SendQuota>;
 }
 
 export interface Mailer {
@@ -496,6 +539,8 @@ export const COUNTERS = [
   'EmailsSent',
   'SendRetried',
   'SesThrottled',
+  'SendDeferred',
+  'SesSendingBlocked',
   'SendOutcomeUnknown',
   'EmailsFailedRejected',
   'EmailsFailedGaveUp',

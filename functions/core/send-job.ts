@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { DueJob, QueuedJob, SendJob } from './ports.js';
+import type { DeferredJob, DueJob, QueuedJob, SendJob } from './ports.js';
 
 /**
  * A job travels whole when its message stays within one 64 KB SQS billing chunk (every email of
@@ -14,14 +14,25 @@ export const JOB_INLINE_MAX_BYTES = 60 * 1024;
  * reference with the key that scheduled it: the consumer reads its state anyway (is it due, is the
  * key still there), and its content may be read when it is due rather than when it was accepted.
  */
-export function toQueueMessage(job: SendJob | DueJob): string {
-  if (job.content === null)
-    return JSON.stringify({ id: job.id, content: null, ...(job.key_id ? { key_id: job.key_id } : {}) });
-  const whole = JSON.stringify({ id: job.id, content: job.content });
-  return Buffer.byteLength(whole) <= JOB_INLINE_MAX_BYTES
-    ? whole
-    : JSON.stringify({ id: job.id, content: null });
+export function toQueueMessage(job: SendJob | DueJob | DeferredJob): string {
+  // A job put back for later carries what its earlier messages used (see QueuedJob).
+  const carried = {
+    ...('attempts' in job && job.attempts ? { attempts: job.attempts } : {}),
+    ...('deferrals' in job && job.deferrals ? { deferrals: job.deferrals } : {}),
+  };
+  const reference = () =>
+    JSON.stringify({
+      id: job.id,
+      content: null,
+      ...('key_id' in job && job.key_id ? { key_id: job.key_id } : {}),
+      ...carried,
+    });
+  if (job.content === null) return reference();
+  const whole = JSON.stringify({ id: job.id, content: job.content, ...carried });
+  return Buffer.byteLength(whole) <= JOB_INLINE_MAX_BYTES ? whole : reference();
 }
+
+const count = z.optional(z.number().check(z.int(), z.gte(0)));
 
 const attachmentSchema = z.object({
   id: z.string(),
@@ -36,6 +47,8 @@ const attachmentSchema = z.object({
 /** A send queue message as the send path writes it (see ports.ts, SendJob). */
 const sendJobSchema = z.object({
   id: z.string().check(z.minLength(1)),
+  attempts: count,
+  deferrals: count,
   content: z.object({
     from: z.string(),
     to: z.array(z.string()).check(z.minLength(1)),
@@ -57,6 +70,14 @@ const referenceSchema = z.object({
   id: z.string().check(z.minLength(1)),
   content: z.null(),
   key_id: z.optional(z.string()),
+  attempts: count,
+  deferrals: count,
+});
+
+/** What a message carries over from earlier ones of the same job (absent: a first message). */
+const carriedOf = ({ attempts, deferrals }: { attempts?: number; deferrals?: number }) => ({
+  ...(attempts ? { attempts } : {}),
+  ...(deferrals ? { deferrals } : {}),
 });
 
 /** The job in a queue message's body; undefined when it is not one (corrupt, or not ours). */
@@ -69,6 +90,7 @@ export function parseSendJob(body: string | undefined): QueuedJob | undefined {
         id: reference.data.id,
         content: null,
         ...(reference.data.key_id ? { key_id: reference.data.key_id } : {}),
+        ...carriedOf(reference.data),
       };
     const result = sendJobSchema.safeParse(json);
     if (!result.success) return undefined;
@@ -76,6 +98,7 @@ export function parseSendJob(body: string | undefined): QueuedJob | undefined {
     return {
       id: result.data.id,
       content: { ...rest, ...(attachments ? { attachments } : {}), ...(body_key ? { body_key } : {}) },
+      ...carriedOf(result.data),
     };
   } catch {
     return undefined;

@@ -1,65 +1,115 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { EmailQueue } from '../core/ports.js';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { DeferredJob, EmailQueue, QueuedJob } from '../core/ports.js';
 import { delaySecondsUntil, MAX_QUEUE_DELAY_SECONDS } from '../core/schedule.js';
 import { parseSendJob } from '../core/send-job.js';
-import { type DeliverDeps, deliverEmail } from '../core/use-cases/deliver-email.js';
+import { type DeliverDeps, type DeliverOutcome, deliverBatch } from '../core/use-cases/deliver-email.js';
 import { logFor, logger } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
-import { partialBatch } from '../sqs-batch.js';
 import { consumerDeps } from '../wiring.js';
 
-export interface ConsumerDeps extends DeliverDeps {
+export interface ConsumerDeps extends Omit<DeliverDeps, 'time'> {
   /** The queue's maxReceiveCount: on that attempt a failure is final (the message goes to the DLQ). */
   maxReceiveCount: number;
-  /** The send queue itself: a scheduled email's message that came before its time goes back, delayed. */
-  queue?: Pick<EmailQueue, 'enqueue'>;
+  /**
+   * The send queue itself: a scheduled email's message that came before its time goes back,
+   * delayed, and so does an email deferred for SES's limits (as a new message: not an attempt).
+   */
+  queue?: Pick<EmailQueue, 'enqueue' | 'enqueueMany'>;
+  /** What a claim must leave room for (see DeliverDeps.time); the time left is the invocation's. */
+  budget?: { sendMs: number; fetchMs: number; marginMs: number };
 }
 
 /**
- * The send queue's consumer: delivers each message's email through the mailer and reports the
- * messages to retry individually (partial batch response), so one failure never resends the others.
+ * The send queue's consumer: delivers each message's email through the mailer, the batch at the
+ * account's pace, and reports the messages to retry individually (partial batch response), so one
+ * failure never resends the others. An email deferred (SES throttled it, its quota is spent, the
+ * shared schedule is full, the invocation's time is short) goes back on the queue as a new message
+ * carrying the attempts its messages used: SQS cannot reset a receive count, and a deferral is not
+ * an attempt. Its old message is then deleted.
  */
 export const makeHandler =
   (deps: ConsumerDeps) =>
-  (event: SQSEvent): Promise<SQSBatchResponse> =>
-    partialBatch(event, (record) => processRecord(deps, record));
+  async (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> => {
+    const records = event.Records.map((record) => ({
+      record,
+      job: parseSendJob(record.body),
+      receives: Number(record.attributes.ApproximateReceiveCount ?? '1'),
+    }));
+    for (const { record, job, receives } of records)
+      if (!job) logger.error('unreadable send job', { messageId: record.messageId, attempt: receives });
+    const readable = records.filter((r): r is typeof r & { job: QueuedJob } => r.job !== undefined);
+    const attemptOf = (r: (typeof readable)[number]) => (r.job.attempts ?? 0) + r.receives;
+    const outcomes = await deliverBatch(
+      {
+        ...deps,
+        ...(context && deps.budget
+          ? { time: { left: () => context.getRemainingTimeInMillis(), ...deps.budget } }
+          : {}),
+      },
+      readable.map((r) => ({ job: r.job, finalAttempt: attemptOf(r) >= deps.maxReceiveCount })),
+    );
+    const done = await Promise.all(
+      readable.map((r, i) => settle(deps, r.job, attemptOf(r), outcomes[i] as DeliverOutcome | Error)),
+    );
+    const kept = new Set([
+      ...records.filter((r) => !r.job).map((r) => r.record.messageId),
+      ...readable.filter((_, i) => !done[i]).map((r) => r.record.messageId),
+    ]);
+    return { batchItemFailures: event.Records.filter((r) => kept.has(r.messageId)).map(itemFailure) };
+  };
 
-/** Returns true when the message is done with (delete it), false to have it redelivered. */
-async function processRecord(deps: ConsumerDeps, record: SQSRecord): Promise<boolean> {
-  const attempt = Number(record.attributes.ApproximateReceiveCount ?? '1');
-  const job = parseSendJob(record.body);
-  if (!job) {
-    // Not ours or corrupt: nothing to mark; it reaches the dead-letter queue after maxReceiveCount.
-    logger.error('unreadable send job', { messageId: record.messageId, attempt });
-    return false;
-  }
+const itemFailure = (record: SQSRecord) => ({ itemIdentifier: record.messageId });
+
+/** What becomes of one message: true, deleted (done with, or put back as a new one); false, kept to be retried. */
+async function settle(
+  deps: ConsumerDeps,
+  job: QueuedJob,
+  attempt: number,
+  outcome: DeliverOutcome | Error,
+): Promise<boolean> {
   // Every line about this message names its email (records of a batch run side by side).
   const log = logFor(job.id);
-  try {
-    const outcome = await deliverEmail({ ...deps, log }, job, attempt >= deps.maxReceiveCount);
-    (outcome.result === 'unknown' ? log.warn : log.info)('send job', { attempt, ...outcome });
-    if (outcome.result === 'not_due') {
-      // Due within the queue's longest delay: back on the queue until then. Later than that, it
-      // was moved, and the scheduler queues it when it falls due (see core/use-cases/schedule.ts).
-      const delaySeconds = delaySecondsUntil(Date.parse(outcome.dueAt), deps.clock.now().getTime());
-      if (deps.queue && delaySeconds < MAX_QUEUE_DELAY_SECONDS)
-        await deps.queue.enqueue({
-          id: job.id,
-          content: null,
-          ...(job.key_id ? { key_id: job.key_id } : {}),
-          delaySeconds,
-        });
-      return true;
-    }
-    // Kept only to be retried, or (given up on) to reach the dead-letter queue for inspection.
-    // An unknown outcome is deleted: trying again could send it twice.
-    return !(outcome.result === 'retry' || (outcome.result === 'failed' && outcome.gaveUp));
-  } catch (error) {
+  if (outcome instanceof Error) {
     // The table failed (the claim, most likely): retried; on the last attempt the message goes to
     // the dead-letter queue, and the sweeper ends the email failed if no attempt ever began.
-    log.error('send job failed', { attempt, error });
+    log.error('send job failed', { attempt, error: outcome });
     return false;
   }
+  (outcome.result === 'unknown' ? log.warn : log.info)('send job', { attempt, ...outcome });
+  if (outcome.result === 'not_due') {
+    // Due within the queue's longest delay: back on the queue until then. Later than that, it
+    // was moved, and the scheduler queues it when it falls due (see core/use-cases/schedule.ts).
+    const delaySeconds = delaySecondsUntil(Date.parse(outcome.dueAt), deps.clock.now().getTime());
+    if (deps.queue && delaySeconds < MAX_QUEUE_DELAY_SECONDS)
+      await deps.queue.enqueue({
+        id: job.id,
+        content: null,
+        ...(job.key_id ? { key_id: job.key_id } : {}),
+        delaySeconds,
+      });
+    return true;
+  }
+  if (outcome.result === 'deferred') {
+    if (!deps.queue) return false;
+    const again: DeferredJob = {
+      ...job,
+      // This message's receives before this one were attempts; this one was not.
+      attempts: attempt - 1,
+      deferrals: (job.deferrals ?? 0) + 1,
+      delaySeconds: Math.max(1, Math.ceil(outcome.delayMs / 1000)),
+    };
+    try {
+      await deps.queue.enqueue(again);
+      return true;
+    } catch (error) {
+      // Not put back: keep this message; it comes back after its visibility timeout.
+      log.error('could not put a deferred email back on the queue', { error });
+      return false;
+    }
+  }
+  // Kept only to be retried, or (given up on) to reach the dead-letter queue for inspection.
+  // An unknown outcome is deleted: trying again could send it twice.
+  return !(outcome.result === 'retry' || (outcome.result === 'failed' && outcome.gaveUp));
 }
 
 export const handler = backgroundHandler(() => makeHandler(consumerDeps()));

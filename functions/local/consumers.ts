@@ -16,7 +16,9 @@ export interface ConsumerOptions {
     events: { url: string; arn: string };
     webhooks: { url: string; arn: string };
   };
-  events: { batchSize: number; batchWindowMs: number };
+  events: { batchSize: number; batchWindowMs: number; timeoutMs: number };
+  /** The send consumer's invocations at once (the stack's sendConcurrency) and its timeout. */
+  send: { concurrency: number; timeoutMs: number };
   /** Fault: the probability that a send batch is handed to two invocations at once. */
   duplicateDelivery?: number;
   /** Where the pollers' own trouble is told (on a thread, the functions' logger). */
@@ -44,6 +46,8 @@ export async function startConsumers(options: ConsumerOptions): Promise<Consumer
       queueArn: queues.send.arn,
       functionName: 'process-send-queue',
       handler: await load('process-send-queue'),
+      concurrency: options.send.concurrency,
+      timeoutMs: options.send.timeoutMs,
       duplicateDelivery: options.duplicateDelivery,
       log: options.log,
     }),
@@ -54,6 +58,7 @@ export async function startConsumers(options: ConsumerOptions): Promise<Consumer
       functionName: 'process-ses-events',
       batchSize: options.events.batchSize,
       batchWindowMs: options.events.batchWindowMs,
+      timeoutMs: options.events.timeoutMs,
       handler: await load('process-ses-events'),
       log: options.log,
     }),

@@ -35,6 +35,7 @@ await servePart(async () => {
       sesIdle: () => standIn().idle(),
       sesBusy: () => standIn().busy(),
       sesRepublish: (emailIds: string[]) => standIn().republish(new Set(emailIds)),
+      sesSendingPaused: (paused: boolean) => standIn().account.setSendingPaused(paused),
       stop: async () => {
         await ses?.stop();
         await stop();

@@ -68,6 +68,7 @@ export async function startEmulatorsThread(
       const endpoint = await thread.call<string>('startSes', settings);
       return {
         endpoint,
+        setSendingPaused: (paused) => thread.call('sesSendingPaused', paused),
         republish: (emailIds) => thread.call('sesRepublish', [...emailIds]),
         idle: () => thread.call('sesIdle'),
         busy: () => thread.call('sesBusy'),

@@ -19,6 +19,11 @@ const faultsSchema = z.strictObject({
       errorAfterAccept: rate,
       /** SES takes the email, then never answers (the client's request timeout ends the wait). */
       hangAfterAccept: rate,
+      /**
+       * The account's 24-hour quota is spent for this long (ms) after the start, then restored:
+       * SendEmail answers LimitExceededException and GetAccount says so until then.
+       */
+      quotaSpentForMs: z.optional(z.number().check(z.int(), z.gte(0))),
     }),
   ),
   sesEvents: z.optional(

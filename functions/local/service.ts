@@ -27,6 +27,7 @@ import { type HttpLambda, startHttpsGateway } from './https-gateway.js';
 import { invoke, runAs } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 import { ensureQueueWithDlq, ensureTable } from './resources.js';
+import type { SesAccountSettings } from './ses-account.js';
 import { type LocalSes, type SesStandInSettings, startSesHere } from './ses-stand-in.js';
 import { localTls } from './tls.js';
 
@@ -55,6 +56,13 @@ export interface LocalServiceOptions {
   maxDeliverySeconds?: number;
   /** Faults to inject into the stand-ins for AWS (`npm run chaos`; LOCAL_FAULTS). */
   faults?: LocalFaults;
+  /**
+   * The local SES account's limits (LOCAL_SES_*): its send rate, 24-hour quota, the sandbox,
+   * paused sending. @default 14 per second and 50,000 per 24 hours, as a new production account
+   */
+  sesAccount?: SesAccountSettings;
+  /** Most send consumer invocations at once (the stack's sendConcurrency). @default 5 */
+  sendConcurrency?: number;
   /** How long a new domain stays pending before it verifies, as if its DNS records were published. @default 3000 */
   domainVerifyMs?: number;
   /** How long a domain under `.invalid` stays pending before it fails. @default 10000 */
@@ -99,6 +107,10 @@ export interface LocalService {
   viewerPortTaken?: number;
   /** The send pipeline's local timings (the sweeper's bounds among them). */
   timings: SendTimings;
+  /** The local SES account's limits as set (its rate, 24-hour quota, sandbox, paused). */
+  sesAccount: SesAccountSettings;
+  /** Pauses or resumes sending for the account, as SES does for an account under review. */
+  setSesSendingPaused(paused: boolean): Promise<void>;
   /** Runs a scheduled function now (`check-domains`, `sweep-emails`), as its timer would. */
   runScheduled(functionName: string): Promise<unknown>;
   /** Resolves when no send, event or consumer batch is in progress (for tests and benchmarks). */
@@ -120,12 +132,26 @@ const WEBHOOK_MAX_RECEIVES = MAX_ATTEMPTS + 2;
  * after 20 s, a sent email without final events after 2 minutes.
  */
 function localTimings(options: LocalServiceOptions): SendTimings {
+  const sendVisibilitySeconds = options.sendRetryDelaySeconds ?? 5;
+  const sendMaxAttempts = options.sendMaxAttempts ?? 5;
+  // Back well before the sweeper would take a blocked email for stranded (its re-queue window).
+  const blockedRetryMaxMs = Math.min(5_000, (sendMaxAttempts * sendVisibilitySeconds * 1000) / 2);
   const timings = sendTimings({
     consumerTimeoutSeconds: 30,
+    eventsConsumerTimeoutSeconds: 30,
     sesConnectTimeoutMs: 1_000,
     sesRequestTimeoutMs: options.sesRequestTimeoutMs ?? 5_000,
-    sendVisibilitySeconds: options.sendRetryDelaySeconds ?? 5,
-    sendMaxAttempts: options.sendMaxAttempts ?? 5,
+    fetchTimeoutMs: 20_000,
+    claimMarginMs: 1_000,
+    // Throttled: 0.2 s, 0.4 s... up to 5 s; quota spent or paused: 2.5 to 5 s, the limits read
+    // again every 2 s: a laptop's minutes.
+    throttleBackoffMs: 200,
+    throttleBackoffMaxMs: 5_000,
+    blockedRetryMinMs: blockedRetryMaxMs / 2,
+    blockedRetryMaxMs,
+    accountRefreshMs: 2_000,
+    sendVisibilitySeconds,
+    sendMaxAttempts,
     eventsVisibilitySeconds: 2,
     eventsMaxAttempts: 5,
     eventsBatchSize: 100,
@@ -212,6 +238,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       },
       ledgerFile: dataDir ? join(dataDir, 'ses', 'sent.jsonl') : undefined,
       faults,
+      account: {
+        ...options.sesAccount,
+        ...(faults.ses?.quotaSpentForMs ? { quotaSpentForMs: faults.ses.quotaSpentForMs } : {}),
+      },
     };
     const ses: LocalSes = emulators.startSes
       ? await emulators.startSes(sesSettings)
@@ -272,7 +302,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         events: { url: events.queue.url, arn: events.queue.arn },
         webhooks: { url: webhooks.queue.url, arn: webhooks.queue.arn },
       },
-      events: { batchSize: timings.eventsBatchSize, batchWindowMs: timings.eventsBatchWindowMs },
+      events: {
+        batchSize: timings.eventsBatchSize,
+        batchWindowMs: timings.eventsBatchWindowMs,
+        timeoutMs: timings.eventsConsumerTimeoutSeconds * 1000,
+      },
+      // As many consumer invocations at once as the stack allows by default; they share one
+      // schedule at the local SES's rate, as on AWS.
+      send: { concurrency: options.sendConcurrency ?? 5, timeoutMs: timings.consumerTimeoutSeconds * 1000 },
       duplicateDelivery: faults.sendQueue?.duplicateDelivery,
     };
     // On a thread of their own, the consumers build their clients from the environment set above.
@@ -345,6 +382,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       contentBucket: CONTENT_BUCKET,
       awsCalls: () => emulators.calls(),
       timings,
+      sesAccount: { ...options.sesAccount },
+      setSesSendingPaused: (paused) => ses.setSendingPaused(paused),
       runScheduled(functionName) {
         const schedule = schedules.get(functionName);
         if (!schedule) throw new Error(`no scheduled function ${functionName}`);

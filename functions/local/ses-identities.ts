@@ -76,6 +76,12 @@ export class LocalIdentities {
     return identity !== undefined && this.statusOf(domain, identity.createdAtMs) === 'SUCCESS';
   }
 
+  /** Whether an address is at a verified identity, or the mailbox simulator's: a sandbox may send to it. */
+  verifiedRecipient(address: string): boolean {
+    const domain = domainOf((/<([^<>]+)>\s*$/.exec(address)?.[1] ?? address).trim());
+    return domain === 'simulator.amazonses.com' || this.canSendFrom(address);
+  }
+
   notVerified(address: string): SesReply {
     return {
       status: 400,

@@ -13,6 +13,8 @@ import type { SentMessage } from './mailbox-simulator.js';
 /**
  * The local SES's memory of what it was handed, one JSON line per event, appended synchronously
  * before SES answers (so a SIGKILL cannot lose a message SES said it took):
+ *   {"type":"refused","emailId":…,"error":…}   SES refused a SendEmail for the account's limits
+ *                                             (its rate, quota, sandbox or paused sending)
  *   {"type":"forwarded","emailId":…}   a SendEmail reached SES (written before SES decides)
  *   {"type":"accepted","emailId":…,"message":{…}}   SES took it; its events are owed
  *
@@ -22,9 +24,11 @@ import type { SentMessage } from './mailbox-simulator.js';
  * `npm run chaos` reads them to prove no email was handed over twice.
  */
 export interface LedgerEntry {
-  type: 'forwarded' | 'accepted';
+  type: 'forwarded' | 'accepted' | 'refused';
   emailId: string;
   at: string;
+  /** A refusal's SES error type (`TooManyRequestsException`, …). */
+  error?: string;
   message?: Omit<SentMessage, 'sentAt'> & { sentAt: string };
 }
 
@@ -41,6 +45,10 @@ export class SesLedger {
 
   forwarded(emailId: string) {
     this.append({ type: 'forwarded', emailId, at: new Date().toISOString() });
+  }
+
+  refused(emailId: string, error: string) {
+    this.append({ type: 'refused', emailId, at: new Date().toISOString(), error });
   }
 
   accepted(emailId: string, message: SentMessage) {
@@ -99,6 +107,58 @@ export class SesLedger {
   private append(entry: LedgerEntry) {
     if (this.file) appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
     // In memory nothing survives a restart, so there is nothing to publish again: keep the counts only.
-    else this.memory.push({ type: entry.type, emailId: entry.emailId, at: entry.at });
+    else
+      this.memory.push({
+        type: entry.type,
+        emailId: entry.emailId,
+        at: entry.at,
+        ...(entry.error ? { error: entry.error } : {}),
+      });
   }
+}
+
+/**
+ * How SES was called over a ledger's entries, as `npm run burst` reports it: what it took and
+ * refused, the rate it took them at (recipients per second, from the first acceptance to the last),
+ * the most it took within any one second, and how long, in all, the rate over the last second
+ * stood above `maxSendRate`.
+ */
+export function sendingReport(entries: LedgerEntry[], maxSendRate: number) {
+  const accepted = entries
+    .filter((e) => e.type === 'accepted')
+    .map((e) => ({ at: Date.parse(e.at), recipients: e.message?.recipients.length ?? 1 }))
+    .sort((a, b) => a.at - b.at);
+  const refused: Record<string, number> = {};
+  for (const e of entries)
+    if (e.type === 'refused') refused[e.error ?? '?'] = (refused[e.error ?? '?'] ?? 0) + 1;
+  const recipients = accepted.reduce((sum, a) => sum + a.recipients, 0);
+  const first = accepted[0]?.at ?? 0;
+  const last = accepted.at(-1)?.at ?? 0;
+  // Over every one-second window ending at an acceptance: the recipients taken within it.
+  let busiestSecond = 0;
+  let aboveMs = 0;
+  let start = 0;
+  let inWindow = 0;
+  for (let i = 0; i < accepted.length; i++) {
+    const now = accepted[i] as { at: number; recipients: number };
+    inWindow += now.recipients;
+    while ((accepted[start]?.at ?? now.at) <= now.at - 1000) inWindow -= accepted[start++]?.recipients ?? 0;
+    busiestSecond = Math.max(busiestSecond, inWindow);
+    if (inWindow > maxSendRate && i + 1 < accepted.length)
+      aboveMs += (accepted[i + 1]?.at ?? now.at) - now.at;
+  }
+  const calls = accepted.length + Object.values(refused).reduce((sum, n) => sum + n, 0);
+  return {
+    accepted: accepted.length,
+    recipients,
+    refused,
+    calls,
+    throttled: refused.TooManyRequestsException ?? 0,
+    seconds: (last - first) / 1000,
+    /** Recipients per second, from the first acceptance to the last (one message at each end). */
+    achievedRate:
+      last > first ? ((recipients - (accepted.at(-1)?.recipients ?? 0)) * 1000) / (last - first) : 0,
+    busiestSecond,
+    aboveRateMs: aboveMs,
+  };
 }

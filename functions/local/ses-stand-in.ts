@@ -9,8 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SesEvent } from '../adapters/ses/events.js';
 import { EMAIL_ID_TAG } from '../adapters/ses/mailer.js';
+import { sesAllows } from '../catalog.js';
+import { CALLER_HEADER } from './caller-identity.js';
 import { chance, type LocalFaults } from './faults.js';
 import { joinsSuppressionList, type SentMessage, simulateEvents } from './mailbox-simulator.js';
+import { LocalSesAccount, type SesAccountSettings } from './ses-account.js';
 import { LocalIdentities, type LocalIdentityOptions, type SesReply } from './ses-identities.js';
 import { SesLedger } from './ses-ledger.js';
 
@@ -28,10 +31,17 @@ import { SesLedger } from './ses-ledger.js';
  *
  * What SES took is written to a ledger before SES answers (ses-ledger.ts), so after a kill the
  * events it still owed can be published again (`republish`).
+ *
+ * It answers as AWS answers the calling function's role (the caller header, local/caller-identity.ts):
+ * an SES call its catalog entry does not grant is refused with 403 AccessDeniedException. And it
+ * enforces the account's sending limits as SES does (ses-account.ts): the send rate, the 24-hour
+ * quota, the sandbox, paused sending; GetAccount reports them.
  */
 export interface SesStandIn {
   endpoint: string;
   ledger: SesLedger;
+  /** The account's limits, as SES keeps them (paused sending can be turned on and off). */
+  account: LocalSesAccount;
   /** Publishes again the events of messages SES took for these emails (after a restart). */
   republish(emailIds: Set<string>): number;
   /** Resolves once every event scheduled so far has been published. */
@@ -59,6 +69,39 @@ interface SendEmailRequest {
 
 const SEND_EMAIL_PATH = '/v2/email/outbound-emails';
 const SUPPRESSED_PATH = '/v2/email/suppression/addresses/';
+const ACCOUNT_PATH = '/v2/email/account';
+
+/** The IAM action (ses:<action>) of an SES v2 request the local SES answers, by its path. */
+function sesAction(method: string, url: string, body: Buffer): string | undefined {
+  const path = url.split('?')[0] ?? '';
+  if (method === 'POST' && path === SEND_EMAIL_PATH) return 'SendEmail';
+  if (method === 'GET' && path === ACCOUNT_PATH) return 'GetAccount';
+  if (method === 'DELETE' && path.startsWith(SUPPRESSED_PATH)) return 'DeleteSuppressedDestination';
+  if (!path.startsWith('/v2/email/identities')) return undefined;
+  if (path.endsWith('/mail-from')) return 'PutEmailIdentityMailFromAttributes';
+  if (method === 'POST') return body.length ? 'CreateEmailIdentity' : undefined;
+  if (method === 'GET') return 'GetEmailIdentity';
+  if (method === 'DELETE') return 'DeleteEmailIdentity';
+  return undefined;
+}
+
+/** A CreateEmailIdentity with tags, which IAM also checks ses:TagResource for. */
+const tagged = (body: Buffer) => {
+  try {
+    return ((JSON.parse(body.toString('utf8')) as { Tags?: unknown[] }).Tags ?? []).length > 0;
+  } catch {
+    return false;
+  }
+};
+
+/** What SES answers a role that lacks the action (the shape of IAM's refusal through SES v2). */
+const accessDenied = (caller: string, action: string): SesReply => ({
+  status: 403,
+  errorType: 'AccessDeniedException',
+  body: {
+    message: `User: arn:aws:sts::000000000000:assumed-role/${caller}/${caller} is not authorized to perform: ses:${action} because no identity-based policy allows the ses:${action} action`,
+  },
+});
 
 /** How the local SES behaves (serializable, so it can be started on the emulators' thread). */
 export interface SesStandInSettings {
@@ -70,11 +113,15 @@ export interface SesStandInSettings {
   /** Where the ledger of what SES took is kept; none: in memory. */
   ledgerFile?: string;
   faults?: Pick<LocalFaults, 'ses' | 'sesEvents'>;
+  /** The account's sending limits (LOCAL_SES_*). @default 14 per second, 50,000 per 24 hours */
+  account?: SesAccountSettings;
 }
 
 /** The local SES as the service uses it, wherever it runs. */
 export interface LocalSes {
   endpoint: string;
+  /** Pauses or resumes sending for the account, as SES does for an account under review. */
+  setSendingPaused(paused: boolean): Promise<void>;
   republish(emailIds: Set<string>): Promise<number>;
   idle(): Promise<void>;
   busy(): Promise<boolean>;
@@ -92,6 +139,13 @@ export async function startSesStandIn(
   const pending = new Set<Promise<void>>();
   const identities = new LocalIdentities(options.identities);
   const ledger = new SesLedger(options.ledgerFile);
+  const account = new LocalSesAccount(options.account);
+  // What SES took before a restart still counts against the 24-hour quota.
+  account.restore(
+    ledger
+      .acceptedMessages()
+      .map(({ message }) => ({ at: message.sentAt.getTime(), recipients: message.recipients.length })),
+  );
   const faults = options.faults ?? {};
   /** SES's account-level suppression list (lower-cased addresses). */
   const accountSuppressed = new Set<string>();
@@ -180,13 +234,25 @@ export async function startSesStandIn(
     }
     const from = String(request.FromEmailAddress ?? '');
     if (!identities.canSendFrom(from)) return reply(res, identities.notVerified(from));
-    if (chance(faults.ses?.throttle))
-      return reply(res, {
-        status: 429,
-        errorType: 'TooManyRequestsException',
-        body: { message: 'Maximum sending rate exceeded.' },
-      });
+    const recipients = [
+      ...(request.Destination?.ToAddresses ?? []),
+      ...(request.Destination?.CcAddresses ?? []),
+      ...(request.Destination?.BccAddresses ?? []),
+    ];
     const emailId = request.EmailTags?.find((t) => t.Name === EMAIL_ID_TAG)?.Value;
+    const limited: SesReply | undefined =
+      account.take(recipients, (address) => identities.verifiedRecipient(address)) ??
+      (chance(faults.ses?.throttle)
+        ? {
+            status: 429,
+            errorType: 'TooManyRequestsException',
+            body: { message: 'Maximum sending rate exceeded.' },
+          }
+        : undefined);
+    if (limited) {
+      if (emailId) ledger.refused(emailId, limited.errorType ?? String(limited.status));
+      return reply(res, limited);
+    }
     if (emailId) ledger.forwarded(emailId);
     const upstream = await forward(req, body);
     if (upstream.status === 200) {
@@ -239,6 +305,14 @@ export async function startSesStandIn(
   const server: Server = createServer(async (req, res) => {
     try {
       const body = await readBody(req);
+      const action = sesAction(req.method ?? 'GET', req.url ?? '/', body);
+      const caller = req.headers[CALLER_HEADER];
+      for (const needed of action
+        ? [action, ...(action === 'CreateEmailIdentity' && tagged(body) ? ['TagResource'] : [])]
+        : [])
+        if (!sesAllows(typeof caller === 'string' ? caller : undefined, needed))
+          return reply(res, accessDenied(String(caller), needed));
+      if (action === 'GetAccount') return reply(res, account.getAccount());
       const identityReply = identities.handle(req.method ?? 'GET', req.url ?? '/', body);
       if (identityReply) return reply(res, identityReply);
       if (req.method === 'POST' && req.url === SEND_EMAIL_PATH) return await sendEmail(req, res, body);
@@ -268,6 +342,7 @@ export async function startSesStandIn(
   return {
     endpoint: `http://127.0.0.1:${port}`,
     ledger,
+    account,
     republish(emailIds) {
       let count = 0;
       for (const { emailId, message } of ledger.acceptedMessages()) {
@@ -296,6 +371,7 @@ export async function startSesHere(options: Parameters<typeof startSesStandIn>[0
   const standIn = await startSesStandIn(options);
   return {
     endpoint: standIn.endpoint,
+    setSendingPaused: async (paused) => standIn.account.setSendingPaused(paused),
     republish: async (emailIds) => standIn.republish(emailIds),
     idle: () => standIn.idle(),
     busy: async () => standIn.busy(),

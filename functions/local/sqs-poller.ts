@@ -38,13 +38,18 @@ export function startPoller(options: {
   /** How long to go on gathering a batch after its first message (the mapping's batching window). @default 0 */
   batchWindowMs?: number;
   timeoutMs?: number;
+  /**
+   * Most invocations at once (the mapping's maximum concurrency): that many pollers, each handing
+   * its batches to an invocation of its own. @default 1
+   */
+  concurrency?: number;
   /** Fault: the probability that a batch is handed to two invocations at once (SQS delivers at least once). */
   duplicateDelivery?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }): Poller {
   const abort = new AbortController();
-  let busy: Promise<void> = Promise.resolve();
-  let inFlight = false;
+  /** Batches being handled, each with what resolves when it is done. */
+  const inFlight = new Set<Promise<void>>();
 
   const toRecord = (m: {
     MessageId?: string;
@@ -106,11 +111,11 @@ export function startPoller(options: {
         continue;
       }
       if (!messages?.length) continue;
-      inFlight = true;
       let release: () => void = () => undefined;
-      busy = new Promise<void>((resolve) => {
+      const busy = new Promise<void>((resolve) => {
         release = resolve;
       });
+      inFlight.add(busy);
       try {
         const records = messages.map(toRecord);
         const handle = async (): Promise<Set<string>> => {
@@ -145,17 +150,19 @@ export function startPoller(options: {
       } catch (error) {
         options.log?.('batch handling failed', { error: String(error) });
       } finally {
-        inFlight = false;
+        inFlight.delete(busy);
         release();
       }
     }
   };
   // Its receives and deletes are the function's too: Lambda's event source polls with the function's role.
-  const running = runAs(options.functionName, loop);
+  const running = Promise.all(
+    Array.from({ length: Math.max(1, options.concurrency ?? 1) }, () => runAs(options.functionName, loop)),
+  );
 
   return {
     async idle() {
-      while (inFlight) await busy;
+      while (inFlight.size) await Promise.all([...inFlight]);
     },
     async stop() {
       abort.abort();

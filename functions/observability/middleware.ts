@@ -23,10 +23,10 @@ export const observe = (): MiddlewareObj<unknown, unknown, Error, Context> => ({
  * (clients, configuration) during the init, so an invalid setting fails the init naming it;
  * elsewhere on first use. A failure to build or to run is thrown, which Lambda counts as an error.
  */
-export function backgroundHandler<E, R>(build: () => (event: E) => Promise<R>) {
-  let built: ((event: E) => Promise<R>) | undefined = onLambda() ? build() : undefined;
-  return middy(async (event: E) => {
+export function backgroundHandler<E, R>(build: () => (event: E, context: Context) => Promise<R>) {
+  let built: ((event: E, context: Context) => Promise<R>) | undefined = onLambda() ? build() : undefined;
+  return middy(async (event: E, context: Context) => {
     built ??= build();
-    return built(event);
+    return built(event, context);
   }).use(observe() as MiddlewareObj<E, R, Error, Context>);
 }

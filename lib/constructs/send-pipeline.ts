@@ -18,8 +18,9 @@ export interface SendPipelineProps {
   readonly timings: SendTimings;
   readonly monitoring: Monitoring;
   /**
-   * Most concurrent consumer invocations: the lever that keeps sending under the account's SES
-   * send rate (each invocation sends up to `batchSize` emails at once).
+   * Most concurrent consumer invocations (2 to 1,000), each taking up to `batchSize` emails: how
+   * fast a backlog is taken up. Whatever it is, every invocation books its sends on one schedule
+   * in the table at the account's SES rate, so together they stay within it.
    * @default 5
    */
   readonly concurrency?: number;
@@ -34,7 +35,8 @@ export interface SendPipelineProps {
  * the consumer that hands each email to SES at most once, and the sweeper that, every minute,
  * leaves nothing accepted `queued` for good (see functions/core/use-cases/sweep.ts). Its alarms:
  * the dead-letter queue is not empty; the queue's oldest message is older than the sweeper's
- * re-queue window (emails are waiting longer than a retry should take).
+ * re-queue window (emails are waiting longer than a retry should take); SES takes no email (the
+ * account's 24-hour quota is spent, or sending is paused): emails wait, queued, until it does.
  */
 export class SendPipeline extends Construct {
   public readonly queue: Queue;
@@ -101,12 +103,25 @@ export class SendPipeline extends Construct {
           "The send queue's oldest message is older than a message's retries take: sending is stalled or far behind SES's rate.",
       },
     );
+    monitoring.alarm('SesSendingBlocked', monitoring.counter('SesSendingBlocked'), {
+      threshold: 1,
+      alarmDescription:
+        "SES takes no email: the account's 24-hour sending quota is spent or sending is paused. Emails wait, queued, and go once SES takes them again.",
+    });
     monitoring.addRow(
       'emails',
       new GraphWidget({
         title: 'Emails',
         left: (
-          ['EmailsAccepted', 'EmailsSent', 'SendRetried', 'SesThrottled', 'SendOutcomeUnknown'] as const
+          [
+            'EmailsAccepted',
+            'EmailsSent',
+            'SendRetried',
+            'SesThrottled',
+            'SendDeferred',
+            'SesSendingBlocked',
+            'SendOutcomeUnknown',
+          ] as const
         ).map((name) => monitoring.counter(name)),
         width: 12,
       }),

@@ -255,6 +255,17 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
+  /** ses:GetAccount (the account's sending limits): IAM has no resource type for it, so `*`. */
+  grantSesAccount(): this {
+    this.role.addToPolicy(new PolicyStatement({ actions: ['ses:GetAccount'], resources: ['*'] }));
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "ses:GetAccount reads the account's sending quota, which IAM has no resource type for; it is read-only.",
+    });
+    return this;
+  }
+
   /**
    * Everything its catalog entry asks for, from these resources; a resource it needs that is not
    * given fails the synth. Settings fill the variables no grant sets.
@@ -271,11 +282,13 @@ export class ServiceFunction extends Construct {
     if (this.spec.sendsEmail) this.grantSendEmail(need(resources.configurationSet, 'the configuration set'));
     if (this.spec.identities) this.grantIdentities();
     if (this.spec.sesSuppressions) this.grantSesSuppressions();
+    if (this.spec.sesAccount) this.grantSesAccount();
     if (this.spec.webhookQueue)
       this.grantWebhookQueue(need(resources.webhookQueue, 'the webhook delivery queue'));
     if (this.spec.content || this.spec.listsContent)
       this.grantContent(need(resources.contentBucket, 'the content bucket'));
-    for (const key of this.spec.env)
+    // Optional ones only where a setting turns them on (absent: off).
+    for (const key of [...this.spec.env, ...(this.spec.optionalEnv ?? [])])
       if (!this.set.has(key) && resources.settings[key] !== undefined)
         this.setEnvironment(key, resources.settings[key] as string);
     return this;

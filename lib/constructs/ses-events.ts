@@ -92,7 +92,7 @@ export class SesEventsPipeline extends Construct {
     this.consumer = new ServiceFunction(this, 'Consumer', {
       name: 'process-ses-events',
       logging: props.logging,
-      timeout: Duration.seconds(timings.consumerTimeoutSeconds),
+      timeout: Duration.seconds(timings.eventsConsumerTimeoutSeconds),
     }).bind(props.resources);
     this.consumer.function.addEventSource(
       new SqsEventSource(this.queue, {

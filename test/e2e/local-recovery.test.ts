@@ -173,7 +173,13 @@ describe('npm start after a run that ended badly', () => {
     mkdirSync(dataDir, { recursive: true });
     // A generated key: the next start issues a new token for it, under the same id.
     const startGenerated = async () => {
-      const run = await startNpmStart({ PORT: '0', VIEWER_PORT: '0', LOCAL_DATA_DIR: dataDir });
+      // Polled often below: a key limit of 10 a second would answer some polls 429.
+      const run = await startNpmStart({
+        PORT: '0',
+        VIEWER_PORT: '0',
+        LOCAL_DATA_DIR: dataDir,
+        RATE_LIMIT_PER_SECOND: '1000',
+      });
       running.push(run);
       const cert = readFileSync(join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
       return { run, api: httpsClient(run.baseUrl, cert, run.apiKey) };

@@ -237,6 +237,12 @@ describe('the stack, as composed', () => {
         watches: ['AWS/SQS:ApproximateAgeOfOldestMessage'],
       },
       SesEventsDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
+      SesSendingBlocked: {
+        threshold: 1,
+        operator: ge,
+        periods: 1,
+        watches: ['EmailService:SesSendingBlocked'],
+      },
       SesBounceRate: {
         threshold: 0.05,
         operator: ge,

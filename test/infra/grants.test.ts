@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
-import { missingObjectStatus } from '../../functions/catalog.js';
+import { missingObjectStatus, sesAllows } from '../../functions/catalog.js';
 import { sendEmailSchema, toContent } from '../../functions/core/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/core/idempotency.js';
 import { newEmailId } from '../../functions/core/ids.js';
@@ -526,6 +526,32 @@ describe('grants match the calls the code makes', () => {
         resource: { kind: 'bucket', bucketId },
       });
       expect(missingObjectStatus(functionName), functionName).toBe(lists ? 404 : 403);
+    }
+  });
+
+  it("the local SES answers each SES call as AWS answers each function's role: refused where the template grants it not", () => {
+    const ids = {
+      tableId: logicalId(stack, stack.table.table),
+      queueIdByUrl: () => undefined,
+      configurationSetId: logicalId(stack, stack.sesEvents.configurationSet as never),
+    };
+    const actions = [
+      'SendEmail',
+      'GetAccount',
+      'DeleteSuppressedDestination',
+      'CreateEmailIdentity',
+      'GetEmailIdentity',
+      'PutEmailIdentityMailFromAttributes',
+      'DeleteEmailIdentity',
+    ];
+    for (const functionName of Object.keys(stack.functions)) {
+      const statements = policiesOf(stack, template, functionName);
+      for (const operation of actions) {
+        const granted = requirementsOf({ functionName, service: 'SESv2', operation }, ids).every((r) =>
+          allows(statements, r),
+        );
+        expect(sesAllows(functionName, operation), `${functionName} ses:${operation}`).toBe(granted);
+      }
     }
   });
 

@@ -104,8 +104,9 @@ describe('EmailServiceStack', () => {
   });
 
   it('feeds the send queue (with a dead-letter queue) to the consumer with partial batch responses', () => {
+    // Six times the consumer's 40 s: a 20 s fetch of a file, SES's 12 s and the writes around them.
     template.hasResourceProperties('AWS::SQS::Queue', {
-      VisibilityTimeout: 180,
+      VisibilityTimeout: 240,
       MaximumMessageSize: 1048576,
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
     });
@@ -120,8 +121,27 @@ describe('EmailServiceStack', () => {
       expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     // The consumer knows the attempt after which its message goes to the DLQ.
     template.hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: 40,
       Environment: { Variables: Match.objectLike({ SEND_MAX_RECEIVE_COUNT: '5' }) },
     });
+  });
+
+  it('takes any send concurrency from 2 to 1,000, and a send rate of its own; refuses others naming the setting', () => {
+    expect(() => synthStack({ sendConcurrency: 1 })).toThrow(
+      /sendConcurrency must be a whole number from 2 to 1000/,
+    );
+    expect(() => synthStack({ sendConcurrency: 1001 })).toThrow(/sendConcurrency/);
+    expect(() => synthStack({ sesMaxSendRate: 0 })).toThrow(/sesMaxSendRate must be/);
+    const { template: paced } = synthStack({ sendConcurrency: 2, sesMaxSendRate: 1 });
+    paced.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+    paced.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ SES_MAX_SEND_RATE: '1' }) },
+    });
+    // Without the setting, the rate is the account's, from GetAccount: no variable.
+    for (const fn of Object.values(resources('AWS::Lambda::Function')))
+      expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('SES_MAX_SEND_RATE');
   });
 
   it('publishes SES events of its configuration set through SNS (raw) to the events queue', () => {
@@ -404,14 +424,14 @@ describe('EmailServiceStack', () => {
     }
   });
 
-  it('grants ses:DeleteSuppressedDestination (on *, IAM has no resource for it) to the functions that take addresses off the list, and nothing else on *', () => {
+  it('grants on * (IAM has no resource for them) only ses:DeleteSuppressedDestination to the functions that take addresses off the list, and ses:GetAccount (read only) to the send consumer', () => {
     for (const name of Object.keys(stack.functions)) {
-      const onAnything = policiesOf(name).filter((st) => [st.Resource].flat().includes('*'));
+      const onAnything = policiesOf(name)
+        .filter((st) => [st.Resource].flat().includes('*'))
+        .flatMap((st) => [st.Action].flat());
       if (name === 'delete-suppression' || name === 'batch-remove-suppressions')
-        expect(
-          onAnything.flatMap((st) => [st.Action].flat()),
-          name,
-        ).toEqual(['ses:DeleteSuppressedDestination']);
+        expect(onAnything, name).toEqual(['ses:DeleteSuppressedDestination']);
+      else if (name === 'process-send-queue') expect(onAnything, name).toEqual(['ses:GetAccount']);
       else expect(onAnything, name).toEqual([]);
     }
   });
@@ -434,7 +454,7 @@ describe('EmailServiceStack', () => {
   });
 
   it('scopes ses:SendEmail to identities and its own configuration set', () => {
-    const ses = policiesOf('process-send-queue').filter((s) => JSON.stringify(s.Action).includes('ses:'));
+    const ses = policiesOf('process-send-queue').filter((s) => JSON.stringify(s.Action).includes('ses:Send'));
     expect(ses).toHaveLength(1);
     expect(ses[0]?.Action).toBe('ses:SendEmail');
     const resourcesText = JSON.stringify(ses[0]?.Resource);

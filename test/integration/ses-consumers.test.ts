@@ -7,6 +7,7 @@ import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-r
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
 import { SesMailer } from '../../functions/adapters/ses/mailer.js';
 import { newEmailId } from '../../functions/core/ids.js';
+import type { EventPublisher } from '../../functions/core/ports.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
 import { sqsEvent } from '../support/events.js';
@@ -162,13 +163,15 @@ describe('SES events consumer (SQS records of SES events)', () => {
       },
     });
     const published: string[] = [];
-    const events = {
-      wants: async () => true,
-      publish: async (built: { type: string; data: { email_id: string } }[]) => {
-        published.push(...built.map((e) => `${e.type} ${e.data.email_id}`));
-      },
+    const events: EventPublisher = {
+      subscriptions: async () => ({
+        wants: () => true,
+        publish: async (built) => {
+          published.push(...built.map((e) => `${e.type} ${e.data.email_id}`));
+        },
+      }),
     };
-    const handler = makeEventsConsumer({ emails: watched, events: events as never });
+    const handler = makeEventsConsumer({ emails: watched, events });
     const result = await handler(
       sqsEvent([
         { body: sendOf(recorded) },
@@ -204,13 +207,15 @@ describe('SES events consumer (SQS records of SES events)', () => {
       },
     });
     const published: string[] = [];
-    const events = {
-      wants: async () => true,
-      publish: async (built: { type: string }[]) => {
-        published.push(...built.map((e) => e.type));
-      },
+    const events: EventPublisher = {
+      subscriptions: async () => ({
+        wants: () => true,
+        publish: async (built) => {
+          published.push(...built.map((e) => e.type));
+        },
+      }),
     };
-    const handler = makeEventsConsumer({ emails: slowSend, events: events as never });
+    const handler = makeEventsConsumer({ emails: slowSend, events });
     const result = await handler(
       sqsEvent([{ body: JSON.stringify(deliveryOf(id)) }, { body: JSON.stringify(send) }]),
     );

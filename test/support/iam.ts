@@ -71,8 +71,9 @@ export function requirementsOf(
     }
     case 'SESv2': {
       const identity = { kind: 'ses-identity' } as const;
-      if (call.operation === 'DeleteSuppressedDestination')
-        return [{ action: 'ses:DeleteSuppressedDestination', resource: { kind: 'any' } }];
+      // The account's suppression list and its sending quota: IAM has no resource type for them.
+      if (call.operation === 'DeleteSuppressedDestination' || call.operation === 'GetAccount')
+        return [{ action: `ses:${call.operation}`, resource: { kind: 'any' } }];
       if (call.operation === 'SendEmail')
         return [
           { action: 'ses:SendEmail', resource: identity },

@@ -131,12 +131,19 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
     ['MailFromDomainNotVerifiedException', 'rejected', error('MailFromDomainNotVerifiedException', 400)],
     ['BadRequestException', 'rejected', error('BadRequestException', 400)],
     ['NotFoundException', 'rejected', error('NotFoundException', 404)],
-    // SES answered 4xx: it did not take the email.
-    ['TooManyRequestsException', 'refused', error('TooManyRequestsException', 429)],
-    ['ThrottlingException', 'refused', error('ThrottlingException', 400)],
-    ['LimitExceededException', 'refused', error('LimitExceededException', 400)],
-    ['SendingPausedException', 'refused', error('SendingPausedException', 400)],
-    ['AccountSuspendedException', 'refused', error('AccountSuspendedException', 400)],
+    // The account's limits: it did not take the email, and it waits for SES (not an attempt).
+    ['TooManyRequestsException', 'rate', error('TooManyRequestsException', 429)],
+    ['ThrottlingException', 'rate', error('ThrottlingException', 400)],
+    ['an unnamed 429', 'rate', error('Error', 429)],
+    ['LimitExceededException', 'quota', error('LimitExceededException', 400)],
+    [
+      'a throttle for the daily quota',
+      'quota',
+      Object.assign(error('TooManyRequestsException', 429), { message: 'Daily message quota exceeded.' }),
+    ],
+    ['SendingPausedException', 'paused', error('SendingPausedException', 400)],
+    ['AccountSuspendedException', 'paused', error('AccountSuspendedException', 400)],
+    // Another 4xx: it did not take the email; a retry counts as an attempt.
     ['AccessDeniedException', 'refused', error('AccessDeniedException', 403)],
     // SES was never reached.
     ['a refused connection', 'refused', error('Error', undefined, { code: 'ECONNREFUSED' })],

@@ -315,6 +315,25 @@ export class DynamoEmailRepository implements EmailRepository {
     }
   }
 
+  async markDeferred(id: string, nowMs: number): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.statusKey(id),
+          // The sweeper waits from the last refusal before it takes an unsent email for stranded.
+          UpdateExpression: 'SET refused_at = :now',
+          ConditionExpression:
+            '#status = :queued AND attribute_not_exists(send_started_at) AND attribute_not_exists(sent_at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':now': nowMs, ':queued': 'queued' },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
   async markSent(
     id: string,
     providerMessageId: string,

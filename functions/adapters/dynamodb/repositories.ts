@@ -3,6 +3,7 @@ import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
 import { DynamoIdempotencyStore } from './idempotency-store.js';
+import { DynamoSendPacer } from './send-pacer.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
@@ -24,5 +25,6 @@ export function createRepositories(
     sweep: new DynamoSweepStore(db, tableName),
     suppressions: new DynamoSuppressionRepository(db, tableName),
     webhooks: new DynamoWebhookRepository(db, tableName),
+    sendPacer: new DynamoSendPacer(db, tableName),
   };
 }

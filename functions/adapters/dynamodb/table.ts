@@ -15,6 +15,7 @@
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
  * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
  * | sweeper progress    | SWEEP            | SWEEP     |                       |                           |
+ * | send schedule (next free moment at the SES rate) | SENDPACE | SENDPACE |     |                           |
  * | suppression         | SUPPRESSION#<address> | SUPPRESSION | SUPPRESSIONS / <id> | SUPPRESSIONS#<origin> / <id> |
  * | webhook endpoint    | WEBHOOKS         | WEBHOOK#<id> |                    |                           |
  * | webhook message     | WEBHOOK#<id>     | MSG#<msg id> |                    |                           |
@@ -109,6 +110,7 @@ export const keys = {
   idOfDueSk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
   /** The sweeper's progress through the queued emails (see core/use-cases/sweep.ts). */
   sweep: 'SWEEP',
+  sendPace: 'SENDPACE',
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',
 } as const;

@@ -13,6 +13,9 @@ const REJECTED = new Set([
   'NotFoundException',
 ]);
 
+/** SES's throttle answers (the v2 API's 429, and the common throttling errors). */
+const THROTTLED = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling']);
+
 /** Errors raised before a request left this machine or reached SES: SES never saw it. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 
@@ -90,9 +93,14 @@ type SdkError = Error & { code?: string; $metadata?: { httpStatusCode?: number }
 /**
  * What an error of SendEmail says about whether SES has the email:
  * - `rejected`: SES refused it for good (MessageRejected, an unverified MAIL FROM domain, a bad request);
- * - `refused`: SES answered 4xx (throttling, LimitExceeded, SendingPaused, AccountSuspended, access
- *   denied) or was never reached (no connection, no credentials): it did not take the email, and
- *   trying again later is safe;
+ * - `rate`: SES throttled it, "Maximum sending rate exceeded" (TooManyRequestsException, 429; the
+ *   common ThrottlingException too): it did not take it;
+ * - `quota`: the account's 24-hour quota is spent (LimitExceededException, or "Daily message quota
+ *   exceeded" in a throttle): it did not take it;
+ * - `paused`: sending is paused or the account suspended (SendingPausedException,
+ *   AccountSuspendedException): it did not take it;
+ * - `refused`: SES answered another 4xx (access denied) or was never reached (no connection, no
+ *   credentials): it did not take the email, and trying again later is safe;
  * - `unknown`: the request may have reached SES and been accepted (a timeout or a broken connection
  *   after sending, a 5xx, a 2xx that could not be read): trying again could send it twice.
  */
@@ -102,6 +110,9 @@ export function toMailerError(error: unknown): MailerError {
   const status = e.$metadata?.httpStatusCode;
   const kind = ((): MailerError['kind'] => {
     if (REJECTED.has(e.name)) return 'rejected';
+    if (e.name === 'LimitExceededException' || /daily message quota/i.test(e.message)) return 'quota';
+    if (e.name === 'SendingPausedException' || e.name === 'AccountSuspendedException') return 'paused';
+    if (THROTTLED.has(e.name) || status === 429) return 'rate';
     if (status !== undefined && status >= 400 && status < 500) return 'refused';
     if (status !== undefined) return 'unknown';
     if (e.code && NEVER_SENT.has(e.code)) return 'refused';

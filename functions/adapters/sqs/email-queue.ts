@@ -5,7 +5,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DeadLetters, DueJob, EmailQueue, SendJob } from '../../core/ports.js';
+import type { DeadLetters, DeferredJob, DueJob, EmailQueue, SendJob } from '../../core/ports.js';
 import { parseSendJob, toQueueMessage } from '../../core/send-job.js';
 
 /** SQS's limit on a SendMessageBatch call's messages together, less a margin for the envelope. */
@@ -18,16 +18,16 @@ export class SqsEmailQueue implements EmailQueue {
     private readonly queueUrl: string,
   ) {}
 
-  async enqueue(job: SendJob | DueJob): Promise<void> {
+  async enqueue(job: SendJob | DueJob | DeferredJob): Promise<void> {
     await this.sqs.send(
       new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: toQueueMessage(job), ...delayOf(job) }),
     );
   }
 
-  async enqueueMany(jobs: (SendJob | DueJob)[]): Promise<string[]> {
+  async enqueueMany(jobs: (SendJob | DueJob | DeferredJob)[]): Promise<string[]> {
     // SendMessageBatch takes 10 messages and 256 KiB a call; the calls go side by side.
-    const batches: (SendJob | DueJob)[][] = [];
-    let current: (SendJob | DueJob)[] = [];
+    const batches: (SendJob | DueJob | DeferredJob)[][] = [];
+    let current: (SendJob | DueJob | DeferredJob)[] = [];
     let bytes = 0;
     for (const job of jobs) {
       const size = Buffer.byteLength(toQueueMessage(job));
@@ -76,9 +76,12 @@ export class SqsEmailQueue implements EmailQueue {
   }
 }
 
-/** A scheduled email's message is held by the queue until its time (SQS's DelaySeconds, at most 900). */
-const delayOf = (job: SendJob | DueJob) =>
-  job.content === null && job.delaySeconds > 0 ? { DelaySeconds: job.delaySeconds } : {};
+/**
+ * A scheduled email's message is held by the queue until its time, a deferred one until its retry
+ * (SQS's DelaySeconds, at most 900).
+ */
+const delayOf = (job: SendJob | DueJob | DeferredJob) =>
+  'delaySeconds' in job && job.delaySeconds > 0 ? { DelaySeconds: Math.min(900, job.delaySeconds) } : {};
 
 /** How long a dead letter stays hidden after the sweeper read it (SQS's maximum, 12 hours). */
 export const DEAD_LETTER_HIDE_SECONDS = 12 * 60 * 60;

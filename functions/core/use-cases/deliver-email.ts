@@ -1,6 +1,16 @@
 import { attachmentKey, encodedBytes, MAX_MESSAGE_BYTES, messageBytes } from '../attachments.js';
 import type { EmailContent } from '../email.js';
 import {
+  type DeferReason,
+  type DeferTimings,
+  deferDelayMs,
+  durationMs,
+  MAX_DEFER_MS,
+  type SendingLimits,
+  slotsFor,
+  slotTimes,
+} from '../pacing.js';
+import {
   type ApiKeyRepository,
   type Clock,
   type ContentStore,
@@ -16,6 +26,7 @@ import {
   type OutgoingFile,
   type QueuedJob,
   type SendJob,
+  type SendPacer,
   type Suppression,
   type SuppressionRepository,
   suppressedReason,
@@ -37,6 +48,23 @@ export interface DeliverDeps {
   content?: ContentStore;
   /** Fetches attachments given by URL (absent: such an email fails). */
   fetcher?: FileFetcher;
+  /**
+   * Sending at the account's pace (absent: every email goes at once): the schedule all consumers
+   * share, and the account's limits as this instance knows them.
+   */
+  pace?: { pacer: SendPacer; limits: SendingLimits };
+  /**
+   * What is left of the invocation (ms), and what a claim must leave room for: the longest SES call
+   * (connection and answer) and the longest fetch of a file, with a margin for the writes around
+   * them. Before each claim (and each fetch) the consumer checks the time left against them, so the
+   * function's timeout never cuts an attempt between its claim and SES's answer.
+   */
+  time?: { left: () => number; sendMs: number; fetchMs: number; marginMs: number };
+  /** How long deferred emails wait (absent: the AWS defaults). */
+  deferTimings?: DeferTimings;
+  random?: () => number;
+  /** Waits until an email's slot (absent: setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
   log?: Log;
   counters?: Counters;
 }
@@ -53,8 +81,28 @@ export type DeliverOutcome =
   | { result: 'failed'; reason: string; gaveUp: boolean }
   /** The provider refused it for now and did not take it: try again later (the queue redelivers). */
   | { result: 'retry'; reason: string }
+  /**
+   * Not sent now, and not an attempt: SES's limits (a throttle, a spent quota, sending paused), the
+   * shared schedule booked further ahead than this invocation can wait, or too little of its time
+   * left. It goes back on the queue as a new message, `delayMs` later.
+   */
+  | { result: 'deferred'; why: DeferReason; reason: string; delayMs: number }
   /** The provider may have taken it: never tried again; its Send event or the sweeper settles it. */
   | { result: 'unknown'; reason: string };
+
+/** The AWS defaults of how long deferred emails wait (send-timings.ts derives the stack's). */
+export const DEFAULT_DEFER_TIMINGS: DeferTimings = {
+  throttleBackoffMs: 1_000,
+  throttleBackoffMaxMs: 300_000,
+  blockedRetryMinMs: 300_000,
+  blockedRetryMaxMs: 900_000,
+};
+
+/** One email of a batch: its message's job, and whether the queue will not redeliver after this attempt. */
+export interface BatchItem {
+  job: QueuedJob;
+  finalAttempt: boolean;
+}
 
 /**
  * Hands one queued email to the provider at most once, although the queue delivers messages at
@@ -67,6 +115,8 @@ export type DeliverOutcome =
  *    - rejected for good: the email ends `failed`;
  *    - refused for now, not taken: the record is removed and the message retried later; on the
  *      final attempt the email ends `failed` instead;
+ *    - the account's limits (throttled, quota spent, sending paused): the record is removed and the
+ *      email deferred, which is not an attempt;
  *    - unknown (timeout, 5xx): the record stays. The provider's Send event marks the email sent if
  *      it was accepted; otherwise the sweeper ends it `failed` as "outcome unknown". Never a resend.
  *
@@ -77,8 +127,64 @@ export async function deliverEmail(
   queued: QueuedJob,
   finalAttempt: boolean,
 ): Promise<DeliverOutcome> {
-  // Everything is read before the claim: a failed read leaves nothing claimed, so the message is
-  // simply retried. A large job came as a reference: its content is read back.
+  const [outcome] = await deliverBatch(deps, [{ job: queued, finalAttempt }]);
+  if (outcome instanceof Error) throw outcome;
+  return outcome as DeliverOutcome;
+}
+
+/**
+ * A batch of queued emails, as the consumer receives them: each read and checked first (nothing
+ * claimed yet), then, with `pace`, one booking on the shared schedule for all their recipients
+ * (one write), and each email sent at its own slot within it, at most once (deliverEmail above).
+ * Outcomes in the batch's order; an Error for an email whose reads or claim failed (the table),
+ * and for every email when the booking failed: nothing of theirs was claimed, so they are retried.
+ */
+export async function deliverBatch(
+  deps: DeliverDeps,
+  items: BatchItem[],
+): Promise<(DeliverOutcome | Error)[]> {
+  const failure = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
+  const prepared = await Promise.all(
+    items.map((item) => prepare(deps, item.job, item.finalAttempt).catch(failure)),
+  );
+  const ready = prepared.filter((p): p is Ready => !(p instanceof Error) && 'ready' in p);
+  const startTimes = await bookSlots(deps, ready).catch((error) => ready.map(() => failure(error)));
+  const outcomes = new Map<Ready, DeliverOutcome | Error>();
+  await Promise.all(
+    ready.map(async (email, i) => {
+      const start = startTimes[i] as number | DeliverOutcome | Error;
+      outcomes.set(
+        email,
+        typeof start === 'number' ? await sendAt(deps, email, start).catch(failure) : start,
+      );
+    }),
+  );
+  return prepared.map((p) =>
+    !(p instanceof Error) && 'ready' in p ? (outcomes.get(p) as DeliverOutcome) : p,
+  );
+}
+
+/** An email read and checked, ready to be claimed and sent. */
+interface Ready {
+  ready: true;
+  queued: QueuedJob;
+  job: SendJob;
+  left: Awaited<ReturnType<typeof suppressedIn>>;
+  finalAttempt: boolean;
+  /** Recipients SES will count (those not suppressed). */
+  recipients: number;
+}
+
+/**
+ * Everything read before the claim: a failed read leaves nothing claimed, so the message is simply
+ * retried. A large job came as a reference: its content is read back. An outcome when the email is
+ * done with here (not due, missing, every recipient suppressed, its content gone).
+ */
+async function prepare(
+  deps: DeliverDeps,
+  queued: QueuedJob,
+  finalAttempt: boolean,
+): Promise<Ready | DeliverOutcome> {
   if (queued.key_id !== undefined) {
     const held = await scheduledCheck(deps, queued, queued.key_id);
     if (held) return held;
@@ -88,7 +194,6 @@ export async function deliverEmail(
   if ('problem' in stored) return failUnsent(deps, queued, stored.problem, finalAttempt);
   const job: SendJob = stored;
   const left = await suppressedIn(deps, job.content);
-  const startedAt = deps.clock.now().getTime();
   if (left.all) {
     // Nobody to send to: settled in one write, never handed to SES (and never claimed, so the
     // write holds only while no attempt ever began).
@@ -103,25 +208,122 @@ export async function deliverEmail(
     await raiseSuppressed(deps, job, left.named, at);
     return { result: 'suppressed', recipients: left.positions.length };
   }
-  if (!job.content.attachments?.length) return send(deps, job, left, [], startedAt, finalAttempt);
+  const recipients = recipientsOf(job.content).length - left.positions.length;
+  return { ready: true, queued, job, left, finalAttempt, recipients };
+}
+
+/**
+ * When each ready email may go: with `pace`, slots booked together on the shared schedule, one
+ * per recipient at the account's rate; an outcome instead for each when SES takes nothing now (a
+ * spent quota, sending paused) or the schedule is booked further ahead than the invocation can
+ * wait. Without `pace`, at once.
+ */
+async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(number | DeliverOutcome)[]> {
+  const now = deps.clock.now().getTime();
+  if (!deps.pace || !ready.length) return ready.map(() => now);
+  const { ratePerSecond, blocked } = await deps.pace.limits.current(now);
+  if (blocked)
+    return Promise.all(
+      ready.map((email) =>
+        defer(
+          deps,
+          email.queued,
+          blocked,
+          blocked === 'quota'
+            ? "the account's 24-hour SES quota is spent; it is sent once SES takes emails again"
+            : 'SES sending is paused for the account; it is sent once SES takes emails again',
+        ),
+      ),
+    );
+  const slots = ready.map((email) => slotsFor(email.recipients));
+  const duration = durationMs(
+    slots.reduce((sum, n) => sum + n, 0),
+    ratePerSecond,
+  );
+  // The last email must start early enough to be handed to SES before the invocation ends
+  // (without a time limit, within SQS's longest delay).
+  const latestStart = deps.time
+    ? now + deps.time.left() - duration - deps.time.sendMs - deps.time.marginMs
+    : now + MAX_DEFER_MS;
+  const booked = await deps.pace.pacer.reserve(duration, now, latestStart);
+  if ('busyUntil' in booked)
+    return Promise.all(
+      ready.map((email) =>
+        defer(
+          deps,
+          email.queued,
+          'busy',
+          `the send schedule is booked ${Math.round((booked.busyUntil - now) / 1000)} s ahead at ${ratePerSecond}/s`,
+          booked.busyUntil - now,
+        ),
+      ),
+    );
+  return slotTimes(booked.startAt, slots, ratePerSecond);
+}
+
+/**
+ * An email put back for later: not claimed (or its claim released), not an attempt. A spent quota
+ * or paused sending is recorded on the email, so the sweeper does not take it for stranded.
+ */
+async function defer(
+  deps: DeliverDeps,
+  queued: QueuedJob,
+  why: DeferReason,
+  reason: string,
+  busyForMs = 0,
+): Promise<DeliverOutcome> {
+  const now = deps.clock.now().getTime();
+  deps.counters?.count('SendDeferred');
+  if (why === 'quota' || why === 'paused') {
+    deps.counters?.count('SesSendingBlocked');
+    await deps.emails.markDeferred(queued.id, now);
+  }
+  const delayMs = deferDelayMs(
+    why,
+    queued.deferrals ?? 0,
+    deps.deferTimings ?? DEFAULT_DEFER_TIMINGS,
+    deps.random,
+    busyForMs,
+  );
+  return { result: 'deferred', why, reason, delayMs };
+}
+
+/** Why not to start an email's claim now: too little of the invocation is left for what follows it. */
+function tooLate(deps: DeliverDeps, fetching: boolean): boolean {
+  if (!deps.time) return false;
+  const { left, sendMs, fetchMs, marginMs } = deps.time;
+  return left() < (fetching ? fetchMs + marginMs : 0) + sendMs + marginMs;
+}
+
+const TOO_LATE =
+  "too little of the consumer's time was left to hand it to SES before its timeout; it goes in the next";
+
+/** Waits for the email's slot, then claims and sends it (with its files, one such email at a time). */
+async function sendAt(deps: DeliverDeps, email: Ready, startAt: number): Promise<DeliverOutcome> {
+  const wait = startAt - deps.clock.now().getTime();
+  if (wait > 0) await (deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))))(wait);
+  const { job, queued, finalAttempt } = email;
+  if (!job.content.attachments?.length) {
+    if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
+    return send(deps, email, []);
+  }
   // Files loaded, then sent, inside the gate: one such email's bytes in memory at a time.
   return heavy(async () => {
+    // A file given by `path` may still have to be fetched (unless an earlier attempt kept it).
+    const fetching = (job.content.attachments ?? []).some((a) => a.path);
+    if (tooLate(deps, fetching)) return defer(deps, queued, 'time', TOO_LATE);
     const files = await loadFiles(deps, job);
     if (!Array.isArray(files)) return failUnsent(deps, job, files, finalAttempt);
-    return send(deps, job, left, files, startedAt, finalAttempt);
+    if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
+    return send(deps, email, files);
   });
 }
 
 /** Claims the email, then hands it to the provider (steps 1 and 2 above). */
-async function send(
-  deps: DeliverDeps,
-  job: SendJob,
-  left: Awaited<ReturnType<typeof suppressedIn>>,
-  files: OutgoingFile[],
-  startedAt: number,
-  finalAttempt: boolean,
-): Promise<DeliverOutcome> {
+async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Promise<DeliverOutcome> {
+  const { job, left, finalAttempt, queued } = email;
   const count = (name: CounterName) => deps.counters?.count(name);
+  const startedAt = deps.clock.now().getTime();
   const claim = await deps.emails.claim(
     job.id,
     startedAt,
@@ -145,7 +347,6 @@ async function send(
     const failure =
       error instanceof MailerError ? error : new MailerError(String(error), 'unknown', 'UnexpectedError');
     const reason = `${failure.code}: ${failure.message}`;
-    if (/Throttl|TooManyRequests/.test(failure.code)) count('SesThrottled');
     switch (failure.kind) {
       case 'unknown':
         count('SendOutcomeUnknown');
@@ -155,6 +356,14 @@ async function send(
             deps.log?.error('could not record the unknown outcome', { email_id: job.id, error: recordError }),
           );
         return { result: 'unknown', reason };
+      case 'rate':
+      case 'quota':
+      case 'paused':
+        // SES did not take it, and this was no attempt: the email waits for SES, however long.
+        if (failure.kind === 'rate') count('SesThrottled');
+        else deps.pace?.limits.refused(failure.kind, deps.clock.now().getTime());
+        await deps.emails.release(job.id, startedAt, deps.clock.now().getTime());
+        return defer(deps, queued, failure.kind, reason);
       case 'refused':
         if (!finalAttempt) {
           count('SendRetried');
@@ -180,6 +389,7 @@ async function send(
 
   // The provider has the email now: whatever happens next must not cause a second send.
   count('EmailsSent');
+  deps.pace?.limits.sent(email.recipients);
   try {
     const sentAt = deps.clock.now().toISOString();
     // email.sent is raised once, by whichever records the send first: this, or SES's Send event.
