@@ -359,7 +359,7 @@ export interface EmailQueue {
   enqueue(job: SendJob | DueJob | DeferredJob): Promise<void>;
   /** Queues several jobs in batches; resolves with the ids of those the queue did not take. */
   enqueueMany(jobs: (SendJob | DueJob | DeferredJob)[]): Promise<string[]>;
-  /** Messages waiting to be received (a backlog); an approximation, as SQS reports it. */
+  /** Messages waiting, delayed or in flight (a backlog); an approximation, as SQS reports it. */
   backlog(): Promise<number>;
 }
 

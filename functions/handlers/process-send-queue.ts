@@ -96,7 +96,7 @@ async function settle(
       // This message's receives before this one were attempts; this one was not.
       attempts: attempt - 1,
       deferrals: (job.deferrals ?? 0) + 1,
-      delaySeconds: Math.max(1, Math.ceil(outcome.delayMs / 1000)),
+      delaySeconds: Math.max(1, Math.ceil((outcome.retryAt - deps.clock.now().getTime()) / 1000)),
     };
     try {
       await deps.queue.enqueue(again);

@@ -16,9 +16,9 @@ export interface ConsumerOptions {
     events: { url: string; arn: string };
     webhooks: { url: string; arn: string };
   };
-  events: { batchSize: number; batchWindowMs: number; timeoutMs: number };
-  /** The send consumer's invocations at once (the stack's sendConcurrency) and its timeout. */
-  send: { concurrency: number; timeoutMs: number };
+  events: { batchSize: number; batchWindowMs: number; timeoutMs: number; visibilityTimeoutSeconds: number };
+  /** The send consumer's invocations at once (the stack's sendConcurrency), its timeout and its queue's visibility (s). */
+  send: { concurrency: number; timeoutMs: number; visibilityTimeoutSeconds: number };
   /** Fault: the probability that a send batch is handed to two invocations at once. */
   duplicateDelivery?: number;
   /** Where the pollers' own trouble is told (on a thread, the functions' logger). */
@@ -48,6 +48,7 @@ export async function startConsumers(options: ConsumerOptions): Promise<Consumer
       handler: await load('process-send-queue'),
       concurrency: options.send.concurrency,
       timeoutMs: options.send.timeoutMs,
+      visibilityTimeoutSeconds: options.send.visibilityTimeoutSeconds,
       duplicateDelivery: options.duplicateDelivery,
       log: options.log,
     }),
@@ -59,6 +60,7 @@ export async function startConsumers(options: ConsumerOptions): Promise<Consumer
       batchSize: options.events.batchSize,
       batchWindowMs: options.events.batchWindowMs,
       timeoutMs: options.events.timeoutMs,
+      visibilityTimeoutSeconds: options.events.visibilityTimeoutSeconds,
       handler: await load('process-ses-events'),
       log: options.log,
     }),

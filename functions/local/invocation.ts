@@ -12,6 +12,9 @@ export const runAs = <T>(functionName: string, work: () => T): T => current.run(
 
 export const currentFunction = (): string | undefined => current.getStore();
 
+/** Runs work as the local runtime itself, outside any function (its calls are no function's). */
+export const asRuntime = <T>(work: () => T): T => current.exit(work);
+
 /** Invocations of each function so far in this process, and their time (for `npm run bench`). */
 const invocations = new Map<string, { count: number; totalMs: number }>();
 

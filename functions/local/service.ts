@@ -306,10 +306,15 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         batchSize: timings.eventsBatchSize,
         batchWindowMs: timings.eventsBatchWindowMs,
         timeoutMs: timings.eventsConsumerTimeoutSeconds * 1000,
+        visibilityTimeoutSeconds: timings.eventsVisibilitySeconds,
       },
       // As many consumer invocations at once as the stack allows by default; they share one
       // schedule at the local SES's rate, as on AWS.
-      send: { concurrency: options.sendConcurrency ?? 5, timeoutMs: timings.consumerTimeoutSeconds * 1000 },
+      send: {
+        concurrency: options.sendConcurrency ?? 5,
+        timeoutMs: timings.consumerTimeoutSeconds * 1000,
+        visibilityTimeoutSeconds: timings.sendVisibilitySeconds,
+      },
       duplicateDelivery: faults.sendQueue?.duplicateDelivery,
     };
     // On a thread of their own, the consumers build their clients from the environment set above.

@@ -120,8 +120,8 @@ export class SesLedger {
 /**
  * How SES was called over a ledger's entries, as `npm run burst` reports it: what it took and
  * refused, the rate it took them at (recipients per second, from the first acceptance to the last),
- * the most it took within any one second, and how long, in all, the rate over the last second
- * stood above `maxSendRate`.
+ * the most it took within any one second, and the longest stretch during which the rate over the
+ * last second stood above `maxSendRate` (and in all).
  */
 export function sendingReport(entries: LedgerEntry[], maxSendRate: number) {
   const accepted = entries
@@ -137,6 +137,8 @@ export function sendingReport(entries: LedgerEntry[], maxSendRate: number) {
   // Over every one-second window ending at an acceptance: the recipients taken within it.
   let busiestSecond = 0;
   let aboveMs = 0;
+  let longestAboveMs = 0;
+  let aboveSince: number | undefined;
   let start = 0;
   let inWindow = 0;
   for (let i = 0; i < accepted.length; i++) {
@@ -144,8 +146,12 @@ export function sendingReport(entries: LedgerEntry[], maxSendRate: number) {
     inWindow += now.recipients;
     while ((accepted[start]?.at ?? now.at) <= now.at - 1000) inWindow -= accepted[start++]?.recipients ?? 0;
     busiestSecond = Math.max(busiestSecond, inWindow);
-    if (inWindow > maxSendRate && i + 1 < accepted.length)
-      aboveMs += (accepted[i + 1]?.at ?? now.at) - now.at;
+    const next = accepted[i + 1]?.at ?? now.at;
+    if (inWindow > maxSendRate) {
+      aboveSince ??= now.at;
+      aboveMs += next - now.at;
+      longestAboveMs = Math.max(longestAboveMs, next - aboveSince);
+    } else aboveSince = undefined;
   }
   const calls = accepted.length + Object.values(refused).reduce((sum, n) => sum + n, 0);
   return {
@@ -160,5 +166,6 @@ export function sendingReport(entries: LedgerEntry[], maxSendRate: number) {
       last > first ? ((recipients - (accepted.at(-1)?.recipients ?? 0)) * 1000) / (last - first) : 0,
     busiestSecond,
     aboveRateMs: aboveMs,
+    longestAboveRateMs: longestAboveMs,
   };
 }

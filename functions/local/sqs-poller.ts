@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   type Message,
   ReceiveMessageCommand,
@@ -7,7 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { chance } from './faults.js';
-import { invoke, runAs } from './invocation.js';
+import { asRuntime, invoke, runAs } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 
 export type SqsHandler = (
@@ -43,6 +44,13 @@ export function startPoller(options: {
    * its batches to an invocation of its own. @default 1
    */
   concurrency?: number;
+  /**
+   * The queue's visibility timeout (s). On AWS it is at least six times the function's timeout, so a
+   * message never reappears while its invocation runs; locally it is shorter, to retry in seconds,
+   * so the poller keeps a batch's messages hidden until its invocation ends (as AWS's timings
+   * guarantee), and a message reported failed reappears this long after.
+   */
+  visibilityTimeoutSeconds?: number;
   /** Fault: the probability that a batch is handed to two invocations at once (SQS delivers at least once). */
   duplicateDelivery?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -77,6 +85,32 @@ export function startPoller(options: {
     eventSourceARN: options.queueArn,
     awsRegion: 'us-east-1',
   });
+
+  /** Keeps the records hidden while their invocation runs; returns what stops it. */
+  const holdHidden = (records: SQSRecord[]) => {
+    const seconds = options.visibilityTimeoutSeconds;
+    if (!seconds) return () => undefined;
+    const timer = setInterval(
+      () =>
+        // The runtime's own doing (what AWS's timings guarantee), not a call of the function's.
+        asRuntime(() =>
+          options.sqs
+            .send(
+              new ChangeMessageVisibilityBatchCommand({
+                QueueUrl: options.queueUrl,
+                Entries: records.map((r, i) => ({
+                  Id: String(i),
+                  ReceiptHandle: r.receiptHandle,
+                  VisibilityTimeout: seconds,
+                })),
+              }),
+            )
+            .catch(() => undefined),
+        ),
+      (seconds * 1000) / 2,
+    );
+    return () => clearInterval(timer);
+  };
 
   const loop = async () => {
     while (!abort.signal.aborted) {
@@ -133,7 +167,8 @@ export function startPoller(options: {
           }
         };
         const copies = chance(options.duplicateDelivery) ? 2 : 1;
-        const outcomes = await Promise.all(Array.from({ length: copies }, handle));
+        const hold = holdHidden(records);
+        const outcomes = await Promise.all(Array.from({ length: copies }, handle)).finally(hold);
         // A message either invocation finished is deleted (each would delete its own copy).
         const done = records.filter((r) => outcomes.some((failed) => !failed.has(r.messageId)));
         // Ten a call (DeleteMessageBatch's limit), as the event source mapping deletes.

@@ -1,5 +1,10 @@
 import { GetAccountCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { PurgeQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  GetQueueAttributesCommand,
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newSesClient } from '../../functions/adapters/aws-clients.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
@@ -385,5 +390,91 @@ describe('the send consumer at SES’s limits', () => {
     const enough = await handler(sqsEvent([{ body }]), { getRemainingTimeInMillis: () => 16_000 });
     expect(enough.batchItemFailures).toEqual([]);
     expect((await emails.getState(id))?.sent_at).toBeDefined();
+  });
+
+  describe('booking at a low rate (a fake clock: the sandbox’s 1 per second)', () => {
+    /**
+     * A consumer at 1 per second on a clock that stands still: it records when each email would
+     * wake for its slot instead of waiting (and then sends it).
+     */
+    function atOnePerSecond(now: number) {
+      const mailer = new ScriptedMailer();
+      const wakes: number[] = [];
+      const handler = makeConsumer({
+        emails,
+        mailer,
+        clock: { now: () => new Date(now) },
+        sleep: async (ms) => {
+          wakes.push(ms);
+        },
+        maxReceiveCount: 5,
+        queue: new SqsEmailQueue(sqs, sendQueue.url),
+        deferTimings: quick,
+        budget: { sendMs: 12_000, fetchMs: 20_000, marginMs: 3_000 },
+        pace: {
+          pacer: new DynamoSendPacer(table.db, table.tableName),
+          limits: new SendingLimits(
+            {
+              read: async () => ({
+                maxSendRate: 1,
+                max24HourSend: 200,
+                sentLast24Hours: 0,
+                sendingEnabled: true,
+              }),
+            },
+            { refreshMs: 60_000, blockedRecheckMs: 60_000 },
+          ),
+        },
+      });
+      const invoke = (bodies: string[], leftMs: number) =>
+        handler(sqsEvent(bodies.map((body, i) => ({ body, messageId: `l${i}` }))), {
+          getRemainingTimeInMillis: () => leftMs,
+        });
+      return { invoke, wakes, sent: mailer.sent };
+    }
+
+    it('books the emails of a batch that fit in the invocation’s time, a slot apart, and puts the rest back for when the schedule has room', async () => {
+      const consumer = atOnePerSecond(4_000_000_000_000);
+      const batch = await Promise.all(Array.from({ length: 10 }, () => queuedEmail()));
+      // 20 s left, 15 s of it for SES and the writes: the last may start 5 s from now.
+      const result = await consumer.invoke(
+        batch.map((e) => e.body),
+        20_000,
+      );
+      expect(result.batchItemFailures).toEqual([]);
+      // 1/s booked at 0.95/s: slots 1,053 ms apart, from 0 to 4.2 s: five of them (the first at once).
+      expect(consumer.wakes.sort((a, b) => a - b)).toEqual([1053, 2106, 3158, 4211]);
+      expect(consumer.sent.map((j) => j.id).sort()).toEqual(
+        batch
+          .slice(0, 5)
+          .map((e) => e.id)
+          .sort(),
+      );
+      const back = await requeued(5);
+      expect(back.map((j) => j?.deferrals)).toEqual([1, 1, 1, 1, 1]);
+      for (const e of batch.slice(5)) expect((await emails.getState(e.id))?.send_started_at).toBeUndefined();
+    });
+
+    it('sends an email to 50 recipients at once: its recipients after the first are booked after it, not waited for', async () => {
+      const consumer = atOnePerSecond(5_000_000_000_000);
+      const fifty = Array.from({ length: 50 }, (_, i) => `r${i}@simulator.amazonses.com`);
+      const big = await queuedEmail(fifty);
+      await consumer.invoke([big.body], 40_000);
+      expect(consumer.sent.map((j) => j.id)).toEqual([big.id]);
+      expect(consumer.wakes).toEqual([]);
+      // The next email waits for those 50 recipients' time (about 53 s): more than an invocation
+      // can wait, so it goes back on the queue, held until then.
+      const next = await queuedEmail();
+      await consumer.invoke([next.body], 40_000);
+      expect(consumer.sent).toHaveLength(1);
+      expect((await emails.getState(next.id))?.send_started_at).toBeUndefined();
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: sendQueue.url,
+          AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
+        }),
+      );
+      expect(Attributes?.ApproximateNumberOfMessagesDelayed).toBe('1');
+    });
   });
 });

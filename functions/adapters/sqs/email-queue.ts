@@ -66,12 +66,19 @@ export class SqsEmailQueue implements EmailQueue {
     const { Attributes } = await this.sqs.send(
       new GetQueueAttributesCommand({
         QueueUrl: this.queueUrl,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed'],
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesDelayed',
+          'ApproximateNumberOfMessagesNotVisible',
+        ],
       }),
     );
+    // Waiting, delayed (deferred for SES's limits, or scheduled) or in a consumer's hands (waiting
+    // for its slot at SES's rate): an email among them is not stranded.
     return (
       Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
-      Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0)
+      Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0) +
+      Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
     );
   }
 }

@@ -6,6 +6,7 @@ import {
   deferDelayMs,
   durationMs,
   MAX_DEFER_MS,
+  pacedRate,
   type SendingLimits,
   slotsFor,
   slotTimes,
@@ -84,9 +85,9 @@ export type DeliverOutcome =
   /**
    * Not sent now, and not an attempt: SES's limits (a throttle, a spent quota, sending paused), the
    * shared schedule booked further ahead than this invocation can wait, or too little of its time
-   * left. It goes back on the queue as a new message, `delayMs` later.
+   * left. It goes back on the queue as a new message, visible again at `retryAt` (ms).
    */
-  | { result: 'deferred'; why: DeferReason; reason: string; delayMs: number }
+  | { result: 'deferred'; why: DeferReason; reason: string; retryAt: number }
   /** The provider may have taken it: never tried again; its Send event or the sweeper settles it. */
   | { result: 'unknown'; reason: string };
 
@@ -216,12 +217,18 @@ async function prepare(
  * When each ready email may go: with `pace`, slots booked together on the shared schedule, one
  * per recipient at the account's rate; an outcome instead for each when SES takes nothing now (a
  * spent quota, sending paused) or the schedule is booked further ahead than the invocation can
- * wait. Without `pace`, at once.
+ * wait for it. Without `pace`, at once.
+ *
+ * An email needs its slot to begin while enough of the invocation is left to hand it to SES; its
+ * recipients after the first are booked after it (they are SES's debt, repaid at the rate), but it
+ * need not wait for them. When the whole batch does not fit, the first emails that do are booked
+ * (a second write) and the others put back for later.
  */
 async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(number | DeliverOutcome)[]> {
   const now = deps.clock.now().getTime();
   if (!deps.pace || !ready.length) return ready.map(() => now);
-  const { ratePerSecond, blocked } = await deps.pace.limits.current(now);
+  const { ratePerSecond: sesRate, blocked } = await deps.pace.limits.current(now);
+  const ratePerSecond = pacedRate(sesRate);
   if (blocked)
     return Promise.all(
       ready.map((email) =>
@@ -236,29 +243,55 @@ async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(number | D
       ),
     );
   const slots = ready.map((email) => slotsFor(email.recipients));
-  const duration = durationMs(
-    slots.reduce((sum, n) => sum + n, 0),
-    ratePerSecond,
-  );
-  // The last email must start early enough to be handed to SES before the invocation ends
-  // (without a time limit, within SQS's longest delay).
-  const latestStart = deps.time
-    ? now + deps.time.left() - duration - deps.time.sendMs - deps.time.marginMs
+  // The latest an email may be handed to SES (without a time limit, within SQS's longest delay).
+  const lastStart = deps.time
+    ? now + deps.time.left() - deps.time.sendMs - deps.time.marginMs
     : now + MAX_DEFER_MS;
-  const booked = await deps.pace.pacer.reserve(duration, now, latestStart);
-  if ('busyUntil' in booked)
-    return Promise.all(
-      ready.map((email) =>
+  /** Books the first `count` emails: the last of them must start by `lastStart`. */
+  const book = (count: number) => {
+    const before = slots.slice(0, count - 1).reduce((sum, n) => sum + n, 0);
+    const all = before + (slots[count - 1] ?? 0);
+    return deps.pace?.pacer.reserve(
+      durationMs(all, ratePerSecond),
+      now,
+      lastStart - durationMs(before, ratePerSecond),
+    ) as Promise<{ startAt: number } | { busyUntil: number }>;
+  };
+  let booked = await book(ready.length);
+  let count = ready.length;
+  if ('busyUntil' in booked) {
+    // The first emails that would still fit after what is booked, if any.
+    const from = booked.busyUntil;
+    count = 0;
+    for (let sum = 0; count < ready.length && from + durationMs(sum, ratePerSecond) <= lastStart; count++)
+      sum += slots[count] ?? 0;
+    if (count > 0) booked = await book(count);
+  }
+  const startTimes: (number | DeliverOutcome)[] =
+    'startAt' in booked ? slotTimes(booked.startAt, slots.slice(0, count), ratePerSecond) : [];
+  // The rest come back once the schedule is free again: after what is booked (this batch's too).
+  const busyUntil =
+    'busyUntil' in booked
+      ? booked.busyUntil
+      : booked.startAt +
+        durationMs(
+          slots.slice(0, count).reduce((sum, n) => sum + n, 0),
+          ratePerSecond,
+        );
+  const rest = await Promise.all(
+    ready
+      .slice(startTimes.length)
+      .map((email) =>
         defer(
           deps,
           email.queued,
           'busy',
-          `the send schedule is booked ${Math.round((booked.busyUntil - now) / 1000)} s ahead at ${ratePerSecond}/s`,
-          booked.busyUntil - now,
+          `the send schedule is booked ${Math.round((Math.max(busyUntil, now) - now) / 1000)} s ahead at ${sesRate}/s`,
+          Math.max(0, busyUntil - now),
         ),
       ),
-    );
-  return slotTimes(booked.startAt, slots, ratePerSecond);
+  );
+  return [...startTimes, ...rest];
 }
 
 /**
@@ -285,7 +318,8 @@ async function defer(
     deps.random,
     busyForMs,
   );
-  return { result: 'deferred', why, reason, delayMs };
+  // A time, not a delay: its message is put back once the batch is done, maybe seconds later.
+  return { result: 'deferred', why, reason, retryAt: now + delayMs };
 }
 
 /** Why not to start an email's claim now: too little of the invocation is left for what follows it. */

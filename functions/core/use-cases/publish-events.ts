@@ -8,7 +8,7 @@ import type {
   Subscriptions,
   WebhookRepository,
 } from '../ports.js';
-import { deliveryFor, type Webhook, type WebhookEvent, type WebhookEventType } from '../webhooks.js';
+import { deliveryFor, type WebhookEvent, type WebhookEventType } from '../webhooks.js';
 
 /**
  * Publishes the service's events: one delivery-queue message per (event, endpoint subscribed to

@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);
+/**
+ * `npm run burst`: a burst far past SES's send rate, against `npm start` with a local SES that
+ * enforces the rate (LOCAL_SES_MAX_SEND_RATE), as SES does: every email accepted at once (in
+ * batches of 100), then a wait until every one is final. Prints, per run: emails delivered and
+ * failed, the rate SES took them at, the busiest second, how long the rate over the last second
+ * stood above SES's, and SES's throttle answers among its SendEmail calls (read from the local
+ * SES's ledger on disk). Exits 1 when an email is not delivered, the rate is more than 10 % off,
+ * the rate stood above SES's for more than a second at a time, or more than 2 % of calls were throttled.
+ *   BURST_RUNS=14:2000,1:60 npm run burst
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, fetch } from 'undici';
+import { SesLedger, sendingReport } from '../functions/local/ses-ledger.js';
+import { startNpmStart } from '../test/support/npm-start.js';
+
+const RUNS = (process.env.BURST_RUNS ?? '1:40').split(',').map((run) => {
+  const [rate, emails] = run.split(':').map(Number);
+  if (!rate || !emails) throw new Error(`BURST_RUNS takes rate:emails pairs, not "${run}"`);
+  return { rate, emails };
+});
+const KEY = 'esk_burst_harness_key_0123456789';
+
+async function burst({ rate, emails }: { rate: number; emails: number }) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'burst-'));
+  const service = await startNpmStart({
+    PORT: '0',
+    VIEWER_PORT: '0',
+    LOCAL_DATA_DIR: dataDir,
+    DEV_API_KEY: KEY,
+    RATE_LIMIT_PER_SECOND: '1000',
+    LOCAL_SES_MAX_SEND_RATE: String(rate), LOG_LEVEL: 'INFO',
+  });
+  if (!service.baseUrl) throw new Error(`npm start did not start:\n${service.output()}`);
+  const dispatcher = new Agent({
+    connect: { ca: readFileSync(join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8') },
+  });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${service.baseUrl}${path}`, {
+      method,
+      dispatcher,
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return {
+      status: response.status,
+      json: (await response.json()) as {
+        id?: string;
+        status?: string;
+        data?: { id: string }[];
+        has_more?: boolean;
+      },
+    };
+  };
+  try {
+    const domain = await call('POST', '/domains', { domain: 'acme.test' });
+    while ((await call('GET', `/domains/${domain.json.id}`)).json.status !== 'verified')
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+    // Every email at once: batches of 100, side by side.
+    const started = Date.now();
+    const batches = Array.from({ length: Math.ceil(emails / 100) }, (_, b) =>
+      Array.from({ length: Math.min(100, emails - b * 100) }, (_, i) => ({
+        from: 'Acme <hello@acme.test>',
+        to: 'success@simulator.amazonses.com',
+        subject: `Burst ${b * 100 + i}`,
+        text: 'x',
+      })),
+    );
+    const answers = await Promise.all(batches.map((batch) => call('POST', '/emails/batch', batch)));
+    const refused = answers.filter((a) => a.status !== 200);
+    if (refused.length) throw new Error(`a batch was refused: ${JSON.stringify(refused[0])}`);
+    const acceptedMs = Date.now() - started;
+
+    // Until none is queued (a generous deadline: the emails take emails / rate seconds).
+    const deadline = Date.now() + ((emails / rate) * 1.5 + 60) * 1000;
+    while ((await call('GET', '/emails?status=queued&limit=1')).json.data?.length) {
+      if (Date.now() > deadline) throw new Error('emails still queued past the deadline');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const count = async (status: string) => {
+      let total = 0;
+      let after: string | undefined;
+      for (;;) {
+        const page = await call('GET', `/emails?status=${status}&limit=100${after ? `&after=${after}` : ''}`);
+        const data = page.json.data ?? [];
+        total += data.length;
+        if (!page.json.has_more || !data.length) return total;
+        after = data.at(-1)?.id;
+      }
+    };
+    require('node:fs').copyFileSync(join(dataDir, 'ses', 'sent.jsonl'), '/tmp/burst-ledger.jsonl');
+    const report = sendingReport(new SesLedger(join(dataDir, 'ses', 'sent.jsonl')).entries(), rate);
+    return {
+      rate,
+      emails,
+      acceptedMs,
+      delivered: await count('delivered'),
+      failed: await count('failed'),
+      bounced: await count('bounced'),
+      ...report,
+    };
+  } finally {
+    require('node:fs').writeFileSync('/tmp/burst-out.log', service.output()); await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+console.log('npm run burst: every email accepted at once, against a local SES that enforces its rate');
+let problems = 0;
+for (const run of RUNS) {
+  const r = await burst(run);
+  const throttledShare = r.calls ? r.throttled / r.calls : 0;
+  console.log(
+    `\nLOCAL_SES_MAX_SEND_RATE=${run.rate}, ${run.emails} emails (accepted in ${(r.acceptedMs / 1000).toFixed(1)} s):` +
+      `\n  delivered ${r.delivered}, failed ${r.failed}, bounced ${r.bounced}` +
+      `\n  SES took them over ${r.seconds.toFixed(1)} s: ${r.achievedRate.toFixed(2)} per second (${((Math.abs(r.achievedRate - run.rate) / run.rate) * 100).toFixed(1)} % from ${run.rate}),` +
+      ` at most ${r.busiestSecond} in any one second; above ${run.rate}/s over the last second for ${(r.longestAboveRateMs / 1000).toFixed(2)} s at most at a time (${(r.aboveRateMs / 1000).toFixed(2)} s in all)` +
+      `\n  SendEmail calls ${r.calls}: ${r.throttled} throttled (${(throttledShare * 100).toFixed(2)} %), other refusals ${JSON.stringify(
+        Object.fromEntries(Object.entries(r.refused).filter(([k]) => k !== 'TooManyRequestsException')),
+      )}`,
+  );
+  const failures = [
+    r.delivered !== run.emails && `${run.emails - r.delivered} not delivered`,
+    Math.abs(r.achievedRate - run.rate) / run.rate > 0.1 && 'rate more than 10 % off',
+    r.longestAboveRateMs > 1000 && 'above the rate for more than a second at a time',
+    throttledShare > 0.02 && 'more than 2 % of calls throttled',
+  ].filter(Boolean);
+  if (failures.length) {
+    problems++;
+    console.log(`  FAILED: ${failures.join('; ')}`);
+  }
+}
+process.exit(problems ? 1 : 0);

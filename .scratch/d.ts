@@ -1,0 +1,13 @@
+import { startLocalService } from '../functions/local/service.js';
+import { httpsClient, waitFor } from '../test/support/https.js';
+process.env.LOG_LEVEL = 'INFO';
+const s = await startLocalService({ port: 0, dataDir: null, viewerPort: 0, rateLimitPerSecond: 1000, sesAccount: { maxSendRate: 1 }, domainVerifyMs: 0, eventDelayMs: 20 });
+const api = httpsClient(s.baseUrl, s.certificate, s.apiKey);
+const d = await api.call('POST', '/domains', { body: { domain: 'acme.test' } });
+await waitFor(() => api.call('POST', `/domains/${d.json.id}/verify`), (r) => r.json?.status === 'verified');
+const t0 = Date.now();
+console.error('START', new Date().toISOString());
+const r = await api.call('POST', '/emails/batch', { body: Array.from({ length: 30 }, (_, i) => ({ from: 'hello@acme.test', to: 'success@simulator.amazonses.com', subject: `b${i}`, text: 'x' })) });
+await waitFor(() => api.call('GET', '/emails?status=queued&limit=1'), (x) => x.json.data.length === 0, 120_000);
+console.error('DONE', (Date.now() - t0) / 1000);
+await api.close(); await s.stop();

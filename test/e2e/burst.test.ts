@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { SesLedger, sendingReport } from '../../functions/local/ses-ledger.js';
+import { httpsClient, waitFor } from '../support/https.js';
+
+/**
+ * `npm run burst`, short: 100 emails accepted at once against a local SES that enforces 20 a
+ * second (as SES enforces an account's rate). None may fail, SES takes them no faster than its
+ * rate, and hardly ever throttles: the consumers pace themselves on one shared schedule.
+ */
+const RATE = 20;
+const EMAILS = 100;
+const dataDir = mkdtempSync(join(tmpdir(), 'burst-test-'));
+let service: LocalService;
+let api: ReturnType<typeof httpsClient>;
+
+beforeAll(async () => {
+  service = await startLocalService({
+    port: 0,
+    dataDir,
+    viewerPort: 0,
+    eventDelayMs: 20,
+    domainVerifyMs: 0,
+    rateLimitPerSecond: 1000,
+    sesAccount: { maxSendRate: RATE },
+  });
+  api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
+  const domain = await api.call('POST', '/domains', { body: { domain: 'acme.test' } });
+  await waitFor(
+    () => api.call('POST', `/domains/${domain.json.id}/verify`),
+    (r) => r.json?.status === 'verified',
+  );
+}, 30_000);
+afterAll(async () => {
+  await api?.close();
+  await service?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('a burst past SES’s rate', () => {
+  it(`sends ${EMAILS} emails accepted at once at ${RATE} a second: all delivered, none failed, never faster than SES takes them`, async () => {
+    const batch = (from: number) =>
+      Array.from({ length: 50 }, (_, i) => ({
+        from: 'Acme <hello@acme.test>',
+        to: 'success@simulator.amazonses.com',
+        subject: `Burst ${from + i}`,
+        text: 'x',
+      }));
+    const answers = await Promise.all([
+      api.call('POST', '/emails/batch', { body: batch(0) }),
+      api.call('POST', '/emails/batch', { body: batch(50) }),
+    ]);
+    const ids = answers.flatMap((a) => (a.json.data as { id: string }[]).map((d) => d.id));
+    expect(ids).toHaveLength(EMAILS);
+    const statuses = async () =>
+      Promise.all(ids.map(async (id) => (await api.call('GET', `/emails/${id}`)).json.status as string));
+    const final = await waitFor(statuses, (list) => list.every((s) => s !== 'queued'), 60_000);
+    expect(final.filter((s) => s === 'delivered')).toHaveLength(EMAILS);
+
+    const report = sendingReport(new SesLedger(join(dataDir, 'ses', 'sent.jsonl')).entries(), RATE);
+    expect(report.accepted).toBe(EMAILS);
+    // Paced at the rate: never faster (the schedule books 1 % under it), with a few slow sends'
+    // neighbours arriving close together for at most a moment.
+    expect(report.achievedRate).toBeLessThanOrEqual(RATE * 1.02);
+    expect(report.longestAboveRateMs).toBeLessThanOrEqual(1000);
+    expect(report.throttled / report.calls).toBeLessThanOrEqual(0.02);
+  }, 90_000);
+});
