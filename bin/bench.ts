@@ -14,6 +14,8 @@
  *     message, the request), and how long it takes.
  *  7. Scheduled emails: how close to their time they go, and what they cost over one sent at once.
  * The email is bin/bench/receipt.ts, a transactional receipt (about 7 KB of HTML and text).
+ * The local SES takes 1,000 emails a second here (so the pipeline, not SES's rate, is measured);
+ * `npm run burst` measures sending at SES's rate.
  * BENCH_EMAILS=2000 BENCH_CONCURRENCY=8 BENCH_METERED=200 BENCH_IMPORT_RUNS=21 npm run bench
  * BENCH_SECTIONS=1,3 npm run bench     only some sections
  */
@@ -90,7 +92,7 @@ if (SECTIONS.has(2)) {
 
 if (SECTIONS.has(4)) {
   console.log(
-    `\n## 4. Local pipeline, steady state (${EMAILS} emails after 300, ${CONCURRENCY} clients, npm start's threads)\n`,
+    `\n## 4. Local pipeline, steady state (${EMAILS} emails after 300, ${CONCURRENCY} clients, npm start's threads; the local SES takes ${BENCH_SERVICE.sesAccount.maxSendRate} a second)\n`,
   );
   const r = inChild<{
     endToEnd: number;
