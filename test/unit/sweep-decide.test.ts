@@ -24,13 +24,21 @@ describe('what the sweeper does with one queued email older than the grace perio
     ],
     [
       'refused long ago and not tried since: re-queue',
-      state({ refused_at: now - 20 * 60_000 }),
-      { action: 'requeue', waitedMs: 20 * 60_000 },
+      state({ refused_at: now - 25 * 60_000 }),
+      { action: 'requeue', waitedMs: 25 * 60_000 },
+    ],
+    [
+      'accepted days ago, waiting out a spent SES quota (each return records it was deferred): wait, never fail',
+      state({
+        created_at: new Date(now - 3 * 86_400_000).toISOString(),
+        refused_at: now - 12 * 60_000,
+      }),
+      { action: 'none', resolved: false },
     ],
     [
       'unsent, re-queued long ago: re-queue',
-      state({ requeued_at: now - 16 * 60_000 }),
-      { action: 'requeue', waitedMs: 16 * 60_000 },
+      state({ requeued_at: now - 21 * 60_000 }),
+      { action: 'requeue', waitedMs: 21 * 60_000 },
     ],
     [
       'unsent, re-queued recently: wait (its new message may still be retried)',
