@@ -1,4 +1,10 @@
-import { newS3Client, newSesClient, newSesSendClient, newSqsClient } from './adapters/aws-clients.js';
+import {
+  newS3Client,
+  newSesAccountClient,
+  newSesClient,
+  newSesSendClient,
+  newSqsClient,
+} from './adapters/aws-clients.js';
 import { createRepositories } from './adapters/dynamodb/repositories.js';
 import { GuardedHttp } from './adapters/http/guarded-http.js';
 import { S3ContentStore } from './adapters/s3/content-store.js';
@@ -173,7 +179,7 @@ export function consumerDeps() {
     // Every consumer instance books its batches on one schedule in the table, at the account's rate.
     pace: {
       pacer: sendPacer,
-      limits: new SendingLimits(new SesSendQuota(newSesClient()), {
+      limits: new SendingLimits(new SesSendQuota(newSesAccountClient()), {
         refreshMs: config.SES_ACCOUNT_REFRESH_MS,
         blockedRecheckMs: config.SEND_BLOCKED_RETRY_MIN_MS,
         ...(config.SES_MAX_SEND_RATE ? { rateOverride: config.SES_MAX_SEND_RATE } : {}),

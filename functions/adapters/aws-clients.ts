@@ -42,6 +42,18 @@ export const newS3Client = () =>
 /** SES for its identity API: the SDK's default retries (every identity call is safe to repeat). */
 export const newSesClient = () => withPlugins(new SESv2Client({}));
 
+/**
+ * SES for the account's sending limits (GetAccount), read beside the sending: short waits and one
+ * retry, so a slow or unreachable SES API never holds a batch (its last known limits are used).
+ */
+export const newSesAccountClient = () =>
+  withPlugins(
+    new SESv2Client({
+      maxAttempts: 2,
+      requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
+    }),
+  );
+
 export interface SendClientTimeouts {
   /** Longest wait for a connection to SES; past it, SES never saw the request. */
   connectMs: number;

@@ -52,14 +52,16 @@ export interface DeferTimings {
 export const MAX_DEFER_MS = 900_000;
 
 /**
- * How long an email deferred `deferrals` times before waits now, in ms. Throttles back off
- * exponentially with "equal jitter" (half fixed, half random), so a wave of throttled emails
- * spreads out and a long throttling slows each of them down; a spent quota or paused sending waits
- * minutes, jittered over the whole range. `random` is in [0, 1).
+ * How long a deferred email waits now, in ms. A throttled one backs off exponentially with the
+ * times SES throttled it before (`throttles`), with "equal jitter" (half fixed, half random), so a
+ * wave of throttled emails spreads out and a long throttling slows each of them down. A spent quota
+ * or paused sending waits minutes, jittered over the whole range. A full schedule waits until it
+ * has room (`busyForMs`), a short invocation for the next; both up to two first backoffs more, at
+ * random, so they do not all come back at once. `random` is in [0, 1).
  */
 export function deferDelayMs(
   reason: DeferReason,
-  deferrals: number,
+  throttles: number,
   timings: DeferTimings,
   random: () => number = Math.random,
   /** For `busy`: how far ahead the schedule is booked. */
@@ -69,14 +71,13 @@ export function deferDelayMs(
     const { blockedRetryMinMs: min, blockedRetryMaxMs: max } = timings;
     return Math.min(MAX_DEFER_MS, Math.round(min + random() * (max - min)));
   }
+  if (reason === 'busy' || reason === 'time')
+    return Math.min(MAX_DEFER_MS, Math.round(busyForMs + random() * 2 * timings.throttleBackoffMs));
   const ceiling = Math.min(
     timings.throttleBackoffMaxMs,
-    timings.throttleBackoffMs * 2 ** Math.min(30, Math.max(0, deferrals)),
+    timings.throttleBackoffMs * 2 ** Math.min(30, Math.max(0, throttles)),
   );
-  const backoff = ceiling / 2 + random() * (ceiling / 2);
-  // Busy: at least until the schedule has room, then the backoff's spread on top.
-  const wait = reason === 'busy' ? busyForMs + backoff : backoff;
-  return Math.min(MAX_DEFER_MS, Math.round(wait));
+  return Math.min(MAX_DEFER_MS, Math.round(ceiling / 2 + random() * (ceiling / 2)));
 }
 
 /**
@@ -119,10 +120,12 @@ export function blockedBy(quota: SendQuota, sentSinceRead: number): 'quota' | 'p
 
 /**
  * What a send consumer knows of the account's limits, per function instance: the quota read from
- * SES every `refreshMs` (or its rate from a setting), what it handed SES since, and, after SES
- * refused for a spent quota or paused sending, that SES takes nothing until `blockedRecheckMs`
- * later (then the quota is read again). Reads that fail keep the last known limits; with none yet,
- * the sandbox's 1 per second, the slowest an account sends.
+ * SES every `refreshMs`, what it handed SES since, and, after SES refused for a spent quota or
+ * paused sending, that SES takes nothing until `blockedRecheckMs` later (then the quota is read
+ * again). The first read is waited for; later ones happen beside the sending, the last known limits
+ * used meanwhile. Reads that fail keep the last known limits; with none yet, the sandbox's 1 per
+ * second, the slowest an account sends. A rate set by the operator is used where it is lower than
+ * SES's (it can only slow sending down: SES refuses what goes faster than its own).
  */
 export class SendingLimits {
   private quota?: SendQuota;
@@ -145,9 +148,16 @@ export class SendingLimits {
 
   /** The rate to pace at, and whether SES takes emails at all now. */
   async current(nowMs: number): Promise<{ ratePerSecond: number; blocked?: 'quota' | 'paused' }> {
-    if (nowMs - this.readAt >= this.options.refreshMs || (this.blockedFor && nowMs >= this.blockedUntil))
-      await this.refresh(nowMs);
-    const ratePerSecond = this.options.rateOverride ?? this.quota?.maxSendRate ?? 1;
+    if (nowMs - this.readAt >= this.options.refreshMs || (this.blockedFor && nowMs >= this.blockedUntil)) {
+      const reading = this.refresh(nowMs);
+      if (!this.quota) await reading;
+    }
+    const { rateOverride } = this.options;
+    const sesRate = this.quota?.maxSendRate;
+    const ratePerSecond =
+      rateOverride !== undefined && sesRate !== undefined
+        ? Math.min(rateOverride, sesRate)
+        : (rateOverride ?? sesRate ?? 1);
     if (this.blockedFor && nowMs < this.blockedUntil) return { ratePerSecond, blocked: this.blockedFor };
     const blocked = this.quota ? blockedBy(this.quota, this.sentSinceRead) : undefined;
     return blocked ? { ratePerSecond, blocked } : { ratePerSecond };

@@ -303,10 +303,10 @@ export interface QueuedJob {
   /**
    * Set on a job put back for later (a throttle, a spent quota, the schedule full): the attempts
    * its earlier messages used (their receives), since SQS counts this message's from zero, and
-   * how often it was put back (its backoff grows with it).
+   * how often SES throttled it (its backoff grows with it).
    */
   attempts?: number;
-  deferrals?: number;
+  throttles?: number;
 }
 
 /** A job put back on the queue for later, as a new message (not counted as an attempt). */

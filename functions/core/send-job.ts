@@ -18,7 +18,7 @@ export function toQueueMessage(job: SendJob | DueJob | DeferredJob): string {
   // A job put back for later carries what its earlier messages used (see QueuedJob).
   const carried = {
     ...('attempts' in job && job.attempts ? { attempts: job.attempts } : {}),
-    ...('deferrals' in job && job.deferrals ? { deferrals: job.deferrals } : {}),
+    ...('throttles' in job && job.throttles ? { throttles: job.throttles } : {}),
   };
   const reference = () =>
     JSON.stringify({
@@ -48,7 +48,7 @@ const attachmentSchema = z.object({
 const sendJobSchema = z.object({
   id: z.string().check(z.minLength(1)),
   attempts: count,
-  deferrals: count,
+  throttles: count,
   content: z.object({
     from: z.string(),
     to: z.array(z.string()).check(z.minLength(1)),
@@ -71,13 +71,13 @@ const referenceSchema = z.object({
   content: z.null(),
   key_id: z.optional(z.string()),
   attempts: count,
-  deferrals: count,
+  throttles: count,
 });
 
 /** What a message carries over from earlier ones of the same job (absent: a first message). */
-const carriedOf = ({ attempts, deferrals }: { attempts?: number; deferrals?: number }) => ({
+const carriedOf = ({ attempts, throttles }: { attempts?: number; throttles?: number }) => ({
   ...(attempts ? { attempts } : {}),
-  ...(deferrals ? { deferrals } : {}),
+  ...(throttles ? { throttles } : {}),
 });
 
 /** The job in a queue message's body; undefined when it is not one (corrupt, or not ours). */

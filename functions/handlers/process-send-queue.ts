@@ -1,5 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { DeferredJob, EmailQueue, QueuedJob } from '../core/ports.js';
+import type { DeferredJob, DueJob, EmailQueue, QueuedJob } from '../core/ports.js';
 import { delaySecondsUntil, MAX_QUEUE_DELAY_SECONDS } from '../core/schedule.js';
 import { parseSendJob } from '../core/send-job.js';
 import { type DeliverDeps, type DeliverOutcome, deliverBatch } from '../core/use-cases/deliver-email.js';
@@ -14,7 +14,7 @@ export interface ConsumerDeps extends Omit<DeliverDeps, 'time'> {
    * The send queue itself: a scheduled email's message that came before its time goes back,
    * delayed, and so does an email deferred for SES's limits (as a new message: not an attempt).
    */
-  queue?: Pick<EmailQueue, 'enqueue' | 'enqueueMany'>;
+  queue?: Pick<EmailQueue, 'enqueueMany'>;
   /** What a claim must leave room for (see DeliverDeps.time); the time left is the invocation's. */
   budget?: { sendMs: number; fetchMs: number; marginMs: number };
 }
@@ -48,9 +48,21 @@ export const makeHandler =
       },
       readable.map((r) => ({ job: r.job, finalAttempt: attemptOf(r) >= deps.maxReceiveCount })),
     );
-    const done = await Promise.all(
-      readable.map((r, i) => settle(deps, r.job, attemptOf(r), outcomes[i] as DeliverOutcome | Error)),
+    const decisions = readable.map((r, i) =>
+      settle(deps, r.job, attemptOf(r), outcomes[i] as DeliverOutcome | Error),
     );
+    // What goes back on the queue goes in batches (ten a SendMessageBatch); a message whose job the
+    // queue did not take is kept instead, and comes back after its visibility timeout.
+    const back = decisions.filter((d): d is DeferredJob | DueJob => typeof d !== 'boolean');
+    const notTaken = new Set(
+      back.length && deps.queue
+        ? await deps.queue.enqueueMany(back).catch((error) => {
+            logger.error('could not put deferred emails back on the queue', { error });
+            return back.map((job) => job.id);
+          })
+        : back.map((job) => job.id),
+    );
+    const done = decisions.map((d) => (typeof d === 'boolean' ? d : !notTaken.has(d.id)));
     const kept = new Set([
       ...records.filter((r) => !r.job).map((r) => r.record.messageId),
       ...readable.filter((_, i) => !done[i]).map((r) => r.record.messageId),
@@ -60,13 +72,16 @@ export const makeHandler =
 
 const itemFailure = (record: SQSRecord) => ({ itemIdentifier: record.messageId });
 
-/** What becomes of one message: true, deleted (done with, or put back as a new one); false, kept to be retried. */
-async function settle(
+/**
+ * What becomes of one message: true, deleted (done with); false, kept to be retried; a job, put
+ * back on the queue as a new message (then deleted).
+ */
+function settle(
   deps: ConsumerDeps,
   job: QueuedJob,
   attempt: number,
   outcome: DeliverOutcome | Error,
-): Promise<boolean> {
+): boolean | DeferredJob | DueJob {
   // Every line about this message names its email (records of a batch run side by side).
   const log = logFor(job.id);
   if (outcome instanceof Error) {
@@ -80,33 +95,17 @@ async function settle(
     // Due within the queue's longest delay: back on the queue until then. Later than that, it
     // was moved, and the scheduler queues it when it falls due (see core/use-cases/schedule.ts).
     const delaySeconds = delaySecondsUntil(Date.parse(outcome.dueAt), deps.clock.now().getTime());
-    if (deps.queue && delaySeconds < MAX_QUEUE_DELAY_SECONDS)
-      await deps.queue.enqueue({
-        id: job.id,
-        content: null,
-        ...(job.key_id ? { key_id: job.key_id } : {}),
-        delaySeconds,
-      });
-    return true;
+    if (!deps.queue || delaySeconds >= MAX_QUEUE_DELAY_SECONDS) return true;
+    return { id: job.id, content: null, ...(job.key_id ? { key_id: job.key_id } : {}), delaySeconds };
   }
-  if (outcome.result === 'deferred') {
-    if (!deps.queue) return false;
-    const again: DeferredJob = {
+  if (outcome.result === 'deferred')
+    return {
       ...job,
       // This message's receives before this one were attempts; this one was not.
       attempts: attempt - 1,
-      deferrals: (job.deferrals ?? 0) + 1,
+      ...(outcome.why === 'rate' ? { throttles: (job.throttles ?? 0) + 1 } : {}),
       delaySeconds: Math.max(1, Math.ceil((outcome.retryAt - deps.clock.now().getTime()) / 1000)),
     };
-    try {
-      await deps.queue.enqueue(again);
-      return true;
-    } catch (error) {
-      // Not put back: keep this message; it comes back after its visibility timeout.
-      log.error('could not put a deferred email back on the queue', { error });
-      return false;
-    }
-  }
   // Kept only to be retried, or (given up on) to reach the dead-letter queue for inspection.
   // An unknown outcome is deleted: trying again could send it twice.
   return !(outcome.result === 'retry' || (outcome.result === 'failed' && outcome.gaveUp));

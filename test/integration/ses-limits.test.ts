@@ -125,6 +125,17 @@ function consumer(mailer: Mailer, client?: SESv2Client, options: { refreshMs?: n
   });
 }
 
+/** How many messages the send queue holds back for later (put back with a delay). */
+async function delayedMessages() {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: sendQueue.url,
+      AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
+    }),
+  );
+  return Number(Attributes?.ApproximateNumberOfMessagesDelayed);
+}
+
 /** The messages put back on the send queue (waiting out their delay first). */
 async function requeued(expected: number) {
   const found: ReturnType<typeof parseSendJob>[] = [];
@@ -273,7 +284,7 @@ describe('the send consumer at SES’s limits', () => {
       expect(state?.send_started_at).toBeUndefined();
     }
     const back = await requeued(3);
-    expect(back.map((j) => j?.deferrals)).toEqual([1, 1, 1]);
+    expect(back.map((j) => j?.throttles)).toEqual([1, 1, 1]);
     // The one on its 4th receive carries 3 attempts used; the others none.
     const carried = back.find((j) => j?.id === batch[3]?.id);
     const sentFirst = states.findIndex((s) => s?.sent_at);
@@ -339,7 +350,8 @@ describe('the send consumer at SES’s limits', () => {
     });
     expect(counted).toContain('SesSendingBlocked');
     const [back] = await requeued(1);
-    expect(back).toMatchObject({ id: waiting.id, deferrals: 1 });
+    expect(back).toMatchObject({ id: waiting.id });
+    expect(back?.throttles).toBeUndefined(); // a spent quota is no throttle: no longer backoff
   });
 
   it('when SES refuses for a spent quota it had not reported yet: deferred, and the instance stops calling SES until it rechecks', async () => {
@@ -365,8 +377,12 @@ describe('the send consumer at SES’s limits', () => {
     await handle(sqsEvent([{ body: paused.body }]));
     expect((await emails.getState(paused.id))?.status).toBe('queued');
     twin.account.setSendingPaused(false);
-    const [back] = await requeued(1);
-    await handle(sqsEvent([{ body: JSON.stringify({ ...back }) }]));
+    // It comes back, and back again while this instance has not yet read that SES resumed (it
+    // reads beside the sending); then it goes.
+    for (let round = 0; round < 3 && !(await emails.getState(paused.id))?.sent_at; round++) {
+      const [back] = await requeued(1);
+      await handle(sqsEvent([{ body: JSON.stringify({ ...back }) }]));
+    }
     expect((await emails.getState(paused.id))?.sent_at).toBeDefined();
   });
 
@@ -385,7 +401,7 @@ describe('the send consumer at SES’s limits', () => {
     const result = await handler(sqsEvent([{ body }]), { getRemainingTimeInMillis: () => 14_000 });
     expect(result.batchItemFailures).toEqual([]);
     expect((await emails.getState(id))?.send_started_at).toBeUndefined();
-    expect((await requeued(1))[0]).toMatchObject({ id, deferrals: 1 });
+    expect((await requeued(1))[0]).toMatchObject({ id });
     // With the time it needs, it goes.
     const enough = await handler(sqsEvent([{ body }]), { getRemainingTimeInMillis: () => 16_000 });
     expect(enough.batchItemFailures).toEqual([]);
@@ -450,8 +466,11 @@ describe('the send consumer at SES’s limits', () => {
           .map((e) => e.id)
           .sort(),
       );
-      const back = await requeued(5);
-      expect(back.map((j) => j?.deferrals)).toEqual([1, 1, 1, 1, 1]);
+      // Back on the queue, held until the schedule has room (seconds away), and recorded on each
+      // email so the sweeper leaves them however long the schedule is full.
+      expect(await delayedMessages()).toBe(5);
+      for (const e of batch.slice(5))
+        expect(await emails.getState(e.id)).toMatchObject({ refused_at: expect.any(Number) });
       for (const e of batch.slice(5)) expect((await emails.getState(e.id))?.send_started_at).toBeUndefined();
     });
 
@@ -468,13 +487,100 @@ describe('the send consumer at SES’s limits', () => {
       await consumer.invoke([next.body], 40_000);
       expect(consumer.sent).toHaveLength(1);
       expect((await emails.getState(next.id))?.send_started_at).toBeUndefined();
-      const { Attributes } = await sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: sendQueue.url,
-          AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
-        }),
-      );
-      expect(Attributes?.ApproximateNumberOfMessagesDelayed).toBe('1');
+      expect(await delayedMessages()).toBe(1);
     });
+
+    it('books an email whose file must be fetched only where the fetch fits too, else puts it back without booking', async () => {
+      const consumer = atOnePerSecond(6_000_000_000_000);
+      // Ten recipients booked first: the schedule is about 10.5 s ahead.
+      await consumer.invoke(
+        [(await queuedEmail(Array.from({ length: 10 }, (_, i) => `p${i}@acme.test`))).body],
+        40_000,
+      );
+      const id = newEmailId();
+      const content = emailContent({
+        from: 'Acme <hello@acme.test>',
+        attachments: [
+          {
+            id: 'att_1',
+            filename: 'report.pdf',
+            content_type: 'application/pdf',
+            content_disposition: 'attachment',
+            content_id: null,
+            size: null,
+            path: 'https://files.example.com/report.pdf',
+          },
+        ],
+      });
+      await emails.create({ id, created_at: new Date().toISOString(), content });
+      // 40 s left: a fetch (20 s), SES (12 s) and the writes (6 s) leave 1.5 s to wait: not 10 s.
+      const result = await consumer.invoke([JSON.stringify({ id, content })], 40_000);
+      expect(result.batchItemFailures).toEqual([]);
+      expect(consumer.sent).toHaveLength(1);
+      expect(await delayedMessages()).toBe(1);
+      expect((await emails.getState(id))?.send_started_at).toBeUndefined();
+      // Nothing booked for it: an email without a file waits exactly as long as before.
+      const next = await queuedEmail();
+      await consumer.invoke([next.body], 40_000);
+      expect(consumer.wakes.at(-1)).toBe(10_527);
+    });
+  });
+
+  it('a schedule that cannot be written puts the batch back, claiming nothing and counting no attempt', async () => {
+    const { id, body } = await queuedEmail();
+    const handler = makeConsumer({
+      emails,
+      mailer: new ScriptedMailer(),
+      clock: systemClock,
+      maxReceiveCount: 5,
+      queue: new SqsEmailQueue(sqs, sendQueue.url),
+      deferTimings: quick,
+      pace: {
+        pacer: { reserve: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')) },
+        limits: new SendingLimits(
+          {
+            read: async () => ({
+              maxSendRate: 14,
+              max24HourSend: 200,
+              sentLast24Hours: 0,
+              sendingEnabled: true,
+            }),
+          },
+          { refreshMs: 60_000, blockedRecheckMs: 60_000 },
+        ),
+      },
+    });
+    const result = await handler(sqsEvent([{ body, receiveCount: 5 }]));
+    expect(result.batchItemFailures).toEqual([]);
+    expect((await emails.getState(id))?.send_started_at).toBeUndefined();
+    // Carried over: the four receives before this one; this one was no attempt.
+    expect((await requeued(1))[0]).toMatchObject({ id, attempts: 4 });
+  });
+
+  it('a put-back the queue refuses keeps its own message (retried later) and nothing else of the batch', async () => {
+    const { mailer } = await ses({ maxSendRate: 1 });
+    const a = await queuedEmail();
+    const b = await queuedEmail();
+    const refusing = new SqsEmailQueue(sqs, `${sendQueue.url}-does-not-exist`);
+    const handler = makeConsumer({
+      emails,
+      mailer,
+      clock: systemClock,
+      maxReceiveCount: 5,
+      queue: refusing,
+      deferTimings: quick,
+    });
+    // At 1 per second unpaced, one is taken and one throttled: its put-back fails, so it is kept.
+    const result = await handler(
+      sqsEvent([
+        { body: a.body, messageId: 'a' },
+        { body: b.body, messageId: 'b' },
+      ]),
+    );
+    const sent = (await Promise.all([a, b].map((e) => emails.getState(e.id)))).map((st) =>
+      Boolean(st?.sent_at),
+    );
+    expect(sent.filter(Boolean)).toHaveLength(1);
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: sent[0] ? 'b' : 'a' }]);
   });
 });

@@ -36,8 +36,8 @@ describe('pacing arithmetic', () => {
   });
 
   it('backs a throttled email off exponentially, jittered between half and all of each step, up to its maximum', () => {
-    const delays = (deferrals: number) =>
-      [0, 0.25, 0.5, 0.75, 0.999].map((r) => deferDelayMs('rate', deferrals, timings, () => r));
+    const delays = (throttles: number) =>
+      [0, 0.25, 0.5, 0.75, 0.999].map((r) => deferDelayMs('rate', throttles, timings, () => r));
     expect(delays(0)).toEqual([500, 625, 750, 875, 1000]);
     expect(delays(1)).toEqual([1000, 1250, 1500, 1750, 1999]);
     expect(delays(3)).toEqual([4000, 5000, 6000, 7000, 7996]);
@@ -71,8 +71,12 @@ describe('pacing arithmetic', () => {
     }
   });
 
-  it('defers a busy batch until the schedule has room, plus the backoff’s spread', () => {
-    expect(deferDelayMs('busy', 0, timings, () => 0, 20_000)).toBe(20_500);
+  it('defers a busy batch until the schedule has room, spread over two first backoffs, never growing', () => {
+    expect(deferDelayMs('busy', 0, timings, () => 0, 20_000)).toBe(20_000);
+    expect(deferDelayMs('busy', 0, timings, () => 0.5, 20_000)).toBe(21_000);
+    // However often it was throttled before: waiting for room is not backing off.
+    expect(deferDelayMs('busy', 9, timings, () => 0.5, 20_000)).toBe(21_000);
+    expect(deferDelayMs('time', 9, timings, () => 0.999, 0)).toBeLessThan(2_000);
     expect(deferDelayMs('busy', 0, timings, () => 0, 10_000_000)).toBe(MAX_DEFER_MS);
   });
 
@@ -106,17 +110,58 @@ describe('SendingLimits (what one consumer instance knows of the account)', () =
     expect(await limits.current(0)).toEqual({ ratePerSecond: 14 });
     expect(await limits.current(299_999)).toEqual({ ratePerSecond: 14 });
     expect(r.reads).toHaveLength(1);
-    expect(await limits.current(300_000)).toEqual({ ratePerSecond: 50 });
+    // The next read goes on beside the sending; once it answered, its rate is used.
+    expect(await limits.current(300_000)).toEqual({ ratePerSecond: 14 });
+    await Promise.resolve();
     expect(r.reads).toHaveLength(2);
+    expect(await limits.current(300_001)).toEqual({ ratePerSecond: 50 });
   });
 
-  it('takes a rate set by the operator instead of SES’s', async () => {
-    const limits = new SendingLimits(reader([quota({ maxSendRate: 14 })]), {
+  it('takes a rate set by the operator where it is lower than SES’s, never higher', async () => {
+    const lower = new SendingLimits(reader([quota({ maxSendRate: 14 })]), {
       refreshMs: 1000,
       blockedRecheckMs: 1000,
       rateOverride: 5,
     });
-    expect(await limits.current(0)).toEqual({ ratePerSecond: 5 });
+    expect(await lower.current(0)).toEqual({ ratePerSecond: 5 });
+    const higher = new SendingLimits(reader([quota({ maxSendRate: 14 })]), {
+      refreshMs: 1000,
+      blockedRecheckMs: 1000,
+      rateOverride: 50,
+    });
+    expect(await higher.current(0)).toEqual({ ratePerSecond: 14 });
+    // SES cannot be read: the operator's rate stands.
+    const unread = new SendingLimits(reader([new Error('AccessDenied')]), {
+      refreshMs: 1000,
+      blockedRecheckMs: 1000,
+      rateOverride: 5,
+    });
+    expect(await unread.current(0)).toEqual({ ratePerSecond: 5 });
+  });
+
+  it('waits for the first read only: later ones go on beside the sending, the last known limits used meanwhile', async () => {
+    let release: (q: SendQuota) => void = () => undefined;
+    let reads = 0;
+    const limits = new SendingLimits(
+      {
+        read: () => {
+          reads++;
+          return reads === 1
+            ? Promise.resolve(quota({ maxSendRate: 14 }))
+            : new Promise<SendQuota>((resolve) => {
+                release = resolve;
+              });
+        },
+      },
+      { refreshMs: 1000, blockedRecheckMs: 1000 },
+    );
+    expect(await limits.current(0)).toEqual({ ratePerSecond: 14 });
+    // A read that hangs does not hold the batch.
+    expect(await limits.current(2000)).toEqual({ ratePerSecond: 14 });
+    release(quota({ maxSendRate: 20 }));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(await limits.current(2001)).toEqual({ ratePerSecond: 20 });
   });
 
   it('keeps the last known limits when a read fails, and starts at the sandbox’s 1 per second', async () => {
@@ -128,8 +173,11 @@ describe('SendingLimits (what one consumer instance knows of the account)', () =
       onReadError: (e) => errors.push(e),
     });
     expect(await limits.current(0)).toEqual({ ratePerSecond: 1 });
+    // Nothing known yet: the next read is waited for too.
     expect(await limits.current(1000)).toEqual({ ratePerSecond: 14 });
     expect(await limits.current(2000)).toEqual({ ratePerSecond: 14 });
+    await Promise.resolve();
+    expect(await limits.current(2001)).toEqual({ ratePerSecond: 14 });
     expect(errors).toHaveLength(2);
   });
 
@@ -150,9 +198,15 @@ describe('SendingLimits (what one consumer instance knows of the account)', () =
     limits.refused('paused', 10);
     expect(await limits.current(4_000)).toEqual({ ratePerSecond: 14, blocked: 'paused' });
     expect(r.reads).toHaveLength(1);
-    // At the recheck SES still says paused: blocked by what it read.
-    expect(await limits.current(5_010)).toEqual({ ratePerSecond: 14, blocked: 'paused' });
+    // At the recheck the limits are read again, beside the sending (this batch is a probe): SES
+    // still says paused, so what follows is blocked by what it read.
+    await limits.current(5_010);
+    await Promise.resolve();
+    expect(r.reads).toHaveLength(2);
+    expect(await limits.current(5_020)).toEqual({ ratePerSecond: 14, blocked: 'paused' });
     // Resumed: the next read says so, and sending goes on by itself.
-    expect(await limits.current(305_010)).toEqual({ ratePerSecond: 14 });
+    await limits.current(305_010);
+    await Promise.resolve();
+    expect(await limits.current(305_020)).toEqual({ ratePerSecond: 14 });
   });
 });

@@ -14,11 +14,14 @@ import type { ContentStore } from '../../core/ports.js';
 
 /**
  * How S3 answers a read of a key that holds nothing: 404 (NoSuchKey, or NotFound for a HEAD) when
- * the caller may list the bucket, 403 (AccessDenied, or Forbidden for a HEAD) when it may not.
+ * the caller may list the bucket, 403 AccessDenied when it may not (a HEAD's answer has no body,
+ * so no code). Other 403s (an expired token, a bad signature, a skewed clock) are errors to retry.
  */
-const missing = (error: unknown): boolean => {
+const missing = (error: unknown, head = false): boolean => {
+  const { name } = error as Error;
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  return status === 403 || (status === 404 && (error as Error).name !== 'NoSuchBucket');
+  if (status === 404) return name !== 'NoSuchBucket';
+  return status === 403 && (head || name === 'AccessDenied');
 };
 
 /** Objects above this go up in parts (S3 takes 5 GB in one PUT; the local emulator 11 MiB). */
@@ -92,7 +95,7 @@ export class S3ContentStore implements ContentStore {
       const { ContentLength } = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return ContentLength ?? null;
     } catch (error) {
-      if (missing(error)) return null;
+      if (missing(error, true)) return null;
       throw error;
     }
   }

@@ -219,15 +219,17 @@ async function prepare(
  * spent quota, sending paused) or the schedule is booked further ahead than the invocation can
  * wait for it. Without `pace`, at once.
  *
- * An email needs its slot to begin while enough of the invocation is left to hand it to SES; its
- * recipients after the first are booked after it (they are SES's debt, repaid at the rate), but it
- * need not wait for them. When the whole batch does not fit, the first emails that do are booked
- * (a second write) and the others put back for later.
+ * An email needs its slot to begin while enough of the invocation is left for what follows it
+ * (SES's longest answer, and the longest fetch when a file comes from its `path`); its recipients
+ * after the first are booked after it (they are SES's debt, repaid at the rate), but it need not
+ * wait for them. When the whole batch does not fit, the first emails that do are booked (a second
+ * write) and the others put back for later.
  */
 async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(number | DeliverOutcome)[]> {
+  if (!deps.pace || !ready.length) return ready.map(() => deps.clock.now().getTime());
+  const { ratePerSecond: sesRate, blocked } = await deps.pace.limits.current(deps.clock.now().getTime());
+  // Read after the limits (which may have waited for SES): the schedule is booked from now.
   const now = deps.clock.now().getTime();
-  if (!deps.pace || !ready.length) return ready.map(() => now);
-  const { ratePerSecond: sesRate, blocked } = await deps.pace.limits.current(now);
   const ratePerSecond = pacedRate(sesRate);
   if (blocked)
     return Promise.all(
@@ -243,29 +245,51 @@ async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(number | D
       ),
     );
   const slots = ready.map((email) => slotsFor(email.recipients));
-  // The latest an email may be handed to SES (without a time limit, within SQS's longest delay).
-  const lastStart = deps.time
-    ? now + deps.time.left() - deps.time.sendMs - deps.time.marginMs
-    : now + MAX_DEFER_MS;
-  /** Books the first `count` emails: the last of them must start by `lastStart`. */
-  const book = (count: number) => {
-    const before = slots.slice(0, count - 1).reduce((sum, n) => sum + n, 0);
-    const all = before + (slots[count - 1] ?? 0);
-    return deps.pace?.pacer.reserve(
-      durationMs(all, ratePerSecond),
-      now,
-      lastStart - durationMs(before, ratePerSecond),
-    ) as Promise<{ startAt: number } | { busyUntil: number }>;
+  /** The latest each email may start (without a time limit, within SQS's longest delay). */
+  const latestOf = ready.map((email) =>
+    deps.time
+      ? now + deps.time.left() - needMs(deps.time, fetches(email)) - WAKE_TOLERANCE_MS
+      : now + MAX_DEFER_MS,
+  );
+  /** When the schedule starting at `from` books the first `count` emails: each starts by its latest. */
+  const fits = (from: number, count: number) => {
+    let before = 0;
+    for (let i = 0; i < count; i++) {
+      if (from + durationMs(before, ratePerSecond) > (latestOf[i] as number)) return false;
+      before += slots[i] ?? 0;
+    }
+    return true;
   };
-  let booked = await book(ready.length);
+  /** Books the first `count` emails: the schedule's start must leave each its own latest start. */
+  const book = (count: number) => {
+    let latest = Number.POSITIVE_INFINITY;
+    let before = 0;
+    for (let i = 0; i < count; i++) {
+      latest = Math.min(latest, (latestOf[i] as number) - durationMs(before, ratePerSecond));
+      before += slots[i] ?? 0;
+    }
+    return (deps.pace as NonNullable<DeliverDeps['pace']>).pacer.reserve(
+      durationMs(before, ratePerSecond),
+      now,
+      latest,
+    );
+  };
+  let booked: { startAt: number } | { busyUntil: number };
   let count = ready.length;
-  if ('busyUntil' in booked) {
-    // The first emails that would still fit after what is booked, if any.
-    const from = booked.busyUntil;
+  try {
+    booked = await book(count);
+    if ('busyUntil' in booked) {
+      // The first emails that would still fit after what is booked, if any.
+      const from = Math.max(now, booked.busyUntil);
+      for (count = 0; count < ready.length && fits(from, count + 1); ) count++;
+      if (count > 0) booked = await book(count);
+    }
+  } catch (error) {
+    // The schedule could not be read or written (the table): nothing was claimed, so the batch is
+    // simply put back for a moment, as for a full schedule, rather than counted as an attempt.
+    deps.log?.warn('could not book the send schedule; the batch is put back', { error });
+    booked = { busyUntil: now };
     count = 0;
-    for (let sum = 0; count < ready.length && from + durationMs(sum, ratePerSecond) <= lastStart; count++)
-      sum += slots[count] ?? 0;
-    if (count > 0) booked = await book(count);
   }
   const startTimes: (number | DeliverOutcome)[] =
     'startAt' in booked ? slotTimes(booked.startAt, slots.slice(0, count), ratePerSecond) : [];
@@ -294,9 +318,28 @@ async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(number | D
   return [...startTimes, ...rest];
 }
 
+/** What may still follow an email's claim: SES's longest answer, and a fetch of its files first. */
+const needMs = (time: NonNullable<DeliverDeps['time']>, fetching: boolean) =>
+  (fetching ? time.fetchMs + time.marginMs : 0) + time.sendMs + time.marginMs;
+
+/** Whether a file of the email may still have to be fetched from its `path` (unless an earlier attempt kept it). */
+const fetches = (email: Ready) => (email.job.content.attachments ?? []).some((a) => a.path);
+
+/** How late a timer may wake for a slot (a busy event loop) without the email missing it. */
+const WAKE_TOLERANCE_MS = 500;
+
 /**
- * An email put back for later: not claimed (or its claim released), not an attempt. A spent quota
- * or paused sending is recorded on the email, so the sweeper does not take it for stranded.
+ * SES's allowance for short bursts, about a second of sending: an email that comes to its claim
+ * more than this after its slot (held by the file gate, a slow fetch) would crowd the sends booked
+ * after it, so it goes back for a new slot instead.
+ */
+const LATE_MS = 1_000;
+
+/**
+ * An email put back for later: not claimed (or its claim released), not an attempt. Recorded on
+ * the email (best effort), so the sweeper does not take it for stranded however long it waits. A
+ * throttle backs off further each time SES throttles the same email; the other reasons wait for
+ * what they wait for (the schedule's room, the quota), jittered.
  */
 async function defer(
   deps: DeliverDeps,
@@ -307,13 +350,15 @@ async function defer(
 ): Promise<DeliverOutcome> {
   const now = deps.clock.now().getTime();
   deps.counters?.count('SendDeferred');
-  if (why === 'quota' || why === 'paused') {
-    deps.counters?.count('SesSendingBlocked');
-    await deps.emails.markDeferred(queued.id, now);
-  }
+  if (why === 'quota' || why === 'paused') deps.counters?.count('SesSendingBlocked');
+  // A throttle released its claim, which records the refusal already.
+  if (why !== 'rate')
+    await deps.emails
+      .markDeferred(queued.id, now)
+      .catch((error) => deps.log?.warn('could not record a deferral', { email_id: queued.id, error }));
   const delayMs = deferDelayMs(
     why,
-    queued.deferrals ?? 0,
+    queued.throttles ?? 0,
     deps.deferTimings ?? DEFAULT_DEFER_TIMINGS,
     deps.random,
     busyForMs,
@@ -323,32 +368,31 @@ async function defer(
 }
 
 /** Why not to start an email's claim now: too little of the invocation is left for what follows it. */
-function tooLate(deps: DeliverDeps, fetching: boolean): boolean {
-  if (!deps.time) return false;
-  const { left, sendMs, fetchMs, marginMs } = deps.time;
-  return left() < (fetching ? fetchMs + marginMs : 0) + sendMs + marginMs;
-}
+const tooLate = (deps: DeliverDeps, fetching: boolean): boolean =>
+  deps.time !== undefined && deps.time.left() < needMs(deps.time, fetching);
 
 const TOO_LATE =
   "too little of the consumer's time was left to hand it to SES before its timeout; it goes in the next";
+const MISSED_SLOT = 'it came to its claim too long after its slot at SES’s rate; it takes a new one';
 
 /** Waits for the email's slot, then claims and sends it (with its files, one such email at a time). */
 async function sendAt(deps: DeliverDeps, email: Ready, startAt: number): Promise<DeliverOutcome> {
   const wait = startAt - deps.clock.now().getTime();
   if (wait > 0) await (deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))))(wait);
   const { job, queued, finalAttempt } = email;
+  const late = () => deps.pace !== undefined && deps.clock.now().getTime() - startAt > LATE_MS;
   if (!job.content.attachments?.length) {
     if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
+    if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
     return send(deps, email, []);
   }
   // Files loaded, then sent, inside the gate: one such email's bytes in memory at a time.
   return heavy(async () => {
-    // A file given by `path` may still have to be fetched (unless an earlier attempt kept it).
-    const fetching = (job.content.attachments ?? []).some((a) => a.path);
-    if (tooLate(deps, fetching)) return defer(deps, queued, 'time', TOO_LATE);
+    if (tooLate(deps, fetches(email))) return defer(deps, queued, 'time', TOO_LATE);
     const files = await loadFiles(deps, job);
     if (!Array.isArray(files)) return failUnsent(deps, job, files, finalAttempt);
     if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
+    if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
     return send(deps, email, files);
   });
 }
