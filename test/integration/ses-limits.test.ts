@@ -413,7 +413,7 @@ describe('the send consumer at SES’s limits', () => {
      * A consumer at 1 per second on a clock that stands still: it records when each email would
      * wake for its slot instead of waiting (and then sends it).
      */
-    function atOnePerSecond(now: number) {
+    function atOnePerSecond(now: number, options: { wakesLateBy?: number; rate?: number } = {}) {
       const mailer = new ScriptedMailer();
       const wakes: number[] = [];
       const handler = makeConsumer({
@@ -422,6 +422,8 @@ describe('the send consumer at SES’s limits', () => {
         clock: { now: () => new Date(now) },
         sleep: async (ms) => {
           wakes.push(ms);
+          // A timer that wakes late (a busy event loop, say) moves the clock past the slot.
+          if (options.wakesLateBy) now += ms + options.wakesLateBy;
         },
         maxReceiveCount: 5,
         queue: new SqsEmailQueue(sqs, sendQueue.url),
@@ -432,7 +434,7 @@ describe('the send consumer at SES’s limits', () => {
           limits: new SendingLimits(
             {
               read: async () => ({
-                maxSendRate: 1,
+                maxSendRate: options.rate ?? 1,
                 max24HourSend: 200,
                 sentLast24Hours: 0,
                 sendingEnabled: true,
@@ -523,6 +525,25 @@ describe('the send consumer at SES’s limits', () => {
       const next = await queuedEmail();
       await consumer.invoke([next.body], 40_000);
       expect(consumer.wakes.at(-1)).toBe(10_527);
+    });
+    it('at 1 a second, an email more than a second late for its slot takes a new one; at 14 a second it goes', async () => {
+      const strict = atOnePerSecond(7_000_000_000_000, { wakesLateBy: 1_500 });
+      const pair = await Promise.all([queuedEmail(), queuedEmail()]);
+      await strict.invoke(
+        pair.map((e) => e.body),
+        40_000,
+      );
+      // The first goes at once; the second woke 1.5 s after its slot: back for a new one.
+      expect(strict.sent).toHaveLength(1);
+      expect(await delayedMessages()).toBe(1);
+      await sqs.send(new PurgeQueueCommand({ QueueUrl: sendQueue.url }));
+      const loose = atOnePerSecond(8_000_000_000_000, { wakesLateBy: 1_500, rate: 14 });
+      const more = await Promise.all(Array.from({ length: 3 }, () => queuedEmail()));
+      await loose.invoke(
+        more.map((e) => e.body),
+        40_000,
+      );
+      expect(loose.sent).toHaveLength(3);
     });
   });
 

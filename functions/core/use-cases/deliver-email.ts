@@ -153,11 +153,8 @@ export async function deliverBatch(
   const outcomes = new Map<Ready, DeliverOutcome | Error>();
   await Promise.all(
     ready.map(async (email, i) => {
-      const start = startTimes[i] as number | DeliverOutcome | Error;
-      outcomes.set(
-        email,
-        typeof start === 'number' ? await sendAt(deps, email, start).catch(failure) : start,
-      );
+      const start = startTimes[i] as Slot | DeliverOutcome | Error;
+      outcomes.set(email, 'at' in start ? await sendAt(deps, email, start).catch(failure) : start);
     }),
   );
   return prepared.map((p) =>
@@ -225,8 +222,9 @@ async function prepare(
  * wait for them. When the whole batch does not fit, the first emails that do are booked (a second
  * write) and the others put back for later.
  */
-async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(number | DeliverOutcome)[]> {
-  if (!deps.pace || !ready.length) return ready.map(() => deps.clock.now().getTime());
+async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(Slot | DeliverOutcome)[]> {
+  if (!deps.pace || !ready.length)
+    return ready.map(() => ({ at: deps.clock.now().getTime(), strict: false }));
   const { ratePerSecond: sesRate, blocked } = await deps.pace.limits.current(deps.clock.now().getTime());
   // Read after the limits (which may have waited for SES): the schedule is booked from now.
   const now = deps.clock.now().getTime();
@@ -291,8 +289,12 @@ async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(number | D
     booked = { busyUntil: now };
     count = 0;
   }
-  const startTimes: (number | DeliverOutcome)[] =
-    'startAt' in booked ? slotTimes(booked.startAt, slots.slice(0, count), ratePerSecond) : [];
+  // Below 2 a second SES's allowance for bursts holds a single send: a late one would crowd the next.
+  const strict = sesRate < 2;
+  const startTimes: (Slot | DeliverOutcome)[] =
+    'startAt' in booked
+      ? slotTimes(booked.startAt, slots.slice(0, count), ratePerSecond).map((at) => ({ at, strict }))
+      : [];
   // The rest come back once the schedule is free again: after what is booked (this batch's too).
   const busyUntil =
     'busyUntil' in booked
@@ -329,10 +331,15 @@ const fetches = (email: Ready) => (email.job.content.attachments ?? []).some((a)
 const WAKE_TOLERANCE_MS = 500;
 
 /**
- * SES's allowance for short bursts, about a second of sending: an email that comes to its claim
- * more than this after its slot (held by the file gate, a slow fetch) would crowd the sends booked
- * after it, so it goes back for a new slot instead.
+ * An email's moment on the schedule. `strict`: SES's allowance for bursts (about a second of
+ * sending) holds a single send at this rate, so an email that comes to its claim more than LATE_MS
+ * after its slot (held by the file gate, a slow fetch) would crowd the sends booked after it: it goes
+ * back for a new slot instead. At higher rates the allowance absorbs a late send.
  */
+interface Slot {
+  at: number;
+  strict: boolean;
+}
 const LATE_MS = 1_000;
 
 /**
@@ -376,11 +383,12 @@ const TOO_LATE =
 const MISSED_SLOT = 'it came to its claim too long after its slot at SES’s rate; it takes a new one';
 
 /** Waits for the email's slot, then claims and sends it (with its files, one such email at a time). */
-async function sendAt(deps: DeliverDeps, email: Ready, startAt: number): Promise<DeliverOutcome> {
+async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<DeliverOutcome> {
+  const startAt = slot.at;
   const wait = startAt - deps.clock.now().getTime();
   if (wait > 0) await (deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))))(wait);
   const { job, queued, finalAttempt } = email;
-  const late = () => deps.pace !== undefined && deps.clock.now().getTime() - startAt > LATE_MS;
+  const late = () => slot.strict && deps.clock.now().getTime() - startAt > LATE_MS;
   if (!job.content.attachments?.length) {
     if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
     if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
