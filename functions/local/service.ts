@@ -107,8 +107,6 @@ export interface LocalService {
   viewerPortTaken?: number;
   /** The send pipeline's local timings (the sweeper's bounds among them). */
   timings: SendTimings;
-  /** The local SES account's limits as set (its rate, 24-hour quota, sandbox, paused). */
-  sesAccount: SesAccountSettings;
   /** Pauses or resumes sending for the account, as SES does for an account under review. */
   setSesSendingPaused(paused: boolean): Promise<void>;
   /** Runs a scheduled function now (`check-domains`, `sweep-emails`), as its timer would. */
@@ -387,7 +385,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       contentBucket: CONTENT_BUCKET,
       awsCalls: () => emulators.calls(),
       timings,
-      sesAccount: { ...options.sesAccount },
       setSesSendingPaused: (paused) => ses.setSendingPaused(paused),
       runScheduled(functionName) {
         const schedule = schedules.get(functionName);

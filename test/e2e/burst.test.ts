@@ -68,4 +68,29 @@ describe('a burst past SES’s rate', () => {
     expect(report.longestAboveRateMs).toBeLessThanOrEqual(1000);
     expect(report.throttled / report.calls).toBeLessThanOrEqual(0.02);
   }, 90_000);
+
+  it('while SES has sending paused, emails wait queued, none failed; once it resumes they go by themselves', async () => {
+    await service.setSesSendingPaused(true);
+    const sent = await api.call('POST', '/emails/batch', {
+      body: Array.from({ length: 3 }, (_, i) => ({
+        from: 'Acme <hello@acme.test>',
+        to: 'success@simulator.amazonses.com',
+        subject: `Paused ${i}`,
+        text: 'x',
+      })),
+    });
+    const ids = (sent.json.data as { id: string }[]).map((d) => d.id);
+    const read = () => Promise.all(ids.map(async (id) => (await api.call('GET', `/emails/${id}`)).json));
+    // Several returns of each (every 2.5 to 5 s locally), SES read again each 2 s: still waiting.
+    const waited = Date.now() + 8_000;
+    await waitFor(
+      async () => Date.now(),
+      (now) => now > waited,
+      10_000,
+    );
+    for (const email of await read()) expect(email).toMatchObject({ status: 'queued', last_event: 'queued' });
+    await service.setSesSendingPaused(false);
+    const done = await waitFor(read, (emails) => emails.every((e) => e.status !== 'queued'), 30_000);
+    expect(done.map((e) => e.status)).toEqual(['delivered', 'delivered', 'delivered']);
+  }, 60_000);
 });
