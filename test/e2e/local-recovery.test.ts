@@ -254,6 +254,15 @@ describe('npm start after a run that ended badly', () => {
     const table = await openTable(dataDir);
     const items = await table.scanAll();
     await table.client.send(new DeleteTableCommand({ TableName: 'email-service' }));
+    // Deleting takes a moment (dynalite deletes the items on disk after answering, as DynamoDB does).
+    await waitFor(
+      () =>
+        table.client.send(new DescribeTableCommand({ TableName: 'email-service' })).then(
+          () => 'still there',
+          (error: Error) => error.name,
+        ),
+      (state) => state === 'ResourceNotFoundException',
+    );
     await table.client.send(
       new CreateTableCommand({
         TableName: 'email-service',
@@ -275,6 +284,10 @@ describe('npm start after a run that ended badly', () => {
           Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'created_at'] },
         })),
       }),
+    );
+    await waitFor(
+      () => table.client.send(new DescribeTableCommand({ TableName: 'email-service' })),
+      (described) => described.Table?.TableStatus === 'ACTIVE',
     );
     await table.putAll(items);
     await table.close();
