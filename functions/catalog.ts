@@ -54,14 +54,13 @@ export interface FunctionSpec {
   readonly sesAccount?: true;
   /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
   readonly webhookQueue?: readonly SqsAction[];
-  /** S3 actions on the content bucket, per key prefix (granted on `<prefix>*` only). */
-  readonly content?: { readonly [P in ContentPrefix]?: readonly ContentAction[] };
   /**
-   * s3:ListBucket on the content bucket. No function has it (none lists), so on AWS a read of a
-   * missing object answers 403 AccessDenied rather than 404 NoSuchKey; the local S3 answers the
-   * same from this (local/emulators.ts), and the content store takes either as "missing".
+   * S3 actions on the content bucket, per key prefix (granted on `<prefix>*` only). There is no
+   * s3:ListBucket among them (no function lists the bucket), so on AWS a read of a missing object
+   * answers 403 AccessDenied rather than 404 NoSuchKey; the local S3 answers the same
+   * (missingObjectStatus below), and the content store takes either as "missing".
    */
-  readonly listsContent?: true;
+  readonly content?: { readonly [P in ContentPrefix]?: readonly ContentAction[] };
 }
 
 /**
@@ -353,13 +352,12 @@ export const FUNCTIONS = {
 export type FunctionName = keyof typeof FUNCTIONS;
 
 /**
- * Whether S3 answers this caller's read of a missing object with 404 (it may list the bucket) or,
- * as for every function without s3:ListBucket, 403 AccessDenied. Undefined: not one of the
- * service's functions (an administrator's own credentials, which may list).
+ * How S3 answers this caller's read of a missing object: 403 AccessDenied to one of the service's
+ * functions (no role here has s3:ListBucket: see FunctionSpec.content; the grants test holds the
+ * template to it), 404 to anyone else (an administrator's own credentials, which may list).
  */
 export function missingObjectStatus(caller: string | undefined): 403 | 404 {
-  const spec = caller === undefined ? undefined : (FUNCTIONS as Record<string, FunctionSpec>)[caller];
-  return spec && !spec.listsContent ? 403 : 404;
+  return caller !== undefined && caller in FUNCTIONS ? 403 : 404;
 }
 
 /**

@@ -195,10 +195,6 @@ export class ServiceFunction extends Construct {
         reason: `Objects are named by email at run time: limited to the ${prefix} prefix of the content bucket.`,
       });
     }
-    if (this.spec.listsContent)
-      this.role.addToPolicy(
-        new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
-      );
     return this.setEnvironment('CONTENT_BUCKET', bucket.bucketName);
   }
 
@@ -285,8 +281,7 @@ export class ServiceFunction extends Construct {
     if (this.spec.sesAccount) this.grantSesAccount();
     if (this.spec.webhookQueue)
       this.grantWebhookQueue(need(resources.webhookQueue, 'the webhook delivery queue'));
-    if (this.spec.content || this.spec.listsContent)
-      this.grantContent(need(resources.contentBucket, 'the content bucket'));
+    if (this.spec.content) this.grantContent(need(resources.contentBucket, 'the content bucket'));
     // Optional ones only where a setting turns them on (absent: off).
     for (const key of [...this.spec.env, ...(this.spec.optionalEnv ?? [])])
       if (!this.set.has(key) && resources.settings[key] !== undefined)

@@ -158,7 +158,7 @@ export async function deliverBatch(
     }),
   );
   return prepared.map((p) =>
-    !(p instanceof Error) && 'ready' in p ? (outcomes.get(p) as DeliverOutcome) : p,
+    !(p instanceof Error) && 'ready' in p ? (outcomes.get(p) as DeliverOutcome | Error) : p,
   );
 }
 
