@@ -6,6 +6,11 @@ import * as z from 'zod/mini';
  */
 const schema = z.object({
   TABLE_NAME: z.string().check(z.minLength(1)),
+  /**
+   * How the table spreads and keeps emails (adapters/dynamodb/email-keys.ts: shards, the time
+   * index, retention), as JSON; set with TABLE_NAME wherever the table is granted. Absent: defaults.
+   */
+  TABLE_LAYOUT: z.optional(z.string()),
   SEND_QUEUE_URL: z.string().check(z.minLength(1)),
   CONFIGURATION_SET_NAME: z.string().check(z.minLength(1)),
   /** The send queue's maxReceiveCount: the attempt after which a message goes to the dead-letter queue. */

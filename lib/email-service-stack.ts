@@ -2,12 +2,18 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import {
+  DEFAULT_RETENTION_DAYS,
+  DEFAULT_SHARDS,
+  layoutProblem,
+  type TableLayout,
+} from '../functions/adapters/dynamodb/email-keys.js';
 import type { EnvKey } from '../functions/catalog.js';
 import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../functions/send-timings.js';
 import { ContentBucket } from './constructs/content-bucket.js';
 import { DomainCheck } from './constructs/domain-check.js';
 import { EmailApi } from './constructs/email-api.js';
-import { EmailTable } from './constructs/email-table.js';
+import { EmailTable, type UpgradeStep } from './constructs/email-table.js';
 import { FrontDoor, FrontDoorFirewall, type FrontDoorFirewallProps } from './constructs/front-door.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { SendPipeline } from './constructs/send-pipeline.js';
@@ -68,6 +74,22 @@ export interface EmailServiceStackProps extends StackProps {
    * @default 5
    */
   readonly webhookConcurrency?: number;
+  /**
+   * Partitions each listing index and the due index spread emails over (1 to 256): 32 carry 16,000
+   * emails/s (docs/scale.md). Raise it, never lower it: emails in the shards above a lowered count
+   * would drop out of lists. @default 32
+   */
+  readonly listingShards?: number;
+  /**
+   * Days an email (its status, content and events) is kept after it was created, or after its time
+   * when scheduled; DynamoDB's TTL then deletes it. 0 keeps emails until deleted. @default 30
+   */
+  readonly emailRetentionDays?: number;
+  /**
+   * A step of the upgrade from a table made by a version before the keys-only time index (README,
+   * "Upgrading"): 1, then 2, then none. @default none
+   */
+  readonly upgradeStep?: UpgradeStep;
   /** Days attachments and large bodies are kept in the content bucket (at least 31). @default 31 */
   readonly contentRetentionDays?: number;
   /**
@@ -158,8 +180,19 @@ export class EmailServiceStack extends Stack {
       throw new Error(
         `sesMaxSendRate must be a number of recipients per second above 0, not ${props.sesMaxSendRate}`,
       );
+    if (props.upgradeStep !== undefined && props.upgradeStep !== 1 && props.upgradeStep !== 2)
+      throw new Error(`upgradeStep must be 1 or 2 (README, "Upgrading"), not ${props.upgradeStep}`);
+    this.table = new EmailTable(this, 'Data', { upgradeStep: props.upgradeStep });
+    const layout: TableLayout = {
+      shards: props.listingShards ?? DEFAULT_SHARDS,
+      timeIndex: this.table.timeIndex,
+      retentionDays: props.emailRetentionDays ?? DEFAULT_RETENTION_DAYS,
+    };
+    const layoutError = layoutProblem(layout);
+    if (layoutError) throw new Error(layoutError);
     // The settings functions read, as environment variables (each function gets those it reads).
     const settings: Partial<Record<EnvKey, string>> = {
+      TABLE_LAYOUT: JSON.stringify(layout),
       ...(props.sesMaxSendRate === undefined ? {} : { SES_MAX_SEND_RATE: String(props.sesMaxSendRate) }),
       RATE_LIMIT_PER_SECOND: String(props.keyRateLimit ?? 10),
       DEFLATE_BODIES: String(props.deflateBodies ?? true),
@@ -168,7 +201,6 @@ export class EmailServiceStack extends Stack {
     };
 
     this.monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: props.alarmEmail });
-    this.table = new EmailTable(this, 'Data');
     const table = this.table.table;
     this.content = new ContentBucket(this, 'Content', { retentionDays: props.contentRetentionDays });
     const contentBucket = this.content.bucket;

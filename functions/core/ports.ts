@@ -254,8 +254,16 @@ export interface SweepStore {
    * an id older than the sweeper's progress (a resumed request) would otherwise never be looked at.
    */
   rewind(emailId: string): Promise<void>;
-  /** Ids of scheduled emails due at or before `until` (ISO), earliest first, from the due index; at most `limit`. */
-  dueIds(until: string, limit: number): Promise<string[]>;
+  /** The due index's partitions (its shards, and the unsharded one of earlier versions). */
+  duePartitions(): string[];
+  /**
+   * Scheduled emails in one partition of the due index with sort keys (`<scheduled_at>#<id>`) from
+   * `fromSk` to `toSk` (both inclusive), earliest first; at most `limit`.
+   */
+  dueIn(partition: string, fromSk: string, toSk: string, limit: number): Promise<DueEntry[]>;
+  /** The scheduler's cursors, by due index partition (absent: not read yet). */
+  scheduleProgress(): Promise<Map<string, ScheduleCursor>>;
+  saveScheduleProgress(partition: string, cursor: ScheduleCursor): Promise<void>;
   /**
    * Records that a scheduled email was put on the queue for its time `scheduledAt` (and when, as a
    * re-queue), if it is still waiting for that time; false when it moved or was claimed, sent or ended.
@@ -265,9 +273,31 @@ export interface SweepStore {
   unindexDue(id: string): Promise<void>;
 }
 
+/** An entry of the due index: the email, and its sort key (its time, then its id). */
+export interface DueEntry {
+  id: string;
+  sk: string;
+}
+
+/** Where the scheduler is in one partition of the due index (sort keys; '' is the start). */
+export interface ScheduleCursor {
+  /** Every entry before it was queued at least once: dispatching reads from here. */
+  frontier: string;
+  /** Where the watch of those entries (lost messages, unknown outcomes) goes on. */
+  watchFrom: string;
+}
+
 export interface SweepProgress {
-  /** Every queued email before this id is known to be sent or final. */
+  /**
+   * Where the scan of queued emails goes on. Every queued email before it, and before
+   * `unresolvedFromId`, is known to be sent or final.
+   */
   fromId: string;
+  /**
+   * The oldest email the pass under way found still open (absent: none): the pass starts again
+   * from it once it reaches the newest, so one open email never holds up the scan of the others.
+   */
+  unresolvedFromId?: string;
   /** When a pass through the emails waiting longest for their final events last ended (epoch ms). */
   oldCheckedAtMs: number;
   /** Where the pass under way goes on (FIRST_EMAIL_ID: none is under way). */

@@ -8,8 +8,9 @@ import type { Context, ScheduledEvent } from 'aws-lambda';
 import { newSqsClient } from '../adapters/aws-clients.js';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
 import { createDocumentClient, isConditionFailure } from '../adapters/dynamodb/client.js';
+import { EmailKeys, parseLayout } from '../adapters/dynamodb/email-keys.js';
 import { DynamoSweepStore } from '../adapters/dynamodb/sweep-store.js';
-import { DUE_INDEX, keys } from '../adapters/dynamodb/table.js';
+import { INDEXES, keys } from '../adapters/dynamodb/table.js';
 import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../core/api-keys.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../core/ids.js';
 import { dispatchScheduled } from '../core/use-cases/schedule.js';
@@ -555,6 +556,7 @@ async function recoverFromLastRun(
  * index lost get their index key written again, which puts them back in it.
  */
 async function reindexQueuedEmails(db: ReturnType<typeof createDocumentClient>, store: DynamoSweepStore) {
+  const emailKeys = new EmailKeys(parseLayout(process.env.TABLE_LAYOUT));
   const indexed = new Set(
     await store.queuedIds(FIRST_EMAIL_ID, emailIdAt(Date.now() + 1000), Number.MAX_SAFE_INTEGER),
   );
@@ -575,18 +577,18 @@ async function reindexQueuedEmails(db: ReturnType<typeof createDocumentClient>, 
       const id = keys.idOf(String(item.pk));
       if (item.scheduled_at && !item.sent_at) {
         // A scheduled one's due-index keys too, written again (whether or not the kill lost them).
+        const due = Object.entries(emailKeys.due(id, String(item.scheduled_at)));
         await db
           .send(
             new UpdateCommand({
               TableName: TABLE_NAME,
               Key: { pk: item.pk, sk: keys.status },
-              UpdateExpression: `SET ${DUE_INDEX.partitionKey} = :due, ${DUE_INDEX.sortKey} = :dueSk`,
+              UpdateExpression: `SET ${due.map(([name]) => `${name} = :${name}`).join(', ')}`,
               ConditionExpression: '#status = :queued AND attribute_not_exists(sent_at)',
               ExpressionAttributeNames: { '#status': 'status' },
               ExpressionAttributeValues: {
                 ':queued': 'queued',
-                ':due': keys.due,
-                ':dueSk': keys.dueSk(String(item.scheduled_at), id),
+                ...Object.fromEntries(due.map(([name, value]) => [`:${name}`, value])),
               },
             }),
           )
@@ -600,10 +602,10 @@ async function reindexQueuedEmails(db: ReturnType<typeof createDocumentClient>, 
           TableName: TABLE_NAME,
           Key: { pk: item.pk, sk: keys.status },
           // The index key its status says, written again: dynalite puts the index entry back.
-          UpdateExpression: 'SET gsi2pk = :queuedPk',
+          UpdateExpression: 'SET #statusPk = :queuedPk',
           ConditionExpression: '#status = :queued',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':queuedPk': keys.emailsWithStatus('queued') },
+          ExpressionAttributeNames: { '#status': 'status', '#statusPk': INDEXES.emailsByStatus.partitionKey },
+          ExpressionAttributeValues: { ':queued': 'queued', ':queuedPk': emailKeys.withStatus(id, 'queued') },
         }),
       );
       reindexed++;

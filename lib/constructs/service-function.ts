@@ -9,6 +9,8 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IConfigurationSet } from 'aws-cdk-lib/aws-ses';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { parseLayout } from '../../functions/adapters/dynamodb/email-keys.js';
+import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { type EnvKey, type FunctionName, type FunctionSpec, specOf } from '../../functions/catalog.js';
 import { BUNDLE_OPTIONS } from '../bundling.js';
 import { keepLogicalId, LEGACY_LOG_GROUP_IDS } from '../legacy-ids.js';
@@ -122,22 +124,31 @@ export class ServiceFunction extends Construct {
 
   /** Sets a variable its wiring reads; one it does not read is refused (no stray configuration). */
   setEnvironment(key: EnvKey, value: string): this {
-    if (!this.spec.env.includes(key) && !this.spec.optionalEnv?.includes(key))
+    // The table's layout goes wherever the table does.
+    const reads = key === 'TABLE_LAYOUT' ? this.spec.env.includes('TABLE_NAME') : false;
+    if (!reads && !this.spec.env.includes(key) && !this.spec.optionalEnv?.includes(key))
       throw new Error(`${this.name} does not read ${key} (functions/catalog.ts): refusing to set it`);
     this.function.addEnvironment(key, value);
     this.set.add(key);
     return this;
   }
 
-  /** Exactly the DynamoDB actions of its entry, on the table and on the indexes it queries by name. */
-  grantTable(table: ITable): this {
+  /**
+   * Exactly the DynamoDB actions of its entry, on the table and on the indexes it queries by name
+   * (the time index by the name the table layout gives it: it changes in the upgrade to keys-only),
+   * with the table's name and layout.
+   */
+  grantTable(table: ITable, layout?: string): this {
     const { actions, indexes = [] } = this.spec.table;
+    const timeIndex = layout ? parseLayout(layout).timeIndex : INDEXES.emailsByTime.name;
+    const named = indexes.map((name) => (name === INDEXES.emailsByTime.name ? timeIndex : name));
     this.role.addToPolicy(
       new PolicyStatement({
         actions: actions.map((action) => `dynamodb:${action}`),
-        resources: [table.tableArn, ...indexes.map((name) => `${table.tableArn}/index/${name}`)],
+        resources: [table.tableArn, ...named.map((name) => `${table.tableArn}/index/${name}`)],
       }),
     );
+    if (layout) this.setEnvironment('TABLE_LAYOUT', layout);
     return this.setEnvironment('TABLE_NAME', table.tableName);
   }
 
@@ -271,7 +282,7 @@ export class ServiceFunction extends Construct {
       if (!resource) throw new Error(`${this.name} needs ${what}, which was not given to it`);
       return resource;
     };
-    this.grantTable(resources.table);
+    this.grantTable(resources.table, resources.settings.TABLE_LAYOUT);
     if (this.spec.sendQueue) this.grantSendQueue(need(resources.sendQueue, 'the send queue'));
     if (this.spec.sendDeadLetters)
       this.grantSendDeadLetters(need(resources.sendDeadLetterQueue, "the send queue's dead-letter queue"));

@@ -3,6 +3,7 @@
  * as a user runs it (a handler builds its clients once per process), and the on-disk table is
  * opened directly in between to set up what a kill can leave behind.
  */
+
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -22,6 +23,7 @@ import {
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
+import { EmailKeys } from '../../functions/adapters/dynamodb/email-keys.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
 import { newEmailId } from '../../functions/core/ids.js';
@@ -120,7 +122,7 @@ describe('npm start after a run that ended badly', () => {
         TableName: 'email-service',
         Key: { pk: keys.email(id), sk: keys.status },
         UpdateExpression: 'SET gsi2pk = :elsewhere',
-        ExpressionAttributeValues: { ':elsewhere': keys.emailsWithStatus('delivered') },
+        ExpressionAttributeValues: { ':elsewhere': new EmailKeys().withStatus(id, 'delivered') },
       }),
     );
     await table.close();

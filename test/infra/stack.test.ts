@@ -79,7 +79,7 @@ describe('EmailServiceStack', () => {
     }
   });
 
-  it('has one on-demand table with generic keys, the two listing indexes and the keys-only due index', () => {
+  it('has one on-demand table with generic keys, the two listing indexes (time keys only) and the keys-only due index, expiring items by TTL', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
@@ -95,10 +95,11 @@ describe('EmailServiceStack', () => {
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
         Projection:
-          index.name === 'emails-by-due'
-            ? { ProjectionType: 'KEYS_ONLY' }
-            : { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'created_at'] },
+          index.name === 'emails-by-status'
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'created_at'] }
+            : { ProjectionType: 'KEYS_ONLY' },
       })),
+      TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
     });
     template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
   });

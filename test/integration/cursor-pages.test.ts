@@ -2,10 +2,12 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
+import { EmailKeys } from '../../functions/adapters/dynamodb/email-keys.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { generateApiKey } from '../../functions/core/api-keys.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import type { PageQuery } from '../../functions/core/list.js';
+import { readBound } from '../../functions/core/sorted-merge.js';
 import { emailContent, storeDomain } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
@@ -89,17 +91,33 @@ describe('cursor pages (after, before) over the single table', () => {
     await walk((q) => keys.list(q), [...keyIds].reverse(), 3);
   });
 
-  it('a cursor page costs the same however deep: one Query of about one page, never the skipped items', async () => {
+  it('a cursor page costs the same however deep: about one page from each shard, never the skipped items', async () => {
     const emails = new DynamoEmailRepository(table.db, table.tableName);
     const all = (await emails.list(page(100))).data.map((e) => e.id);
-    const spy = vi.spyOn(table.db, 'send');
-    try {
-      await emails.list(page(2, { after: all.at(-3) }));
-      const queries = spy.mock.calls.map(([command]) => command).filter((c) => c instanceof QueryCommand);
-      expect(queries).toHaveLength(1);
-      expect((queries[0] as QueryCommand).input.Limit).toBe(4);
-    } finally {
-      spy.mockRestore();
-    }
+    const partitions = new EmailKeys().timePartitions().length;
+    const cost = async (after: string) => {
+      const spy = vi.spyOn(table.db, 'send');
+      try {
+        await emails.list(page(2, { after }));
+        const queries = spy.mock.calls.map(([command]) => command).filter((c) => c instanceof QueryCommand);
+        const results = await Promise.all(
+          spy.mock.results
+            .filter((_, i) => spy.mock.calls[i]?.[0] instanceof QueryCommand)
+            .map((r) => r.value),
+        );
+        const read = results.reduce((n, r) => n + ((r as { Items?: unknown[] }).Items?.length ?? 0), 0);
+        return { queries: queries.length, read };
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    const shallow = await cost(all[1] as string);
+    const deep = await cost(all.at(-3) as string);
+    // Each shard read once (a shard holding more than its share of the page is read on).
+    expect(deep.queries).toBeGreaterThanOrEqual(partitions);
+    expect(deep.queries).toBeLessThanOrEqual(2 * partitions);
+    // The page, the item after it and the cursor: 4 entries, and at most a chunk left over per shard.
+    expect(deep.read).toBeLessThanOrEqual(readBound(4, partitions));
+    expect(shallow.read).toBeLessThanOrEqual(readBound(4, partitions));
   });
 });

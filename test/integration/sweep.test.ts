@@ -264,6 +264,38 @@ describe('sweeper (dynalite)', () => {
     expect((await sweep(deps({ settings: small }))).examined).toBe(0);
   });
 
+  it('moves past open emails (a crowd SES is throttling) to the stranded ones after them, then looks at the open ones again', async () => {
+    // Eight emails whose attempts are under way (young: still open), then a stranded one; a run reads three.
+    const open: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const id = await accepted(30 * 60_000 - i * 1000);
+      await emails.claim(id, now - 60_000);
+      open.push(id);
+    }
+    const stranded = await accepted(20 * 60_000);
+    const few = { ...settings, maxPerRun: 3 };
+    const requeued: string[] = [];
+    for (let run = 0; run < 4 && requeued.length === 0; run++) {
+      await sweep(deps({ settings: few }));
+      requeued.push(...queue.jobs.map((job) => job.id));
+      now += 60_000;
+    }
+    // Reached in the fourth run at the latest (the old scan stopped at the first open one for good).
+    expect(requeued).toEqual([stranded]);
+    // Meanwhile it remembers the oldest still open; the next run reaches the newest and starts
+    // the pass again from it.
+    expect((await store.progress()).unresolvedFromId).toBe(open[0]);
+    await sweep(deps({ settings: few }));
+    const progress = await store.progress();
+    expect(progress.fromId).toBe(open[0]);
+    expect(progress.unresolvedFromId).toBeUndefined();
+    // Their attempts got no answer: the next passes find them again and settle each one.
+    now += 60 * 60_000;
+    let failed = 0;
+    for (let run = 0; run < 6; run++) failed += (await sweep(deps({ settings: few }))).failedUnknownOutcome;
+    expect(failed).toBe(8);
+  });
+
   it('starts where it stopped: a run that finds nothing stranded reads nothing it read before', async () => {
     const sent = await accepted(20 * 60_000);
     await emails.claim(sent, now - 19 * 60_000);

@@ -31,10 +31,12 @@ describe('architecture', () => {
         .filter((spec) => spec.includes('functions/'))
         .map((spec) => spec.replace(/^(\.\.\/)+/, '')),
     );
-    // The catalog (environment and access per function), the route table, the table layout, the
+    // The catalog (environment and access per function), the route table, the table layout (and
+    // its settings: shards, retention, the time index of each upgrade step), the
     // send timings, the counters' names, the webhook retry schedule, the front door's header name,
     // and the limits (how far ahead an email may be scheduled, which the content's retention must cover).
     expect([...new Set(fromFunctions)].sort()).toEqual([
+      'functions/adapters/dynamodb/email-keys.js',
       'functions/adapters/dynamodb/table.js',
       'functions/catalog.js',
       'functions/core/limits.js',

@@ -6,6 +6,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { PageQuery } from '../../core/list.js';
+import { mergeSorted, type SortedSource } from '../../core/sorted-merge.js';
 import { newDynamoDbClient } from '../aws-clients.js';
 
 /** One client per container, reused by every invocation. Endpoint from AWS_ENDPOINT_URL_DYNAMODB when set (local). */
@@ -31,20 +32,6 @@ export async function* queryPages(
   } while (startKey);
 }
 
-/** Offset pagination over a Query: reads one item past the page to know whether there is more. */
-export async function pageOf(
-  pages: AsyncIterable<Item[]>,
-  { limit, offset }: { limit: number; offset: number },
-) {
-  const wanted = offset + limit + 1;
-  const items: Item[] = [];
-  for await (const page of pages) {
-    items.push(...page);
-    if (items.length >= wanted) break;
-  }
-  return { items: items.slice(offset, offset + limit), has_more: items.length > offset + limit };
-}
-
 /** Where a sorted partition's items are: its key names and values, and the prefix its sort keys share. */
 export interface SortedPartition {
   TableName: string;
@@ -59,6 +46,9 @@ export interface SortedPartition {
   sortKeyOf: (id: string) => string;
 }
 
+/** Several partitions sorted alike (the shards of an index), listed as one. */
+export type SortedPartitions = Omit<SortedPartition, 'partition'> & { partitions: string[] };
+
 /**
  * A page of a partition whose sort keys end in time-sorted ids, newest first: at an offset (which
  * reads the skipped items), or next to a cursor item, which reads only the page (one item more, to
@@ -69,41 +59,69 @@ export async function newestFirstPage(
   where: SortedPartition,
   page: PageQuery,
 ): Promise<{ items: Item[]; has_more: boolean }> {
-  const { partitionKey, sortKey, partition, prefix, sortKeyOf, ...target } = where;
+  const { partition, ...rest } = where;
+  const { items, has_more } = await newestFirstMerged(db, { ...rest, partitions: [partition] }, page);
+  return { items, has_more };
+}
+
+/**
+ * The same page over several partitions merged, as if they were one: each is read from its newest
+ * (or from the cursor outwards) in chunks, only as far as the page needs (core/sorted-merge.ts:
+ * at most readBound(offset + limit + 2, partitions) index entries). `read`: how many were read.
+ */
+export async function newestFirstMerged(
+  db: DynamoDBDocumentClient,
+  where: SortedPartitions,
+  page: PageQuery,
+): Promise<{ items: Item[]; has_more: boolean; read: number }> {
+  const { partitionKey, sortKey, partitions, prefix, sortKeyOf, ...target } = where;
   const names = { '#pk': partitionKey, '#sk': sortKey };
   const cursor = page.after ?? page.before;
-  if (cursor === undefined) {
-    return pageOf(
-      queryPages(db, {
-        ...target,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
-        ScanIndexForward: false,
-        Limit: Math.min(page.offset + page.limit + 1, 1000),
-      }),
-      page,
-    );
-  }
+  const older = page.before === undefined;
   // BETWEEN is inclusive: the cursor item is read (if it exists) and dropped.
-  const at = sortKeyOf(cursor);
-  const older = page.after !== undefined;
-  const [low, high] = older ? [prefix, at] : [at, `${prefix}\uffff`];
-  const items: Item[] = [];
-  for await (const chunk of queryPages(db, {
-    ...target,
-    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ':pk': partition, ':low': low, ':high': high },
-    // From the cursor outwards: older items newest first, newer items oldest first.
-    ScanIndexForward: !older,
-    Limit: page.limit + 2,
-  })) {
-    items.push(...chunk.filter((item) => item[sortKey] !== at));
-    if (items.length > page.limit) break;
-  }
+  const at = cursor === undefined ? undefined : sortKeyOf(cursor);
+  const [low, high] =
+    at === undefined ? [prefix, `${prefix}\uffff`] : older ? [prefix, at] : [at, `${prefix}\uffff`];
+  const sources = partitions.map((partition) =>
+    querySource(db, {
+      ...target,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':pk': partition, ':low': low, ':high': high },
+      // From the cursor outwards: older items newest first, newer items oldest first.
+      ScanIndexForward: !older,
+    }),
+  );
+  const skip = cursor === undefined ? page.offset : 0;
+  // One more than the page, to know whether there is more; and the cursor item, if it is read.
+  const wanted = skip + page.limit + 1 + (at === undefined ? 0 : 1);
+  const { entries, read } = await mergeSorted(
+    sources,
+    (item) => String(item[sortKey]),
+    wanted,
+    older ? 'descending' : 'ascending',
+  );
+  const items = entries.filter((item) => item[sortKey] !== at).slice(skip);
   const taken = items.slice(0, page.limit);
-  return { items: older ? taken : taken.reverse(), has_more: items.length > page.limit };
+  return { items: older ? taken : taken.reverse(), has_more: items.length > page.limit, read };
+}
+
+/** A Query read in chunks, as a source for mergeSorted. */
+export function querySource(
+  db: DynamoDBDocumentClient,
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey' | 'Limit'>,
+): SortedSource<Item> {
+  let startKey: Item | undefined;
+  let done = false;
+  return {
+    async read(count: number) {
+      if (done) return { entries: [], done };
+      const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey, Limit: count }));
+      startKey = page.LastEvaluatedKey;
+      done = startKey === undefined;
+      return { entries: page.Items ?? [], done };
+    },
+  };
 }
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

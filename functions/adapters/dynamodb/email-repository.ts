@@ -34,7 +34,8 @@ import {
   settledStatus,
   type TerminalStatus,
 } from '../../core/status.js';
-import { batchGetAll, isConditionFailure, newestFirstPage, pause, queryPages } from './client.js';
+import { batchGetAll, isConditionFailure, newestFirstMerged, pause, queryPages } from './client.js';
+import { EmailKeys, type TableLayout } from './email-keys.js';
 import { DUE_INDEX, INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -42,13 +43,15 @@ type Item = Record<string, unknown>;
 /** Emails in the single table. Status, summary and bodies are separate items (see table.ts). */
 export class DynamoEmailRepository implements EmailRepository {
   private readonly deflate: boolean;
+  private readonly keys: EmailKeys;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    options: { deflateBodies?: boolean } = {},
+    options: { deflateBodies?: boolean; layout?: TableLayout } = {},
   ) {
     this.deflate = options.deflateBodies ?? true;
+    this.keys = new EmailKeys(options.layout);
   }
 
   getContent(id: string): Promise<EmailContent | null> {
@@ -68,22 +71,53 @@ export class DynamoEmailRepository implements EmailRepository {
     return (Item.attachments as StoredAttachment[] | undefined) ?? [];
   }
 
-  async create({ id, created_at, content, schedule }: NewEmail): Promise<void> {
-    const pk = keys.email(id);
-    const { html, text, tags, headers, attachments, body_key, ...summary } = content;
+  async create(email: NewEmail): Promise<void> {
     // Summary and bodies first, the status item last: an email shows up (in lists, to the
     // consumer) only once all of it is stored; a failure in between leaves nothing visible.
-    await this.batchWrite([
-      { pk, sk: keys.summary, ...summary },
+    await this.batchWrite(this.contentItems(email));
+    if (!(await this.putStatus(this.statusItem(email))))
+      throw new Error(`An email ${email.id} exists already`);
+  }
+
+  /** An email's summary and body items (immutable), expiring with it. */
+  private contentItems({ id, created_at, content, schedule }: NewEmail): Item[] {
+    const pk = keys.email(id);
+    const { html, text, tags, headers, attachments, body_key, ...summary } = content;
+    const expiry = this.keys.expiry(created_at, schedule?.at);
+    return [
+      { pk, sk: keys.summary, ...summary, ...expiry },
       {
         pk,
         sk: keys.body,
         ...storedBodies(html, text, this.deflate),
         ...extras({ tags, headers, attachments, body_key }),
+        ...expiry,
       },
-    ]);
-    if (!(await this.putStatus(statusItem(id, created_at, recipientsOf(content).length, schedule))))
-      throw new Error(`An email ${id} exists already`);
+    ];
+  }
+
+  /**
+   * A new email's status item: queued, in both listing indexes, with how many recipients it has; a
+   * scheduled one also in the due index, with the key that scheduled it and, when the send path
+   * queues it itself (it is due soon), its time as the one already dispatched.
+   */
+  private statusItem({ id, created_at, content, schedule }: NewEmail): Item {
+    return {
+      pk: keys.email(id),
+      sk: keys.status,
+      status: 'queued',
+      created_at,
+      rcpts: recipientsOf(content).length,
+      ...this.keys.created(id, schedule?.at),
+      ...this.keys.expiry(created_at, schedule?.at),
+      ...(schedule
+        ? {
+            scheduled_at: schedule.at,
+            key_id: schedule.key_id,
+            ...(schedule.dispatched ? { dispatched: schedule.at } : {}),
+          }
+        : {}),
+    };
   }
 
   /**
@@ -111,18 +145,7 @@ export class DynamoEmailRepository implements EmailRepository {
     emails: NewEmail[],
     options: { mayExist?: boolean } = {},
   ): Promise<{ existing: string[] }> {
-    const parts = emails.flatMap(({ id, content }) => {
-      const { html, text, tags, headers, attachments, body_key, ...summary } = content;
-      return [
-        { pk: keys.email(id), sk: keys.summary, ...summary },
-        {
-          pk: keys.email(id),
-          sk: keys.body,
-          ...storedBodies(html, text, this.deflate),
-          ...extras({ tags, headers, attachments, body_key }),
-        },
-      ];
-    });
+    const parts = emails.flatMap((email) => this.contentItems(email));
     // The immutable parts 25 items a call (DynamoDB's limit), the calls side by side. Written again
     // for an email that exists, they are the same content (the same request, resumed).
     const inChunks = (items: Item[]) => {
@@ -133,20 +156,12 @@ export class DynamoEmailRepository implements EmailRepository {
     await inChunks(parts);
     if (!options.mayExist) {
       // Fresh ids: no status item exists, so batch writes (which cannot be conditional) are safe.
-      await inChunks(
-        emails.map(({ id, created_at, content, schedule }) =>
-          statusItem(id, created_at, recipientsOf(content).length, schedule),
-        ),
-      );
+      await inChunks(emails.map((email) => this.statusItem(email)));
       return { existing: [] };
     }
     // Ids a request that died may have used: each status item conditional, never over an email
     // that exists (its status and attempt record would be reset). The same write units.
-    const written = await Promise.all(
-      emails.map(({ id, created_at, content, schedule }) =>
-        this.putStatus(statusItem(id, created_at, recipientsOf(content).length, schedule)),
-      ),
-    );
+    const written = await Promise.all(emails.map((email) => this.putStatus(this.statusItem(email))));
     return { existing: emails.filter((_, i) => !written[i]).map(({ id }) => id) };
   }
 
@@ -206,15 +221,15 @@ export class DynamoEmailRepository implements EmailRepository {
   async list(query: ListEmailsQuery): Promise<{ data: EmailSummary[]; has_more: boolean }> {
     const { status } = query;
     const index = status ? INDEXES.emailsByStatus : INDEXES.emailsByTime;
-    // The index's sort key is the id, and ids sort by creation time.
-    const { items: page, has_more } = await newestFirstPage(
+    // The index's sort key is the id, and ids sort by creation time: its shards merge into one list.
+    const { items: page, has_more } = await newestFirstMerged(
       this.db,
       {
         TableName: this.tableName,
-        IndexName: index.name,
+        IndexName: status ? index.name : this.keys.layout.timeIndex,
         partitionKey: index.partitionKey,
         sortKey: index.sortKey,
-        partition: status ? keys.emailsWithStatus(status) : keys.allEmails,
+        partitions: status ? this.keys.statusPartitions(status) : this.keys.timePartitions(),
         prefix: FIRST_EMAIL_ID,
         sortKeyOf: (id) => id,
       },
@@ -232,6 +247,10 @@ export class DynamoEmailRepository implements EmailRepository {
     const found = (
       await Promise.all(chunks.map((chunk) => batchGetAll(this.db, this.tableName, chunk)))
     ).flat();
+    // An item the eventually consistent read did not see yet (the email was just stored, or has
+    // just expired) is read again, strongly consistent: rare, and the page stays exact.
+    const missed = wanted.filter((key) => !found.some((item) => item.pk === key.pk && item.sk === key.sk));
+    if (missed.length) found.push(...(await batchGetAll(this.db, this.tableName, missed, undefined, true)));
     const bySk = (sk: string) =>
       new Map(found.filter((item) => item.sk === sk).map((item) => [item.pk, item]));
     const summaries = bySk(keys.summary);
@@ -239,8 +258,9 @@ export class DynamoEmailRepository implements EmailRepository {
     const data: EmailSummary[] = [];
     for (const entry of page) {
       const summary = summaries.get(entry.pk);
-      // The index entry (status, created_at) stands in for a status item the read did not see yet.
-      if (summary) data.push(toSummary(keys.idOf(String(entry.pk)), states.get(entry.pk) ?? entry, summary));
+      const state = states.get(entry.pk);
+      // Both gone: the email expired between the index read and this one.
+      if (summary && state) data.push(toSummary(keys.idOf(String(entry.pk)), state, summary));
     }
     return { data, has_more };
   }
@@ -391,12 +411,16 @@ export class DynamoEmailRepository implements EmailRepository {
     options: FinishOptions = {},
   ): Promise<boolean> {
     const { reason, guard, sent, suppressed, canceled } = options;
-    const set = ['#status = :status', 'gsi2pk = :gsi2pk', 'finished_at = :at'];
+    const set = [
+      '#status = :status',
+      `${INDEXES.emailsByStatus.partitionKey} = :gsi2pk`,
+      'finished_at = :at',
+    ];
     if (canceled) set.push('canceled = :true');
     const marks = suppressedMarks(suppressed);
     const values: Item = {
       ':status': status,
-      ':gsi2pk': keys.emailsWithStatus(status),
+      ':gsi2pk': this.keys.withStatus(id, status),
       ':at': at,
       ':queued': 'queued',
       ...(canceled ? { ':true': true } : {}),
@@ -458,7 +482,7 @@ export class DynamoEmailRepository implements EmailRepository {
         TableName: this.tableName,
         // Derived from the whole event: a redelivered event overwrites itself, while two events of
         // one type in the same millisecond (for different recipients) are two items.
-        Item: { pk: keys.email(id), sk: eventKey(event), ...event },
+        Item: { pk: keys.email(id), sk: eventKey(event), ...event, ...this.keys.eventExpiry(event.at) },
       }),
     );
   }
@@ -484,7 +508,7 @@ export class DynamoEmailRepository implements EmailRepository {
         set: {
           ...flags,
           '#status': single,
-          gsi2pk: keys.emailsWithStatus(single),
+          [INDEXES.emailsByStatus.partitionKey]: this.keys.withStatus(id, single),
           finished_at: news.at,
           ...(lost && news.reason ? { failure_reason: bounded(news.reason) } : {}),
           ...(inline ? { [INLINE_EVENT]: news.event } : {}),
@@ -589,32 +613,64 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 
   async reschedule(id: string, scheduledAt: string, dispatched: boolean): Promise<boolean> {
+    // A new time is never before the email was created, so it alone sets the expiry.
+    const expiry = this.keys.expiry(scheduledAt, scheduledAt);
+    const [ttl] = Object.entries(expiry);
+    const due = Object.entries(this.keys.due(id, scheduledAt));
+    // Its content's expiry beside it: the email outlives its new time, all of it (a later expiry
+    // is harmless should the reschedule itself be refused).
+    const content = ttl ? this.extendContent(id, ttl[0], ttl[1]) : Promise.resolve();
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.statusKey(id),
-          UpdateExpression: `SET scheduled_at = :at, ${DUE_INDEX.partitionKey} = :due, ${DUE_INDEX.sortKey} = :dueSk${
-            dispatched ? ', dispatched = :at' : ''
-          }${dispatched ? '' : ' REMOVE dispatched'}`,
-          // Only while it waits: not yet claimed by the consumer, not sent, not final (canceled).
-          ConditionExpression:
-            '#status = :queued AND attribute_exists(scheduled_at) AND attribute_not_exists(sent_at) AND ' +
-            'attribute_not_exists(send_started_at)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':queued': 'queued',
-            ':at': scheduledAt,
-            ':due': keys.due,
-            ':dueSk': keys.dueSk(scheduledAt, id),
-          },
-        }),
-      );
+      await Promise.all([
+        content,
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: this.statusKey(id),
+            UpdateExpression: `SET scheduled_at = :at, ${due.map(([name]) => `${name} = :${name}`).join(', ')}${
+              ttl ? ', #ttl = :ttl' : ''
+            }${dispatched ? ', dispatched = :at' : ''}${dispatched ? '' : ' REMOVE dispatched'}`,
+            // Only while it waits: not yet claimed by the consumer, not sent, not final (canceled).
+            ConditionExpression:
+              '#status = :queued AND attribute_exists(scheduled_at) AND attribute_not_exists(sent_at) AND ' +
+              'attribute_not_exists(send_started_at)',
+            ExpressionAttributeNames: { '#status': 'status', ...(ttl ? { '#ttl': ttl[0] } : {}) },
+            ExpressionAttributeValues: {
+              ':queued': 'queued',
+              ':at': scheduledAt,
+              ...Object.fromEntries(due.map(([name, value]) => [`:${name}`, value])),
+              ...(ttl ? { ':ttl': ttl[1] } : {}),
+            },
+          }),
+        ),
+      ]);
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  /** Sets the expiry of an email's summary and body items (absent ones are left absent). */
+  private async extendContent(id: string, attribute: string, value: unknown): Promise<void> {
+    await Promise.all(
+      [keys.summary, keys.body].map((sk) =>
+        this.db
+          .send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: { pk: keys.email(id), sk },
+              UpdateExpression: 'SET #ttl = :ttl',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeNames: { '#ttl': attribute },
+              ExpressionAttributeValues: { ':ttl': value },
+            }),
+          )
+          .catch((error) => {
+            if (!isConditionFailure(error)) throw error;
+          }),
+      ),
+    );
   }
 
   private statusKey(id: string) {
@@ -687,37 +743,6 @@ export function tallyOf(item: Item): RecipientTally {
 }
 
 /**
- * A new email's status item: queued, in both listing indexes, with how many recipients it has; a
- * scheduled one also in the due index, with the key that scheduled it and, when the send path
- * queues it itself (it is due soon), its time as the one already dispatched.
- */
-const statusItem = (
-  id: string,
-  created_at: string,
-  recipients: number,
-  schedule?: NewEmail['schedule'],
-): Item => ({
-  pk: keys.email(id),
-  sk: keys.status,
-  status: 'queued',
-  created_at,
-  rcpts: recipients,
-  gsi1pk: keys.allEmails,
-  gsi1sk: id,
-  gsi2pk: keys.emailsWithStatus('queued'),
-  gsi2sk: id,
-  ...(schedule
-    ? {
-        scheduled_at: schedule.at,
-        key_id: schedule.key_id,
-        [DUE_INDEX.partitionKey]: keys.due,
-        [DUE_INDEX.sortKey]: keys.dueSk(schedule.at, id),
-        ...(schedule.dispatched ? { dispatched: schedule.at } : {}),
-      }
-    : {}),
-});
-
-/**
  * Bodies of more than this many bytes are kept deflated in the body item (attribute `z`, binary):
  * an email's HTML shrinks three to ten times, and the item's write units with it (one per KB).
  */
@@ -753,7 +778,7 @@ export function bodiesOf(item: Item): { html: string | null; text: string | null
 /** A scheduled email is due once its time has come (`:nowIso`; ISO UTC times sort as text). */
 const DUE = '(attribute_not_exists(scheduled_at) OR scheduled_at <= :nowIso)';
 /** The due index's keys on a status item. */
-const DUE_KEYS = `${DUE_INDEX.partitionKey}, ${DUE_INDEX.sortKey}`;
+const DUE_KEYS = EmailKeys.dueKeys;
 
 /** Status items of these emails, 100 keys a read (missing ones left out). */
 export async function readStates(db: DynamoDBDocumentClient, tableName: string, ids: string[]) {

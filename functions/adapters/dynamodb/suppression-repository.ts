@@ -9,6 +9,7 @@ import type { PageQuery } from '../../core/list.js';
 import type { Suppression, SuppressionOrigin, SuppressionRepository } from '../../core/ports.js';
 import { SUPPRESSION_ID_PREFIX } from '../../core/suppressions.js';
 import { batchGetAll, isConditionFailure, newestFirstPage } from './client.js';
+import { DEFAULT_LAYOUT, type TableLayout } from './email-keys.js';
 import { INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -27,10 +28,16 @@ const toEntry = (item: Item): Suppression => ({
  * and per origin), sorted by id (time-sortable), as emails are.
  */
 export class DynamoSuppressionRepository implements SuppressionRepository {
+  /** The time index by name: it changes in the upgrade to keys-only (email-keys.ts). */
+  private readonly timeIndex: string;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    layout: TableLayout = DEFAULT_LAYOUT,
+  ) {
+    this.timeIndex = layout.timeIndex;
+  }
 
   private key(email: string) {
     return { pk: keys.suppression(email), sk: keys.suppressionSk };
@@ -81,7 +88,7 @@ export class DynamoSuppressionRepository implements SuppressionRepository {
     const { Items } = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: INDEXES.emailsByTime.name,
+        IndexName: this.timeIndex,
         KeyConditionExpression: '#pk = :pk AND #sk = :id',
         ExpressionAttributeNames: {
           '#pk': INDEXES.emailsByTime.partitionKey,
@@ -111,7 +118,7 @@ export class DynamoSuppressionRepository implements SuppressionRepository {
       this.db,
       {
         TableName: this.tableName,
-        IndexName: index.name,
+        IndexName: query.origin ? index.name : this.timeIndex,
         partitionKey: index.partitionKey,
         sortKey: index.sortKey,
         partition: query.origin ? keys.suppressionsWithOrigin(query.origin) : keys.suppressions,

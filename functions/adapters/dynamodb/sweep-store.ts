@@ -1,8 +1,10 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EmailContent } from '../../core/email.js';
 import { FIRST_EMAIL_ID } from '../../core/ids.js';
-import type { EmailState, SweepProgress, SweepStore } from '../../core/ports.js';
-import { isConditionFailure, queryPages } from './client.js';
+import type { DueEntry, EmailState, ScheduleCursor, SweepProgress, SweepStore } from '../../core/ports.js';
+import { mergeSorted } from '../../core/sorted-merge.js';
+import { isConditionFailure, queryPages, querySource } from './client.js';
+import { DEFAULT_LAYOUT, EmailKeys, type TableLayout } from './email-keys.js';
 import { readContent, readStates } from './email-repository.js';
 import { DUE_INDEX, INDEXES, keys } from './table.js';
 
@@ -11,30 +13,34 @@ import { DUE_INDEX, INDEXES, keys } from './table.js';
  * partition (ids only), status items in batches, and one small progress item.
  */
 export class DynamoSweepStore implements SweepStore {
+  private readonly keys: EmailKeys;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    layout: TableLayout = DEFAULT_LAYOUT,
+  ) {
+    this.keys = new EmailKeys(layout);
+  }
 
   async queuedIds(fromId: string, toId: string, limit: number): Promise<string[]> {
     const index = INDEXES.emailsByStatus;
-    const ids: string[] = [];
-    if (fromId >= toId) return ids;
-    for await (const page of queryPages(this.db, {
-      TableName: this.tableName,
-      IndexName: index.name,
-      // toId is a boundary no real id equals (see ids.ts), so BETWEEN excludes it in effect.
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-      ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-      ExpressionAttributeValues: { ':pk': keys.emailsWithStatus('queued'), ':from': fromId, ':to': toId },
-      ProjectionExpression: '#sk',
-      ScanIndexForward: true, // oldest first
-      Limit: Math.min(limit, 1000),
-    })) {
-      for (const item of page) if (ids.length < limit) ids.push(String(item[index.sortKey]));
-      if (ids.length >= limit) break;
-    }
-    return ids;
+    if (fromId >= toId) return [];
+    // Every shard of the queued emails, merged oldest first.
+    const sources = this.keys.statusPartitions('queued').map((partition) =>
+      querySource(this.db, {
+        TableName: this.tableName,
+        IndexName: index.name,
+        // toId is a boundary no real id equals (see ids.ts), so BETWEEN excludes it in effect.
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        ExpressionAttributeValues: { ':pk': partition, ':from': fromId, ':to': toId },
+        ProjectionExpression: '#sk',
+        ScanIndexForward: true, // oldest first
+      }),
+    );
+    const { entries } = await mergeSorted(sources, (item) => String(item[index.sortKey]), limit, 'ascending');
+    return entries.map((item) => String(item[index.sortKey]));
   }
 
   async states(ids: string[]): Promise<EmailState[]> {
@@ -74,6 +80,7 @@ export class DynamoSweepStore implements SweepStore {
       fromId: typeof Item?.from_id === 'string' ? Item.from_id : FIRST_EMAIL_ID,
       oldCheckedAtMs: typeof Item?.old_checked_at === 'number' ? Item.old_checked_at : 0,
       oldFromId: typeof Item?.old_from_id === 'string' ? Item.old_from_id : FIRST_EMAIL_ID,
+      ...(typeof Item?.unresolved_from === 'string' ? { unresolvedFromId: Item.unresolved_from } : {}),
     };
   }
 
@@ -88,16 +95,19 @@ export class DynamoSweepStore implements SweepStore {
             from_id: progress.fromId,
             old_checked_at: progress.oldCheckedAtMs,
             old_from_id: progress.oldFromId,
+            ...(progress.unresolvedFromId ? { unresolved_from: progress.unresolvedFromId } : {}),
           },
           // Only over what this run read: a rewind (or another run) since then wins. (An item saved
           // before old_from_id existed counts as having none under way.)
           ConditionExpression:
             'attribute_not_exists(pk) OR (from_id = :from AND old_checked_at = :old AND ' +
-            '(old_from_id = :oldFrom OR (attribute_not_exists(old_from_id) AND :oldFrom = :first)))',
+            '(old_from_id = :oldFrom OR (attribute_not_exists(old_from_id) AND :oldFrom = :first)) AND ' +
+            '(unresolved_from = :unresolved OR (attribute_not_exists(unresolved_from) AND :unresolved = :first)))',
           ExpressionAttributeValues: {
             ':from': read.fromId,
             ':old': read.oldCheckedAtMs,
             ':oldFrom': read.oldFromId,
+            ':unresolved': read.unresolvedFromId ?? FIRST_EMAIL_ID,
             ':first': FIRST_EMAIL_ID,
           },
         }),
@@ -126,23 +136,61 @@ export class DynamoSweepStore implements SweepStore {
     }
   }
 
-  async dueIds(until: string, limit: number): Promise<string[]> {
-    const ids: string[] = [];
+  duePartitions(): string[] {
+    return this.keys.duePartitions();
+  }
+
+  async dueIn(partition: string, fromSk: string, toSk: string, limit: number): Promise<DueEntry[]> {
+    const entries: DueEntry[] = [];
+    if (fromSk >= toSk || limit <= 0) return entries;
     for await (const page of queryPages(this.db, {
       TableName: this.tableName,
       IndexName: DUE_INDEX.name,
-      // '~' sorts after '#' and every id character: every email due at `until` itself is in.
-      KeyConditionExpression: '#pk = :due AND #sk <= :until',
+      KeyConditionExpression: '#pk = :due AND #sk BETWEEN :from AND :to',
       ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
-      ExpressionAttributeValues: { ':due': keys.due, ':until': `${until}~` },
+      ExpressionAttributeValues: { ':due': partition, ':from': fromSk, ':to': toSk },
       ScanIndexForward: true, // earliest first
       Limit: Math.min(limit, 1000),
     })) {
       for (const item of page)
-        if (ids.length < limit) ids.push(keys.idOfDueSk(String(item[DUE_INDEX.sortKey])));
-      if (ids.length >= limit) break;
+        if (entries.length < limit) {
+          const sk = String(item[DUE_INDEX.sortKey]);
+          entries.push({ id: keys.idOfDueSk(sk), sk });
+        }
+      if (entries.length >= limit) break;
     }
-    return ids;
+    return entries;
+  }
+
+  async scheduleProgress(): Promise<Map<string, ScheduleCursor>> {
+    const found = new Map<string, ScheduleCursor>();
+    for await (const page of queryPages(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.schedule },
+    }))
+      for (const item of page)
+        found.set(String(item.partition), {
+          frontier: String(item.frontier ?? ''),
+          watchFrom: String(item.watch_from ?? ''),
+        });
+    return found;
+  }
+
+  async saveScheduleProgress(partition: string, cursor: ScheduleCursor): Promise<void> {
+    // Unconditional: two runs at once at worst make the next one read some entries again.
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          pk: keys.schedule,
+          sk: keys.scheduleShard(partition),
+          partition,
+          frontier: cursor.frontier,
+          watch_from: cursor.watchFrom,
+        },
+      }),
+    );
   }
 
   async markDispatched(id: string, scheduledAt: string, nowMs: number): Promise<boolean> {
@@ -173,7 +221,7 @@ export class DynamoSweepStore implements SweepStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: keys.email(id), sk: keys.status },
-          UpdateExpression: `REMOVE ${DUE_INDEX.partitionKey}, ${DUE_INDEX.sortKey}`,
+          UpdateExpression: `REMOVE ${EmailKeys.dueKeys}`,
           // Only what can never be due again: sent, or final.
           ConditionExpression: 'attribute_exists(pk) AND (#status <> :queued OR attribute_exists(sent_at))',
           ExpressionAttributeNames: { '#status': 'status' },

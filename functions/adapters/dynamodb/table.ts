@@ -2,10 +2,10 @@
  * The single table: generic key attributes, key builders and index names in one place.
  * Read by the repositories, the CDK stack and the local runtime, so all three agree.
  *
- * | item                | pk               | sk        | gsi1 (emails-by-time) | gsi2 (emails-by-status)   |
- * |---------------------|------------------|-----------|-----------------------|---------------------------|
- * | email status        | EMAIL#<id>       | STATUS    | EMAILS / <id>         | EMAILS#<status> / <id>    |
- * |   (scheduled, until sent or final: gsi3 (emails-by-due) DUE / <scheduled_at>#<id>)          |
+ * | item                | pk               | sk        | gsi1 (emails-by-time-keys) | gsi2 (emails-by-status) |
+ * |---------------------|------------------|-----------|----------------------------|-------------------------|
+ * | email status        | EMAIL#<id>       | STATUS    | EMAILS#<shard> / <id>      | EMAILS#<status>#<shard> / <id> |
+ * |   (scheduled, until sent or final: gsi3 (emails-by-due) DUE#<shard> / <scheduled_at>#<id>)              |
  * | email summary       | EMAIL#<id>       | SUMMARY   |                       |                           |
  * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
  * | email event         | EMAIL#<id>       | EVENT#<at>#<type>#<digest> |      |                           |
@@ -15,6 +15,7 @@
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
  * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
  * | sweeper progress    | SWEEP            | SWEEP     |                       |                           |
+ * | scheduler progress  | SCHEDULE         | SHARD#<partition> |               |                           |
  * | send schedule (next free moment at the SES rate) | SENDPACE | SENDPACE |     |                           |
  * | suppression         | SUPPRESSION#<address> | SUPPRESSION | SUPPRESSIONS / <id> | SUPPRESSIONS#<origin> / <id> |
  * | webhook endpoint    | WEBHOOKS         | WEBHOOK#<id> |                    |                           |
@@ -22,25 +23,32 @@
  * | webhook attempt     | WEBHOOK#<id>     | ATTEMPT#<msg id>#<attempt id> |   |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  *
+ * An email's index keys and expiry are written only through email-keys.ts, which spreads its
+ * emails over `shards` partitions of each index (and reads the unsharded ones of tables written
+ * before sharding: `EMAILS`, `EMAILS#<status>`, `DUE`). Its items expire by TTL (`expires_at`).
+ *
  * Domains share one partition (an account has at most 10,000 SES identities), so listing them is
  * one strongly consistent Query; the small name item makes the name unique (a conditional put) and
  * answers the send path's "is this sender's domain verified?" with one GetItem.
  *
  * The status item is the only one that changes after creation, and it stays small (~250 bytes, and
  * at most about 600 with 50 recipients' outcomes as number sets of positions, under 1 KB with the
- * event that settled a one-recipient email), so a status change costs one write unit; the index
- * entries project only status and created_at.
+ * event that settled a one-recipient email), so a status change costs one write unit. The time
+ * index holds keys only, so a status change does not touch it; the status index moves the entry
+ * from one status partition to another (and projects status and created_at).
  *
  * Webhook endpoints share one partition (at most MAX_WEBHOOKS), so the publisher reads them all
  * with one Query; an endpoint's messages and attempts live under its own partition, listed newest
  * first by their time-sortable ids, and expire after WEBHOOK_MESSAGE_RETENTION_DAYS (TTL).
  *
  * The two listing indexes are overloaded: suppressions are listed through them under partitions of
- * their own (all, and per origin), sorted by their time-sortable ids like emails.
+ * their own (all, and per origin), sorted by their time-sortable ids like emails. They are not
+ * sharded: entries come from bounces and complaints, a few in a hundred emails at most (SES reviews
+ * an account past 5 % bounces), well within one partition's 1,000 writes a second at 10,000 emails/s.
  */
 export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
-/** Epoch seconds after which DynamoDB's TTL deletes an item (idempotency keys, and the rate counters of earlier versions). */
+/** Epoch seconds after which DynamoDB's TTL deletes an item (emails and their events, idempotency keys, webhook messages). */
 export const TTL_ATTRIBUTE = 'expires_at';
 
 /** How long webhook messages and their attempts are kept (Resend keeps event data 30 days). */
@@ -55,21 +63,31 @@ export const WEBHOOK_MESSAGE_RETENTION_DAYS = 30;
 export const DUE_INDEX = { name: 'emails-by-due', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' } as const;
 
 export const INDEXES = {
-  emailsByTime: { name: 'emails-by-time', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  /**
+   * Keys only: the listing reads the status items anyway, and an index that copied `status` took a
+   * write at every status change. It replaced `emails-by-time` (LEGACY_INDEXES), on the same key
+   * attributes, so DynamoDB filled it from the items already there (README, "Upgrading").
+   */
+  emailsByTime: { name: 'emails-by-time-keys', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   emailsByStatus: { name: 'emails-by-status', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   emailsByDue: DUE_INDEX,
 } as const;
 
-/** What an index copies: the two listing indexes INDEX_PROJECTION, the due index keys only. */
+/** The index the keys-only time index replaced; a table upgraded in steps has both for a while. */
+export const LEGACY_INDEXES = {
+  emailsByTime: { name: 'emails-by-time', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+} as const;
+
+/** Non-key attributes copied into the status index (and the legacy time index). */
+export const INDEX_PROJECTION = ['status', 'created_at'] as const;
+
+/** What an index copies: the status index (and the legacy time index) INDEX_PROJECTION, the others keys only. */
 export const projectionOf = (
   name: string,
 ): { ProjectionType: 'KEYS_ONLY' } | { ProjectionType: 'INCLUDE'; NonKeyAttributes: string[] } =>
-  name === DUE_INDEX.name
-    ? { ProjectionType: 'KEYS_ONLY' }
-    : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...INDEX_PROJECTION] };
-
-/** Non-key attributes copied into both listing indexes (the due index holds keys only). */
-export const INDEX_PROJECTION = ['status', 'created_at'] as const;
+  name === INDEXES.emailsByStatus.name || name === LEGACY_INDEXES.emailsByTime.name
+    ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...INDEX_PROJECTION] }
+    : { ProjectionType: 'KEYS_ONLY' };
 
 export const keys = {
   email: (id: string) => `EMAIL#${id}`,
@@ -79,6 +97,8 @@ export const keys = {
   body: 'BODY',
   event: (at: string, type: string, digest: string) => `EVENT#${at}#${type}#${digest}`,
   eventPrefix: 'EVENT#',
+  /** A shard's name in an index partition (email-keys.ts). */
+  shard: (n: number) => String(n).padStart(2, '0'),
   allEmails: 'EMAILS',
   emailsWithStatus: (status: string) => `EMAILS#${status}`,
   apiKey: (hash: string) => `APIKEY#${hash}`,
@@ -110,6 +130,9 @@ export const keys = {
   idOfDueSk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
   /** The sweeper's progress through the queued emails (see core/use-cases/sweep.ts). */
   sweep: 'SWEEP',
+  /** The scheduler's progress through each partition of the due index (see core/use-cases/schedule.ts). */
+  schedule: 'SCHEDULE',
+  scheduleShard: (partition: string) => `SHARD#${partition}`,
   sendPace: 'SENDPACE',
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',

@@ -1,5 +1,5 @@
 import { notFound, validationError } from '../errors.js';
-import type { Clock, EmailQueue, EmailRepository, EmailState, Log } from '../ports.js';
+import type { Clock, DueEntry, EmailQueue, EmailRepository, EmailState, Log } from '../ports.js';
 import { dueJob, parseScheduledAt, SCHEDULE_AHEAD_MS } from '../schedule.js';
 import { decide, raiseFailed, type SweepDeps } from './sweep.js';
 
@@ -46,23 +46,112 @@ export interface DispatchReport {
  */
 export const LOST_DISPATCH_AFTER_MS = 120_000;
 
-/** At most this many due entries are read per run (in pages of 100); the next run goes on. */
-export const MAX_DISPATCH_PER_RUN = 10_000;
+/**
+ * Entries of each due index partition read per run by each of the scheduler's two reads (dispatch
+ * and watch, below): with the default 32 shards, up to 32,000 emails fall due per minute on AWS
+ * (the next run goes on where this one stopped).
+ */
+export const MAX_DUE_PER_PARTITION = 1_000;
+
+/**
+ * How far behind its look-ahead bound the scheduler keeps each partition's frontier once it has
+ * read all up to it: an email the send path (or a reschedule) left to the scheduler, due just past
+ * the look-ahead by a clock a little behind the scheduler's, still lands ahead of the frontier.
+ * (One that lands behind it is found by the watch, a pass later.)
+ */
+export const FRONTIER_MARGIN_MS = 60_000;
+
+/** Partitions of the due index read side by side. */
+const PARTITIONS_AT_ONCE = 4;
 
 /**
  * Queues the scheduled emails that fall due within SCHEDULE_AHEAD_MS, and watches those due and
  * queued. `all`: queue every one due again, whatever was queued before (a local start, whose
  * in-memory queue lost the delayed messages of the last run).
+ *
+ * Each partition of the due index (its shards, and the unsharded one of earlier versions) is read
+ * twice per run, each read bounded (MAX_DUE_PER_PARTITION), from cursors kept in the table:
+ * - **dispatch**, from the partition's frontier (before it, every entry was queued at least once)
+ *   up to SCHEDULE_AHEAD_MS ahead; the frontier then moves up to the first entry the queue refused,
+ *   past a whole page, or (all read) up to FRONTIER_MARGIN_MS short of the look-ahead;
+ * - **watch**, the entries behind the frontier (queued, not yet sent: a lost message, an unknown
+ *   outcome), a page a run, starting over from the partition's start once it reaches the frontier.
+ * So emails falling due are queued on time however many queued ones wait behind them (SES slow or
+ * throttled), and each waiting one is looked at again within a pass.
  */
 export async function dispatchScheduled(
   deps: SweepDeps,
-  options: { all?: boolean } = {},
+  options: { all?: boolean; perPartition?: number } = {},
 ): Promise<DispatchReport> {
+  const cap = options.perPartition ?? MAX_DUE_PER_PARTITION;
   const report: DispatchReport = { dispatched: 0, requeued: 0, failedUnknownOutcome: 0, cleaned: 0 };
   const now = deps.clock.now().getTime();
-  const until = new Date(now + SCHEDULE_AHEAD_MS).toISOString();
-  const ids = await deps.store.dueIds(until, MAX_DISPATCH_PER_RUN);
-  let backlog: number | undefined;
+  // '~' sorts after '#' and every id character: every email due at the bound itself is in.
+  const untilSk = `${new Date(now + SCHEDULE_AHEAD_MS).toISOString()}~`;
+  const frontierCap = new Date(now + SCHEDULE_AHEAD_MS - FRONTIER_MARGIN_MS).toISOString();
+  const progress = await deps.store.scheduleProgress();
+  const partitions = deps.store.duePartitions();
+  const backlog = { value: undefined as number | undefined };
+  const work = async (partition: string) => {
+    const cursor = progress.get(partition) ?? { frontier: '', watchFrom: '' };
+    const next = { ...cursor };
+    const from = options.all ? '' : cursor.frontier;
+    const due = await deps.store.dueIn(partition, from, untilSk, cap);
+    const unhandled = await handleDue(deps, due, now, report, backlog, options);
+    const stop = due.find((entry) => unhandled.has(entry.id))?.sk;
+    // ('~' sorts after every id character: just past the last entry read.)
+    const reached = due.length >= cap ? `${due[due.length - 1]?.sk}~` : undefined;
+    next.frontier =
+      [stop, reached, frontierCap].filter((sk): sk is string => sk !== undefined).sort()[0] ?? '';
+    if (next.frontier < cursor.frontier && !stop && !options.all) next.frontier = cursor.frontier;
+    if (!options.all && cursor.frontier > '') {
+      const watched = await deps.store.dueIn(
+        partition,
+        cursor.watchFrom,
+        cursor.frontier,
+        MAX_DUE_PER_PARTITION,
+      );
+      await handleDue(deps, watched, now, report, backlog, options);
+      // A whole page: the pass goes on after it; less: it reached the frontier, and starts over.
+      next.watchFrom = watched.length >= cap ? `${watched[watched.length - 1]?.sk ?? ''}~` : '';
+    }
+    if (next.frontier !== cursor.frontier || next.watchFrom !== cursor.watchFrom)
+      await deps.store.saveScheduleProgress(partition, next);
+  };
+  const queue = [...partitions];
+  const failures: unknown[] = [];
+  await Promise.all(
+    Array.from({ length: Math.min(PARTITIONS_AT_ONCE, queue.length) }, async () => {
+      for (let partition = queue.shift(); partition !== undefined; partition = queue.shift()) {
+        try {
+          await work(partition);
+        } catch (error) {
+          // One partition's trouble must not stop the others'; the next run tries it again.
+          deps.log?.warn('scheduler: could not read a partition of the due index', { partition, error });
+          failures.push(error);
+        }
+      }
+    }),
+  );
+  // ...and the run still fails, so that the function's errors (and their alarm) show it.
+  if (failures.length) throw failures[0];
+  return report;
+}
+
+/**
+ * Dispatches, cleans or watches these due index entries (the sweeper's rules); returns the ids the
+ * queue refused or that could not be handled (the next run tries them again).
+ */
+async function handleDue(
+  deps: SweepDeps,
+  entries: DueEntry[],
+  now: number,
+  report: DispatchReport,
+  backlog: { value: number | undefined },
+  options: { all?: boolean },
+): Promise<Set<string>> {
+  const unhandled = new Set<string>();
+  const ids = entries.map((entry) => entry.id);
   for (let i = 0; i < ids.length; i += 100) {
     const states = await deps.store.states(ids.slice(i, i + 100));
     const ready: EmailState[] = [];
@@ -90,9 +179,10 @@ export async function dispatchScheduled(
             : deps.settings.requeueAfterMs;
         const decision = decide(state, now, { ...deps.settings, requeueAfterMs });
         if (decision.action === 'requeue') {
-          backlog ??= await deps.queue.backlog();
+          backlog.value ??= await deps.queue.backlog();
           // Behind a backlog its message is not lost, only late: a later run looks again.
-          if (backlog > 0 && decision.waitedMs < requeueAfterMs + deps.settings.backlogGraceMs) continue;
+          if (backlog.value > 0 && decision.waitedMs < requeueAfterMs + deps.settings.backlogGraceMs)
+            continue;
           if (await deps.store.markRequeued(state.id, now, now - requeueAfterMs)) {
             await deps.queue.enqueue(dueJob(state, now));
             report.requeued++;
@@ -110,19 +200,25 @@ export async function dispatchScheduled(
           }
         }
       } catch (error) {
+        unhandled.add(state.id);
         deps.log?.warn('scheduler: could not handle an email; next run tries again', {
           email_id: state.id,
           error,
         });
       }
     }
-    if (ready.length) await dispatch(deps, ready, now, report);
+    if (ready.length) for (const id of await dispatch(deps, ready, now, report)) unhandled.add(id);
   }
-  return report;
+  return unhandled;
 }
 
 /** Queues these emails for their times (ten a call), then marks each as queued for that time. */
-async function dispatch(deps: SweepDeps, ready: EmailState[], now: number, report: DispatchReport) {
+async function dispatch(
+  deps: SweepDeps,
+  ready: EmailState[],
+  now: number,
+  report: DispatchReport,
+): Promise<Set<string>> {
   const refused = new Set(await deps.queue.enqueueMany(ready.map((state) => dueJob(state, now))));
   await Promise.all(
     ready
@@ -140,6 +236,7 @@ async function dispatch(deps: SweepDeps, ready: EmailState[], now: number, repor
   );
   if (refused.size)
     deps.log?.warn('scheduler: the queue refused emails; next run tries again', { refused: refused.size });
+  return refused;
 }
 
 /** Whether the send path queues a scheduled email itself (it falls due before the scheduler's next look). */

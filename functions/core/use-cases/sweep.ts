@@ -9,6 +9,7 @@ import type {
   EmailState,
   EventPublisher,
   Log,
+  SweepProgress,
   SweepStore,
 } from '../ports.js';
 import { recipientsOf } from '../recipients.js';
@@ -153,18 +154,22 @@ export async function sweep(
   const now = deps.clock.now().getTime();
   await failDeadLetters(deps, report);
   if (override.fromStart) {
-    await scanUnsent(
-      deps,
-      report,
-      FIRST_EMAIL_ID,
-      now,
-      override.requeueAfterMs ?? deps.settings.requeueAfterMs,
-    );
+    const requeueAfterMs = override.requeueAfterMs ?? deps.settings.requeueAfterMs;
+    let at: Pick<SweepProgress, 'fromId' | 'unresolvedFromId'> = { fromId: FIRST_EMAIL_ID };
+    // Page by page to the newest (the pass ends when it comes back to where it started over).
+    for (;;) {
+      const before = report.examined;
+      at = await scanUnsent(deps, report, { fromId: at.fromId }, now, requeueAfterMs);
+      if (report.examined - before < deps.settings.maxPerRun) break;
+    }
     return report;
   }
   const progress = await deps.store.progress();
   const next = { ...progress };
-  next.fromId = await scanUnsent(deps, report, progress.fromId, now, deps.settings.requeueAfterMs);
+  const scanned = await scanUnsent(deps, report, progress, now, deps.settings.requeueAfterMs);
+  next.fromId = scanned.fromId;
+  if (scanned.unresolvedFromId) next.unresolvedFromId = scanned.unresolvedFromId;
+  else delete next.unresolvedFromId;
   // A pass through the old emails goes on at every run until it has read them all, then waits.
   const midPass = progress.oldFromId !== FIRST_EMAIL_ID;
   if (midPass || now - progress.oldCheckedAtMs >= deps.settings.oldCheckEveryMs) {
@@ -173,6 +178,7 @@ export async function sweep(
   }
   if (
     next.fromId !== progress.fromId ||
+    next.unresolvedFromId !== progress.unresolvedFromId ||
     next.oldCheckedAtMs !== progress.oldCheckedAtMs ||
     next.oldFromId !== progress.oldFromId
   )
@@ -210,19 +216,22 @@ async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
 }
 
 /**
- * Looks at queued emails from `fromId` up to those `requeueAfterMs` old; returns where the next
- * scan starts: the first email still to watch, as everything before it is sent or final.
+ * Looks at a page of queued emails (at most `maxPerRun`) from where the scan stands, up to those
+ * `requeueAfterMs` old; returns where the next page starts. The scan moves past emails still open
+ * (an attempt under way, a deferral, a re-queue), remembering the oldest of them; once it reaches
+ * the newest, it starts over from that one. So a crowd of open emails (SES throttling) never holds
+ * up the look at the ones after them, and each open one is looked at again within a pass.
  */
 async function scanUnsent(
   deps: SweepDeps,
   report: SweepReport,
-  fromId: string,
+  at: Pick<SweepProgress, 'fromId' | 'unresolvedFromId'>,
   now: number,
   requeueAfterMs: number,
-): Promise<string> {
+): Promise<Pick<SweepProgress, 'fromId' | 'unresolvedFromId'>> {
   const { store, settings } = deps;
   const boundary = emailIdAt(now - requeueAfterMs);
-  const ids = await store.queuedIds(fromId, boundary, settings.maxPerRun);
+  const ids = await store.queuedIds(at.fromId, boundary, settings.maxPerRun);
   report.examined += ids.length;
   let firstUnresolved: string | undefined;
   if (ids.length > 0) {
@@ -265,14 +274,20 @@ async function scanUnsent(
       if (!resolved) firstUnresolved ??= id;
     }
   }
-  // Nothing queued in the range: keep the start where it is (a quiet minute writes nothing, and an
-  // email stored meanwhile under an older id, by a resumed request, is still ahead of it).
-  if (ids.length === 0) return fromId;
+  const oldest = [at.unresolvedFromId, firstUnresolved]
+    .filter((id): id is string => id !== undefined && id !== FIRST_EMAIL_ID)
+    .sort()[0];
   if (ids.length >= settings.maxPerRun) {
+    // More to read: the pass goes on after this page. Ids have one length, so this sorts after the
+    // last one and before any later id.
     deps.log?.warn('sweep: more queued emails than one run looks at', { maxPerRun: settings.maxPerRun });
-    return firstUnresolved ?? ids[ids.length - 1] ?? fromId;
+    return { fromId: `${ids[ids.length - 1]}0`, ...(oldest ? { unresolvedFromId: oldest } : {}) };
   }
-  return firstUnresolved ?? boundary;
+  // The pass reached the newest: the next starts from the oldest email still open. Nothing open
+  // and nothing read: the start stays where it is (a quiet minute writes nothing, and an email
+  // stored meanwhile under an older id, by a resumed request, is still ahead of it).
+  if (oldest) return { fromId: oldest };
+  return { fromId: ids.length === 0 ? at.fromId : boundary };
 }
 
 async function requeue(

@@ -1,0 +1,153 @@
+import { DUE_INDEX, INDEXES, keys, LEGACY_INDEXES, TTL_ATTRIBUTE } from './table.js';
+
+/**
+ * Where an email's items sit in the indexes, and when they expire: every write of an index key or
+ * an expiry goes through here (the repositories, the sweeper's store and the local runtime), so the
+ * layout below is the only one there is.
+ *
+ * **Shards.** One index partition takes about 1,000 writes a second, and the listing and due
+ * indexes are sorted by time-ordered ids, so DynamoDB cannot split a partition for heat. Each email
+ * goes to one of `shards` partitions of each index, chosen by a hash of its id (FNV-1a):
+ * `EMAILS#07` in `emails-by-time-keys`, `EMAILS#<status>#07` in `emails-by-status`, `DUE#07` in
+ * `emails-by-due`. Readers read every shard and merge them (core/sorted-merge.ts); a table written
+ * before sharding has its emails in the unsharded partitions (`EMAILS`, `EMAILS#<status>`, `DUE`),
+ * which readers read as one more shard, so nothing needs rewriting. The shard count may be raised
+ * (new emails spread wider, readers read every shard up to the new count) but never lowered: the
+ * emails in the shards above a lowered count would drop out of lists (the stack refuses nothing it
+ * cannot see; README, "Scaling").
+ *
+ * **Expiry.** An email's items (status, summary, bodies) expire `retentionDays` after it was created
+ * or, when scheduled, after its time; each event `retentionDays` after it happened. DynamoDB's TTL
+ * deletes them (free of write units) within days after, and the indexes lose their entries with them.
+ */
+export interface TableLayout {
+  /** Partitions each listing index and the due index spread their emails over. */
+  readonly shards: number;
+  /** The index listing emails by time: its name changes in the upgrade to keys-only (table.ts). */
+  readonly timeIndex: string;
+  /** Days an email's items are kept; 0 keeps them until deleted. */
+  readonly retentionDays: number;
+}
+
+export const MAX_SHARDS = 256;
+/**
+ * 32 shards: `emails-by-status` takes two writes per email in the queued shard (in, and out when it
+ * settles), so 32 partitions carry 16,000 emails/s, the 10,000 aimed at with room (docs/scale.md).
+ */
+export const DEFAULT_SHARDS = 32;
+export const DEFAULT_RETENTION_DAYS = 30;
+
+export const DEFAULT_LAYOUT: TableLayout = {
+  shards: DEFAULT_SHARDS,
+  timeIndex: INDEXES.emailsByTime.name,
+  retentionDays: DEFAULT_RETENTION_DAYS,
+};
+
+/** The layout from the stack's TABLE_LAYOUT (JSON of TableLayout's fields; absent: the defaults). */
+export function parseLayout(text: string | undefined): TableLayout {
+  if (!text) return DEFAULT_LAYOUT;
+  const given = JSON.parse(text) as Partial<TableLayout>;
+  const layout = { ...DEFAULT_LAYOUT, ...given };
+  const problem = layoutProblem(layout);
+  if (problem) throw new Error(`TABLE_LAYOUT: ${problem}`);
+  return layout;
+}
+
+/** What is wrong with a layout, if anything (the stack checks its settings with it too). */
+export function layoutProblem(layout: TableLayout): string | undefined {
+  if (!Number.isInteger(layout.shards) || layout.shards < 1 || layout.shards > MAX_SHARDS)
+    return `listingShards must be a whole number from 1 to ${MAX_SHARDS}, not ${layout.shards}`;
+  if (!Number.isInteger(layout.retentionDays) || layout.retentionDays < 0)
+    return `emailRetentionDays must be a whole number of days (0 keeps emails until deleted), not ${layout.retentionDays}`;
+  if (layout.timeIndex !== INDEXES.emailsByTime.name && layout.timeIndex !== LEGACY_INDEXES.emailsByTime.name)
+    return `unknown time index ${layout.timeIndex}`;
+  return undefined;
+}
+
+/** FNV-1a of the id: cheap, stable across runtimes, and even over UUIDv7's random bits. */
+export function shardOf(id: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+}
+
+const DAY_MS = 86_400_000;
+type Item = Record<string, unknown>;
+
+export class EmailKeys {
+  constructor(readonly layout: TableLayout = DEFAULT_LAYOUT) {}
+
+  private shard(id: string) {
+    return keys.shard(shardOf(id, this.layout.shards));
+  }
+
+  /** A new email's status item keys in the indexes: queued, and due at its time if scheduled. */
+  created(id: string, scheduledAt?: string): Item {
+    return {
+      [INDEXES.emailsByTime.partitionKey]: `${keys.allEmails}#${this.shard(id)}`,
+      [INDEXES.emailsByTime.sortKey]: id,
+      [INDEXES.emailsByStatus.partitionKey]: this.withStatus(id, 'queued'),
+      [INDEXES.emailsByStatus.sortKey]: id,
+      ...(scheduledAt ? this.due(id, scheduledAt) : {}),
+    };
+  }
+
+  /** The status index partition of this email with this status. */
+  withStatus(id: string, status: string): string {
+    return `${keys.emailsWithStatus(status)}#${this.shard(id)}`;
+  }
+
+  /** The due index keys of a scheduled email at this time. */
+  due(id: string, at: string): Item {
+    return {
+      [DUE_INDEX.partitionKey]: `${keys.due}#${this.shard(id)}`,
+      [DUE_INDEX.sortKey]: keys.dueSk(at, id),
+    };
+  }
+
+  /** The due index's key attributes, for a REMOVE (an email sent or final leaves the index). */
+  static readonly dueKeys = `${DUE_INDEX.partitionKey}, ${DUE_INDEX.sortKey}`;
+
+  /** Every partition of the time index: the shards, then the unsharded one of earlier versions. */
+  timePartitions(): string[] {
+    return [...this.shards().map((s) => `${keys.allEmails}#${s}`), keys.allEmails];
+  }
+
+  statusPartitions(status: string): string[] {
+    return [
+      ...this.shards().map((s) => `${keys.emailsWithStatus(status)}#${s}`),
+      keys.emailsWithStatus(status),
+    ];
+  }
+
+  duePartitions(): string[] {
+    return [...this.shards().map((s) => `${keys.due}#${s}`), keys.due];
+  }
+
+  /** Shard names, `00` to the last. */
+  shards(): string[] {
+    return Array.from({ length: this.layout.shards }, (_, i) => keys.shard(i));
+  }
+
+  /**
+   * The expiry of an email's items: `retentionDays` after it was created, or after its time when
+   * it is scheduled later (it always outlives its wait); none when emails are kept until deleted.
+   */
+  expiry(createdAt: string, scheduledAt?: string): Item {
+    const from = Math.max(Date.parse(createdAt), scheduledAt ? Date.parse(scheduledAt) : 0);
+    return this.expiringFrom(from);
+  }
+
+  /** The expiry of one of its events: `retentionDays` after the event. */
+  eventExpiry(at: string): Item {
+    return this.expiringFrom(Date.parse(at));
+  }
+
+  private expiringFrom(ms: number): Item {
+    if (this.layout.retentionDays === 0 || !Number.isFinite(ms)) return {};
+    return { [TTL_ATTRIBUTE]: Math.ceil((ms + this.layout.retentionDays * DAY_MS) / 1000) };
+  }
+}
