@@ -11,7 +11,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { useClientPlugin } from '../../functions/adapters/aws-clients.js';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
-import { INDEX_PROJECTION, INDEXES, TABLE_KEYS } from '../../functions/adapters/dynamodb/table.js';
+import { INDEXES, projectionOf, TABLE_KEYS } from '../../functions/adapters/dynamodb/table.js';
 import { currentFunction } from '../../functions/local/invocation.js';
 
 type Item = Record<string, unknown>;
@@ -57,7 +57,8 @@ function indexEntries(item: Item | undefined): Record<string, Item | undefined> 
       continue;
     }
     const names: string[] = [index.partitionKey, index.sortKey, TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
-    if (index.name !== INDEXES.emailsByDue.name) names.push(...INDEX_PROJECTION);
+    const projection = projectionOf(index.name);
+    if (projection.ProjectionType === 'INCLUDE') names.push(...projection.NonKeyAttributes);
     entries[index.name] = Object.fromEntries(
       names.filter((n) => item[n] !== undefined).map((n) => [n, item[n]]),
     );

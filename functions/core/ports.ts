@@ -7,6 +7,7 @@ import type { StoredAttachment } from './attachments.js';
 import type { Domain, DomainIdentity, DomainStatus } from './domains.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './email.js';
 import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
+import type { FinalTransition } from './lifecycle.js';
 import type { ListEmailsQuery, PageQuery } from './list.js';
 import type { SendQuota } from './pacing.js';
 import type { SuppressedReason } from './recipients.js';
@@ -98,28 +99,19 @@ export interface RecipientNews {
   event: EmailEvent;
 }
 
-/**
- * The guard a final status change is conditional on, besides the email still being queued:
- * `unsent`: no attempt ever began (so no attempt can be under way); `attempt`: the attempt that
- * began at this time is still the one on record and nothing confirmed it; `sent`: it was sent.
- */
-export type FinishGuard =
-  | { unsent: true }
-  | { attemptStartedAt: number }
-  | { sent: true }
-  /** A cancel: it is scheduled, and no attempt began (whether or not it is due yet). */
-  | { scheduled: true };
-
 export interface FinishOptions {
+  /**
+   * Which of the lifecycle's final transitions this is (core/lifecycle.ts), and so what must hold
+   * for it besides the email still being queued. @default 'settleEvent'
+   */
+  as?: FinalTransition;
+  /** The attempt a `failAttempt` concerns (when it began, as the claim recorded it). */
+  attemptStartedAt?: number;
   reason?: string;
-  /** Only if this also holds (the sweeper's transitions). */
-  guard?: FinishGuard;
   /** What an event of the provider says about the send, filled in when the email has none yet. */
   sent?: { at: string; providerMessageId: string };
   /** Recipients settled by this change as suppressed (when every one of them is). */
   suppressed?: SuppressedRecipients;
-  /** Ended by a cancel (what `last_event: canceled` reads). */
-  canceled?: boolean;
 }
 
 export interface EmailRepository {
@@ -173,7 +165,7 @@ export interface EmailRepository {
    * sent, not canceled); `dispatched`: the caller queues it itself for that time. False otherwise.
    */
   reschedule(id: string, scheduledAt: string, dispatched: boolean): Promise<boolean>;
-  /** Moves a queued email to a final status; returns false when it was not queued (or the guard failed). */
+  /** Moves a queued email to a final status; false when the lifecycle does not allow it (options.as). */
   finish(id: string, status: TerminalStatus, at: string, options?: FinishOptions): Promise<boolean>;
   /** Appends a delivery event (idempotent for a repeated event). */
   addEvent(id: string, event: EmailEvent): Promise<void>;

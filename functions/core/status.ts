@@ -4,8 +4,8 @@
  *
  *   queued ──► delivered | bounced | failed
  *
- * The repository enforces it where it cannot race: every status change is a write conditional
- * on the status still being queued (see EmailRepository.finish).
+ * Every change is a transition of the email's lifecycle (lifecycle.ts), which the repository
+ * writes conditionally, so it cannot race: each final transition requires the email still queued.
  */
 export const EMAIL_STATUSES = ['queued', 'delivered', 'bounced', 'failed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];

@@ -7,7 +7,7 @@ import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { newSqsClient } from '../adapters/aws-clients.js';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
-import { createDocumentClient, isConditionFailure } from '../adapters/dynamodb/client.js';
+import { createDocumentClient, writeIf } from '../adapters/dynamodb/client.js';
 import { EmailKeys, parseLayout } from '../adapters/dynamodb/email-keys.js';
 import { DynamoSweepStore } from '../adapters/dynamodb/sweep-store.js';
 import { INDEXES, keys } from '../adapters/dynamodb/table.js';
@@ -578,23 +578,20 @@ async function reindexQueuedEmails(db: ReturnType<typeof createDocumentClient>, 
       if (item.scheduled_at && !item.sent_at) {
         // A scheduled one's due-index keys too, written again (whether or not the kill lost them).
         const due = Object.entries(emailKeys.due(id, String(item.scheduled_at)));
-        await db
-          .send(
-            new UpdateCommand({
-              TableName: TABLE_NAME,
-              Key: { pk: item.pk, sk: keys.status },
-              UpdateExpression: `SET ${due.map(([name]) => `${name} = :${name}`).join(', ')}`,
-              ConditionExpression: '#status = :queued AND attribute_not_exists(sent_at)',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: {
-                ':queued': 'queued',
-                ...Object.fromEntries(due.map(([name, value]) => [`:${name}`, value])),
-              },
-            }),
-          )
-          .catch((error) => {
-            if (!isConditionFailure(error)) throw error;
-          });
+        await writeIf(
+          db,
+          new UpdateCommand({
+            TableName: TABLE_NAME,
+            Key: { pk: item.pk, sk: keys.status },
+            UpdateExpression: `SET ${due.map(([name]) => `${name} = :${name}`).join(', ')}`,
+            ConditionExpression: '#status = :queued AND attribute_not_exists(sent_at)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':queued': 'queued',
+              ...Object.fromEntries(due.map(([name, value]) => [`:${name}`, value])),
+            },
+          }),
+        );
       }
       if (indexed.has(id)) continue;
       await db.send(

@@ -318,7 +318,7 @@ describe('npm start after a run that ended badly', () => {
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual([
       'emails-by-due',
       'emails-by-status',
-      'emails-by-time',
+      'emails-by-time-keys',
     ]);
   }, 120_000);
 });

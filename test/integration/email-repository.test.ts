@@ -260,17 +260,21 @@ describe('DynamoEmailRepository (dynalite)', () => {
     const unsent = await create();
     const sending = await create();
     await repo.claim(sending, 1000);
-    expect(await repo.finish(sending, 'failed', at, { guard: { unsent: true } })).toBe(false);
-    expect(await repo.finish(sending, 'failed', at, { guard: { attemptStartedAt: 999 } })).toBe(false);
-    expect(await repo.finish(sending, 'failed', at, { guard: { sent: true } })).toBe(false);
-    expect(await repo.finish(sending, 'failed', at, { guard: { attemptStartedAt: 1000 } })).toBe(true);
-    expect(await repo.finish(unsent, 'failed', at, { guard: { sent: true } })).toBe(false);
-    expect(await repo.finish(unsent, 'failed', at, { guard: { unsent: true } })).toBe(true);
+    expect(await repo.finish(sending, 'failed', at, { as: 'endUnsent' })).toBe(false);
+    expect(await repo.finish(sending, 'failed', at, { as: 'failAttempt', attemptStartedAt: 999 })).toBe(
+      false,
+    );
+    expect(await repo.finish(sending, 'failed', at, { as: 'settleSent' })).toBe(false);
+    expect(await repo.finish(sending, 'failed', at, { as: 'failAttempt', attemptStartedAt: 1000 })).toBe(
+      true,
+    );
+    expect(await repo.finish(unsent, 'failed', at, { as: 'settleSent' })).toBe(false);
+    expect(await repo.finish(unsent, 'failed', at, { as: 'endUnsent' })).toBe(true);
     const sent = await create();
     await repo.claim(sent, 1000);
     await repo.markSent(sent, 'ses-1', at);
-    expect(await repo.finish(sent, 'failed', at, { guard: { attemptStartedAt: 1000 } })).toBe(false);
-    expect(await repo.finish(sent, 'failed', at, { guard: { sent: true } })).toBe(true);
+    expect(await repo.finish(sent, 'failed', at, { as: 'failAttempt', attemptStartedAt: 1000 })).toBe(false);
+    expect(await repo.finish(sent, 'failed', at, { as: 'settleSent' })).toBe(true);
   });
 
   it("a create whose first write landed but whose answer was lost succeeds on the SDK's retry", async () => {

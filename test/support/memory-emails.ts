@@ -1,4 +1,5 @@
 import type { EmailEvent } from '../../functions/core/email.js';
+import { allows } from '../../functions/core/lifecycle.js';
 import type { EmailRepository, FinishOptions, RecipientNews } from '../../functions/core/ports.js';
 import { positionsOf, type Recipient } from '../../functions/core/recipients.js';
 import { type EmailStatus, settledStatus, type TerminalStatus } from '../../functions/core/status.js';
@@ -36,8 +37,15 @@ export class MemoryEmails
     return first;
   }
 
-  async finish(_id: string, status: TerminalStatus, _at: string, options: FinishOptions = {}) {
-    if (this.status !== 'queued') return false;
+  async finish(id: string, status: TerminalStatus, at: string, options: FinishOptions = {}) {
+    const state = {
+      id,
+      status: this.status,
+      created_at: at,
+      ...(this.sentAt ? { sent_at: this.sentAt } : {}),
+    };
+    const context = { nowMs: Date.parse(at), attemptStartedAt: options.attemptStartedAt };
+    if (!allows(state, options.as ?? 'settleEvent', context)) return false;
     this.status = status;
     if (options.reason) this.reason = options.reason;
     if (options.sent) this.sentAt ??= options.sent.at;

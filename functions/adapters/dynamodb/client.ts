@@ -1,9 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  type DeleteCommand,
   DynamoDBDocumentClient,
+  type PutCommand,
   QueryCommand,
   type QueryCommandInput,
+  type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { PageQuery } from '../../core/list.js';
 import { mergeSorted, type SortedSource } from '../../core/sorted-merge.js';
@@ -16,6 +19,34 @@ export const createDocumentClient = (client: DynamoDBClient = newDynamoDbClient(
 /** A conditional write whose condition did not hold (the expected outcome of a guarded write, not a fault). */
 export const isConditionFailure = (error: unknown) =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/**
+ * Sends a conditional write: true when DynamoDB applied it, false when its condition did not hold
+ * (the expected outcome of a guarded write); any other failure throws.
+ */
+export async function writeIf(
+  db: DynamoDBDocumentClient,
+  command: PutCommand | UpdateCommand | DeleteCommand,
+): Promise<boolean> {
+  return (await attributesIf(db, command)) !== null;
+}
+
+/**
+ * The same, answering the attributes the write returns (its ReturnValues; {} when it asks for
+ * none), or null when the condition did not hold.
+ */
+export async function attributesIf(
+  db: DynamoDBDocumentClient,
+  command: PutCommand | UpdateCommand | DeleteCommand,
+): Promise<Item | null> {
+  try {
+    const { Attributes } = await db.send(command as UpdateCommand);
+    return Attributes ?? {};
+  } catch (error) {
+    if (isConditionFailure(error)) return null;
+    throw error;
+  }
+}
 
 type Item = Record<string, unknown>;
 

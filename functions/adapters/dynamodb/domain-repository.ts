@@ -8,7 +8,7 @@ import {
 import { type DnsRecord, DOMAIN_ID_PREFIX, type Domain, type DomainStatus } from '../../core/domains.js';
 import type { PageQuery } from '../../core/list.js';
 import type { DomainRepository, NameClaim } from '../../core/ports.js';
-import { isConditionFailure, newestFirstPage, queryPages } from './client.js';
+import { newestFirstPage, queryPages, writeIf } from './client.js';
 import { keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -42,8 +42,9 @@ export class DynamoDomainRepository implements DomainRepository {
   }
 
   async claimName(domain: string, id: string, nowMs: number, leaseMs: number): Promise<NameClaim> {
-    try {
-      await this.db.send(
+    if (
+      await writeIf(
+        this.db,
         new PutCommand({
           TableName: this.tableName,
           Item: { ...this.nameKey(domain), id, state: 'creating', claimed_at: nowMs },
@@ -52,11 +53,9 @@ export class DynamoDomainRepository implements DomainRepository {
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: { ':creating': 'creating', ':stale': nowMs - leaseMs },
         }),
-      );
+      )
+    )
       return { claimed: true };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: this.nameKey(domain), ConsistentRead: true }),
     );
@@ -69,34 +68,30 @@ export class DynamoDomainRepository implements DomainRepository {
   }
 
   async releaseName(domain: string, id: string): Promise<void> {
-    try {
-      await this.db.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: this.nameKey(domain),
-          ConditionExpression: 'id = :id AND #state = :creating',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':id': id, ':creating': 'creating' },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: this.nameKey(domain),
+        ConditionExpression: 'id = :id AND #state = :creating',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':id': id, ':creating': 'creating' },
+      }),
+    );
   }
 
   async save(domain: Domain, mode: 'new' | 'existing'): Promise<boolean> {
-    try {
-      await this.db.send(
+    if (
+      !(await writeIf(
+        this.db,
         new PutCommand({
           TableName: this.tableName,
           Item: { ...this.domainKey(domain.id), ...domain },
           ConditionExpression: mode === 'existing' ? 'attribute_exists(pk)' : undefined,
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ))
+    )
+      return false;
     // Then the name item, which the send path reads: only for the domain that holds the name.
     await this.db.send(
       new UpdateCommand({
@@ -169,18 +164,15 @@ export class DynamoDomainRepository implements DomainRepository {
   }
 
   async delete(domain: Domain): Promise<void> {
-    try {
-      await this.db.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: this.nameKey(domain.domain),
-          ConditionExpression: 'id = :id',
-          ExpressionAttributeValues: { ':id': domain.id },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: this.nameKey(domain.domain),
+        ConditionExpression: 'id = :id',
+        ExpressionAttributeValues: { ':id': domain.id },
+      }),
+    );
     await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: this.domainKey(domain.id) }));
   }
 }

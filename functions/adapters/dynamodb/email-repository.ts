@@ -1,5 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
@@ -10,37 +9,56 @@ import {
 import type { StoredAttachment } from '../../core/attachments.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from '../../core/email.js';
 import { FIRST_EMAIL_ID } from '../../core/ids.js';
+import type { Transition, TransitionContext } from '../../core/lifecycle.js';
 import type { ListEmailsQuery } from '../../core/list.js';
-import {
-  type ClaimResult,
-  type EmailRepository,
-  type EmailState,
-  type FinishOptions,
-  type NewEmail,
-  type RecipientNews,
-  type SuppressedRecipients,
-  suppressedPositions,
+import type {
+  ClaimResult,
+  EmailRepository,
+  EmailState,
+  FinishOptions,
+  NewEmail,
+  RecipientNews,
+  SuppressedRecipients,
 } from '../../core/ports.js';
-import {
-  positionsOf,
-  recipientOutcomes,
-  recipientsOf,
-  type SuppressedReason,
-} from '../../core/recipients.js';
+import { positionsOf, recipientOutcomes, recipientsOf } from '../../core/recipients.js';
 import {
   type EmailStatus,
-  lastEventOf,
   type RecipientTally,
   settledStatus,
   type TerminalStatus,
 } from '../../core/status.js';
-import { batchGetAll, isConditionFailure, newestFirstMerged, pause, queryPages } from './client.js';
+import { attributesIf, batchGetAll, newestFirstMerged, pause, queryPages, writeIf } from './client.js';
+import { conditionOf, withCondition } from './email-conditions.js';
+import {
+  bodiesOf,
+  bounded,
+  eventKey,
+  extras,
+  extrasOf,
+  INLINE_EVENT,
+  INLINE_EVENT_MAX_BYTES,
+  readContent,
+  readStates,
+  storedBodies,
+  suppressedMarks,
+  suppressedOf,
+  tallyOf,
+  toState,
+  toSummary,
+} from './email-items.js';
 import { EmailKeys, type TableLayout } from './email-keys.js';
-import { DUE_INDEX, INDEXES, keys } from './table.js';
+import { INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
 
-/** Emails in the single table. Status, summary and bodies are separate items (see table.ts). */
+/** The due index's keys on a status item: a write that sends or ends an email removes them. */
+const DUE_KEYS = EmailKeys.dueKeys;
+
+/**
+ * Emails in the single table. Status, summary and bodies are separate items (see table.ts, and
+ * email-items.ts for what each holds). Every change of the status item is a transition of the
+ * lifecycle (core/lifecycle.ts), written with that transition's condition (email-conditions.ts).
+ */
 export class DynamoEmailRepository implements EmailRepository {
   private readonly deflate: boolean;
   private readonly keys: EmailKeys;
@@ -126,19 +144,13 @@ export class DynamoEmailRepository implements EmailRepository {
    * item its first try wrote: ids are unique, so an item with this id and creation time is its own.)
    */
   private async putStatus(item: Item): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return (await this.getState(keys.idOf(String(item.pk))))?.created_at === item.created_at;
-    }
+    const put = new PutCommand({
+      TableName: this.tableName,
+      Item: item,
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+    if (await writeIf(this.db, put)) return true;
+    return (await this.getState(keys.idOf(String(item.pk))))?.created_at === item.created_at;
   }
 
   async createMany(
@@ -277,33 +289,20 @@ export class DynamoEmailRepository implements EmailRepository {
     // This claim's own mark. If DynamoDB applies the write but its answer is lost, the SDK's retry
     // finds the email claimed; the mark tells that claim is this one, so the email is still sent.
     const token = randomBytes(9).toString('base64url');
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.statusKey(id),
-          // The recipients left out are settled in the same write: the claim and they stand together.
-          UpdateExpression: `SET send_started_at = :now, claim = :token${marks.set}${marks.add}`,
-          // No expiry: once an attempt began, no other is ever started (see deliver-email.ts).
-          // A scheduled email only once it is due: a reschedule or cancel and this claim are
-          // conditional writes on the same item, so exactly one of them happens.
-          ConditionExpression:
-            'attribute_exists(pk) AND #status = :queued AND attribute_not_exists(sent_at) AND ' +
-            `attribute_not_exists(send_started_at) AND ${DUE}`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':queued': 'queued',
-            ':now': nowMs,
-            ':token': token,
-            ':nowIso': new Date(nowMs).toISOString(),
-            ...marks.values,
-          },
-        }),
-      );
-      return 'claimed';
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    // The recipients left out are settled in the same write: the claim and they stand together.
+    // No expiry: once an attempt began, no other is ever started (see deliver-email.ts). A
+    // scheduled email only once it is due: a reschedule or cancel and this claim are transitions
+    // of the same item, so exactly one of them happens.
+    const claimed = await this.transition(
+      id,
+      'claim',
+      { nowMs },
+      {
+        update: `SET send_started_at = :now, claim = :token${marks.set}${marks.add}`,
+        values: { ':now': nowMs, ':token': token, ...marks.values },
+      },
+    );
+    if (claimed) return 'claimed';
     // Rare path (a duplicate message, or a retry after a lost answer): read why it was refused.
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: this.statusKey(id), ConsistentRead: true }),
@@ -318,40 +317,21 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 
   async release(id: string, startedAtMs: number, nowMs: number): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.statusKey(id),
-          // When it was refused: its message is retried from then on, so the sweeper waits from then.
-          UpdateExpression: 'SET refused_at = :now REMOVE send_started_at, claim, attempt_error',
-          // Only this worker's own attempt, and only while nothing says it was sent.
-          ConditionExpression: 'send_started_at = :mine AND attribute_not_exists(sent_at)',
-          ExpressionAttributeValues: { ':mine': startedAtMs, ':now': nowMs },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    // When it was refused: its message is retried from then on, so the sweeper waits from then.
+    await this.transition(
+      id,
+      'release',
+      { attemptStartedAt: startedAtMs },
+      {
+        update: 'SET refused_at = :now REMOVE send_started_at, claim, attempt_error',
+        values: { ':now': nowMs },
+      },
+    );
   }
 
   async markDeferred(id: string, nowMs: number): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.statusKey(id),
-          // The sweeper waits from the last refusal before it takes an unsent email for stranded.
-          UpdateExpression: 'SET refused_at = :now',
-          ConditionExpression:
-            '#status = :queued AND attribute_not_exists(send_started_at) AND attribute_not_exists(sent_at)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':now': nowMs, ':queued': 'queued' },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    // The sweeper waits from the last refusal before it takes an unsent email for stranded.
+    await this.transition(id, 'defer', {}, { update: 'SET refused_at = :now', values: { ':now': nowMs } });
   }
 
   async markSent(
@@ -363,45 +343,36 @@ export class DynamoEmailRepository implements EmailRepository {
     // In the same write: a delay or complaint costs nothing more than recording the email as sent.
     // A flag, not a time: last_event needs only whether it happened, and the status item stays small.
     const marked = mark ? `, ${mark} = :true` : '';
-    const { Attributes } = await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: this.statusKey(id),
-        // The consumer and the provider's Send event both record it; the first record stands.
-        UpdateExpression:
+    // The consumer and the provider's Send event both record it; the first record stands. The old
+    // sent_at comes back only if there was one: absent, this write recorded it first.
+    const old = await this.transition(
+      id,
+      'markSent',
+      {},
+      {
+        update:
           'SET sent_at = if_not_exists(sent_at, :at), provider_message_id = if_not_exists(provider_message_id, :mid)' +
           `${marked} REMOVE attempt_error, claim, ${DUE_KEYS}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: {
-          ':at': at,
-          ':mid': providerMessageId,
-          ...(mark ? { ':true': true } : {}),
-        },
-        // The old sent_at comes back only if there was one: absent, this write recorded it first.
-        ReturnValues: 'UPDATED_OLD',
-      }),
+        values: { ':at': at, ':mid': providerMessageId, ...(mark ? { ':true': true } : {}) },
+        returnValues: 'UPDATED_OLD',
+      },
     );
-    // Present and this write's own: an SDK retry after a first try whose answer was lost.
-    return (
-      Attributes?.sent_at === undefined ||
-      (Attributes.sent_at === at && Attributes.provider_message_id === providerMessageId)
-    );
+    // No such email (it expired): nothing recorded. Present and this write's own: an SDK retry
+    // after a first try whose answer was lost.
+    if (!old) return false;
+    return old.sent_at === undefined || (old.sent_at === at && old.provider_message_id === providerMessageId);
   }
 
   async markUnknown(id: string, reason: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.statusKey(id),
-          UpdateExpression: 'SET attempt_error = :reason',
-          ConditionExpression: 'attribute_exists(send_started_at) AND attribute_not_exists(sent_at)',
-          ExpressionAttributeValues: { ':reason': bounded(reason) },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await this.transition(
+      id,
+      'markUnknown',
+      {},
+      {
+        update: 'SET attempt_error = :reason',
+        values: { ':reason': bounded(reason) },
+      },
+    );
   }
 
   async finish(
@@ -410,19 +381,16 @@ export class DynamoEmailRepository implements EmailRepository {
     at: string,
     options: FinishOptions = {},
   ): Promise<boolean> {
-    const { reason, guard, sent, suppressed, canceled } = options;
-    const set = [
-      '#status = :status',
-      `${INDEXES.emailsByStatus.partitionKey} = :gsi2pk`,
-      'finished_at = :at',
-    ];
+    const { reason, sent, suppressed } = options;
+    const as = options.as ?? 'settleEvent';
+    const canceled = as === 'cancel';
+    const set = ['#status = :status', '#statusPk = :statusPk', 'finished_at = :at'];
     if (canceled) set.push('canceled = :true');
     const marks = suppressedMarks(suppressed);
     const values: Item = {
       ':status': status,
-      ':gsi2pk': this.keys.withStatus(id, status),
+      ':statusPk': this.keys.withStatus(id, status),
       ':at': at,
-      ':queued': 'queued',
       ...(canceled ? { ':true': true } : {}),
       ...marks.values,
     };
@@ -439,41 +407,47 @@ export class DynamoEmailRepository implements EmailRepository {
       values[':sentAt'] = sent.at;
       values[':mid'] = sent.providerMessageId;
     }
-    // Forward only: a late or repeated event finds the email already final and changes nothing.
-    const conditions = ['#status = :queued'];
-    if (guard && 'unsent' in guard) {
-      // Never before a scheduled email is due (it is not the consumer's to settle until then).
-      conditions.push('attribute_not_exists(sent_at)', 'attribute_not_exists(send_started_at)', DUE);
-      values[':nowIso'] = at;
-    }
-    if (guard && 'scheduled' in guard)
-      conditions.push(
-        'attribute_exists(scheduled_at)',
-        'attribute_not_exists(sent_at)',
-        'attribute_not_exists(send_started_at)',
-      );
-    if (guard && 'attemptStartedAt' in guard) {
-      conditions.push('send_started_at = :started', 'attribute_not_exists(sent_at)');
-      values[':started'] = guard.attemptStartedAt;
-    }
-    if (guard && 'sent' in guard) conditions.push('attribute_exists(sent_at)');
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.statusKey(id),
-          // A final email leaves the due index in the same write.
-          UpdateExpression: `SET ${set.join(', ')}${marks.set}${marks.add} REMOVE ${DUE_KEYS}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    // Forward only (every final transition requires `queued`): a late or repeated event finds the
+    // email already final and changes nothing. A final email leaves the due index in the same write.
+    const done = await this.transition(
+      id,
+      as,
+      { nowMs: Date.parse(at), attemptStartedAt: options.attemptStartedAt },
+      {
+        update: `SET ${set.join(', ')}${marks.set}${marks.add} REMOVE ${DUE_KEYS}`,
+        names: { '#statusPk': INDEXES.emailsByStatus.partitionKey },
+        values,
+      },
+    );
+    return done !== null;
+  }
+
+  /**
+   * One write of the email's status item as a transition of its lifecycle, conditional on what the
+   * transition requires (core/lifecycle.ts): the attributes it returns ({} unless asked), or null
+   * when the lifecycle did not allow it.
+   */
+  private transition(
+    id: string,
+    transition: Transition,
+    context: TransitionContext,
+    change: {
+      update: string;
+      names?: Record<string, string>;
+      values?: Item;
+      returnValues?: 'UPDATED_OLD' | 'ALL_NEW';
+    },
+  ): Promise<Item | null> {
+    return attributesIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.statusKey(id),
+        UpdateExpression: change.update,
+        ...withCondition(conditionOf(transition, context), { names: change.names, values: change.values }),
+        ...(change.returnValues ? { ReturnValues: change.returnValues } : {}),
+      }),
+    );
   }
 
   async addEvent(id: string, event: EmailEvent): Promise<void> {
@@ -516,8 +490,7 @@ export class DynamoEmailRepository implements EmailRepository {
         add: { done: [0], ...(lost ? { lost: [0] } : {}) },
         sent: news.sent,
       },
-      'rcpts = :one AND #status = :queued',
-      { ':one': 1, ':queued': 'queued' },
+      'settleSingle',
     );
     if (settled) return { status: single, tally: tallyOf(settled), changed: true };
     if (inline) await this.addEvent(id, news.event);
@@ -545,26 +518,24 @@ export class DynamoEmailRepository implements EmailRepository {
         add: positions.length ? { done: positions, ...(lost ? { lost: positions } : {}) } : {},
         sent: news.sent,
       },
-      'attribute_exists(pk)',
-      {},
+      'recordOutcomes',
     );
     if (!after) return null;
     return { status: after.status as EmailStatus, tally: tallyOf(after), changed: false };
   }
 
   /**
-   * One UpdateItem of the status item: `set` values (a `['if_not_exists', v]` keeps what is there),
-   * `add` positions to number sets, `sent` filled in if absent; the item after it, or null when the
-   * condition did not hold.
+   * A recipients' transition of the status item: `set` values (a `['if_not_exists', v]` keeps what
+   * is there), `add` positions to number sets, `sent` filled in if absent; the item after it, or
+   * null when the lifecycle did not allow it.
    */
-  private async update(
+  private update(
     id: string,
     change: { set: Item; add: Record<string, number[]>; sent?: { at: string; providerMessageId: string } },
-    condition: string,
-    conditionValues: Item,
+    transition: Transition,
   ): Promise<Item | null> {
     const names: Record<string, string> = {};
-    const values: Item = { ...conditionValues };
+    const values: Item = {};
     const set: string[] = [];
     let n = 0;
     for (const [name, value] of Object.entries(change.set)) {
@@ -591,84 +562,64 @@ export class DynamoEmailRepository implements EmailRepository {
       values[`:${name}`] = new Set(positions);
       return `${name} :${name}`;
     });
-    if (condition.includes('#status')) names['#status'] = 'status';
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.statusKey(id),
-          // Sent or final: out of the due index (removing absent keys costs nothing).
-          UpdateExpression: `SET ${set.join(', ')}${add.length ? ` ADD ${add.join(', ')}` : ''} REMOVE ${DUE_KEYS}`,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes ?? null;
-    } catch (error) {
-      if (isConditionFailure(error)) return null;
-      throw error;
-    }
+    return this.transition(
+      id,
+      transition,
+      {},
+      {
+        // Sent or final: out of the due index (removing absent keys costs nothing).
+        update: `SET ${set.join(', ')}${add.length ? ` ADD ${add.join(', ')}` : ''} REMOVE ${DUE_KEYS}`,
+        names,
+        values,
+        returnValues: 'ALL_NEW',
+      },
+    );
   }
 
   async reschedule(id: string, scheduledAt: string, dispatched: boolean): Promise<boolean> {
     // A new time is never before the email was created, so it alone sets the expiry.
-    const expiry = this.keys.expiry(scheduledAt, scheduledAt);
-    const [ttl] = Object.entries(expiry);
+    const [ttl] = Object.entries(this.keys.expiry(scheduledAt, scheduledAt));
     const due = Object.entries(this.keys.due(id, scheduledAt));
-    // Its content's expiry beside it: the email outlives its new time, all of it (a later expiry
-    // is harmless should the reschedule itself be refused).
-    const content = ttl ? this.extendContent(id, ttl[0], ttl[1]) : Promise.resolve();
-    try {
-      await Promise.all([
-        content,
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: this.statusKey(id),
-            UpdateExpression: `SET scheduled_at = :at, ${due.map(([name]) => `${name} = :${name}`).join(', ')}${
-              ttl ? ', #ttl = :ttl' : ''
-            }${dispatched ? ', dispatched = :at' : ''}${dispatched ? '' : ' REMOVE dispatched'}`,
-            // Only while it waits: not yet claimed by the consumer, not sent, not final (canceled).
-            ConditionExpression:
-              '#status = :queued AND attribute_exists(scheduled_at) AND attribute_not_exists(sent_at) AND ' +
-              'attribute_not_exists(send_started_at)',
-            ExpressionAttributeNames: { '#status': 'status', ...(ttl ? { '#ttl': ttl[0] } : {}) },
-            ExpressionAttributeValues: {
-              ':queued': 'queued',
-              ':at': scheduledAt,
-              ...Object.fromEntries(due.map(([name, value]) => [`:${name}`, value])),
-              ...(ttl ? { ':ttl': ttl[1] } : {}),
-            },
-          }),
-        ),
-      ]);
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    const [moved] = await Promise.all([
+      // Only while it waits: not yet claimed by the consumer, not sent, not final (canceled).
+      this.transition(
+        id,
+        'reschedule',
+        {},
+        {
+          update: `SET scheduled_at = :at, ${due.map(([name]) => `${name} = :${name}`).join(', ')}${
+            ttl ? ', #ttl = :ttl' : ''
+          }${dispatched ? ', dispatched = :at' : ' REMOVE dispatched'}`,
+          names: ttl ? { '#ttl': ttl[0] } : {},
+          values: {
+            ':at': scheduledAt,
+            ...Object.fromEntries(due.map(([name, value]) => [`:${name}`, value])),
+            ...(ttl ? { ':ttl': ttl[1] } : {}),
+          },
+        },
+      ),
+      // Its content's expiry beside it: the email outlives its new time, all of it (a later expiry
+      // is harmless should the reschedule itself be refused).
+      ttl ? this.extendContent(id, ttl[0], ttl[1]) : undefined,
+    ]);
+    return moved !== null;
   }
 
   /** Sets the expiry of an email's summary and body items (absent ones are left absent). */
   private async extendContent(id: string, attribute: string, value: unknown): Promise<void> {
     await Promise.all(
       [keys.summary, keys.body].map((sk) =>
-        this.db
-          .send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: { pk: keys.email(id), sk },
-              UpdateExpression: 'SET #ttl = :ttl',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeNames: { '#ttl': attribute },
-              ExpressionAttributeValues: { ':ttl': value },
-            }),
-          )
-          .catch((error) => {
-            if (!isConditionFailure(error)) throw error;
+        writeIf(
+          this.db,
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: keys.email(id), sk },
+            UpdateExpression: 'SET #ttl = :ttl',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#ttl': attribute },
+            ExpressionAttributeValues: { ':ttl': value },
           }),
+        ),
       ),
     );
   }
@@ -690,230 +641,4 @@ export class DynamoEmailRepository implements EmailRepository {
       requests = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
     }
   }
-}
-
-/**
- * Suppressed recipients settled in a claim or a final change: counted as done and lost, and kept
- * by reason (number sets of positions, so a repeat counts once), with when, and the mark
- * `last_event` reads. The status item holds all of it: a recipient's own status needs no other item.
- */
-function suppressedMarks(suppressed?: SuppressedRecipients) {
-  const all = suppressed ? suppressedPositions(suppressed) : [];
-  if (!suppressed || all.length === 0) return { set: '', add: '', values: {} };
-  const values: Item = { ':supTrue': true, ':supAt': suppressed.at, ':supAll': new Set(all) };
-  const add = ['done :supAll', 'lost :supAll'];
-  for (const [reason, positions] of Object.entries(suppressed.byReason)) {
-    if (!positions?.length) continue;
-    const attr = SUPPRESSED_SETS[reason as SuppressedReason];
-    values[`:${attr}`] = new Set(positions);
-    add.push(`${attr} :${attr}`);
-  }
-  return {
-    set: ', suppressed = :supTrue, suppressed_at = if_not_exists(suppressed_at, :supAt)',
-    add: ` ADD ${add.join(', ')}`,
-    values,
-  };
-}
-
-/** The status item's set of suppressed positions for each reason. */
-const SUPPRESSED_SETS: Record<SuppressedReason, string> = {
-  previous_bounce: 'sup_bounce',
-  previous_complaint: 'sup_complaint',
-  manual: 'sup_manual',
-};
-
-/** Which positions were left out as suppressed, and why, from the status item. */
-function suppressedOf(item: Item): Map<number, SuppressedReason> {
-  const found = new Map<number, SuppressedReason>();
-  for (const [reason, attr] of Object.entries(SUPPRESSED_SETS))
-    if (item[attr] instanceof Set)
-      for (const position of item[attr] as Set<number>)
-        found.set(Number(position), reason as SuppressedReason);
-  return found;
-}
-
-/** What the status item counts of the recipients (an email stored before counting had no `rcpts`). */
-export function tallyOf(item: Item): RecipientTally {
-  const size = (value: unknown) => (value instanceof Set ? value.size : 0);
-  return {
-    total: typeof item.rcpts === 'number' ? item.rcpts : 0,
-    done: size(item.done),
-    lost: size(item.lost),
-  };
-}
-
-/**
- * Bodies of more than this many bytes are kept deflated in the body item (attribute `z`, binary):
- * an email's HTML shrinks three to ten times, and the item's write units with it (one per KB).
- */
-export const DEFLATE_BODIES_OVER_BYTES = 1024;
-
-/**
- * The body item's attributes for these bodies: as they are, or (with `deflate`) deflated together
- * when that is smaller.
- */
-export function storedBodies(html: string | null, text: string | null, deflate = true): Item {
-  const plain = { html, text };
-  if (!deflate || Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? '') <= DEFLATE_BODIES_OVER_BYTES)
-    return plain;
-  const z = deflateRawSync(JSON.stringify(plain));
-  return z.byteLength < Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? '') ? { z } : plain;
-}
-
-/** The bodies of a body item, deflated or not (items stored before bodies were deflated have none). */
-export function bodiesOf(item: Item): { html: string | null; text: string | null } {
-  if (item.z instanceof Uint8Array) {
-    const { html, text } = JSON.parse(inflateRawSync(item.z).toString('utf8')) as {
-      html: string | null;
-      text: string | null;
-    };
-    return { html: html ?? null, text: text ?? null };
-  }
-  return {
-    html: (item.html as string | null | undefined) ?? null,
-    text: (item.text as string | null | undefined) ?? null,
-  };
-}
-
-/** A scheduled email is due once its time has come (`:nowIso`; ISO UTC times sort as text). */
-const DUE = '(attribute_not_exists(scheduled_at) OR scheduled_at <= :nowIso)';
-/** The due index's keys on a status item. */
-const DUE_KEYS = EmailKeys.dueKeys;
-
-/** Status items of these emails, 100 keys a read (missing ones left out). */
-export async function readStates(db: DynamoDBDocumentClient, tableName: string, ids: string[]) {
-  const found: EmailState[] = [];
-  for (let i = 0; i < ids.length; i += 100) {
-    const items = await batchGetAll(
-      db,
-      tableName,
-      ids.slice(i, i + 100).map((id) => ({ pk: keys.email(id), sk: keys.status })),
-      undefined,
-      true,
-    );
-    for (const item of items) found.push(toState(keys.idOf(String(item.pk)), item));
-  }
-  return found;
-}
-
-/** An email's content: its summary and body items, in one batch read. */
-export async function readContent(
-  db: DynamoDBDocumentClient,
-  tableName: string,
-  id: string,
-): Promise<EmailContent | null> {
-  // Strongly consistent: the consumer reads a job that came as a reference moments after it was
-  // stored, and an eventually consistent read may miss the summary (the email would be skipped)
-  // or the body (it would go out without its bodies and tags).
-  const items = await batchGetAll(
-    db,
-    tableName,
-    [
-      { pk: keys.email(id), sk: keys.summary },
-      { pk: keys.email(id), sk: keys.body },
-    ],
-    undefined,
-    true,
-  );
-  const summary = items.find((item) => item.sk === keys.summary);
-  if (!summary) return null;
-  const body: Item = items.find((item) => item.sk === keys.body) ?? {};
-  const list = (value: unknown) => (value as string[] | undefined) ?? [];
-  return {
-    from: String(summary.from),
-    to: list(summary.to),
-    cc: list(summary.cc),
-    bcc: list(summary.bcc),
-    reply_to: list(summary.reply_to),
-    subject: String(summary.subject),
-    ...bodiesOf(body),
-    ...extrasOf(body),
-  };
-}
-
-/** Tags, headers, attachments and where large bodies are live in the body item, only when set. */
-export const extras = ({
-  tags,
-  headers,
-  attachments,
-  body_key,
-}: Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key'>) => ({
-  ...(tags.length ? { tags } : {}),
-  ...(Object.keys(headers).length ? { headers } : {}),
-  ...(attachments?.length ? { attachments } : {}),
-  ...(body_key ? { body_key } : {}),
-});
-
-export const extrasOf = (
-  body: Item,
-): Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key'> => ({
-  tags: (body.tags as EmailContent['tags'] | undefined) ?? [],
-  headers: (body.headers as EmailContent['headers'] | undefined) ?? {},
-  ...(body.attachments ? { attachments: body.attachments as EmailContent['attachments'] } : {}),
-  ...(body.body_key ? { body_key: String(body.body_key) } : {}),
-});
-
-/** Failure reasons are bounded so the status item stays small (one write unit per change). */
-const bounded = (text: string) => text.slice(0, 200);
-
-/**
- * The status item attribute holding the event that settled a one-recipient email, and the most it
- * may take (a larger one, with a long bounce diagnostic, is an item of its own): the item stays
- * under 1 KB even for a scheduled email with the longest failure reason (a test holds it to that),
- * so each of its changes is one write unit.
- */
-const INLINE_EVENT = 'ev';
-const INLINE_EVENT_MAX_BYTES = 300;
-
-/** What makes two records of an event the same event (the sort key of its own item). */
-const eventKey = (event: EmailEvent) => keys.event(event.at, event.type, eventDigest(event));
-
-/** What tells one event from another of the same type and millisecond: whom it concerns and what it says. */
-const eventDigest = (event: EmailEvent) =>
-  createHash('sha256')
-    .update(JSON.stringify([event.type, [...event.recipients].sort(), event.detail ?? '']))
-    .digest('hex')
-    .slice(0, 16);
-
-export function toState(id: string, item: Item): EmailState {
-  const state: EmailState = { id, status: item.status as EmailStatus, created_at: String(item.created_at) };
-  if (item.sent_at) state.sent_at = String(item.sent_at);
-  if (typeof item.send_started_at === 'number') state.send_started_at = item.send_started_at;
-  if (item.attempt_error) state.attempt_error = String(item.attempt_error);
-  if (typeof item.requeued_at === 'number') state.requeued_at = item.requeued_at;
-  if (typeof item.refused_at === 'number') state.refused_at = item.refused_at;
-  if (item.scheduled_at) state.scheduled_at = String(item.scheduled_at);
-  if (item.key_id) state.key_id = String(item.key_id);
-  if (item.dispatched) state.dispatched = String(item.dispatched);
-  if (item[DUE_INDEX.partitionKey]) state.due_indexed = true;
-  if (item.canceled === true) state.canceled = true;
-  if (typeof item.rcpts === 'number') state.tally = tallyOf(item);
-  return state;
-}
-
-function toSummary(id: string, status: Item, summary: Item): EmailSummary {
-  return {
-    id,
-    status: status.status as EmailStatus,
-    last_event: lastEventOf({
-      status: status.status as EmailStatus,
-      sent: Boolean(status.sent_at),
-      delayed: status.delayed === true,
-      complained: status.complained === true,
-      delivered: status.delivered === true,
-      bounced: status.bounced === true,
-      suppressed: status.suppressed === true,
-      scheduled: Boolean(status.scheduled_at),
-      canceled: status.canceled === true,
-    }),
-    scheduled_at: (status.scheduled_at as string | undefined) ?? null,
-    message_id: (status.provider_message_id as string | undefined) ?? null,
-    created_at: String(status.created_at),
-    from: String(summary.from),
-    to: (summary.to as string[] | undefined) ?? [],
-    cc: (summary.cc as string[] | undefined) ?? [],
-    bcc: (summary.bcc as string[] | undefined) ?? [],
-    reply_to: (summary.reply_to as string[] | undefined) ?? [],
-    subject: String(summary.subject),
-  };
 }

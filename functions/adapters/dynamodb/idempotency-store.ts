@@ -12,7 +12,7 @@ import {
   type StoredResponse,
 } from '../../core/idempotency.js';
 import type { IdempotencyStore } from '../../core/ports.js';
-import { isConditionFailure } from './client.js';
+import { writeIf } from './client.js';
 import { keys } from './table.js';
 
 /**
@@ -38,8 +38,9 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     nowMs: number,
   ): Promise<IdempotencyBegin> {
     const nowSeconds = Math.floor(nowMs / 1000);
-    try {
-      await this.db.send(
+    if (
+      await writeIf(
+        this.db,
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -54,11 +55,9 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
           ExpressionAttributeValues: { ':now': nowSeconds },
         }),
-      );
+      )
+    )
       return { outcome: 'new' };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: this.key(scope, keyHash), ConsistentRead: true }),
     );
@@ -70,8 +69,9 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     const startedAt = Number(Item.started_at);
     if (startedAt > nowMs - IDEMPOTENCY_LEASE_MS) return { outcome: 'in_progress' };
     // The request holding it died: one retry takes it over (conditional on the old start time).
-    try {
-      await this.db.send(
+    if (
+      !(await writeIf(
+        this.db,
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.key(scope, keyHash),
@@ -80,11 +80,9 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: { ':now': nowMs, ':then': startedAt, ':running': 'in_progress' },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return { outcome: 'in_progress' };
-      throw error;
-    }
+      ))
+    )
+      return { outcome: 'in_progress' };
     return { outcome: 'resume', emailId: String(Item.email_id) };
   }
 
@@ -94,40 +92,32 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     emailId: string,
     response: StoredResponse,
   ): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.key(scope, keyHash),
-          UpdateExpression: 'SET #state = :done, #response = :response',
-          ConditionExpression: 'email_id = :id',
-          ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
-          ExpressionAttributeValues: {
-            ':done': 'done',
-            ':response': JSON.stringify(response),
-            ':id': emailId,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key(scope, keyHash),
+        UpdateExpression: 'SET #state = :done, #response = :response',
+        ConditionExpression: 'email_id = :id',
+        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
+        ExpressionAttributeValues: {
+          ':done': 'done',
+          ':response': JSON.stringify(response),
+          ':id': emailId,
+        },
+      }),
+    );
   }
 
   async abandon(scope: string, keyHash: string, emailId: string): Promise<void> {
-    try {
-      await this.db.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: this.key(scope, keyHash),
-          ConditionExpression: 'email_id = :id',
-          ExpressionAttributeValues: { ':id': emailId },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: this.key(scope, keyHash),
+        ConditionExpression: 'email_id = :id',
+        ExpressionAttributeValues: { ':id': emailId },
+      }),
+    );
   }
 }

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SendPacer } from '../../core/ports.js';
-import { isConditionFailure } from './client.js';
+import { attributesIf, writeIf } from './client.js';
 import { keys } from './table.js';
 
 /**
@@ -59,28 +59,25 @@ export class DynamoSendPacer implements SendPacer {
 
   /** Books after what is booked, if that starts between now and the latest start. */
   private async after(durationMs: number, nowMs: number, latestStartMs: number) {
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.key,
-          UpdateExpression: 'SET next_at = next_at + :duration',
-          ConditionExpression: 'next_at BETWEEN :now AND :latest',
-          ExpressionAttributeValues: { ':duration': durationMs, ':now': nowMs, ':latest': latestStartMs },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Number(Attributes?.next_at) - durationMs;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const booked = await attributesIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key,
+        UpdateExpression: 'SET next_at = next_at + :duration',
+        ConditionExpression: 'next_at BETWEEN :now AND :latest',
+        ExpressionAttributeValues: { ':duration': durationMs, ':now': nowMs, ':latest': latestStartMs },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return booked ? Number(booked.next_at) - durationMs : undefined;
   }
 
   /** Books from now, if nothing is booked from now on. */
   private async fresh(durationMs: number, nowMs: number) {
-    try {
-      await this.db.send(
+    if (
+      !(await writeIf(
+        this.db,
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.key,
@@ -88,11 +85,9 @@ export class DynamoSendPacer implements SendPacer {
           ConditionExpression: 'attribute_not_exists(next_at) OR next_at < :now',
           ExpressionAttributeValues: { ':next': nowMs + durationMs, ':now': nowMs },
         }),
-      );
-      return nowMs;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ))
+    )
+      return undefined;
+    return nowMs;
   }
 }

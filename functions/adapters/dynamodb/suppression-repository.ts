@@ -8,7 +8,7 @@ import {
 import type { PageQuery } from '../../core/list.js';
 import type { Suppression, SuppressionOrigin, SuppressionRepository } from '../../core/ports.js';
 import { SUPPRESSION_ID_PREFIX } from '../../core/suppressions.js';
-import { batchGetAll, isConditionFailure, newestFirstPage } from './client.js';
+import { batchGetAll, newestFirstPage, writeIf } from './client.js';
 import { DEFAULT_LAYOUT, type TableLayout } from './email-keys.js';
 import { INDEXES, keys } from './table.js';
 
@@ -44,8 +44,9 @@ export class DynamoSuppressionRepository implements SuppressionRepository {
   }
 
   async add(entry: Suppression): Promise<{ entry: Suppression; added: boolean }> {
-    try {
-      await this.db.send(
+    if (
+      await writeIf(
+        this.db,
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -59,11 +60,9 @@ export class DynamoSuppressionRepository implements SuppressionRepository {
           // The first entry stands: a later bounce does not turn a manual entry into another.
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
+      )
+    )
       return { entry, added: true };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
     const existing = await this.byEmail(entry.email, true);
     // Removed between the two calls: on the list again would need another try; report it as added.
     return existing ? { entry: existing, added: false } : this.add(entry);
@@ -144,20 +143,15 @@ export class DynamoSuppressionRepository implements SuppressionRepository {
   }
 
   async remove(entry: Suppression): Promise<boolean> {
-    try {
-      await this.db.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: this.key(entry.email),
-          // This entry, not one added again since it was read.
-          ConditionExpression: 'id = :id',
-          ExpressionAttributeValues: { ':id': entry.id },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return writeIf(
+      this.db,
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: this.key(entry.email),
+        // This entry, not one added again since it was read.
+        ConditionExpression: 'id = :id',
+        ExpressionAttributeValues: { ':id': entry.id },
+      }),
+    );
   }
 }

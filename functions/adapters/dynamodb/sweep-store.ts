@@ -3,9 +3,10 @@ import type { EmailContent } from '../../core/email.js';
 import { FIRST_EMAIL_ID } from '../../core/ids.js';
 import type { DueEntry, EmailState, ScheduleCursor, SweepProgress, SweepStore } from '../../core/ports.js';
 import { mergeSorted } from '../../core/sorted-merge.js';
-import { isConditionFailure, queryPages, querySource } from './client.js';
+import { queryPages, querySource, writeIf } from './client.js';
+import { conditionOf, withCondition } from './email-conditions.js';
+import { readContent, readStates } from './email-items.js';
 import { DEFAULT_LAYOUT, EmailKeys, type TableLayout } from './email-keys.js';
-import { readContent, readStates } from './email-repository.js';
 import { DUE_INDEX, INDEXES, keys } from './table.js';
 
 /**
@@ -51,25 +52,16 @@ export class DynamoSweepStore implements SweepStore {
     return readContent(this.db, this.tableName, id);
   }
 
-  async markRequeued(id: string, nowMs: number, notSinceMs: number): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: keys.email(id), sk: keys.status },
-          UpdateExpression: 'SET requeued_at = :now',
-          ConditionExpression:
-            '#status = :queued AND attribute_not_exists(sent_at) AND attribute_not_exists(send_started_at) AND ' +
-            '(attribute_not_exists(requeued_at) OR requeued_at < :notSince)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':now': nowMs, ':notSince': notSinceMs },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  markRequeued(id: string, nowMs: number, notSinceMs: number): Promise<boolean> {
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: keys.email(id), sk: keys.status },
+        UpdateExpression: 'SET requeued_at = :now',
+        ...withCondition(conditionOf('requeue', { notSinceMs }), { values: { ':now': nowMs } }),
+      }),
+    );
   }
 
   async progress(): Promise<SweepProgress> {
@@ -84,56 +76,48 @@ export class DynamoSweepStore implements SweepStore {
     };
   }
 
-  async saveProgress(progress: SweepProgress, read: SweepProgress): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            pk: keys.sweep,
-            sk: keys.sweep,
-            from_id: progress.fromId,
-            old_checked_at: progress.oldCheckedAtMs,
-            old_from_id: progress.oldFromId,
-            ...(progress.unresolvedFromId ? { unresolved_from: progress.unresolvedFromId } : {}),
-          },
-          // Only over what this run read: a rewind (or another run) since then wins. (An item saved
-          // before old_from_id existed counts as having none under way.)
-          ConditionExpression:
-            'attribute_not_exists(pk) OR (from_id = :from AND old_checked_at = :old AND ' +
-            '(old_from_id = :oldFrom OR (attribute_not_exists(old_from_id) AND :oldFrom = :first)) AND ' +
-            '(unresolved_from = :unresolved OR (attribute_not_exists(unresolved_from) AND :unresolved = :first)))',
-          ExpressionAttributeValues: {
-            ':from': read.fromId,
-            ':old': read.oldCheckedAtMs,
-            ':oldFrom': read.oldFromId,
-            ':unresolved': read.unresolvedFromId ?? FIRST_EMAIL_ID,
-            ':first': FIRST_EMAIL_ID,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  saveProgress(progress: SweepProgress, read: SweepProgress): Promise<boolean> {
+    return writeIf(
+      this.db,
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          pk: keys.sweep,
+          sk: keys.sweep,
+          from_id: progress.fromId,
+          old_checked_at: progress.oldCheckedAtMs,
+          old_from_id: progress.oldFromId,
+          ...(progress.unresolvedFromId ? { unresolved_from: progress.unresolvedFromId } : {}),
+        },
+        // Only over what this run read: a rewind (or another run) since then wins. (An item saved
+        // before old_from_id existed counts as having none under way.)
+        ConditionExpression:
+          'attribute_not_exists(pk) OR (from_id = :from AND old_checked_at = :old AND ' +
+          '(old_from_id = :oldFrom OR (attribute_not_exists(old_from_id) AND :oldFrom = :first)) AND ' +
+          '(unresolved_from = :unresolved OR (attribute_not_exists(unresolved_from) AND :unresolved = :first)))',
+        ExpressionAttributeValues: {
+          ':from': read.fromId,
+          ':old': read.oldCheckedAtMs,
+          ':oldFrom': read.oldFromId,
+          ':unresolved': read.unresolvedFromId ?? FIRST_EMAIL_ID,
+          ':first': FIRST_EMAIL_ID,
+        },
+      }),
+    );
   }
 
   async rewind(emailId: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: keys.sweep, sk: keys.sweep },
-          UpdateExpression: 'SET from_id = :id',
-          // No progress item yet: the sweeper starts from the first email anyway.
-          ConditionExpression: 'attribute_exists(pk) AND from_id > :id',
-          ExpressionAttributeValues: { ':id': emailId },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: keys.sweep, sk: keys.sweep },
+        UpdateExpression: 'SET from_id = :id',
+        // No progress item yet: the sweeper starts from the first email anyway.
+        ConditionExpression: 'attribute_exists(pk) AND from_id > :id',
+        ExpressionAttributeValues: { ':id': emailId },
+      }),
+    );
   }
 
   duePartitions(): string[] {
@@ -193,43 +177,29 @@ export class DynamoSweepStore implements SweepStore {
     );
   }
 
-  async markDispatched(id: string, scheduledAt: string, nowMs: number): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: keys.email(id), sk: keys.status },
-          // requeued_at: the sweeper's rules measure a lost message from when it was queued.
-          UpdateExpression: 'SET dispatched = :at, requeued_at = :now',
-          ConditionExpression:
-            '#status = :queued AND scheduled_at = :at AND attribute_not_exists(sent_at) AND ' +
-            'attribute_not_exists(send_started_at)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':at': scheduledAt, ':now': nowMs },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  markDispatched(id: string, scheduledAt: string, nowMs: number): Promise<boolean> {
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: keys.email(id), sk: keys.status },
+        // requeued_at: the sweeper's rules measure a lost message from when it was queued.
+        UpdateExpression: 'SET dispatched = :scheduledAt, requeued_at = :now',
+        ...withCondition(conditionOf('dispatch', { scheduledAt }), { values: { ':now': nowMs } }),
+      }),
+    );
   }
 
   async unindexDue(id: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: keys.email(id), sk: keys.status },
-          UpdateExpression: `REMOVE ${EmailKeys.dueKeys}`,
-          // Only what can never be due again: sent, or final.
-          ConditionExpression: 'attribute_exists(pk) AND (#status <> :queued OR attribute_exists(sent_at))',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':queued': 'queued' },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    // Only what can never be due again: sent, or final.
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: keys.email(id), sk: keys.status },
+        UpdateExpression: `REMOVE ${EmailKeys.dueKeys}`,
+        ...withCondition(conditionOf('leaveDueIndex')),
+      }),
+    );
   }
 }

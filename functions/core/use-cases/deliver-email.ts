@@ -198,7 +198,7 @@ async function prepare(
     const at = deps.clock.now().toISOString();
     const settled = await deps.emails.finish(job.id, 'bounced', at, {
       reason: `every recipient is on the suppression list (${left.summary}); nothing was sent`,
-      guard: { unsent: true },
+      as: 'endUnsent',
       suppressed: { byReason: left.byReason, at },
     });
     if (!settled) return { result: 'skipped', why: 'done' };
@@ -632,7 +632,7 @@ async function failUnsent(
   if (problem.temporary && !finalAttempt) return { result: 'retry', reason: problem.reason };
   const reason = problem.temporary ? `gave up: ${problem.reason}` : problem.reason;
   const at = deps.clock.now().toISOString();
-  const failed = await deps.emails.finish(job.id, 'failed', at, { reason, guard: { unsent: true } });
+  const failed = await deps.emails.finish(job.id, 'failed', at, { reason, as: 'endUnsent' });
   if (!failed) return { result: 'skipped', why: 'done' };
   deps.counters?.count(problem.temporary ? 'EmailsFailedGaveUp' : 'EmailsFailedRejected');
   const content = job.content ?? (await deps.emails.getContent(job.id));

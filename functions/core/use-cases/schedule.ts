@@ -191,7 +191,8 @@ async function handleDue(
         } else if (decision.action === 'fail-unknown') {
           const failed = await deps.emails.finish(state.id, 'failed', new Date(now).toISOString(), {
             reason: decision.reason,
-            guard: { attemptStartedAt: decision.attemptStartedAt },
+            as: 'failAttempt',
+            attemptStartedAt: decision.attemptStartedAt,
           });
           if (failed) {
             report.failedUnknownOutcome++;
@@ -277,8 +278,7 @@ export async function cancelEmail(
   const at = deps.clock.now().toISOString();
   const canceled = await deps.emails.finish(id, 'failed', at, {
     reason: 'canceled',
-    guard: { scheduled: true },
-    canceled: true,
+    as: 'cancel',
   });
   if (!canceled) {
     const now = await stateOf(deps, id);

@@ -199,7 +199,7 @@ async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
       }
       const failed = await deps.emails.finish(job.id, 'failed', clock.now().toISOString(), {
         reason: failedReason(settings.maxAttempts),
-        guard: { unsent: true },
+        as: 'endUnsent',
       });
       if (failed) {
         report.failedFromDeadLetters++;
@@ -258,7 +258,8 @@ async function scanUnsent(
         } else if (decision.action === 'fail-unknown') {
           resolved = await deps.emails.finish(id, 'failed', new Date(now).toISOString(), {
             reason: decision.reason,
-            guard: { attemptStartedAt: decision.attemptStartedAt },
+            as: 'failAttempt',
+            attemptStartedAt: decision.attemptStartedAt,
           });
           if (resolved) {
             report.failedUnknownOutcome++;
@@ -350,7 +351,7 @@ async function settlePage(deps: SweepDeps, report: SweepReport, ids: string[], n
     );
     const settled = await deps.emails.finish(state.id, status, new Date(now).toISOString(), {
       reason,
-      guard: { sent: true },
+      as: 'settleSent',
     });
     if (settled) {
       report.failedNoFinalEvent++;

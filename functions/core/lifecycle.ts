@@ -1,0 +1,152 @@
+import type { EmailState } from './ports.js';
+
+/**
+ * An email's life, in one place: every change of its status item, and what must hold for it.
+ *
+ *   accepted (queued) ──────────────► claimed ──► sent ──► delivered | bounced | failed
+ *      │  scheduled: waits for its      │  SES refused or took      (the events, or the
+ *      │  time (reschedule, dispatch,   │  nothing: released        sweeper long after)
+ *      │  cancel ──► failed/canceled)   │  SES refused for good ──► failed
+ *      │  lost message: requeue         │  no answer: unknown ──► failed (the sweeper; never sent again)
+ *      │  never claimed: dead letter, unsendable ──► failed; every recipient suppressed ──► bounced
+ *      └  SES takes nothing now (quota, paused): deferred, waits
+ *
+ * A transition names the facts it requires of the status item at the moment of the write. The
+ * DynamoDB adapter turns them into the write's condition (adapters/dynamodb/email-conditions.ts),
+ * so the check and the change are one atomic write, and two transitions that exclude each other
+ * (a claim and a cancel, a reschedule and a claim) cannot both happen: one write wins. `allows` is
+ * the same rule in code, for the in-memory repositories of the tests; a test holds the two to each
+ * other state by state against the emulator.
+ *
+ * The status moves once, forward only (status.ts): every transition to a final status requires
+ * `queued`, so a late or repeated event changes nothing.
+ */
+export const REQUIREMENTS = {
+  /** The email exists. */
+  exists: 'the email exists',
+  /** Its status is still `queued` (not final). */
+  queued: 'it is still queued',
+  /** Nothing recorded it as sent. */
+  unsent: 'it was not sent',
+  /** It was sent (the consumer or SES's Send event recorded it). */
+  sent: 'it was sent',
+  /** No attempt to hand it to SES ever began. */
+  unclaimed: 'no attempt began',
+  /** An attempt began. */
+  claimed: 'an attempt began',
+  /** The attempt on record is the one that began at `attemptStartedAt`. */
+  ownClaim: 'the attempt on record is this one',
+  /** Not scheduled, or its time (`now`) has come. */
+  due: 'its time has come',
+  /** It was accepted with a `scheduled_at`. */
+  scheduled: 'it is scheduled',
+  /** It is still scheduled for `scheduledAt`. */
+  sameTime: 'it is still scheduled for that time',
+  /** Not re-queued after `notSinceMs`. */
+  notRequeuedSince: 'it was not re-queued since',
+  /** It has one recipient (its outcome settles it). */
+  single: 'it has one recipient',
+  /** Sent or final: it can never fall due again. */
+  sentOrFinal: 'it was sent or is final',
+} as const;
+export type Requirement = keyof typeof REQUIREMENTS;
+
+export const TRANSITIONS = {
+  /** The consumer begins the one attempt there will ever be. */
+  claim: ['exists', 'queued', 'unsent', 'unclaimed', 'due'],
+  /** SES refused without taking it (or a throttle): the attempt is undone, it may be tried again. */
+  release: ['ownClaim', 'unsent'],
+  /** SES takes nothing now (a spent quota, sending paused): put back, the sweeper told it waits. */
+  defer: ['queued', 'unclaimed', 'unsent'],
+  /** SES has it: recorded by the consumer or the Send event, whichever comes first (the first stands). */
+  markSent: ['exists'],
+  /** The attempt got no answer: why is recorded; the attempt stays on record, never repeated. */
+  markUnknown: ['claimed', 'unsent'],
+  /** A scheduled email moves to another time while it still waits. */
+  reschedule: ['queued', 'scheduled', 'unsent', 'unclaimed'],
+  /** The scheduler put it on the queue for its time. */
+  dispatch: ['queued', 'sameTime', 'unsent', 'unclaimed'],
+  /** The sweeper (or scheduler) puts a stranded one back on the queue, once per wait. */
+  requeue: ['queued', 'unsent', 'unclaimed', 'notRequeuedSince'],
+  /** Recipients' outcomes are recorded (counted once each); the email settles once all have one. */
+  recordOutcomes: ['exists'],
+  /** A scheduled email is canceled before it is sent: `failed`, `canceled`. */
+  cancel: ['queued', 'scheduled', 'unsent', 'unclaimed'],
+  /**
+   * It ends without an attempt ever beginning: its message reached the dead-letter queue, its
+   * content cannot be sent (`failed`), or every recipient is suppressed (`bounced`).
+   */
+  endUnsent: ['queued', 'unsent', 'unclaimed', 'due'],
+  /** SES refused its attempt for good, or its outcome stayed unknown too long: `failed`. */
+  failAttempt: ['queued', 'ownClaim', 'unsent'],
+  /** Sent long ago and SES said nothing more: settled from what is known. */
+  settleSent: ['queued', 'sent'],
+  /** An event of SES's settles it (a delivery, a bounce, a rejection). */
+  settleEvent: ['queued'],
+  /** A one-recipient email settled by its one outcome, in the write that records it. */
+  settleSingle: ['single', 'queued'],
+  /** Its entry in the due index goes once it can never fall due again. */
+  leaveDueIndex: ['exists', 'sentOrFinal'],
+} as const satisfies Record<string, readonly Requirement[]>;
+export type Transition = keyof typeof TRANSITIONS;
+
+/** The transitions that end an email (FinishOptions.as). */
+export type FinalTransition = Extract<
+  Transition,
+  'cancel' | 'endUnsent' | 'failAttempt' | 'settleSent' | 'settleEvent'
+>;
+
+/** What the requirements are measured against: the moment, and the attempt or time the caller means. */
+export interface TransitionContext {
+  nowMs?: number;
+  attemptStartedAt?: number;
+  scheduledAt?: string;
+  notSinceMs?: number;
+}
+
+/** Whether this state (null: no such email) allows the transition, as the adapter's condition decides. */
+export function allows(
+  state: (EmailState & { recipients?: number }) | null,
+  transition: Transition,
+  context: TransitionContext = {},
+): boolean {
+  return TRANSITIONS[transition].every((requirement) => holds(state, requirement, context));
+}
+
+function holds(
+  state: (EmailState & { recipients?: number }) | null,
+  requirement: Requirement,
+  context: TransitionContext,
+): boolean {
+  if (!state) return false;
+  switch (requirement) {
+    case 'exists':
+      return true;
+    case 'queued':
+      return state.status === 'queued';
+    case 'unsent':
+      return state.sent_at === undefined;
+    case 'sent':
+      return state.sent_at !== undefined;
+    case 'unclaimed':
+      return state.send_started_at === undefined;
+    case 'claimed':
+      return state.send_started_at !== undefined;
+    case 'ownClaim':
+      return state.send_started_at !== undefined && state.send_started_at === context.attemptStartedAt;
+    case 'due':
+      return (
+        state.scheduled_at === undefined || state.scheduled_at <= new Date(context.nowMs ?? 0).toISOString()
+      );
+    case 'scheduled':
+      return state.scheduled_at !== undefined;
+    case 'sameTime':
+      return state.scheduled_at !== undefined && state.scheduled_at === context.scheduledAt;
+    case 'notRequeuedSince':
+      return state.requeued_at === undefined || state.requeued_at < (context.notSinceMs ?? 0);
+    case 'single':
+      return state.recipients === 1;
+    case 'sentOrFinal':
+      return state.status !== 'queued' || state.sent_at !== undefined;
+  }
+}
