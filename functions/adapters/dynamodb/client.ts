@@ -16,6 +16,13 @@ export const createDocumentClient = (client: DynamoDBClient = newDynamoDbClient(
 export const isConditionFailure = (error: unknown) =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
+/** DynamoDB refusing a request for the load on the item's partition or the table (not a fault of the request). */
+export const isThrottling = (error: unknown) =>
+  error instanceof Error &&
+  ['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded'].includes(
+    error.name,
+  );
+
 type Item = Record<string, unknown>;
 
 /** Every page of a Query, one after the other. */

@@ -1,3 +1,5 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { newDynamoDbRateClient } from '../aws-clients.js';
 import { DynamoApiKeyRepository } from './api-key-repository.js';
 import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
@@ -9,16 +11,21 @@ import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
 
 /**
- * The repositories of the single table, sharing one client (built once per container).
+ * The repositories of the single table, sharing one client (built once per container), and a
+ * second one for the per-key rate writes, which does not retry throttling (built with the first
+ * when `db` is not given; `rateDb` otherwise, else `db`).
  * `deflateBodies`: whether new emails' bodies over 1 KB are stored deflated. @default true
+ * `keyRateShards`: rate shards written with each new API key (core/rate-limit.ts shardCount). @default 1
  */
 export function createRepositories(
   tableName: string,
-  db = createDocumentClient(),
-  options: { deflateBodies?: boolean } = {},
+  db?: DynamoDBDocumentClient,
+  options: { deflateBodies?: boolean; keyRateShards?: number; rateDb?: DynamoDBDocumentClient } = {},
 ) {
+  const rateDb = options.rateDb ?? (db ? db : createDocumentClient(newDynamoDbRateClient()));
+  db ??= createDocumentClient();
   return {
-    apiKeys: new DynamoApiKeyRepository(db, tableName),
+    apiKeys: new DynamoApiKeyRepository(db, tableName, { shards: options.keyRateShards, rateDb }),
     emails: new DynamoEmailRepository(db, tableName, options),
     domains: new DynamoDomainRepository(db, tableName),
     idempotency: new DynamoIdempotencyStore(db, tableName),
