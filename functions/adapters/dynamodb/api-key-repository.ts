@@ -352,16 +352,24 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
       throw error;
     }
     if (!key) return false;
+    // An UpdateItem that creates the item (the grant every API function has), not a PutItem.
+    const part = authPart(key);
+    const names = Object.keys(part);
     try {
       await this.rateDb.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.tableName,
-          Item: { ...this.shardKey(hash, shard), ...authPart(key) },
+          Key: this.shardKey(hash, shard),
+          UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')} REMOVE revoked, ${TTL_ATTRIBUTE}`,
           // Never over a live shard (its count), nor over this key's own tombstone (a revocation
           // that came in between); over an earlier key's tombstone with the same token, yes.
           ConditionExpression:
             'attribute_not_exists(pk) OR (attribute_exists(revoked) AND created_at <> :created)',
-          ExpressionAttributeValues: { ':created': key.created_at },
+          ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(names.map((name, i) => [`:a${i}`, part[name]])),
+            ':created': key.created_at,
+          },
         }),
       );
     } catch (error) {
