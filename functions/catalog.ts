@@ -65,8 +65,9 @@ export interface FunctionSpec {
 
 /**
  * What every API function does first: find the caller's key, count the request against its rate
- * limit and record its use, in one UpdateItem of the key's item (http/middleware.ts), after one
- * GetItem of it the first time an instance sees the key.
+ * limit and record its use, in one UpdateItem of one of the key's rate shards (http/middleware.ts),
+ * after one GetItem of it the first time an instance uses that shard (and, for a shard not created
+ * yet, two UpdateItems that create it).
  */
 function api<const E extends readonly EnvKey[] = readonly []>(
   spec: Omit<FunctionSpec, 'env' | 'table' | 'optionalEnv'> & {
@@ -190,8 +191,12 @@ export const FUNCTIONS = {
   'create-api-key': api({ description: 'POST /v1/api-keys', actions: ['PutItem'] }),
   'list-api-keys': api({ description: 'GET /v1/api-keys', actions: ['Query', 'BatchGetItem'] }),
   'update-api-key': api({ description: 'PATCH /v1/api-keys/{id}', actions: ['GetItem', 'UpdateItem'] }),
-  // The key by id, then its lookup item by hash (GetItem), both deleted.
-  'delete-api-key': api({ description: 'DELETE /v1/api-keys/{id}', actions: ['GetItem', 'DeleteItem'] }),
+  // The key by id (GetItem), its lookup item deleted (returning the rate shards it names, each
+  // overwritten with a tombstone: PutItem), then its listing item.
+  'delete-api-key': api({
+    description: 'DELETE /v1/api-keys/{id}',
+    actions: ['GetItem', 'DeleteItem', 'PutItem'],
+  }),
   // The list: an item per address (PutItem, conditional; GetItem for the one that stands), listed
   // through both listing indexes (Query, then BatchGetItem); by id through the first (Query).
   'add-suppression': api({ description: 'POST /v1/suppressions', actions: ['PutItem', 'GetItem'] }),

@@ -18,6 +18,7 @@ import { FUNCTIONS, type FunctionSpec } from './catalog.js';
 import { loadConfig } from './config.js';
 import { SendingLimits } from './core/pacing.js';
 import { systemClock, type WebhookRepository } from './core/ports.js';
+import { shardCount } from './core/rate-limit.js';
 import type { DomainDeps } from './core/use-cases/domains.js';
 import { verifiedSenderDomains } from './core/use-cases/domains.js';
 import { WebhookPublisher } from './core/use-cases/publish-events.js';
@@ -54,7 +55,10 @@ export function apiDeps(name: ApiFunction) {
   const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET } = config;
   // Only the send functions store bodies, and read the setting.
   const deflate = 'DEFLATE_BODIES' in config ? config.DEFLATE_BODIES !== 'false' : true;
-  const repositories = createRepositories(TABLE_NAME, undefined, { deflateBodies: deflate });
+  const repositories = createRepositories(TABLE_NAME, undefined, {
+    deflateBodies: deflate,
+    keyRateShards: shardCount(RATE_LIMIT_PER_SECOND),
+  });
   return {
     ...repositories,
     frontDoorSecret: FRONT_DOOR_SECRET,

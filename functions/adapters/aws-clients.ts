@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+import type { RetryStrategyV2, RetryToken } from '@smithy/types';
 
 /**
  * Every AWS client the functions use is built here, once per container, with endpoints and
@@ -28,6 +29,30 @@ function withPlugins<C extends { middlewareStack: { use(plugin: never): void } }
 }
 
 export const newDynamoDbClient = () => withPlugins(new DynamoDBClient({}));
+
+/**
+ * Retries for the rate writes (core/rate-limit.ts): a throttled write is never retried (its shard
+ * is taking more than DynamoDB allows: the caller tries another shard, or answers 429, at once,
+ * where the SDK would wait 0.5 s and more and add to the load); any other retryable error once,
+ * after 20 ms.
+ */
+export const rateWriteRetries: RetryStrategyV2 = {
+  acquireInitialRetryToken: async () => retryToken(0),
+  refreshRetryTokenForRetry: async (token, { errorType }) => {
+    if (token.getRetryCount() >= 1 || (errorType !== 'TRANSIENT' && errorType !== 'SERVER_ERROR'))
+      throw new Error('not retried');
+    return retryToken(token.getRetryCount() + 1);
+  },
+  recordSuccess: () => undefined,
+};
+const retryToken = (count: number): RetryToken => ({
+  getRetryCount: () => count,
+  getRetryDelay: () => (count ? 20 : 0),
+});
+
+/** DynamoDB for the per-key rate writes: see rateWriteRetries. */
+export const newDynamoDbRateClient = () =>
+  withPlugins(new DynamoDBClient({ maxAttempts: 2, retryStrategy: rateWriteRetries }));
 
 /** `config`: only the local runtime passes one (its pollers talk to the local queues). */
 export const newSqsClient = (config: SQSClientConfig = {}) => withPlugins(new SQSClient(config));

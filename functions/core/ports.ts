@@ -458,11 +458,24 @@ export interface ApiKeyRepository {
   touch(hash: string, at: string): Promise<void>;
   /**
    * Finds the key with this hash and, in the same write, counts a request against it in `window`
-   * (a one-second window number, shared by every function instance) and records its use at `at`.
-   * The key and the window's count so far, this request included; null when there is no such key
-   * (a revoked one is never brought back).
+   * (a one-second window number, shared by every function instance) on its rate shard `shard`
+   * (0, the key's own item, by default; see core/rate-limit.ts) and records its use at `at`.
+   * The key and the shard's count in the window so far, this request included; null when there is
+   * no such key (a revoked one is never brought back, on any shard); `throttled` when the store
+   * refused the write for the shard's load (the key's traffic, not a fault).
    */
-  authenticate(hash: string, window: number, at: string): Promise<{ key: ApiKey; count: number } | null>;
+  authenticate(
+    hash: string,
+    window: number,
+    at: string,
+    shard?: number,
+  ): Promise<KeyCount | 'throttled' | null>;
+}
+
+/** A key found by the write that counted a request, and its shard's count in the window. */
+export interface KeyCount {
+  key: ApiKey;
+  count: number;
 }
 
 export interface IdempotencyStore {

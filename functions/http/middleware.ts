@@ -7,7 +7,7 @@ import { type ApiKey, hashToken, looksLikeToken, permits, restricted } from '../
 import { ApiError, describeFields, fieldErrorsOf, internalError, validationError } from '../core/errors.js';
 import { MAX_EMAIL_BYTES } from '../core/limits.js';
 import type { ApiKeyRepository, Clock, Counters, Log } from '../core/ports.js';
-import { decide, rateLimitExceeded, rateLimitHeaders, windowOf } from '../core/rate-limit.js';
+import { KeyRateLimiter, rateLimitExceeded, rateLimitHeaders } from '../core/rate-limit.js';
 import { log as defaultLog } from '../observability/logger.js';
 import { counters as defaultCounters } from '../observability/metrics.js';
 import { observe } from '../observability/middleware.js';
@@ -134,62 +134,63 @@ const bodyLimit = (maxBytes: number): MiddlewareObj<HttpEvent, HttpResponse> => 
 
 /**
  * `Authorization: Bearer <key>`: the key is hashed and looked up; only the hash is ever stored.
- * With a rate limit, the lookup is one conditional write to the key's item that also counts the
- * request in its one-second window (shared by every instance) and records `last_used_at`: no read.
+ * With a rate limit, the lookup is one conditional write to one of the key's rate shards that also
+ * counts the request in its one-second window (shared by every instance) and records
+ * `last_used_at`: no read (a second write only when that shard refuses; see core/rate-limit.ts).
  * Then the route's permission is checked.
  */
 const authenticate = (
   deps: HttpDeps,
   permission: ApiKey['permission'] | undefined,
-): MiddlewareObj<HttpEvent, HttpResponse> => ({
-  before: async (request: Request) => {
-    const header = request.event.headers?.authorization;
-    if (!header?.trim()) {
-      throw new ApiError(
-        401,
-        'missing_api_key',
-        'Missing API key. Send it in the header `Authorization: Bearer <API_KEY>`.',
-      );
-    }
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
-    const token = match?.[1];
-    // One answer for malformed, unknown and revoked keys: a caller learns nothing about which keys exist.
-    const invalid = new ApiError(401, 'invalid_api_key', 'API key is invalid.');
-    if (!token || !looksLikeToken(token)) throw invalid;
-    const hash = hashToken(token);
-    const now = (deps.clock?.now() ?? new Date()).getTime();
-    let key: ApiKey | null;
-    if (deps.rateLimit) {
-      // One write finds the key, counts the request in this second's window and records its use.
-      const { perSecond } = deps.rateLimit;
-      // A table that cannot take the write cannot tell whether the key exists: a 500, as a failed
-      // lookup always was (the SDK has retried a throttled or failed write by then).
-      const found = await deps.apiKeys.authenticate(hash, windowOf(now), new Date(now).toISOString());
-      key = found?.key ?? null;
-      const count = found?.count ?? 0;
-      if (!key) throw invalid;
-      request.context.apiKey = key;
-      const state = decide(count, perSecond, now);
-      request.context.rateHeaders = rateLimitHeaders(state);
-      if (!state.allowed) {
-        (deps.counters ?? defaultCounters).count('RateLimited');
-        throw rateLimitExceeded(state);
+): MiddlewareObj<HttpEvent, HttpResponse> => {
+  // One per handler, so per function instance: it remembers keys refused for the rest of a window.
+  const limiter = deps.rateLimit && new KeyRateLimiter(deps.apiKeys, deps.rateLimit.perSecond);
+  return {
+    before: async (request: Request) => {
+      const header = request.event.headers?.authorization;
+      if (!header?.trim()) {
+        throw new ApiError(
+          401,
+          'missing_api_key',
+          'Missing API key. Send it in the header `Authorization: Bearer <API_KEY>`.',
+        );
       }
-    } else {
-      key = await deps.apiKeys.findByHash(hash);
-      if (!key) throw invalid;
-      request.context.apiKey = key;
-      if (!key.last_used_at || now - Date.parse(key.last_used_at) >= LAST_USED_RESOLUTION_MS)
-        await deps.apiKeys.touch(key.hash, new Date(now).toISOString()).catch(() => undefined);
-    }
-    if (permission && !permits(key, permission)) {
-      const { method, path } = request.event.requestContext.http;
-      throw restricted(
-        `This API key has sending_access: it may only send emails. ${method} ${path} needs ${permission}.`,
-      );
-    }
-  },
-});
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
+      const token = match?.[1];
+      // One answer for malformed, unknown and revoked keys: a caller learns nothing about which keys exist.
+      const invalid = new ApiError(401, 'invalid_api_key', 'API key is invalid.');
+      if (!token || !looksLikeToken(token)) throw invalid;
+      const hash = hashToken(token);
+      const now = (deps.clock?.now() ?? new Date()).getTime();
+      let key: ApiKey | null;
+      if (limiter) {
+        // A table that cannot take the write for another reason than the key's own load cannot tell
+        // whether the key exists: a 500, as a failed lookup always was.
+        const admitted = await limiter.admit(hash, now);
+        if (admitted.key === null) throw invalid;
+        if (admitted.key) request.context.apiKey = admitted.key;
+        request.context.rateHeaders = rateLimitHeaders(admitted.state);
+        if (!admitted.state.allowed || !admitted.key) {
+          (deps.counters ?? defaultCounters).count('RateLimited');
+          throw rateLimitExceeded(admitted.state);
+        }
+        key = admitted.key;
+      } else {
+        key = await deps.apiKeys.findByHash(hash);
+        if (!key) throw invalid;
+        request.context.apiKey = key;
+        if (!key.last_used_at || now - Date.parse(key.last_used_at) >= LAST_USED_RESOLUTION_MS)
+          await deps.apiKeys.touch(key.hash, new Date(now).toISOString()).catch(() => undefined);
+      }
+      if (permission && !permits(key, permission)) {
+        const { method, path } = request.event.requestContext.http;
+        throw restricted(
+          `This API key has sending_access: it may only send emails. ${method} ${path} needs ${permission}.`,
+        );
+      }
+    },
+  };
+};
 
 /** JSON bodies: a missing Content-Type is taken as JSON; another media type is refused. */
 const requireJson = (): MiddlewareObj<HttpEvent, HttpResponse> => ({

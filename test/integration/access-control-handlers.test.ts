@@ -382,7 +382,7 @@ describe('per-key rate limit', () => {
     });
     const apiKeys = new DynamoApiKeyRepository(refusing, table.tableName);
     const found = await apiKeys.authenticate(key.hash, Math.floor(now / 1000), new Date(now).toISOString());
-    expect(found?.key.id).toBe(key.id);
+    expect(found).toMatchObject({ key: { id: key.id } });
     await repos.apiKeys.deleteByHash(key.hash);
     expect(
       await apiKeys.authenticate(key.hash, Math.floor(now / 1000), new Date(now).toISOString()),

@@ -48,6 +48,13 @@ export async function attributesIf(
   }
 }
 
+/** DynamoDB refusing a request for the load on the item's partition or the table (not a fault of the request). */
+export const isThrottling = (error: unknown) =>
+  error instanceof Error &&
+  ['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded'].includes(
+    error.name,
+  );
+
 type Item = Record<string, unknown>;
 
 /** Every page of a Query, one after the other. */

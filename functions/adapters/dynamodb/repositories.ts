@@ -1,4 +1,6 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadConfig } from '../../config.js';
+import { newDynamoDbRateClient } from '../aws-clients.js';
 import { DynamoApiKeyRepository } from './api-key-repository.js';
 import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
@@ -11,19 +13,29 @@ import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
 
 /**
- * The repositories of the single table, sharing one client (built once per container).
+ * The repositories of the single table, sharing one client (built once per container), and a
+ * second one for the per-key rate writes, which does not retry throttling (built with the first
+ * when `db` is not given; `rateDb` otherwise, else `db`).
  * `deflateBodies`: whether new emails' bodies over 1 KB are stored deflated. @default true
+ * `keyRateShards`: rate shards written with each new API key (core/rate-limit.ts shardCount). @default 1
  * `layout`: shards, time index and retention. @default TABLE_LAYOUT's, or email-keys.ts's defaults
  */
 export function createRepositories(
   tableName: string,
-  db = createDocumentClient(),
-  options: { deflateBodies?: boolean; layout?: TableLayout } = {},
+  db?: DynamoDBDocumentClient,
+  options: {
+    deflateBodies?: boolean;
+    keyRateShards?: number;
+    rateDb?: DynamoDBDocumentClient;
+    layout?: TableLayout;
+  } = {},
 ) {
+  const rateDb = options.rateDb ?? (db ? db : createDocumentClient(newDynamoDbRateClient()));
+  db ??= createDocumentClient();
   const layout = options.layout ?? parseLayout(loadConfig('TABLE_LAYOUT').TABLE_LAYOUT);
   return {
-    apiKeys: new DynamoApiKeyRepository(db, tableName),
-    emails: new DynamoEmailRepository(db, tableName, { ...options, layout }),
+    apiKeys: new DynamoApiKeyRepository(db, tableName, { shards: options.keyRateShards, rateDb }),
+    emails: new DynamoEmailRepository(db, tableName, { deflateBodies: options.deflateBodies, layout }),
     domains: new DynamoDomainRepository(db, tableName),
     idempotency: new DynamoIdempotencyStore(db, tableName),
     sweep: new DynamoSweepStore(db, tableName, layout),

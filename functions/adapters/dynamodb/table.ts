@@ -9,7 +9,8 @@
  * | email summary       | EMAIL#<id>       | SUMMARY   |                       |                           |
  * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
  * | email event         | EMAIL#<id>       | EVENT#<at>#<type>#<digest> |      |                           |
- * | api key (lookup; its rate window rw, count rc and last_used_at) | APIKEY#<sha256> | APIKEY |    |                  |
+ * | api key (lookup; rate shard 0: its window rw, count rc, last_used_at; rs: its other shards) | APIKEY#<sha256> | APIKEY | | |
+ * | api key rate shard k ≥ 1 (a copy of what authentication reads, rw, rc, last_used_at; or a revoked tombstone) | APIKEY#<sha256>#<k> | APIKEY | | |
  * | api key (listing)   | APIKEYS          | APIKEY#<id> |                     |                           |
  * | idempotency key     | IDEMP#<key id>#<sha256> | IDEMP |                    |                           |
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
@@ -102,6 +103,8 @@ export const keys = {
   allEmails: 'EMAILS',
   emailsWithStatus: (status: string) => `EMAILS#${status}`,
   apiKey: (hash: string) => `APIKEY#${hash}`,
+  /** A key's rate shard k ≥ 1 (shard 0 is its lookup item; see api-key-repository.ts). */
+  apiKeyShard: (hash: string, shard: number) => `APIKEY#${hash}#${shard}`,
   apiKeySk: 'APIKEY',
   domains: 'DOMAINS',
   domain: (id: string) => `DOMAIN#${id}`,
