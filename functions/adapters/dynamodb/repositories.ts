@@ -7,6 +7,7 @@ import { DynamoSendPacer } from './send-pacer.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
+import { DynamoWebhookRetryStore } from './webhook-retry-store.js';
 
 /**
  * The repositories of the single table, sharing one client (built once per container).
@@ -25,6 +26,7 @@ export function createRepositories(
     sweep: new DynamoSweepStore(db, tableName),
     suppressions: new DynamoSuppressionRepository(db, tableName),
     webhooks: new DynamoWebhookRepository(db, tableName),
+    webhookRetries: new DynamoWebhookRetryStore(db, tableName),
     sendPacer: new DynamoSendPacer(db, tableName),
   };
 }

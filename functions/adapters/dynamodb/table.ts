@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The single table: generic key attributes, key builders and index names in one place.
  * Read by the repositories, the CDK stack and the local runtime, so all three agree.
@@ -20,6 +22,7 @@
  * | webhook endpoint    | WEBHOOKS         | WEBHOOK#<id> |                    |                           |
  * | webhook message     | WEBHOOK#<id>     | MSG#<msg id> |                    |                           |
  * | webhook attempt     | WEBHOOK#<id>     | ATTEMPT#<msg id>#<attempt id> |   |                           |
+ * | parked webhook retry | WHRETRY#<shard> | <due at>#<msg id> |               |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  *
  * Domains share one partition (an account has at most 10,000 SES identities), so listing them is
@@ -35,10 +38,25 @@
  * with one Query; an endpoint's messages and attempts live under its own partition, listed newest
  * first by their time-sortable ids, and expire after WEBHOOK_MESSAGE_RETENTION_DAYS (TTL).
  *
+ * Webhook retries too long to wait on the queue are parked until due (core/use-cases/
+ * webhook-retries.ts) under WEBHOOK_RETRY_SHARDS partitions, the shard a digest of the message id,
+ * so their writes spread over as many partitions; each partition sorts them by due time, and the
+ * scheduler reads those due with one Query per partition (no index).
+ *
  * The two listing indexes are overloaded: suppressions are listed through them under partitions of
  * their own (all, and per origin), sorted by their time-sortable ids like emails.
  */
 export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
+
+/**
+ * How many partitions parked webhook retries are spread over: each takes 1,000 writes a second,
+ * so 8 park 8,000 retries a second; the scheduler reads each one every run.
+ */
+export const WEBHOOK_RETRY_SHARDS = 8;
+
+/** The partition a message's parked retries go to: a digest of its id, so the same message always lands in the same one. */
+export const webhookRetryShard = (messageId: string): number =>
+  (createHash('sha256').update(messageId).digest()[0] ?? 0) % WEBHOOK_RETRY_SHARDS;
 
 /** Epoch seconds after which DynamoDB's TTL deletes an item (idempotency keys, and the rate counters of earlier versions). */
 export const TTL_ATTRIBUTE = 'expires_at';
@@ -108,6 +126,12 @@ export const keys = {
   due: 'DUE',
   dueSk: (scheduledAt: string, id: string) => `${scheduledAt}#${id}`,
   idOfDueSk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
+  /** A parked webhook retry: its shard's partition, and its due time (ISO UTC, which sorts as text) first. */
+  webhookRetry: (shard: number) => `WHRETRY#${shard}`,
+  webhookRetrySk: (dueAt: string, messageId: string) => `${dueAt}#${messageId}`,
+  /** What sorts after every retry due at `until`: `$` follows the `#` after the time. */
+  webhookRetryDueBound: (until: string) => `${until}$`,
+  messageIdOfRetrySk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
   /** The sweeper's progress through the queued emails (see core/use-cases/sweep.ts). */
   sweep: 'SWEEP',
   sendPace: 'SENDPACE',
