@@ -261,7 +261,12 @@ export function sweepDeps(): SweepDeps {
   };
 }
 
-/** The sweep function's other scheduled work: parked webhook retries that fell due, back on the delivery queue. */
+/** The sweep function's run: the sweeper (and scheduler) above, and the parked webhook retries. */
+export function sweepRunDeps(): SweepDeps & { webhookRetries: RequeueRetriesDeps } {
+  return { ...sweepDeps(), webhookRetries: webhookRetryDeps() };
+}
+
+/** Parked webhook retries that fell due, back on the delivery queue (the sweep function runs it). */
 export function webhookRetryDeps(): RequeueRetriesDeps {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['sweep-emails'].env);
   return {

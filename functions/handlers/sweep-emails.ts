@@ -3,7 +3,7 @@ import { type SweepDeps, sweep } from '../core/use-cases/sweep.js';
 import { type RequeueRetriesDeps, requeueDueRetries } from '../core/use-cases/webhook-retries.js';
 import { log } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
-import { sweepDeps, webhookRetryDeps } from '../wiring.js';
+import { sweepRunDeps } from '../wiring.js';
 
 /**
  * Runs on a schedule (EventBridge every minute on AWS, a timer locally): queues the scheduled emails
@@ -47,6 +47,4 @@ export const makeHandler = (deps: SweepDeps & { webhookRetries?: RequeueRetriesD
   return { ...report, scheduled, webhookRetries };
 };
 
-export const handler = backgroundHandler(() =>
-  makeHandler({ ...sweepDeps(), webhookRetries: webhookRetryDeps() }),
-);
+export const handler = backgroundHandler(() => makeHandler(sweepRunDeps()));
