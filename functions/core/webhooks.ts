@@ -100,11 +100,11 @@ export const retryDelaySeconds = (attempt: number): number | undefined =>
   attempt >= MAX_ATTEMPTS ? undefined : RETRY_DELAYS_SECONDS[Math.max(0, attempt - 1)];
 
 /**
- * The longest wait a retry spends on the delivery queue (hidden there until due): SQS's longest
+ * The longest wait a retry spends on the delivery queue (hidden there until due), SQS's longest
  * message delay. A longer one is parked in the table instead, due at its time, and put back on the
  * queue by the scheduler: a message hidden on the queue counts against SQS's in-flight limit
- * (about 120,000 for a standard queue), which one dead endpoint would otherwise fill within hours
- * and so stall delivery to every endpoint.
+ * (about 120,000 for a standard queue), which one dead endpoint's messages, each hidden for hours,
+ * would fill within a day at an event a second, stalling delivery to every endpoint.
  */
 export const MAX_QUEUE_WAIT_SECONDS = 15 * 60;
 
