@@ -316,7 +316,7 @@ export const FUNCTIONS = {
   // The endpoint, read before each attempt (GetItem); the message and its attempt (BatchWriteItem,
   // PutItem for a dropped one); the endpoint's failing mark (UpdateItem). A failed attempt hides
   // its message until the next one is due (ChangeMessageVisibility; receiving and deleting are the
-  // event source's).
+  // event source's), or, due in more than 15 minutes, parks it in the table (PutItem).
   'deliver-webhooks': {
     description: 'POSTs signed webhook messages to their endpoints, retrying on the schedule',
     env: ['TABLE_NAME', 'WEBHOOK_QUEUE_URL'],
@@ -328,7 +328,7 @@ export const FUNCTIONS = {
   // status items and contents (BatchGetItem), and its conditional transitions (UpdateItem).
   'sweep-emails': {
     description:
-      'Queues scheduled emails as they fall due; re-queues stranded emails and settles those whose outcome will never come',
+      'Queues scheduled emails and parked webhook retries as they fall due; re-queues stranded emails and settles those whose outcome will never come',
     env: [
       'TABLE_NAME',
       'SEND_QUEUE_URL',
@@ -342,9 +342,11 @@ export const FUNCTIONS = {
       'WEBHOOK_QUEUE_URL',
     ],
     // The webhook endpoints (Query on the table) for the email.failed of the emails it fails. It
-    // also runs the scheduler: the due index (Query), scheduled emails' states and marks.
+    // also runs the scheduler: the due index (Query), scheduled emails' states and marks; and puts
+    // parked webhook retries that fell due back on the webhook queue (Query, SendMessage), then
+    // takes them out (BatchWriteItem).
     table: {
-      actions: ['GetItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem'],
+      actions: ['GetItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
       indexes: [INDEXES.emailsByStatus.name, INDEXES.emailsByDue.name],
     },
     // Re-queues (and reads the backlog first); reads the dead-letter queue without deleting.

@@ -23,6 +23,7 @@ import type { DomainDeps } from './core/use-cases/domains.js';
 import { verifiedSenderDomains } from './core/use-cases/domains.js';
 import { WebhookPublisher } from './core/use-cases/publish-events.js';
 import type { SweepDeps } from './core/use-cases/sweep.js';
+import type { RequeueRetriesDeps } from './core/use-cases/webhook-retries.js';
 import { log } from './observability/logger.js';
 import { counters } from './observability/metrics.js';
 
@@ -106,12 +107,17 @@ export function replayDeps() {
   return { ...deps, queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL) };
 }
 
-/** The delivery function: the endpoints and their messages, guarded HTTP, and the queue's retries. */
+/**
+ * The delivery function: the endpoints and their messages, guarded HTTP, the queue its short
+ * retries wait on, and the table its long ones are parked in.
+ */
 export function webhookDeliveryDeps() {
   const spec = FUNCTIONS['deliver-webhooks'];
   const config = loadConfig(...spec.env, ...spec.optionalEnv);
+  const { webhooks, webhookRetries } = createRepositories(config.TABLE_NAME);
   return {
-    webhooks: createRepositories(config.TABLE_NAME).webhooks,
+    webhooks,
+    retries: webhookRetries,
     sender: guardedHttp(config.WEBHOOK_ALLOW_LOOPBACK),
     queue: new SqsDeliveryQueue(newSqsClient(), config.WEBHOOK_QUEUE_URL),
     clock: systemClock,
@@ -254,6 +260,23 @@ export function sweepDeps(): SweepDeps {
       maxDeadLettersPerRun: 100,
       maxAttempts: config.SEND_MAX_RECEIVE_COUNT,
     },
+    log,
+    counters,
+  };
+}
+
+/** The sweep function's run: the sweeper (and scheduler) above, and the parked webhook retries. */
+export function sweepRunDeps(): SweepDeps & { webhookRetries: RequeueRetriesDeps } {
+  return { ...sweepDeps(), webhookRetries: webhookRetryDeps() };
+}
+
+/** Parked webhook retries that fell due, back on the delivery queue (the sweep function runs it). */
+export function webhookRetryDeps(): RequeueRetriesDeps {
+  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['sweep-emails'].env);
+  return {
+    retries: createRepositories(TABLE_NAME).webhookRetries,
+    queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL),
+    clock: systemClock,
     log,
     counters,
   };

@@ -598,6 +598,8 @@ export const COUNTERS = [
   'WebhookAttemptsFailed',
   'WebhookMessagesFailed',
   'WebhooksDisabled',
+  'WebhookRetriesParked',
+  'WebhookRetriesRequeued',
   'ScheduledDispatched',
 ] as const;
 export type CounterName = (typeof COUNTERS)[number];
@@ -647,6 +649,28 @@ export interface WebhookRepository {
 /** The delivery queue: one message per (event, endpoint). */
 export interface DeliveryQueue {
   enqueue(deliveries: Delivery[]): Promise<void>;
+}
+
+/** A retry waiting in the table until it is due (see use-cases/webhook-retries.ts). */
+export interface ParkedRetry {
+  /** When it is due (ISO UTC). */
+  due_at: string;
+  message_id: string;
+  /** The message to put back on the queue (with its attempts made); null when the item is unreadable. */
+  delivery: Delivery | null;
+}
+
+/** Where retries longer than the queue can hold wait, due by time. */
+export interface WebhookRetryStore {
+  /** Keeps it until it is due; parking the same message for the same time again changes nothing. */
+  park(retry: ParkedRetry & { delivery: Delivery }): Promise<void>;
+  /**
+   * The retries due at or before `until` (ISO), in pages, at most `limit` in all. A page's retries
+   * removed before the next page is read do not disturb the reading.
+   */
+  due(until: string, limit: number): AsyncIterable<ParkedRetry[]>;
+  /** Takes them out (those already gone are no error). */
+  remove(retries: readonly Pick<ParkedRetry, 'due_at' | 'message_id'>[]): Promise<void>;
 }
 
 /** How an attempt went. */

@@ -99,6 +99,26 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 export const retryDelaySeconds = (attempt: number): number | undefined =>
   attempt >= MAX_ATTEMPTS ? undefined : RETRY_DELAYS_SECONDS[Math.max(0, attempt - 1)];
 
+/**
+ * The longest wait a retry spends on the delivery queue (hidden there until due), SQS's longest
+ * message delay. A longer one is parked in the table instead, due at its time, and put back on the
+ * queue by the scheduler: a message hidden on the queue counts against SQS's in-flight limit
+ * (about 120,000 for a standard queue), which one dead endpoint's messages, each hidden for hours,
+ * would fill within a day at an event a second, stalling delivery to every endpoint.
+ */
+export const MAX_QUEUE_WAIT_SECONDS = 15 * 60;
+
+/** Where a retry waits: on the queue (up to MAX_QUEUE_WAIT_SECONDS), or parked in the table. */
+export const retryWaitsIn = (delaySeconds: number): 'queue' | 'table' =>
+  delaySeconds <= MAX_QUEUE_WAIT_SECONDS ? 'queue' : 'table';
+
+/**
+ * The attempt a delivery-queue message makes, 1-based: the attempts made before it was parked
+ * (its message is a new one since), and the queue's receive count of this message.
+ */
+export const attemptNumber = (delivery: Pick<Delivery, 'attempts_made'>, receiveCount: number): number =>
+  (delivery.attempts_made ?? 0) + Math.max(1, receiveCount);
+
 // ---------------------------------------------------------------------------------------------
 // Signing (https://www.standardwebhooks.com/, Svix's scheme)
 
@@ -200,6 +220,11 @@ export interface Delivery {
   body: string;
   /** A replay asked for by the API: one attempt, no retries, counted after the attempts made before. */
   replay?: { previous_attempts: number };
+  /**
+   * A retry that waited parked in the table: the attempts made before (the queue's receive count
+   * starts again with its new message).
+   */
+  attempts_made?: number;
 }
 
 export const deliveryFor = (webhookId: string, event: WebhookEvent): Delivery => ({
@@ -338,6 +363,7 @@ const deliverySchema = z.object({
   created_at: z.string(),
   body: z.string(),
   replay: z.optional(z.object({ previous_attempts: z.number().check(z.int(), z.gte(0)) })),
+  attempts_made: z.optional(z.number().check(z.int(), z.gte(1))),
 });
 
 /** A delivery-queue message, or undefined when it is not one. */

@@ -1,16 +1,15 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { WebhookRepository } from '../core/ports.js';
 import { type DeliverWebhookDeps, deliverWebhook } from '../core/use-cases/deliver-webhook.js';
-import { parseDelivery, type Webhook } from '../core/webhooks.js';
+import { type RetryLaterDeps, retryLater } from '../core/use-cases/webhook-retries.js';
+import { attemptNumber, parseDelivery, type Webhook } from '../core/webhooks.js';
 import { logger } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
 import { partialBatch } from '../sqs-batch.js';
 import { webhookDeliveryDeps } from '../wiring.js';
 
-export interface DeliveryDeps extends DeliverWebhookDeps {
+export interface DeliveryDeps extends DeliverWebhookDeps, RetryLaterDeps {
   webhooks: DeliverWebhookDeps['webhooks'] & Pick<WebhookRepository, 'get'>;
-  /** Hides a received message until its next attempt is due. */
-  queue: { retryAfter(receiptHandle: string, seconds: number): Promise<void> };
 }
 
 /**
@@ -18,8 +17,9 @@ export interface DeliveryDeps extends DeliverWebhookDeps {
  * attempts run side by side (a slow endpoint holds its own message, at most 15 s, not the others);
  * each endpoint is read once per batch, just before its attempts, so a rotated secret, a new URL or
  * a disabled endpoint applies at once. A failed attempt's message is hidden until its retry is due
- * and reported as a batch item failure; SQS hands it back then, with its receive count as the
- * attempt number.
+ * and reported as a batch item failure (SQS hands it back then); a retry due later than the queue
+ * can hold is parked in the table first and its message reported done, so the event source deletes
+ * it (see core/use-cases/webhook-retries.ts).
  */
 export const makeHandler =
   (deps: DeliveryDeps) =>
@@ -41,20 +41,21 @@ async function processRecord(
   record: SQSRecord,
   endpoint: (id: string) => Promise<Webhook | null>,
 ): Promise<boolean> {
-  const attempt = Number(record.attributes.ApproximateReceiveCount ?? '1');
+  const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
   const delivery = parseDelivery(record.body);
   if (!delivery) {
     // Nothing to attempt: it reaches the dead-letter queue after the queue's maxReceiveCount.
-    logger.error('unreadable webhook message', { messageId: record.messageId, attempt });
+    logger.error('unreadable webhook message', { messageId: record.messageId, receiveCount });
     return false;
   }
+  const attempt = attemptNumber(delivery, receiveCount);
   const ids = { webhook_id: delivery.webhook_id, message_id: delivery.message_id, type: delivery.type };
   try {
     const outcome = await deliverWebhook(deps, delivery, attempt, await endpoint(delivery.webhook_id));
     logger.info('webhook message', { ...ids, attempt, ...outcome });
     if (outcome.result !== 'retry') return true;
-    await deps.queue.retryAfter(record.receiptHandle, outcome.delaySeconds);
-    return false;
+    // Parked in the table: the message is done (deleted); waiting on the queue: it comes back.
+    return (await retryLater(deps, delivery, attempt, outcome, record.receiptHandle)) === 'table';
   } catch (error) {
     // The table or the queue failed: the message comes back after the queue's visibility timeout.
     logger.error('webhook message failed', { ...ids, attempt, error });

@@ -1,15 +1,17 @@
 import { dispatchScheduled } from '../core/use-cases/schedule.js';
 import { type SweepDeps, sweep } from '../core/use-cases/sweep.js';
+import { type RequeueRetriesDeps, requeueDueRetries } from '../core/use-cases/webhook-retries.js';
 import { log } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
-import { sweepDeps } from '../wiring.js';
+import { sweepRunDeps } from '../wiring.js';
 
 /**
  * Runs on a schedule (EventBridge every minute on AWS, a timer locally): queues the scheduled emails
  * falling due (core/use-cases/schedule.ts), puts stranded emails back on the queue and settles those
- * whose outcome will never come (core/use-cases/sweep.ts).
+ * whose outcome will never come (core/use-cases/sweep.ts); puts parked webhook retries that fell
+ * due back on the delivery queue (core/use-cases/webhook-retries.ts).
  */
-export const makeHandler = (deps: SweepDeps) => async () => {
+export const makeHandler = (deps: SweepDeps & { webhookRetries?: RequeueRetriesDeps }) => async () => {
   // Scheduled emails first: queued on time even should the sweep below run long. Each part runs
   // whatever the other does (a throttled due index must not stop dead letters being failed); the
   // run fails afterwards if either did, so the error is counted and alarmed on.
@@ -21,6 +23,13 @@ export const makeHandler = (deps: SweepDeps) => async () => {
   });
   if (scheduled && scheduled.requeued + scheduled.failedUnknownOutcome)
     log.warn('scheduler found stranded scheduled emails', { ...scheduled });
+  const webhookRetries = await (deps.webhookRetries && requeueDueRetries(deps.webhookRetries))?.catch(
+    (error) => {
+      log.error('webhook retry run failed; the sweep goes on', { error });
+      failure ??= error;
+      return undefined;
+    },
+  );
   const report = await sweep(deps).catch((error) => {
     log.error('sweep run failed', { error });
     failure ??= error;
@@ -35,7 +44,7 @@ export const makeHandler = (deps: SweepDeps) => async () => {
     report.failedUnknownOutcome +
     report.failedNoFinalEvent;
   if (acted) log.warn('sweep found stranded emails', { ...report });
-  return { ...report, scheduled };
+  return { ...report, scheduled, webhookRetries };
 };
 
-export const handler = backgroundHandler(() => makeHandler(sweepDeps()));
+export const handler = backgroundHandler(() => makeHandler(sweepRunDeps()));

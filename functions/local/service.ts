@@ -221,7 +221,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       maxReceiveCount: timings.eventsMaxAttempts,
       visibilityTimeoutSeconds: timings.eventsVisibilitySeconds,
     });
-    // The webhook delivery queue: as on AWS, SQS hides a failed attempt's message until its retry.
+    // The webhook delivery queue: as on AWS, SQS hides a failed attempt's message until a short
+    // retry; longer ones are parked in the table, and the sweep timer below queues them again.
     const webhooks = await ensureQueueWithDlq(sqs, 'email-service-webhooks', {
       maxReceiveCount: WEBHOOK_MAX_RECEIVES,
       visibilityTimeoutSeconds: 60,

@@ -424,6 +424,45 @@ beforeAll(async () => {
       () => api.call('GET', `/webhooks/${hookId}/events/${message.id}`),
       (r) => r.json.attempts === 3,
     );
+    // A retry due in more than 15 minutes is parked in the table (the delivery function's PutItem);
+    // once due, the sweep function puts it back on the queue (Query, SendMessage) and takes it out
+    // (BatchWriteItem), and it is delivered.
+    const shown = (await api.call('GET', `/webhooks/${hookId}/events/${message.id}`)).json;
+    receiver.failNext(503);
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: service.queues.webhooks,
+        MessageBody: JSON.stringify({
+          message_id: shown.id,
+          webhook_id: hookId,
+          type: shown.type,
+          created_at: shown.created_at,
+          body: JSON.stringify(shown.payload),
+          attempts_made: 3,
+        }),
+      }),
+    );
+    const parkedRetries = async () => {
+      const found = [];
+      for await (const page of repos.webhookRetries.due('9999-12-31T00:00:00.000Z', 100)) found.push(...page);
+      return found;
+    };
+    const [parked] = await waitFor(parkedRetries, (found) => found.length === 1);
+    if (!parked?.delivery) throw new Error('the failed attempt parked no retry');
+    expect(parked.delivery.attempts_made).toBe(4);
+    // As if its 2 hours had passed.
+    await repos.webhookRetries.remove([parked]);
+    await repos.webhookRetries.park({
+      ...parked,
+      delivery: parked.delivery,
+      due_at: new Date(Date.now() - 1000).toISOString(),
+    });
+    await service.runScheduled('sweep-emails');
+    expect(await parkedRetries()).toEqual([]);
+    await waitFor(
+      () => api.call('GET', `/webhooks/${hookId}/events/${message.id}`),
+      (r) => r.json.status === 'success' && r.json.attempts === 5,
+    );
     expect((await api.call('POST', `/webhooks/${hookId}/signing-secret/rotate`)).status).toBe(200);
     expect((await api.call('PATCH', `/webhooks/${hookId}`, { body: { status: 'disabled' } })).status).toBe(
       200,

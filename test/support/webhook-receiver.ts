@@ -18,11 +18,13 @@ export interface Received {
 export async function startReceiver(statuses: number[] = []) {
   const received: Received[] = [];
   const queue = [...statuses];
+  /** While set, every request is answered with it (an endpoint that is down). */
+  let down: number | undefined;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const status = queue.shift() ?? 200;
+      const status = down ?? queue.shift() ?? 200;
       received.push({
         path: req.url ?? '',
         headers: req.headers,
@@ -42,6 +44,10 @@ export async function startReceiver(statuses: number[] = []) {
     accepted: () => received.filter((r) => r.status < 300).map((r) => JSON.parse(r.body)),
     /** Answer the next requests with these statuses. */
     failNext: (...next: number[]) => queue.push(...next),
+    /** Answer every request with `status` until called again without one. */
+    setDown: (status?: number) => {
+      down = status;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

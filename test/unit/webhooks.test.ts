@@ -114,7 +114,7 @@ describe('retry schedule', () => {
     ]);
     const total = RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0);
     expect(total / 3600).toBeCloseTo(27.6, 1);
-    // Every wait fits SQS's 12-hour visibility limit, which does the waiting.
+    // Every wait fits SQS's 12-hour visibility limit: a retry that cannot be parked waits there.
     expect(Math.max(...RETRY_DELAYS_SECONDS)).toBeLessThanOrEqual(12 * 3600);
   });
 });
@@ -459,7 +459,13 @@ describe('a delivery attempt', () => {
       );
       const delay = retryDelaySeconds(attempt);
       expect(outcome).toEqual(
-        delay === undefined ? { result: 'failed' } : { result: 'retry', delaySeconds: delay },
+        delay === undefined
+          ? { result: 'failed' }
+          : {
+              result: 'retry',
+              delaySeconds: delay,
+              nextAttemptAt: new Date(now + delay * 1000).toISOString(),
+            },
       );
       const message = store.messages.get(delivery.message_id);
       expect(message?.status).toBe(delay === undefined ? 'failed' : 'attempting');

@@ -11,6 +11,7 @@ import { DynamoSendPacer } from './send-pacer.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
+import { DynamoWebhookRetryStore } from './webhook-retry-store.js';
 
 /**
  * The repositories of the single table, sharing one client (built once per container), and a
@@ -41,6 +42,7 @@ export function createRepositories(
     sweep: new DynamoSweepStore(db, tableName, layout),
     suppressions: new DynamoSuppressionRepository(db, tableName, layout),
     webhooks: new DynamoWebhookRepository(db, tableName),
+    webhookRetries: new DynamoWebhookRetryStore(db, tableName),
     sendPacer: new DynamoSendPacer(db, tableName),
   };
 }

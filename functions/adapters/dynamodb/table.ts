@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The single table: generic key attributes, key builders and index names in one place.
  * Read by the repositories, the CDK stack and the local runtime, so all three agree.
@@ -22,6 +24,7 @@
  * | webhook endpoint    | WEBHOOKS         | WEBHOOK#<id> |                    |                           |
  * | webhook message     | WEBHOOK#<id>     | MSG#<msg id> |                    |                           |
  * | webhook attempt     | WEBHOOK#<id>     | ATTEMPT#<msg id>#<attempt id> |   |                           |
+ * | parked webhook retry | WHRETRY#<shard> | <due at>#<msg id> |               |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  *
  * An email's index keys and expiry are written only through email-keys.ts, which spreads its
@@ -42,12 +45,27 @@
  * with one Query; an endpoint's messages and attempts live under its own partition, listed newest
  * first by their time-sortable ids, and expire after WEBHOOK_MESSAGE_RETENTION_DAYS (TTL).
  *
+ * Webhook retries too long to wait on the queue are parked until due (core/use-cases/
+ * webhook-retries.ts) under WEBHOOK_RETRY_SHARDS partitions, the shard a digest of the message id,
+ * so their writes spread over as many partitions; each partition sorts them by due time, and the
+ * scheduler reads those due with one Query per partition (no index).
+ *
  * The two listing indexes are overloaded: suppressions are listed through them under partitions of
  * their own (all, and per origin), sorted by their time-sortable ids like emails. They are not
  * sharded: entries come from bounces and complaints, a few in a hundred emails at most (SES reviews
  * an account past 5 % bounces), well within one partition's 1,000 writes a second at 10,000 emails/s.
  */
 export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
+
+/**
+ * How many partitions parked webhook retries are spread over: each takes 1,000 writes a second,
+ * so 8 park 8,000 retries a second; the scheduler reads each one every run.
+ */
+export const WEBHOOK_RETRY_SHARDS = 8;
+
+/** The partition a message's parked retries go to: a digest of its id, so the same message always lands in the same one. */
+export const webhookRetryShard = (messageId: string): number =>
+  (createHash('sha256').update(messageId).digest()[0] ?? 0) % WEBHOOK_RETRY_SHARDS;
 
 /** Epoch seconds after which DynamoDB's TTL deletes an item (emails and their events, idempotency keys, webhook messages). */
 export const TTL_ATTRIBUTE = 'expires_at';
@@ -131,6 +149,12 @@ export const keys = {
   due: 'DUE',
   dueSk: (scheduledAt: string, id: string) => `${scheduledAt}#${id}`,
   idOfDueSk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
+  /** A parked webhook retry: its shard's partition, and its due time (ISO UTC, which sorts as text) first. */
+  webhookRetry: (shard: number) => `WHRETRY#${shard}`,
+  webhookRetrySk: (dueAt: string, messageId: string) => `${dueAt}#${messageId}`,
+  /** What sorts after every retry due at `until`: `$` follows the `#` after the time. */
+  webhookRetryDueBound: (until: string) => `${until}$`,
+  messageIdOfRetrySk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
   /** The sweeper's progress through the queued emails (see core/use-cases/sweep.ts). */
   sweep: 'SWEEP',
   /** The scheduler's progress through each partition of the due index (see core/use-cases/schedule.ts). */

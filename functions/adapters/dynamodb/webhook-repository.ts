@@ -16,7 +16,7 @@ import {
   type WebhookAttempt,
   type WebhookMessage,
 } from '../../core/webhooks.js';
-import { isConditionFailure, newestFirstPage, pause, queryPages } from './client.js';
+import { attributesIf, newestFirstPage, pause, queryPages, writeIf } from './client.js';
 import { keys, TTL_ATTRIBUTE, WEBHOOK_MESSAGE_RETENTION_DAYS } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -123,95 +123,73 @@ export class DynamoWebhookRepository implements WebhookRepository {
   }
 
   async save(webhook: Webhook): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...this.key(webhook.id), ...webhook },
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return writeIf(
+      this.db,
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...this.key(webhook.id), ...webhook },
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
   }
 
   async delete(id: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: this.key(id),
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return writeIf(
+      this.db,
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: this.key(id),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
   }
 
   async failing(id: string, at: string): Promise<string | null> {
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.key(id),
-          UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :at)',
-          ConditionExpression: 'attribute_exists(pk) AND #status = :enabled',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':at': at, ':enabled': 'enabled' },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Attributes?.failing_since ? String(Attributes.failing_since) : null;
-    } catch (error) {
-      if (isConditionFailure(error)) return null;
-      throw error;
-    }
+    const changed = await attributesIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key(id),
+        UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :at)',
+        ConditionExpression: 'attribute_exists(pk) AND #status = :enabled',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':at': at, ':enabled': 'enabled' },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return changed?.failing_since ? String(changed.failing_since) : null;
   }
 
   async recovered(id: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.key(id),
-          UpdateExpression: 'REMOVE failing_since',
-          ConditionExpression: 'attribute_exists(failing_since)',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key(id),
+        UpdateExpression: 'REMOVE failing_since',
+        ConditionExpression: 'attribute_exists(failing_since)',
+      }),
+    );
   }
 
   async disable(id: string, reason: string, failingSince: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.key(id),
-          UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason',
-          // Only if it still fails since then: a success in between cleared the mark.
-          ConditionExpression: '#status = :enabled AND failing_since = :since',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':disabled': 'disabled',
-            ':enabled': 'enabled',
-            ':reason': reason,
-            ':since': failingSince,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key(id),
+        UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason',
+        // Only if it still fails since then: a success in between cleared the mark.
+        ConditionExpression: '#status = :enabled AND failing_since = :since',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':disabled': 'disabled',
+          ':enabled': 'enabled',
+          ':reason': reason,
+          ':since': failingSince,
+        },
+      }),
+    );
   }
 
   async recordAttempt(message: WebhookMessage, attempt?: WebhookAttempt): Promise<void> {

@@ -10,8 +10,9 @@ export const MAX_VISIBILITY_SECONDS = 12 * 3600;
 
 /**
  * The webhook delivery queue: one message per (event, endpoint), ten to a SendMessageBatch call.
- * SQS does the waiting between attempts: a failed attempt's message is hidden for the retry's
- * delay (ChangeMessageVisibility) and handed back to the delivery function when it is due.
+ * A short retry waits here: a failed attempt's message is hidden for the retry's delay
+ * (ChangeMessageVisibility) and handed back to the delivery function when it is due (longer ones
+ * wait parked in the table: core/use-cases/webhook-retries.ts).
  */
 export class SqsDeliveryQueue implements DeliveryQueue {
   constructor(

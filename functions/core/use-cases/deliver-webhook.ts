@@ -22,8 +22,8 @@ export interface DeliverWebhookDeps {
 
 export type AttemptOutcome =
   | { result: 'success' }
-  /** Failed; the queue hands it back after `delaySeconds` for the next attempt. */
-  | { result: 'retry'; delaySeconds: number }
+  /** Failed; the next attempt is due after `delaySeconds`, at `nextAttemptAt` (ISO). */
+  | { result: 'retry'; delaySeconds: number; nextAttemptAt: string }
   /** Failed, and that was the last attempt. */
   | { result: 'failed' }
   /** Not attempted: the endpoint was deleted or disabled since the event was published. */
@@ -39,7 +39,8 @@ const DISABLED_REASON = (since: string) =>
  * retried on the schedule (webhooks.ts) until the last attempt, then the message is `failed`. An
  * endpoint whose attempts have all failed for FAILING_DISABLES_AFTER_MS is disabled.
  *
- * `attempt` is 1-based (the queue's receive count); a replay gets one attempt only.
+ * `attempt` is 1-based (attemptNumber: the attempts made before the message was last parked, and
+ * the queue's receive count); a replay gets one attempt only.
  */
 export async function deliverWebhook(
   deps: DeliverWebhookDeps,
@@ -97,14 +98,10 @@ export async function deliverWebhook(
   deps.counters?.count('WebhookAttemptsFailed');
   const delaySeconds = delivery.replay ? undefined : retryDelaySeconds(attempt);
   const failedAt = deps.clock.now();
+  const nextAttemptAt =
+    delaySeconds === undefined ? null : new Date(failedAt.getTime() + delaySeconds * 1000).toISOString();
   await deps.webhooks.recordAttempt(
-    delaySeconds === undefined
-      ? message
-      : {
-          ...message,
-          status: 'attempting',
-          next_attempt_at: new Date(failedAt.getTime() + delaySeconds * 1000).toISOString(),
-        },
+    nextAttemptAt === null ? message : { ...message, status: 'attempting', next_attempt_at: nextAttemptAt },
     record,
   );
   if (delaySeconds === undefined) deps.counters?.count('WebhookMessagesFailed');
@@ -123,5 +120,7 @@ export async function deliverWebhook(
       deps.log?.warn('webhook endpoint disabled after failing for days', { webhook_id: webhook.id, since });
     }
   }
-  return delaySeconds === undefined ? { result: 'failed' } : { result: 'retry', delaySeconds };
+  return delaySeconds === undefined || nextAttemptAt === null
+    ? { result: 'failed' }
+    : { result: 'retry', delaySeconds, nextAttemptAt };
 }
