@@ -60,6 +60,7 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     domainCheckMinutes: number('domainCheckMinutes'),
     keyRateLimit: number('keyRateLimit'),
     webhookConcurrency: number('webhookConcurrency'),
+    sesEventsConcurrency: number('sesEventsConcurrency'),
     contentRetentionDays: number('contentRetentionDays'),
     deflateBodies: flag('deflateBodies'),
     alarmEmail: context('alarmEmail'),

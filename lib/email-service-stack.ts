@@ -68,6 +68,13 @@ export interface EmailServiceStackProps extends StackProps {
    * @default 5
    */
   readonly webhookConcurrency?: number;
+  /**
+   * Most concurrent SES events consumer invocations (2 to 1,000, the SQS event source's bounds),
+   * each applying up to 100 events: how fast statuses follow SES's events under load. Events wait
+   * in their queue beyond it, and nothing is lost.
+   * @default 5
+   */
+  readonly sesEventsConcurrency?: number;
   /** Days attachments and large bodies are kept in the content bucket (at least 31). @default 31 */
   readonly contentRetentionDays?: number;
   /**
@@ -148,12 +155,12 @@ export class EmailServiceStack extends Stack {
       level: props.logLevel ?? 'INFO',
     };
 
-    const concurrency = props.sendConcurrency ?? 5;
-    if (!Number.isInteger(concurrency) || concurrency < 2 || concurrency > 1000)
-      throw new Error(
-        `sendConcurrency must be a whole number from 2 to 1000 (the SQS event source's maximum concurrency), not ${concurrency}. ` +
-          "It need not be low for a low SES rate: every consumer books its sends on one schedule at the account's rate (the sandbox's 1 per second too); sesMaxSendRate sets a lower one.",
-      );
+    const concurrency = eventSourceConcurrency(
+      'sendConcurrency',
+      props.sendConcurrency ?? 5,
+      "It need not be low for a low SES rate: every consumer books its sends on one schedule at the account's rate (the sandbox's 1 per second too); sesMaxSendRate sets a lower one.",
+    );
+    const eventsConcurrency = eventSourceConcurrency('sesEventsConcurrency', props.sesEventsConcurrency ?? 5);
     if (props.sesMaxSendRate !== undefined && !(props.sesMaxSendRate > 0))
       throw new Error(
         `sesMaxSendRate must be a number of recipients per second above 0, not ${props.sesMaxSendRate}`,
@@ -183,6 +190,7 @@ export class EmailServiceStack extends Stack {
       resources: { table, settings, webhookQueue },
       timings,
       monitoring: this.monitoring,
+      concurrency: eventsConcurrency,
       logging,
     });
     const configurationSet = this.sesEvents.configurationSet;
@@ -256,4 +264,13 @@ export class EmailServiceStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
+}
+
+/** A consumer's maximum concurrency, within the SQS event source's bounds, or an error naming the setting. */
+function eventSourceConcurrency(setting: string, value: number, hint?: string): number {
+  if (!Number.isInteger(value) || value < 2 || value > 1000)
+    throw new Error(
+      `${setting} must be a whole number from 2 to 1000 (the SQS event source's maximum concurrency), not ${value}.${hint ? ` ${hint}` : ''}`,
+    );
+  return value;
 }
