@@ -53,6 +53,7 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     env,
     crossRegionReferences: firewall !== undefined,
     sendConcurrency: number('sendConcurrency'),
+    sendBatchSize: number('sendBatchSize'),
     sesMaxSendRate: number('sesMaxSendRate'),
     sendMaxAttempts: number('sendMaxAttempts'),
     apiRateLimit: number('apiRateLimit'),

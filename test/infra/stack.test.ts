@@ -144,6 +144,22 @@ describe('EmailServiceStack', () => {
       expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('SES_MAX_SEND_RATE');
   });
 
+  it("takes send batches of 1 to 100, with a 1 s batching window above SQS's 10 without one", () => {
+    for (const bad of [0, 101, 10.5])
+      expect(() => synthStack({ sendBatchSize: bad })).toThrow(
+        /sendBatchSize must be a whole number from 1 to 100/,
+      );
+    const window = (sendBatchSize: number) => {
+      const { stack: s, template: t } = synthStack({ sendBatchSize });
+      const mapping = Object.values(resourcesOf(t, 'AWS::Lambda::EventSourceMapping')).find((m) =>
+        JSON.stringify(m.Properties.EventSourceArn).includes(logicalId(s, s.send.queue)),
+      );
+      return [mapping?.Properties.BatchSize, mapping?.Properties.MaximumBatchingWindowInSeconds];
+    };
+    expect(window(10)).toEqual([10, undefined]);
+    expect(window(20)).toEqual([20, 1]);
+  });
+
   it('caps the SES events consumer at sesEventsConcurrency (2 to 1,000); refuses others naming the setting', () => {
     for (const bad of [1, 1001, 2.5])
       expect(() => synthStack({ sesEventsConcurrency: bad })).toThrow(
