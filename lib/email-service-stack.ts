@@ -36,7 +36,12 @@ export interface EmailServiceStackProps extends StackProps {
    * @default the account's rate (GetAccount, read every 5 minutes)
    */
   readonly sesMaxSendRate?: number;
-  /** @default 10 */
+  /**
+   * Emails a send consumer invocation takes at once (1 to 100). The send schedule takes one write a
+   * batch, about 1,000 a second, so it carries 1,000 × sendBatchSize emails a second: raise it past
+   * about 8,000 emails a second. Above 10, the event source waits up to 1 s to fill a batch.
+   * @default 10
+   */
   readonly sendBatchSize?: number;
   /**
    * Attempts at one send before its message goes to the dead-letter queue and the email is `failed`.
@@ -90,6 +95,13 @@ export interface EmailServiceStackProps extends StackProps {
    * "Upgrading"): 1, then 2, then none. @default none
    */
   readonly upgradeStep?: UpgradeStep;
+  /**
+   * Most concurrent SES events consumer invocations (2 to 1,000, the SQS event source's bounds),
+   * each applying up to 100 events: how fast statuses follow SES's events under load. Events wait
+   * in their queue beyond it, and nothing is lost.
+   * @default 5
+   */
+  readonly sesEventsConcurrency?: number;
   /** Days attachments and large bodies are kept in the content bucket (at least 31). @default 31 */
   readonly contentRetentionDays?: number;
   /**
@@ -170,12 +182,15 @@ export class EmailServiceStack extends Stack {
       level: props.logLevel ?? 'INFO',
     };
 
-    const concurrency = props.sendConcurrency ?? 5;
-    if (!Number.isInteger(concurrency) || concurrency < 2 || concurrency > 1000)
-      throw new Error(
-        `sendConcurrency must be a whole number from 2 to 1000 (the SQS event source's maximum concurrency), not ${concurrency}. ` +
-          "It need not be low for a low SES rate: every consumer books its sends on one schedule at the account's rate (the sandbox's 1 per second too); sesMaxSendRate sets a lower one.",
-      );
+    const concurrency = eventSourceConcurrency(
+      'sendConcurrency',
+      props.sendConcurrency ?? 5,
+      "It need not be low for a low SES rate: every consumer books its sends on one schedule at the account's rate (the sandbox's 1 per second too); sesMaxSendRate sets a lower one.",
+    );
+    const sendBatchSize = props.sendBatchSize ?? 10;
+    if (!Number.isInteger(sendBatchSize) || sendBatchSize < 1 || sendBatchSize > 100)
+      throw new Error(`sendBatchSize must be a whole number from 1 to 100, not ${sendBatchSize}`);
+    const eventsConcurrency = eventSourceConcurrency('sesEventsConcurrency', props.sesEventsConcurrency ?? 5);
     if (props.sesMaxSendRate !== undefined && !(props.sesMaxSendRate > 0))
       throw new Error(
         `sesMaxSendRate must be a number of recipients per second above 0, not ${props.sesMaxSendRate}`,
@@ -215,6 +230,7 @@ export class EmailServiceStack extends Stack {
       resources: { table, settings, webhookQueue },
       timings,
       monitoring: this.monitoring,
+      concurrency: eventsConcurrency,
       logging,
     });
     const configurationSet = this.sesEvents.configurationSet;
@@ -223,7 +239,7 @@ export class EmailServiceStack extends Stack {
       timings,
       monitoring: this.monitoring,
       concurrency,
-      batchSize: props.sendBatchSize,
+      batchSize: sendBatchSize,
       logging,
     });
     this.api = new EmailApi(this, 'Http', {
@@ -288,4 +304,13 @@ export class EmailServiceStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
+}
+
+/** A consumer's maximum concurrency, within the SQS event source's bounds, or an error naming the setting. */
+function eventSourceConcurrency(setting: string, value: number, hint?: string): number {
+  if (!Number.isInteger(value) || value < 2 || value > 1000)
+    throw new Error(
+      `${setting} must be a whole number from 2 to 1000 (the SQS event source's maximum concurrency), not ${value}.${hint ? ` ${hint}` : ''}`,
+    );
+  return value;
 }

@@ -25,6 +25,13 @@ export interface SesEventsPipelineProps {
   readonly monitoring: Monitoring;
   /** How its functions log. @default 30 days, INFO */
   readonly logging?: FunctionLogging;
+  /**
+   * Most concurrent consumer invocations (2 to 1,000, the SQS event source's bounds), each applying
+   * a batch of up to `timings.eventsBatchSize` events: how fast a backlog of events is applied, and
+   * the most Lambda concurrency and table writes SES's events can take at once.
+   * @default 5
+   */
+  readonly concurrency?: number;
   /** SES's review thresholds for the account's bounce and complaint rates (0.05 and 0.001). */
   readonly bounceRateAlarm?: number;
   readonly complaintRateAlarm?: number;
@@ -99,6 +106,7 @@ export class SesEventsPipeline extends Construct {
         batchSize: timings.eventsBatchSize,
         maxBatchingWindow: Duration.millis(timings.eventsBatchWindowMs),
         reportBatchItemFailures: true,
+        maxConcurrency: props.concurrency ?? 5,
       }),
     );
 

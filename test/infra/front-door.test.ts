@@ -192,5 +192,6 @@ describe('the front door, on, outside us-east-1 (bin/app.ts)', () => {
       buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), {});
     expect(bad({ logLevel: 'LOUD' })).toThrow(/logLevel must be DEBUG, INFO, WARN or ERROR/);
     expect(bad({ sendConcurrency: 'ten' })).toThrow(/sendConcurrency must be a number/);
+    expect(bad({ sesEventsConcurrency: 'many' })).toThrow(/sesEventsConcurrency must be a number/);
   });
 });

@@ -145,6 +145,38 @@ describe('EmailServiceStack', () => {
       expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('SES_MAX_SEND_RATE');
   });
 
+  it("takes send batches of 1 to 100, with a 1 s batching window above SQS's 10 without one", () => {
+    for (const bad of [0, 101, 10.5])
+      expect(() => synthStack({ sendBatchSize: bad })).toThrow(
+        /sendBatchSize must be a whole number from 1 to 100/,
+      );
+    const window = (sendBatchSize: number) => {
+      const { stack: s, template: t } = synthStack({ sendBatchSize });
+      const mapping = Object.values(resourcesOf(t, 'AWS::Lambda::EventSourceMapping')).find((m) =>
+        JSON.stringify(m.Properties.EventSourceArn).includes(logicalId(s, s.send.queue)),
+      );
+      return [mapping?.Properties.BatchSize, mapping?.Properties.MaximumBatchingWindowInSeconds];
+    };
+    expect(window(10)).toEqual([10, undefined]);
+    expect(window(20)).toEqual([20, 1]);
+  });
+
+  it('caps the SES events consumer at sesEventsConcurrency (2 to 1,000); refuses others naming the setting', () => {
+    for (const bad of [1, 1001, 2.5])
+      expect(() => synthStack({ sesEventsConcurrency: bad })).toThrow(
+        /sesEventsConcurrency must be a whole number from 2 to 1000/,
+      );
+    const { stack: raised, template: raisedTemplate } = synthStack({ sesEventsConcurrency: 50 });
+    const mappings = Object.values(resourcesOf(raisedTemplate, 'AWS::Lambda::EventSourceMapping'));
+    const concurrencyOf = (queue: Parameters<typeof logicalId>[1]) =>
+      mappings.find((m) => JSON.stringify(m.Properties.EventSourceArn).includes(logicalId(raised, queue)))
+        ?.Properties.ScalingConfig;
+    expect(concurrencyOf(raised.sesEvents.queue)).toEqual({ MaximumConcurrency: 50 });
+    // The other consumers keep their own settings.
+    expect(concurrencyOf(raised.send.queue)).toEqual({ MaximumConcurrency: 5 });
+    expect(concurrencyOf(raised.webhooks.queue)).toEqual({ MaximumConcurrency: 5 });
+  });
+
   it('publishes SES events of its configuration set through SNS (raw) to the events queue', () => {
     template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
       EventDestination: Match.objectLike({
@@ -171,6 +203,7 @@ describe('EmailServiceStack', () => {
       BatchSize: 100,
       MaximumBatchingWindowInSeconds: 2,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 5 },
     });
     // SES's documented maximum delivery time, set so the sweeper's bound for final events is ours.
     template.hasResourceProperties('AWS::SES::ConfigurationSet', {

@@ -1,0 +1,113 @@
+/**
+ * `npm run simulate`: where the first ceiling is at 1k, 10k and 100k emails a second, for the
+ * default settings and for those docs/scale.md recommends, from the model in simulate/model.ts,
+ * and what 1,000 emails cost at 10,000 a second. Prints markdown tables; calls nothing.
+ */
+import {
+  costPerThousand,
+  DEFAULT_SETUP,
+  endpointsReadOncePerBatch,
+  FIGURES,
+  type Figures,
+  RECEIPTS,
+  RECOMMENDED_SETUP,
+  rampSeconds,
+  type Setup,
+  type Stage,
+  simulate,
+  stages,
+  storedGigabytes,
+  type Workload,
+} from './simulate/model.js';
+
+export const LOADS = [1_000, 10_000, 100_000];
+/** The columns: each setup with the figures it runs on (the third, a code change not made). */
+export const COLUMNS: { label: string; setup: Setup; figures: Figures }[] = [
+  { label: DEFAULT_SETUP.name, setup: DEFAULT_SETUP, figures: FIGURES },
+  { label: RECOMMENDED_SETUP.name, setup: RECOMMENDED_SETUP, figures: FIGURES },
+  {
+    label: 'recommended, endpoints read once a batch (code change)',
+    setup: RECOMMENDED_SETUP,
+    figures: endpointsReadOncePerBatch(RECOMMENDED_SETUP),
+  },
+];
+
+const rate = (n: number) => (Number.isFinite(n) ? `${Math.floor(n).toLocaleString('en-US')}/s` : '—');
+const dollars = (n: number) => `$${n.toFixed(4)}`;
+const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+
+function ceilingsTable(title: string, workload: Omit<Workload, 'emailsPerSecond'>): string[] {
+  const lines = [`**${title}**`, '', row(['load', ...COLUMNS.map((c) => c.label)])];
+  lines.push(row(['---', ...COLUMNS.map(() => '---')]));
+  for (const load of LOADS) {
+    const cells = COLUMNS.map(({ setup, figures }) => {
+      const f = simulate(setup, { ...workload, emailsPerSecond: load }, figures);
+      if (!f.firstCeiling)
+        return `carries it (tightest: ${f.tightest.stage} at ${Math.round(f.utilisation * 100)} %)`;
+      const next = f.ceilings[1];
+      return `${f.firstCeiling.stage} at ${rate(f.firstCeiling.capacity)}${next ? `; then ${next.stage} at ${rate(next.capacity)}` : ''}`;
+    });
+    lines.push(row([rate(load), ...cells]));
+  }
+  return lines;
+}
+
+export function report(): string {
+  const receipts: Workload = { ...RECEIPTS, emailsPerSecond: 10_000 };
+  const withEndpoint: Omit<Workload, 'emailsPerSecond'> = { ...RECEIPTS, webhookEndpoints: 1 };
+  const out: string[] = [];
+  out.push(
+    '# npm run simulate',
+    '',
+    `Workload: one-recipient receipts, single POST /v1/emails spread over ${RECEIPTS.apiKeys} keys, no webhook endpoint (what npm run bench counts) unless said.`,
+    '',
+    '**What each stage carries** (emails/s)',
+    '',
+    row(['stage', 'limit (recommended settings)', ...COLUMNS.map((c) => c.label), 'moved by']),
+    row(['---', '---', ...COLUMNS.map(() => '---:'), '---']),
+  );
+  const bySetup = COLUMNS.map((c) =>
+    stages(c.setup, { ...withEndpoint, emailsPerSecond: 10_000 }, c.figures),
+  );
+  const recommended = bySetup[1] as Stage[];
+  recommended.forEach((stage, i) => {
+    out.push(
+      row([stage.stage, stage.limit, ...bySetup.map((list) => rate(list[i]?.capacity ?? 0)), stage.settings]),
+    );
+  });
+  out.push(
+    '',
+    '(The two webhook rows are for one endpoint subscribed to email.sent and email.delivered; — is no ceiling for this workload.)',
+    '',
+    ...ceilingsTable('First ceiling: receipts, no webhook endpoint', RECEIPTS),
+    '',
+    ...ceilingsTable('First ceiling: receipts, one endpoint on email.sent and email.delivered', withEndpoint),
+    '',
+  );
+  for (const setup of [RECOMMENDED_SETUP]) {
+    const lines = costPerThousand(setup, receipts);
+    out.push(
+      `**Cost per 1,000 emails at 10,000/s, ${setup.name}** (us-east-1, on top of SES's $0.10)`,
+      '',
+      row(['item', 'DynamoDB on demand', 'DynamoDB provisioned', 'arithmetic']),
+      row(['---', '---:', '---:', '---']),
+    );
+    for (const l of lines) out.push(row([l.item, dollars(l.onDemand), dollars(l.provisioned), l.arithmetic]));
+    const total = (key: 'onDemand' | 'provisioned') => lines.reduce((sum, l) => sum + l[key], 0);
+    out.push(
+      row(['**total**', `**${dollars(total('onDemand'))}**`, `**${dollars(total('provisioned'))}**`, '']),
+    );
+    const gb = storedGigabytes(setup, receipts);
+    out.push(
+      '',
+      `Held in steady state at 10,000/s, kept ${setup.emailRetentionDays} days: ${Math.round(gb).toLocaleString('en-US')} GB.`,
+    );
+    const ramp = rampSeconds(setup, receipts);
+    out.push(
+      `From idle to 10,000/s: the API functions in ${Math.ceil(ramp.api)} s, the send consumers in ${Math.ceil(ramp.send)} s, the events consumers in ${Math.ceil(ramp.events)} s (Lambda's scaling rates; DynamoDB's warm throughput is separate).`,
+    );
+  }
+  return out.join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(report());

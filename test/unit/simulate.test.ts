@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import {
+  costPerThousand,
+  DEFAULT_SETUP,
+  endpointsReadOncePerBatch,
+  RECEIPTS,
+  RECOMMENDED_SETUP,
+  simulate,
+  stages,
+} from '../../bin/simulate/model.js';
+
+const at = (emailsPerSecond: number, extra = {}) => ({ ...RECEIPTS, ...extra, emailsPerSecond });
+
+describe('npm run simulate (the model)', () => {
+  it('finds the default settings stopped far below 10,000/s, first by SES, then by the stage throttle', () => {
+    for (const load of [1_000, 10_000, 100_000]) {
+      const found = simulate(DEFAULT_SETUP, at(load));
+      expect(found.firstCeiling?.id).toBe('ses-rate');
+      expect(found.firstCeiling?.capacity).toBe(14);
+      expect(found.ceilings[1]?.id).toBe('api-stage');
+    }
+  });
+
+  it('finds the recommended settings carrying 1,000/s, and stopped at 10,000/s by the webhook endpoints partition: no setting moves it', () => {
+    expect(simulate(RECOMMENDED_SETUP, at(1_000)).firstCeiling).toBeUndefined();
+    const found = simulate(RECOMMENDED_SETUP, at(10_000));
+    expect(found.firstCeiling?.id).toBe('webhook-endpoint-reads');
+    expect(found.firstCeiling?.capacity).toBe(1_500);
+    // Every other stage carries 10,000/s with the recommended settings.
+    expect(found.ceilings.map((s) => s.id)).toEqual(['webhook-endpoint-reads']);
+  });
+
+  it('with the endpoints read once a batch, carries 10,000/s, and names the first ceiling at 100,000/s', () => {
+    const figures = endpointsReadOncePerBatch(RECOMMENDED_SETUP);
+    const ten = simulate(RECOMMENDED_SETUP, at(10_000), figures);
+    expect(ten.firstCeiling).toBeUndefined();
+    expect(ten.utilisation).toBeLessThan(1);
+    const hundred = simulate(RECOMMENDED_SETUP, at(100_000), figures);
+    expect(hundred.firstCeiling?.capacity).toBeLessThan(100_000);
+    expect(hundred.ceilings.map((s) => s.id)).toEqual(
+      expect.arrayContaining(['api-stage', 'sns-publish', 'index-by-status', 'table-writes', 'ses-rate']),
+    );
+  });
+
+  it("puts the send schedule's ceiling at 1,000 writes/s × sendBatchSize: right at 10,000/s with batches of 10", () => {
+    const pace = (sendBatchSize: number) =>
+      stages({ ...RECOMMENDED_SETUP, sendBatchSize }, at(10_000)).find((s) => s.id === 'send-schedule')
+        ?.capacity;
+    expect(pace(10)).toBe(10_000);
+    expect(pace(20)).toBe(20_000);
+  });
+
+  it("puts the listing indexes' ceilings at listingShards × 500 and × 1,000", () => {
+    const capacity = (id: string) =>
+      stages({ ...RECOMMENDED_SETUP, listingShards: 64 }, at(10_000)).find((s) => s.id === id)?.capacity;
+    expect(capacity('index-by-status')).toBe(32_000);
+    expect(capacity('index-by-time')).toBe(64_000);
+  });
+
+  it("stops one webhook endpoint at its message log's partition, whatever webhookConcurrency is", () => {
+    const found = simulate(
+      { ...RECOMMENDED_SETUP, webhookConcurrency: 1_000 },
+      at(1_000, { webhookEndpoints: 1 }),
+    );
+    expect(found.firstCeiling?.id).toBe('webhook-log');
+    expect(found.firstCeiling?.capacity).toBe(200);
+  });
+
+  it('costs about a cent and a half per 1,000 emails on demand at 10,000/s, less with provisioned capacity, storage included', () => {
+    const lines = costPerThousand(RECOMMENDED_SETUP, at(10_000));
+    const total = (key: 'onDemand' | 'provisioned') => lines.reduce((sum, l) => sum + l[key], 0);
+    expect(total('onDemand')).toBeGreaterThan(0.01);
+    expect(total('onDemand')).toBeLessThan(0.02);
+    expect(total('provisioned')).toBeLessThan(total('onDemand'));
+    expect(lines.find((l) => l.item.startsWith('Storage'))?.onDemand).toBeGreaterThan(0.001);
+  });
+
+  it('runs as npm run simulate, printing the ceilings and the cost', async () => {
+    const { stdout } = await promisify(execFile)('npm', ['run', '-s', 'simulate'], { timeout: 60_000 });
+    expect(stdout).toContain('**First ceiling: receipts, no webhook endpoint**');
+    expect(stdout).toMatch(/\| 10,000\/s \| SES, account send rate at 14\/s/);
+    expect(stdout).toContain('Webhook endpoints (WEBHOOKS partition) at 1,500/s');
+    expect(stdout).toContain('**Cost per 1,000 emails at 10,000/s');
+  }, 60_000);
+});
