@@ -31,8 +31,17 @@ export const SHARD_CAPACITY = 400;
  */
 export const MEMO_OVER = 1.5;
 
-/** How many rate shards a key with this limit has: 1 up to SHARD_CAPACITY, then one more per SHARD_CAPACITY. */
-export const shardCount = (limit: number): number => Math.max(1, Math.ceil(limit / SHARD_CAPACITY));
+/**
+ * The most rate shards a key has: 64 partitions carry 64,000 writes a second, far past API
+ * Gateway's 10,000 requests a second per account, and a revocation writes each one once. Past
+ * 64 × SHARD_CAPACITY (25,600/s) each shard takes a larger share; a key sending past what its
+ * shards' partitions take is throttled there, which answers 429.
+ */
+export const MAX_RATE_SHARDS = 64;
+
+/** How many rate shards a key with this limit has: 1 up to SHARD_CAPACITY, then one more per SHARD_CAPACITY, at most MAX_RATE_SHARDS. */
+export const shardCount = (limit: number): number =>
+  Math.min(MAX_RATE_SHARDS, Math.max(1, Math.ceil(limit / SHARD_CAPACITY)));
 
 /** Shard `shard`'s share of the limit: an even split, the first `limit % shards` shards one more, summing to `limit`. */
 export const shardLimit = (limit: number, shards: number, shard: number): number =>

@@ -54,6 +54,8 @@ describe('how many shards, and each one’s share', () => {
     expect([1, 10, 400, 401, 800, 801, 1000, 5000, 10_000].map(shardCount)).toEqual([
       1, 1, 1, 2, 2, 3, 3, 13, 25,
     ]);
+    // At most MAX_RATE_SHARDS: a revocation writes each, and 64 partitions carry 64,000/s.
+    expect([25_600, 25_601, 1_000_000].map(shardCount)).toEqual([64, 64, 64]);
   });
 
   it('splits the limit evenly, the shares summing to exactly the limit', () => {
