@@ -696,8 +696,9 @@ export interface EndpointGuard {
 /** Where the service's events go: every endpoint subscribed to them. */
 export interface EventPublisher {
   /**
-   * The endpoints as they are now (one strongly consistent read, never a cached list), so an
-   * endpoint created, changed or deleted before an event is raised takes effect for that event.
+   * The endpoints as they are now (one strongly consistent read, never a list kept across
+   * invocations), so an endpoint created, changed or deleted before the read takes effect for the
+   * events published through it (publish-events.ts: a batch reads once).
    */
   subscriptions(): Promise<Subscriptions>;
 }

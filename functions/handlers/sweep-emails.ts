@@ -1,3 +1,4 @@
+import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
 import { dispatchScheduled } from '../core/use-cases/schedule.js';
 import { type SweepDeps, sweep } from '../core/use-cases/sweep.js';
 import { type RequeueRetriesDeps, requeueDueRetries } from '../core/use-cases/webhook-retries.js';
@@ -11,7 +12,9 @@ import { sweepRunDeps } from '../wiring.js';
  * whose outcome will never come (core/use-cases/sweep.ts); puts parked webhook retries that fell
  * due back on the delivery queue (core/use-cases/webhook-retries.ts).
  */
-export const makeHandler = (deps: SweepDeps & { webhookRetries?: RequeueRetriesDeps }) => async () => {
+export const makeHandler = (given: SweepDeps & { webhookRetries?: RequeueRetriesDeps }) => async () => {
+  // The webhook endpoints are read once a run, at its first event raised.
+  const deps = readOncePerInvocation(given);
   // Scheduled emails first: queued on time even should the sweep below run long. Each part runs
   // whatever the other does (a throttled due index must not stop dead letters being failed); the
   // run fails afterwards if either did, so the error is counted and alarmed on.
