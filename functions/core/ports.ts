@@ -669,6 +669,11 @@ export interface WebhookRetryStore {
    * removed before the next page is read do not disturb the reading.
    */
   due(until: string, limit: number): AsyncIterable<ParkedRetry[]>;
+  /**
+   * The same, one reader per partition of the store, to be read side by side (each at most its
+   * share of `limit`); `due` reads them one after the other.
+   */
+  dueByPartition(until: string, limit: number): AsyncIterable<ParkedRetry[]>[];
   /** Takes them out (those already gone are no error). */
   remove(retries: readonly Pick<ParkedRetry, 'due_at' | 'message_id'>[]): Promise<void>;
 }
