@@ -7,7 +7,8 @@
  * Every figure is a named constant in FIGURES below, with where it comes from: the code, the
  * README's counts (what `npm run bench` meters), or AWS's documentation. Figures marked DESIGN
  * describe code being built beside this model (sharded listing indexes, sharded key windows);
- * re-check them against the code once it lands.
+ * re-check them against the code once it lands. The webhook figures (endpoints read once a batch,
+ * an endpoint's messages over listingShards partitions) are the code's.
  */
 import { ASSUMED_INVOCATION_MS, PRICES } from '../bench/cost.js';
 
@@ -53,11 +54,12 @@ export const FIGURES = {
   /** process-ses-events: whether the batch's sends are recorded. */
   sentCheckReadUnits: 1,
   /**
-   * The webhook endpoints, one strongly consistent Query of the one WEBHOOKS partition per event
-   * raised (email.sent by the send consumer, email.delivered by the events consumer), with or
-   * without endpoints (functions/core/use-cases/publish-events.ts: never cached).
+   * The webhook endpoints, one strongly consistent Query of the one WEBHOOKS partition per batch
+   * that raises an event (email.sent by the send consumer, email.delivered by the events consumer),
+   * with or without endpoints (functions/core/use-cases/publish-events.ts readOncePerInvocation);
+   * per email see endpointReadsPerEmail.
    */
-  endpointReadsPerEmail: 2,
+  endpointReadsPerBatch: 1,
 
   // --- API keys (DESIGN: a key's window spread over ceil(keyRateLimit / 400) items)
   keyShardRequestsPerSecond: 400,
@@ -83,7 +85,8 @@ export const FIGURES = {
   // --- SES's events (README "What one email costs": Send and Delivery, each an SNS publish and an SQS delivery)
   sesEventsPerEmail: 2,
 
-  // --- Webhooks (README "Webhooks"): a message's state and its attempt, one BatchWriteItem, under the endpoint's own partition
+  // --- Webhooks (README "Webhooks"): a message's put, then its state and its attempt in one BatchWriteItem,
+  // in one of the endpoint's listingShards partitions (a hash of the message id; webhook-repository.ts)
   webhookWriteUnitsPerMessage: 2.5,
 
   // --- SQS (AWS SQS quotas): standard queues take a nearly unlimited request rate; 120,000 messages in flight a queue.
@@ -106,13 +109,11 @@ export const FIGURES = {
 export type Figures = { readonly [K in keyof typeof FIGURES]: number };
 
 /**
- * The figures with the webhook endpoints read once a batch instead of once an event: the code
- * change the WEBHOOKS partition's ceiling asks for (not made), to show the ceiling after it.
+ * Strongly consistent reads of the WEBHOOKS partition an email: one a send batch (its email.sent)
+ * and one an events batch (email.delivered), shared by the emails of the batch (full batches).
  */
-export const endpointsReadOncePerBatch = (setup: Setup, f: Figures = FIGURES): Figures => ({
-  ...f,
-  endpointReadsPerEmail: 1 / setup.sendBatchSize + f.sesEventsPerEmail / f.eventsBatchSize,
-});
+export const endpointReadsPerEmail = (setup: Setup, f: Figures = FIGURES): number =>
+  f.endpointReadsPerBatch * (1 / setup.sendBatchSize + f.sesEventsPerEmail / f.eventsBatchSize);
 
 /** A number as the docs write it: 10,000. */
 const n = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 2 });
@@ -246,8 +247,8 @@ export function indexWriteUnits(f: Figures = C) {
   };
 }
 
-export function readUnits(f: Figures = C): number {
-  return f.suppressionReadUnits + f.sentCheckReadUnits + f.endpointReadsPerEmail;
+export function readUnits(setup: Setup, f: Figures = C): number {
+  return f.suppressionReadUnits + f.sentCheckReadUnits + endpointReadsPerEmail(setup, f);
 }
 
 /** Concurrent Lambda executions each function needs at a load, its event source's cap applied. */
@@ -369,8 +370,8 @@ export function stages(setup: Setup, w: Workload, f: Figures = C): Stage[] {
     {
       id: 'table-reads',
       stage: 'DynamoDB table, reads',
-      limit: `${n(q.tableReadUnits)} read units/s per table, ${n(readUnits(f))} an email`,
-      capacity: q.tableReadUnits / readUnits(f),
+      limit: `${n(q.tableReadUnits)} read units/s per table, ${n(readUnits(setup, f))} an email`,
+      capacity: q.tableReadUnits / readUnits(setup, f),
       settings: 'Service Quotas: table-level read throughput',
     },
     {
@@ -396,9 +397,9 @@ export function stages(setup: Setup, w: Workload, f: Figures = C): Stage[] {
     {
       id: 'webhook-endpoint-reads',
       stage: 'Webhook endpoints (WEBHOOKS partition)',
-      limit: `${n(f.partitionReadUnits)} reads/s on one partition, ${n(f.endpointReadsPerEmail)} strongly consistent an email`,
-      capacity: f.partitionReadUnits / f.endpointReadsPerEmail,
-      settings: 'none: a code change (read the endpoints once a batch, or cache them briefly)',
+      limit: `${n(f.partitionReadUnits)} reads/s on one partition, ${n(endpointReadsPerEmail(setup, f))} strongly consistent an email (one a batch)`,
+      capacity: f.partitionReadUnits / endpointReadsPerEmail(setup, f),
+      settings: 'sendBatchSize',
     },
     {
       id: 'scheduler',
@@ -419,13 +420,15 @@ export function stages(setup: Setup, w: Workload, f: Figures = C): Stage[] {
     },
     {
       id: 'webhook-log',
-      stage: "Webhook message log (an endpoint's partition)",
-      limit: `${n(f.partitionWriteUnits)} writes/s an endpoint, ${f.webhookWriteUnitsPerMessage} a message`,
+      stage: "Webhook message log (an endpoint's shards)",
+      limit: `${setup.listingShards} shards × ${n(f.partitionWriteUnits)} writes/s an endpoint, ${f.webhookWriteUnitsPerMessage} a message`,
       capacity:
         messagesPerEmail > 0
-          ? f.partitionWriteUnits / f.webhookWriteUnitsPerMessage / w.webhookEventsPerEmail
+          ? (setup.listingShards * f.partitionWriteUnits) /
+            f.webhookWriteUnitsPerMessage /
+            w.webhookEventsPerEmail
           : Number.POSITIVE_INFINITY,
-      settings: 'none: a code change (shard the endpoint partition)',
+      settings: 'listingShards',
     },
   ];
 }
@@ -468,7 +471,7 @@ export interface CostLine {
 export function costPerThousand(setup: Setup, w: Workload, f: Figures = C): CostLine[] {
   const k = 1_000;
   const writes = baseWriteUnits(setup, w, f) + indexWriteUnits(f).byTime + indexWriteUnits(f).byStatus;
-  const reads = readUnits(f);
+  const reads = readUnits(setup, f);
   const provisionedWrite = f.provisionedWcuHour / 3600 / f.provisionedUtilisation;
   const provisionedRead = f.provisionedRcuHour / 3600 / f.provisionedUtilisation;
   const sqs =

@@ -669,6 +669,11 @@ export interface WebhookRetryStore {
    * removed before the next page is read do not disturb the reading.
    */
   due(until: string, limit: number): AsyncIterable<ParkedRetry[]>;
+  /**
+   * The same, one reader per partition of the store, to be read side by side (each at most its
+   * share of `limit`); `due` reads them one after the other.
+   */
+  dueByPartition(until: string, limit: number): AsyncIterable<ParkedRetry[]>[];
   /** Takes them out (those already gone are no error). */
   remove(retries: readonly Pick<ParkedRetry, 'due_at' | 'message_id'>[]): Promise<void>;
 }
@@ -696,8 +701,9 @@ export interface EndpointGuard {
 /** Where the service's events go: every endpoint subscribed to them. */
 export interface EventPublisher {
   /**
-   * The endpoints as they are now (one strongly consistent read, never a cached list), so an
-   * endpoint created, changed or deleted before an event is raised takes effect for that event.
+   * The endpoints as they are now (one strongly consistent read, never a list kept across
+   * invocations), so an endpoint created, changed or deleted before the read takes effect for the
+   * events published through it (publish-events.ts: a batch reads once).
    */
   subscriptions(): Promise<Subscriptions>;
 }

@@ -1,4 +1,5 @@
 import { checkDomains, type DomainDeps } from '../core/use-cases/domains.js';
+import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
 import { log } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
 import { checkDomainsDeps } from '../wiring.js';
@@ -9,7 +10,8 @@ import { checkDomainsDeps } from '../wiring.js';
  * statuses move without anyone asking.
  */
 export const makeHandler = (deps: DomainDeps) => async () => {
-  const result = await checkDomains(deps);
+  // The webhook endpoints are read once a run, at its first event raised.
+  const result = await checkDomains(readOncePerInvocation(deps));
   if (result.checked) log.info('domains checked', result);
   return result;
 };

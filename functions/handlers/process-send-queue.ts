@@ -3,6 +3,7 @@ import type { DeferredJob, DueJob, EmailQueue, QueuedJob } from '../core/ports.j
 import { delaySecondsUntil, MAX_QUEUE_DELAY_SECONDS } from '../core/schedule.js';
 import { parseSendJob } from '../core/send-job.js';
 import { type DeliverDeps, type DeliverOutcome, deliverBatch } from '../core/use-cases/deliver-email.js';
+import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
 import { logFor, logger } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
 import { consumerDeps } from '../wiring.js';
@@ -39,13 +40,14 @@ export const makeHandler =
       if (!job) logger.error('unreadable send job', { messageId: record.messageId, attempt: receives });
     const readable = records.filter((r): r is typeof r & { job: QueuedJob } => r.job !== undefined);
     const attemptOf = (r: (typeof readable)[number]) => (r.job.attempts ?? 0) + r.receives;
+    // The webhook endpoints are read once a batch (at its first event), not once an email.
     const outcomes = await deliverBatch(
-      {
+      readOncePerInvocation({
         ...deps,
         ...(context && deps.budget
           ? { time: { left: () => context.getRemainingTimeInMillis(), ...deps.budget } }
           : {}),
-      },
+      }),
       readable.map((r) => ({ job: r.job, finalAttempt: attemptOf(r) >= deps.maxReceiveCount })),
     );
     const decisions = readable.map((r, i) =>

@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { fromSesEvent, parseSesEventBody, type SesEvent } from '../adapters/ses/events.js';
+import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
 import {
   type DeliveryEvent,
   type RecordEventDeps,
@@ -14,7 +15,8 @@ import { eventsConsumerDeps } from '../wiring.js';
  * Each record is one SES event; it moves the email's status forward (never back) and is recorded
  * as an event of the email (core/use-cases/record-event.ts: the batch's `sent` events are checked
  * in one read, and cost nothing when the consumer recorded the send). Failed records are retried
- * individually; an unreadable one goes to the dead-letter queue after its retries.
+ * individually; an unreadable one goes to the dead-letter queue after its retries. The webhook
+ * endpoints are read once a batch, at its first event raised.
  */
 export const makeHandler =
   (deps: RecordEventDeps) =>
@@ -36,13 +38,17 @@ export const makeHandler =
       events.push(delivery);
       records.push(record);
     }
-    const done = await recordDeliveryEvents(deps, events, (delivery, { statusChanged, skipped }) => {
-      // One line per event that moved an email; a send the consumer had recorded is routine.
-      const log = logFor(delivery.emailId);
-      if (skipped)
-        logger.debug('ses event already recorded', { email_id: delivery.emailId, type: delivery.type });
-      else log.info('ses event', { type: delivery.type, statusChanged });
-    });
+    const done = await recordDeliveryEvents(
+      readOncePerInvocation(deps),
+      events,
+      (delivery, { statusChanged, skipped }) => {
+        // One line per event that moved an email; a send the consumer had recorded is routine.
+        const log = logFor(delivery.emailId);
+        if (skipped)
+          logger.debug('ses event already recorded', { email_id: delivery.emailId, type: delivery.type });
+        else log.info('ses event', { type: delivery.type, statusChanged });
+      },
+    );
     records.forEach((record, i) => {
       if (!done[i]) failed.push(record.messageId);
     });

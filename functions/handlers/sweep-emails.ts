@@ -1,6 +1,12 @@
+import type { Context } from 'aws-lambda';
+import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
 import { dispatchScheduled } from '../core/use-cases/schedule.js';
 import { type SweepDeps, sweep } from '../core/use-cases/sweep.js';
-import { type RequeueRetriesDeps, requeueDueRetries } from '../core/use-cases/webhook-retries.js';
+import {
+  MAX_REQUEUED_PER_RUN,
+  type RequeueRetriesDeps,
+  requeueDueRetries,
+} from '../core/use-cases/webhook-retries.js';
 import { log } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
 import { sweepRunDeps } from '../wiring.js';
@@ -11,40 +17,46 @@ import { sweepRunDeps } from '../wiring.js';
  * whose outcome will never come (core/use-cases/sweep.ts); puts parked webhook retries that fell
  * due back on the delivery queue (core/use-cases/webhook-retries.ts).
  */
-export const makeHandler = (deps: SweepDeps & { webhookRetries?: RequeueRetriesDeps }) => async () => {
-  // Scheduled emails first: queued on time even should the sweep below run long. Each part runs
-  // whatever the other does (a throttled due index must not stop dead letters being failed); the
-  // run fails afterwards if either did, so the error is counted and alarmed on.
-  let failure: unknown;
-  const scheduled = await dispatchScheduled(deps).catch((error) => {
-    log.error('scheduler run failed; the sweep goes on', { error });
-    failure = error;
-    return undefined;
-  });
-  if (scheduled && scheduled.requeued + scheduled.failedUnknownOutcome)
-    log.warn('scheduler found stranded scheduled emails', { ...scheduled });
-  const webhookRetries = await (deps.webhookRetries && requeueDueRetries(deps.webhookRetries))?.catch(
-    (error) => {
+export const makeHandler =
+  (given: SweepDeps & { webhookRetries?: RequeueRetriesDeps }) =>
+  async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
+    // The webhook endpoints are read once a run, at its first event raised.
+    const deps = readOncePerInvocation(given);
+    // Scheduled emails first: queued on time even should the sweep below run long. Each part runs
+    // whatever the other does (a throttled due index must not stop dead letters being failed); the
+    // run fails afterwards if either did, so the error is counted and alarmed on.
+    let failure: unknown;
+    const scheduled = await dispatchScheduled(deps).catch((error) => {
+      log.error('scheduler run failed; the sweep goes on', { error });
+      failure = error;
+      return undefined;
+    });
+    if (scheduled && scheduled.requeued + scheduled.failedUnknownOutcome)
+      log.warn('scheduler found stranded scheduled emails', { ...scheduled });
+    // Bounded by the invocation's time left too (webhook-retries.ts, REQUEUE_MARGIN_MS).
+    const timeLeft = context ? () => context.getRemainingTimeInMillis() : undefined;
+    const webhookRetries = await (
+      deps.webhookRetries && requeueDueRetries(deps.webhookRetries, MAX_REQUEUED_PER_RUN, timeLeft)
+    )?.catch((error) => {
       log.error('webhook retry run failed; the sweep goes on', { error });
       failure ??= error;
       return undefined;
-    },
-  );
-  const report = await sweep(deps).catch((error) => {
-    log.error('sweep run failed', { error });
-    failure ??= error;
-    return undefined;
-  });
-  if (failure) throw failure;
-  if (!report) throw new Error('sweep run failed');
-  const acted =
-    report.requeued +
-    report.deferred +
-    report.failedFromDeadLetters +
-    report.failedUnknownOutcome +
-    report.failedNoFinalEvent;
-  if (acted) log.warn('sweep found stranded emails', { ...report });
-  return { ...report, scheduled, webhookRetries };
-};
+    });
+    const report = await sweep(deps).catch((error) => {
+      log.error('sweep run failed', { error });
+      failure ??= error;
+      return undefined;
+    });
+    if (failure) throw failure;
+    if (!report) throw new Error('sweep run failed');
+    const acted =
+      report.requeued +
+      report.deferred +
+      report.failedFromDeadLetters +
+      report.failedUnknownOutcome +
+      report.failedNoFinalEvent;
+    if (acted) log.warn('sweep found stranded emails', { ...report });
+    return { ...report, scheduled, webhookRetries };
+  };
 
 export const handler = backgroundHandler(() => makeHandler(sweepRunDeps()));

@@ -3,10 +3,12 @@
  * real (emulated) table, with the real publisher in front of a recording delivery queue.
  */
 import { readFileSync } from 'node:fs';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSuppressionRepository } from '../../functions/adapters/dynamodb/suppression-repository.js';
+import { DynamoWebhookRepository } from '../../functions/adapters/dynamodb/webhook-repository.js';
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import { MailerError } from '../../functions/core/ports.js';
@@ -129,6 +131,51 @@ describe('events raised by the SES events consumer', () => {
     });
     await consumer()(sqsEvent([{ body: complaint }]));
     expect(take()).toEqual([]);
+  });
+});
+
+describe('the endpoints read once a batch', () => {
+  it('reads the WEBHOOKS partition once for a batch of N events, and an endpoint created between two batches gets the second', async () => {
+    // The real repository over a client that counts its Queries (the endpoints' only read).
+    let queries = 0;
+    const counted = {
+      send: (command: unknown) => {
+        if (command instanceof QueryCommand) queries++;
+        return table.db.send(command as QueryCommand);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const webhooks = new DynamoWebhookRepository(counted, table.tableName);
+    const sent: Delivery[] = [];
+    const consumer = makeEventsConsumer({
+      emails,
+      events: new WebhookPublisher({ webhooks, queue: { enqueue: async (d) => void sent.push(...d) } }),
+    });
+    const bounces = async (n: number) => {
+      const ids = Array.from({ length: n }, () => newEmailId());
+      for (const id of ids)
+        await emails.create({
+          id,
+          created_at: new Date().toISOString(),
+          content: emailContent({ to: ['bounce@simulator.amazonses.com'] }),
+        });
+      return sqsEvent(ids.map((id) => ({ body: sesEvent(id) })));
+    };
+    await webhooks.create({ ...endpoint('wh_01first0000000000000000000', ['email.bounced']) });
+    const first = await bounces(8);
+    const second = await bounces(8);
+
+    queries = 0;
+    await consumer(first);
+    expect(queries).toBe(1);
+    expect(sent.splice(0).map((d) => d.webhook_id)).toEqual(Array(8).fill('wh_01first0000000000000000000'));
+
+    await webhooks.create({ ...endpoint('wh_01second000000000000000000', ['email.bounced']) });
+    queries = 0;
+    await consumer(second);
+    expect(queries).toBe(1);
+    const to = sent.splice(0).map((d) => d.webhook_id);
+    expect(to.filter((id) => id === 'wh_01second000000000000000000')).toHaveLength(8);
+    expect(to.filter((id) => id === 'wh_01first0000000000000000000')).toHaveLength(8);
   });
 });
 

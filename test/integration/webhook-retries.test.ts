@@ -8,7 +8,11 @@ import { keys, WEBHOOK_RETRY_SHARDS, webhookRetryShard } from '../../functions/a
 import { DynamoWebhookRetryStore } from '../../functions/adapters/dynamodb/webhook-retry-store.js';
 import type { ParkedRetry } from '../../functions/core/ports.js';
 import { emailEvent } from '../../functions/core/use-cases/publish-events.js';
-import { requeueDueRetries } from '../../functions/core/use-cases/webhook-retries.js';
+import {
+  MAX_REQUEUED_PER_RUN,
+  REQUEUE_MARGIN_MS,
+  requeueDueRetries,
+} from '../../functions/core/use-cases/webhook-retries.js';
 import { type Delivery, deliveryFor } from '../../functions/core/webhooks.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
@@ -140,5 +144,36 @@ describe('parked webhook retries', () => {
     expect(sent.flat().every((d) => d.attempts_made === 3)).toBe(true);
     expect((await parked()).map((i) => i.message_id)).toEqual([later.message_id]);
     await store.remove([later]);
+  });
+
+  it("are read from the 8 partitions side by side, a run bounded by the invocation's time left", async () => {
+    // More than a page (100) in every shard.
+    const due: ReturnType<typeof retry>[] = [];
+    const inShard = (n: number) => due.filter((r) => webhookRetryShard(r.message_id) === n).length;
+    while ([0, 1, 2, 3, 4, 5, 6, 7].some((n) => inShard(n) < 110)) due.push(retry(-1000));
+    await Promise.all(due.map((r) => store.park(r)));
+    const sent: Delivery[] = [];
+    // Time for each partition's first page, then under the margin: one page from each of the 8.
+    let asked = 0;
+    const report = await requeueDueRetries(
+      {
+        retries: store,
+        queue: { enqueue: async (batch) => void sent.push(...batch) },
+        clock: { now: () => new Date(now) },
+      },
+      MAX_REQUEUED_PER_RUN,
+      () => (++asked <= 8 ? 60_000 : REQUEUE_MARGIN_MS - 1),
+    );
+    expect(report.requeued).toBe(800);
+    expect(new Set(sent.map((d) => webhookRetryShard(d.message_id))).size).toBe(8);
+    expect(await parked()).toHaveLength(due.length - 800);
+    // Unbounded by time, the next run takes the rest.
+    const rest = await requeueDueRetries({
+      retries: store,
+      queue: { enqueue: async () => undefined },
+      clock: { now: () => new Date(now) },
+    });
+    expect(rest.requeued).toBe(due.length - 800);
+    expect(await parked()).toHaveLength(0);
   });
 });

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import {
   costPerThousand,
   DEFAULT_SETUP,
-  endpointsReadOncePerBatch,
   RECEIPTS,
   RECOMMENDED_SETUP,
   simulate,
@@ -23,21 +22,12 @@ describe('npm run simulate (the model)', () => {
     }
   });
 
-  it('finds the recommended settings carrying 1,000/s, and stopped at 10,000/s by the webhook endpoints partition: no setting moves it', () => {
+  it('finds the recommended settings carrying 1,000/s and 10,000/s, and names the first ceiling at 100,000/s', () => {
     expect(simulate(RECOMMENDED_SETUP, at(1_000)).firstCeiling).toBeUndefined();
-    const found = simulate(RECOMMENDED_SETUP, at(10_000));
-    expect(found.firstCeiling?.id).toBe('webhook-endpoint-reads');
-    expect(found.firstCeiling?.capacity).toBe(1_500);
-    // Every other stage carries 10,000/s with the recommended settings.
-    expect(found.ceilings.map((s) => s.id)).toEqual(['webhook-endpoint-reads']);
-  });
-
-  it('with the endpoints read once a batch, carries 10,000/s, and names the first ceiling at 100,000/s', () => {
-    const figures = endpointsReadOncePerBatch(RECOMMENDED_SETUP);
-    const ten = simulate(RECOMMENDED_SETUP, at(10_000), figures);
+    const ten = simulate(RECOMMENDED_SETUP, at(10_000));
     expect(ten.firstCeiling).toBeUndefined();
     expect(ten.utilisation).toBeLessThan(1);
-    const hundred = simulate(RECOMMENDED_SETUP, at(100_000), figures);
+    const hundred = simulate(RECOMMENDED_SETUP, at(100_000));
     expect(hundred.firstCeiling?.capacity).toBeLessThan(100_000);
     expect(hundred.ceilings.map((s) => s.id)).toEqual(
       expect.arrayContaining(['api-stage', 'sns-publish', 'index-by-status', 'table-writes', 'ses-rate']),
@@ -59,13 +49,24 @@ describe('npm run simulate (the model)', () => {
     expect(capacity('index-by-time')).toBe(64_000);
   });
 
-  it("stops one webhook endpoint at its message log's partition, whatever webhookConcurrency is", () => {
+  it('reads the webhook endpoints once a batch: 1 / sendBatchSize + 2 / 100 an email, 42,857/s at batches of 20', () => {
+    const reads = stages(RECOMMENDED_SETUP, at(10_000)).find((s) => s.id === 'webhook-endpoint-reads');
+    expect(reads?.capacity).toBeCloseTo(3_000 / (1 / 20 + 2 / 100), 6);
+  });
+
+  it("puts one webhook endpoint's message log at listingShards × 1,000 / 2.5 messages/s, whatever webhookConcurrency is", () => {
     const found = simulate(
       { ...RECOMMENDED_SETUP, webhookConcurrency: 1_000 },
-      at(1_000, { webhookEndpoints: 1 }),
+      at(10_000, { webhookEndpoints: 1 }),
     );
     expect(found.firstCeiling?.id).toBe('webhook-log');
-    expect(found.firstCeiling?.capacity).toBe(200);
+    // 32 shards × 1,000 writes/s ÷ 2.5 a message ÷ 2 messages an email.
+    expect(found.firstCeiling?.capacity).toBe(6_400);
+    const wider = simulate(
+      { ...RECOMMENDED_SETUP, webhookConcurrency: 1_000, listingShards: 64 },
+      at(10_000, { webhookEndpoints: 1 }),
+    );
+    expect(wider.firstCeiling).toBeUndefined();
   });
 
   it('costs about a cent and a half per 1,000 emails on demand at 10,000/s, less with provisioned capacity, storage included', () => {
@@ -81,7 +82,7 @@ describe('npm run simulate (the model)', () => {
     const { stdout } = await promisify(execFile)('npm', ['run', '-s', 'simulate'], { timeout: 60_000 });
     expect(stdout).toContain('**First ceiling: receipts, no webhook endpoint**');
     expect(stdout).toMatch(/\| 10,000\/s \| SES, account send rate at 14\/s/);
-    expect(stdout).toContain('Webhook endpoints (WEBHOOKS partition) at 1,500/s');
+    expect(stdout).toContain("Webhook message log (an endpoint's shards) at 6,400/s");
     expect(stdout).toContain('**Cost per 1,000 emails at 10,000/s');
   }, 60_000);
 });

@@ -7,7 +7,11 @@ import type {
   WebhookRetryStore,
 } from '../../functions/core/ports.js';
 import { emailEvent } from '../../functions/core/use-cases/publish-events.js';
-import { requeueDueRetries } from '../../functions/core/use-cases/webhook-retries.js';
+import {
+  MAX_REQUEUED_PER_RUN,
+  REQUEUE_MARGIN_MS,
+  requeueDueRetries,
+} from '../../functions/core/use-cases/webhook-retries.js';
 import {
   attemptNumber,
   type Delivery,
@@ -39,6 +43,10 @@ class MemoryRetryStore implements WebhookRetryStore {
       .sort((a, b) => this.key(a).localeCompare(this.key(b)))
       .slice(0, limit);
     for (let i = 0; i < due.length; i += 3) yield due.slice(i, i + 3);
+  }
+  /** One partition here (the table's side-by-side reading is tested against dynalite). */
+  dueByPartition(until: string, limit: number) {
+    return [this.due(until, limit)];
   }
   async remove(retries: readonly Pick<ParkedRetry, 'due_at' | 'message_id'>[]) {
     for (const retry of retries) this.items.delete(this.key(retry));
@@ -257,5 +265,23 @@ describe('putting parked retries back on the queue', () => {
     expect(report.unreadable + rest.unreadable).toBe(1);
     expect(report.requeued + rest.requeued).toBe(6);
     expect(retries.items.size).toBe(0);
+  });
+
+  it("stops taking pages once the invocation's time left is under the margin; the next run takes the rest", async () => {
+    const retries = new MemoryRetryStore();
+    const queue = new MemoryDeliveryQueue();
+    for (let n = 1; n <= 7; n++) await park(retries, n, -1000);
+    // Time enough for the first page (three here), then under the margin.
+    let left = REQUEUE_MARGIN_MS + 1;
+    const report = await requeueDueRetries({ retries, queue, clock }, MAX_REQUEUED_PER_RUN, () => {
+      const now = left;
+      left = REQUEUE_MARGIN_MS - 1;
+      return now;
+    });
+    expect(report.requeued).toBe(3);
+    expect(retries.items.size).toBe(4);
+    // A run that starts with too little time takes nothing.
+    expect((await requeueDueRetries({ retries, queue, clock }, 100, () => 0)).requeued).toBe(0);
+    expect((await requeueDueRetries({ retries, queue, clock }, 100, () => 60_000)).requeued).toBe(4);
   });
 });

@@ -22,8 +22,9 @@ import { createHash } from 'node:crypto';
  * | send schedule (next free moment at the SES rate) | SENDPACE | SENDPACE |     |                           |
  * | suppression         | SUPPRESSION#<address> | SUPPRESSION | SUPPRESSIONS / <id> | SUPPRESSIONS#<origin> / <id> |
  * | webhook endpoint    | WEBHOOKS         | WEBHOOK#<id> |                    |                           |
- * | webhook message     | WEBHOOK#<id>     | MSG#<msg id> |                    |                           |
- * | webhook attempt     | WEBHOOK#<id>     | ATTEMPT#<msg id>#<attempt id> |   |                           |
+ * | webhook message     | WEBHOOK#<id>#<shard> | MSG#<msg id> |                |                           |
+ * | webhook attempt     | WEBHOOK#<id>#<shard> | ATTEMPT#<msg id>#<attempt id> | |                          |
+ * |   (written before sharding: WEBHOOK#<id>, still read)                                                   |
  * | parked webhook retry | WHRETRY#<shard> | <due at>#<msg id> |               |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  *
@@ -42,8 +43,10 @@ import { createHash } from 'node:crypto';
  * from one status partition to another (and projects status and created_at).
  *
  * Webhook endpoints share one partition (at most MAX_WEBHOOKS), so the publisher reads them all
- * with one Query; an endpoint's messages and attempts live under its own partition, listed newest
- * first by their time-sortable ids, and expire after WEBHOOK_MESSAGE_RETENTION_DAYS (TTL).
+ * with one Query (once an invocation); an endpoint's messages and attempts are spread over the
+ * layout's `shards` partitions of its own (a hash of the message id, a message's attempts in its
+ * shard; webhook-repository.ts), listed newest first by their time-sortable ids, and expire after
+ * WEBHOOK_MESSAGE_RETENTION_DAYS (TTL).
  *
  * Webhook retries too long to wait on the queue are parked until due (core/use-cases/
  * webhook-retries.ts) under WEBHOOK_RETRY_SHARDS partitions, the shard a digest of the message id,
@@ -140,6 +143,8 @@ export const keys = {
   suppressionsWithOrigin: (origin: string) => `SUPPRESSIONS#${origin}`,
   webhooks: 'WEBHOOKS',
   webhook: (id: string) => `WEBHOOK#${id}`,
+  /** One shard of an endpoint's messages (`webhook(id)` alone: the unsharded partition of earlier versions). */
+  webhookShard: (id: string, shard: string) => `WEBHOOK#${id}#${shard}`,
   webhookPrefix: 'WEBHOOK#',
   webhookMessage: (messageId: string) => `MSG#${messageId}`,
   webhookMessagePrefix: 'MSG#',

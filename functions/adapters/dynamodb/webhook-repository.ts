@@ -16,7 +16,8 @@ import {
   type WebhookAttempt,
   type WebhookMessage,
 } from '../../core/webhooks.js';
-import { attributesIf, newestFirstPage, pause, queryPages, writeIf } from './client.js';
+import { attributesIf, newestFirstMerged, newestFirstPage, pause, queryPages, writeIf } from './client.js';
+import { DEFAULT_LAYOUT, shardOf, type TableLayout } from './email-keys.js';
 import { keys, TTL_ATTRIBUTE, WEBHOOK_MESSAGE_RETENTION_DAYS } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -59,16 +60,42 @@ const toAttempt = (item: Item): WebhookAttempt => ({
 /**
  * Webhook endpoints, their messages and attempts in the single table (see table.ts). An endpoint's
  * item holds its secrets, so it is read only by the functions that sign or show them.
+ *
+ * **An endpoint's messages are sharded.** One partition takes 1,000 write units a second and a
+ * message costs about 2.5 (its put, then its state and its attempt), so one partition per endpoint
+ * stopped an endpoint at about 400 messages a second. A message and its attempts go to one of the
+ * layout's `shards` partitions, `WEBHOOK#<id>#<shard>`, the shard a hash of the message id (FNV-1a,
+ * as emails' index shards): `shards` × 400 messages a second an endpoint. Reading one message or
+ * its attempts goes to its shard; listing merges every shard newest first (client.ts
+ * newestFirstMerged). Messages written before sharding stay in `WEBHOOK#<id>`, read as one more
+ * partition of the merge and as the fallback of a single message's read; a message of then
+ * attempted or replayed since has its new state in its shard, which the merge (shards first) and
+ * the read take over the old one. The shard count may be raised, not lowered (email-keys.ts): a
+ * message written before a raise is still listed, but a read of it alone looks in its new shard.
  */
 export class DynamoWebhookRepository implements WebhookRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly layout: Pick<TableLayout, 'shards'> = DEFAULT_LAYOUT,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   private key(id: string) {
     return { pk: keys.webhooks, sk: keys.webhook(id) };
+  }
+
+  /** The partition of this message and its attempts. */
+  private messagePartition(webhookId: string, messageId: string) {
+    return keys.webhookShard(webhookId, keys.shard(shardOf(messageId, this.layout.shards)));
+  }
+
+  /** Every partition of an endpoint's messages: its shards, then the unsharded one of earlier versions. */
+  private messagePartitions(webhookId: string) {
+    return [
+      ...Array.from({ length: this.layout.shards }, (_, i) => keys.webhookShard(webhookId, keys.shard(i))),
+      keys.webhook(webhookId),
+    ];
   }
 
   private expiresAt() {
@@ -194,7 +221,7 @@ export class DynamoWebhookRepository implements WebhookRepository {
 
   async recordAttempt(message: WebhookMessage, attempt?: WebhookAttempt): Promise<void> {
     const expires = this.expiresAt();
-    const pk = keys.webhook(message.webhook_id);
+    const pk = this.messagePartition(message.webhook_id, message.id);
     const items: Item[] = [{ pk, sk: keys.webhookMessage(message.id), ...message, [TTL_ATTRIBUTE]: expires }];
     if (attempt)
       items.push({
@@ -220,23 +247,24 @@ export class DynamoWebhookRepository implements WebhookRepository {
   }
 
   async getMessage(webhookId: string, messageId: string): Promise<WebhookMessage | null> {
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { pk: keys.webhook(webhookId), sk: keys.webhookMessage(messageId) },
-      }),
-    );
-    return Item ? toMessage(Item) : null;
+    // Its shard; then the partition of messages written before sharding.
+    for (const pk of [this.messagePartition(webhookId, messageId), keys.webhook(webhookId)]) {
+      const { Item } = await this.db.send(
+        new GetCommand({ TableName: this.tableName, Key: { pk, sk: keys.webhookMessage(messageId) } }),
+      );
+      if (Item) return toMessage(Item);
+    }
+    return null;
   }
 
   async listMessages(webhookId: string, query: PageQuery) {
-    const { items, has_more } = await newestFirstPage(
+    const { items, has_more } = await newestFirstMerged(
       this.db,
       {
         TableName: this.tableName,
         partitionKey: 'pk',
         sortKey: 'sk',
-        partition: keys.webhook(webhookId),
+        partitions: this.messagePartitions(webhookId),
         prefix: keys.webhookMessage(`${MESSAGE_ID_PREFIX}_`),
         sortKeyOf: keys.webhookMessage,
       },
@@ -246,13 +274,14 @@ export class DynamoWebhookRepository implements WebhookRepository {
   }
 
   async listAttempts(webhookId: string, messageId: string, query: PageQuery) {
-    const { items, has_more } = await newestFirstPage(
+    // Its shard, and the partition of earlier versions (a message of then attempted since has both).
+    const { items, has_more } = await newestFirstMerged(
       this.db,
       {
         TableName: this.tableName,
         partitionKey: 'pk',
         sortKey: 'sk',
-        partition: keys.webhook(webhookId),
+        partitions: [this.messagePartition(webhookId, messageId), keys.webhook(webhookId)],
         prefix: `${keys.webhookAttemptPrefix(messageId)}${ATTEMPT_ID_PREFIX}_`,
         sortKeyOf: (id) => keys.webhookAttempt(messageId, id),
       },

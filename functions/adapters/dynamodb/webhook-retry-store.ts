@@ -40,23 +40,30 @@ export class DynamoWebhookRetryStore implements WebhookRetryStore {
 
   /** Shard after shard, each up to its share of `limit` (the shards fill evenly: a digest picks one). */
   async *due(until: string, limit: number): AsyncIterable<ParkedRetry[]> {
+    for (const shard of this.dueByPartition(until, limit)) yield* shard;
+  }
+
+  /** One reader per shard, each up to its share of `limit`, oldest due first. */
+  dueByPartition(until: string, limit: number): AsyncIterable<ParkedRetry[]>[] {
     const perShard = Math.ceil(limit / WEBHOOK_RETRY_SHARDS);
-    for (let shard = 0; shard < WEBHOOK_RETRY_SHARDS; shard++) {
-      let left = perShard;
-      for await (const items of queryPages(this.db, {
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk < :bound',
-        ExpressionAttributeValues: {
-          ':pk': keys.webhookRetry(shard),
-          ':bound': keys.webhookRetryDueBound(until),
-        },
-        Limit: Math.min(100, left),
-      })) {
-        const page = items.slice(0, left).map(toRetry);
-        if (page.length) yield page;
-        left -= page.length;
-        if (left <= 0) break;
-      }
+    return Array.from({ length: WEBHOOK_RETRY_SHARDS }, (_, shard) => this.dueIn(shard, until, perShard));
+  }
+
+  private async *dueIn(shard: number, until: string, limit: number): AsyncIterable<ParkedRetry[]> {
+    let left = limit;
+    for await (const items of queryPages(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk < :bound',
+      ExpressionAttributeValues: {
+        ':pk': keys.webhookRetry(shard),
+        ':bound': keys.webhookRetryDueBound(until),
+      },
+      Limit: Math.min(100, left),
+    })) {
+      const page = items.slice(0, left).map(toRetry);
+      if (page.length) yield page;
+      left -= page.length;
+      if (left <= 0) break;
     }
   }
 

@@ -66,11 +66,17 @@ export interface RequeueRetriesDeps {
 }
 
 /**
- * Most parked retries one run puts back on the queue (read 100 a page): at about 60 ms a page
- * (a Query, ten SendMessageBatch and four BatchWriteItem calls side by side), some 6 s of the
- * sweep function's minute. What is left is due still, and the next run takes it.
+ * How much one run re-queues. The store's partitions (8) are read side by side, 100 a page, each
+ * page's ten SendMessageBatch and four BatchWriteItem deletes side by side: about 60 ms a page, but
+ * a partition takes 1,000 deletes a second, so about 8,000 retries a second while the run lasts,
+ * the rate they can be parked at. A run stops taking pages REQUEUE_MARGIN_MS before its
+ * invocation's end (the sweep function's timeout is 60 s: the scheduler before it and the sweep
+ * after it keep that margin), and after MAX_REQUEUED_PER_RUN (30,000 a partition: 30 s of its
+ * deletes). So a run re-queues up to about 240,000 (4,000 a second over the minute between runs),
+ * where it took 10,000 before. What is left is due still, and the next run takes it.
  */
-export const MAX_REQUEUED_PER_RUN = 10_000;
+export const MAX_REQUEUED_PER_RUN = 240_000;
+export const REQUEUE_MARGIN_MS = 25_000;
 
 export interface RequeueReport {
   /** Put back on the queue and taken out of the table. */
@@ -83,17 +89,20 @@ export interface RequeueReport {
 
 /**
  * Puts the parked retries that are due back on the delivery queue (ten a SendMessageBatch), then
- * takes them out of the table. Throws after the run when the queue refused some, so the run counts
- * as failed (and is alarmed on); they stay parked for the next.
+ * takes them out of the table, the store's partitions side by side. `timeLeftMs`: the invocation's
+ * time left; a partition's reader takes no further page once it is under REQUEUE_MARGIN_MS (absent:
+ * bounded by `limit` only). Throws after the run when the queue refused some, so the run counts as
+ * failed (and is alarmed on); they stay parked for the next.
  */
 export async function requeueDueRetries(
   deps: RequeueRetriesDeps,
   limit = MAX_REQUEUED_PER_RUN,
+  timeLeftMs?: () => number,
 ): Promise<RequeueReport> {
   const report: RequeueReport = { requeued: 0, refused: 0, unreadable: 0 };
   const until = deps.clock.now().toISOString();
   let refusal: unknown;
-  for await (const page of deps.retries.due(until, limit)) {
+  const handle = async (page: ParkedRetry[]) => {
     const unreadable = page.filter((retry) => !retry.delivery);
     for (const retry of unreadable)
       deps.log?.error('a parked webhook retry is unreadable; dropped', { message_id: retry.message_id });
@@ -116,7 +125,17 @@ export async function requeueDueRetries(
     if (done.length) await deps.retries.remove(done);
     report.requeued += done.length - unreadable.length;
     report.unreadable += unreadable.length;
-  }
+  };
+  const outOfTime = () => timeLeftMs !== undefined && timeLeftMs() < REQUEUE_MARGIN_MS;
+  await Promise.all(
+    deps.retries.dueByPartition(until, limit).map(async (partition) => {
+      if (outOfTime()) return;
+      for await (const page of partition) {
+        await handle(page);
+        if (outOfTime()) break;
+      }
+    }),
+  );
   if (report.requeued) deps.counters?.count('WebhookRetriesRequeued', report.requeued);
   if (refusal)
     throw new Error(`the webhook queue refused ${report.refused} due retries; they stay parked`, {
