@@ -6,10 +6,11 @@
  *
  * Every figure is a named constant in FIGURES below, with where it comes from: the code, the
  * README's counts (what `npm run bench` meters), or AWS's documentation. Figures marked DESIGN
- * describe code being built beside this model (sharded listing indexes, sharded key windows);
- * re-check them against the code once it lands. The webhook figures (endpoints read once a batch,
- * an endpoint's messages over listingShards partitions) are the code's.
+ * are the design's own choices, each in the code (sharded listing and due indexes: email-keys.ts;
+ * sharded key windows: core/rate-limit.ts; endpoints read once a batch, an endpoint's messages over
+ * WEBHOOK_MESSAGE_SHARDS partitions: the webhook adapters).
  */
+import { WEBHOOK_MESSAGE_SHARDS } from '../../functions/adapters/dynamodb/table.js';
 import { ASSUMED_INVOCATION_MS, PRICES } from '../bench/cost.js';
 
 export const FIGURES = {
@@ -86,8 +87,9 @@ export const FIGURES = {
   sesEventsPerEmail: 2,
 
   // --- Webhooks (README "Webhooks"): a message's put, then its state and its attempt in one BatchWriteItem,
-  // in one of the endpoint's listingShards partitions (a hash of the message id; webhook-repository.ts)
+  // in one of the endpoint's WEBHOOK_MESSAGE_SHARDS partitions (a hash of the message id; table.ts)
   webhookWriteUnitsPerMessage: 2.5,
+  webhookMessageShards: WEBHOOK_MESSAGE_SHARDS,
 
   // --- SQS (AWS SQS quotas): standard queues take a nearly unlimited request rate; 120,000 messages in flight a queue.
   sqsInFlightPerQueue: 120_000,
@@ -421,14 +423,14 @@ export function stages(setup: Setup, w: Workload, f: Figures = C): Stage[] {
     {
       id: 'webhook-log',
       stage: "Webhook message log (an endpoint's shards)",
-      limit: `${setup.listingShards} shards × ${n(f.partitionWriteUnits)} writes/s an endpoint, ${f.webhookWriteUnitsPerMessage} a message`,
+      limit: `${f.webhookMessageShards} shards × ${n(f.partitionWriteUnits)} writes/s an endpoint, ${f.webhookWriteUnitsPerMessage} a message`,
       capacity:
         messagesPerEmail > 0
-          ? (setup.listingShards * f.partitionWriteUnits) /
+          ? (f.webhookMessageShards * f.partitionWriteUnits) /
             f.webhookWriteUnitsPerMessage /
             w.webhookEventsPerEmail
           : Number.POSITIVE_INFINITY,
-      settings: 'listingShards',
+      settings: 'none: more endpoints (each has its own shards)',
     },
   ];
 }

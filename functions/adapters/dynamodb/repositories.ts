@@ -41,7 +41,7 @@ export function createRepositories(
     idempotency: new DynamoIdempotencyStore(db, tableName),
     sweep: new DynamoSweepStore(db, tableName, layout),
     suppressions: new DynamoSuppressionRepository(db, tableName, layout),
-    webhooks: new DynamoWebhookRepository(db, tableName, layout),
+    webhooks: new DynamoWebhookRepository(db, tableName),
     webhookRetries: new DynamoWebhookRetryStore(db, tableName),
     sendPacer: new DynamoSendPacer(db, tableName),
   };

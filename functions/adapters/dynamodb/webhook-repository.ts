@@ -17,8 +17,8 @@ import {
   type WebhookMessage,
 } from '../../core/webhooks.js';
 import { attributesIf, newestFirstMerged, newestFirstPage, pause, queryPages, writeIf } from './client.js';
-import { DEFAULT_LAYOUT, shardOf, type TableLayout } from './email-keys.js';
-import { keys, TTL_ATTRIBUTE, WEBHOOK_MESSAGE_RETENTION_DAYS } from './table.js';
+import { shardOf } from './email-keys.js';
+import { keys, TTL_ATTRIBUTE, WEBHOOK_MESSAGE_RETENTION_DAYS, WEBHOOK_MESSAGE_SHARDS } from './table.js';
 
 type Item = Record<string, unknown>;
 
@@ -64,20 +64,21 @@ const toAttempt = (item: Item): WebhookAttempt => ({
  * **An endpoint's messages are sharded.** One partition takes 1,000 write units a second and a
  * message costs about 2.5 (its put, then its state and its attempt), so one partition per endpoint
  * stopped an endpoint at about 400 messages a second. A message and its attempts go to one of the
- * layout's `shards` partitions, `WEBHOOK#<id>#<shard>`, the shard a hash of the message id (FNV-1a,
- * as emails' index shards): `shards` × 400 messages a second an endpoint. Reading one message or
+ * WEBHOOK_MESSAGE_SHARDS (64) partitions, `WEBHOOK#<id>#<shard>`, the shard a hash of the message
+ * id (FNV-1a, as emails' index shards): 25,600 messages a second an endpoint. Reading one message or
  * its attempts goes to its shard; listing merges every shard newest first (client.ts
  * newestFirstMerged). Messages written before sharding stay in `WEBHOOK#<id>`, read as one more
  * partition of the merge and as the fallback of a single message's read; a message of then
  * attempted or replayed since has its new state in its shard, which the merge (shards first) and
- * the read take over the old one. The shard count may be raised, not lowered (email-keys.ts): a
- * message written before a raise is still listed, but a read of it alone looks in its new shard.
+ * the read take over the old one. The count is fixed (not `listingShards`): a message is read back
+ * from the shard its id names.
  */
 export class DynamoWebhookRepository implements WebhookRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly layout: Pick<TableLayout, 'shards'> = DEFAULT_LAYOUT,
+    /** Partitions an endpoint's messages are spread over (tests use fewer). */
+    private readonly layout: { shards: number } = { shards: WEBHOOK_MESSAGE_SHARDS },
     private readonly now: () => Date = () => new Date(),
   ) {}
 
