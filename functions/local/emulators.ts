@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp, interceptLocalhostDns } from 'fauxqs';
 import { missingObjectStatus } from '../catalog.js';
 import { CALLER_HEADER } from './caller-identity.js';
+import { applyDynamoParity } from './dynamo-parity.js';
 import { chance, type LocalFaults } from './faults.js';
 import { fauxqsStores } from './s3-store.js';
 import type { LocalSes, SesStandInSettings } from './ses-stand-in.js';
@@ -129,6 +130,7 @@ function answerAsTheCallersRole(app: ReturnType<typeof buildApp>) {
  * Versions are pinned in package.json; see shared notes on local emulators for their gaps.
  */
 export async function startEmulators(options: EmulatorOptions): Promise<Emulators> {
+  applyDynamoParity();
   const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
   const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const calls: Record<string, number> = {};

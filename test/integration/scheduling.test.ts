@@ -2,11 +2,13 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
 import { DEFAULT_LAYOUT } from '../../functions/adapters/dynamodb/email-keys.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
+import { keys } from '../../functions/adapters/dynamodb/table.js';
 import { generateApiKey } from '../../functions/core/api-keys.js';
 import { sendEmailSchema } from '../../functions/core/email.js';
 import type { ApiError } from '../../functions/core/errors.js';
@@ -153,6 +155,26 @@ describe('the scheduler (dynalite)', () => {
     for (let run = 0; run < 6; run++)
       requeued += (await dispatchScheduled(deps, { perPartition: 3 })).requeued;
     expect(requeued).toBe(13);
+  });
+
+  it('keeps a rescheduled email whole until its new time and its retention after: its content never expires before it', async () => {
+    const id = await scheduled(3_600_000);
+    const expiryOf = async (sk: string) =>
+      (await table.db.send(new GetCommand({ TableName: table.tableName, Key: { pk: keys.email(id), sk } })))
+        .Item?.expires_at as number;
+    const days = (n: number) => Math.ceil((now + n * 86_400_000) / 1000);
+    await rescheduleEmail({ emails, queue, clock }, id, new Date(now + 20 * 86_400_000).toISOString());
+    for (const sk of [keys.status, keys.summary, keys.body]) expect(await expiryOf(sk)).toBe(days(50));
+    // Back to sooner: the status item follows; its content keeps the later expiry (never earlier).
+    await rescheduleEmail({ emails, queue, clock }, id, new Date(now + 3 * 86_400_000).toISOString());
+    expect(await expiryOf(keys.status)).toBe(days(33));
+    expect(await expiryOf(keys.summary)).toBe(days(50));
+    // A refused reschedule (it was canceled) changes no expiry.
+    await cancelEmail({ emails, clock }, id);
+    await refusal(
+      rescheduleEmail({ emails, queue, clock }, id, new Date(now + 25 * 86_400_000).toISOString()),
+    );
+    expect(await expiryOf(keys.body)).toBe(days(50));
   });
 
   it('queues again an email whose message was lost, by the sweeper’s rule; ends one whose attempt got no answer', async () => {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
+import { applyDynamoParity } from '../../functions/local/dynamo-parity.js';
 import { ensureTable } from '../../functions/local/resources.js';
 
 const require = createRequire(import.meta.url);
@@ -17,6 +18,7 @@ export interface TestTable {
 
 /** An in-memory dynalite (the emulator `npm start` uses) with the stack's table, on a free port. */
 export async function startTestTable(tableName = 'test-table'): Promise<TestTable> {
+  applyDynamoParity();
   const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -580,32 +580,34 @@ export class DynamoEmailRepository implements EmailRepository {
     // A new time is never before the email was created, so it alone sets the expiry.
     const [ttl] = Object.entries(this.keys.expiry(scheduledAt, scheduledAt));
     const due = Object.entries(this.keys.due(id, scheduledAt));
-    const [moved] = await Promise.all([
-      // Only while it waits: not yet claimed by the consumer, not sent, not final (canceled).
-      this.transition(
-        id,
-        'reschedule',
-        {},
-        {
-          update: `SET scheduled_at = :at, ${due.map(([name]) => `${name} = :${name}`).join(', ')}${
-            ttl ? ', #ttl = :ttl' : ''
-          }${dispatched ? ', dispatched = :at' : ' REMOVE dispatched'}`,
-          names: ttl ? { '#ttl': ttl[0] } : {},
-          values: {
-            ':at': scheduledAt,
-            ...Object.fromEntries(due.map(([name, value]) => [`:${name}`, value])),
-            ...(ttl ? { ':ttl': ttl[1] } : {}),
-          },
+    // Only while it waits: not yet claimed by the consumer, not sent, not final (canceled).
+    const moved = await this.transition(
+      id,
+      'reschedule',
+      {},
+      {
+        update: `SET scheduled_at = :at, ${due.map(([name]) => `${name} = :${name}`).join(', ')}${
+          ttl ? ', #ttl = :ttl' : ''
+        }${dispatched ? ', dispatched = :at' : ' REMOVE dispatched'}`,
+        names: ttl ? { '#ttl': ttl[0] } : {},
+        values: {
+          ':at': scheduledAt,
+          ...Object.fromEntries(due.map(([name, value]) => [`:${name}`, value])),
+          ...(ttl ? { ':ttl': ttl[1] } : {}),
         },
-      ),
-      // Its content's expiry beside it: the email outlives its new time, all of it (a later expiry
-      // is harmless should the reschedule itself be refused).
-      ttl ? this.extendContent(id, ttl[0], ttl[1]) : undefined,
-    ]);
-    return moved !== null;
+      },
+    );
+    if (!moved) return false;
+    // Then its content's expiry: the email outlives its new time, all of it. (Should this write
+    // fail, the content keeps its earlier expiry; a retried reschedule sets it.)
+    if (ttl) await this.extendContent(id, ttl[0], ttl[1]);
+    return true;
   }
 
-  /** Sets the expiry of an email's summary and body items (absent ones are left absent). */
+  /**
+   * Moves the expiry of an email's summary and body items later, never earlier (two reschedules at
+   * once: the later time stands); absent items are left absent.
+   */
   private async extendContent(id: string, attribute: string, value: unknown): Promise<void> {
     await Promise.all(
       [keys.summary, keys.body].map((sk) =>
@@ -615,7 +617,7 @@ export class DynamoEmailRepository implements EmailRepository {
             TableName: this.tableName,
             Key: { pk: keys.email(id), sk },
             UpdateExpression: 'SET #ttl = :ttl',
-            ConditionExpression: 'attribute_exists(pk)',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#ttl) OR #ttl < :ttl)',
             ExpressionAttributeNames: { '#ttl': attribute },
             ExpressionAttributeValues: { ':ttl': value },
           }),

@@ -127,12 +127,18 @@ export class DynamoSweepStore implements SweepStore {
   async dueIn(partition: string, fromSk: string, toSk: string, limit: number): Promise<DueEntry[]> {
     const entries: DueEntry[] = [];
     if (fromSk >= toSk || limit <= 0) return entries;
+    // From the partition's start: DynamoDB refuses an empty string in a key condition.
+    const range = fromSk === '' ? '#sk <= :to' : '#sk BETWEEN :from AND :to';
     for await (const page of queryPages(this.db, {
       TableName: this.tableName,
       IndexName: DUE_INDEX.name,
-      KeyConditionExpression: '#pk = :due AND #sk BETWEEN :from AND :to',
+      KeyConditionExpression: `#pk = :due AND ${range}`,
       ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
-      ExpressionAttributeValues: { ':due': partition, ':from': fromSk, ':to': toSk },
+      ExpressionAttributeValues: {
+        ':due': partition,
+        ...(fromSk === '' ? {} : { ':from': fromSk }),
+        ':to': toSk,
+      },
       ScanIndexForward: true, // earliest first
       Limit: Math.min(limit, 1000),
     })) {

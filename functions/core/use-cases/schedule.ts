@@ -97,20 +97,17 @@ export async function dispatchScheduled(
     const next = { ...cursor };
     const from = options.all ? '' : cursor.frontier;
     const due = await deps.store.dueIn(partition, from, untilSk, cap);
-    const unhandled = await handleDue(deps, due, now, report, backlog, options);
-    const stop = due.find((entry) => unhandled.has(entry.id))?.sk;
-    // ('~' sorts after every id character: just past the last entry read.)
+    const refused = await handleDue(deps, due, now, report, backlog, options);
+    // Up to the first entry the queue refused (queued again next run); else just past a whole page
+    // ('~' sorts after every id character); else (all read) FRONTIER_MARGIN_MS short of the
+    // look-ahead. An entry that failed otherwise is behind the frontier, where the watch finds it.
+    const stop = due.find((entry) => refused.has(entry.id))?.sk;
     const reached = due.length >= cap ? `${due[due.length - 1]?.sk}~` : undefined;
-    next.frontier =
-      [stop, reached, frontierCap].filter((sk): sk is string => sk !== undefined).sort()[0] ?? '';
-    if (next.frontier < cursor.frontier && !stop && !options.all) next.frontier = cursor.frontier;
+    next.frontier = stop ?? reached ?? frontierCap;
+    if (next.frontier < cursor.frontier && stop === undefined && !options.all)
+      next.frontier = cursor.frontier;
     if (!options.all && cursor.frontier > '') {
-      const watched = await deps.store.dueIn(
-        partition,
-        cursor.watchFrom,
-        cursor.frontier,
-        MAX_DUE_PER_PARTITION,
-      );
+      const watched = await deps.store.dueIn(partition, cursor.watchFrom, cursor.frontier, cap);
       await handleDue(deps, watched, now, report, backlog, options);
       // A whole page: the pass goes on after it; less: it reached the frontier, and starts over.
       next.watchFrom = watched.length >= cap ? `${watched[watched.length - 1]?.sk ?? ''}~` : '';
@@ -140,7 +137,8 @@ export async function dispatchScheduled(
 
 /**
  * Dispatches, cleans or watches these due index entries (the sweeper's rules); returns the ids the
- * queue refused or that could not be handled (the next run tries them again).
+ * queue refused (the next run queues them again). One that fails otherwise is logged and left to
+ * the next look at it.
  */
 async function handleDue(
   deps: SweepDeps,
@@ -150,7 +148,7 @@ async function handleDue(
   backlog: { value: number | undefined },
   options: { all?: boolean },
 ): Promise<Set<string>> {
-  const unhandled = new Set<string>();
+  const refused = new Set<string>();
   const ids = entries.map((entry) => entry.id);
   for (let i = 0; i < ids.length; i += 100) {
     const states = await deps.store.states(ids.slice(i, i + 100));
@@ -201,16 +199,15 @@ async function handleDue(
           }
         }
       } catch (error) {
-        unhandled.add(state.id);
         deps.log?.warn('scheduler: could not handle an email; next run tries again', {
           email_id: state.id,
           error,
         });
       }
     }
-    if (ready.length) for (const id of await dispatch(deps, ready, now, report)) unhandled.add(id);
+    if (ready.length) for (const id of await dispatch(deps, ready, now, report)) refused.add(id);
   }
-  return unhandled;
+  return refused;
 }
 
 /** Queues these emails for their times (ten a call), then marks each as queued for that time. */
