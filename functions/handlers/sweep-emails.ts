@@ -26,15 +26,17 @@ export const makeHandler =
     // whatever the other does (a throttled due index must not stop dead letters being failed); the
     // run fails afterwards if either did, so the error is counted and alarmed on.
     let failure: unknown;
-    const scheduled = await dispatchScheduled(deps).catch((error) => {
+    // Bounded by the invocation's time left too (webhook-retries.ts, REQUEUE_MARGIN_MS).
+    const timeLeft = context ? () => context.getRemainingTimeInMillis() : undefined;
+    const scheduled = await dispatchScheduled(deps, { timeLeft }).catch((error) => {
       log.error('scheduler run failed; the sweep goes on', { error });
       failure = error;
       return undefined;
     });
     if (scheduled && scheduled.requeued + scheduled.failedUnknownOutcome)
       log.warn('scheduler found stranded scheduled emails', { ...scheduled });
-    // Bounded by the invocation's time left too (webhook-retries.ts, REQUEUE_MARGIN_MS).
-    const timeLeft = context ? () => context.getRemainingTimeInMillis() : undefined;
+    if (scheduled?.deferredPartitions)
+      log.warn('scheduler left partitions of the due index to the next run (time)', { ...scheduled });
     const webhookRetries = await (
       deps.webhookRetries && requeueDueRetries(deps.webhookRetries, MAX_REQUEUED_PER_RUN, timeLeft)
     )?.catch((error) => {

@@ -20,6 +20,7 @@ import {
   dispatchScheduled,
   LOST_DISPATCH_AFTER_MS,
   rescheduleEmail,
+  SCHEDULER_TIME_MARGIN_MS,
 } from '../../functions/core/use-cases/schedule.js';
 import { sendBatch } from '../../functions/core/use-cases/send-batch.js';
 import { type SendEmailDeps, sendEmail } from '../../functions/core/use-cases/send-email.js';
@@ -175,6 +176,24 @@ describe('the scheduler (dynalite)', () => {
       rescheduleEmail({ emails, queue, clock }, id, new Date(now + 25 * 86_400_000).toISOString()),
     );
     expect(await expiryOf(keys.body)).toBe(days(50));
+  });
+
+  it('starts no partition once its run is short of time, and the next run starts at another one', async () => {
+    const soon = await scheduled(30_000);
+    const cut = await dispatchScheduled(sweepDeps(), { timeLeft: () => SCHEDULER_TIME_MARGIN_MS - 1 });
+    expect(cut).toMatchObject({ dispatched: 0, deferredPartitions: store.duePartitions().length });
+    expect(queue.jobs).toEqual([]);
+    // Half the partitions' time: the run goes as far as it can, and a later run reaches the rest.
+    let calls = 0;
+    const half = () => (calls++ < store.duePartitions().length / 2 ? 60_000 : 0);
+    const first = await dispatchScheduled(sweepDeps(), { timeLeft: half });
+    expect(first.deferredPartitions).toBeGreaterThan(0);
+    for (let run = 0; run < 2 && queue.jobs.length === 0; run++) {
+      now += 60_000 * Math.ceil(store.duePartitions().length / 2);
+      calls = 0;
+      await dispatchScheduled(sweepDeps(), { timeLeft: half });
+    }
+    expect(queue.jobs.map((job) => job.id)).toEqual([soon]);
   });
 
   it('queues again an email whose message was lost, by the sweeper’s rule; ends one whose attempt got no answer', async () => {

@@ -38,6 +38,8 @@ export interface DispatchReport {
   failedUnknownOutcome: number;
   /** Index entries of emails already sent or final, removed. */
   cleaned: number;
+  /** Partitions left to the next run: this one's time was running out. */
+  deferredPartitions: number;
 }
 
 /**
@@ -65,6 +67,13 @@ export const FRONTIER_MARGIN_MS = 60_000;
 const PARTITIONS_AT_ONCE = 4;
 
 /**
+ * A run starts no further partition with less than this left of its invocation: the webhook
+ * retries and the sweep run after it in the same function (60 s). The partitions left go first
+ * at the next run (each run starts at another one), so none waits behind the others for good.
+ */
+export const SCHEDULER_TIME_MARGIN_MS = 35_000;
+
+/**
  * Queues the scheduled emails that fall due within SCHEDULE_AHEAD_MS, and watches those due and
  * queued. `all`: queue every one due again, whatever was queued before (a local start, whose
  * in-memory queue lost the delayed messages of the last run).
@@ -81,10 +90,16 @@ const PARTITIONS_AT_ONCE = 4;
  */
 export async function dispatchScheduled(
   deps: SweepDeps,
-  options: { all?: boolean; perPartition?: number } = {},
+  options: { all?: boolean; perPartition?: number; timeLeft?: () => number } = {},
 ): Promise<DispatchReport> {
   const cap = options.perPartition ?? MAX_DUE_PER_PARTITION;
-  const report: DispatchReport = { dispatched: 0, requeued: 0, failedUnknownOutcome: 0, cleaned: 0 };
+  const report: DispatchReport = {
+    dispatched: 0,
+    requeued: 0,
+    failedUnknownOutcome: 0,
+    cleaned: 0,
+    deferredPartitions: 0,
+  };
   const now = deps.clock.now().getTime();
   // '~' sorts after '#' and every id character: every email due at the bound itself is in.
   const untilSk = `${new Date(now + SCHEDULE_AHEAD_MS).toISOString()}~`;
@@ -115,11 +130,19 @@ export async function dispatchScheduled(
     if (next.frontier !== cursor.frontier || next.watchFrom !== cursor.watchFrom)
       await deps.store.saveScheduleProgress(partition, next);
   };
-  const queue = [...partitions];
+  // Each run starts at another partition (one a minute on AWS), so a run cut short by its time
+  // leaves different ones for the next.
+  const start = Math.floor(now / 60_000) % Math.max(1, partitions.length);
+  const queue = [...partitions.slice(start), ...partitions.slice(0, start)];
+  const timeLeft = options.timeLeft;
   const failures: unknown[] = [];
   await Promise.all(
     Array.from({ length: Math.min(PARTITIONS_AT_ONCE, queue.length) }, async () => {
       for (let partition = queue.shift(); partition !== undefined; partition = queue.shift()) {
+        if (timeLeft && timeLeft() < SCHEDULER_TIME_MARGIN_MS) {
+          report.deferredPartitions++;
+          continue;
+        }
         try {
           await work(partition);
         } catch (error) {
