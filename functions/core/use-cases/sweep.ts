@@ -32,8 +32,12 @@ import { emailEvent, publishQuietly, tagsObject } from './publish-events.js';
  *    settleUnreported): `bounced` if one is known not to have it, `delivered` if some got it and
  *    none is known not to, `failed` if nothing is known; the reason names the silent ones.
  *
- * Cost: it reads the index of queued emails from where it stopped (all before is known to be sent
- * or final), so a run that finds nothing stranded is one Query (plus reading its progress item).
+ * Cost: it reads the index of queued emails (every shard, merged oldest first) from where it
+ * stopped, a page a run. It moves past emails still open (an attempt under way, a deferral) and
+ * starts the pass again from the oldest of them once it reaches the newest, so everything before
+ * the older of the two marks is known to be sent or final, and a crowd of open emails never holds
+ * up the look at those after them. A run that finds nothing stranded is one Query per shard (plus
+ * reading its progress item).
  * Every change it makes is a conditional write, so it may race the consumer, a retry or another
  * run of itself without sending anything twice.
  */
