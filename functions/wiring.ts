@@ -70,6 +70,9 @@ export function apiDeps(name: ApiFunction) {
   };
 }
 
+/** The stack's region, where its SES identities are (Lambda sets AWS_REGION; so does the local service). */
+export const stackRegion = (): string => process.env.AWS_REGION ?? 'us-east-1';
+
 /**
  * Where a function's events go: every webhook endpoint subscribed to them, through the delivery
  * queue (the endpoints read afresh for each event raised).
@@ -86,7 +89,7 @@ export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> 
     ...deps,
     identities: createSesIdentities(TABLE_NAME),
     events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL),
-    region: process.env.AWS_REGION ?? 'us-east-1',
+    region: stackRegion(),
   };
 }
 
@@ -231,7 +234,7 @@ export function checkDomainsDeps(): DomainDeps {
     identities: createSesIdentities(TABLE_NAME),
     clock: systemClock,
     events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
-    region: process.env.AWS_REGION ?? 'us-east-1',
+    region: stackRegion(),
     log,
     counters,
   };
