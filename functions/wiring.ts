@@ -93,6 +93,9 @@ export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> 
   };
 }
 
+/** list-domains: the table, and the region its domains are in (it calls no SES). */
+export const listDomainsDeps = () => ({ ...apiDeps('list-domains'), region: stackRegion() });
+
 /** Where the service connects on a user's behalf: public https only (loopback too where allowed, locally). */
 const guardedHttp = (allowLoopback: string | undefined) =>
   new GuardedHttp({ allowLoopback: allowLoopback === 'true' });

@@ -1,7 +1,7 @@
 import { listDomainsQuerySchema, toDomainBody } from '../core/domains.js';
 import type { DomainRepository } from '../core/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { apiDeps, stackRegion } from '../wiring.js';
+import { listDomainsDeps } from '../wiring.js';
 
 /** GET /v1/domains?limit&offset: `{object: "list", has_more, data}`, newest first, with stored statuses. */
 export const makeHandler = (deps: HttpDeps & { domains: DomainRepository; region?: string }) =>
@@ -17,6 +17,4 @@ export const makeHandler = (deps: HttpDeps & { domains: DomainRepository; region
     };
   });
 
-export const handler = lazyHttpHandler(() =>
-  makeHandler({ ...apiDeps('list-domains'), region: stackRegion() }),
-);
+export const handler = lazyHttpHandler(() => makeHandler(listDomainsDeps()));
