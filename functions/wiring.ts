@@ -70,6 +70,9 @@ export function apiDeps(name: ApiFunction) {
   };
 }
 
+/** The stack's region, where its SES identities are (Lambda sets AWS_REGION; so does the local service). */
+export const stackRegion = (): string => process.env.AWS_REGION ?? 'us-east-1';
+
 /**
  * Where a function's events go: every webhook endpoint subscribed to them, through the delivery
  * queue (the endpoints read afresh for each event raised).
@@ -86,9 +89,12 @@ export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> 
     ...deps,
     identities: createSesIdentities(TABLE_NAME),
     events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL),
-    region: process.env.AWS_REGION ?? 'us-east-1',
+    region: stackRegion(),
   };
 }
+
+/** list-domains: the table, and the region its domains are in (it calls no SES). */
+export const listDomainsDeps = () => ({ ...apiDeps('list-domains'), region: stackRegion() });
 
 /** Where the service connects on a user's behalf: public https only (loopback too where allowed, locally). */
 const guardedHttp = (allowLoopback: string | undefined) =>
@@ -231,7 +237,7 @@ export function checkDomainsDeps(): DomainDeps {
     identities: createSesIdentities(TABLE_NAME),
     clock: systemClock,
     events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
-    region: process.env.AWS_REGION ?? 'us-east-1',
+    region: stackRegion(),
     log,
     counters,
   };

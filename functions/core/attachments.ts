@@ -326,7 +326,11 @@ export type ListAttachmentsQuery = z.output<typeof listAttachmentsQuerySchema>;
 /** How long a download link stays valid. */
 export const DOWNLOAD_URL_SECONDS = 3600;
 
-/** Resend's attachment object. */
+/**
+ * Resend's attachment object. What we do not have is left out rather than `null` where Resend's
+ * document says string or integer: `content_id` of a file that is not inline, and `size`,
+ * `download_url` and `expires_at` of a file given by `path` that has not been fetched yet.
+ */
 export const toAttachmentBody = (
   attachment: StoredAttachment,
   download: { url: string; expires_at: string } | null,
@@ -334,10 +338,9 @@ export const toAttachmentBody = (
   object: 'attachment' as const,
   id: attachment.id,
   filename: attachment.filename,
-  size: attachment.size,
+  ...(attachment.size !== null ? { size: attachment.size } : {}),
   content_type: attachment.content_type,
   content_disposition: attachment.content_disposition,
-  content_id: attachment.content_id,
-  download_url: download?.url ?? null,
-  expires_at: download?.expires_at ?? null,
+  ...(attachment.content_id !== null ? { content_id: attachment.content_id } : {}),
+  ...(download ? { download_url: download.url, expires_at: download.expires_at } : {}),
 });

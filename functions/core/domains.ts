@@ -17,12 +17,19 @@ import { pageQuerySchema, pageShape } from './list.js';
 export const DOMAIN_STATUSES = ['pending', 'verified', 'temporary_failure', 'failed'] as const;
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 
-/** DMARC is a recommendation SES does not check, so its record says so instead of pretending. */
-export type RecordStatus = DomainStatus | 'not_checked';
+/**
+ * A record's status. Every value is one of Resend's record statuses, so a client generated from
+ * Resend's document accepts it.
+ */
+export type RecordStatus = DomainStatus;
 
+/**
+ * A record SES checks, in Resend's terms: `record` is `DKIM` (signing) or `SPF` (the MAIL FROM
+ * subdomain's MX and TXT, as Resend names them). The suggested DMARC record is not one of these:
+ * it is shown in a field of our own (`dmarc_record`), never in `records`.
+ */
 export interface DnsRecord {
-  /** What the record is for: DKIM signing, SPF alignment of the MAIL FROM subdomain, or DMARC. */
-  record: 'DKIM' | 'SPF' | 'DMARC';
+  record: 'DKIM' | 'SPF';
   type: 'CNAME' | 'MX' | 'TXT';
   /** Fully qualified name of the record. */
   name: string;
@@ -31,6 +38,10 @@ export interface DnsRecord {
   ttl: 'Auto';
   status: RecordStatus;
 }
+
+/** Domains stored before DMARC left `records` still hold its entry there; it is dropped on read. */
+export const checkedRecords = (records: readonly { record: string }[]): DnsRecord[] =>
+  records.filter((r): r is DnsRecord => r.record === 'DKIM' || r.record === 'SPF');
 
 /** What the provider says about a domain: its records and how far verification got. */
 export interface DomainIdentity {
@@ -137,26 +148,53 @@ export const createDomainSchema = z.pipe(
 
 export const listDomainsQuerySchema = pageQuerySchema(pageShape(DOMAIN_ID_PREFIX));
 
-/** The suggested DMARC policy: report-only, so publishing it can never block mail. */
-export const dmarcRecord = (domain: string): DnsRecord => ({
-  record: 'DMARC',
-  type: 'TXT',
+/**
+ * The suggested DMARC policy: report-only, so publishing it can never block mail. SES does not
+ * check it, so its status says so (`not_checked`) instead of pretending; a field of our own.
+ */
+export const dmarcRecord = (domain: string) => ({
+  type: 'TXT' as const,
   name: `_dmarc.${domain}`,
   value: 'v=DMARC1; p=none;',
-  ttl: 'Auto',
-  status: 'not_checked',
+  ttl: 'Auto' as const,
+  status: 'not_checked' as const,
 });
 
 /** The subdomain SES uses as MAIL FROM (bounce address), so SPF aligns with the sender's domain. */
 export const mailFromDomain = (domain: string) => `send.${domain}`;
 
-/** The API's view of a domain. */
-export const toDomainBody = (domain: Domain) => ({
+/**
+ * A domain's status in Resend's terms (its document has no `temporary_failure` for a domain): SES
+ * could not check DNS for a while and keeps looking by itself, so the domain is still `pending`.
+ * The records keep `temporary_failure` (a record status Resend has), so nothing is hidden.
+ */
+export const resendDomainStatus = (status: DomainStatus): 'pending' | 'verified' | 'failed' =>
+  status === 'temporary_failure' ? 'pending' : status;
+
+/**
+ * What a domain can do, in Resend's shape: it sends; receiving is not built (Resend's document
+ * allows only `enabled` and `disabled`).
+ */
+export const DOMAIN_CAPABILITIES = { sending: 'enabled', receiving: 'disabled' } as const;
+
+/**
+ * The API's view of a domain: Resend's domain object (`name`, `region`, tracking and capabilities;
+ * `tracking_subdomain` is left out, as there is no tracking), `domain` as our spec names it, and
+ * what goes beyond Resend in fields of our own: the MAIL FROM subdomain and the suggested DMARC
+ * record. `region` is where the SES identity is (the stack's region).
+ */
+export const toDomainBody = (domain: Domain, region: string) => ({
   object: 'domain' as const,
   id: domain.id,
-  domain: domain.domain,
   name: domain.domain,
-  status: domain.status,
+  domain: domain.domain,
+  status: resendDomainStatus(domain.status),
   created_at: domain.created_at,
-  records: domain.records,
+  region,
+  open_tracking: false,
+  click_tracking: false,
+  capabilities: DOMAIN_CAPABILITIES,
+  records: checkedRecords(domain.records),
+  mail_from_domain: mailFromDomain(domain.domain),
+  dmarc_record: dmarcRecord(domain.domain),
 });

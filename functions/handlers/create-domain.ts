@@ -7,7 +7,10 @@ import { domainApiDeps } from '../wiring.js';
 export const makeHandler = (deps: HttpDeps & DomainDeps) =>
   httpHandler(deps, { route: 'create-domain', jsonBody: true }, async ({ body }) => {
     const { domain } = parseInput(createDomainSchema, body);
-    return { statusCode: 201, body: toDomainBody(await createDomain(deps, domain)) };
+    return {
+      statusCode: 201,
+      body: toDomainBody(await createDomain(deps, domain), deps.region ?? 'us-east-1'),
+    };
   });
 
 export const handler = lazyHttpHandler(() => makeHandler(domainApiDeps('create-domain')));

@@ -7,7 +7,7 @@ import { domainApiDeps } from '../wiring.js';
 export const makeHandler = (deps: HttpDeps & DomainDeps, route = 'get-domain') =>
   httpHandler(deps, { route }, async ({ params }) => ({
     statusCode: 200,
-    body: toDomainBody(await getDomain(deps, params.id ?? '')),
+    body: toDomainBody(await getDomain(deps, params.id ?? ''), deps.region ?? 'us-east-1'),
   }));
 
 export const handler = lazyHttpHandler(() => makeHandler(domainApiDeps('get-domain')));

@@ -1,3 +1,4 @@
+import { toEmailBody } from '../core/email.js';
 import { notFound } from '../core/errors.js';
 import { isEmailId } from '../core/ids.js';
 import type { ContentStore, EmailRepository } from '../core/ports.js';
@@ -21,9 +22,9 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository; content?
       shown.html = bodies?.html ?? null;
       shown.text = bodies?.text ?? null;
       // Past the content bucket's retention: the email is still shown, saying its bodies are gone.
-      if (!bytes) return { statusCode: 200, body: { object: 'email', ...shown, bodies_expired: true } };
+      if (!bytes) return { statusCode: 200, body: { ...toEmailBody(shown), bodies_expired: true } };
     }
-    return { statusCode: 200, body: { object: 'email', ...shown } };
+    return { statusCode: 200, body: toEmailBody(shown) };
   });
 
 export const handler = lazyHttpHandler(() => makeHandler(contentReaderDeps('get-email')));

@@ -1,3 +1,4 @@
+import { toEmailBody } from '../core/email.js';
 import { listEmailsQuerySchema } from '../core/list.js';
 import type { EmailRepository } from '../core/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
@@ -12,7 +13,7 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
       body: {
         object: 'list',
         has_more: page.has_more,
-        data: page.data.map((email) => ({ object: 'email', ...email })),
+        data: page.data.map(toEmailBody),
       },
     };
   });

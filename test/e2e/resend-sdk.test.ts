@@ -273,7 +273,6 @@ describe('the official resend SDK, unchanged, against npm start', () => {
         size: 70_000,
         content_type: 'application/pdf',
         content_disposition: 'attachment',
-        content_id: null,
       },
       {
         filename: 'logo.png',

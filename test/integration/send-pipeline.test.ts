@@ -295,7 +295,6 @@ describe('local SES identities (the stand-in for the API the emulator lacks)', (
       'DKIM CNAME',
       'SPF MX',
       'SPF TXT',
-      'DMARC TXT',
     ]);
     expect(created.records[0]?.name).toMatch(/^[a-z2-7]{32}\._domainkey\.identity\.example$/);
     expect(created.records[3]).toMatchObject({

@@ -1,5 +1,5 @@
 import { generateApiKey } from '../../functions/core/api-keys.js';
-import { type DomainStatus, dmarcRecord } from '../../functions/core/domains.js';
+import type { DnsRecord, DomainStatus } from '../../functions/core/domains.js';
 import type { EmailContent } from '../../functions/core/email.js';
 import { newId } from '../../functions/core/ids.js';
 import type {
@@ -76,7 +76,16 @@ export async function storeDomain(domains: DomainRepository, name: string, statu
     domain: name,
     status,
     sendable: status === 'verified',
-    records: [dmarcRecord(name)],
+    records: [
+      {
+        record: 'SPF',
+        type: 'TXT',
+        name: `send.${name}`,
+        value: 'v=spf1 include:amazonses.com ~all',
+        ttl: 'Auto',
+        status: status,
+      } satisfies DnsRecord,
+    ],
     created_at: now,
     checked_at: now,
   };

@@ -5,7 +5,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { type DnsRecord, DOMAIN_ID_PREFIX, type Domain, type DomainStatus } from '../../core/domains.js';
+import { checkedRecords, DOMAIN_ID_PREFIX, type Domain, type DomainStatus } from '../../core/domains.js';
 import type { PageQuery } from '../../core/list.js';
 import type { DomainRepository, NameClaim } from '../../core/ports.js';
 import { newestFirstPage, queryPages, writeIf } from './client.js';
@@ -18,7 +18,7 @@ const toDomain = (item: Item): Domain => ({
   domain: String(item.domain),
   status: item.status as DomainStatus,
   sendable: item.sendable === true,
-  records: (item.records ?? []) as DnsRecord[],
+  records: checkedRecords((item.records ?? []) as { record: string }[]),
   created_at: String(item.created_at),
   checked_at: String(item.checked_at),
 });

@@ -12,7 +12,6 @@ import {
   type DnsRecord,
   type DomainIdentity,
   type DomainStatus,
-  dmarcRecord,
   mailFromDomain,
 } from '../../core/domains.js';
 import { IdentityError, type SendingIdentities } from '../../core/ports.js';
@@ -39,8 +38,9 @@ export function toDomainStatus(status: string | undefined): DomainStatus {
 }
 
 /**
- * The records to publish, each with the status SES reports for it: three Easy DKIM CNAMEs, the
- * MAIL FROM subdomain's MX and SPF TXT, and the suggested DMARC TXT (which SES does not check).
+ * The records SES checks, each with the status SES reports for it: three Easy DKIM CNAMEs, and the
+ * MAIL FROM subdomain's MX and SPF TXT (the suggested DMARC record, which SES does not check, is
+ * shown beside them: see toDomainBody).
  */
 export function identityRecords(
   domain: string,
@@ -82,7 +82,6 @@ export function identityRecords(
       ttl: 'Auto',
       status: mailFromStatus,
     },
-    dmarcRecord(domain),
   ];
 }
 

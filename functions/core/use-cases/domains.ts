@@ -147,7 +147,7 @@ export async function refreshDomain(deps: DomainDeps, domain: Domain, touch = fa
   const current: DomainIdentity = identity ?? {
     status: 'failed',
     sendable: false,
-    records: domain.records.map((r) => (r.status === 'not_checked' ? r : { ...r, status: 'failed' })),
+    records: domain.records.map((r) => ({ ...r, status: 'failed' })),
   };
   const refreshed: Domain = { ...domain, ...current, checked_at: deps.clock.now().toISOString() };
   if (!touch && sameState(domain, current)) return domain;

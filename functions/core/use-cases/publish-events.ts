@@ -1,4 +1,4 @@
-import type { Domain } from '../domains.js';
+import { checkedRecords, type Domain, resendDomainStatus } from '../domains.js';
 import { emailIdTime } from '../ids.js';
 import type {
   Counters,
@@ -107,7 +107,10 @@ export function emailEvent(
   };
 }
 
-/** A domain event: Resend's domain object (with its records) under `data`. */
+/**
+ * A domain event: Resend's domain object (with its records) under `data`, its status in Resend's
+ * terms (see resendDomainStatus). `region` is the stack's; Resend's document lists four regions.
+ */
 export function domainEvent(
   type: Extract<WebhookEventType, `domain.${string}`>,
   at: string,
@@ -121,10 +124,10 @@ export function domainEvent(
     data: {
       id: domain.id,
       name: domain.domain,
-      status: domain.status,
+      status: resendDomainStatus(domain.status),
       created_at: domain.created_at,
       region,
-      records: domain.records,
+      records: checkedRecords(domain.records),
     },
   };
 }
