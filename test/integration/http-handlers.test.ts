@@ -15,7 +15,7 @@ import { makeHandler as makeFallback } from '../../functions/handlers/route-not-
 import { makeHandler as makeSend, handler as sendHandler } from '../../functions/handlers/send-email.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { fullAccessKey, MemoryContentStore, RecordingQueue, storeDomain } from '../support/fakes.js';
-import { expectResendShape, hasResendSpec, RESEND_SPEC_SKIP } from '../support/resend-schema.js';
+import { expectResendShape } from '../support/resend-schema.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
@@ -417,87 +417,84 @@ describe("Resend's document", () => {
     expect(parseBody(await get(id)).message_id).toBe('0100018c-1234-5678-9abc-def012345678-000000');
   });
 
-  it.skipIf(!hasResendSpec)(
-    `every email and attachment answer fits its schema: sent or not, html or text only, files inline or not${RESEND_SPEC_SKIP}`,
-    async () => {
-      const attachmentDeps = { apiKeys, emails, content, clock: systemClock, log: silentLog };
-      const sendWith = (body: unknown) =>
-        makeSend({
-          apiKeys,
-          emails,
-          queue,
-          clock: systemClock,
-          assertSenderDomain: verifiedSenderDomains(domains, systemClock),
-          idempotency: new DynamoIdempotencyStore(table.db, table.tableName),
-          content,
-          log: silentLog,
-        })(
-          httpEvent({ method: 'POST', path: '/v1/emails', token, body }),
-          context(),
-        ) as Promise<APIGatewayProxyStructuredResultV2>;
-      const answers = [
-        await sendWith({ ...email, subject: 'text only' }),
-        await sendWith({ ...email, text: undefined, html: '<p>html only</p>', subject: 'html only' }),
-        await sendWith({
-          ...email,
-          html: '<p>both</p><img src="cid:logo">',
-          subject: 'with files',
-          attachments: [
-            { filename: 'invoice.pdf', content: Buffer.from('%PDF-1.4').toString('base64') },
-            { filename: 'logo.png', content: Buffer.from('png').toString('base64'), content_id: 'logo' },
-            { filename: 'remote.pdf', path: 'https://files.example.com/remote.pdf' },
-          ],
-        }),
-      ];
-      const ids: string[] = [];
-      for (const answer of answers) {
-        expect(answer.statusCode).toBe(200);
-        expectResendShape(parseBody(answer), 'SendEmailResponse');
-        ids.push(parseBody(answer).id);
-      }
-      // One of them sent: it has SES's message id.
-      await emails.claim(ids[0] as string, Date.now());
-      await emails.markSent(ids[0] as string, 'ses-message-id', new Date().toISOString());
-      for (const id of ids) expectResendShape(parseBody(await get(id)), 'Email');
-      const listed = parseBody(await list({ limit: '100' }));
-      expectResendShape(listed, 'ListEmailsResponse');
-      expect(listed.data.some((e: { message_id?: string }) => e.message_id === 'ses-message-id')).toBe(true);
+  it(`every email and attachment answer fits its schema: sent or not, html or text only, files inline or not`, async () => {
+    const attachmentDeps = { apiKeys, emails, content, clock: systemClock, log: silentLog };
+    const sendWith = (body: unknown) =>
+      makeSend({
+        apiKeys,
+        emails,
+        queue,
+        clock: systemClock,
+        assertSenderDomain: verifiedSenderDomains(domains, systemClock),
+        idempotency: new DynamoIdempotencyStore(table.db, table.tableName),
+        content,
+        log: silentLog,
+      })(
+        httpEvent({ method: 'POST', path: '/v1/emails', token, body }),
+        context(),
+      ) as Promise<APIGatewayProxyStructuredResultV2>;
+    const answers = [
+      await sendWith({ ...email, subject: 'text only' }),
+      await sendWith({ ...email, text: undefined, html: '<p>html only</p>', subject: 'html only' }),
+      await sendWith({
+        ...email,
+        html: '<p>both</p><img src="cid:logo">',
+        subject: 'with files',
+        attachments: [
+          { filename: 'invoice.pdf', content: Buffer.from('%PDF-1.4').toString('base64') },
+          { filename: 'logo.png', content: Buffer.from('png').toString('base64'), content_id: 'logo' },
+          { filename: 'remote.pdf', path: 'https://files.example.com/remote.pdf' },
+        ],
+      }),
+    ];
+    const ids: string[] = [];
+    for (const answer of answers) {
+      expect(answer.statusCode).toBe(200);
+      expectResendShape(parseBody(answer), 'SendEmailResponse');
+      ids.push(parseBody(answer).id);
+    }
+    // One of them sent: it has SES's message id.
+    await emails.claim(ids[0] as string, Date.now());
+    await emails.markSent(ids[0] as string, 'ses-message-id', new Date().toISOString());
+    for (const id of ids) expectResendShape(parseBody(await get(id)), 'Email');
+    const listed = parseBody(await list({ limit: '100' }));
+    expectResendShape(listed, 'ListEmailsResponse');
+    expect(listed.data.some((e: { message_id?: string }) => e.message_id === 'ses-message-id')).toBe(true);
 
-      const withFiles = ids[2] as string;
-      const files = parseBody(
-        (await makeListAttachments(attachmentDeps)(
+    const withFiles = ids[2] as string;
+    const files = parseBody(
+      (await makeListAttachments(attachmentDeps)(
+        httpEvent({
+          method: 'GET',
+          path: `/v1/emails/${withFiles}/attachments`,
+          routeKey: 'GET /v1/emails/{id}/attachments',
+          token,
+          pathParameters: { id: withFiles },
+        }),
+        context(),
+      )) as APIGatewayProxyStructuredResultV2,
+    );
+    expectResendShape(files, 'ListAttachmentsResponse');
+    expect(files.data).toHaveLength(3);
+    // Not inline: no content_id; given by path and not fetched yet: no size or link either.
+    expect(files.data[0]).not.toHaveProperty('content_id');
+    expect(files.data[1]).toMatchObject({ content_id: 'logo', content_disposition: 'inline' });
+    expect(files.data[2]).not.toHaveProperty('download_url');
+    for (const file of files.data) {
+      const one = parseBody(
+        (await makeGetAttachment(attachmentDeps)(
           httpEvent({
             method: 'GET',
-            path: `/v1/emails/${withFiles}/attachments`,
-            routeKey: 'GET /v1/emails/{id}/attachments',
+            path: `/v1/emails/${withFiles}/attachments/${file.id}`,
+            routeKey: 'GET /v1/emails/{id}/attachments/{attachment_id}',
             token,
-            pathParameters: { id: withFiles },
+            pathParameters: { id: withFiles, attachment_id: file.id },
           }),
           context(),
         )) as APIGatewayProxyStructuredResultV2,
       );
-      expectResendShape(files, 'ListAttachmentsResponse');
-      expect(files.data).toHaveLength(3);
-      // Not inline: no content_id; given by path and not fetched yet: no size or link either.
-      expect(files.data[0]).not.toHaveProperty('content_id');
-      expect(files.data[1]).toMatchObject({ content_id: 'logo', content_disposition: 'inline' });
-      expect(files.data[2]).not.toHaveProperty('download_url');
-      for (const file of files.data) {
-        const one = parseBody(
-          (await makeGetAttachment(attachmentDeps)(
-            httpEvent({
-              method: 'GET',
-              path: `/v1/emails/${withFiles}/attachments/${file.id}`,
-              routeKey: 'GET /v1/emails/{id}/attachments/{attachment_id}',
-              token,
-              pathParameters: { id: withFiles, attachment_id: file.id },
-            }),
-            context(),
-          )) as APIGatewayProxyStructuredResultV2,
-        );
-        expectResendShape(one, 'RetrievedAttachment');
-        expect(one).toEqual({ ...file, ...(file.expires_at ? { expires_at: expect.any(String) } : {}) });
-      }
-    },
-  );
+      expectResendShape(one, 'RetrievedAttachment');
+      expect(one).toEqual({ ...file, ...(file.expires_at ? { expires_at: expect.any(String) } : {}) });
+    }
+  });
 });

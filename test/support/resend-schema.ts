@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -11,8 +11,6 @@ import { expect } from 'vitest';
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const RESEND_SPEC_PATH = resolve(ROOT, 'test/fixtures/resend-openapi.json');
-export const hasResendSpec = existsSync(RESEND_SPEC_PATH);
-export const RESEND_SPEC_SKIP = hasResendSpec ? '' : ` (skipped: no ${RESEND_SPEC_PATH})`;
 
 let ajv: Ajv2020 | undefined;
 
