@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { formatAddress, type ParsedAddress, parseAddress } from './address.js';
 import { attachmentsSchema, type StoredAttachment } from './attachments.js';
+import type { AutomatedReason } from './engagement.js';
 import type { RecipientOutcome } from './recipients.js';
 import type { EmailStatus, LastEvent } from './status.js';
 
@@ -279,6 +280,11 @@ export interface EmailEvent {
   detail?: string;
   /** A bounce's type and subtype, as SES reports them (Permanent/General, Transient/MailboxFull, …). */
   bounce?: { type: string; subType: string };
+  /** An open's or click's user agent and IP address, as SES reports them (bounded). */
+  user_agent?: string;
+  ip_address?: string;
+  /** Why an open or click looks made by a machine (engagement.ts); absent when nothing says so. */
+  automated?: AutomatedReason;
 }
 
 /** An email as listed: everything but the bodies, tags and headers. */

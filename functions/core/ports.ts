@@ -86,6 +86,9 @@ export interface SuppressedRecipients {
 export const suppressedPositions = (s: SuppressedRecipients): number[] =>
   Object.values(s.byReason).flatMap((positions) => positions ?? []);
 
+/** The news markSent may record with the send: flags on the status item `last_event` reads. */
+export type SentMark = 'delayed' | 'complained' | 'opened' | 'clicked';
+
 /** What one provider event says about some of an email's recipients (see settleRecipients). */
 export interface RecipientNews {
   /** The addresses the event concerns, as the provider wrote them. */
@@ -149,15 +152,11 @@ export interface EmailRepository {
   markDeferred(id: string, nowMs: number): Promise<void>;
   /**
    * Records that the provider accepted the email (keeps the first record when there are two), and
-   * with `mark`, that it reported a delivery delay or a complaint (what `last_event` follows).
+   * with `mark`, that it reported a delivery delay, a complaint, an open or a click (what
+   * `last_event` follows; never the status). True when this call recorded it first (the consumer
+   * or the Send event).
    */
-  /** Records that the provider has it; true when this call recorded it first (the consumer or the Send event). */
-  markSent(
-    id: string,
-    providerMessageId: string,
-    at: string,
-    mark?: 'delayed' | 'complained',
-  ): Promise<boolean>;
+  markSent(id: string, providerMessageId: string, at: string, mark?: SentMark): Promise<boolean>;
   /** Records why an attempt's outcome is unknown; the attempt stays on record. */
   markUnknown(id: string, reason: string): Promise<void>;
   /**
@@ -590,6 +589,9 @@ export const COUNTERS = [
   'EventsComplained',
   'EventsDelayed',
   'EventsFailed',
+  'EventsOpened',
+  'EventsClicked',
+  'EventsAutomated',
   'SuppressionsAdded',
   'RecipientsSuppressed',
   'WebhookMessagesPublished',

@@ -56,13 +56,17 @@ export function positionsOf(recipients: Recipient[], addresses: string[]): numbe
 const RANK: Record<string, number> = {
   delayed: 2,
   delivered: 3,
-  bounced: 4,
-  complained: 5,
+  opened: 4,
+  clicked: 5,
+  bounced: 6,
+  complained: 7,
 };
 
 /**
  * Each recipient's outcome, from the email's events (whatever order they came in). `sent`: SES has
- * the email (every recipient not suppressed was handed to it), at `sentAt`.
+ * the email (every recipient not suppressed was handed to it), at `sentAt`. An open or click moves
+ * a recipient's `last_event` (never past a bounce or complaint) and not its status: it is no
+ * outcome, only news.
  */
 export function recipientOutcomes(
   recipients: Recipient[],
@@ -95,6 +99,8 @@ export function recipientOutcomes(
       delivered: has('delivered') || has('complained'),
       bounced: has('bounced'),
       complained: has('complained'),
+      opened: has('opened'),
+      clicked: has('clicked'),
     };
     const status: RecipientStatus = marks.bounced
       ? 'bounced'

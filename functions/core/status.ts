@@ -20,22 +20,35 @@ export const canTransition = (from: EmailStatus, to: EmailStatus): boolean =>
  * What a delivery event says about an email, independent of SES's wording.
  * `sent`: the provider accepted it (and will try to deliver it);
  * `delayed`: delivery is being retried by the provider;
- * `complained`: a recipient marked it as spam (after delivery; it does not change the status).
+ * `complained`: a recipient marked it as spam (after delivery; it does not change the status);
+ * `opened`, `clicked`: a recipient (or a machine on their behalf: see engagement.ts) opened it or
+ * followed one of its links; neither ever changes the status.
  */
-export type DeliveryEventType = 'sent' | 'delivered' | 'delayed' | 'bounced' | 'complained' | 'failed';
+export type DeliveryEventType =
+  | 'sent'
+  | 'delivered'
+  | 'delayed'
+  | 'bounced'
+  | 'complained'
+  | 'failed'
+  | 'opened'
+  | 'clicked';
 
 /**
  * Resend's `last_event`, shown beside the spec's `status`: the latest meaningful news about the
  * email. It is read from marks that only ever get set, so the same events in any order, duplicated
  * or late, give the same `last_event`; where two kinds of news are both true, the weightier wins
  * (a bounce over a delivery, a complaint over everything; a late `delivery_delayed` never replaces
- * `delivered`).
+ * `delivered`, a late delivery never replaces `opened`).
  *
- *   queued | scheduled ──► suppressed ──► sent ──► delivery_delayed ──► delivered ──► bounced ──► complained
+ *   queued | scheduled ──► suppressed ──► sent ──► delivery_delayed ──► delivered ──► opened ──► clicked
+ *       ──► bounced ──► complained
  *                         (canceled: a scheduled email canceled; failed: SES refused the email)
  *
  * `suppressed` is the latest news only while nothing went to SES (every recipient, or all before
- * the send): once the others are sent, their news follows.
+ * the send): once the others are sent, their news follows. Opens and clicks outweigh the good news
+ * only: where the news without them is `bounced`, `failed`, `suppressed`, `canceled` or
+ * `complained`, it stays that, whatever opens and clicks come, in whatever order.
  */
 export const LAST_EVENTS = [
   'queued',
@@ -45,6 +58,8 @@ export const LAST_EVENTS = [
   'sent',
   'delivery_delayed',
   'delivered',
+  'opened',
+  'clicked',
   'bounced',
   'failed',
   'complained',
@@ -67,9 +82,30 @@ export interface EventMarks {
   scheduled?: boolean;
   /** A scheduled email canceled before it was sent. */
   canceled?: boolean;
+  /** SES reported an open (a reader's or a machine's: engagement.ts). */
+  opened?: boolean;
+  /** SES reported a click on one of its links. */
+  clicked?: boolean;
 }
 
 export function lastEventOf(marks: EventMarks): LastEvent {
+  const news = withoutEngagement(marks);
+  if (FINAL_NEWS.has(news)) return news;
+  if (marks.clicked) return 'clicked';
+  if (marks.opened) return 'opened';
+  return news;
+}
+
+/** News that opens and clicks never replace. */
+const FINAL_NEWS: ReadonlySet<LastEvent> = new Set([
+  'bounced',
+  'failed',
+  'suppressed',
+  'canceled',
+  'complained',
+]);
+
+function withoutEngagement(marks: EventMarks): LastEvent {
   if (marks.complained) return 'complained';
   if (marks.canceled) return 'canceled';
   if (marks.status === 'failed') return 'failed';

@@ -22,6 +22,8 @@ export const EMITTED_EVENT_TYPES = [
   'email.delivery_delayed',
   'email.bounced',
   'email.complained',
+  'email.opened',
+  'email.clicked',
   'email.failed',
   'email.suppressed',
   'domain.created',
@@ -32,14 +34,12 @@ export type WebhookEventType = (typeof EMITTED_EVENT_TYPES)[number];
 
 /**
  * Every event type Resend's API takes in a subscription, so code written for Resend subscribes
- * unchanged; those not in EMITTED_EVENT_TYPES (opens, clicks, scheduling, contacts…) need features
- * this service does not have, and are never sent.
+ * unchanged; those not in EMITTED_EVENT_TYPES (scheduling, contacts…) need features this service
+ * does not have, and are never sent.
  */
 export const SUBSCRIBABLE_EVENT_TYPES = [
   ...EMITTED_EVENT_TYPES,
   'email.scheduled',
-  'email.opened',
-  'email.clicked',
   'email.received',
   'contact.created',
   'contact.updated',

@@ -92,6 +92,10 @@ export class SesEventsPipeline extends Construct {
         EmailSendingEvent.DELIVERY,
         EmailSendingEvent.DELIVERY_DELAY,
         EmailSendingEvent.RENDERING_FAILURE,
+        // Opens and clicks: SES reports them only for emails sent with tracking on (a configuration
+        // set's or a send's own); an email without it never has any.
+        EmailSendingEvent.OPEN,
+        EmailSendingEvent.CLICK,
       ],
     });
     keepLogicalId(destination, LEGACY_IDS.configurationSetEventDestination);
@@ -140,6 +144,9 @@ export class SesEventsPipeline extends Construct {
             'EventsComplained',
             'EventsDelayed',
             'EventsFailed',
+            'EventsOpened',
+            'EventsClicked',
+            'EventsAutomated',
           ] as const
         ).map((name) => monitoring.counter(name)),
         // What keeps the reputation below: addresses put on the suppression list, recipients left out.

@@ -1,6 +1,6 @@
 import type { EmailEvent } from '../../functions/core/email.js';
 import { allows } from '../../functions/core/lifecycle.js';
-import type { EmailRepository, FinishOptions, RecipientNews } from '../../functions/core/ports.js';
+import type { EmailRepository, FinishOptions, RecipientNews, SentMark } from '../../functions/core/ports.js';
 import { positionsOf, type Recipient } from '../../functions/core/recipients.js';
 import { type EmailStatus, settledStatus, type TerminalStatus } from '../../functions/core/status.js';
 
@@ -30,7 +30,7 @@ export class MemoryEmails
     );
   }
 
-  async markSent(_id: string, _mid: string, at: string, mark?: 'delayed' | 'complained') {
+  async markSent(_id: string, _mid: string, at: string, mark?: SentMark) {
     const first = this.sentAt === undefined;
     this.sentAt ??= at;
     if (mark) this.flags.add(mark);

@@ -250,7 +250,6 @@ describe('fromSesEvent', () => {
         deliveryDelay: { timestamp: 't', delayType: 'MailboxFull', delayedRecipients: [] },
       })?.type,
     ).toBe('delayed');
-    expect(base('Open', { open: {} })).toBeUndefined();
     // The user's tags for webhook payloads, without SES's own and our email id tag.
     expect(
       fromSesEvent(
@@ -259,7 +258,96 @@ describe('fromSesEvent', () => {
         }),
       )?.email?.tags,
     ).toEqual({ category: 'receipt' });
-    expect(base('Click', { click: {} })).toBeUndefined();
+    // An Open or Click record without its own part says nothing: ignored.
+    expect(base('Open', {})).toBeUndefined();
+    expect(base('Click', {})).toBeUndefined();
+  });
+
+  const engagementEvent = (name: 'open' | 'click', change: (e: SesEvent) => void = () => undefined) => {
+    const event = JSON.parse(
+      readFileSync(new URL(`../fixtures/ses-event-${name}.json`, import.meta.url), 'utf8').replace(
+        '__EMAIL_ID__',
+        id,
+      ),
+    ) as SesEvent;
+    change(event);
+    return event;
+  };
+
+  it('maps an Open to `opened`, for every destination of the message (SES cannot tell them apart)', () => {
+    const event = engagementEvent('open');
+    expect(fromSesEvent(event)).toEqual({
+      emailId: id,
+      type: 'opened',
+      at: event.open?.timestamp,
+      recipients: ['reader@example.com'],
+      engagement: {
+        ipAddress: '192.0.2.1',
+        userAgent: event.open?.userAgent,
+        timestamp: event.open?.timestamp,
+      },
+      sent: { at: event.mail.timestamp, providerMessageId: event.mail.messageId },
+      email: { from: 'hello@acme.test', subject: 'Hello', tags: {} },
+    });
+    const many = engagementEvent('open', (e) => {
+      e.mail.destination = ['a@x.test', 'b@x.test'];
+    });
+    expect(fromSesEvent(many)?.recipients).toEqual(['a@x.test', 'b@x.test']);
+  });
+
+  it("maps a Click to `clicked` with Resend's click fields (link tags are SES's alone)", () => {
+    const event = engagementEvent('click');
+    const mapped = fromSesEvent(event);
+    expect(mapped).toMatchObject({
+      type: 'clicked',
+      at: '2026-11-22T03:26:42.111Z',
+      recipients: ['reader@example.com'],
+      engagement: {
+        ipAddress: '192.0.2.1',
+        link: 'https://acme.test/pricing?utm_source=email',
+        timestamp: '2026-11-22T03:26:42.111Z',
+        userAgent: event.click?.userAgent,
+      },
+    });
+    expect(mapped?.automated).toBeUndefined();
+  });
+
+  it('flags opens and clicks a machine likely made (user agent, haste), and keeps them', () => {
+    const withAgent = (name: 'open' | 'click', userAgent: string) =>
+      fromSesEvent(
+        engagementEvent(name, (e) => {
+          const part = e.open ?? e.click;
+          if (part) part.userAgent = userAgent;
+        }),
+      );
+    // Apple Mail Privacy Protection's bare agent, Gmail's image proxy.
+    expect(withAgent('open', 'Mozilla/5.0')).toMatchObject({ type: 'opened', automated: 'privacy_proxy' });
+    expect(
+      withAgent(
+        'open',
+        'Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)',
+      )?.automated,
+    ).toBe('privacy_proxy');
+    // Link scanners, HTTP libraries, no agent at all.
+    expect(withAgent('click', 'Mozilla/5.0 (compatible; Barracuda Sentinel)')).toMatchObject({
+      type: 'clicked',
+      automated: 'scanner',
+    });
+    expect(withAgent('click', 'python-requests/2.32.3')?.automated).toBe('scanner');
+    expect(withAgent('click', '')?.automated).toBe('scanner');
+    // A browser's agent, but within five seconds of sending: too soon for a reader.
+    const hasty = fromSesEvent(
+      engagementEvent('click', (e) => {
+        if (e.click) e.click.timestamp = new Date(Date.parse(e.mail.timestamp) + 3_000).toISOString();
+      }),
+    );
+    expect(hasty).toMatchObject({ type: 'clicked', automated: 'too_soon' });
+    const later = fromSesEvent(
+      engagementEvent('click', (e) => {
+        if (e.click) e.click.timestamp = new Date(Date.parse(e.mail.timestamp) + 6_000).toISOString();
+      }),
+    );
+    expect(later?.automated).toBeUndefined();
   });
 
   it('ignores events without our email id tag', () => {

@@ -26,6 +26,8 @@ function apply(marks: EventMarks, type: DeliveryEventType): EventMarks {
   if (final && marks.status === 'queued') next.status = final;
   if (type === 'delayed') next.delayed = true;
   if (type === 'complained') next.complained = true;
+  if (type === 'opened') next.opened = true;
+  if (type === 'clicked') next.clicked = true;
   return next;
 }
 const start: EventMarks = { status: 'queued', sent: false, delayed: false, complained: false };
@@ -55,7 +57,9 @@ describe('last_event', () => {
     fc.assert(
       fc.property(
         final,
-        fc.array(fc.constantFrom<DeliveryEventType>('sent', 'delayed', 'complained'), { maxLength: 6 }),
+        fc.array(fc.constantFrom<DeliveryEventType>('sent', 'delayed', 'complained', 'opened', 'clicked'), {
+          maxLength: 6,
+        }),
         fc.array(fc.nat(), { minLength: 8, maxLength: 8 }),
         (finalType, others, order) => {
           // One final outcome (what SES reports for one email), duplicated, among the others.
@@ -73,6 +77,58 @@ describe('last_event', () => {
         },
       ),
     );
+  });
+
+  it('puts opened and clicked after delivered and before complained, in any order, duplicated', () => {
+    const rank = (event: string) => LAST_EVENTS.indexOf(event as never);
+    expect(rank('delivered')).toBeLessThan(rank('opened'));
+    expect(rank('opened')).toBeLessThan(rank('clicked'));
+    expect(rank('clicked')).toBeLessThan(rank('complained'));
+    const news = ['sent', 'delayed', 'delivered', 'opened', 'clicked'] as const;
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom<DeliveryEventType>(...news, 'complained'), { minLength: 1, maxLength: 10 }),
+        fc.boolean(),
+        (events, settled) => {
+          // While some recipient is still open (not settled), or once delivered to all.
+          let marks = settled ? { ...start, status: 'delivered' as const } : start;
+          for (const type of events) marks = apply(marks, type === 'delivered' ? 'sent' : type);
+          if (events.includes('delivered')) marks = { ...marks, delivered: true };
+          const expected = events.includes('complained')
+            ? 'complained'
+            : events.includes('clicked')
+              ? 'clicked'
+              : events.includes('opened')
+                ? 'opened'
+                : events.includes('delivered') || settled
+                  ? 'delivered'
+                  : events.includes('delayed')
+                    ? 'delivery_delayed'
+                    : 'sent';
+          expect(lastEventOf(marks)).toBe(expected);
+          // Opens and clicks never move the status.
+          expect(marks.status).toBe(settled ? 'delivered' : 'queued');
+        },
+      ),
+    );
+  });
+
+  it('never lets an open or a click replace bounced, failed, suppressed, canceled or complained', () => {
+    const engaged = [{ opened: true }, { clicked: true }, { opened: true, clicked: true }];
+    const finals: [EventMarks, string][] = [
+      [{ ...start, sent: true, status: 'bounced', bounced: true, delivered: true }, 'bounced'],
+      [{ ...start, sent: true, bounced: true }, 'bounced'],
+      [{ ...start, sent: true, status: 'failed' }, 'failed'],
+      [{ ...start, status: 'bounced', suppressed: true }, 'suppressed'],
+      [{ ...start, status: 'failed', scheduled: true, canceled: true }, 'canceled'],
+      [{ ...start, sent: true, status: 'delivered', delivered: true, complained: true }, 'complained'],
+    ];
+    for (const [marks, expected] of finals)
+      for (const engagement of engaged) expect(lastEventOf({ ...marks, ...engagement })).toBe(expected);
+    // A delivered email with a suppressed recipient (settled bounced): its delivery's news, then the open.
+    const partly = { ...start, sent: true, status: 'bounced' as const, suppressed: true, delivered: true };
+    expect(lastEventOf(partly)).toBe('delivered');
+    expect(lastEventOf({ ...partly, opened: true })).toBe('opened');
   });
 
   it('keeps the spec status among its four values', () => {

@@ -173,6 +173,8 @@ export function toSummary(id: string, status: Item, summary: Item): EmailSummary
       suppressed: status.suppressed === true,
       scheduled: Boolean(status.scheduled_at),
       canceled: status.canceled === true,
+      opened: status.opened === true,
+      clicked: status.clicked === true,
     }),
     scheduled_at: (status.scheduled_at as string | undefined) ?? null,
     message_id: (status.provider_message_id as string | undefined) ?? null,

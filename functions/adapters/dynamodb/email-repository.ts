@@ -18,6 +18,7 @@ import type {
   FinishOptions,
   NewEmail,
   RecipientNews,
+  SentMark,
   SuppressedRecipients,
 } from '../../core/ports.js';
 import { positionsOf, recipientOutcomes, recipientsOf } from '../../core/recipients.js';
@@ -204,6 +205,9 @@ export class DynamoEmailRepository implements EmailRepository {
       recipients: (item.recipients as string[] | undefined) ?? [],
       ...(item.detail ? { detail: String(item.detail) } : {}),
       ...(item.bounce ? { bounce: item.bounce as EmailEvent['bounce'] & object } : {}),
+      ...(item.user_agent ? { user_agent: String(item.user_agent) } : {}),
+      ...(item.ip_address ? { ip_address: String(item.ip_address) } : {}),
+      ...(item.automated ? { automated: item.automated as EmailEvent['automated'] & string } : {}),
     });
     const events = items.filter((item) => String(item.sk).startsWith(keys.eventPrefix)).map(toEvent);
     // The event a one-recipient email was settled by, kept on its status item; in time order, and
@@ -334,13 +338,9 @@ export class DynamoEmailRepository implements EmailRepository {
     await this.transition(id, 'defer', {}, { update: 'SET refused_at = :now', values: { ':now': nowMs } });
   }
 
-  async markSent(
-    id: string,
-    providerMessageId: string,
-    at: string,
-    mark?: 'delayed' | 'complained',
-  ): Promise<boolean> {
-    // In the same write: a delay or complaint costs nothing more than recording the email as sent.
+  async markSent(id: string, providerMessageId: string, at: string, mark?: SentMark): Promise<boolean> {
+    // In the same write: a delay, complaint, open or click costs nothing more than recording the
+    // email as sent, and never touches its status.
     // A flag, not a time: last_event needs only whether it happened, and the status item stays small.
     const marked = mark ? `, ${mark} = :true` : '';
     // The consumer and the provider's Send event both record it; the first record stands. The old

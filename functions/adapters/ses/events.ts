@@ -1,3 +1,4 @@
+import { automatedReason, secondsBetween } from '../../core/engagement.js';
 import { isEmailId } from '../../core/ids.js';
 import type { DeliveryEvent } from '../../core/use-cases/record-event.js';
 import { EMAIL_ID_TAG } from './mailer.js';
@@ -33,6 +34,16 @@ export interface SesEvent {
   reject?: { reason: string };
   renderingFailure?: { errorMessage: string; templateName?: string };
   deliveryDelay?: { timestamp: string; delayType: string; delayedRecipients: { emailAddress: string }[] };
+  /** Sent with open tracking on, when the pixel was fetched. */
+  open?: { ipAddress: string; timestamp: string; userAgent: string };
+  /** Sent with click tracking on, when a rewritten link was followed. */
+  click?: {
+    ipAddress: string;
+    link: string;
+    linkTags?: Record<string, string[]>;
+    timestamp: string;
+    userAgent: string;
+  };
 }
 
 /**
@@ -49,12 +60,16 @@ export function parseSesEventBody(body: string): SesEvent {
 
 /**
  * Translates one SES event into our delivery event, or undefined when it is not about one of our
- * emails (no email_id tag) or is a type we do not track (Open, Click, Subscription). `Send` is
+ * emails (no email_id tag) or is a type we do not track (Subscription). `Send` is
  * tracked: it is SES's own word that it accepted the email, which settles an attempt whose worker
  * died or timed out after SES took it.
  * A bounce of any type is a final outcome for its recipients: SES has given up on them (a Transient
  * bounce is reported only after SES's own retries stopped). Only a Permanent one (which includes
  * `OnAccountSuppressionList`) puts the address on the suppression list (record-event.ts).
+ * `Open` and `Click` name no recipient: SES sends one message to all of an email's recipients, so
+ * one pixel and one set of links serve them all, and the event concerns every destination of the
+ * message (for the usual one-recipient email, its recipient). Each is flagged `automated` when its
+ * user agent or its haste says a machine made it (engagement.ts).
  */
 export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
   const emailId = event.mail?.tags?.[EMAIL_ID_TAG]?.[0];
@@ -120,6 +135,27 @@ export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
         recipients: [],
         detail: `Rendering failure: ${event.renderingFailure?.errorMessage ?? 'unknown'}`,
       };
+    case 'Open':
+    case 'Click': {
+      const click = (event.eventType ?? event.notificationType) === 'Click';
+      const what = click ? event.click : event.open;
+      if (!what) return undefined;
+      const at = what.timestamp ?? event.mail.timestamp;
+      const automated = automatedReason(what.userAgent, secondsBetween(event.mail.timestamp, at));
+      return {
+        ...base,
+        type: click ? 'clicked' : 'opened',
+        at,
+        recipients: event.mail.destination ?? [],
+        engagement: {
+          ipAddress: what.ipAddress ?? '',
+          userAgent: what.userAgent ?? '',
+          timestamp: at,
+          ...(click ? { link: event.click?.link ?? '' } : {}),
+        },
+        ...(automated ? { automated } : {}),
+      };
+    }
     default:
       return undefined;
   }

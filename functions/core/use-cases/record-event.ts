@@ -1,4 +1,5 @@
 import type { EmailEvent } from '../email.js';
+import type { AutomatedReason } from '../engagement.js';
 import type {
   CounterName,
   Counters,
@@ -25,6 +26,13 @@ export interface DeliveryEvent {
   sent: { at: string; providerMessageId: string };
   /** What the provider's event says of the email (for webhooks): the sender, subject and tags. */
   email?: { from: string; subject: string; tags: Record<string, string> };
+  /**
+   * An open's or click's particulars (Resend's `data.click` for a click: the link, when, by which
+   * IP address and user agent); `link` is set for a click only.
+   */
+  engagement?: { ipAddress: string; userAgent: string; timestamp: string; link?: string };
+  /** Why an open or click looks made by a machine (engagement.ts). */
+  automated?: AutomatedReason;
 }
 
 /** The counter of each kind of event (one metric each, see ports.ts). */
@@ -35,6 +43,8 @@ const EVENT_COUNTERS: Record<DeliveryEventType, CounterName> = {
   complained: 'EventsComplained',
   delayed: 'EventsDelayed',
   failed: 'EventsFailed',
+  opened: 'EventsOpened',
+  clicked: 'EventsClicked',
 };
 
 export interface RecordEventDeps {
@@ -55,6 +65,8 @@ const WEBHOOK_TYPES: Record<DeliveryEvent['type'], WebhookEventType> = {
   complained: 'email.complained',
   delayed: 'email.delivery_delayed',
   failed: 'email.failed',
+  opened: 'email.opened',
+  clicked: 'email.clicked',
 };
 
 /**
@@ -92,7 +104,12 @@ async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: Webhook
           }
         : type === 'email.failed'
           ? { failed: { reason: event.detail ?? 'failed' } }
-          : {};
+          : type === 'email.clicked'
+            ? { click: clickOf(event) }
+            : {};
+    // Ours, beside Resend's fields: why an open or click looks made by a machine (engagement.ts).
+    if (event.automated && (type === 'email.opened' || type === 'email.clicked'))
+      detail.automated = event.automated;
     built.push(
       emailEvent(
         type as Exclude<WebhookEventType, `domain.${string}`>,
@@ -106,6 +123,26 @@ async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: Webhook
   if (built.length) await now.publish(built);
 }
 
+/** Resend's `data.click` of an `email.clicked` payload. */
+const clickOf = (event: DeliveryEvent) => ({
+  ipAddress: event.engagement?.ipAddress ?? '',
+  link: event.engagement?.link ?? '',
+  timestamp: event.engagement?.timestamp ?? event.at,
+  userAgent: event.engagement?.userAgent ?? '',
+});
+
+/** What an open or click keeps of its particulars on the email's event (bounded, see addEvent). */
+function engagementEntry(entry: EmailEvent, event: DeliveryEvent): void {
+  const { engagement } = event;
+  if (engagement?.link) entry.detail = engagement.link.slice(0, MAX_LINK_CHARS);
+  if (engagement?.userAgent) entry.user_agent = engagement.userAgent.slice(0, MAX_USER_AGENT_CHARS);
+  if (engagement?.ipAddress) entry.ip_address = engagement.ipAddress.slice(0, 45);
+  if (event.automated) entry.automated = event.automated;
+}
+/** The longest link and user agent an event item keeps (the webhook carries them whole). */
+const MAX_LINK_CHARS = 2000;
+const MAX_USER_AGENT_CHARS = 300;
+
 /**
  * Applies a provider event.
  * - `sent`: records that the provider accepted the email. This is what settles an attempt whose
@@ -116,6 +153,9 @@ async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: Webhook
  *   in any order, duplicated or late, settle it the same way. A permanent bounce or a complaint
  *   also puts the address on the suppression list (kept as first added).
  * - `delayed`: marks the email (for `last_event`); `failed`: SES refused the whole email.
+ * - `opened`, `clicked`: recorded as events and marks on the email (for `last_event`), counted, and
+ *   raised as `email.opened` / `email.clicked`, flagged when a machine likely made them; they never
+ *   settle an email nor change its status, nor count as a recipient's outcome.
  */
 export async function recordDeliveryEvent(
   deps: RecordEventDeps,
@@ -133,11 +173,27 @@ export async function recordDeliveryEvent(
   const entry: EmailEvent = { type: event.type, at: event.at, recipients: event.recipients };
   if (event.detail) entry.detail = event.detail;
   if (event.bounce) entry.bounce = event.bounce;
+  if (event.type === 'opened' || event.type === 'clicked') engagementEntry(entry, event);
   // An outcome's event is recorded with the outcome (for a one-recipient email, in the same write).
-  if (event.type === 'delayed' || event.type === 'failed') await emails.addEvent(emailId, entry);
+  if (
+    event.type === 'delayed' ||
+    event.type === 'failed' ||
+    event.type === 'opened' ||
+    event.type === 'clicked'
+  )
+    await emails.addEvent(emailId, entry);
   await suppress(deps, event);
 
   switch (event.type) {
+    case 'opened':
+    case 'clicked': {
+      if (event.automated) counters?.count('EventsAutomated');
+      // An open or click also means the provider has the email; the mark never touches the status.
+      const first = await emails.markSent(emailId, sent.providerMessageId, sent.at, event.type);
+      const type = WEBHOOK_TYPES[event.type];
+      await raise(deps, event, first ? ['email.sent', type] : [type]);
+      return { statusChanged: false };
+    }
     case 'delayed': {
       // A delay also means the provider has the email.
       const first = await emails.markSent(emailId, sent.providerMessageId, sent.at, 'delayed');
