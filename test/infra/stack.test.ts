@@ -189,6 +189,9 @@ describe('EmailServiceStack', () => {
           'delivery',
           'deliveryDelay',
           'renderingFailure',
+          // SES reports these only for emails sent with tracking on.
+          'open',
+          'click',
         ],
         SnsDestination: Match.anyValue(),
       }),

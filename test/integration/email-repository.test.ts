@@ -337,6 +337,37 @@ describe('DynamoEmailRepository (dynalite)', () => {
     expect(await show(other)).toEqual({ last_event: 'complained', message_id: 'ses-2' });
   });
 
+  it('records opens and clicks as marks and events: last_event moves, the status never', async () => {
+    const at = new Date().toISOString();
+    const id = await create();
+    // An open before the delivery (SES's events come in any order): still queued, news `opened`.
+    await repo.markSent(id, 'ses-1', at, 'opened');
+    expect(await repo.get(id)).toMatchObject({ status: 'queued', last_event: 'opened' });
+    await repo.finish(id, 'delivered', at);
+    await repo.markSent(id, 'ses-1', at, 'clicked');
+    await repo.markSent(id, 'ses-1', at, 'opened'); // late: changes nothing
+    const click = {
+      type: 'clicked',
+      at,
+      recipients: ['a@example.com'],
+      detail: 'https://acme.test/pricing',
+      user_agent: 'Mozilla/5.0',
+      ip_address: '192.0.2.1',
+      automated: 'privacy_proxy' as const,
+    };
+    await repo.addEvent(id, click);
+    await repo.addEvent(id, click); // a redelivered event: one item
+    const email = await repo.get(id);
+    expect(email).toMatchObject({ status: 'delivered', last_event: 'clicked' });
+    expect(email?.events).toEqual([click]);
+    expect(email?.recipients).toEqual([
+      expect.objectContaining({ email: 'a@example.com', last_event: 'clicked' }),
+    ]);
+    // A complaint outweighs them.
+    await repo.markSent(id, 'ses-1', at, 'complained');
+    expect((await repo.get(id))?.last_event).toBe('complained');
+  });
+
   it('createMany: batch writes for fresh ids; with mayExist, never over an email that exists', async () => {
     const at = new Date().toISOString();
     const ids = [newEmailId(), newEmailId()];
@@ -439,6 +470,9 @@ describe('DynamoEmailRepository (dynalite)', () => {
       sent,
       event: event(),
     });
+    // Opened and clicked too: two more flags.
+    await repo.markSent(id, sent.providerMessageId, sent.at, 'opened');
+    await repo.markSent(id, sent.providerMessageId, sent.at, 'clicked');
     const { Item } = await table.db.send(
       new GetCommand({ TableName: table.tableName, Key: { pk: keys.email(id), sk: keys.status } }),
     );
