@@ -46,7 +46,12 @@ export const makeHandler =
         const log = logFor(delivery.emailId);
         if (skipped)
           logger.debug('ses event already recorded', { email_id: delivery.emailId, type: delivery.type });
-        else log.info('ses event', { type: delivery.type, statusChanged });
+        else
+          log.info('ses event', {
+            type: delivery.type,
+            statusChanged,
+            ...(delivery.automated ? { automated: delivery.automated } : {}),
+          });
       },
     );
     records.forEach((record, i) => {

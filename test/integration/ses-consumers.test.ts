@@ -224,6 +224,65 @@ describe('SES events consumer (SQS records of SES events)', () => {
     expect(await emails.getState(id)).toMatchObject({ status: 'delivered', sent_at: send.mail.timestamp });
   });
 
+  it('applies SES Open and Click events: last_event clicked, status delivered, events kept, webhooks raised', async () => {
+    const id = await queuedEmail(['reader@example.com']);
+    const fixture = (name: 'open' | 'click') =>
+      readFileSync(new URL(`../fixtures/ses-event-${name}.json`, import.meta.url), 'utf8').replace(
+        '__EMAIL_ID__',
+        id,
+      );
+    const delivery = sesEvent(id, (e) => {
+      e.eventType = 'Delivery';
+      delete e.bounce;
+      e.delivery = { timestamp: '2026-11-22T03:20:05.000Z', recipients: ['reader@example.com'] };
+    });
+    const proxied = JSON.parse(fixture('open')) as SesEvent;
+    if (proxied.open) proxied.open.userAgent = 'Mozilla/5.0';
+    const published: string[] = [];
+    const events: EventPublisher = {
+      subscriptions: async () => ({
+        wants: () => true,
+        publish: async (built) => {
+          published.push(...built.map((e) => e.type));
+        },
+      }),
+    };
+    const handler = makeEventsConsumer({ emails, events });
+    // The click first, duplicated, then the delivery and two opens (one by Apple's proxy).
+    const result = await handler(
+      sqsEvent([
+        { body: fixture('click') },
+        { body: fixture('click') },
+        { body: JSON.stringify(delivery) },
+        { body: fixture('open') },
+        { body: JSON.stringify(proxied) },
+      ]),
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    const email = await emails.get(id);
+    expect(email).toMatchObject({ status: 'delivered', last_event: 'clicked' });
+    expect(email?.recipients).toEqual([
+      expect.objectContaining({ email: 'reader@example.com', status: 'delivered', last_event: 'clicked' }),
+    ]);
+    // The duplicated click is one event.
+    expect(email?.events.map((e) => e.type).sort()).toEqual(['clicked', 'delivered', 'opened', 'opened']);
+    expect(
+      email?.events
+        .filter((e) => e.type === 'opened')
+        .map((e) => e.automated ?? null)
+        .sort(),
+    ).toEqual([null, 'privacy_proxy']);
+    expect(email?.events.filter((e) => e.type === 'clicked')).toEqual([
+      expect.objectContaining({
+        detail: 'https://acme.test/pricing?utm_source=email',
+        ip_address: '192.0.2.1',
+      }),
+    ]);
+    expect(published.filter((t) => t === 'email.clicked')).toHaveLength(2);
+    expect(published.filter((t) => t === 'email.opened')).toHaveLength(2);
+    expect(published).toContain('email.delivered');
+  });
+
   it('accepts the SNS envelope too (raw message delivery off)', async () => {
     const id = await queuedEmail();
     const envelope = {

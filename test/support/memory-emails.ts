@@ -25,7 +25,14 @@ export class MemoryEmails
 
   async addEvent(_id: string, event: EmailEvent) {
     this.events.set(
-      JSON.stringify([event.at, event.type, [...event.recipients].sort(), event.detail]),
+      JSON.stringify([
+        event.at,
+        event.type,
+        [...event.recipients].sort(),
+        event.detail,
+        event.user_agent,
+        event.ip_address,
+      ]),
       event,
     );
   }

@@ -227,6 +227,9 @@ describe('opens and clicks', () => {
       },
     });
     expect(clickBody.data).not.toHaveProperty('automated');
+    // Two clicks of the same moment on two links are two messages (message ids come from the key).
+    const clicks = result.published.filter((e) => e.type === 'email.clicked');
+    expect(new Set(clicks.map((e) => e.key)).size).toBe(2);
   });
 
   it('flags a machine-made open, keeps it (event, webhook, last_event) and counts it', async () => {

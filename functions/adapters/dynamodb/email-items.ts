@@ -136,10 +136,21 @@ export const INLINE_EVENT_MAX_BYTES = 300;
 /** What makes two records of an event the same event (the sort key of its own item). */
 export const eventKey = (event: EmailEvent) => keys.event(event.at, event.type, eventDigest(event));
 
-/** What tells one event from another of the same type and millisecond: whom it concerns and what it says. */
+/**
+ * What tells one event from another of the same type and millisecond: whom it concerns and what it
+ * says; for an open or click also by which agent and address (two readers, or a reader and a
+ * proxy). Events without those keep the digest they always had.
+ */
 const eventDigest = (event: EmailEvent) =>
   createHash('sha256')
-    .update(JSON.stringify([event.type, [...event.recipients].sort(), event.detail ?? '']))
+    .update(
+      JSON.stringify([
+        event.type,
+        [...event.recipients].sort(),
+        event.detail ?? '',
+        ...(event.user_agent || event.ip_address ? [event.user_agent ?? '', event.ip_address ?? ''] : []),
+      ]),
+    )
     .digest('hex')
     .slice(0, 16);
 

@@ -110,15 +110,19 @@ async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: Webhook
     // Ours, beside Resend's fields: why an open or click looks made by a machine (engagement.ts).
     if (event.automated && (type === 'email.opened' || type === 'email.clicked'))
       detail.automated = event.automated;
-    built.push(
-      emailEvent(
-        type as Exclude<WebhookEventType, `domain.${string}`>,
-        event.at,
-        facts,
-        event.recipients,
-        detail,
-      ),
+    const one = emailEvent(
+      type as Exclude<WebhookEventType, `domain.${string}`>,
+      event.at,
+      facts,
+      event.recipients,
+      detail,
     );
+    // Two opens or clicks of the same moment (two links, a reader and a proxy) are two messages.
+    if (event.engagement && (type === 'email.opened' || type === 'email.clicked')) {
+      const { link = '', userAgent, ipAddress } = event.engagement;
+      one.key += `|${link}|${userAgent}|${ipAddress}`;
+    }
+    built.push(one);
   }
   if (built.length) await now.publish(built);
 }
