@@ -59,6 +59,10 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
         },
       },
       ConfigurationSetName: 'EmailService-ConfigurationSet',
+      // Its destination takes opens and clicks, which would turn tracking on for every email: off.
+      ConfigurationOverrides: {
+        Tracking: { OpenTrackingEnabled: 'DISABLED', ClickTrackingEnabled: 'DISABLED' },
+      },
       EmailTags: [{ Name: 'email_id', Value: 'em_01m80mv90eew9ryfvqd1ksnhes' }],
     });
   });

@@ -67,6 +67,13 @@ export class SesMailer implements Mailer {
         },
       },
       ConfigurationSetName: this.configurationSetName,
+      // The configuration set's event destination takes Open and Click events (so SES reports them
+      // where tracking is on), and such a destination by itself turns tracking on for every email
+      // sent with the set: a pixel added, links rewritten. Off for each send until the service lets
+      // a sender ask for it.
+      ConfigurationOverrides: {
+        Tracking: { OpenTrackingEnabled: 'DISABLED', ClickTrackingEnabled: 'DISABLED' },
+      },
       // Ours first; the user's tags come back on every event of the message too.
       EmailTags: [
         { Name: EMAIL_ID_TAG, Value: id },
