@@ -242,6 +242,10 @@ export class EmailServiceStack extends Stack {
       batchSize: sendBatchSize,
       logging,
     });
+    // The destination takes Open and Click events, and such a destination turns tracking on for
+    // every email of the set unless the send turns it off (the consumer's code does): updated after
+    // that code, so no deploy sends an email tracked in between.
+    this.sesEvents.eventDestination.node.addDependency(this.send.consumer.function);
     this.api = new EmailApi(this, 'Http', {
       resources: {
         table,

@@ -30,7 +30,8 @@ const PRIVACY_PROXIES: readonly RegExp[] = [
 
 /** User agents of link scanners, crawlers and HTTP libraries (no reader behind them). */
 const SCANNERS: readonly RegExp[] = [
-  /bot\b|crawler|spider|scanner|headless/i,
+  // A bot by name ("Googlebot/2.1", "Slackbot", "bot"), not a word ending in it ("CUBOT X19").
+  /(?:^|[^a-z])bot\b|(?:google|bing|slack|twitter|facebook|linkedin|yandex|duckduck|apple|baidu|discord|telegram)bot|bot\/|crawler|spider|scanner|headless/i,
   /python-requests|python-urllib|aiohttp|curl\/|wget|go-http-client|java\/|okhttp|libwww|apache-httpclient|node-fetch|axios/i,
   /barracuda|mimecast|proofpoint|safelinks|microsoft office protection|zscaler|symantec|messagelabs|forcepoint|trend ?micro|sophos|cisco|ironport/i,
 ];

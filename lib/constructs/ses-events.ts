@@ -3,6 +3,7 @@ import { GraphWidget, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import {
   ConfigurationSet,
+  type ConfigurationSetEventDestination,
   EmailSendingEvent,
   EventDestination,
   SuppressionReasons,
@@ -46,6 +47,8 @@ export interface SesEventsPipelineProps {
  */
 export class SesEventsPipeline extends Construct {
   public readonly configurationSet: ConfigurationSet;
+  /** Where the configuration set publishes its events (the stack orders it after the sending code). */
+  public readonly eventDestination: ConfigurationSetEventDestination;
   public readonly topic: Topic;
   public readonly queue: Queue;
   public readonly deadLetterQueue: Queue;
@@ -99,6 +102,7 @@ export class SesEventsPipeline extends Construct {
       ],
     });
     keepLogicalId(destination, LEGACY_IDS.configurationSetEventDestination);
+    this.eventDestination = destination;
 
     this.consumer = new ServiceFunction(this, 'Consumer', {
       name: 'process-ses-events',

@@ -196,6 +196,12 @@ describe('EmailServiceStack', () => {
         SnsDestination: Match.anyValue(),
       }),
     });
+    // With open and click, a destination turns tracking on for every email the set sends unless the
+    // send turns it off: it is updated only after the sending code that does.
+    const [destination] = Object.values(
+      template.findResources('AWS::SES::ConfigurationSetEventDestination'),
+    ) as { DependsOn?: string[] }[];
+    expect(destination?.DependsOn).toContain(logicalId(stack, stack.send.consumer.function));
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'sqs', RawMessageDelivery: true });
     // Its consumer takes the events in batches of up to 100 gathered over 2 s: fewer invocations,
     // receives and deletes per email, and an email's Send and Delivery events often in one batch.

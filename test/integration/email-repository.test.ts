@@ -120,6 +120,21 @@ describe('DynamoEmailRepository (dynalite)', () => {
     expect(asIs?.z).toBeUndefined();
   });
 
+  it('says a send is news once: an open, click or delay carrying the send time SES recorded is not', async () => {
+    const id = await create();
+    const sesTime = new Date(Date.now() - 5_000).toISOString();
+    // SES's Send event recorded it (the worker that sent it died before it could).
+    expect(await repo.markSent(id, 'ses-1', sesTime)).toBe(true);
+    // Every later event of the message names the same time and message id: none is news.
+    expect(await repo.markSent(id, 'ses-1', sesTime, 'opened')).toBe(false);
+    expect(await repo.markSent(id, 'ses-1', sesTime, 'clicked')).toBe(false);
+    expect(await repo.markSent(id, 'ses-1', sesTime, 'delayed')).toBe(false);
+    // An open that comes first (its Send event late) records the send: news, once.
+    const other = await create();
+    expect(await repo.markSent(other, 'ses-2', sesTime, 'opened')).toBe(true);
+    expect(await repo.markSent(other, 'ses-2', sesTime, 'opened')).toBe(false);
+  });
+
   it('reads back what it stored', async () => {
     const id = await create({ cc: ['c@example.com'], html: '<b>x</b>' });
     expect(await repo.get(id)).toMatchObject({

@@ -267,6 +267,16 @@ describe('automatedReason', () => {
     ).toBe('privacy_proxy');
     expect(automatedReason('Mozilla/5.0 (compatible; proofpoint)', 600)).toBe('scanner');
     expect(automatedReason('Go-http-client/1.1', 600)).toBe('scanner');
+    expect(
+      automatedReason('Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 600),
+    ).toBe('scanner');
+    expect(automatedReason('Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)', 600)).toBe(
+      'scanner',
+    );
+    // A phone whose name ends in "bot" is a reader.
+    expect(
+      automatedReason('Mozilla/5.0 (Linux; Android 10; CUBOT X19) Mobile Safari/537.36', 600),
+    ).toBeUndefined();
     expect(automatedReason(undefined, 600)).toBe('scanner');
     expect(automatedReason('Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) Mobile/15E148', 2)).toBe(
       'too_soon',

@@ -358,9 +358,12 @@ export class DynamoEmailRepository implements EmailRepository {
       },
     );
     // No such email (it expired): nothing recorded. Present and this write's own: an SDK retry
-    // after a first try whose answer was lost.
+    // after a first try whose answer was lost. With a mark (a delay, complaint, open or click, all
+    // carrying the send's own time), only a record this write made is news: every event of the
+    // message names the same time, so "the same record" would say yes to each of them.
     if (!old) return false;
-    return old.sent_at === undefined || (old.sent_at === at && old.provider_message_id === providerMessageId);
+    if (old.sent_at === undefined) return true;
+    return !mark && old.sent_at === at && old.provider_message_id === providerMessageId;
   }
 
   async markUnknown(id: string, reason: string): Promise<void> {
