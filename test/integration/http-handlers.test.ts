@@ -419,20 +419,7 @@ describe("Resend's document", () => {
 
   it(`every email and attachment answer fits its schema: sent or not, html or text only, files inline or not`, async () => {
     const attachmentDeps = { apiKeys, emails, content, clock: systemClock, log: silentLog };
-    const sendWith = (body: unknown) =>
-      makeSend({
-        apiKeys,
-        emails,
-        queue,
-        clock: systemClock,
-        assertSenderDomain: verifiedSenderDomains(domains, systemClock),
-        idempotency: new DynamoIdempotencyStore(table.db, table.tableName),
-        content,
-        log: silentLog,
-      })(
-        httpEvent({ method: 'POST', path: '/v1/emails', token, body }),
-        context(),
-      ) as Promise<APIGatewayProxyStructuredResultV2>;
+    const sendWith = (body: unknown) => send(httpEvent({ method: 'POST', path: '/v1/emails', token, body }));
     const answers = [
       await sendWith({ ...email, subject: 'text only' }),
       await sendWith({ ...email, text: undefined, html: '<p>html only</p>', subject: 'html only' }),

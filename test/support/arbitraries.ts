@@ -19,3 +19,14 @@ export const hostileString = fc.oneof(
     '💌'.repeat(600),
   ),
 );
+
+/** Every order of these items (n! of them). */
+export function* permutations<T>(items: T[]): Generator<T[]> {
+  if (items.length <= 1) {
+    yield items;
+    return;
+  }
+  for (let i = 0; i < items.length; i++)
+    for (const rest of permutations([...items.slice(0, i), ...items.slice(i + 1)]))
+      yield [items[i] as T, ...rest];
+}

@@ -2,7 +2,12 @@ import type { EmailEvent } from '../../functions/core/email.js';
 import { allows } from '../../functions/core/lifecycle.js';
 import type { EmailRepository, FinishOptions, RecipientNews, SentMark } from '../../functions/core/ports.js';
 import { positionsOf, type Recipient } from '../../functions/core/recipients.js';
-import { type EmailStatus, settledStatus, type TerminalStatus } from '../../functions/core/status.js';
+import {
+  type EmailStatus,
+  type EventMarks,
+  settledStatus,
+  type TerminalStatus,
+} from '../../functions/core/status.js';
 
 /**
  * The part of EmailRepository the events consumer uses, in memory, with the contract the DynamoDB
@@ -57,6 +62,21 @@ export class MemoryEmails
     if (options.reason) this.reason = options.reason;
     if (options.sent) this.sentAt ??= options.sent.at;
     return true;
+  }
+
+  /** What the status item's marks say, as lastEventOf reads them. */
+  marks(): EventMarks {
+    const has = (flag: string) => this.flags.has(flag);
+    return {
+      status: this.status,
+      sent: Boolean(this.sentAt),
+      delayed: has('delayed'),
+      complained: has('complained'),
+      delivered: has('delivered'),
+      bounced: has('bounced'),
+      opened: has('opened'),
+      clicked: has('clicked'),
+    };
   }
 
   private tally() {

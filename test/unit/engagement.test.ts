@@ -3,6 +3,7 @@
  * status, whatever order they come in, however often; they are counted, kept as the email's
  * events, and raised as Resend's `email.opened` / `email.clicked`, flagged when a machine made them.
  */
+
 import { describe, expect, it } from 'vitest';
 import { automatedReason } from '../../functions/core/engagement.js';
 import type { CounterName } from '../../functions/core/ports.js';
@@ -10,6 +11,7 @@ import { recipientOutcomes, recipientsOf } from '../../functions/core/recipients
 import { lastEventOf } from '../../functions/core/status.js';
 import { type DeliveryEvent, recordDeliveryEvent } from '../../functions/core/use-cases/record-event.js';
 import { messageBody, type WebhookEvent, type WebhookEventType } from '../../functions/core/webhooks.js';
+import { permutations } from '../support/arbitraries.js';
 import { emailContent } from '../support/fakes.js';
 import { MemoryEmails } from '../support/memory-emails.js';
 import { expectResendShape } from '../support/resend-schema.js';
@@ -45,17 +47,6 @@ const clicked = (recipients: string[], at: string, link = 'https://acme.test/pri
     },
   });
 
-/** Every order of these items (n! of them). */
-function* permutations<T>(items: T[]): Generator<T[]> {
-  if (items.length <= 1) {
-    yield items;
-    return;
-  }
-  for (let i = 0; i < items.length; i++)
-    for (const rest of permutations([...items.slice(0, i), ...items.slice(i + 1)]))
-      yield [items[i] as T, ...rest];
-}
-
 async function run(to: string[], events: DeliveryEvent[]) {
   const emails = new MemoryEmails(recipientsOf(emailContent({ to })));
   const published: WebhookEvent[] = [];
@@ -72,20 +63,10 @@ async function run(to: string[], events: DeliveryEvent[]) {
   };
   let changes = 0;
   for (const e of events) if ((await recordDeliveryEvent(deps, e)).statusChanged) changes++;
-  const marks = {
-    status: emails.status,
-    sent: Boolean(emails.sentAt),
-    delayed: emails.flags.has('delayed'),
-    complained: emails.flags.has('complained'),
-    delivered: emails.flags.has('delivered'),
-    bounced: emails.flags.has('bounced'),
-    opened: emails.flags.has('opened'),
-    clicked: emails.flags.has('clicked'),
-  };
   return {
     changes,
     status: emails.status,
-    last_event: lastEventOf(marks),
+    last_event: lastEventOf(emails.marks()),
     recipients: recipientOutcomes(emails.recipients, [...emails.events.values()], {
       status: emails.status,
       sentAt: emails.sentAt ?? null,

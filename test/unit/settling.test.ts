@@ -3,10 +3,12 @@
  * recipient's outcome counts once, the email settles once every recipient has one, and the same
  * events in any order, duplicated, give the same status, `last_event` and per-recipient outcomes.
  */
+
 import { describe, expect, it } from 'vitest';
 import { recipientOutcomes, recipientsOf } from '../../functions/core/recipients.js';
 import { lastEventOf, lostReason } from '../../functions/core/status.js';
 import { type DeliveryEvent, recordDeliveryEvent } from '../../functions/core/use-cases/record-event.js';
+import { permutations } from '../support/arbitraries.js';
 import { emailContent } from '../support/fakes.js';
 import { MemoryEmails } from '../support/memory-emails.js';
 
@@ -31,35 +33,16 @@ const bounceOf = (recipient: string) =>
     bounce: { type: 'Permanent', subType: 'General' },
   });
 
-/** Every order of these items (n! of them). */
-function* permutations<T>(items: T[]): Generator<T[]> {
-  if (items.length <= 1) {
-    yield items;
-    return;
-  }
-  for (let i = 0; i < items.length; i++)
-    for (const rest of permutations([...items.slice(0, i), ...items.slice(i + 1)]))
-      yield [items[i] as T, ...rest];
-}
-
 async function run(events: DeliveryEvent[]) {
   const emails = new MemoryEmails(recipientsOf(emailContent({ to: [a, b], cc: [c] })));
   let changes = 0;
   for (const e of events)
     if ((await recordDeliveryEvent({ emails: emails as never }, e)).statusChanged) changes++;
-  const marks = {
-    status: emails.status,
-    sent: Boolean(emails.sentAt),
-    delayed: emails.flags.has('delayed'),
-    complained: emails.flags.has('complained'),
-    delivered: emails.flags.has('delivered'),
-    bounced: emails.flags.has('bounced'),
-  };
   return {
     changes,
     status: emails.status,
     reason: emails.reason,
-    last_event: lastEventOf(marks),
+    last_event: lastEventOf(emails.marks()),
     recipients: recipientOutcomes(emails.recipients, [...emails.events.values()], {
       status: emails.status,
       sentAt: emails.sentAt ?? null,
