@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_LAYOUT,
-  EmailKeys,
-  parseLayout,
-  shardOf,
-} from '../../functions/adapters/dynamodb/email-keys.js';
+import { DEFAULT_LAYOUT, EmailKeys, parseLayout } from '../../functions/adapters/dynamodb/email-keys.js';
+import { shardOf } from '../../functions/adapters/dynamodb/table.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import {
   chunkOf,

@@ -1,4 +1,4 @@
-import { DUE_INDEX, INDEXES, keys, LEGACY_INDEXES, TTL_ATTRIBUTE } from './table.js';
+import { DUE_INDEX, INDEXES, keys, LEGACY_INDEXES, shardOf, TTL_ATTRIBUTE } from './table.js';
 
 /**
  * Where an email's items sit in the indexes, and when they expire: every write of an index key or
@@ -62,16 +62,6 @@ export function layoutProblem(layout: TableLayout): string | undefined {
   if (layout.timeIndex !== INDEXES.emailsByTime.name && layout.timeIndex !== LEGACY_INDEXES.emailsByTime.name)
     return `unknown time index ${layout.timeIndex}`;
   return undefined;
-}
-
-/** FNV-1a of the id: cheap, stable across runtimes, and even over UUIDv7's random bits. */
-export function shardOf(id: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    hash ^= id.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % shards;
 }
 
 const DAY_MS = 86_400_000;

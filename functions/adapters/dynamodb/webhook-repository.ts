@@ -17,8 +17,13 @@ import {
   type WebhookMessage,
 } from '../../core/webhooks.js';
 import { attributesIf, newestFirstMerged, newestFirstPage, pause, queryPages, writeIf } from './client.js';
-import { shardOf } from './email-keys.js';
-import { keys, TTL_ATTRIBUTE, WEBHOOK_MESSAGE_RETENTION_DAYS, WEBHOOK_MESSAGE_SHARDS } from './table.js';
+import {
+  keys,
+  shardOf,
+  TTL_ATTRIBUTE,
+  WEBHOOK_MESSAGE_RETENTION_DAYS,
+  WEBHOOK_MESSAGE_SHARDS,
+} from './table.js';
 
 type Item = Record<string, unknown>;
 
