@@ -164,8 +164,25 @@ export function querySource(
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** BatchGetItem of up to 100 keys, retrying what DynamoDB leaves unprocessed (with backoff). */
+/**
+ * These items, however many: BatchGetItem takes 100 keys a call, so larger lists go as calls of
+ * 100 side by side; each retries what DynamoDB leaves unprocessed (with backoff).
+ */
 export async function batchGetAll(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  keyList: Item[],
+  projection?: string,
+  consistent?: boolean,
+): Promise<Item[]> {
+  const calls: Item[][] = [];
+  for (let i = 0; i < keyList.length; i += 100) calls.push(keyList.slice(i, i + 100));
+  const found = await Promise.all(calls.map((keys) => batchGet(db, tableName, keys, projection, consistent)));
+  return found.flat();
+}
+
+/** One BatchGetItem of up to 100 keys, and its retries. */
+async function batchGet(
   db: DynamoDBDocumentClient,
   tableName: string,
   keyList: Item[],

@@ -201,18 +201,9 @@ export function toSummary(id: string, status: Item, summary: Item): EmailSummary
 
 /** Status items of these emails, 100 keys a read (missing ones left out). */
 export async function readStates(db: DynamoDBDocumentClient, tableName: string, ids: string[]) {
-  const found: EmailState[] = [];
-  for (let i = 0; i < ids.length; i += 100) {
-    const items = await batchGetAll(
-      db,
-      tableName,
-      ids.slice(i, i + 100).map((id) => ({ pk: keys.email(id), sk: keys.status })),
-      undefined,
-      true,
-    );
-    for (const item of items) found.push(toState(keys.idOf(String(item.pk)), item));
-  }
-  return found;
+  const keyList = ids.map((id) => ({ pk: keys.email(id), sk: keys.status }));
+  const items = await batchGetAll(db, tableName, keyList, undefined, true);
+  return items.map((item) => toState(keys.idOf(String(item.pk)), item));
 }
 
 /** An email's content: its summary and body items, in one batch read. */

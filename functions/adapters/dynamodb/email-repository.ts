@@ -258,11 +258,7 @@ export class DynamoEmailRepository implements EmailRepository {
       { pk: entry.pk, sk: keys.summary },
       { pk: entry.pk, sk: keys.status },
     ]);
-    const chunks: Item[][] = [];
-    for (let i = 0; i < wanted.length; i += 100) chunks.push(wanted.slice(i, i + 100));
-    const found = (
-      await Promise.all(chunks.map((chunk) => batchGetAll(this.db, this.tableName, chunk)))
-    ).flat();
+    const found = await batchGetAll(this.db, this.tableName, wanted);
     // An item the eventually consistent read did not see yet (the email was just stored, or has
     // just expired) is read again, strongly consistent: rare, and the page stays exact.
     const missed = wanted.filter((key) => !found.some((item) => item.pk === key.pk && item.sk === key.sk));

@@ -70,16 +70,12 @@ export class DynamoSuppressionRepository implements SuppressionRepository {
 
   async find(emails: string[]): Promise<Map<string, Suppression>> {
     const unique = [...new Set(emails)];
-    const found = new Map<string, Suppression>();
-    for (let i = 0; i < unique.length; i += 100) {
-      const items = await batchGetAll(
-        this.db,
-        this.tableName,
-        unique.slice(i, i + 100).map((email) => this.key(email)),
-      );
-      for (const item of items) found.set(String(item.email), toEntry(item));
-    }
-    return found;
+    const items = await batchGetAll(
+      this.db,
+      this.tableName,
+      unique.map((email) => this.key(email)),
+    );
+    return new Map(items.map((item) => [String(item.email), toEntry(item)]));
   }
 
   async get(idOrEmail: string): Promise<Suppression | null> {
