@@ -7,7 +7,7 @@ import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { newSqsClient } from '../adapters/aws-clients.js';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
-import { createDocumentClient, writeIf } from '../adapters/dynamodb/client.js';
+import { createDocumentClient, isThrottling, pause, writeIf } from '../adapters/dynamodb/client.js';
 import { EmailKeys, parseLayout } from '../adapters/dynamodb/email-keys.js';
 import { DynamoSweepStore } from '../adapters/dynamodb/sweep-store.js';
 import { INDEXES, keys } from '../adapters/dynamodb/table.js';
@@ -291,7 +291,18 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 
     const db = createDocumentClient(dynamodb);
     const apiKey = await issueDevKey(db, options.apiKey);
-    await recoverFromLastRun(db, ses, killed, options.log);
+    // Every step of it can be taken again, so a throttled read (DynamoDB's answer to a burst, as
+    // LOCAL_FAULTS injects) retries the whole of it rather than stop the start.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await recoverFromLastRun(db, ses, killed, options.log);
+        break;
+      } catch (error) {
+        if (!isThrottling(error) || attempt >= 5) throw error;
+        options.log?.('recovery throttled by DynamoDB; trying again', { attempt });
+        await pause(250 * attempt);
+      }
+    }
 
     const load = async <T>(name: string) => (await import(`../handlers/${name}.ts`)).handler as T;
     const handlers: Record<string, HttpLambda> = {};
