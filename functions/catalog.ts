@@ -31,6 +31,13 @@ type SesIdentityAction =
   | 'GetEmailIdentity'
   | 'PutEmailIdentityMailFromAttributes'
   | 'DeleteEmailIdentity';
+type SesConfigurationSetAction =
+  | 'CreateConfigurationSet'
+  | 'TagResource'
+  | 'PutConfigurationSetDeliveryOptions'
+  | 'PutConfigurationSetTrackingOptions'
+  | 'CreateConfigurationSetEventDestination'
+  | 'DeleteConfigurationSet';
 
 export interface FunctionSpec {
   /** What the function does, for the stack's descriptions. */
@@ -48,6 +55,8 @@ export interface FunctionSpec {
   readonly sendsEmail?: true;
   /** SES identity actions (sending domains). */
   readonly identities?: readonly SesIdentityAction[];
+  /** SES actions on domains' own configuration sets (named by the stack's prefix). */
+  readonly configurationSets?: readonly SesConfigurationSetAction[];
   /** Takes addresses off SES's account-level suppression list (ses:DeleteSuppressedDestination). */
   readonly sesSuppressions?: true;
   /** Reads the account's sending limits (ses:GetAccount). */
@@ -94,6 +103,29 @@ function api<const E extends readonly EnvKey[] = readonly []>(
 }
 
 const READ_IDENTITY: readonly SesIdentityAction[] = ['GetEmailIdentity'];
+
+/**
+ * What a function that brings a domain's configuration set to its settings calls (adapters/ses/
+ * configuration-sets.ts): create it (tagged) or update its options, and its event destination.
+ */
+const PUT_CONFIGURATION_SET: readonly SesConfigurationSetAction[] = [
+  'CreateConfigurationSet',
+  'TagResource',
+  'PutConfigurationSetDeliveryOptions',
+  'PutConfigurationSetTrackingOptions',
+  'CreateConfigurationSetEventDestination',
+];
+
+/** The settings every domain function reads to keep a domain's own configuration set. */
+const DOMAIN_SETTINGS = {
+  env: [
+    'WEBHOOK_QUEUE_URL',
+    'SES_EVENTS_TOPIC_ARN',
+    'SES_MAX_DELIVERY_SECONDS',
+    'DOMAIN_CONFIGURATION_SET_PREFIX',
+  ],
+  optionalEnv: ['TRACKING_HTTPS_TARGET', 'LOCAL_DNS_PUBLISHED'],
+} as const;
 
 /**
  * What a function that raises webhook events needs: the endpoints (one strongly consistent Query of
@@ -156,7 +188,7 @@ export const FUNCTIONS = {
   }),
   'create-domain': api({
     description: 'POST /v1/domains',
-    env: ['WEBHOOK_QUEUE_URL'],
+    ...DOMAIN_SETTINGS,
     ...PUBLISHES,
     actions: ['PutItem', 'DeleteItem', 'Query'],
     identities: [
@@ -165,28 +197,41 @@ export const FUNCTIONS = {
       'GetEmailIdentity',
       'PutEmailIdentityMailFromAttributes',
     ],
+    configurationSets: PUT_CONFIGURATION_SET,
   }),
   'list-domains': api({ description: 'GET /v1/domains', actions: ['Query'] }),
+  // A read that finds SES's state (or DNS) changed stores it, over the version it read (GetItem
+  // after a lost race), and brings the domain's configuration set along.
   'get-domain': api({
     description: 'GET /v1/domains/{id}',
-    env: ['WEBHOOK_QUEUE_URL'],
+    ...DOMAIN_SETTINGS,
     ...PUBLISHES,
     actions: ['GetItem', 'PutItem', 'Query'],
     identities: READ_IDENTITY,
+    configurationSets: PUT_CONFIGURATION_SET,
   }),
   'verify-domain': api({
     description: 'POST /v1/domains/{id}/verify',
-    env: ['WEBHOOK_QUEUE_URL'],
+    ...DOMAIN_SETTINGS,
     ...PUBLISHES,
     actions: ['GetItem', 'PutItem', 'Query'],
     identities: READ_IDENTITY,
+    configurationSets: PUT_CONFIGURATION_SET,
+  }),
+  'update-domain': api({
+    description: 'PATCH /v1/domains/{id}',
+    ...DOMAIN_SETTINGS,
+    ...PUBLISHES,
+    actions: ['GetItem', 'PutItem', 'Query'],
+    configurationSets: PUT_CONFIGURATION_SET,
   }),
   'delete-domain': api({
     description: 'DELETE /v1/domains/{id}',
-    env: ['WEBHOOK_QUEUE_URL'],
+    ...DOMAIN_SETTINGS,
     ...PUBLISHES,
     actions: ['GetItem', 'DeleteItem', 'Query'],
     identities: ['DeleteEmailIdentity'],
+    configurationSets: ['DeleteConfigurationSet'],
   }),
   'create-api-key': api({ description: 'POST /v1/api-keys', actions: ['PutItem'] }),
   'list-api-keys': api({ description: 'GET /v1/api-keys', actions: ['Query', 'BatchGetItem'] }),
@@ -308,9 +353,11 @@ export const FUNCTIONS = {
   },
   'check-domains': {
     description: 'Re-reads the verification of pending sending domains',
-    env: ['TABLE_NAME', 'WEBHOOK_QUEUE_URL'],
-    table: { actions: ['Query', 'PutItem', 'UpdateItem'] },
+    env: ['TABLE_NAME', ...DOMAIN_SETTINGS.env],
+    optionalEnv: DOMAIN_SETTINGS.optionalEnv,
+    table: { actions: ['Query', 'PutItem', 'UpdateItem', 'GetItem'] },
     identities: READ_IDENTITY,
+    configurationSets: PUT_CONFIGURATION_SET,
     ...PUBLISHES,
   },
   // The endpoint, read before each attempt (GetItem); the message and its attempt (BatchWriteItem,
@@ -382,7 +429,10 @@ export function sesAllows(caller: string | undefined, action: string): boolean {
     case 'DeleteSuppressedDestination':
       return spec.sesSuppressions === true;
     default:
-      return (spec.identities ?? []).includes(action as SesIdentityAction);
+      return (
+        (spec.identities ?? []).includes(action as SesIdentityAction) ||
+        (spec.configurationSets ?? []).includes(action as SesConfigurationSetAction)
+      );
   }
 }
 

@@ -65,6 +65,23 @@ const schema = z.object({
    * loopback host, so tests and local servers can serve files. Never set by the stack.
    */
   ATTACHMENT_ALLOW_LOOPBACK: z.optional(z.enum(['true', 'false'])),
+  /** The stack's SES events topic: the event destination of every domain's own configuration set. */
+  SES_EVENTS_TOPIC_ARN: z.string().check(z.minLength(1)),
+  /** SES's maximum delivery time, as the stack's configuration set has it (domains' own sets too). */
+  SES_MAX_DELIVERY_SECONDS: z.coerce.number().check(z.int(), z.gte(300), z.lte(50_400)),
+  /** Domains' own configuration sets are named this plus the domain's id (IAM grants `<prefix>*`). */
+  DOMAIN_CONFIGURATION_SET_PREFIX: z.string().check(z.minLength(1), z.maxLength(34)),
+  /**
+   * The stack's `trackingHttpsTarget`: the host name of the HTTPS front for tracking subdomains (a
+   * CloudFront distribution in front of SES's tracking host, docs/tracking.md). Absent: domains
+   * cannot have a tracking subdomain (SES would write https links to a host that serves no HTTPS).
+   */
+  TRACKING_HTTPS_TARGET: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * Local development only (`npm start` sets it): tracking records are looked up in a stand-in
+   * that answers as if every record were published. Never set by the stack.
+   */
+  LOCAL_DNS_PUBLISHED: z.optional(z.enum(['true', 'false'])),
   /**
    * Set only behind the optional front door (CloudFront + WAF): the value CloudFront sends in
    * `x-origin-verify`; requests without it went around the firewall and are refused.

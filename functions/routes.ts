@@ -105,6 +105,13 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'full_access',
   },
   {
+    method: 'PATCH',
+    path: '/v1/domains/{id}',
+    handler: 'update-domain',
+    summary: "Change a domain's tracking, TLS and tracking subdomain",
+    permission: 'full_access',
+  },
+  {
     method: 'DELETE',
     path: '/v1/domains/{id}',
     handler: 'delete-domain',

@@ -5,10 +5,12 @@ import {
   newSesSendClient,
   newSqsClient,
 } from './adapters/aws-clients.js';
+import { PublicDns, PublishedDns } from './adapters/dns/public-dns.js';
 import { createRepositories } from './adapters/dynamodb/repositories.js';
 import { GuardedHttp } from './adapters/http/guarded-http.js';
 import { S3ContentStore } from './adapters/s3/content-store.js';
 import { SesSendQuota } from './adapters/ses/account.js';
+import { createSesConfigurationSets } from './adapters/ses/configuration-sets.js';
 import { createSesIdentities } from './adapters/ses/identities.js';
 import { SesMailer } from './adapters/ses/mailer.js';
 import { SesSuppressions } from './adapters/ses/suppressions.js';
@@ -20,7 +22,7 @@ import { SendingLimits } from './core/pacing.js';
 import { systemClock, type WebhookRepository } from './core/ports.js';
 import { shardCount } from './core/rate-limit.js';
 import type { DomainDeps } from './core/use-cases/domains.js';
-import { verifiedSenderDomains } from './core/use-cases/domains.js';
+import { senderOptions, verifiedSenderDomains } from './core/use-cases/domains.js';
 import { WebhookPublisher } from './core/use-cases/publish-events.js';
 import type { SweepDeps } from './core/use-cases/sweep.js';
 import type { RequeueRetriesDeps } from './core/use-cases/webhook-retries.js';
@@ -47,7 +49,7 @@ export type ApiFunction = Exclude<
   keyof typeof FUNCTIONS,
   'process-send-queue' | 'process-ses-events' | 'check-domains' | 'sweep-emails' | 'deliver-webhooks'
 >;
-type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'delete-domain';
+type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'update-domain' | 'delete-domain';
 
 /** An API function: the table's repositories, the clock, the per-key rate limit, logs and metrics. */
 export function apiDeps(name: ApiFunction) {
@@ -81,13 +83,35 @@ function eventPublisher(webhooks: WebhookRepository, queueUrl: string) {
   return new WebhookPublisher({ webhooks, queue: new SqsDeliveryQueue(newSqsClient(), queueUrl), counters });
 }
 
-/** The domain functions: the above, SES identities, and their events. */
+/**
+ * What keeps a domain's own settings: its SES configuration set (named by the stack's prefix, with
+ * the stack's event destination and delivery time), the DNS its tracking records are looked up in,
+ * and where a tracking CNAME points (the HTTPS front; none: no tracking subdomains).
+ */
+function domainSending(name: DomainFunction | 'check-domains'): NonNullable<DomainDeps['sending']> {
+  const spec = FUNCTIONS[name];
+  const config = loadConfig(...spec.env, ...spec.optionalEnv);
+  const target = config.TRACKING_HTTPS_TARGET;
+  return {
+    configurationSets: createSesConfigurationSets({
+      eventsTopicArn: config.SES_EVENTS_TOPIC_ARN,
+      maxDeliverySeconds: config.SES_MAX_DELIVERY_SECONDS,
+      owner: config.TABLE_NAME,
+    }),
+    dns: config.LOCAL_DNS_PUBLISHED === 'true' && target ? new PublishedDns(target) : new PublicDns(),
+    ...(target ? { trackingTarget: target } : {}),
+    configurationSetName: (id) => `${config.DOMAIN_CONFIGURATION_SET_PREFIX}${id}`,
+  };
+}
+
+/** The domain functions: the above, SES identities and configuration sets, and their events. */
 export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> & DomainDeps {
   const deps = apiDeps(name);
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS[name].env);
   return {
     ...deps,
     identities: createSesIdentities(TABLE_NAME),
+    sending: domainSending(name),
     events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL),
     region: stackRegion(),
   };
@@ -179,11 +203,15 @@ export function consumerDeps() {
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
   });
-  const { emails, suppressions, webhooks, apiKeys, sendPacer } = createRepositories(config.TABLE_NAME);
+  const { emails, suppressions, webhooks, apiKeys, sendPacer, domains } = createRepositories(
+    config.TABLE_NAME,
+  );
   return {
     emails,
     suppressions,
     apiKeys,
+    // Each sender domain's tracking and configuration set, read once a minute per instance.
+    senderOptions: senderOptions(domains, systemClock),
     queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),
     events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL),
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
@@ -235,6 +263,7 @@ export function checkDomainsDeps(): DomainDeps {
   return {
     domains,
     identities: createSesIdentities(TABLE_NAME),
+    sending: domainSending('check-domains'),
     clock: systemClock,
     events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
     region: stackRegion(),

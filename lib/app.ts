@@ -68,6 +68,7 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     upgradeStep: number('upgradeStep') as EmailServiceStackProps['upgradeStep'],
     deflateBodies: flag('deflateBodies'),
     alarmEmail: context('alarmEmail'),
+    trackingHttpsTarget: context('trackingHttpsTarget'),
     logLevel: logLevel as EmailServiceStackProps['logLevel'],
     frontDoor: frontDoorOn ? { webAclArn, requestsPerFiveMinutes: frontDoorLimit } : undefined,
   });

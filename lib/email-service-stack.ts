@@ -63,6 +63,12 @@ export interface EmailServiceStackProps extends StackProps {
    */
   readonly domainCheckMinutes?: number;
   /**
+   * The host name of the HTTPS front for tracking subdomains (a CloudFront distribution in front of
+   * SES's tracking host, with a certificate for each tracking host: docs/tracking.md). Absent:
+   * open and click tracking work through SES's own host, and domains cannot set a tracking subdomain.
+   */
+  readonly trackingHttpsTarget?: string;
+  /**
    * The optional front door: CloudFront, with a WAF rate limit per client address, in front of the
    * API; the API then refuses requests that did not come through it. Off by default: see the
    * README, "Front door", for what it costs and what is exposed without it. Its web ACL lives in
@@ -213,6 +219,8 @@ export class EmailServiceStack extends Stack {
       DEFLATE_BODIES: String(props.deflateBodies ?? true),
       ...timingSettings(timings),
       SWEEP_OLD_CHECK_EVERY_MS: String(60 * 60_000),
+      SES_MAX_DELIVERY_SECONDS: String(timings.maxDeliverySeconds),
+      ...(props.trackingHttpsTarget ? { TRACKING_HTTPS_TARGET: props.trackingHttpsTarget } : {}),
     };
 
     this.monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: props.alarmEmail });
@@ -234,8 +242,13 @@ export class EmailServiceStack extends Stack {
       logging,
     });
     const configurationSet = this.sesEvents.configurationSet;
+    const domainConfigurationSets = {
+      prefix: domainConfigurationSetPrefix(this.stackName),
+      eventsTopic: this.sesEvents.topic,
+    };
+    this.sesEvents.acceptFromConfigurationSets(`${domainConfigurationSets.prefix}*`);
     this.send = new SendPipeline(this, 'Send', {
-      resources: { table, configurationSet, settings, webhookQueue, contentBucket },
+      resources: { table, configurationSet, domainConfigurationSets, settings, webhookQueue, contentBucket },
       timings,
       monitoring: this.monitoring,
       concurrency,
@@ -251,6 +264,7 @@ export class EmailServiceStack extends Stack {
         table,
         sendQueue: this.send.queue,
         configurationSet,
+        domainConfigurationSets,
         settings,
         webhookQueue,
         contentBucket,
@@ -261,7 +275,7 @@ export class EmailServiceStack extends Stack {
       logging,
     });
     this.domainCheck = new DomainCheck(this, 'Domains', {
-      resources: { table, settings, webhookQueue },
+      resources: { table, settings, webhookQueue, domainConfigurationSets },
       every: Duration.minutes(props.domainCheckMinutes ?? 1),
       logging,
     });
@@ -318,3 +332,10 @@ function eventSourceConcurrency(setting: string, value: number, hint?: string): 
     );
   return value;
 }
+
+/**
+ * Domains' own SES configuration sets are named this plus the domain's id (30 characters; SES
+ * allows 64): the stack's name, so two stacks in one account never share a name or a grant.
+ */
+export const domainConfigurationSetPrefix = (stackName: string) =>
+  `${stackName.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 33)}-`;

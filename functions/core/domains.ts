@@ -24,13 +24,15 @@ export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 export type RecordStatus = DomainStatus;
 
 /**
- * A record SES checks, in Resend's terms: `record` is `DKIM` (signing) or `SPF` (the MAIL FROM
- * subdomain's MX and TXT, as Resend names them). The suggested DMARC record is not one of these:
- * it is shown in a field of our own (`dmarc_record`), never in `records`.
+ * A record to publish, in Resend's terms: `DKIM` (signing) and `SPF` (the MAIL FROM subdomain's MX
+ * and TXT, as Resend names them), which SES checks; `Tracking` (the tracking subdomain's CNAME) and
+ * `TrackingCAA` (leave Amazon free to issue its certificate), which the service looks up in DNS
+ * itself. The suggested DMARC record is not one of these: it is shown in a field of our own
+ * (`dmarc_record`), never in `records`.
  */
 export interface DnsRecord {
-  record: 'DKIM' | 'SPF';
-  type: 'CNAME' | 'MX' | 'TXT';
+  record: 'DKIM' | 'SPF' | 'Tracking' | 'TrackingCAA';
+  type: 'CNAME' | 'MX' | 'TXT' | 'CAA';
   /** Fully qualified name of the record. */
   name: string;
   value: string;
@@ -39,9 +41,15 @@ export interface DnsRecord {
   status: RecordStatus;
 }
 
+const RECORD_KINDS = new Set(['DKIM', 'SPF', 'Tracking', 'TrackingCAA']);
+
 /** Domains stored before DMARC left `records` still hold its entry there; it is dropped on read. */
 export const checkedRecords = (records: readonly { record: string }[]): DnsRecord[] =>
-  records.filter((r): r is DnsRecord => r.record === 'DKIM' || r.record === 'SPF');
+  records.filter((r): r is DnsRecord => RECORD_KINDS.has(r.record));
+
+/** The records SES checks (the identity's), without the tracking ones the service checks itself. */
+export const identityRecordsOf = (records: readonly DnsRecord[]): DnsRecord[] =>
+  records.filter((r) => r.record === 'DKIM' || r.record === 'SPF');
 
 /** What the provider says about a domain: its records and how far verification got. */
 export interface DomainIdentity {
@@ -51,13 +59,59 @@ export interface DomainIdentity {
   records: DnsRecord[];
 }
 
-export interface Domain extends DomainIdentity {
+export type TlsMode = 'opportunistic' | 'enforced';
+
+/**
+ * What the domain's owner chose (Resend's fields). Tracking is off by default, as on Resend: a
+ * tracked email carries a pixel and rewritten links, which sensitive mail should not.
+ */
+export interface DomainSettings {
+  open_tracking: boolean;
+  click_tracking: boolean;
+  /** `enforced`: SES delivers only over TLS, or not at all (SES's TlsPolicy REQUIRE). */
+  tls: TlsMode;
+  /** The tracking host's labels under the domain (`links` for links.acme.com); once set, never removed. */
+  tracking_subdomain?: string;
+  /** The MAIL FROM (Return-Path) subdomain's label(s), fixed at creation. @default send */
+  custom_return_path?: string;
+}
+
+/**
+ * The SES configuration set of the domain's own, once it needs one: SES takes a TLS policy and a
+ * custom redirect domain per configuration set only, not per send. What is recorded here is what
+ * SES has; sends from the domain use the set once it is recorded.
+ */
+export interface DomainConfigurationSet {
+  name: string;
+  tls: TlsMode;
+  /** The tracking host SES writes links and the pixel with (absent: SES's own). */
+  redirect_domain?: string;
+}
+
+export interface Domain extends DomainIdentity, DomainSettings {
   id: string;
   /** Lower-case A-label (punycode) form, without a trailing dot. */
   domain: string;
   created_at: string;
   /** When the status was last read from the provider. */
   checked_at: string;
+  configuration_set?: DomainConfigurationSet;
+  /** Bumped by every write, so concurrent writers cannot overwrite each other (absent on old items: 0). */
+  version?: number;
+}
+
+export const DEFAULT_SETTINGS: DomainSettings = {
+  open_tracking: false,
+  click_tracking: false,
+  tls: 'opportunistic',
+};
+
+/** What a send from a domain needs to know: SES's options for it. */
+export interface SenderOptions {
+  openTracking: boolean;
+  clickTracking: boolean;
+  /** The domain's own configuration set; absent: the stack's. */
+  configurationSet?: string;
 }
 
 export const DOMAIN_ID_PREFIX = 'dom';
@@ -124,9 +178,101 @@ const domainName = z.pipe(
   }),
 );
 
-/** `POST /v1/domains`: `{domain}`; Resend's clients send `{name}`, accepted as an alias. */
+/** One or more DNS labels under the domain (`links`, `t.mail`); a full name under it is cut to them. */
+const subdomainLabels = (what: string) =>
+  z.pipe(
+    z.string({ error: `must be a string with a subdomain's labels, like "${what}"` }),
+    z.transform((value: string, ctx) => {
+      const labels = value.toLowerCase().replace(/\.$/, '').split('.');
+      const bad = labels.find((label) => !LABEL.test(label) || label.length > MAX_LABEL_LENGTH);
+      if (value.length === 0 || bad !== undefined) {
+        ctx.issues.push({
+          code: 'custom',
+          message: `"${value}" is not a subdomain: use labels of letters, digits and hyphens, like "${what}"`,
+          input: value,
+        });
+        return z.NEVER;
+      }
+      return labels.join('.');
+    }),
+  );
+
+const tlsMode = z.enum(['opportunistic', 'enforced'], {
+  error: 'must be "opportunistic" or "enforced"',
+});
+
+/**
+ * Resend's `capabilities`: sending stays enabled and receiving is not built, so that is the only
+ * combination taken (Resend also refuses a domain with neither enabled).
+ */
+const capabilities = z.pipe(
+  z.strictObject({
+    sending: z.optional(z.enum(['enabled', 'disabled'])),
+    receiving: z.optional(z.enum(['enabled', 'disabled'])),
+  }),
+  z.transform((value, ctx) => {
+    if (value.receiving === 'enabled')
+      ctx.issues.push({
+        code: 'custom',
+        message: 'receiving is not available on this service: leave it "disabled"',
+        input: value,
+        path: ['receiving'],
+      });
+    else if (value.sending === 'disabled')
+      ctx.issues.push({
+        code: 'custom',
+        message:
+          'a domain needs at least one capability enabled, and receiving is not available here: sending stays "enabled" (delete the domain to stop sending from it)',
+        input: value,
+        path: ['sending'],
+      });
+    return value;
+  }),
+);
+
+const settingsShape = {
+  open_tracking: z.optional(z.boolean({ error: 'must be true or false' })),
+  click_tracking: z.optional(z.boolean({ error: 'must be true or false' })),
+  tls: z.optional(tlsMode),
+  tracking_subdomain: z.optional(subdomainLabels('links')),
+  capabilities: z.optional(capabilities),
+};
+
+/** `PATCH /v1/domains/{id}`, Resend's body: every field optional; what is left out stays as it is. */
+export const updateDomainSchema = z.strictObject(settingsShape);
+export type DomainUpdate = z.infer<typeof updateDomainSchema>;
+
+/** Labels under the domain: `links.acme.com` under acme.com is `links`. */
+const under = (labels: string, domain: string) =>
+  labels.endsWith(`.${domain}`) ? labels.slice(0, -domain.length - 1) : labels;
+
+/** The settings a change leaves (the tracking subdomain can be changed, never removed). */
+export const applyUpdate = <S extends DomainSettings>(
+  current: S,
+  update: DomainUpdate,
+  domain: string,
+): S => ({
+  ...current,
+  ...(update.open_tracking === undefined ? {} : { open_tracking: update.open_tracking }),
+  ...(update.click_tracking === undefined ? {} : { click_tracking: update.click_tracking }),
+  ...(update.tls === undefined ? {} : { tls: update.tls }),
+  ...(update.tracking_subdomain === undefined
+    ? {}
+    : { tracking_subdomain: under(update.tracking_subdomain, domain) }),
+});
+
+/**
+ * `POST /v1/domains`: `{domain}`, or Resend's `{name}` with its other fields. `region` must be the
+ * stack's (a domain's SES identity is where the stack is); the handler checks it.
+ */
 export const createDomainSchema = z.pipe(
-  z.strictObject({ domain: z.optional(domainName), name: z.optional(domainName) }),
+  z.strictObject({
+    domain: z.optional(domainName),
+    name: z.optional(domainName),
+    region: z.optional(z.string({ error: 'must be a string' })),
+    custom_return_path: z.optional(subdomainLabels('send')),
+    ...settingsShape,
+  }),
   z.transform((body, ctx) => {
     if (body.domain && body.name && body.domain !== body.name) {
       ctx.issues.push({
@@ -142,7 +288,12 @@ export const createDomainSchema = z.pipe(
       ctx.issues.push({ code: 'custom', message: 'is required', input: body, path: ['domain'] });
       return z.NEVER;
     }
-    return { domain };
+    const { name: _name, domain: _domain, capabilities: _capabilities, region, ...update } = body;
+    const settings: DomainSettings = {
+      ...applyUpdate(DEFAULT_SETTINGS, update, domain),
+      ...(body.custom_return_path ? { custom_return_path: under(body.custom_return_path, domain) } : {}),
+    };
+    return { domain, region, settings };
   }),
 );
 
@@ -161,7 +312,71 @@ export const dmarcRecord = (domain: string) => ({
 });
 
 /** The subdomain SES uses as MAIL FROM (bounce address), so SPF aligns with the sender's domain. */
-export const mailFromDomain = (domain: string) => `send.${domain}`;
+export const mailFromDomain = (domain: string, returnPath = 'send') => `${returnPath}.${domain}`;
+
+/** The tracking host of a domain with a tracking subdomain. */
+export const trackingHost = (domain: Pick<Domain, 'domain' | 'tracking_subdomain'>) =>
+  domain.tracking_subdomain ? `${domain.tracking_subdomain}.${domain.domain}` : undefined;
+
+/** The CAA value that lets Amazon's CA issue the tracking host's certificate (for HTTPS links). */
+export const TRACKING_CAA_VALUE = '0 issue "amazon.com"';
+
+/**
+ * The tracking records a domain with a tracking subdomain publishes, in Resend's shape:
+ * - `Tracking`: the host's CNAME to where SES's tracking is served: the HTTPS front (the stack's
+ *   `trackingHttpsTarget`, a CloudFront distribution in front of SES's tracking host: see
+ *   docs/tracking.md) or SES's own regional tracking host (plain http links).
+ * - `TrackingCAA`: on the domain itself, needed only when the domain already publishes CAA
+ *   records (they would keep Amazon from issuing the certificate the HTTPS front needs). A CAA
+ *   record cannot sit beside the CNAME, so it goes on the parent.
+ */
+export function trackingRecords(
+  domain: Pick<Domain, 'domain' | 'tracking_subdomain'>,
+  target: string,
+  status: { cname: RecordStatus; caa: RecordStatus },
+): DnsRecord[] {
+  const host = trackingHost(domain);
+  if (!host) return [];
+  return [
+    { record: 'Tracking', type: 'CNAME', name: host, value: target, ttl: 'Auto', status: status.cname },
+    {
+      record: 'TrackingCAA',
+      type: 'CAA',
+      name: domain.domain,
+      value: TRACKING_CAA_VALUE,
+      ttl: 'Auto',
+      status: status.caa,
+    },
+  ];
+}
+
+/** SES's tracking host in a region: where a tracking CNAME points without an HTTPS front. */
+export const sesTrackingHost = (region: string) => `r.${region}.awstrack.me`;
+
+/**
+ * The configuration set a domain needs: its own once it enforces TLS or its tracking host is seen
+ * in DNS (pointing SES's links at a host not published yet would break every link). Once it has
+ * one it keeps it (TLS back to opportunistic is an update of the set), so sends never switch sets
+ * while one is being created or deleted.
+ */
+export function neededConfigurationSet(domain: Domain, name: string): DomainConfigurationSet | undefined {
+  const host = trackingHost(domain);
+  const cname = domain.records.find((r) => r.record === 'Tracking');
+  const redirect = host && cname?.name === host && cname.status === 'verified' ? host : undefined;
+  if (!domain.configuration_set && domain.tls !== 'enforced' && !redirect) return undefined;
+  return {
+    name: domain.configuration_set?.name ?? name,
+    tls: domain.tls,
+    ...(redirect ? { redirect_domain: redirect } : {}),
+  };
+}
+
+/** What sends from the domain use. */
+export const senderOptionsOf = (domain: Domain): SenderOptions => ({
+  openTracking: domain.open_tracking,
+  clickTracking: domain.click_tracking,
+  ...(domain.configuration_set ? { configurationSet: domain.configuration_set.name } : {}),
+});
 
 /**
  * A domain's status in Resend's terms (its document has no `temporary_failure` for a domain): SES
@@ -178,10 +393,10 @@ export const resendDomainStatus = (status: DomainStatus): 'pending' | 'verified'
 export const DOMAIN_CAPABILITIES = { sending: 'enabled', receiving: 'disabled' } as const;
 
 /**
- * The API's view of a domain: Resend's domain object (`name`, `region`, tracking and capabilities;
- * `tracking_subdomain` is left out, as there is no tracking), `domain` as our spec names it, and
- * what goes beyond Resend in fields of our own: the MAIL FROM subdomain and the suggested DMARC
- * record. `region` is where the SES identity is (the stack's region).
+ * The API's view of a domain: Resend's domain object (`name`, `region`, tracking, TLS and
+ * capabilities; `tracking_subdomain` only once set, as Resend's schema has no null), `domain` as
+ * our spec names it, and what goes beyond Resend in fields of our own: the MAIL FROM subdomain and
+ * the suggested DMARC record. `region` is where the SES identity is (the stack's region).
  */
 export const toDomainBody = (domain: Domain, region: string) => ({
   object: 'domain' as const,
@@ -191,10 +406,12 @@ export const toDomainBody = (domain: Domain, region: string) => ({
   status: resendDomainStatus(domain.status),
   created_at: domain.created_at,
   region,
-  open_tracking: false,
-  click_tracking: false,
+  open_tracking: domain.open_tracking,
+  click_tracking: domain.click_tracking,
+  tls: domain.tls,
+  ...(domain.tracking_subdomain ? { tracking_subdomain: domain.tracking_subdomain } : {}),
   capabilities: DOMAIN_CAPABILITIES,
   records: checkedRecords(domain.records),
-  mail_from_domain: mailFromDomain(domain.domain),
+  mail_from_domain: mailFromDomain(domain.domain, domain.custom_return_path),
   dmarc_record: dmarcRecord(domain.domain),
 });

@@ -4,7 +4,13 @@
  */
 import type { ApiKey } from './api-keys.js';
 import type { StoredAttachment } from './attachments.js';
-import type { Domain, DomainIdentity, DomainStatus } from './domains.js';
+import type {
+  Domain,
+  DomainConfigurationSet,
+  DomainIdentity,
+  DomainStatus,
+  SenderOptions,
+} from './domains.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './email.js';
 import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
 import type { FinalTransition } from './lifecycle.js';
@@ -439,7 +445,7 @@ export interface Mailer {
    * Hands the email to the provider, with its files; resolves with the provider's message id, or
    * throws MailerError. The job's bodies are in its content (never only a `body_key`).
    */
-  send(job: SendJob & { files?: OutgoingFile[] }): Promise<{ messageId: string }>;
+  send(job: SendJob & { files?: OutgoingFile[]; sender?: SenderOptions }): Promise<{ messageId: string }>;
 }
 
 export interface ApiKeyRepository {
@@ -504,7 +510,10 @@ export interface DomainRepository {
   claimName(domain: string, id: string, nowMs: number, leaseMs: number): Promise<NameClaim>;
   /** Gives back a claim that never became a domain (the provider refused). */
   releaseName(domain: string, id: string): Promise<void>;
-  /** Stores a domain and makes its name active; `existing` refuses to bring back a deleted one. */
+  /**
+   * Stores a domain (its version bumped) and makes its name active. `existing` stores it only over
+   * the version it was read at: false when it was deleted or changed meanwhile (read it again).
+   */
   save(domain: Domain, mode: 'new' | 'existing'): Promise<boolean>;
   get(id: string): Promise<Domain | null>;
   /** Newest first. */
@@ -512,7 +521,7 @@ export interface DomainRepository {
   /** Every domain, oldest first (for the scheduled re-check). */
   all(): AsyncIterable<Domain>;
   /** What a send needs to know about its sender's domain, by name; null when there is none. */
-  senderState(domain: string): Promise<{ status: DomainStatus; sendable: boolean } | null>;
+  senderState(domain: string): Promise<({ status: DomainStatus; sendable: boolean } & SenderOptions) | null>;
   delete(domain: Domain): Promise<void>;
 }
 
@@ -540,12 +549,35 @@ export class IdentityError extends Error {
 
 /** The provider's sending identities (SES domain identities on AWS). */
 export interface SendingIdentities {
-  /** Creates the identity with DKIM and a MAIL FROM subdomain; idempotent for an identity this service created. */
-  create(domain: string): Promise<DomainIdentity>;
-  /** Its current state; null when the provider has no such identity. */
-  get(domain: string): Promise<DomainIdentity | null>;
+  /**
+   * Creates the identity with DKIM and this MAIL FROM subdomain; idempotent for an identity this
+   * service created.
+   */
+  create(domain: string, mailFrom: string): Promise<DomainIdentity>;
+  /** Its current state (its MAIL FROM records as for this subdomain); null when there is no such identity. */
+  get(domain: string, mailFrom: string): Promise<DomainIdentity | null>;
   /** Removes it; no error when it is already gone. */
   delete(domain: string): Promise<void>;
+}
+
+/**
+ * The provider's per-domain sending settings (SES configuration sets on AWS), each with the same
+ * event destination, suppression and delivery duration as the stack's own set. Failures are
+ * IdentityErrors, with the same reasons.
+ */
+export interface ConfigurationSets {
+  /** Creates the set, or brings one this service created before to these options. */
+  put(set: DomainConfigurationSet): Promise<void>;
+  /** Removes it; no error when it is already gone. */
+  delete(name: string): Promise<void>;
+}
+
+/** Where the tracking records are looked up: public DNS (a local stand-in on a laptop). */
+export interface DnsLookup {
+  /** The CNAME targets of a name: [] when it has none; throws when DNS cannot answer now. */
+  cname(name: string): Promise<string[]>;
+  /** The `issue` values of a name's CAA records: [] when it has none; throws when DNS cannot answer. */
+  caaIssuers(name: string): Promise<string[]>;
 }
 
 export interface Clock {

@@ -1,16 +1,23 @@
 import { createDomainSchema, toDomainBody } from '../core/domains.js';
+import { validationError } from '../core/errors.js';
 import { createDomain, type DomainDeps } from '../core/use-cases/domains.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { domainApiDeps } from '../wiring.js';
 
-/** POST /v1/domains `{domain}` (or Resend's `{name}`): 201 with the domain and the DNS records to publish. */
+/**
+ * POST /v1/domains `{domain}` (or Resend's `{name}`, with its settings): 201 with the domain and
+ * the DNS records to publish. A domain's SES identity is in the stack's region: another `region`
+ * is refused rather than quietly ignored.
+ */
 export const makeHandler = (deps: HttpDeps & DomainDeps) =>
   httpHandler(deps, { route: 'create-domain', jsonBody: true }, async ({ body }) => {
-    const { domain } = parseInput(createDomainSchema, body);
-    return {
-      statusCode: 201,
-      body: toDomainBody(await createDomain(deps, domain), deps.region ?? 'us-east-1'),
-    };
+    const { domain, region, settings } = parseInput(createDomainSchema, body);
+    const here = deps.region ?? 'us-east-1';
+    if (region !== undefined && region !== here) {
+      const message = `This service sends from ${here}: its domains are in ${here}, not ${region}. Leave region out, or deploy a stack in ${region}.`;
+      throw validationError(message, [{ field: 'region', message }]);
+    }
+    return { statusCode: 201, body: toDomainBody(await createDomain(deps, domain, settings), here) };
   });
 
 export const handler = lazyHttpHandler(() => makeHandler(domainApiDeps('create-domain')));

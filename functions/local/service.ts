@@ -119,6 +119,12 @@ export interface LocalService {
 
 const TABLE_NAME = 'email-service';
 const CONFIGURATION_SET = 'email-service-local';
+/** Where a local tracking subdomain's CNAME points: the local SES serves tracking itself. */
+const LOCAL_TRACKING_TARGET = 'tracking.email-service.localhost';
+/** The stack's maximum delivery time for SES (14 hours), which domains' own sets copy. */
+const LOCAL_MAX_DELIVERY_SECONDS = 14 * 3600;
+/** Placeholder until the local SES names its events topic (merged from the local tracking work). */
+const LOCAL_EVENTS_TOPIC_ARN = 'arn:aws:sns:us-east-1:000000000000:email-service-local-events';
 const SEND_QUEUE = 'email-service-send';
 const CONTENT_BUCKET = 'email-service-content';
 /** The stack's maxReceiveCount for the webhook queue: every attempt of the schedule, and two spare. */
@@ -272,6 +278,15 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       SEND_QUEUE_URL: send.queue.url,
       SEND_DEAD_LETTER_QUEUE_URL: send.dlq.url,
       CONFIGURATION_SET_NAME: CONFIGURATION_SET,
+      // Domains' own configuration sets: named as the stack names them, their events to the same
+      // queue as the stack's set (the local SES maps this topic to the events queue).
+      DOMAIN_CONFIGURATION_SET_PREFIX: `${CONFIGURATION_SET}-`,
+      SES_EVENTS_TOPIC_ARN: LOCAL_EVENTS_TOPIC_ARN,
+      SES_MAX_DELIVERY_SECONDS: String(LOCAL_MAX_DELIVERY_SECONDS),
+      // Tracking subdomains as on a stack with the HTTPS front, and DNS as if every record the
+      // service asks for were published: nothing is published anywhere from a laptop.
+      TRACKING_HTTPS_TARGET: LOCAL_TRACKING_TARGET,
+      LOCAL_DNS_PUBLISHED: 'true',
       WEBHOOK_QUEUE_URL: webhooks.queue.url,
       // Development receivers on this machine (http://localhost:…); private networks stay refused.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',

@@ -7,6 +7,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IConfigurationSet } from 'aws-cdk-lib/aws-ses';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { parseLayout } from '../../functions/adapters/dynamodb/email-keys.js';
@@ -23,6 +24,11 @@ export interface ServiceResources {
   readonly sendQueue?: IQueue;
   readonly sendDeadLetterQueue?: IQueue;
   readonly configurationSet?: IConfigurationSet;
+  /**
+   * Domains' own configuration sets, made at run time: the prefix of their names (IAM grants
+   * `<prefix>*`) and the topic their events go to (the stack's events topic).
+   */
+  readonly domainConfigurationSets?: { readonly prefix: string; readonly eventsTopic: ITopic };
   /** The webhook delivery queue (functions that raise events send to it). */
   readonly webhookQueue?: IQueue;
   /** The bucket attachments and large bodies are kept in. */
@@ -209,8 +215,11 @@ export class ServiceFunction extends Construct {
     return this.setEnvironment('CONTENT_BUCKET', bucket.bucketName);
   }
 
-  /** ses:SendEmail, from this account's identities and with this configuration set only. */
-  grantSendEmail(configurationSet: IConfigurationSet): this {
+  /**
+   * ses:SendEmail, from this account's identities and with this configuration set only, or with a
+   * domain's own set (named by the stack's prefix).
+   */
+  grantSendEmail(configurationSet: IConfigurationSet, domainSetPrefix?: string): this {
     const stack = Stack.of(this);
     this.role.addToPolicy(
       new PolicyStatement({
@@ -222,14 +231,32 @@ export class ServiceFunction extends Construct {
             resource: 'configuration-set',
             resourceName: configurationSet.configurationSetName,
           }),
+          ...(domainSetPrefix ? [this.domainConfigurationSets(domainSetPrefix)] : []),
         ],
       }),
     );
     this.acknowledgeIdentities(
       "ses:SendEmail is authorised against the identity of each email's sender, chosen at run time: it is limited to " +
-        "this account's identities in this region and to this stack's configuration set.",
+        "this account's identities in this region and to this stack's configuration sets.",
     );
+    if (domainSetPrefix) this.acknowledgeDomainSets(domainSetPrefix);
     return this.setEnvironment('CONFIGURATION_SET_NAME', configurationSet.configurationSetName);
+  }
+
+  /**
+   * Its entry's actions on domains' own configuration sets (named by the stack's prefix), with
+   * the prefix and the events topic their event destination names.
+   */
+  grantConfigurationSets(sets: { prefix: string; eventsTopic: ITopic }): this {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: (this.spec.configurationSets ?? []).map((action) => `ses:${action}`),
+        resources: [this.domainConfigurationSets(sets.prefix)],
+      }),
+    );
+    this.acknowledgeDomainSets(sets.prefix);
+    this.setEnvironment('SES_EVENTS_TOPIC_ARN', sets.eventsTopic.topicArn);
+    return this.setEnvironment('DOMAIN_CONFIGURATION_SET_PREFIX', sets.prefix);
   }
 
   /** Its entry's SES identity actions, on this account's identities in this region. */
@@ -286,8 +313,14 @@ export class ServiceFunction extends Construct {
     if (this.spec.sendQueue) this.grantSendQueue(need(resources.sendQueue, 'the send queue'));
     if (this.spec.sendDeadLetters)
       this.grantSendDeadLetters(need(resources.sendDeadLetterQueue, "the send queue's dead-letter queue"));
-    if (this.spec.sendsEmail) this.grantSendEmail(need(resources.configurationSet, 'the configuration set'));
+    if (this.spec.sendsEmail)
+      this.grantSendEmail(
+        need(resources.configurationSet, 'the configuration set'),
+        resources.domainConfigurationSets?.prefix,
+      );
     if (this.spec.identities) this.grantIdentities();
+    if (this.spec.configurationSets)
+      this.grantConfigurationSets(need(resources.domainConfigurationSets, "domains' configuration sets"));
     if (this.spec.sesSuppressions) this.grantSesSuppressions();
     if (this.spec.sesAccount) this.grantSesAccount();
     if (this.spec.webhookQueue)
@@ -298,6 +331,24 @@ export class ServiceFunction extends Construct {
       if (!this.set.has(key) && resources.settings[key] !== undefined)
         this.setEnvironment(key, resources.settings[key] as string);
     return this;
+  }
+
+  private domainConfigurationSets(prefix: string): string {
+    return Stack.of(this).formatArn({
+      service: 'ses',
+      resource: 'configuration-set',
+      resourceName: `${prefix}*`,
+    });
+  }
+
+  private acknowledgeDomainSets(prefix: string) {
+    const stack = Stack.of(this);
+    const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:${shown(stack.region, 'Region')}:${shown(stack.account, 'AccountId')}:configuration-set/${prefix}*]`,
+      reason:
+        "A domain's own configuration set (TLS policy, tracking host) is made at run time: limited to this stack's prefix.",
+    });
   }
 
   private identities(): string {

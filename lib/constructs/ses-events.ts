@@ -1,5 +1,6 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { GraphWidget, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import {
   ConfigurationSet,
@@ -55,6 +56,31 @@ export class SesEventsPipeline extends Construct {
   /** The events queue's subscription to the topic. */
   public readonly subscription: Subscription;
   public readonly consumer: ServiceFunction;
+
+  /**
+   * Lets SES publish to the topic for the configuration sets matching this name pattern too
+   * (domains' own sets, made at run time with the same destination), as CDK lets it for the
+   * stack's set: from this account only.
+   */
+  acceptFromConfigurationSets(pattern: string): void {
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        principals: [new ServicePrincipal('ses.amazonaws.com')],
+        conditions: {
+          StringEquals: { 'AWS:SourceAccount': Stack.of(this).account },
+          ArnLike: {
+            'AWS:SourceArn': Stack.of(this).formatArn({
+              service: 'ses',
+              resource: 'configuration-set',
+              resourceName: pattern,
+            }),
+          },
+        },
+      }),
+    );
+  }
 
   constructor(scope: Construct, id: string, props: SesEventsPipelineProps) {
     super(scope, id);

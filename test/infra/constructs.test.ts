@@ -42,7 +42,10 @@ describe('ServiceFunction', () => {
     const { stack, table } = bareStack();
     const fn = new ServiceFunction(stack, 'Checker', { name: 'check-domains' })
       .grantTable(table)
-      .setEnvironment('WEBHOOK_QUEUE_URL', 'https://sqs.example/queue');
+      .setEnvironment('WEBHOOK_QUEUE_URL', 'https://sqs.example/queue')
+      .setEnvironment('SES_EVENTS_TOPIC_ARN', 'arn:aws:sns:us-east-1:123456789012:events')
+      .setEnvironment('SES_MAX_DELIVERY_SECONDS', '50400')
+      .setEnvironment('DOMAIN_CONFIGURATION_SET_PREFIX', 'Bare-');
     const template = Template.fromStack(stack);
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     const logs = statementsOf(template, fn, stack).filter((s) =>

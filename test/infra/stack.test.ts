@@ -3,10 +3,11 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
+import { PUBLISHED_EVENT_TYPES } from '../../functions/adapters/ses/configuration-sets.js';
 import { IDEMPOTENCY_LEASE_MS } from '../../functions/core/idempotency.js';
 import { ROUTES } from '../../functions/routes.js';
 import { timingProblems } from '../../functions/send-timings.js';
-import { EmailServiceStack } from '../../lib/email-service-stack.js';
+import { domainConfigurationSetPrefix, EmailServiceStack } from '../../lib/email-service-stack.js';
 import {
   actionsOf as actionsOfFunction,
   logicalId,
@@ -392,6 +393,7 @@ describe('EmailServiceStack', () => {
       'create-domain': ['sqs:SendMessage'],
       'get-domain': ['sqs:SendMessage'],
       'verify-domain': ['sqs:SendMessage'],
+      'update-domain': ['sqs:SendMessage'],
       'delete-domain': ['sqs:SendMessage'],
       'check-domains': ['sqs:SendMessage'],
       'replay-webhook-event': ['sqs:SendMessage'],
@@ -507,15 +509,58 @@ describe('EmailServiceStack', () => {
     expect(resourcesText).not.toMatch(/"\*"/);
   });
 
-  it('gives the domain functions SES identity actions only, on identities of this account and region', () => {
-    for (const name of ['create-domain', 'get-domain', 'verify-domain', 'delete-domain', 'check-domains']) {
+  it("gives the domain functions SES identity actions on this account's identities, and configuration-set actions on the stack's prefix only", () => {
+    const domainSets = `configuration-set/${domainConfigurationSetPrefix(stack.stackName)}*`;
+    for (const name of [
+      'create-domain',
+      'get-domain',
+      'verify-domain',
+      'update-domain',
+      'delete-domain',
+      'check-domains',
+    ]) {
       const ses = policiesOf(name).filter((s) => JSON.stringify(s.Action).includes('ses:'));
-      expect(ses, name).toHaveLength(1);
-      for (const action of [ses[0]?.Action].flat()) {
+      const identities = ses.filter((s) => JSON.stringify(s.Action).includes('EmailIdentity'));
+      const sets = ses.filter((s) => !identities.includes(s));
+      expect(identities.length, name).toBeLessThanOrEqual(1);
+      for (const action of [identities[0]?.Action ?? []].flat())
         expect(String(action)).toMatch(/^ses:(\w*EmailIdentity\w*|TagResource)$/);
-      }
-      expect(JSON.stringify(ses[0]?.Resource)).toMatch(/:ses:us-east-1:123456789012:identity\/\*/);
+      if (identities[0])
+        expect(JSON.stringify(identities[0].Resource)).toMatch(/:ses:us-east-1:123456789012:identity\/\*/);
+      expect(sets, name).toHaveLength(1);
+      for (const action of [sets[0]?.Action].flat())
+        expect(String(action)).toMatch(/^ses:(\w*ConfigurationSet\w*|TagResource)$/);
+      expect(JSON.stringify(sets[0]?.Resource)).toContain(`:ses:us-east-1:123456789012:${domainSets}`);
     }
+    // The send consumer sends with the stack's set or a domain's own; no other function sends.
+    const send = policiesOf('process-send-queue').find((s) => s.Action === 'ses:SendEmail');
+    expect(JSON.stringify(send?.Resource)).toContain(domainSets);
+  });
+
+  it("lets SES publish the events of domains' own configuration sets to the events topic, from this account only", () => {
+    const topic = logicalId(stack, stack.sesEvents.topic as never);
+    const policies = Object.values(template.findResources('AWS::SNS::TopicPolicy')).filter((p) =>
+      JSON.stringify(p.Properties.Topics).includes(topic),
+    );
+    const statements = policies.flatMap(
+      (p) =>
+        p.Properties.PolicyDocument.Statement as { Condition?: Record<string, Record<string, unknown>> }[],
+    );
+    const domains = statements.find((s) => s.Condition?.ArnLike);
+    expect(domains?.Condition?.StringEquals?.['AWS:SourceAccount']).toBe('123456789012');
+    expect(JSON.stringify(domains?.Condition?.ArnLike?.['AWS:SourceArn'])).toContain(
+      `configuration-set/${domainConfigurationSetPrefix(stack.stackName)}*`,
+    );
+  });
+
+  it("gives a domain's own configuration set the stack set's event types (the same consumer reads both)", () => {
+    const destination = Object.values(
+      template.findResources('AWS::SES::ConfigurationSetEventDestination'),
+    )[0];
+    const types = (destination?.Properties.EventDestination.MatchingEventTypes as string[]).map((t) =>
+      t.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase(),
+    );
+    expect([...types].sort()).toEqual([...PUBLISHED_EVENT_TYPES].sort());
   });
 
   it('re-checks pending domains on a schedule (every minute by default)', () => {

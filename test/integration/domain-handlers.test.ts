@@ -588,10 +588,12 @@ describe("Resend's document", () => {
 describe('the send path check', () => {
   it('remembers a verified domain for a minute (no read), never an unverified one', async () => {
     let reads = 0;
-    let state: { status: 'verified' | 'pending'; sendable: boolean } | null = {
-      status: 'pending',
-      sendable: false,
-    };
+    let state: {
+      status: 'verified' | 'pending';
+      sendable: boolean;
+      openTracking: boolean;
+      clickTracking: boolean;
+    } | null = { status: 'pending', sendable: false, openTracking: false, clickTracking: false };
     const guard = verifiedSenderDomains(
       {
         senderState: async () => {
@@ -604,7 +606,7 @@ describe('the send path check', () => {
     await expect(guard('a.example')).rejects.toThrow('not verified');
     await expect(guard('a.example')).rejects.toThrow('not verified');
     expect(reads).toBe(2);
-    state = { status: 'verified', sendable: true };
+    state = { status: 'verified', sendable: true, openTracking: false, clickTracking: false };
     await guard('a.example');
     await guard('a.example');
     now = new Date(now.getTime() + 59_000);

@@ -52,7 +52,7 @@ beforeAll(async () => {
   mailer = new SesMailer(sesClient, 'test-set');
   // As on AWS, SES sends only from a verified identity.
   identities = new SesIdentities(sesClient, { region: 'us-east-1', owner: 'test-table' });
-  await identities.create('acme.test');
+  await identities.create('acme.test', 'send.acme.test');
 });
 afterAll(async () => {
   await standIn.stop();
@@ -225,7 +225,10 @@ describe('SES outcomes through the real SDK client (one attempt, bounded waits)'
       faults: { ses: { [fault]: 1 } },
     });
     const client = new SESv2Client({ endpoint: faulty.endpoint, region: 'us-east-1', credentials });
-    await new SesIdentities(client, { region: 'us-east-1', owner: 'test-table' }).create('acme.test');
+    await new SesIdentities(client, { region: 'us-east-1', owner: 'test-table' }).create(
+      'acme.test',
+      'send.acme.test',
+    );
     client.destroy();
     Object.assign(process.env, {
       AWS_ENDPOINT_URL_SESV2: faulty.endpoint,
@@ -288,7 +291,7 @@ describe('SES outcomes through the real SDK client (one attempt, bounded waits)'
 
 describe('local SES identities (the stand-in for the API the emulator lacks)', () => {
   it('answers the SES identity calls in SES shapes: create (idempotent for our own), get, delete', async () => {
-    const created = await identities.create('Identity.Example'.toLowerCase());
+    const created = await identities.create('identity.example', 'send.identity.example');
     expect(created.records.map((r) => `${r.record} ${r.type}`)).toEqual([
       'DKIM CNAME',
       'DKIM CNAME',
@@ -302,16 +305,23 @@ describe('local SES identities (the stand-in for the API the emulator lacks)', (
       value: 'feedback-smtp.us-east-1.amazonses.com',
     });
     // verifyAfterMs 0: verified as soon as it is read.
-    expect(await identities.get('identity.example')).toMatchObject({ status: 'verified', sendable: true });
+    expect(await identities.get('identity.example', 'send.identity.example')).toMatchObject({
+      status: 'verified',
+      sendable: true,
+    });
     // Ours (owner tag): adopted, same tokens. Someone else's: refused.
-    expect((await identities.create('identity.example')).records[0]?.name).toBe(created.records[0]?.name);
+    expect((await identities.create('identity.example', 'send.identity.example')).records[0]?.name).toBe(
+      created.records[0]?.name,
+    );
     const stranger = new SesIdentities(
       new SESv2Client({ endpoint: standIn.endpoint, region: 'us-east-1', credentials }),
       { region: 'us-east-1', owner: 'another-stack' },
     );
-    await expect(stranger.create('identity.example')).rejects.toMatchObject({ reason: 'exists' });
+    await expect(stranger.create('identity.example', 'send.identity.example')).rejects.toMatchObject({
+      reason: 'exists',
+    });
     await identities.delete('identity.example');
-    expect(await identities.get('identity.example')).toBeNull();
+    expect(await identities.get('identity.example', 'send.identity.example')).toBeNull();
     await identities.delete('identity.example');
   });
 

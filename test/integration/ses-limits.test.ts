@@ -82,7 +82,10 @@ async function ses(account: SesAccountSettings) {
     credentials,
     maxAttempts: 1,
   });
-  await new SesIdentities(client, { region: 'us-east-1', owner: 'test' }).create('acme.test');
+  await new SesIdentities(client, { region: 'us-east-1', owner: 'test' }).create(
+    'acme.test',
+    'send.acme.test',
+  );
   return { client, mailer: new SesMailer(client, 'set'), standIn };
 }
 

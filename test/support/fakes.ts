@@ -1,5 +1,5 @@
 import { generateApiKey } from '../../functions/core/api-keys.js';
-import type { DnsRecord, DomainStatus } from '../../functions/core/domains.js';
+import { DEFAULT_SETTINGS, type DnsRecord, type DomainStatus } from '../../functions/core/domains.js';
 import type { EmailContent } from '../../functions/core/email.js';
 import { newId } from '../../functions/core/ids.js';
 import type {
@@ -88,9 +88,10 @@ export async function storeDomain(domains: DomainRepository, name: string, statu
     ],
     created_at: now,
     checked_at: now,
+    ...DEFAULT_SETTINGS,
   };
   await domains.save(domain, 'new');
-  return domain;
+  return { ...domain, version: 1 };
 }
 
 /** The sweeper's settings as the stack sets them on AWS (see functions/send-timings.ts). */

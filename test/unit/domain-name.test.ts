@@ -56,17 +56,50 @@ describe('domain names', () => {
 
 describe('POST /v1/domains body', () => {
   it("takes {domain}, or Resend's {name}, normalised", () => {
-    expect(createDomainSchema.parse({ domain: 'ACME.com' })).toEqual({ domain: 'acme.com' });
-    expect(createDomainSchema.parse({ name: 'acme.com.' })).toEqual({ domain: 'acme.com' });
-    expect(createDomainSchema.parse({ domain: 'acme.com', name: 'ACME.COM' })).toEqual({
+    expect(createDomainSchema.parse({ domain: 'ACME.com' })).toMatchObject({ domain: 'acme.com' });
+    expect(createDomainSchema.parse({ name: 'acme.com.' })).toMatchObject({ domain: 'acme.com' });
+    expect(createDomainSchema.parse({ domain: 'acme.com', name: 'ACME.COM' })).toMatchObject({
       domain: 'acme.com',
+    });
+    // Resend's other fields: settings (tracking off by default), the MAIL FROM label, the region.
+    expect(createDomainSchema.parse({ name: 'acme.com' }).settings).toEqual({
+      open_tracking: false,
+      click_tracking: false,
+      tls: 'opportunistic',
+    });
+    expect(
+      createDomainSchema.parse({
+        name: 'acme.com',
+        region: 'eu-west-1',
+        custom_return_path: 'Bounces',
+        open_tracking: true,
+        tls: 'enforced',
+        tracking_subdomain: 'links.acme.com',
+        capabilities: { sending: 'enabled', receiving: 'disabled' },
+      }),
+    ).toEqual({
+      domain: 'acme.com',
+      region: 'eu-west-1',
+      settings: {
+        open_tracking: true,
+        click_tracking: false,
+        tls: 'enforced',
+        tracking_subdomain: 'links',
+        custom_return_path: 'bounces',
+      },
     });
   });
 
   it('refuses a missing name, two different names, unknown fields and non-strings', () => {
     expect(createDomainSchema.safeParse({}).success).toBe(false);
     expect(createDomainSchema.safeParse({ domain: 'a.com', name: 'b.com' }).success).toBe(false);
-    expect(createDomainSchema.safeParse({ domain: 'a.com', region: 'eu' }).success).toBe(false);
+    expect(createDomainSchema.safeParse({ domain: 'a.com', regions: 'eu' }).success).toBe(false);
+    expect(createDomainSchema.safeParse({ domain: 'a.com', tls: 'required' }).success).toBe(false);
+    expect(createDomainSchema.safeParse({ domain: 'a.com', tracking_subdomain: 'a b' }).success).toBe(false);
+    expect(createDomainSchema.safeParse({ domain: 'a.com', open_tracking: 'yes' }).success).toBe(false);
+    // Receiving is not built, and a domain needs one capability: sending stays enabled.
+    for (const capabilities of [{ receiving: 'enabled' }, { sending: 'disabled' }])
+      expect(createDomainSchema.safeParse({ domain: 'a.com', capabilities }).success).toBe(false);
     expect(createDomainSchema.safeParse({ domain: 42 }).success).toBe(false);
   });
 });

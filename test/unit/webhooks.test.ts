@@ -4,7 +4,7 @@ import { Resend } from 'resend';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuardedHttp } from '../../functions/adapters/http/guarded-http.js';
-import type { Domain } from '../../functions/core/domains.js';
+import { DEFAULT_SETTINGS, type Domain } from '../../functions/core/domains.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import type { DeliveryQueue, PostResult, WebhookRepository } from '../../functions/core/ports.js';
 import { addressProblem, urlProblem } from '../../functions/core/targets.js';
@@ -206,6 +206,7 @@ describe('event payloads (Resend shapes)', () => {
       domain: 'acme.test',
       status: 'verified',
       sendable: true,
+      ...DEFAULT_SETTINGS,
       records: [
         {
           record: 'DKIM',

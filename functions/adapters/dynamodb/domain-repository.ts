@@ -5,7 +5,15 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { checkedRecords, DOMAIN_ID_PREFIX, type Domain, type DomainStatus } from '../../core/domains.js';
+import {
+  checkedRecords,
+  DEFAULT_SETTINGS,
+  DOMAIN_ID_PREFIX,
+  type Domain,
+  type DomainConfigurationSet,
+  type DomainStatus,
+  type TlsMode,
+} from '../../core/domains.js';
 import type { PageQuery } from '../../core/list.js';
 import type { DomainRepository, NameClaim } from '../../core/ports.js';
 import { newestFirstPage, queryPages, writeIf } from './client.js';
@@ -13,6 +21,7 @@ import { keys } from './table.js';
 
 type Item = Record<string, unknown>;
 
+/** A domain item; one stored before settings existed has the defaults (tracking off). */
 const toDomain = (item: Item): Domain => ({
   id: String(item.id),
   domain: String(item.domain),
@@ -21,6 +30,13 @@ const toDomain = (item: Item): Domain => ({
   records: checkedRecords((item.records ?? []) as { record: string }[]),
   created_at: String(item.created_at),
   checked_at: String(item.checked_at),
+  open_tracking: item.open_tracking === true,
+  click_tracking: item.click_tracking === true,
+  tls: (item.tls as TlsMode | undefined) ?? DEFAULT_SETTINGS.tls,
+  ...(typeof item.tracking_subdomain === 'string' ? { tracking_subdomain: item.tracking_subdomain } : {}),
+  ...(typeof item.custom_return_path === 'string' ? { custom_return_path: item.custom_return_path } : {}),
+  ...(item.configuration_set ? { configuration_set: item.configuration_set as DomainConfigurationSet } : {}),
+  version: Number(item.version ?? 0),
 });
 
 /**
@@ -81,13 +97,22 @@ export class DynamoDomainRepository implements DomainRepository {
   }
 
   async save(domain: Domain, mode: 'new' | 'existing'): Promise<boolean> {
+    const version = domain.version ?? 0;
     if (
       !(await writeIf(
         this.db,
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...this.domainKey(domain.id), ...domain },
-          ConditionExpression: mode === 'existing' ? 'attribute_exists(pk)' : undefined,
+          Item: { ...this.domainKey(domain.id), ...domain, version: version + 1 },
+          // Over the version it was read at (items from before versions have none: 0).
+          ...(mode === 'existing'
+            ? {
+                ConditionExpression: version
+                  ? 'attribute_exists(pk) AND version = :version'
+                  : 'attribute_exists(pk) AND (attribute_not_exists(version) OR version = :version)',
+                ExpressionAttributeValues: { ':version': version },
+              }
+            : {}),
         }),
       ))
     )
@@ -97,14 +122,19 @@ export class DynamoDomainRepository implements DomainRepository {
       new UpdateCommand({
         TableName: this.tableName,
         Key: this.nameKey(domain.domain),
-        UpdateExpression: 'SET #state = :active, #status = :status, sendable = :sendable',
+        UpdateExpression: `SET #state = :active, #status = :status, sendable = :sendable, open_tracking = :open, click_tracking = :click${
+          domain.configuration_set ? ', configuration_set = :set' : ' REMOVE configuration_set'
+        }`,
         ConditionExpression: 'id = :id',
         ExpressionAttributeNames: { '#state': 'state', '#status': 'status' },
         ExpressionAttributeValues: {
           ':active': 'active',
           ':status': domain.status,
           ':sendable': domain.sendable,
+          ':open': domain.open_tracking,
+          ':click': domain.click_tracking,
           ':id': domain.id,
+          ...(domain.configuration_set ? { ':set': domain.configuration_set.name } : {}),
         },
       }),
     );
@@ -155,12 +185,18 @@ export class DynamoDomainRepository implements DomainRepository {
       new GetCommand({
         TableName: this.tableName,
         Key: this.nameKey(domain),
-        ProjectionExpression: '#state, #status, sendable',
+        ProjectionExpression: '#state, #status, sendable, open_tracking, click_tracking, configuration_set',
         ExpressionAttributeNames: { '#state': 'state', '#status': 'status' },
       }),
     );
     if (Item?.state !== 'active') return null;
-    return { status: Item.status as DomainStatus, sendable: Item.sendable === true };
+    return {
+      status: Item.status as DomainStatus,
+      sendable: Item.sendable === true,
+      openTracking: Item.open_tracking === true,
+      clickTracking: Item.click_tracking === true,
+      ...(typeof Item.configuration_set === 'string' ? { configurationSet: Item.configuration_set } : {}),
+    };
   }
 
   async delete(domain: Domain): Promise<void> {

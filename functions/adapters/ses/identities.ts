@@ -8,12 +8,7 @@ import {
   type SESv2Client,
   type Tag,
 } from '@aws-sdk/client-sesv2';
-import {
-  type DnsRecord,
-  type DomainIdentity,
-  type DomainStatus,
-  mailFromDomain,
-} from '../../core/domains.js';
+import type { DnsRecord, DomainIdentity, DomainStatus } from '../../core/domains.js';
 import { IdentityError, type SendingIdentities } from '../../core/ports.js';
 import { newSesClient } from '../aws-clients.js';
 
@@ -47,13 +42,11 @@ export function identityRecords(
   region: string,
   dkim: DkimAttributes | undefined,
   mailFrom: MailFromAttributes | undefined,
+  sub: string,
 ): DnsRecord[] {
   const dkimStatus = toDomainStatus(dkim?.Status);
   const mailFromStatus =
-    mailFrom?.MailFromDomain === mailFromDomain(domain)
-      ? toDomainStatus(mailFrom.MailFromDomainStatus)
-      : 'pending';
-  const sub = mailFromDomain(domain);
+    mailFrom?.MailFromDomain === sub ? toDomainStatus(mailFrom.MailFromDomainStatus) : 'pending';
   return [
     ...(dkim?.Tokens ?? []).map(
       (token): DnsRecord => ({
@@ -85,7 +78,7 @@ export function identityRecords(
   ];
 }
 
-function toIdentityError(error: unknown): IdentityError {
+export function toIdentityError(error: unknown): IdentityError {
   const name = error instanceof Error ? error.name : 'UnknownError';
   const message = error instanceof Error ? error.message : String(error);
   const reason =
@@ -123,7 +116,7 @@ export class SesIdentities implements SendingIdentities {
     }
   }
 
-  async create(domain: string): Promise<DomainIdentity> {
+  async create(domain: string, mailFromDomain: string): Promise<DomainIdentity> {
     let dkim: DkimAttributes | undefined;
     let mailFrom: MailFromAttributes | undefined;
     let sendable: boolean | undefined;
@@ -149,19 +142,19 @@ export class SesIdentities implements SendingIdentities {
       mailFrom = existing.MailFromAttributes;
       sendable = existing.VerifiedForSendingStatus;
     }
-    if (mailFrom?.MailFromDomain !== mailFromDomain(domain)) {
+    if (mailFrom?.MailFromDomain !== mailFromDomain) {
       // If MX is missing SES falls back to its own MAIL FROM instead of refusing to send.
       await this.call(() =>
         this.client.send(
           new PutEmailIdentityMailFromAttributesCommand({
             EmailIdentity: domain,
-            MailFromDomain: mailFromDomain(domain),
+            MailFromDomain: mailFromDomain,
             BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
           }),
         ),
       );
       mailFrom = {
-        MailFromDomain: mailFromDomain(domain),
+        MailFromDomain: mailFromDomain,
         MailFromDomainStatus: 'PENDING',
         BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
       };
@@ -169,11 +162,11 @@ export class SesIdentities implements SendingIdentities {
     return {
       status: toDomainStatus(dkim?.Status),
       sendable: sendable === true,
-      records: identityRecords(domain, this.options.region, dkim, mailFrom),
+      records: identityRecords(domain, this.options.region, dkim, mailFrom, mailFromDomain),
     };
   }
 
-  async get(domain: string): Promise<DomainIdentity | null> {
+  async get(domain: string, mailFromDomain: string): Promise<DomainIdentity | null> {
     try {
       const identity = await this.client.send(new GetEmailIdentityCommand({ EmailIdentity: domain }));
       return {
@@ -185,6 +178,7 @@ export class SesIdentities implements SendingIdentities {
           this.options.region,
           identity.DkimAttributes,
           identity.MailFromAttributes,
+          mailFromDomain,
         ),
       };
     } catch (error) {

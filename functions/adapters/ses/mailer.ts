@@ -1,5 +1,6 @@
 import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { parseAddress } from '../../core/address.js';
+import type { SenderOptions } from '../../core/domains.js';
 import { type Mailer, MailerError, type OutgoingFile, type SendJob } from '../../core/ports.js';
 
 /** The message tag that carries our email id; SES returns it on every event of the message. */
@@ -19,7 +20,12 @@ const THROTTLED = new Set(['TooManyRequestsException', 'ThrottlingException', 'T
 /** Errors raised before a request left this machine or reached SES: SES never saw it. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 
-/** Sends through SES v2 with the configuration set whose event destination reports delivery outcomes. */
+const enabled = (on: boolean | undefined) => (on ? ('ENABLED' as const) : ('DISABLED' as const));
+
+/**
+ * Sends through SES v2 with a configuration set whose event destination reports delivery outcomes:
+ * the stack's, or the sender's domain's own (its TLS policy and tracking host).
+ */
 export class SesMailer implements Mailer {
   constructor(
     private readonly ses: SESv2Client,
@@ -30,7 +36,8 @@ export class SesMailer implements Mailer {
     id,
     content,
     files = [],
-  }: SendJob & { files?: OutgoingFile[] }): Promise<{ messageId: string }> {
+    sender,
+  }: SendJob & { files?: OutgoingFile[]; sender?: SenderOptions }): Promise<{ messageId: string }> {
     const command = new SendEmailCommand({
       FromEmailAddress: toSesAddress(content.from),
       // Optional lists are left out when empty rather than sent as [].
@@ -66,13 +73,17 @@ export class SesMailer implements Mailer {
             : {}),
         },
       },
-      ConfigurationSetName: this.configurationSetName,
-      // The configuration set's event destination takes Open and Click events (so SES reports them
-      // where tracking is on), and such a destination by itself turns tracking on for every email
-      // sent with the set: a pixel added, links rewritten. Off for each send until the service lets
-      // a sender ask for it.
+      ConfigurationSetName: sender?.configurationSet ?? this.configurationSetName,
+      // Every set's event destination takes Open and Click events, and such a destination by
+      // itself turns tracking on for every email sent with the set: each send says what its
+      // domain chose instead (off unless the domain turned it on). One override per send rather
+      // than a set per combination of settings: a change applies to the next send, no set is
+      // created for it, and domains without TLS or a tracking host share the stack's set.
       ConfigurationOverrides: {
-        Tracking: { OpenTrackingEnabled: 'DISABLED', ClickTrackingEnabled: 'DISABLED' },
+        Tracking: {
+          OpenTrackingEnabled: enabled(sender?.openTracking),
+          ClickTrackingEnabled: enabled(sender?.clickTracking),
+        },
       },
       // Ours first; the user's tags come back on every event of the message too.
       EmailTags: [

@@ -1,4 +1,6 @@
+import { domainOf, parseAddress } from '../address.js';
 import { attachmentKey, encodedBytes, MAX_MESSAGE_BYTES, messageBytes } from '../attachments.js';
+import type { SenderOptions } from '../domains.js';
 import type { EmailContent } from '../email.js';
 import {
   type DeferReason,
@@ -40,6 +42,11 @@ export interface DeliverDeps {
   /** The API keys, for a scheduled email: it is sent only while the key that scheduled it works. */
   apiKeys?: Pick<ApiKeyRepository, 'getById' | 'findByHash'>;
   mailer: Mailer;
+  /**
+   * How SES sends from the email's domain (its tracking, its own configuration set), by sender
+   * domain; absent: tracking off, the stack's configuration set.
+   */
+  senderOptions?: (domain: string) => Promise<SenderOptions>;
   /** The suppression list, read once per email (one batch read); absent: nobody is left out. */
   suppressions?: Pick<SuppressionRepository, 'find'>;
   clock: Clock;
@@ -382,6 +389,13 @@ const TOO_LATE =
   "too little of the consumer's time was left to hand it to SES before its timeout; it goes in the next";
 const MISSED_SLOT = 'it came to its claim too long after its slot at SES’s rate; it takes a new one';
 
+/** The sending options of the sender's domain (none without the lookup, or for an unreadable address). */
+async function senderOf(deps: DeliverDeps, from: string): Promise<SenderOptions | undefined> {
+  if (!deps.senderOptions) return undefined;
+  const parsed = parseAddress(from);
+  return 'error' in parsed ? undefined : deps.senderOptions(domainOf(parsed.email));
+}
+
 /** Waits for the email's slot, then claims and sends it (with its files, one such email at a time). */
 async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<DeliverOutcome> {
   const startAt = slot.at;
@@ -409,6 +423,8 @@ async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<Deli
 async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Promise<DeliverOutcome> {
   const { job, left, finalAttempt, queued } = email;
   const count = (name: CounterName) => deps.counters?.count(name);
+  // Read before the claim: a failure to read them leaves the email unclaimed for the next attempt.
+  const sender = await senderOf(deps, job.content.from);
   const startedAt = deps.clock.now().getTime();
   const claim = await deps.emails.claim(
     job.id,
@@ -424,6 +440,7 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
   const toSend = {
     ...(left.positions.length ? { ...job, content: without(job.content, left.emails) } : job),
     ...(files.length ? { files } : {}),
+    ...(sender ? { sender } : {}),
   };
 
   let messageId: string;

@@ -1,10 +1,27 @@
-import type { Domain, DomainIdentity } from '../domains.js';
-import { DOMAIN_ID_PREFIX } from '../domains.js';
+import {
+  applyUpdate,
+  DEFAULT_SETTINGS,
+  DOMAIN_ID_PREFIX,
+  type Domain,
+  type DomainIdentity,
+  type DomainSettings,
+  type DomainUpdate,
+  identityRecordsOf,
+  mailFromDomain,
+  neededConfigurationSet,
+  type RecordStatus,
+  type SenderOptions,
+  senderOptionsOf,
+  trackingHost,
+  trackingRecords,
+} from '../domains.js';
 import { ApiError, conflict, notFound, validationError } from '../errors.js';
 import { isId, newId } from '../ids.js';
 import {
   type Clock,
+  type ConfigurationSets,
   type Counters,
+  type DnsLookup,
   type DomainRepository,
   type EventPublisher,
   IdentityError,
@@ -23,6 +40,18 @@ export interface DomainDeps {
   events?: EventPublisher;
   /** The provider's region, as domain events name it. */
   region?: string;
+  /**
+   * Per-domain sending settings: the provider's configuration sets, the DNS the tracking records
+   * are looked up in, where a tracking CNAME points, and how a domain's own set is named. Absent:
+   * a domain can only keep the defaults (tracking off, opportunistic TLS, no tracking subdomain).
+   */
+  sending?: {
+    configurationSets: ConfigurationSets;
+    dns: DnsLookup;
+    /** The tracking CNAME's value: the HTTPS front (absent: no tracking subdomains). */
+    trackingTarget?: string;
+    configurationSetName: (domainId: string) => string;
+  };
 }
 
 /** Raises a domain event; a failure to publish is logged and counted, never fails the change. */
@@ -81,7 +110,12 @@ function identityFailure(domain: string, error: IdentityError): ApiError {
  * store the domain. A provider refusal gives the claim back, so nothing is left behind; if the store
  * fails after the provider succeeded, a retry adopts the identity this service created.
  */
-export async function createDomain(deps: DomainDeps, name: string): Promise<Domain> {
+export async function createDomain(
+  deps: DomainDeps,
+  name: string,
+  settings: DomainSettings = DEFAULT_SETTINGS,
+): Promise<Domain> {
+  if (!sameSettings(settings, DEFAULT_SETTINGS)) assertSettingsPossible(deps, settings);
   const id = newId(DOMAIN_ID_PREFIX);
   const now = deps.clock.now();
   const claim = await deps.domains.claimName(name, id, now.getTime(), CLAIM_LEASE_MS);
@@ -93,19 +127,29 @@ export async function createDomain(deps: DomainDeps, name: string): Promise<Doma
   }
   let identity: DomainIdentity;
   try {
-    identity = await deps.identities.create(name);
+    identity = await deps.identities.create(name, mailFromDomain(name, settings.custom_return_path));
   } catch (error) {
     await deps.domains.releaseName(name, id).catch(() => undefined);
     if (error instanceof IdentityError) throw identityFailure(name, error);
     throw error;
   }
-  const domain: Domain = {
+  let domain: Domain = {
     id,
     domain: name,
     created_at: now.toISOString(),
     checked_at: now.toISOString(),
+    ...settings,
     ...identity,
   };
+  try {
+    // Its tracking records, and the set it needs (TLS enforced), before anything is stored: a
+    // refusal leaves nothing behind but the identity, which a retry adopts.
+    domain = await withSettings(deps, domain);
+  } catch (error) {
+    await deps.domains.releaseName(name, id).catch(() => undefined);
+    if (error instanceof IdentityError) throw identityFailure(name, error);
+    throw error;
+  }
   try {
     await deps.domains.save(domain, 'new');
   } catch (error) {
@@ -123,20 +167,84 @@ async function find(deps: Pick<DomainDeps, 'domains'>, id: string): Promise<Doma
   return domain;
 }
 
-const sameState = (a: DomainIdentity, b: DomainIdentity) =>
+const sameState = (a: Domain, b: Domain) =>
   a.status === b.status &&
   a.sendable === b.sendable &&
-  JSON.stringify(a.records) === JSON.stringify(b.records);
+  JSON.stringify(a.records) === JSON.stringify(b.records) &&
+  JSON.stringify(a.configuration_set) === JSON.stringify(b.configuration_set);
+
+const SETTING_KEYS = ['open_tracking', 'click_tracking', 'tls', 'tracking_subdomain'] as const;
+const sameSettings = (a: DomainSettings, b: DomainSettings) => SETTING_KEYS.every((k) => a[k] === b[k]);
+
+/** Amazon's CAA issuer names: any of them lets ACM issue the tracking host's certificate. */
+const AMAZON_CAS = new Set(['amazon.com', 'amazontrust.com', 'awstrust.com', 'amazonaws.com']);
+
+const bare = (name: string) => name.toLowerCase().replace(/\.$/, '');
 
 /**
- * Reads the domain's state from the provider and stores it when it changed (or always, with
- * `touch`, so `checked_at` says when it was last looked at). An identity deleted behind our back
- * makes the domain `failed`. If the provider cannot be read, the stored state is returned as is.
+ * Looks the tracking records up in DNS: the CNAME is verified once it points at the target; the
+ * CAA record once no CAA record above the tracking host keeps Amazon from issuing (the closest
+ * name with CAA records decides, as for a CA). A DNS failure is `temporary_failure`.
+ */
+async function trackingStatus(
+  dns: DnsLookup,
+  domain: Pick<Domain, 'domain' | 'tracking_subdomain'>,
+  target: string,
+): Promise<{ cname: RecordStatus; caa: RecordStatus }> {
+  const host = trackingHost(domain) ?? domain.domain;
+  const cname = await dns.cname(host).then(
+    (targets): RecordStatus => (targets.some((t) => bare(t) === bare(target)) ? 'verified' : 'pending'),
+    (): RecordStatus => 'temporary_failure',
+  );
+  const caa = await (async (): Promise<RecordStatus> => {
+    const labels = host.split('.');
+    const apexLabels = domain.domain.split('.').length;
+    for (let i = 1; labels.length - i >= apexLabels; i++) {
+      const issuers = await dns.caaIssuers(labels.slice(i).join('.'));
+      if (issuers.length)
+        return issuers.some((issuer) => AMAZON_CAS.has(bare(issuer))) ? 'verified' : 'pending';
+    }
+    return 'verified';
+  })().catch((): RecordStatus => 'temporary_failure');
+  return { cname, caa };
+}
+
+/**
+ * The domain with its tracking records looked up and its configuration set brought to what its
+ * settings need (the provider's call first: what is recorded is what SES has). Throws the
+ * provider's IdentityError when the set cannot be put.
+ */
+async function withSettings(deps: DomainDeps, domain: Domain): Promise<Domain> {
+  const { sending } = deps;
+  if (!sending) return domain;
+  const target = sending.trackingTarget;
+  const tracking =
+    domain.tracking_subdomain && target
+      ? trackingRecords(domain, target, await trackingStatus(sending.dns, domain, target))
+      : [];
+  const next: Domain = { ...domain, records: [...identityRecordsOf(domain.records), ...tracking] };
+  const needed = neededConfigurationSet(next, sending.configurationSetName(domain.id));
+  if (needed && JSON.stringify(needed) !== JSON.stringify(domain.configuration_set)) {
+    await sending.configurationSets.put(needed);
+    next.configuration_set = needed;
+  }
+  return next;
+}
+
+/**
+ * Reads the domain's state from the provider (and its tracking records from DNS, bringing its
+ * configuration set along) and stores it when it changed (or always, with `touch`, so
+ * `checked_at` says when it was last looked at). An identity deleted behind our back makes the
+ * domain `failed`. If the provider cannot be read, the stored state is returned as is; if the
+ * domain changed meanwhile, the newer one is.
  */
 export async function refreshDomain(deps: DomainDeps, domain: Domain, touch = false): Promise<Domain> {
   let identity: DomainIdentity | null;
   try {
-    identity = await deps.identities.get(domain.domain);
+    identity = await deps.identities.get(
+      domain.domain,
+      mailFromDomain(domain.domain, domain.custom_return_path),
+    );
   } catch (error) {
     deps.log?.warn('could not read the identity; returning the stored status', {
       domain: domain.domain,
@@ -147,15 +255,80 @@ export async function refreshDomain(deps: DomainDeps, domain: Domain, touch = fa
   const current: DomainIdentity = identity ?? {
     status: 'failed',
     sendable: false,
-    records: domain.records.map((r) => ({ ...r, status: 'failed' })),
+    records: identityRecordsOf(domain.records).map((r) => ({ ...r, status: 'failed' })),
   };
-  const refreshed: Domain = { ...domain, ...current, checked_at: deps.clock.now().toISOString() };
-  if (!touch && sameState(domain, current)) return domain;
-  // A domain deleted meanwhile stays deleted.
-  if (!(await deps.domains.save(refreshed, 'existing')))
-    throw notFound(`Domain ${JSON.stringify(domain.id)} not found.`);
-  if (!sameState(domain, current)) await raise(deps, 'domain.updated', refreshed);
-  return refreshed;
+  let refreshed: Domain = { ...domain, ...current, checked_at: deps.clock.now().toISOString() };
+  try {
+    refreshed = await withSettings(deps, refreshed);
+  } catch (error) {
+    // Kept as it was; the next look tries again.
+    deps.log?.warn("could not bring the domain's configuration set up to date", {
+      domain_id: domain.id,
+      error,
+    });
+    refreshed = { ...refreshed, configuration_set: domain.configuration_set };
+  }
+  if (!touch && sameState(domain, refreshed)) return domain;
+  if (!(await deps.domains.save(refreshed, 'existing'))) {
+    // Deleted meanwhile (it stays deleted), or changed by another writer: its state is theirs.
+    const newer = await deps.domains.get(domain.id);
+    if (!newer) throw notFound(`Domain ${JSON.stringify(domain.id)} not found.`);
+    return newer;
+  }
+  if (!sameState(domain, refreshed)) await raise(deps, 'domain.updated', refreshed);
+  return { ...refreshed, version: (domain.version ?? 0) + 1 };
+}
+
+/**
+ * `PATCH /v1/domains/{id}`: changes the domain's settings. What SES must hold (TLS enforced, the
+ * tracking host) is put in its configuration set before the change is stored, so a send never
+ * goes out under settings SES does not have; a refusal changes nothing.
+ */
+export async function updateDomain(deps: DomainDeps, id: string, update: DomainUpdate): Promise<Domain> {
+  for (let attempt = 0; ; attempt++) {
+    const domain = await find(deps, id);
+    const settings = applyUpdate(domain, update, domain.domain);
+    if (sameSettings(domain, settings)) return domain;
+    assertSettingsPossible(deps, settings);
+    let changed: Domain;
+    try {
+      changed = await withSettings(deps, { ...domain, ...settings });
+    } catch (error) {
+      if (error instanceof IdentityError) throw settingsFailure(domain.domain, error);
+      throw error;
+    }
+    if (await deps.domains.save(changed, 'existing')) {
+      await raise(deps, 'domain.updated', changed);
+      return { ...changed, version: (domain.version ?? 0) + 1 };
+    }
+    // Deleted (find answers 404 next) or changed by another writer: apply the change to theirs.
+    if (attempt >= 4) throw conflict(`Domain ${id} is being changed by other requests; try again.`);
+  }
+}
+
+/** Settings this deployment cannot give: a 400 that says what to set up, and where. */
+function assertSettingsPossible(deps: DomainDeps, settings: DomainSettings) {
+  if (!deps.sending) throw validationError('This service is not set up for per-domain sending settings.');
+  if (settings.tracking_subdomain && !deps.sending.trackingTarget) {
+    const message =
+      'tracking_subdomain needs the HTTPS front for tracking hosts, which this deployment does not have: SES would write https links to a host that serves no HTTPS. Deploy it and set trackingHttpsTarget (docs/tracking.md); open and click tracking work without a tracking subdomain.';
+    throw validationError(message, [{ field: 'tracking_subdomain', message }]);
+  }
+}
+
+/** The provider's refusal of a configuration set, in the API's error shape: nothing was changed. */
+function settingsFailure(domain: string, error: IdentityError): ApiError {
+  if (error.reason === 'throttled' || error.reason === 'unavailable') {
+    const failure = identityFailure(domain, error);
+    return new ApiError(
+      failure.statusCode,
+      failure.errorName,
+      `SES could not take ${domain}'s settings right now; nothing was changed. Try again.`,
+      undefined,
+      failure.headers,
+    );
+  }
+  return validationError(`SES refused ${domain}'s settings: ${error.message}`);
 }
 
 /** `GET /v1/domains/{id}` and `POST /v1/domains/{id}/verify`: the domain with its status read fresh. */
@@ -168,6 +341,9 @@ export async function deleteDomain(deps: DomainDeps, id: string): Promise<Domain
   const domain = await find(deps, id);
   try {
     await deps.identities.delete(domain.domain);
+    // By its name, recorded or not: a set put just before a failed store is not left behind.
+    if (deps.sending)
+      await deps.sending.configurationSets.delete(deps.sending.configurationSetName(domain.id));
   } catch (error) {
     if (error instanceof IdentityError) throw identityFailure(domain.domain, error);
     throw error;
@@ -239,3 +415,35 @@ export function verifiedSenderDomains(
     throw validationError(message, [{ field: 'from', message }]);
   };
 }
+
+/**
+ * The send consumer's view of a sender's domain: whether SES tracks its opens and clicks, and
+ * the configuration set it sends with. Kept for `ttlMs` in the function's memory (a change of
+ * settings reaches sends within it); a domain that is not there (deleted: SES refuses its sends
+ * anyway) sends with the defaults.
+ */
+export function senderOptions(
+  domains: Pick<DomainRepository, 'senderState'>,
+  clock: Clock,
+  ttlMs = 60_000,
+): (domain: string) => Promise<SenderOptions> {
+  const cache = new Map<string, { until: number; options: SenderOptions }>();
+  return async (domain) => {
+    const now = clock.now().getTime();
+    const hit = cache.get(domain);
+    if (hit && hit.until > now) return hit.options;
+    const state = await domains.senderState(domain);
+    const options: SenderOptions = state
+      ? {
+          openTracking: state.openTracking,
+          clickTracking: state.clickTracking,
+          ...(state.configurationSet ? { configurationSet: state.configurationSet } : {}),
+        }
+      : { openTracking: false, clickTracking: false };
+    if (cache.size >= 1000) cache.clear();
+    cache.set(domain, { until: now + ttlMs, options });
+    return options;
+  };
+}
+
+export { senderOptionsOf };
