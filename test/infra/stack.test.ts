@@ -557,7 +557,7 @@ describe('EmailServiceStack', () => {
     const destination = Object.values(
       template.findResources('AWS::SES::ConfigurationSetEventDestination'),
     )[0];
-    const types = (destination?.Properties.EventDestination.MatchingEventTypes as string[]).map((t) =>
+    const types = ((destination?.Properties.EventDestination.MatchingEventTypes ?? []) as string[]).map((t) =>
       t.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase(),
     );
     expect([...types].sort()).toEqual([...PUBLISHED_EVENT_TYPES].sort());
