@@ -95,6 +95,36 @@ describe('send consumer (SQS → SES v2 emulator)', () => {
     expect(email?.status).toBe('queued'); // until SES reports delivery
   });
 
+  it("hands SES the sender domain's options (tracking, its own set), read by the sender's domain; a failure to read them leaves the email unclaimed for the next attempt", async () => {
+    const { id, body } = await queued();
+    const recording = new ScriptedMailer();
+    const asked: string[] = [];
+    let failing = true;
+    const handle = makeConsumer({
+      emails,
+      mailer: recording,
+      clock: systemClock,
+      maxReceiveCount: 3,
+      senderOptions: async (domain) => {
+        asked.push(domain);
+        if (failing) throw new Error('ProvisionedThroughputExceededException');
+        return { openTracking: true, clickTracking: true, configurationSet: 'set-of-acme' };
+      },
+    });
+    expect((await handle(sqsEvent([{ body, messageId: 'm1' }]))).batchItemFailures).toEqual([
+      { itemIdentifier: 'm1' },
+    ]);
+    expect((await emails.get(id))?.sent_at).toBeNull();
+    failing = false;
+    expect((await handle(sqsEvent([{ body, messageId: 'm1', receiveCount: 2 }]))).batchItemFailures).toEqual(
+      [],
+    );
+    expect(asked).toEqual(['acme.test', 'acme.test']);
+    expect(recording.sent.map((job) => job.sender)).toEqual([
+      { openTracking: true, clickTracking: true, configurationSet: 'set-of-acme' },
+    ]);
+  });
+
   it('sends once when SQS delivers the same message twice, in one batch or in two', async () => {
     const { body } = await queued();
     const handle = consumer();

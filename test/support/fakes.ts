@@ -1,5 +1,10 @@
 import { generateApiKey } from '../../functions/core/api-keys.js';
-import { DEFAULT_SETTINGS, type DnsRecord, type DomainStatus } from '../../functions/core/domains.js';
+import {
+  DEFAULT_SETTINGS,
+  type DnsRecord,
+  type DomainStatus,
+  type SenderOptions,
+} from '../../functions/core/domains.js';
 import type { EmailContent } from '../../functions/core/email.js';
 import { newId } from '../../functions/core/ids.js';
 import type {
@@ -34,10 +39,10 @@ export class RecordingQueue implements EmailQueue {
 }
 
 export class ScriptedMailer implements Mailer {
-  readonly sent: (SendJob & { files?: OutgoingFile[] })[] = [];
+  readonly sent: (SendJob & { files?: OutgoingFile[]; sender?: SenderOptions })[] = [];
   /** Each call takes the next result; an Error is thrown. */
   constructor(private readonly script: (Error | string)[] = []) {}
-  async send(job: SendJob & { files?: OutgoingFile[] }) {
+  async send(job: SendJob & { files?: OutgoingFile[]; sender?: SenderOptions }) {
     const next = this.script.shift() ?? `msg-${this.sent.length + 1}`;
     if (next instanceof Error) throw next;
     this.sent.push(job);

@@ -67,6 +67,34 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
     });
   });
 
+  it("tracks as the sender's domain says, per send, and sends with the domain's own configuration set when it has one", async () => {
+    ses.on(SendEmailCommand).resolves({ MessageId: 'm' });
+    const mailer = new SesMailer(new SESv2Client({ region: 'us-east-1' }), 'stack-set');
+    await mailer.send({
+      id: 'em_01m80mv90eew9ryfvqd1ksnhes',
+      content,
+      sender: { openTracking: true, clickTracking: false },
+    });
+    await mailer.send({
+      id: 'em_01m80mv90eew9ryfvqd1ksnhes',
+      content,
+      sender: { openTracking: false, clickTracking: true, configurationSet: 'stack-dom_1' },
+    });
+    const [first, second] = ses.commandCalls(SendEmailCommand).map((c) => c.args[0].input);
+    expect(first).toMatchObject({
+      ConfigurationSetName: 'stack-set',
+      ConfigurationOverrides: {
+        Tracking: { OpenTrackingEnabled: 'ENABLED', ClickTrackingEnabled: 'DISABLED' },
+      },
+    });
+    expect(second).toMatchObject({
+      ConfigurationSetName: 'stack-dom_1',
+      ConfigurationOverrides: {
+        Tracking: { OpenTrackingEnabled: 'DISABLED', ClickTrackingEnabled: 'ENABLED' },
+      },
+    });
+  });
+
   it("adds the user's tags after its own, and the custom headers, as SES v2 takes them", async () => {
     ses.on(SendEmailCommand).resolves({ MessageId: 'm' });
     const mailer = new SesMailer(new SESv2Client({ region: 'us-east-1' }), 'set');

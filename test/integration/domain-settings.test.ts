@@ -1,0 +1,471 @@
+/**
+ * A domain's settings (Resend's PATCH /domains/{id} and the same fields on create): handlers
+ * invoked with API Gateway events, the table on dynalite, SES answering with the SDK's documented
+ * shapes (aws-sdk-client-mock, as the template cannot show calls made at run time), DNS a map.
+ */
+import {
+  AlreadyExistsException,
+  CreateConfigurationSetCommand,
+  CreateConfigurationSetEventDestinationCommand,
+  CreateEmailIdentityCommand,
+  type CreateEmailIdentityCommandOutput,
+  DeleteConfigurationSetCommand,
+  DeleteEmailIdentityCommand,
+  GetEmailIdentityCommand,
+  NotFoundException,
+  PutConfigurationSetDeliveryOptionsCommand,
+  PutConfigurationSetTrackingOptionsCommand,
+  PutEmailIdentityMailFromAttributesCommand,
+  SESv2Client,
+  TooManyRequestsException,
+} from '@aws-sdk/client-sesv2';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
+import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
+import {
+  EVENT_DESTINATION_NAME,
+  PUBLISHED_EVENT_TYPES,
+  SesConfigurationSets,
+} from '../../functions/adapters/ses/configuration-sets.js';
+import { OWNER_TAG, SesIdentities } from '../../functions/adapters/ses/identities.js';
+import type { Clock, DnsLookup } from '../../functions/core/ports.js';
+import { type DomainDeps, refreshDomain, senderOptions } from '../../functions/core/use-cases/domains.js';
+import { makeHandler as makeCreate } from '../../functions/handlers/create-domain.js';
+import { makeHandler as makeDelete } from '../../functions/handlers/delete-domain.js';
+import { makeHandler as makeGet } from '../../functions/handlers/get-domain.js';
+import { makeHandler as makeUpdate } from '../../functions/handlers/update-domain.js';
+import { context, httpEvent, parseBody } from '../support/events.js';
+import { fullAccessKey } from '../support/fakes.js';
+import { expectResendShape } from '../support/resend-schema.js';
+import { startTestTable, type TestTable } from '../support/table.js';
+
+const ses = mockClient(SESv2Client);
+const meta = { $metadata: {} };
+const OWNER = 'test-table';
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:events';
+const FRONT = 'd111111abcdef8.cloudfront.net';
+const PREFIX = 'EmailService-';
+const TOKENS = ['4q4ctwbmvgx7mszy5thz6yw3vkmz3p2x', 'lq2lzlwjjyp4ypvcfzgpqtlxiiv7l6ws'];
+
+const created = (): CreateEmailIdentityCommandOutput => ({
+  ...meta,
+  IdentityType: 'DOMAIN',
+  VerifiedForSendingStatus: true,
+  DkimAttributes: { SigningEnabled: true, Status: 'SUCCESS', Tokens: TOKENS },
+});
+const identity = (domain: string, mailFrom = `send.${domain}`) => ({
+  ...meta,
+  IdentityType: 'DOMAIN' as const,
+  VerifiedForSendingStatus: true,
+  VerificationStatus: 'SUCCESS' as const,
+  DkimAttributes: { SigningEnabled: true, Status: 'SUCCESS' as const, Tokens: TOKENS },
+  MailFromAttributes: {
+    MailFromDomain: mailFrom,
+    MailFromDomainStatus: 'SUCCESS' as const,
+    BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' as const,
+  },
+  Tags: [{ Key: OWNER_TAG, Value: OWNER }],
+});
+const sesError = <T>(Type: new (o: { message: string; $metadata: object }) => T, message = 'refused') =>
+  new Type({ message, $metadata: {} });
+
+/** DNS as a map: what is published (a name → CNAME targets, CAA issuers), or a failing lookup. */
+const published = { cname: new Map<string, string[]>(), caa: new Map<string, string[]>(), failing: false };
+const dns: DnsLookup = {
+  cname: async (name) => {
+    if (published.failing) throw Object.assign(new Error('queryCname ESERVFAIL'), { code: 'ESERVFAIL' });
+    return published.cname.get(name) ?? [];
+  },
+  caaIssuers: async (name) => published.caa.get(name) ?? [],
+};
+
+let table: TestTable;
+let token: string;
+let domains: DynamoDomainRepository;
+let deps: Parameters<typeof makeCreate>[0];
+const clock: Clock = { now: () => new Date() };
+const silentLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const client = () =>
+  new SESv2Client({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+const sending = (trackingTarget?: string): NonNullable<DomainDeps['sending']> => ({
+  configurationSets: new SesConfigurationSets(client(), {
+    eventsTopicArn: TOPIC,
+    maxDeliverySeconds: 50_400,
+    owner: OWNER,
+  }),
+  dns,
+  ...(trackingTarget ? { trackingTarget } : {}),
+  configurationSetName: (id) => `${PREFIX}${id}`,
+});
+
+beforeAll(async () => {
+  table = await startTestTable();
+  const apiKeys = new DynamoApiKeyRepository(table.db, table.tableName);
+  domains = new DynamoDomainRepository(table.db, table.tableName);
+  token = await fullAccessKey(apiKeys);
+  deps = {
+    apiKeys,
+    domains,
+    identities: new SesIdentities(client(), { region: 'eu-west-1', owner: OWNER }),
+    sending: sending(FRONT),
+    clock,
+    log: silentLog,
+    region: 'eu-west-1',
+  };
+});
+afterAll(() => table.stop());
+beforeEach(() => {
+  ses.reset();
+  ses.on(PutEmailIdentityMailFromAttributesCommand).resolves(meta);
+  ses.on(CreateConfigurationSetCommand).resolves(meta);
+  ses.on(CreateConfigurationSetEventDestinationCommand).resolves(meta);
+  published.cname.clear();
+  published.caa.clear();
+  published.failing = false;
+});
+
+type Response = APIGatewayProxyStructuredResultV2;
+let names = 0;
+const fresh = () => `settings${++names}.test`;
+
+const create = async (body: Record<string, unknown>, d = deps) => {
+  const name = String(body.name ?? body.domain);
+  ses.on(CreateEmailIdentityCommand, { EmailIdentity: name }).resolves(created());
+  ses.on(GetEmailIdentityCommand, { EmailIdentity: name }).resolves(identity(name));
+  return (await makeCreate(d)(
+    httpEvent({ method: 'POST', path: '/v1/domains', token, body }),
+    context(),
+  )) as Response;
+};
+const withId = (method: string, id: string, body?: unknown) =>
+  httpEvent({
+    method,
+    path: `/v1/domains/${id}`,
+    routeKey: `${method} /v1/domains/{id}`,
+    token,
+    pathParameters: { id },
+    ...(body === undefined ? {} : { body }),
+  });
+const patch = (id: string, body: unknown, d = deps) =>
+  makeUpdate(d)(withId('PATCH', id, body), context()) as Promise<Response>;
+const get = async (id: string) => {
+  const response = (await makeGet(deps)(withId('GET', id), context())) as Response;
+  expect(response.statusCode).toBe(200);
+  return parseBody(response);
+};
+const add = async (body: Record<string, unknown> = {}) => {
+  const response = await create({ name: fresh(), ...body });
+  expect(response.statusCode, response.body as string).toBe(201);
+  return parseBody(response);
+};
+const setCalls = () => ses.commandCalls(CreateConfigurationSetCommand).map((c) => c.args[0].input);
+
+describe('PATCH /v1/domains/{id}', () => {
+  it("takes Resend's body and answers Resend's {object, id}; the domain shows the settings; tracking alone needs no set of its own", async () => {
+    const domain = await add();
+    expect(domain).toMatchObject({ open_tracking: false, click_tracking: false, tls: 'opportunistic' });
+    const response = await patch(domain.id, { open_tracking: true, click_tracking: true });
+    expect(response.statusCode).toBe(200);
+    expect(parseBody(response)).toEqual({ object: 'domain', id: domain.id });
+    expectResendShape(parseBody(response), 'UpdateDomainResponseSuccess');
+    const after = await get(domain.id);
+    expect(after).toMatchObject({ open_tracking: true, click_tracking: true, tls: 'opportunistic' });
+    expectResendShape(after, 'Domain');
+    // Per send (ConfigurationOverrides), so the stack's set: no set of its own.
+    expect(setCalls()).toEqual([]);
+    expect(await domains.senderState(domain.name)).toMatchObject({ openTracking: true, clickTracking: true });
+    expect((await domains.senderState(domain.name))?.configurationSet).toBeUndefined();
+    // What is left out stays; an empty body changes nothing.
+    expect((await patch(domain.id, { click_tracking: false })).statusCode).toBe(200);
+    expect(await get(domain.id)).toMatchObject({ open_tracking: true, click_tracking: false });
+    expect((await patch(domain.id, {})).statusCode).toBe(200);
+  });
+
+  it("tls enforced: the domain's own configuration set (TLS REQUIRE, the stack's event destination, suppression and delivery time), put before the change is stored", async () => {
+    const domain = await add();
+    expect((await patch(domain.id, { tls: 'enforced' })).statusCode).toBe(200);
+    const name = `${PREFIX}${domain.id}`;
+    expect(setCalls()).toEqual([
+      {
+        ConfigurationSetName: name,
+        DeliveryOptions: { TlsPolicy: 'REQUIRE', MaxDeliverySeconds: 50_400 },
+        ReputationOptions: { ReputationMetricsEnabled: true },
+        SendingOptions: { SendingEnabled: true },
+        SuppressionOptions: { SuppressedReasons: ['BOUNCE', 'COMPLAINT'] },
+        Tags: [{ Key: OWNER_TAG, Value: OWNER }],
+      },
+    ]);
+    expect(ses.commandCalls(CreateConfigurationSetEventDestinationCommand)[0]?.args[0].input).toEqual({
+      ConfigurationSetName: name,
+      EventDestinationName: EVENT_DESTINATION_NAME,
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: [...PUBLISHED_EVENT_TYPES],
+        SnsDestination: { TopicArn: TOPIC },
+      },
+    });
+    expect(await get(domain.id)).toMatchObject({ tls: 'enforced' });
+    // Sends from the domain use it.
+    expect(await domains.senderState(domain.name)).toMatchObject({ configurationSet: name });
+
+    // Back to opportunistic: the same set, updated (sends never switch sets under way).
+    ses.on(CreateConfigurationSetCommand).rejects(sesError(AlreadyExistsException));
+    ses.on(CreateConfigurationSetEventDestinationCommand).rejects(sesError(AlreadyExistsException));
+    ses.on(PutConfigurationSetDeliveryOptionsCommand).resolves(meta);
+    ses.on(PutConfigurationSetTrackingOptionsCommand).resolves(meta);
+    expect((await patch(domain.id, { tls: 'opportunistic' })).statusCode).toBe(200);
+    expect(ses.commandCalls(PutConfigurationSetDeliveryOptionsCommand)[0]?.args[0].input).toEqual({
+      ConfigurationSetName: name,
+      TlsPolicy: 'OPTIONAL',
+      MaxDeliverySeconds: 50_400,
+    });
+    expect(await domains.senderState(domain.name)).toMatchObject({ configurationSet: name });
+  });
+
+  it('a refusal by SES changes nothing: 429 while SES throttles, and the settings stay as they were', async () => {
+    const domain = await add();
+    ses.on(CreateConfigurationSetCommand).rejects(sesError(TooManyRequestsException));
+    const response = await patch(domain.id, { tls: 'enforced', open_tracking: true });
+    expect(response.statusCode).toBe(429);
+    expect(parseBody(response)).toMatchObject({ name: 'rate_limit_exceeded' });
+    expect(await get(domain.id)).toMatchObject({ tls: 'opportunistic', open_tracking: false });
+    expect(await domains.senderState(domain.name)).toMatchObject({ openTracking: false });
+  });
+
+  it('tracking_subdomain: Tracking and TrackingCAA records; the set takes the host (HTTPS) only once its CNAME is seen in DNS', async () => {
+    const domain = await add();
+    expect((await patch(domain.id, { tracking_subdomain: 'links' })).statusCode).toBe(200);
+    let body = await get(domain.id);
+    expect(body.tracking_subdomain).toBe('links');
+    const tracking = body.records.filter((r: { record: string }) => r.record.startsWith('Tracking'));
+    expect(tracking).toEqual([
+      {
+        record: 'Tracking',
+        type: 'CNAME',
+        name: `links.${domain.name}`,
+        value: FRONT,
+        ttl: 'Auto',
+        status: 'pending',
+      },
+      // No CAA anywhere above the host: nothing keeps Amazon from issuing its certificate.
+      {
+        record: 'TrackingCAA',
+        type: 'CAA',
+        name: domain.name,
+        value: '0 issue "amazon.com"',
+        ttl: 'Auto',
+        status: 'verified',
+      },
+    ]);
+    expectResendShape(body, 'Domain');
+    // Not published: SES keeps its own host (a host that does not resolve would break every link).
+    expect(setCalls()).toEqual([]);
+
+    published.cname.set(`links.${domain.name}`, [`${FRONT}.`]);
+    body = await get(domain.id);
+    expect(body.records.find((r: { record: string }) => r.record === 'Tracking').status).toBe('verified');
+    expect(setCalls()).toEqual([
+      expect.objectContaining({
+        ConfigurationSetName: `${PREFIX}${domain.id}`,
+        DeliveryOptions: { TlsPolicy: 'OPTIONAL', MaxDeliverySeconds: 50_400 },
+        TrackingOptions: { CustomRedirectDomain: `links.${domain.name}`, HttpsPolicy: 'REQUIRE' },
+      }),
+    ]);
+    expect(await domains.senderState(domain.name)).toMatchObject({
+      configurationSet: `${PREFIX}${domain.id}`,
+    });
+
+    // Changed (never removed): the new host is pending, so SES goes back to its own host meanwhile.
+    ses.on(CreateConfigurationSetCommand).rejects(sesError(AlreadyExistsException));
+    ses.on(CreateConfigurationSetEventDestinationCommand).rejects(sesError(AlreadyExistsException));
+    ses.on(PutConfigurationSetDeliveryOptionsCommand).resolves(meta);
+    ses.on(PutConfigurationSetTrackingOptionsCommand).resolves(meta);
+    expect((await patch(domain.id, { tracking_subdomain: `t.${domain.name}` })).statusCode).toBe(200);
+    expect(ses.commandCalls(PutConfigurationSetTrackingOptionsCommand)[0]?.args[0].input).toEqual({
+      ConfigurationSetName: `${PREFIX}${domain.id}`,
+    });
+    body = await get(domain.id);
+    expect(body.tracking_subdomain).toBe('t');
+    expect(body.records.find((r: { record: string }) => r.record === 'Tracking')).toMatchObject({
+      name: `t.${domain.name}`,
+      status: 'pending',
+    });
+  });
+
+  it("TrackingCAA: pending while the domain's CAA records leave Amazon out, verified once they name it; a DNS failure is temporary_failure", async () => {
+    const domain = await add({ tracking_subdomain: 'links' });
+    published.caa.set(domain.name, ['letsencrypt.org']);
+    const caa = async () =>
+      (await get(domain.id)).records.find((r: { record: string }) => r.record === 'TrackingCAA').status;
+    expect(await caa()).toBe('pending');
+    published.caa.set(domain.name, ['letsencrypt.org', 'amazon.com']);
+    expect(await caa()).toBe('verified');
+    published.failing = true;
+    const body = await get(domain.id);
+    expect(body.records.find((r: { record: string }) => r.record === 'Tracking').status).toBe(
+      'temporary_failure',
+    );
+    expectResendShape(body, 'Domain');
+  });
+
+  it('400 for a tracking subdomain where the deployment has no HTTPS front, naming what to set up', async () => {
+    const bare = { ...deps, sending: sending(undefined) };
+    const domain = await add();
+    const response = await patch(domain.id, { tracking_subdomain: 'links' }, bare);
+    expect(response.statusCode).toBe(400);
+    expect(parseBody(response)).toMatchObject({
+      name: 'validation_error',
+      message: expect.stringContaining('trackingHttpsTarget'),
+      errors: [{ field: 'tracking_subdomain' }],
+    });
+    // Tracking itself needs no front.
+    expect((await patch(domain.id, { open_tracking: true }, bare)).statusCode).toBe(200);
+  });
+
+  it('400 for what Resend refuses or this service lacks; 404 for an unknown domain', async () => {
+    const domain = await add();
+    for (const body of [
+      { capabilities: { receiving: 'enabled' } },
+      { capabilities: { sending: 'disabled' } },
+      { tls: 'strict' },
+      { open_tracking: 'yes' },
+      { tracking_subdomain: '' },
+      { tracking_subdomain: 'a b' },
+      { region: 'us-east-1' },
+      { name: 'other.test' },
+    ]) {
+      const response = await patch(domain.id, body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+      expect(parseBody(response).name).toBe('validation_error');
+    }
+    expect(
+      (await patch(domain.id, { capabilities: { sending: 'enabled', receiving: 'disabled' } })).statusCode,
+    ).toBe(200);
+    expect((await patch('dom_00000000000000000000000000', { open_tracking: true })).statusCode).toBe(404);
+    expect((await patch('nope', { open_tracking: true })).statusCode).toBe(404);
+  });
+});
+
+describe("POST /v1/domains with Resend's fields", () => {
+  it('takes the settings, custom_return_path and the stack region; another region is 400', async () => {
+    const name = fresh();
+    const response = await create({
+      name,
+      region: 'eu-west-1',
+      custom_return_path: 'bounces',
+      open_tracking: true,
+      tls: 'enforced',
+      capabilities: { sending: 'enabled' },
+    });
+    expect(response.statusCode).toBe(201);
+    const body = parseBody(response);
+    expect(body).toMatchObject({ open_tracking: true, click_tracking: false, tls: 'enforced' });
+    expect(body.mail_from_domain).toBe(`bounces.${name}`);
+    expect(ses.commandCalls(PutEmailIdentityMailFromAttributesCommand)[0]?.args[0].input).toMatchObject({
+      EmailIdentity: name,
+      MailFromDomain: `bounces.${name}`,
+    });
+    expect(body.records.filter((r: { record: string }) => r.record === 'SPF')).toEqual([
+      expect.objectContaining({ type: 'MX', name: `bounces.${name}` }),
+      expect.objectContaining({ type: 'TXT', name: `bounces.${name}` }),
+    ]);
+    // Enforced TLS from the first send: the set was put before the domain was stored.
+    expect(setCalls()).toEqual([expect.objectContaining({ ConfigurationSetName: `${PREFIX}${body.id}` })]);
+    expect(await domains.senderState(name)).toMatchObject({
+      openTracking: true,
+      configurationSet: `${PREFIX}${body.id}`,
+    });
+    expectResendShape(body, 'CreateDomainResponse');
+    // The MAIL FROM records are read for the return path it was created with.
+    ses.on(GetEmailIdentityCommand, { EmailIdentity: name }).resolves(identity(name, `bounces.${name}`));
+    expect((await get(body.id)).records.find((r: { type: string }) => r.type === 'MX').status).toBe(
+      'verified',
+    );
+
+    const elsewhere = await create({ name: fresh(), region: 'us-east-1' });
+    expect(elsewhere.statusCode).toBe(400);
+    expect(parseBody(elsewhere)).toMatchObject({
+      errors: [{ field: 'region', message: expect.stringContaining('eu-west-1') }],
+    });
+  });
+
+  it('a set SES refuses at creation leaves nothing stored: the name is free for the retry', async () => {
+    const name = fresh();
+    ses.on(CreateConfigurationSetCommand).rejects(sesError(TooManyRequestsException));
+    expect((await create({ name, tls: 'enforced' })).statusCode).toBe(429);
+    expect(await domains.senderState(name)).toBeNull();
+    ses.on(CreateConfigurationSetCommand).resolves(meta);
+    expect((await create({ name, tls: 'enforced' })).statusCode).toBe(201);
+  });
+});
+
+describe('DELETE /v1/domains/{id}', () => {
+  it("deletes the domain's own configuration set by its name, whether or not it has one (none: SES's NotFound is fine)", async () => {
+    const domain = await add();
+    ses.on(DeleteEmailIdentityCommand).resolves(meta);
+    ses.on(DeleteConfigurationSetCommand).rejects(sesError(NotFoundException));
+    const response = (await makeDelete(deps)(withId('DELETE', domain.id), context())) as Response;
+    expect(response.statusCode).toBe(200);
+    expect(ses.commandCalls(DeleteConfigurationSetCommand)[0]?.args[0].input).toEqual({
+      ConfigurationSetName: `${PREFIX}${domain.id}`,
+    });
+  });
+});
+
+describe('concurrent writers', () => {
+  it('a refresh that read the domain before a change cannot undo it: it returns the newer domain instead', async () => {
+    const domain = await add();
+    const stale = await domains.get(domain.id);
+    expect((await patch(domain.id, { open_tracking: true })).statusCode).toBe(200);
+    // The stale copy's refresh finds SES's state changed (a record now failing) and tries to store it.
+    ses.on(GetEmailIdentityCommand, { EmailIdentity: domain.name }).resolves({
+      ...identity(domain.name),
+      MailFromAttributes: {
+        MailFromDomain: `send.${domain.name}`,
+        MailFromDomainStatus: 'FAILED',
+        BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
+      },
+    });
+    const refreshed = await refreshDomain(deps, stale as NonNullable<typeof stale>);
+    expect(refreshed.open_tracking).toBe(true);
+    expect((await domains.get(domain.id))?.open_tracking).toBe(true);
+  });
+});
+
+describe('senderOptions (the send consumer)', () => {
+  it("reads a domain's options once a minute per instance; an unknown domain sends with the defaults", async () => {
+    let reads = 0;
+    let now = 0;
+    const options = senderOptions(
+      {
+        senderState: async (name) => {
+          reads++;
+          return name === 'acme.test'
+            ? {
+                status: 'verified',
+                sendable: true,
+                openTracking: true,
+                clickTracking: false,
+                configurationSet: 'S',
+              }
+            : null;
+        },
+      },
+      { now: () => new Date(now) },
+    );
+    expect(await options('acme.test')).toEqual({
+      openTracking: true,
+      clickTracking: false,
+      configurationSet: 'S',
+    });
+    now += 59_000;
+    await options('acme.test');
+    expect(reads).toBe(1);
+    now += 2_000;
+    await options('acme.test');
+    expect(reads).toBe(2);
+    expect(await options('gone.test')).toEqual({ openTracking: false, clickTracking: false });
+  });
+});
