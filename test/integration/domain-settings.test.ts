@@ -31,7 +31,13 @@ import {
 } from '../../functions/adapters/ses/configuration-sets.js';
 import { OWNER_TAG, SesIdentities } from '../../functions/adapters/ses/identities.js';
 import type { Clock, DnsLookup } from '../../functions/core/ports.js';
-import { type DomainDeps, refreshDomain, senderOptions } from '../../functions/core/use-cases/domains.js';
+import {
+  checkDomains,
+  type DomainDeps,
+  refreshDomain,
+  senderOptions,
+  TRACKING_RECHECK_MS,
+} from '../../functions/core/use-cases/domains.js';
 import { makeHandler as makeCreate } from '../../functions/handlers/create-domain.js';
 import { makeHandler as makeDelete } from '../../functions/handlers/delete-domain.js';
 import { makeHandler as makeGet } from '../../functions/handlers/get-domain.js';
@@ -398,6 +404,34 @@ describe("POST /v1/domains with Resend's fields", () => {
     expect(await domains.senderState(name)).toBeNull();
     ses.on(CreateConfigurationSetCommand).resolves(meta);
     expect((await create({ name, tls: 'enforced' })).statusCode).toBe(201);
+  });
+});
+
+describe('the scheduled check', () => {
+  it('looks for tracking records still pending every 5 minutes, not every run; once seen, the set takes the host', async () => {
+    const domain = await add({ tracking_subdomain: 'links' });
+    await get(domain.id); // SES has seen its MAIL FROM records: only the tracking ones wait
+    let now = Date.now();
+    const only: DomainDeps = {
+      ...deps,
+      clock: { now: () => new Date(now) },
+      domains: Object.assign(Object.create(domains), {
+        async *all() {
+          const stored = await domains.get(domain.id);
+          if (stored) yield stored;
+        },
+      }),
+    };
+    now += 60_000;
+    expect(await checkDomains(only)).toEqual({ checked: 0, changed: 0 });
+    now += TRACKING_RECHECK_MS;
+    published.cname.set(`links.${domain.name}`, [FRONT]);
+    expect((await checkDomains(only)).checked).toBe(1);
+    expect((await domains.get(domain.id))?.configuration_set).toEqual({
+      name: `${PREFIX}${domain.id}`,
+      tls: 'opportunistic',
+      redirect_domain: `links.${domain.name}`,
+    });
   });
 });
 

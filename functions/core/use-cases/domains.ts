@@ -73,6 +73,9 @@ export const CLAIM_LEASE_MS = 15_000;
 /** A verified domain is re-read from the provider at most this often by the scheduled check. */
 export const VERIFIED_RECHECK_MS = 60 * 60 * 1000;
 
+/** Tracking records still pending in DNS are looked up again by the scheduled check this often. */
+export const TRACKING_RECHECK_MS = 5 * 60 * 1000;
+
 /** Most domains the scheduled check reads from the provider in one run (SES throttles identity reads). */
 export const MAX_CHECKS_PER_RUN = 50;
 
@@ -366,11 +369,17 @@ export async function checkDomains(deps: DomainDeps): Promise<{ checked: number;
   const now = deps.clock.now().getTime();
   const due: Domain[] = [];
   for await (const domain of deps.domains.all()) {
+    const since = now - Date.parse(domain.checked_at);
+    const waitingFor = (kinds: readonly string[]) =>
+      domain.records.some((r) => kinds.includes(r.record) && waiting(r.status));
     if (
       waiting(domain.status) ||
       // Verified by DKIM while the MAIL FROM records are still being looked for.
-      (domain.status === 'verified' && domain.records.some((r) => waiting(r.status))) ||
-      (domain.status === 'verified' && now - Date.parse(domain.checked_at) >= VERIFIED_RECHECK_MS)
+      (domain.status === 'verified' && waitingFor(['DKIM', 'SPF'])) ||
+      // Tracking records nobody may ever publish: looked for less often (a read of the domain
+      // looks at once).
+      (waitingFor(['Tracking', 'TrackingCAA']) && since >= TRACKING_RECHECK_MS) ||
+      (domain.status === 'verified' && since >= VERIFIED_RECHECK_MS)
     )
       due.push(domain);
   }
