@@ -29,6 +29,7 @@ import { invoke, runAs } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 import { ensureQueueWithDlq, ensureTable } from './resources.js';
 import type { SesAccountSettings } from './ses-account.js';
+import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from './ses-configuration-sets.js';
 import { type LocalSes, type SesStandInSettings, startSesHere } from './ses-stand-in.js';
 import { localTls } from './tls.js';
 
@@ -43,6 +44,11 @@ export interface LocalServiceOptions {
   viewerPort?: number;
   /** The viewer port was chosen (VIEWER_PORT): fail when it is taken instead of using another. */
   viewerPortRequired?: boolean;
+  /**
+   * Port of SES's open and click tracking host; taken, any free one. Fixed, so links in messages of
+   * an earlier run still lead somewhere. @default the viewer's port + 1 (8006); any when the viewer's is 0
+   */
+  trackingPort?: number;
   /** Delay before simulated delivery events. @default 150 */
   eventDelayMs?: number;
   /** Receives before a send message goes to the dead-letter queue (the stack's sendMaxAttempts). @default 5 */
@@ -99,7 +105,8 @@ export interface LocalService {
     webhooks: string;
     webhookDeadLetters: string;
   };
-  endpoints: { dynamodb: string; sqs: string; ses: string; s3: string };
+  /** `sesTracking`: the local SES's open and click tracking host, where tracked links and pixels point. */
+  endpoints: { dynamodb: string; sqs: string; ses: string; sesTracking: string; s3: string };
   /** The bucket attachments and large bodies are kept in (in the S3 emulator). */
   contentBucket: string;
   /** Calls the emulators received so far, by operation (what the same traffic costs on AWS). */
@@ -118,7 +125,7 @@ export interface LocalService {
 }
 
 const TABLE_NAME = 'email-service';
-const CONFIGURATION_SET = 'email-service-local';
+const CONFIGURATION_SET = LOCAL_CONFIGURATION_SET;
 const SEND_QUEUE = 'email-service-send';
 const CONTENT_BUCKET = 'email-service-content';
 /** The stack's maxReceiveCount for the webhook queue: every attempt of the schedule, and two spare. */
@@ -237,6 +244,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         region,
       },
       ledgerFile: dataDir ? join(dataDir, 'ses', 'sent.jsonl') : undefined,
+      configurationSets: {
+        stack: [CONFIGURATION_SET],
+        maxDeliverySeconds: timings.maxDeliverySeconds,
+        file: dataDir ? join(dataDir, 'ses', 'configuration-sets.json') : undefined,
+      },
+      trackingPort: options.trackingPort ?? (emulatorOptions.sesPort ? emulatorOptions.sesPort + 1 : 0),
       faults,
       account: {
         ...options.sesAccount,
@@ -272,6 +285,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       SEND_QUEUE_URL: send.queue.url,
       SEND_DEAD_LETTER_QUEUE_URL: send.dlq.url,
       CONFIGURATION_SET_NAME: CONFIGURATION_SET,
+      SES_EVENTS_TOPIC_ARN: LOCAL_EVENTS_TOPIC_ARN,
       WEBHOOK_QUEUE_URL: webhooks.queue.url,
       // Development receivers on this machine (http://localhost:…); private networks stay refused.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
@@ -393,6 +407,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         dynamodb: emulators.dynamodbEndpoint,
         sqs: emulators.sqsEndpoint,
         ses: ses.endpoint,
+        sesTracking: ses.trackingUrl,
         s3: emulators.s3Endpoint,
       },
       contentBucket: CONTENT_BUCKET,
