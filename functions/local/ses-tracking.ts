@@ -181,6 +181,8 @@ export async function startTrackingHost(options: {
 }): Promise<TrackingHost> {
   const server: Server = createServer((req, res) => {
     req.resume();
+    // Each open or click is a fetch of its own: no connection is kept to a host a restart replaces.
+    res.shouldKeepAlive = false;
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
