@@ -13,9 +13,12 @@ import { mailOf, type SentMessage } from './mailbox-simulator.js';
  * the machine: a mail client, a browser or curl on it can open the message's links.
  *
  * What a link's token stands for is kept with its message (the ledger keeps accepted messages, so
- * a restart with the same data folder still redirects links of earlier messages; in memory they
- * last as long as the process). Tokens are random: a token never names a URL, and the host only
- * ever redirects to the link it stored for the token, so it is no open redirect.
+ * a restart with the same data folder still redirects links of earlier messages, until a large
+ * ledger is compacted to the emails still open; in memory they last as long as the process). A
+ * message sent without an email id tag is never in the ledger: its tokens last as long as the
+ * process. Tokens are random: a token never names a URL, and the host only ever redirects to the
+ * link it stored for the token, so it is no open redirect. Opens and clicks are published when
+ * they happen and are not in the ledger: a kill before they reach the queue loses them.
  */
 
 /** A link the tracking rewrote: its token redirects to `url`. */
