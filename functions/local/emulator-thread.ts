@@ -30,7 +30,7 @@ await servePart(async () => {
           }),
           log: (message, fields) => console.warn(JSON.stringify({ level: 'WARN', message, ...fields })),
         });
-        return ses.endpoint;
+        return { endpoint: ses.endpoint, trackingUrl: ses.trackingUrl };
       },
       sesIdle: () => standIn().idle(),
       sesBusy: () => standIn().busy(),

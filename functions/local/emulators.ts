@@ -66,9 +66,13 @@ export async function startEmulatorsThread(
     calls: () => thread.call('calls'),
     /** The local SES, on the emulators' thread too (it publishes SES's events: SES's work). */
     async startSes(settings) {
-      const endpoint = await thread.call<string>('startSes', settings);
+      const { endpoint, trackingUrl } = await thread.call<{ endpoint: string; trackingUrl: string }>(
+        'startSes',
+        settings,
+      );
       return {
         endpoint,
+        trackingUrl,
         setSendingPaused: (paused) => thread.call('sesSendingPaused', paused),
         republish: (emailIds) => thread.call('sesRepublish', [...emailIds]),
         idle: () => thread.call('sesIdle'),

@@ -1,4 +1,5 @@
 import type { SesEvent } from '../adapters/ses/events.js';
+import type { MessageTracking } from './ses-tracking.js';
 
 /**
  * What SES's mailbox simulator does with each address, reproduced locally so the same tests pass
@@ -35,25 +36,16 @@ export interface SentMessage {
   tags: Record<string, string[]>;
   configurationSet: string;
   sentAt: Date;
+  /** The pixel and links SES's tracking put in it (ses-tracking.ts). */
+  tracking?: MessageTracking;
 }
 
 const bare = (address: string) => (/<([^>]+)>\s*$/.exec(address)?.[1] ?? address).trim();
 
-/**
- * The events SES would publish for one message, in the order it would publish them, each with the
- * delay after sending at which it is published: Send at once, one Delivery listing the delivered
- * recipients, one Bounce listing the bounced ones, then a Complaint (the event types the stack's
- * configuration set subscribes to). Shapes follow "Examples of event data that Amazon SES publishes".
- */
-export function simulateEvents(
-  message: SentMessage,
-  delayMs = 150,
-  /** Addresses on SES's account-level suppression list: SES bounces them as `OnAccountSuppressionList`. */
-  onSuppressionList: (address: string) => boolean = () => false,
-): { delayMs: number; event: SesEvent }[] {
-  const at = (ms: number) => new Date(message.sentAt.getTime() + ms).toISOString();
+/** The `mail` object of every event SES publishes for a message. */
+export function mailOf(message: SentMessage) {
   const recipients = message.recipients.map(bare);
-  const mail = {
+  return {
     timestamp: message.sentAt.toISOString(),
     source: bare(message.from),
     sourceArn: `arn:aws:ses:us-east-1:000000000000:identity/${bare(message.from).split('@')[1]}`,
@@ -69,6 +61,24 @@ export function simulateEvents(
     },
     tags: { 'ses:configuration-set': [message.configurationSet], ...message.tags },
   };
+}
+
+/**
+ * The events SES would publish for one message, in the order it would publish them, each with the
+ * delay after sending at which it is published: Send at once, one Delivery listing the delivered
+ * recipients, one Bounce listing the bounced ones, then a Complaint (which of them reach the events
+ * queue is the configuration set's destinations' choice). Shapes follow "Examples of event data that
+ * Amazon SES publishes".
+ */
+export function simulateEvents(
+  message: SentMessage,
+  delayMs = 150,
+  /** Addresses on SES's account-level suppression list: SES bounces them as `OnAccountSuppressionList`. */
+  onSuppressionList: (address: string) => boolean = () => false,
+): { delayMs: number; event: SesEvent }[] {
+  const at = (ms: number) => new Date(message.sentAt.getTime() + ms).toISOString();
+  const recipients = message.recipients.map(bare);
+  const mail = mailOf(message);
   const byOutcome = (...outcomes: SimulatedOutcome[]) =>
     recipients.filter((r) =>
       outcomes.includes(onSuppressionList(r.toLowerCase()) ? 'suppressed' : simulatedOutcome(r)),

@@ -29,6 +29,7 @@ import { invoke, runAs } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 import { ensureQueueWithDlq, ensureTable } from './resources.js';
 import type { SesAccountSettings } from './ses-account.js';
+import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from './ses-configuration-sets.js';
 import { type LocalSes, type SesStandInSettings, startSesHere } from './ses-stand-in.js';
 import { localTls } from './tls.js';
 
@@ -43,6 +44,11 @@ export interface LocalServiceOptions {
   viewerPort?: number;
   /** The viewer port was chosen (VIEWER_PORT): fail when it is taken instead of using another. */
   viewerPortRequired?: boolean;
+  /**
+   * Port of SES's open and click tracking host; taken, any free one. Fixed, so links in messages of
+   * an earlier run still lead somewhere. @default the viewer's port + 1 (8006); any when the viewer's is 0
+   */
+  trackingPort?: number;
   /** Delay before simulated delivery events. @default 150 */
   eventDelayMs?: number;
   /** Receives before a send message goes to the dead-letter queue (the stack's sendMaxAttempts). @default 5 */
@@ -99,7 +105,8 @@ export interface LocalService {
     webhooks: string;
     webhookDeadLetters: string;
   };
-  endpoints: { dynamodb: string; sqs: string; ses: string; s3: string };
+  /** `sesTracking`: the local SES's open and click tracking host, where tracked links and pixels point. */
+  endpoints: { dynamodb: string; sqs: string; ses: string; sesTracking: string; s3: string };
   /** The bucket attachments and large bodies are kept in (in the S3 emulator). */
   contentBucket: string;
   /** Calls the emulators received so far, by operation (what the same traffic costs on AWS). */
@@ -118,13 +125,9 @@ export interface LocalService {
 }
 
 const TABLE_NAME = 'email-service';
-const CONFIGURATION_SET = 'email-service-local';
+const CONFIGURATION_SET = LOCAL_CONFIGURATION_SET;
 /** Where a local tracking subdomain's CNAME points: the local SES serves tracking itself. */
 const LOCAL_TRACKING_TARGET = 'tracking.email-service.localhost';
-/** The stack's maximum delivery time for SES (14 hours), which domains' own sets copy. */
-const LOCAL_MAX_DELIVERY_SECONDS = 14 * 3600;
-/** Placeholder until the local SES names its events topic (merged from the local tracking work). */
-const LOCAL_EVENTS_TOPIC_ARN = 'arn:aws:sns:us-east-1:000000000000:email-service-local-events';
 const SEND_QUEUE = 'email-service-send';
 const CONTENT_BUCKET = 'email-service-content';
 /** The stack's maxReceiveCount for the webhook queue: every attempt of the schedule, and two spare. */
@@ -243,6 +246,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         region,
       },
       ledgerFile: dataDir ? join(dataDir, 'ses', 'sent.jsonl') : undefined,
+      configurationSets: {
+        stack: [CONFIGURATION_SET],
+        maxDeliverySeconds: timings.maxDeliverySeconds,
+        file: dataDir ? join(dataDir, 'ses', 'configuration-sets.json') : undefined,
+      },
+      trackingPort: options.trackingPort ?? (emulatorOptions.sesPort ? emulatorOptions.sesPort + 1 : 0),
       faults,
       account: {
         ...options.sesAccount,
@@ -279,10 +288,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       SEND_DEAD_LETTER_QUEUE_URL: send.dlq.url,
       CONFIGURATION_SET_NAME: CONFIGURATION_SET,
       // Domains' own configuration sets: named as the stack names them, their events to the same
-      // queue as the stack's set (the local SES maps this topic to the events queue).
+      // queue as the stack's set (the local SES maps this topic to the events queue), and the
+      // stack's delivery time as close as SES's API allows (its least is 300 s).
       DOMAIN_CONFIGURATION_SET_PREFIX: `${CONFIGURATION_SET}-`,
       SES_EVENTS_TOPIC_ARN: LOCAL_EVENTS_TOPIC_ARN,
-      SES_MAX_DELIVERY_SECONDS: String(LOCAL_MAX_DELIVERY_SECONDS),
+      SES_MAX_DELIVERY_SECONDS: String(Math.max(300, timings.maxDeliverySeconds)),
       // Tracking subdomains as on a stack with the HTTPS front, and DNS as if every record the
       // service asks for were published: nothing is published anywhere from a laptop.
       TRACKING_HTTPS_TARGET: LOCAL_TRACKING_TARGET,
@@ -408,6 +418,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         dynamodb: emulators.dynamodbEndpoint,
         sqs: emulators.sqsEndpoint,
         ses: ses.endpoint,
+        sesTracking: ses.trackingUrl,
         s3: emulators.s3Endpoint,
       },
       contentBucket: CONTENT_BUCKET,

@@ -14,16 +14,27 @@ import { CALLER_HEADER } from './caller-identity.js';
 import { chance, type LocalFaults } from './faults.js';
 import { joinsSuppressionList, type SentMessage, simulateEvents } from './mailbox-simulator.js';
 import { LocalSesAccount, type SesAccountSettings } from './ses-account.js';
+import {
+  configurationSetAction,
+  LOCAL_CONFIGURATION_SET,
+  LocalConfigurationSets,
+} from './ses-configuration-sets.js';
 import { LocalIdentities, type LocalIdentityOptions, type SesReply } from './ses-identities.js';
 import { SesLedger } from './ses-ledger.js';
+import { type MessageTracking, startTrackingHost, TrackingTokens, trackHtml } from './ses-tracking.js';
 
 /**
- * Local SES = the SES v2 emulator plus what it lacks: event publishing and identities. This proxy
- * sits in front of the emulator. It answers the identity API itself (ses-identities.ts) and, as SES
- * does, refuses a SendEmail whose sender's domain is not a verified identity. Every other request
- * passes through unchanged, and for each SendEmail the emulator accepted with a configuration set,
- * it publishes the events SES would (see mailbox-simulator.ts) to the events queue, in the shape
- * SNS raw message delivery puts on SQS on AWS.
+ * Local SES = the SES v2 emulator plus what it lacks: event publishing, identities and
+ * configuration sets. This proxy sits in front of the emulator. It answers the identity and
+ * configuration set APIs itself (ses-identities.ts, ses-configuration-sets.ts) and, as SES does,
+ * refuses a SendEmail whose sender's domain is not a verified identity or whose configuration set
+ * does not exist. Every other request passes through unchanged, and for each SendEmail the
+ * emulator accepted with a configuration set, it publishes the events SES would (see
+ * mailbox-simulator.ts) that the set's destinations match to the events queue, in the shape SNS
+ * raw message delivery puts on SQS on AWS.
+ *
+ * With open or click tracking on for a send, it rewrites the HTML part as SES does before the
+ * emulator stores it, and serves the tracking links on a host of its own (ses-tracking.ts).
  *
  * It also keeps SES's account-level suppression list, as SES does: a hard-bounced or complaining
  * address joins it, a later send to it bounces as `OnAccountSuppressionList`, and
@@ -39,6 +50,9 @@ import { SesLedger } from './ses-ledger.js';
  */
 export interface SesStandIn {
   endpoint: string;
+  /** The open and click tracking host (SES's r.<region>.awstrack.me), e.g. http://127.0.0.1:8006. */
+  trackingUrl: string;
+  configurationSets: LocalConfigurationSets;
   ledger: SesLedger;
   /** The account's limits, as SES keeps them (paused sending can be turned on and off). */
   account: LocalSesAccount;
@@ -63,8 +77,14 @@ interface SendEmailRequest {
   ConfigurationSetName?: string;
   FromEmailAddress?: string;
   Destination?: { ToAddresses?: string[]; CcAddresses?: string[]; BccAddresses?: string[] };
-  Content?: { Simple?: { Subject?: { Data?: string } } };
+  Content?: { Simple?: { Subject?: { Data?: string }; Body?: { Html?: { Data?: string } } } };
   EmailTags?: { Name: string; Value: string }[];
+  ConfigurationOverrides?: {
+    Tracking?: {
+      OpenTrackingEnabled?: 'ENABLED' | 'DISABLED';
+      ClickTrackingEnabled?: 'ENABLED' | 'DISABLED';
+    };
+  };
 }
 
 const SEND_EMAIL_PATH = '/v2/email/outbound-emails';
@@ -77,6 +97,7 @@ function sesAction(method: string, url: string, body: Buffer): string | undefine
   if (method === 'POST' && path === SEND_EMAIL_PATH) return 'SendEmail';
   if (method === 'GET' && path === ACCOUNT_PATH) return 'GetAccount';
   if (method === 'DELETE' && path.startsWith(SUPPRESSED_PATH)) return 'DeleteSuppressedDestination';
+  if (path.startsWith('/v2/email/configuration-sets')) return configurationSetAction(method, path);
   if (!path.startsWith('/v2/email/identities')) return undefined;
   if (path.endsWith('/mail-from')) return 'PutEmailIdentityMailFromAttributes';
   if (method === 'POST') return body.length ? 'CreateEmailIdentity' : undefined;
@@ -85,7 +106,7 @@ function sesAction(method: string, url: string, body: Buffer): string | undefine
   return undefined;
 }
 
-/** A CreateEmailIdentity with tags, which IAM also checks ses:TagResource for. */
+/** A CreateEmailIdentity or CreateConfigurationSet with tags, which IAM also checks ses:TagResource for. */
 const tagged = (body: Buffer) => {
   try {
     return ((JSON.parse(body.toString('utf8')) as { Tags?: unknown[] }).Tags ?? []).length > 0;
@@ -115,11 +136,23 @@ export interface SesStandInSettings {
   faults?: Pick<LocalFaults, 'ses' | 'sesEvents'>;
   /** The account's sending limits (LOCAL_SES_*). @default 14 per second, 50,000 per 24 hours */
   account?: SesAccountSettings;
+  configurationSets?: {
+    /** The sets the stack creates, each as lib/constructs/ses-events.ts makes it. @default ['email-service-local'] */
+    stack?: string[];
+    /** The stack's maximum delivery time, for its sets. */
+    maxDeliverySeconds?: number;
+    /** JSON file the sets are kept in across restarts; none: in memory. */
+    file?: string;
+  };
+  /** Port of the tracking host; taken, any free one (links of earlier messages then lead nowhere). @default 0: any */
+  trackingPort?: number;
 }
 
 /** The local SES as the service uses it, wherever it runs. */
 export interface LocalSes {
   endpoint: string;
+  /** The open and click tracking host's base URL. */
+  trackingUrl: string;
   /** Pauses or resumes sending for the account, as SES does for an account under review. */
   setSendingPaused(paused: boolean): Promise<void>;
   republish(emailIds: Set<string>): Promise<number>;
@@ -140,12 +173,17 @@ export async function startSesStandIn(
   const identities = new LocalIdentities(options.identities);
   const ledger = new SesLedger(options.ledgerFile);
   const account = new LocalSesAccount(options.account);
-  // What SES took before a restart still counts against the 24-hour quota.
+  const sets = new LocalConfigurationSets({ file: options.configurationSets?.file });
+  for (const name of options.configurationSets?.stack ?? [LOCAL_CONFIGURATION_SET])
+    sets.defineStackSet(name, options.configurationSets?.maxDeliverySeconds);
+  const tokens = new TrackingTokens();
+  const taken = ledger.acceptedMessages();
+  // What SES took before a restart still counts against the 24-hour quota, and its tracked links
+  // still lead where they did.
   account.restore(
-    ledger
-      .acceptedMessages()
-      .map(({ message }) => ({ at: message.sentAt.getTime(), recipients: message.recipients.length })),
+    taken.map(({ message }) => ({ at: message.sentAt.getTime(), recipients: message.recipients.length })),
   );
+  for (const { message } of taken) tokens.add(message);
   const faults = options.faults ?? {};
   /** SES's account-level suppression list (lower-cased addresses). */
   const accountSuppressed = new Set<string>();
@@ -187,7 +225,27 @@ export async function startSesStandIn(
       batch.push({ body: JSON.stringify(event), done, failed });
     });
 
-  /** Publishes a message's events, each after its delay (plus the faults' extra delay and copies). */
+  /** Publishes an event now, once per destination of its set that takes it (opens and clicks). */
+  const publishNow = (message: SentMessage, event: SesEvent) => {
+    for (let copy = sets.publications(message.configurationSet, event.eventType); copy > 0; copy--) {
+      const job: Promise<void> = publish(event)
+        .catch((error) => options.log?.('could not publish SES event', { error: String(error) }))
+        .finally(() => pending.delete(job));
+      pending.add(job);
+    }
+  };
+  const trackingHost = await startTrackingHost({
+    port: options.trackingPort,
+    tokens,
+    publish: publishNow,
+    log: options.log,
+  });
+
+  /**
+   * Publishes a message's events, each after its delay (plus the faults' extra delay and copies),
+   * those its set's destinations take: none of a type no enabled destination matches, one per
+   * destination that does.
+   */
   const schedule = (message: SentMessage, shiftMs = 0) => {
     const onList = (address: string) => accountSuppressed.has(address);
     const events = simulateEvents(message, options.eventDelayMs, onList);
@@ -196,7 +254,9 @@ export async function startSesStandIn(
     ))
       if (joinsSuppressionList(address)) accountSuppressed.add(address);
     for (const { delayMs, event } of events) {
-      const copies = chance(faults.sesEvents?.duplicate) ? 2 : 1;
+      const copies =
+        sets.publications(message.configurationSet, event.eventType) *
+        (chance(faults.sesEvents?.duplicate) ? 2 : 1);
       for (let copy = 0; copy < copies; copy++) {
         const extra = Math.floor(Math.random() * (faults.sesEvents?.maxExtraDelayMs ?? 0));
         const job: Promise<void> = new Promise<void>((resolve) =>
@@ -210,7 +270,11 @@ export async function startSesStandIn(
     }
   };
 
-  const toMessage = (request: SendEmailRequest, messageId: string): SentMessage => ({
+  const toMessage = (
+    request: SendEmailRequest,
+    messageId: string,
+    tracking?: MessageTracking,
+  ): SentMessage => ({
     messageId,
     from: request.FromEmailAddress ?? '',
     recipients: [
@@ -222,7 +286,30 @@ export async function startSesStandIn(
     tags: Object.fromEntries((request.EmailTags ?? []).map((t) => [t.Name, [t.Value]])),
     configurationSet: request.ConfigurationSetName ?? '',
     sentAt: new Date(),
+    ...(tracking ? { tracking } : {}),
   });
+
+  /**
+   * The message as SES sends it: with open or click tracking on, its HTML part rewritten (a send's
+   * ConfigurationOverrides.Tracking, ENABLED or DISABLED, wins over its set, where an enabled
+   * destination matching OPEN or CLICK turns each on). Raw content is left as it is: the service
+   * sends Simple content only (its files go in Simple.Attachments).
+   */
+  const tracked = (request: SendEmailRequest): { body?: Buffer; tracking?: MessageTracking } => {
+    const set = request.ConfigurationSetName;
+    const overrides = request.ConfigurationOverrides?.Tracking;
+    const on = (override: string | undefined, type: 'OPEN' | 'CLICK') =>
+      override === 'ENABLED' || (override !== 'DISABLED' && set !== undefined && sets.matches(set, type));
+    const open = on(overrides?.OpenTrackingEnabled, 'OPEN');
+    const click = on(overrides?.ClickTrackingEnabled, 'CLICK');
+    const html = request.Content?.Simple?.Body?.Html;
+    if (!(open || click) || typeof html?.Data !== 'string') return {};
+    const customDomain = set ? sets.trackingOptions(set)?.CustomRedirectDomain : undefined;
+    const result = trackHtml(html.Data, { open, click, baseUrl: trackingHost.url, customDomain });
+    if (!result.tracking.open && !result.tracking.links.length) return {};
+    html.Data = result.html;
+    return { body: Buffer.from(JSON.stringify(request)), tracking: result.tracking };
+  };
 
   /** A SendEmail: refused, or forwarded to the emulator; if it takes it, recorded and its events scheduled. */
   const sendEmail = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
@@ -231,6 +318,16 @@ export async function startSesStandIn(
       request = JSON.parse(body.toString('utf8') || '{}') as SendEmailRequest;
     } catch {
       return reply(res, { status: 400, errorType: 'BadRequestException', body: { message: 'Invalid JSON' } });
+    }
+    const setName = request.ConfigurationSetName;
+    if (setName !== undefined) {
+      if (!sets.has(setName)) return reply(res, sets.notFound(setName));
+      if (!sets.sendingEnabled(setName))
+        return reply(res, {
+          status: 400,
+          errorType: 'SendingPausedException',
+          body: { message: `Sending is paused for configuration set ${setName}.` },
+        });
     }
     const from = String(request.FromEmailAddress ?? '');
     if (!identities.canSendFrom(from)) return reply(res, identities.notVerified(from));
@@ -254,12 +351,14 @@ export async function startSesStandIn(
       return reply(res, limited);
     }
     if (emailId) ledger.forwarded(emailId);
-    const upstream = await forward(req, body);
+    const rewritten = tracked(request);
+    const upstream = await forward(req, rewritten.body ?? body);
     if (upstream.status === 200) {
       const sent = JSON.parse(upstream.body.toString('utf8')) as { MessageId?: string };
+      const message = sent.MessageId ? toMessage(request, sent.MessageId, rewritten.tracking) : undefined;
+      if (message?.tracking) tokens.add(message);
       // As on AWS: no configuration set, no events.
-      if (sent.MessageId && request.ConfigurationSetName) {
-        const message = toMessage(request, sent.MessageId);
+      if (message && request.ConfigurationSetName) {
         if (emailId) ledger.accepted(emailId, message);
         schedule(message);
       }
@@ -283,7 +382,8 @@ export async function startSesStandIn(
           port: target.port,
           method: req.method,
           path: req.url,
-          headers: { ...req.headers, host: target.host },
+          // The body may be the rewritten one (tracking).
+          headers: { ...req.headers, host: target.host, 'content-length': String(body.length) },
         },
         async (upstreamRes) =>
           resolve({
@@ -308,12 +408,19 @@ export async function startSesStandIn(
       const action = sesAction(req.method ?? 'GET', req.url ?? '/', body);
       const caller = req.headers[CALLER_HEADER];
       for (const needed of action
-        ? [action, ...(action === 'CreateEmailIdentity' && tagged(body) ? ['TagResource'] : [])]
+        ? [
+            action,
+            ...(/^Create(EmailIdentity|ConfigurationSet)$/.test(action) && tagged(body)
+              ? ['TagResource']
+              : []),
+          ]
         : [])
         if (!sesAllows(typeof caller === 'string' ? caller : undefined, needed))
           return reply(res, accessDenied(String(caller), needed));
       if (action === 'GetAccount') return reply(res, account.getAccount());
-      const identityReply = identities.handle(req.method ?? 'GET', req.url ?? '/', body);
+      const identityReply =
+        identities.handle(req.method ?? 'GET', req.url ?? '/', body) ??
+        sets.handle(req.method ?? 'GET', req.url ?? '/', body);
       if (identityReply) return reply(res, identityReply);
       if (req.method === 'POST' && req.url === SEND_EMAIL_PATH) return await sendEmail(req, res, body);
       if (req.method === 'DELETE' && req.url?.startsWith(SUPPRESSED_PATH)) {
@@ -341,6 +448,8 @@ export async function startSesStandIn(
 
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    trackingUrl: trackingHost.url,
+    configurationSets: sets,
     ledger,
     account,
     republish(emailIds) {
@@ -361,7 +470,7 @@ export async function startSesStandIn(
     async stop() {
       await Promise.all([...pending]);
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), trackingHost.stop()]);
     },
   };
 }
@@ -371,6 +480,7 @@ export async function startSesHere(options: Parameters<typeof startSesStandIn>[0
   const standIn = await startSesStandIn(options);
   return {
     endpoint: standIn.endpoint,
+    trackingUrl: standIn.trackingUrl,
     setSendingPaused: async (paused) => standIn.account.setSendingPaused(paused),
     republish: async (emailIds) => standIn.republish(emailIds),
     idle: () => standIn.idle(),

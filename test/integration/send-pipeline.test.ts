@@ -47,6 +47,8 @@ beforeAll(async () => {
     eventsQueueUrl: eventsQueue.url,
     eventDelayMs: 20,
     identities: { verifyAfterMs: 0 },
+    // The stack's configuration set, which SendEmail names.
+    configurationSets: { stack: ['test-set'] },
   });
   const sesClient = new SESv2Client({ endpoint: standIn.endpoint, region: 'us-east-1', credentials });
   mailer = new SesMailer(sesClient, 'test-set');
@@ -252,6 +254,8 @@ describe('SES outcomes through the real SDK client (one attempt, bounded waits)'
       eventsQueueUrl: eventsQueue.url,
       eventDelayMs: 20,
       identities: { verifyAfterMs: 0 },
+      // The stack's configuration set, which SendEmail names.
+      configurationSets: { stack: ['test-set'] },
       faults: { ses: { [fault]: 1 } },
     });
     const client = new SESv2Client({ endpoint: faulty.endpoint, region: 'us-east-1', credentials });

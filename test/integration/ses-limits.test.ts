@@ -73,6 +73,8 @@ async function ses(account: SesAccountSettings) {
     eventsQueueUrl: eventsQueue.url,
     eventDelayMs: 10,
     identities: { verifyAfterMs: 0 },
+    // The stack's configuration set, which SendEmail names.
+    configurationSets: { stack: ['set'] },
     account,
   });
   // One attempt per call, as the consumer's SES client makes (the SDK would retry a throttle itself).
