@@ -197,7 +197,8 @@ export const FUNCTIONS = {
       'GetEmailIdentity',
       'PutEmailIdentityMailFromAttributes',
     ],
-    configurationSets: PUT_CONFIGURATION_SET,
+    // A new domain's set is named by its new id: only ever created, never found there already.
+    configurationSets: ['CreateConfigurationSet', 'TagResource', 'CreateConfigurationSetEventDestination'],
   }),
   'list-domains': api({ description: 'GET /v1/domains', actions: ['Query'] }),
   // A read that finds SES's state (or DNS) changed stores it, over the version it read (GetItem
@@ -355,7 +356,7 @@ export const FUNCTIONS = {
     description: 'Re-reads the verification of pending sending domains',
     env: ['TABLE_NAME', ...DOMAIN_SETTINGS.env],
     optionalEnv: DOMAIN_SETTINGS.optionalEnv,
-    table: { actions: ['Query', 'PutItem', 'UpdateItem', 'GetItem'] },
+    table: { actions: ['Query', 'PutItem', 'UpdateItem'] },
     identities: READ_IDENTITY,
     configurationSets: PUT_CONFIGURATION_SET,
     ...PUBLISHES,

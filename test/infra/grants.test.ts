@@ -24,7 +24,8 @@ import { EMITTED_EVENT_TYPES } from '../../functions/core/webhooks.js';
 import { parseInput } from '../../functions/http/middleware.js';
 import { type RecordedCall, recordAwsCalls } from '../../functions/local/invocation.js';
 import { type LocalService, startLocalService } from '../../functions/local/service.js';
-import type { EmailServiceStack } from '../../lib/email-service-stack.js';
+import { LOCAL_CONFIGURATION_SET } from '../../functions/local/ses-configuration-sets.js';
+import { domainConfigurationSetPrefix, type EmailServiceStack } from '../../lib/email-service-stack.js';
 import { httpsClient, waitFor } from '../support/https.js';
 import { allows, describeRequirement, type Requirement, requirementsOf } from '../support/iam.js';
 import { emailIdCreatedAt } from '../support/ids.js';
@@ -36,6 +37,11 @@ let service: LocalService;
 let recorder: ReturnType<typeof recordAwsCalls>;
 let stack: EmailServiceStack;
 let template: Template;
+/** Domains' own configuration sets: named `<prefix><domain id>`, locally and in the template. */
+const domainSets = () => ({
+  localPrefix: `${LOCAL_CONFIGURATION_SET}-`,
+  templatePrefix: domainConfigurationSetPrefix(stack.stackName),
+});
 
 const email = (overrides: Record<string, unknown> = {}) => ({
   from: 'Acme <hello@acme.test>',
@@ -87,6 +93,49 @@ beforeAll(async () => {
     expect(acme.status).toBe(201);
     await sesVerified('acme.test');
     expect((await api.call('GET', `/domains/${acme.json.id}`)).json.status).toBe('verified');
+    // Its settings: TLS enforced makes its own configuration set (created); then a tracking host
+    // changes it (updated). Sends from acme use the set from then on.
+    expect((await api.call('PATCH', `/domains/${acme.json.id}`, { body: { tls: 'enforced' } })).status).toBe(
+      200,
+    );
+    expect(
+      (
+        await api.call('PATCH', `/domains/${acme.json.id}`, {
+          body: { open_tracking: true, click_tracking: true, tracking_subdomain: 'links' },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await repos.domains.get(acme.json.id))?.configuration_set?.redirect_domain).toBe(
+      'links.acme.test',
+    );
+    // A tracking CNAME published after the change (on AWS, the usual order): each read of the
+    // domain then brings its set along. Locally DNS answers "published" at once, so the domain is
+    // put back to where it stood before DNS had the record.
+    const beforeDns = async (id: string) => {
+      const stored = await repos.domains.get(id);
+      if (!stored?.configuration_set) throw new Error(`${id} has no configuration set`);
+      const { redirect_domain: _, ...set } = stored.configuration_set;
+      const records = stored.records.map((r) =>
+        r.record === 'Tracking' ? { ...r, status: 'pending' as const } : r,
+      );
+      // Last looked at before the scheduled check looks for pending tracking records again.
+      const checked_at = new Date(Date.now() - 10 * 60_000).toISOString();
+      expect(
+        await repos.domains.save({ ...stored, records, checked_at, configuration_set: set }, 'existing'),
+      ).toBe(true);
+    };
+    await beforeDns(acme.json.id);
+    expect((await api.call('GET', `/domains/${acme.json.id}`)).status).toBe(200);
+    await beforeDns(acme.json.id);
+    expect((await api.call('POST', `/domains/${acme.json.id}/verify`)).status).toBe(200);
+    await beforeDns(acme.json.id);
+    await service.runScheduled('check-domains');
+    expect((await repos.domains.get(acme.json.id))?.configuration_set?.redirect_domain).toBe(
+      'links.acme.test',
+    );
+    // A domain added with TLS enforced has its set from the start.
+    const strict = await api.call('POST', '/domains', { body: { name: 'strict.test', tls: 'enforced' } });
+    expect(strict.status).toBe(201);
     const shop = await api.call('POST', '/domains', { body: { domain: 'shop.test' } });
     await sesVerified('shop.test');
     expect((await api.call('POST', `/domains/${shop.json.id}/verify`)).json.status).toBe('verified');
@@ -511,6 +560,7 @@ function requirements(calls: RecordedCall[]) {
   const ids = {
     tableId: logicalId(stack, stack.table.table),
     configurationSetId: logicalId(stack, stack.sesEvents.configurationSet),
+    domainSets: domainSets(),
     queueIdByUrl: (url: string) => queueIds.get(url),
     bucketIdByName: (name: string) =>
       name === service.contentBucket ? logicalId(stack, stack.content.bucket) : undefined,
@@ -573,6 +623,7 @@ describe('grants match the calls the code makes', () => {
       tableId: logicalId(stack, stack.table.table),
       queueIdByUrl: () => undefined,
       configurationSetId: logicalId(stack, stack.sesEvents.configurationSet as never),
+      domainSets: domainSets(),
     };
     const actions = [
       'SendEmail',
@@ -582,13 +633,28 @@ describe('grants match the calls the code makes', () => {
       'GetEmailIdentity',
       'PutEmailIdentityMailFromAttributes',
       'DeleteEmailIdentity',
+      'CreateConfigurationSet',
+      'PutConfigurationSetDeliveryOptions',
+      'PutConfigurationSetTrackingOptions',
+      'CreateConfigurationSetEventDestination',
+      'DeleteConfigurationSet',
     ];
     for (const functionName of Object.keys(stack.functions)) {
       const statements = policiesOf(stack, template, functionName);
       for (const operation of actions) {
-        const granted = requirementsOf({ functionName, service: 'SESv2', operation }, ids).every((r) =>
-          allows(statements, r),
-        );
+        // A set's calls name a domain's own set (the only sets the functions manage).
+        const configurationSetName = operation.includes('ConfigurationSet')
+          ? `${domainSets().localPrefix}dom_x`
+          : undefined;
+        const granted = requirementsOf(
+          {
+            functionName,
+            service: 'SESv2',
+            operation,
+            ...(configurationSetName ? { configurationSetName } : {}),
+          },
+          ids,
+        ).every((r) => allows(statements, r));
         expect(sesAllows(functionName, operation), `${functionName} ses:${operation}`).toBe(granted);
       }
     }

@@ -10,6 +10,8 @@ export type ResourceRef =
   /** An action IAM has no resource type for: only `*` grants it. */
   | { kind: 'any' }
   | { kind: 'ses-configuration-set'; configurationSetId: string }
+  /** A domain's own configuration set, made at run time: granted on `configuration-set/<prefix>*`. */
+  | { kind: 'ses-domain-configuration-set'; prefix: string }
   /** An S3 object: granted on `<bucket ARN>/<prefix>*` for a prefix of its key. */
   | { kind: 'object'; bucketId: string; key: string }
   /** An S3 bucket itself (s3:ListBucket): granted on the bucket's ARN. */
@@ -47,6 +49,11 @@ export function requirementsOf(
     queueIdByUrl: (url: string) => string | undefined;
     configurationSetId: string;
     bucketIdByName?: (name: string) => string | undefined;
+    /**
+     * Domains' own sets: the prefix locally (a set name with it is a domain's) and in the template.
+     * Absent: every set is the stack's.
+     */
+    domainSets?: { localPrefix: string; templatePrefix: string };
   },
 ): Requirement[] {
   switch (call.service) {
@@ -74,14 +81,25 @@ export function requirementsOf(
       // The account's suppression list and its sending quota: IAM has no resource type for them.
       if (call.operation === 'DeleteSuppressedDestination' || call.operation === 'GetAccount')
         return [{ action: `ses:${call.operation}`, resource: { kind: 'any' } }];
+      const setOf = (name: string | undefined): ResourceRef =>
+        ids.domainSets && name?.startsWith(ids.domainSets.localPrefix)
+          ? { kind: 'ses-domain-configuration-set', prefix: ids.domainSets.templatePrefix }
+          : { kind: 'ses-configuration-set', configurationSetId: ids.configurationSetId };
       if (call.operation === 'SendEmail')
         return [
           { action: 'ses:SendEmail', resource: identity },
-          {
-            action: 'ses:SendEmail',
-            resource: { kind: 'ses-configuration-set', configurationSetId: ids.configurationSetId },
-          },
+          { action: 'ses:SendEmail', resource: setOf(call.configurationSetName) },
         ];
+      // A set's own calls are authorised against the set; a create with tags needs TagResource too.
+      if (call.operation.includes('ConfigurationSet')) {
+        const set = setOf(call.configurationSetName);
+        return [
+          { action: `ses:${call.operation}`, resource: set },
+          ...(call.operation === 'CreateConfigurationSet' && call.tagged
+            ? [{ action: 'ses:TagResource', resource: set }]
+            : []),
+        ];
+      }
       const required: Requirement[] = [{ action: `ses:${call.operation}`, resource: identity }];
       if (call.operation === 'CreateEmailIdentity' && call.tagged)
         required.push({ action: 'ses:TagResource', resource: identity });
@@ -126,6 +144,8 @@ function matchesResource(entry: unknown, ref: ResourceRef): boolean {
       return entry === '*';
     case 'ses-configuration-set':
       return text.includes(':configuration-set/') && text.includes(`"Ref":"${ref.configurationSetId}"`);
+    case 'ses-domain-configuration-set':
+      return text.includes(`:configuration-set/${ref.prefix}*"`);
     case 'bucket':
       return same(entry, { 'Fn::GetAtt': [ref.bucketId, 'Arn'] }) || entry === '*';
     case 'object': {

@@ -238,10 +238,10 @@ async function withSettings(deps: DomainDeps, domain: Domain): Promise<Domain> {
  * Reads the domain's state from the provider (and its tracking records from DNS, bringing its
  * configuration set along) and stores it when it changed (or always, with `touch`, so
  * `checked_at` says when it was last looked at). An identity deleted behind our back makes the
- * domain `failed`. If the provider cannot be read, the stored state is returned as is; if the
- * domain changed meanwhile, the newer one is.
+ * domain `failed`. If the provider cannot be read, the stored state is returned as is; null when
+ * the domain was deleted or changed meanwhile (nothing stored over it).
  */
-export async function refreshDomain(deps: DomainDeps, domain: Domain, touch = false): Promise<Domain> {
+export async function refreshDomain(deps: DomainDeps, domain: Domain, touch = false): Promise<Domain | null> {
   let identity: DomainIdentity | null;
   try {
     identity = await deps.identities.get(
@@ -272,12 +272,8 @@ export async function refreshDomain(deps: DomainDeps, domain: Domain, touch = fa
     refreshed = { ...refreshed, configuration_set: domain.configuration_set };
   }
   if (!touch && sameState(domain, refreshed)) return domain;
-  if (!(await deps.domains.save(refreshed, 'existing'))) {
-    // Deleted meanwhile (it stays deleted), or changed by another writer: its state is theirs.
-    const newer = await deps.domains.get(domain.id);
-    if (!newer) throw notFound(`Domain ${JSON.stringify(domain.id)} not found.`);
-    return newer;
-  }
+  // Deleted meanwhile (it stays deleted), or changed by another writer: theirs stands.
+  if (!(await deps.domains.save(refreshed, 'existing'))) return null;
   if (!sameState(domain, refreshed)) await raise(deps, 'domain.updated', refreshed);
   return { ...refreshed, version: (domain.version ?? 0) + 1 };
 }
@@ -336,7 +332,8 @@ function settingsFailure(domain: string, error: IdentityError): ApiError {
 
 /** `GET /v1/domains/{id}` and `POST /v1/domains/{id}/verify`: the domain with its status read fresh. */
 export async function getDomain(deps: DomainDeps, id: string): Promise<Domain> {
-  return refreshDomain(deps, await find(deps, id));
+  // Changed meanwhile: the newer one (or 404, deleted).
+  return (await refreshDomain(deps, await find(deps, id))) ?? find(deps, id);
 }
 
 /** Removes the provider identity first, so a failure leaves the domain listed and the delete can be retried. */
@@ -388,8 +385,9 @@ export async function checkDomains(deps: DomainDeps): Promise<{ checked: number;
   const batch = due.slice(0, MAX_CHECKS_PER_RUN);
   for (const domain of batch) {
     try {
+      // Changed by another writer meanwhile (null): its next run looks again.
       const refreshed = await refreshDomain(deps, domain, true);
-      if (refreshed.status !== domain.status) changed++;
+      if (refreshed && refreshed.status !== domain.status) changed++;
     } catch (error) {
       deps.log?.error('domain check failed', { domain_id: domain.id, error });
     }
