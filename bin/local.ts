@@ -75,6 +75,7 @@ try {
   Base URL     ${service.baseUrl}
   API key      ${service.apiKey}   (full access${process.env.DEV_API_KEY ? ', from DEV_API_KEY' : '; shown once, a new one each start'})
   Sent mail    ${service.viewerUrl}   ${viewerNote}
+  Tracking     ${service.endpoints.sesTracking}   (the local SES's tracking host: tracked emails' pixel and links)
   Data         ${inMemory ? 'in memory (gone when this stops)' : `${process.env.LOCAL_DATA_DIR ?? '.local-data'}/ (kept across restarts)`}
   Rate limit   ${rateLimitPerSecond} requests per second per key${Object.keys(faults).length ? `\n  Faults       ${JSON.stringify(faults)}   (LOCAL_FAULTS)` : ''}
   Local SES    ${account.maxSendRate} emails per second, ${account.max24HourSend.toLocaleString('en-US')} per 24 hours${account.sandbox ? ', sandbox (verified recipients only)' : ''}${sesAccount.sendingPaused ? ', sending PAUSED' : ''}   (LOCAL_SES_*)

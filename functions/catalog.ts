@@ -324,7 +324,7 @@ export const FUNCTIONS = {
       'CONTENT_BUCKET',
       'SEND_QUEUE_URL',
     ],
-    optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK', 'SES_MAX_SEND_RATE'],
+    optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK', 'SES_MAX_SEND_RATE', 'SENDER_OPTIONS_TTL_MS'],
     // The suppression list (BatchGetItem, once per email; also a large job's content); the attempt
     // record and its outcomes, suppressed recipients included, and the shared send schedule
     // (UpdateItem); why a claim was refused, a scheduled email's state and its API key, how far the

@@ -211,7 +211,7 @@ export function consumerDeps() {
     suppressions,
     apiKeys,
     // Each sender domain's tracking and configuration set, read once a minute per instance.
-    senderOptions: senderOptions(domains, systemClock),
+    senderOptions: senderOptions(domains, systemClock, config.SENDER_OPTIONS_TTL_MS),
     queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),
     events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL),
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),

@@ -297,6 +297,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       // service asks for were published: nothing is published anywhere from a laptop.
       TRACKING_HTTPS_TARGET: LOCAL_TRACKING_TARGET,
       LOCAL_DNS_PUBLISHED: 'true',
+      // A domain's new settings reach the next send, not within the minute each instance keeps them on AWS.
+      SENDER_OPTIONS_TTL_MS: '0',
       WEBHOOK_QUEUE_URL: webhooks.queue.url,
       // Development receivers on this machine (http://localhost:…); private networks stay refused.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
