@@ -395,7 +395,7 @@ describe('unmatched routes ($default)', () => {
     expectError(response, 405, 'method_not_allowed');
     expect(response.headers?.allow).toBe('POST, GET');
     expect((await call('PUT', '/v1/domains/dom_01m80mv90eew9ryfvqd1ksnhes')).headers?.allow).toBe(
-      'GET, DELETE',
+      'GET, PATCH, DELETE',
     );
     expect((await call('POST', '/v1/emails/em_01m80mv90eew9ryfvqd1ksnhes')).headers?.allow).toBe(
       'GET, PATCH',
