@@ -19,11 +19,13 @@ import {
   SESv2Client,
   TooManyRequestsException,
 } from '@aws-sdk/client-sesv2';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
+import { keys } from '../../functions/adapters/dynamodb/table.js';
 import {
   EVENT_DESTINATION_NAME,
   PUBLISHED_EVENT_TYPES,
@@ -466,6 +468,29 @@ describe('concurrent writers', () => {
     expect((await domains.get(domain.id))?.open_tracking).toBe(true);
     // A read of the domain answers the newer one.
     expect(await get(domain.id)).toMatchObject({ open_tracking: true });
+  });
+});
+
+describe('the name item the send path reads', () => {
+  it('takes a domain write only over an older one: a late write of an older version leaves the newer options', async () => {
+    const domain = await add();
+    const stored = await domains.get(domain.id);
+    if (!stored) throw new Error('not stored');
+    expect(await domains.save({ ...stored, open_tracking: true }, 'existing')).toBe(true);
+    // A newer writer's name update got there first (version 9 of the domain).
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: keys.domainName(domain.name), sk: keys.domainNameSk },
+        UpdateExpression: 'SET domain_version = :v, click_tracking = :t',
+        ExpressionAttributeValues: { ':v': 9, ':t': true },
+      }),
+    );
+    const again = await domains.get(domain.id);
+    expect(
+      await domains.save({ ...(again as NonNullable<typeof again>), open_tracking: false }, 'existing'),
+    ).toBe(true);
+    expect(await domains.senderState(domain.name)).toMatchObject({ openTracking: true, clickTracking: true });
   });
 });
 

@@ -117,15 +117,18 @@ export class DynamoDomainRepository implements DomainRepository {
       ))
     )
       return false;
-    // Then the name item, which the send path reads: only for the domain that holds the name.
-    await this.db.send(
+    // Then the name item, which the send path reads: only for the domain that holds the name, and
+    // only over an older version of it (two writers' name updates may arrive in either order).
+    await writeIf(
+      this.db,
       new UpdateCommand({
         TableName: this.tableName,
         Key: this.nameKey(domain.domain),
-        UpdateExpression: `SET #state = :active, #status = :status, sendable = :sendable, open_tracking = :open, click_tracking = :click${
+        UpdateExpression: `SET #state = :active, #status = :status, sendable = :sendable, open_tracking = :open, click_tracking = :click, domain_version = :version${
           domain.configuration_set ? ', configuration_set = :set' : ' REMOVE configuration_set'
         }`,
-        ConditionExpression: 'id = :id',
+        ConditionExpression:
+          'id = :id AND (attribute_not_exists(domain_version) OR domain_version < :version)',
         ExpressionAttributeNames: { '#state': 'state', '#status': 'status' },
         ExpressionAttributeValues: {
           ':active': 'active',
@@ -134,6 +137,7 @@ export class DynamoDomainRepository implements DomainRepository {
           ':open': domain.open_tracking,
           ':click': domain.click_tracking,
           ':id': domain.id,
+          ':version': version + 1,
           ...(domain.configuration_set ? { ':set': domain.configuration_set.name } : {}),
         },
       }),
