@@ -30,6 +30,8 @@ export const BENCH_SERVICE = {
   // Above what the local service sustains, and one rate shard (core/rate-limit.ts): a key's
   // requests cost what a default key's do.
   rateLimitPerSecond: 400,
+  // Each consumer instance keeps a sender domain's options for a minute, as on AWS.
+  senderOptionsTtlMs: 60_000,
   // The pipeline's own speed is measured here, not SES's rate: a local SES that takes 1,000 a
   // second never holds it back (npm run burst measures the pacing at SES's rate).
   sesAccount: { maxSendRate: 1_000, max24HourSend: 10_000_000 },

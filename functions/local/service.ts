@@ -59,6 +59,11 @@ export interface LocalServiceOptions {
   sesRequestTimeoutMs?: number;
   /** How often the sweeper runs (EventBridge's one-minute schedule on AWS). @default 1000 */
   sweepIntervalMs?: number;
+  /**
+   * How long a send consumer keeps a sender domain's options (a minute on AWS). @default 0: a
+   * domain's new settings reach the next send
+   */
+  senderOptionsTtlMs?: number;
   /** How long SES may take to report a final event locally (the stack's 14 hours). @default 60 */
   maxDeliverySeconds?: number;
   /** Faults to inject into the stand-ins for AWS (`npm run chaos`; LOCAL_FAULTS). */
@@ -298,7 +303,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       TRACKING_HTTPS_TARGET: LOCAL_TRACKING_TARGET,
       LOCAL_DNS_PUBLISHED: 'true',
       // A domain's new settings reach the next send, not within the minute each instance keeps them on AWS.
-      SENDER_OPTIONS_TTL_MS: '0',
+      SENDER_OPTIONS_TTL_MS: String(options.senderOptionsTtlMs ?? 0),
       WEBHOOK_QUEUE_URL: webhooks.queue.url,
       // Development receivers on this machine (http://localhost:…); private networks stay refused.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
