@@ -37,6 +37,7 @@ type SesConfigurationSetAction =
   | 'PutConfigurationSetDeliveryOptions'
   | 'PutConfigurationSetTrackingOptions'
   | 'CreateConfigurationSetEventDestination'
+  | 'UpdateConfigurationSetEventDestination'
   | 'DeleteConfigurationSet';
 
 export interface FunctionSpec {
@@ -114,6 +115,7 @@ const PUT_CONFIGURATION_SET: readonly SesConfigurationSetAction[] = [
   'PutConfigurationSetDeliveryOptions',
   'PutConfigurationSetTrackingOptions',
   'CreateConfigurationSetEventDestination',
+  'UpdateConfigurationSetEventDestination',
 ];
 
 /** The settings every domain function reads to keep a domain's own configuration set. */
@@ -226,13 +228,13 @@ export const FUNCTIONS = {
     actions: ['GetItem', 'PutItem', 'Query'],
     configurationSets: PUT_CONFIGURATION_SET,
   }),
+  // Its set is retired (PutItem), not deleted: the scheduled check deletes it later.
   'delete-domain': api({
     description: 'DELETE /v1/domains/{id}',
     ...DOMAIN_SETTINGS,
     ...PUBLISHES,
-    actions: ['GetItem', 'DeleteItem', 'Query'],
+    actions: ['GetItem', 'DeleteItem', 'Query', 'PutItem'],
     identities: ['DeleteEmailIdentity'],
-    configurationSets: ['DeleteConfigurationSet'],
   }),
   'create-api-key': api({ description: 'POST /v1/api-keys', actions: ['PutItem'] }),
   'list-api-keys': api({ description: 'GET /v1/api-keys', actions: ['Query', 'BatchGetItem'] }),
@@ -356,9 +358,10 @@ export const FUNCTIONS = {
     description: 'Re-reads the verification of pending sending domains',
     env: ['TABLE_NAME', ...DOMAIN_SETTINGS.env],
     optionalEnv: DOMAIN_SETTINGS.optionalEnv,
-    table: { actions: ['Query', 'PutItem', 'UpdateItem'] },
+    // Retired sets: listed (Query), deleted from SES, then forgotten (DeleteItem).
+    table: { actions: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     identities: READ_IDENTITY,
-    configurationSets: PUT_CONFIGURATION_SET,
+    configurationSets: [...PUT_CONFIGURATION_SET, 'DeleteConfigurationSet'],
     ...PUBLISHES,
   },
   // The endpoint, read before each attempt (GetItem); the message and its attempt (BatchWriteItem,

@@ -17,7 +17,11 @@ import { EmailTable, type UpgradeStep } from './constructs/email-table.js';
 import { FrontDoor, FrontDoorFirewall, type FrontDoorFirewallProps } from './constructs/front-door.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { SendPipeline } from './constructs/send-pipeline.js';
-import type { FunctionLogging, ServiceFunction } from './constructs/service-function.js';
+import {
+  domainSetPattern,
+  type FunctionLogging,
+  type ServiceFunction,
+} from './constructs/service-function.js';
 import { SesEventsPipeline } from './constructs/ses-events.js';
 import { Webhooks } from './constructs/webhooks.js';
 
@@ -246,7 +250,7 @@ export class EmailServiceStack extends Stack {
       prefix: domainConfigurationSetPrefix(this.stackName),
       eventsTopic: this.sesEvents.topic,
     };
-    this.sesEvents.acceptFromConfigurationSets(`${domainConfigurationSets.prefix}*`);
+    this.sesEvents.acceptFromConfigurationSets(domainSetPattern(domainConfigurationSets.prefix));
     this.send = new SendPipeline(this, 'Send', {
       resources: { table, configurationSet, domainConfigurationSets, settings, webhookQueue, contentBucket },
       timings,

@@ -362,7 +362,14 @@ export const sesTrackingHost = (region: string) => `r.${region}.awstrack.me`;
 export function neededConfigurationSet(domain: Domain, name: string): DomainConfigurationSet | undefined {
   const host = trackingHost(domain);
   const cname = domain.records.find((r) => r.record === 'Tracking');
-  const redirect = host && cname?.name === host && cname.status === 'verified' ? host : undefined;
+  const seen =
+    cname !== undefined &&
+    cname.name === host &&
+    (cname.status === 'verified' ||
+      // DNS could not answer this time: a host already in use stays (a hiccup is no reason to move
+      // every link back to SES's host and forth again).
+      (cname.status === 'temporary_failure' && domain.configuration_set?.redirect_domain === host));
+  const redirect = host && seen ? host : undefined;
   if (!domain.configuration_set && domain.tls !== 'enforced' && !redirect) return undefined;
   return {
     name: domain.configuration_set?.name ?? name,
@@ -370,6 +377,17 @@ export function neededConfigurationSet(domain: Domain, name: string): DomainConf
     ...(redirect ? { redirect_domain: redirect } : {}),
   };
 }
+
+/** Whether two records of a domain's set say the same (stored maps come back in any key order). */
+export const sameConfigurationSet = (a?: DomainConfigurationSet, b?: DomainConfigurationSet) =>
+  a?.name === b?.name && a?.tls === b?.tls && a?.redirect_domain === b?.redirect_domain;
+
+/** Whether two lists of records say the same, whatever the order of each record's keys. */
+export const sameRecords = (a: readonly DnsRecord[], b: readonly DnsRecord[]) => {
+  const line = (r: DnsRecord) =>
+    [r.record, r.type, r.name, r.value, r.priority ?? '', r.ttl, r.status].join('\u0000');
+  return a.length === b.length && a.every((r, i) => line(r) === line(b[i] as DnsRecord));
+};
 
 /** What sends from the domain use. */
 export const senderOptionsOf = (domain: Domain): SenderOptions => ({

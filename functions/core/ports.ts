@@ -523,6 +523,13 @@ export interface DomainRepository {
   /** What a send needs to know about its sender's domain, by name; null when there is none. */
   senderState(domain: string): Promise<({ status: DomainStatus; sendable: boolean } & SenderOptions) | null>;
   delete(domain: Domain): Promise<void>;
+  /** Writes again what the send path reads of a domain (after a failure between the two writes). */
+  syncName(domain: Domain): Promise<void>;
+  /** Marks a configuration set for deletion once `deleteAfterMs` has passed. */
+  retireConfigurationSet(name: string, deleteAfterMs: number): Promise<void>;
+  /** The retired sets whose time has come. */
+  retiredConfigurationSets(nowMs: number): Promise<string[]>;
+  forgetRetiredConfigurationSet(name: string): Promise<void>;
 }
 
 export type IdentityErrorReason =

@@ -16,6 +16,12 @@ import { type EnvKey, type FunctionName, type FunctionSpec, specOf } from '../..
 import { BUNDLE_OPTIONS } from '../bundling.js';
 import { keepLogicalId, LEGACY_LOG_GROUP_IDS } from '../legacy-ids.js';
 
+/**
+ * The names of domains' own sets: the stack's prefix and a domain id (`dom_…`), so another stack
+ * whose name starts with this one's (EmailService-Staging) is not covered.
+ */
+export const domainSetPattern = (prefix: string) => `${prefix}dom_*`;
+
 const HANDLERS_DIR = fileURLToPath(new URL('../../functions/handlers/', import.meta.url));
 
 /** What functions are bound to: the stack's resources, and the values of its settings. */
@@ -255,6 +261,11 @@ export class ServiceFunction extends Construct {
       }),
     );
     this.acknowledgeDomainSets(sets.prefix);
+    return this.setDomainSetEnvironment(sets);
+  }
+
+  /** How domains' sets are named and where their events go, for a function that names them. */
+  setDomainSetEnvironment(sets: { prefix: string; eventsTopic: ITopic }): this {
     this.setEnvironment('SES_EVENTS_TOPIC_ARN', sets.eventsTopic.topicArn);
     return this.setEnvironment('DOMAIN_CONFIGURATION_SET_PREFIX', sets.prefix);
   }
@@ -321,6 +332,9 @@ export class ServiceFunction extends Construct {
     if (this.spec.identities) this.grantIdentities();
     if (this.spec.configurationSets)
       this.grantConfigurationSets(need(resources.domainConfigurationSets, "domains' configuration sets"));
+    else if (this.spec.env.includes('DOMAIN_CONFIGURATION_SET_PREFIX'))
+      // Names them without calling SES on them (delete-domain retires its domain's set).
+      this.setDomainSetEnvironment(need(resources.domainConfigurationSets, "domains' configuration sets"));
     if (this.spec.sesSuppressions) this.grantSesSuppressions();
     if (this.spec.sesAccount) this.grantSesAccount();
     if (this.spec.webhookQueue)
@@ -337,7 +351,7 @@ export class ServiceFunction extends Construct {
     return Stack.of(this).formatArn({
       service: 'ses',
       resource: 'configuration-set',
-      resourceName: `${prefix}*`,
+      resourceName: domainSetPattern(prefix),
     });
   }
 
@@ -345,7 +359,7 @@ export class ServiceFunction extends Construct {
     const stack = Stack.of(this);
     const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
     Validations.of(this.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:${shown(stack.region, 'Region')}:${shown(stack.account, 'AccountId')}:configuration-set/${prefix}*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:${shown(stack.region, 'Region')}:${shown(stack.account, 'AccountId')}:configuration-set/${domainSetPattern(prefix)}]`,
       reason:
         "A domain's own configuration set (TLS policy, tracking host) is made at run time: limited to this stack's prefix.",
     });

@@ -129,7 +129,10 @@ beforeAll(async () => {
     await beforeDns(acme.json.id);
     expect((await api.call('POST', `/domains/${acme.json.id}/verify`)).status).toBe(200);
     await beforeDns(acme.json.id);
+    // A deleted domain's set whose time has come: the check deletes it.
+    await repos.domains.retireConfigurationSet(`${domainSets().localPrefix}dom_retired`, 0);
     await service.runScheduled('check-domains');
+    expect(await repos.domains.retiredConfigurationSets(Date.now())).toEqual([]);
     expect((await repos.domains.get(acme.json.id))?.configuration_set?.redirect_domain).toBe(
       'links.acme.test',
     );

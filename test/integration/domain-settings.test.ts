@@ -18,6 +18,7 @@ import {
   PutEmailIdentityMailFromAttributesCommand,
   SESv2Client,
   TooManyRequestsException,
+  UpdateConfigurationSetEventDestinationCommand,
 } from '@aws-sdk/client-sesv2';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -36,9 +37,11 @@ import type { Clock, DnsLookup } from '../../functions/core/ports.js';
 import {
   checkDomains,
   type DomainDeps,
+  RETIRED_SET_KEEP_MS,
   refreshDomain,
   senderOptions,
   TRACKING_RECHECK_MS,
+  VERIFIED_RECHECK_MS,
 } from '../../functions/core/use-cases/domains.js';
 import { makeHandler as makeCreate } from '../../functions/handlers/create-domain.js';
 import { makeHandler as makeDelete } from '../../functions/handlers/delete-domain.js';
@@ -438,15 +441,144 @@ describe('the scheduled check', () => {
 });
 
 describe('DELETE /v1/domains/{id}', () => {
-  it("deletes the domain's own configuration set by its name, whether or not it has one (none: SES's NotFound is fine)", async () => {
-    const domain = await add();
+  it("retires the domain's own set rather than deleting it (SES reports its emails' later events through it); the scheduled check deletes it 30 days on", async () => {
+    const domain = await add({ tls: 'enforced' });
     ses.on(DeleteEmailIdentityCommand).resolves(meta);
-    ses.on(DeleteConfigurationSetCommand).rejects(sesError(NotFoundException));
     const response = (await makeDelete(deps)(withId('DELETE', domain.id), context())) as Response;
     expect(response.statusCode).toBe(200);
-    expect(ses.commandCalls(DeleteConfigurationSetCommand)[0]?.args[0].input).toEqual({
-      ConfigurationSetName: `${PREFIX}${domain.id}`,
+    expect(ses.commandCalls(DeleteConfigurationSetCommand)).toHaveLength(0);
+    const name = `${PREFIX}${domain.id}`;
+    let now = Date.now();
+    const later: DomainDeps = { ...deps, clock: { now: () => new Date(now) } };
+    now += RETIRED_SET_KEEP_MS - 60_000;
+    await checkDomains(later);
+    expect(ses.commandCalls(DeleteConfigurationSetCommand)).toHaveLength(0);
+    now += 120_000;
+    // Already gone in SES (NotFound) is as good as deleted.
+    ses.on(DeleteConfigurationSetCommand).rejects(sesError(NotFoundException));
+    await checkDomains(later);
+    expect(ses.commandCalls(DeleteConfigurationSetCommand).map((c) => c.args[0].input)).toContainEqual({
+      ConfigurationSetName: name,
     });
+    expect(await domains.retiredConfigurationSets(now)).not.toContain(name);
+  });
+});
+
+describe('SES and the store cannot stay apart', () => {
+  const updatePaths = () => {
+    ses.on(CreateConfigurationSetCommand).rejects(sesError(AlreadyExistsException));
+    ses.on(CreateConfigurationSetEventDestinationCommand).rejects(sesError(AlreadyExistsException));
+    ses.on(UpdateConfigurationSetEventDestinationCommand).resolves(meta);
+    ses.on(PutConfigurationSetDeliveryOptionsCommand).resolves(meta);
+    ses.on(PutConfigurationSetTrackingOptionsCommand).resolves(meta);
+  };
+  const lastTls = () =>
+    ses.commandCalls(PutConfigurationSetDeliveryOptionsCommand).at(-1)?.args[0].input.TlsPolicy;
+
+  it('a refresh that loses its race after putting its set puts the stored one back', async () => {
+    const domain = await add({ tls: 'enforced' });
+    const stale = await domains.get(domain.id);
+    updatePaths();
+    expect((await patch(domain.id, { tls: 'opportunistic' })).statusCode).toBe(200);
+    expect(lastTls()).toBe('OPTIONAL');
+    // The stale copy (enforced) converges its set (REQUIRE), then loses the save.
+    expect(await refreshDomain(deps, stale as NonNullable<typeof stale>, true, true)).toBeNull();
+    const tls = ses
+      .commandCalls(PutConfigurationSetDeliveryOptionsCommand)
+      .map((c) => c.args[0].input.TlsPolicy);
+    expect(tls.slice(-2)).toEqual(['REQUIRE', 'OPTIONAL']);
+  });
+
+  it('a change SES takes half of (TLS put, tracking throttled) answers the error and puts the stored set back', async () => {
+    const domain = await add({ tls: 'enforced' });
+    updatePaths();
+    ses
+      .on(PutConfigurationSetTrackingOptionsCommand)
+      .rejectsOnce(sesError(TooManyRequestsException))
+      .resolves(meta);
+    const response = await patch(domain.id, { tls: 'opportunistic' });
+    expect(response.statusCode).toBe(429);
+    expect(await get(domain.id)).toMatchObject({ tls: 'enforced' });
+    expect(
+      ses.commandCalls(PutConfigurationSetDeliveryOptionsCommand).map((c) => c.args[0].input.TlsPolicy),
+    ).toEqual(['OPTIONAL', 'REQUIRE']);
+  });
+
+  it('the hourly check puts every set again, its event destination as the stack has it now', async () => {
+    const domain = await add({ tls: 'enforced' });
+    await get(domain.id);
+    updatePaths();
+    let now = Date.now() + VERIFIED_RECHECK_MS + 1000;
+    const only: DomainDeps = {
+      ...deps,
+      clock: { now: () => new Date(now) },
+      domains: Object.assign(Object.create(domains), {
+        async *all() {
+          const stored = await domains.get(domain.id);
+          if (stored) yield stored;
+        },
+      }),
+    };
+    await checkDomains(only);
+    expect(lastTls()).toBe('REQUIRE');
+    expect(ses.commandCalls(UpdateConfigurationSetEventDestinationCommand)[0]?.args[0].input).toMatchObject({
+      ConfigurationSetName: `${PREFIX}${domain.id}`,
+      EventDestination: { SnsDestination: { TopicArn: TOPIC } },
+    });
+    now += 60_000; // not again within the hour
+    const calls = ses.commandCalls(PutConfigurationSetDeliveryOptionsCommand).length;
+    await checkDomains(only);
+    expect(ses.commandCalls(PutConfigurationSetDeliveryOptionsCommand)).toHaveLength(calls);
+  });
+
+  it('a request whose change was stored but not what sends read is repaired by its retry', async () => {
+    const domain = await add();
+    expect((await patch(domain.id, { open_tracking: true })).statusCode).toBe(200);
+    // The name item's write failed after the domain's (as a throttled UpdateItem would leave it).
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: keys.domainName(domain.name), sk: keys.domainNameSk },
+        UpdateExpression: 'SET open_tracking = :f',
+        ExpressionAttributeValues: { ':f': false },
+      }),
+    );
+    expect((await patch(domain.id, { open_tracking: true })).statusCode).toBe(200);
+    expect(await domains.senderState(domain.name)).toMatchObject({ openTracking: true });
+  });
+
+  it('a set SES refuses during a refresh keeps the tracking records; a DNS hiccup keeps the tracking host in the set', async () => {
+    const domain = await add({ tracking_subdomain: 'links' });
+    published.cname.set(`links.${domain.name}`, [FRONT]);
+    ses.on(CreateConfigurationSetCommand).rejects(sesError(TooManyRequestsException));
+    let body = await get(domain.id);
+    expect(body.records.map((r: { record: string }) => r.record)).toContain('Tracking');
+    expect(body.records.find((r: { record: string }) => r.record === 'Tracking').status).toBe('verified');
+    expect((await domains.get(domain.id))?.configuration_set).toBeUndefined();
+    ses.on(CreateConfigurationSetCommand).resolves(meta);
+    body = await get(domain.id);
+    expect((await domains.get(domain.id))?.configuration_set?.redirect_domain).toBe(`links.${domain.name}`);
+    const puts = setCalls().length;
+    published.failing = true;
+    body = await get(domain.id);
+    expect(body.records.find((r: { record: string }) => r.record === 'Tracking').status).toBe(
+      'temporary_failure',
+    );
+    expect((await domains.get(domain.id))?.configuration_set?.redirect_domain).toBe(`links.${domain.name}`);
+    expect(setCalls()).toHaveLength(puts);
+  });
+});
+
+describe('tracking subdomain rules', () => {
+  it("refuses the MAIL FROM subdomain's label; other changes stand on a deployment that lost its front", async () => {
+    const domain = await add({ custom_return_path: 'mail' });
+    const response = await patch(domain.id, { tracking_subdomain: 'mail' });
+    expect(response.statusCode).toBe(400);
+    expect(parseBody(response).message).toContain('MAIL FROM');
+    expect((await patch(domain.id, { tracking_subdomain: 'links' })).statusCode).toBe(200);
+    const noFront = { ...deps, sending: sending(undefined) };
+    expect((await patch(domain.id, { open_tracking: true }, noFront)).statusCode).toBe(200);
+    expect((await patch(domain.id, { tracking_subdomain: 't' }, noFront)).statusCode).toBe(400);
   });
 });
 

@@ -145,7 +145,7 @@ function matchesResource(entry: unknown, ref: ResourceRef): boolean {
     case 'ses-configuration-set':
       return text.includes(':configuration-set/') && text.includes(`"Ref":"${ref.configurationSetId}"`);
     case 'ses-domain-configuration-set':
-      return text.includes(`:configuration-set/${ref.prefix}*"`);
+      return text.includes(`:configuration-set/${ref.prefix}dom_*"`);
     case 'bucket':
       return same(entry, { 'Fn::GetAtt': [ref.bucketId, 'Arn'] }) || entry === '*';
     case 'object': {

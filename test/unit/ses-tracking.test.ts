@@ -35,6 +35,11 @@ describe('trackHtml', () => {
     expect(tracking.open).toBeUndefined();
   });
 
+  it('reads a numeric entity past Unicode (or a surrogate) as written, rather than failing the send', () => {
+    const { tracking } = trackHtml('<a href="https://acme.test/?x=&#99999999;&#xD800;&#65;">x</a>', both);
+    expect(tracking.links.map((l) => l.url)).toEqual(['https://acme.test/?x=&#99999999;&#xD800;A']);
+  });
+
   it('leaves ses:no-track anchors, mailto:, tel:, fragments and anchors without href as they are', () => {
     const input = [
       '<a ses:no-track href="https://acme.test/private">Private</a>',

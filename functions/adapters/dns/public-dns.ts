@@ -10,11 +10,11 @@ const absentAsEmpty = (error: unknown): string[] => {
 };
 
 /**
- * The tracking records as public DNS has them, through the resolver Lambda's network gives (a
- * timeout of 2 s and one retry, so a slow DNS answer cannot hold a request for long).
+ * The tracking records as public DNS has them, through the resolver Lambda's network gives (1 s a
+ * try, two tries; the caller also bounds the whole lookup: DNS_WAIT_MS).
  */
 export class PublicDns implements DnsLookup {
-  private readonly resolver = new Resolver({ timeout: 2_000, tries: 2 });
+  private readonly resolver = new Resolver({ timeout: 1_000, tries: 2 });
 
   cname(name: string): Promise<string[]> {
     return this.resolver.resolveCname(name).catch(absentAsEmpty);

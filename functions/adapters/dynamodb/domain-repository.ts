@@ -117,8 +117,16 @@ export class DynamoDomainRepository implements DomainRepository {
       ))
     )
       return false;
-    // Then the name item, which the send path reads: only for the domain that holds the name, and
-    // only over an older version of it (two writers' name updates may arrive in either order).
+    // Then the name item, which the send path reads: only for the domain that holds the name.
+    await this.updateName(domain, version + 1);
+    return true;
+  }
+
+  /**
+   * The name item, which the send path reads: only for the domain that holds the name, and only
+   * over an older version of it (two writers' name updates may arrive in either order).
+   */
+  private async updateName(domain: Domain, version: number): Promise<void> {
     await writeIf(
       this.db,
       new UpdateCommand({
@@ -128,7 +136,7 @@ export class DynamoDomainRepository implements DomainRepository {
           domain.configuration_set ? ', configuration_set = :set' : ' REMOVE configuration_set'
         }`,
         ConditionExpression:
-          'id = :id AND (attribute_not_exists(domain_version) OR domain_version < :version)',
+          'id = :id AND (attribute_not_exists(domain_version) OR domain_version <= :version)',
         ExpressionAttributeNames: { '#state': 'state', '#status': 'status' },
         ExpressionAttributeValues: {
           ':active': 'active',
@@ -137,12 +145,46 @@ export class DynamoDomainRepository implements DomainRepository {
           ':open': domain.open_tracking,
           ':click': domain.click_tracking,
           ':id': domain.id,
-          ':version': version + 1,
+          ':version': version,
           ...(domain.configuration_set ? { ':set': domain.configuration_set.name } : {}),
         },
       }),
     );
-    return true;
+  }
+
+  async syncName(domain: Domain): Promise<void> {
+    await this.updateName(domain, domain.version ?? 0);
+  }
+
+  async retireConfigurationSet(name: string, deleteAfterMs: number): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { pk: keys.retiredSets, sk: keys.retiredSet(name), name, delete_after: deleteAfterMs },
+      }),
+    );
+  }
+
+  async retiredConfigurationSets(nowMs: number): Promise<string[]> {
+    const names: string[] = [];
+    for await (const page of queryPages(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: 'delete_after <= :now',
+      ExpressionAttributeValues: { ':pk': keys.retiredSets, ':now': nowMs },
+      ConsistentRead: true,
+    }))
+      for (const item of page) names.push(String(item.name));
+    return names;
+  }
+
+  async forgetRetiredConfigurationSet(name: string): Promise<void> {
+    await this.db.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: { pk: keys.retiredSets, sk: keys.retiredSet(name) },
+      }),
+    );
   }
 
   async get(id: string): Promise<Domain | null> {

@@ -15,6 +15,7 @@
  * | idempotency key     | IDEMP#<key id>#<sha256> | IDEMP |                    |                           |
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
  * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
+ * | retired config. set | RETIREDSETS      | SET#<name>  |                     |                           |
  * | sweeper progress    | SWEEP            | SWEEP     |                       |                           |
  * | scheduler progress  | SCHEDULE         | SHARD#<partition> |               |                           |
  * | send schedule (next free moment at the SES rate) | SENDPACE | SENDPACE |     |                           |
@@ -150,6 +151,9 @@ export const keys = {
   domainPrefix: 'DOMAIN#',
   domainName: (name: string) => `DOMAINNAME#${name}`,
   domainNameSk: 'DOMAINNAME',
+  /** Deleted domains' configuration sets, kept until SES has reported their emails' last events. */
+  retiredSets: 'RETIREDSETS',
+  retiredSet: (name: string) => `SET#${name}`,
   apiKeys: 'APIKEYS',
   apiKeyListing: (id: string) => `APIKEY#${id}`,
   apiKeyListingPrefix: 'APIKEY#',

@@ -6,6 +6,7 @@ import {
   PutConfigurationSetDeliveryOptionsCommand,
   PutConfigurationSetTrackingOptionsCommand,
   type SESv2Client,
+  UpdateConfigurationSetEventDestinationCommand,
 } from '@aws-sdk/client-sesv2';
 import type { DomainConfigurationSet } from '../../core/domains.js';
 import type { ConfigurationSets } from '../../core/ports.js';
@@ -102,20 +103,21 @@ export class SesConfigurationSets implements ConfigurationSets {
         ),
       );
     }
+    const destination = {
+      ConfigurationSetName: set.name,
+      EventDestinationName: EVENT_DESTINATION_NAME,
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: [...PUBLISHED_EVENT_TYPES],
+        SnsDestination: { TopicArn: this.options.eventsTopicArn },
+      },
+    };
     try {
-      await this.client.send(
-        new CreateConfigurationSetEventDestinationCommand({
-          ConfigurationSetName: set.name,
-          EventDestinationName: EVENT_DESTINATION_NAME,
-          EventDestination: {
-            Enabled: true,
-            MatchingEventTypes: [...PUBLISHED_EVENT_TYPES],
-            SnsDestination: { TopicArn: this.options.eventsTopicArn },
-          },
-        }),
-      );
+      await this.client.send(new CreateConfigurationSetEventDestinationCommand(destination));
     } catch (error) {
       if (!exists(error)) throw toIdentityError(error);
+      // There already: as the stack's now (its topic or event types may have changed since).
+      await this.call(() => this.client.send(new UpdateConfigurationSetEventDestinationCommand(destination)));
     }
   }
 

@@ -11,6 +11,8 @@ import {
   neededConfigurationSet,
   type RecordStatus,
   type SenderOptions,
+  sameConfigurationSet,
+  sameRecords,
   senderOptionsOf,
   trackingHost,
   trackingRecords,
@@ -118,7 +120,7 @@ export async function createDomain(
   name: string,
   settings: DomainSettings = DEFAULT_SETTINGS,
 ): Promise<Domain> {
-  if (!sameSettings(settings, DEFAULT_SETTINGS)) assertSettingsPossible(deps, settings);
+  if (!sameSettings(settings, DEFAULT_SETTINGS)) assertSettingsPossible(deps, DEFAULT_SETTINGS, settings);
   const id = newId(DOMAIN_ID_PREFIX);
   const now = deps.clock.now();
   const claim = await deps.domains.claimName(name, id, now.getTime(), CLAIM_LEASE_MS);
@@ -144,11 +146,13 @@ export async function createDomain(
     ...settings,
     ...identity,
   };
+  domain = await withTrackingRecords(deps, domain);
   try {
-    // Its tracking records, and the set it needs (TLS enforced), before anything is stored: a
-    // refusal leaves nothing behind but the identity, which a retry adopts.
-    domain = await withSettings(deps, domain);
+    // The set it needs (TLS enforced) before anything is stored: a refusal leaves nothing behind
+    // but the identity, which a retry adopts (and a set half made, retired at once).
+    domain = await withConfigurationSet(deps, domain);
   } catch (error) {
+    await retireSet(deps, id, 0);
     await deps.domains.releaseName(name, id).catch(() => undefined);
     if (error instanceof IdentityError) throw identityFailure(name, error);
     throw error;
@@ -156,7 +160,9 @@ export async function createDomain(
   try {
     await deps.domains.save(domain, 'new');
   } catch (error) {
-    // The identity stays with the provider, tagged as ours: the retry adopts it.
+    // The identity stays with the provider, tagged as ours: the retry adopts it. Its set is for
+    // this id, which the retry does not take: retired at once.
+    if (domain.configuration_set) await retireSet(deps, id, 0);
     await deps.domains.delete(domain).catch(() => undefined);
     throw error;
   }
@@ -173,8 +179,8 @@ async function find(deps: Pick<DomainDeps, 'domains'>, id: string): Promise<Doma
 const sameState = (a: Domain, b: Domain) =>
   a.status === b.status &&
   a.sendable === b.sendable &&
-  JSON.stringify(a.records) === JSON.stringify(b.records) &&
-  JSON.stringify(a.configuration_set) === JSON.stringify(b.configuration_set);
+  sameRecords(a.records, b.records) &&
+  sameConfigurationSet(a.configuration_set, b.configuration_set);
 
 const SETTING_KEYS = ['open_tracking', 'click_tracking', 'tls', 'tracking_subdomain'] as const;
 const sameSettings = (a: DomainSettings, b: DomainSettings) => SETTING_KEYS.every((k) => a[k] === b[k]);
@@ -195,53 +201,94 @@ async function trackingStatus(
   target: string,
 ): Promise<{ cname: RecordStatus; caa: RecordStatus }> {
   const host = trackingHost(domain) ?? domain.domain;
-  const cname = await dns.cname(host).then(
-    (targets): RecordStatus => (targets.some((t) => bare(t) === bare(target)) ? 'verified' : 'pending'),
-    (): RecordStatus => 'temporary_failure',
-  );
-  const caa = await (async (): Promise<RecordStatus> => {
-    const labels = host.split('.');
-    const apexLabels = domain.domain.split('.').length;
-    for (let i = 1; labels.length - i >= apexLabels; i++) {
-      const issuers = await dns.caaIssuers(labels.slice(i).join('.'));
-      if (issuers.length)
-        return issuers.some((issuer) => AMAZON_CAS.has(bare(issuer))) ? 'verified' : 'pending';
-    }
-    return 'verified';
-  })().catch((): RecordStatus => 'temporary_failure');
+  const labels = host.split('.');
+  // The names above the host, up to the domain, closest first: looked up side by side.
+  const above = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
+  const names = above.slice(0, above.length - domain.domain.split('.').length + 1);
+  const lookups = Promise.all([
+    dns.cname(host).then(
+      (targets): RecordStatus => (targets.some((t) => bare(t) === bare(target)) ? 'verified' : 'pending'),
+      (): RecordStatus => 'temporary_failure',
+    ),
+    Promise.all(names.map((name) => dns.caaIssuers(name))).then(
+      (found): RecordStatus => {
+        const closest = found.find((issuers) => issuers.length);
+        return !closest || closest.some((issuer) => AMAZON_CAS.has(bare(issuer))) ? 'verified' : 'pending';
+      },
+      (): RecordStatus => 'temporary_failure',
+    ),
+  ]);
+  // However slow DNS is, a request waits for it this long at most.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<[RecordStatus, RecordStatus]>((resolve) => {
+    timer = setTimeout(() => resolve(['temporary_failure', 'temporary_failure']), DNS_WAIT_MS);
+  });
+  const [cname, caa] = await Promise.race([lookups, late]).finally(() => clearTimeout(timer));
   return { cname, caa };
 }
 
+/** The longest a request waits for the tracking records' DNS lookups. */
+export const DNS_WAIT_MS = 2_500;
+
 /**
- * The domain with its tracking records looked up and its configuration set brought to what its
- * settings need (the provider's call first: what is recorded is what SES has). Throws the
- * provider's IdentityError when the set cannot be put.
+ * The domain with its tracking records looked up in DNS (none without a tracking subdomain, or on
+ * a deployment without the HTTPS front). Never throws: DNS that cannot answer is `temporary_failure`.
  */
-async function withSettings(deps: DomainDeps, domain: Domain): Promise<Domain> {
+async function withTrackingRecords(deps: DomainDeps, domain: Domain): Promise<Domain> {
+  const target = deps.sending?.trackingTarget;
+  const tracking =
+    domain.tracking_subdomain && target && deps.sending
+      ? trackingRecords(domain, target, await trackingStatus(deps.sending.dns, domain, target))
+      : [];
+  return { ...domain, records: [...identityRecordsOf(domain.records), ...tracking] };
+}
+
+/**
+ * The domain with its configuration set brought to what its settings and records need: put to SES
+ * first, then recorded (what is recorded is what SES has). With `force`, put even when the record
+ * says SES has it already (after a put that was not stored). Throws the provider's IdentityError.
+ */
+async function withConfigurationSet(deps: DomainDeps, domain: Domain, force = false): Promise<Domain> {
   const { sending } = deps;
   if (!sending) return domain;
-  const target = sending.trackingTarget;
-  const tracking =
-    domain.tracking_subdomain && target
-      ? trackingRecords(domain, target, await trackingStatus(sending.dns, domain, target))
-      : [];
-  const next: Domain = { ...domain, records: [...identityRecordsOf(domain.records), ...tracking] };
-  const needed = neededConfigurationSet(next, sending.configurationSetName(domain.id));
-  if (needed && JSON.stringify(needed) !== JSON.stringify(domain.configuration_set)) {
-    await sending.configurationSets.put(needed);
-    next.configuration_set = needed;
+  const needed = neededConfigurationSet(domain, sending.configurationSetName(domain.id));
+  if (!needed || (!force && sameConfigurationSet(needed, domain.configuration_set))) return domain;
+  await sending.configurationSets.put(needed);
+  return { ...domain, configuration_set: needed };
+}
+
+/**
+ * After a put SES took but the store did not (a lost race, a put that failed half way), brings SES
+ * back to what the store records, so the two cannot stay apart. Best effort: the scheduled check
+ * puts every domain's set again once an hour.
+ */
+async function restoreConfigurationSet(deps: DomainDeps, id: string): Promise<void> {
+  try {
+    const stored = await deps.domains.get(id);
+    if (stored?.configuration_set) await deps.sending?.configurationSets.put(stored.configuration_set);
+  } catch (error) {
+    deps.log?.error("could not bring the domain's configuration set back to what is stored", {
+      domain_id: id,
+      error,
+    });
   }
-  return next;
 }
 
 /**
  * Reads the domain's state from the provider (and its tracking records from DNS, bringing its
  * configuration set along) and stores it when it changed (or always, with `touch`, so
- * `checked_at` says when it was last looked at). An identity deleted behind our back makes the
- * domain `failed`. If the provider cannot be read, the stored state is returned as is; null when
- * the domain was deleted or changed meanwhile (nothing stored over it).
+ * `checked_at` says when it was last looked at). `converge` puts its set again even if nothing
+ * changed (the hourly check: whatever drifted, or a new delivery time after a deploy). An identity
+ * deleted behind our back makes the domain `failed`. If the provider cannot be read, the stored
+ * state is returned as is; null when the domain was deleted or changed meanwhile (nothing stored
+ * over it).
  */
-export async function refreshDomain(deps: DomainDeps, domain: Domain, touch = false): Promise<Domain | null> {
+export async function refreshDomain(
+  deps: DomainDeps,
+  domain: Domain,
+  touch = false,
+  converge = false,
+): Promise<Domain | null> {
   let identity: DomainIdentity | null;
   try {
     identity = await deps.identities.get(
@@ -260,39 +307,64 @@ export async function refreshDomain(deps: DomainDeps, domain: Domain, touch = fa
     sendable: false,
     records: identityRecordsOf(domain.records).map((r) => ({ ...r, status: 'failed' })),
   };
-  let refreshed: Domain = { ...domain, ...current, checked_at: deps.clock.now().toISOString() };
+  let refreshed = await withTrackingRecords(deps, {
+    ...domain,
+    ...current,
+    checked_at: deps.clock.now().toISOString(),
+  });
+  const before = refreshed;
+  let putFailed = false;
   try {
-    refreshed = await withSettings(deps, refreshed);
+    refreshed = await withConfigurationSet(deps, refreshed, converge && Boolean(domain.configuration_set));
   } catch (error) {
-    // Kept as it was; the next look tries again.
+    // The set stays recorded as it was (the records are kept); the next look tries again.
     deps.log?.warn("could not bring the domain's configuration set up to date", {
       domain_id: domain.id,
       error,
     });
-    refreshed = { ...refreshed, configuration_set: domain.configuration_set };
+    putFailed = true;
   }
+  const put = putFailed || refreshed !== before;
   if (!touch && sameState(domain, refreshed)) return domain;
   // Deleted meanwhile (it stays deleted), or changed by another writer: theirs stands.
-  if (!(await deps.domains.save(refreshed, 'existing'))) return null;
+  if (!(await deps.domains.save(refreshed, 'existing'))) {
+    if (put) await restoreConfigurationSet(deps, domain.id);
+    return null;
+  }
+  if (putFailed) await restoreConfigurationSet(deps, domain.id);
   if (!sameState(domain, refreshed)) await raise(deps, 'domain.updated', refreshed);
   return { ...refreshed, version: (domain.version ?? 0) + 1 };
 }
 
 /**
  * `PATCH /v1/domains/{id}`: changes the domain's settings. What SES must hold (TLS enforced, the
- * tracking host) is put in its configuration set before the change is stored, so a send never
- * goes out under settings SES does not have; a refusal changes nothing.
+ * tracking host) is put in its configuration set before the change is stored; a refusal answers
+ * an error and SES is brought back to what is stored. Sends read a domain's settings once a minute
+ * per instance, so a change reaches every send within a minute.
  */
 export async function updateDomain(deps: DomainDeps, id: string, update: DomainUpdate): Promise<Domain> {
+  // Whether SES was given a set this request did not store: it must end as what is stored.
+  let dirty = false;
   for (let attempt = 0; ; attempt++) {
     const domain = await find(deps, id);
     const settings = applyUpdate(domain, update, domain.domain);
-    if (sameSettings(domain, settings)) return domain;
-    assertSettingsPossible(deps, settings);
+    if (sameSettings(domain, settings)) {
+      if (dirty) await restoreConfigurationSet(deps, id);
+      // What sends read, written again: a request whose change was stored but not its name item
+      // (it failed between the two) is repaired by its retry.
+      await deps.domains.syncName(domain);
+      return domain;
+    }
+    assertSettingsPossible(deps, domain, settings);
     let changed: Domain;
     try {
-      changed = await withSettings(deps, { ...domain, ...settings });
+      changed = await withConfigurationSet(
+        deps,
+        await withTrackingRecords(deps, { ...domain, ...settings }),
+        dirty,
+      );
     } catch (error) {
+      await restoreConfigurationSet(deps, id);
       if (error instanceof IdentityError) throw settingsFailure(domain.domain, error);
       throw error;
     }
@@ -301,18 +373,45 @@ export async function updateDomain(deps: DomainDeps, id: string, update: DomainU
       return { ...changed, version: (domain.version ?? 0) + 1 };
     }
     // Deleted (find answers 404 next) or changed by another writer: apply the change to theirs.
-    if (attempt >= 4) throw conflict(`Domain ${id} is being changed by other requests; try again.`);
+    dirty = dirty || changed.configuration_set !== domain.configuration_set;
+    if (attempt >= 4) {
+      if (dirty) await restoreConfigurationSet(deps, id);
+      throw conflict(`Domain ${id} is being changed by other requests; try again.`);
+    }
   }
 }
 
-/** Settings this deployment cannot give: a 400 that says what to set up, and where. */
-function assertSettingsPossible(deps: DomainDeps, settings: DomainSettings) {
+/** Settings this deployment cannot give (a change to them): a 400 that says what to set up, and where. */
+function assertSettingsPossible(deps: DomainDeps, current: DomainSettings, settings: DomainSettings) {
   if (!deps.sending) throw validationError('This service is not set up for per-domain sending settings.');
-  if (settings.tracking_subdomain && !deps.sending.trackingTarget) {
-    const message =
-      'tracking_subdomain needs the HTTPS front for tracking hosts, which this deployment does not have: SES would write https links to a host that serves no HTTPS. Deploy it and set trackingHttpsTarget (docs/tracking.md); open and click tracking work without a tracking subdomain.';
+  if (settings.tracking_subdomain === undefined || settings.tracking_subdomain === current.tracking_subdomain)
+    return;
+  const refuse = (message: string) => {
     throw validationError(message, [{ field: 'tracking_subdomain', message }]);
-  }
+  };
+  if (!deps.sending.trackingTarget)
+    refuse(
+      'tracking_subdomain needs the HTTPS front for tracking hosts, which this deployment does not have: SES would write https links to a host that serves no HTTPS. Deploy it and set trackingHttpsTarget (docs/tracking.md); open and click tracking work without a tracking subdomain.',
+    );
+  if (settings.tracking_subdomain === (settings.custom_return_path ?? 'send'))
+    refuse(
+      `"${settings.tracking_subdomain}" is the domain's MAIL FROM subdomain, whose MX and TXT records a CNAME cannot sit beside: choose another, like "links".`,
+    );
+}
+
+/** How long a deleted domain's configuration set is kept: SES reports opens, clicks and late bounces through it. */
+export const RETIRED_SET_KEEP_MS = 30 * 24 * 3600 * 1000;
+
+/** Most retired sets the scheduled check deletes in one run. */
+export const MAX_RETIRED_SETS_PER_RUN = 10;
+
+/** Marks a domain's set (by its name: made or not) for deletion by the scheduled check after `keepMs`. */
+async function retireSet(deps: DomainDeps, id: string, keepMs: number): Promise<void> {
+  if (!deps.sending) return;
+  const name = deps.sending.configurationSetName(id);
+  await deps.domains
+    .retireConfigurationSet(name, deps.clock.now().getTime() + keepMs)
+    .catch((error) => deps.log?.error('could not retire a configuration set', { name, error }));
 }
 
 /** The provider's refusal of a configuration set, in the API's error shape: nothing was changed. */
@@ -341,13 +440,18 @@ export async function deleteDomain(deps: DomainDeps, id: string): Promise<Domain
   const domain = await find(deps, id);
   try {
     await deps.identities.delete(domain.domain);
-    // By its name, recorded or not: a set put just before a failed store is not left behind.
-    if (deps.sending)
-      await deps.sending.configurationSets.delete(deps.sending.configurationSetName(domain.id));
   } catch (error) {
     if (error instanceof IdentityError) throw identityFailure(domain.domain, error);
     throw error;
   }
+  // Not deleted now: SES publishes its emails' later events (delays, bounces, complaints, opens,
+  // clicks) through it, and a deleted set's are lost. By its name, recorded or not (a set put
+  // just before a failed store is not left behind); the scheduled check deletes it in 30 days.
+  if (deps.sending)
+    await deps.domains.retireConfigurationSet(
+      deps.sending.configurationSetName(domain.id),
+      deps.clock.now().getTime() + RETIRED_SET_KEEP_MS,
+    );
   await deps.domains.delete(domain);
   await raise(deps, 'domain.deleted', domain);
   return domain;
@@ -385,14 +489,31 @@ export async function checkDomains(deps: DomainDeps): Promise<{ checked: number;
   const batch = due.slice(0, MAX_CHECKS_PER_RUN);
   for (const domain of batch) {
     try {
+      // The hourly look at a verified domain also puts its set again, whatever drifted.
+      const hourly = now - Date.parse(domain.checked_at) >= VERIFIED_RECHECK_MS;
       // Changed by another writer meanwhile (null): its next run looks again.
-      const refreshed = await refreshDomain(deps, domain, true);
+      const refreshed = await refreshDomain(deps, domain, true, hourly);
       if (refreshed && refreshed.status !== domain.status) changed++;
     } catch (error) {
       deps.log?.error('domain check failed', { domain_id: domain.id, error });
     }
   }
+  await deleteRetiredSets(deps, now);
   return { checked: batch.length, changed };
+}
+
+/** Deletes the configuration sets of deleted domains whose time has come (a few a run). */
+async function deleteRetiredSets(deps: DomainDeps, now: number): Promise<void> {
+  if (!deps.sending) return;
+  const due = (await deps.domains.retiredConfigurationSets(now)).slice(0, MAX_RETIRED_SETS_PER_RUN);
+  for (const name of due) {
+    try {
+      await deps.sending.configurationSets.delete(name);
+      await deps.domains.forgetRetiredConfigurationSet(name);
+    } catch (error) {
+      deps.log?.error('could not delete a retired configuration set', { name, error });
+    }
+  }
 }
 
 /**
