@@ -236,6 +236,27 @@ export const FUNCTIONS = {
     actions: ['GetItem', 'DeleteItem', 'Query', 'PutItem'],
     identities: ['DeleteEmailIdentity'],
   }),
+  // Templates: the template item (versioned PutItem, GetItem), its alias item (conditional
+  // PutItem, GetItem, DeleteItem), its published version (PutItem, GetItem); listing (Query).
+  'create-template': api({
+    description: 'POST /v1/templates',
+    actions: ['PutItem', 'GetItem', 'DeleteItem'],
+  }),
+  'list-templates': api({ description: 'GET /v1/templates', actions: ['Query'] }),
+  'get-template': api({ description: 'GET /v1/templates/{id}', actions: ['GetItem'] }),
+  'update-template': api({
+    description: 'PATCH /v1/templates/{id}',
+    actions: ['GetItem', 'PutItem', 'DeleteItem'],
+  }),
+  'delete-template': api({ description: 'DELETE /v1/templates/{id}', actions: ['GetItem', 'DeleteItem'] }),
+  'publish-template': api({
+    description: 'POST /v1/templates/{id}/publish',
+    actions: ['GetItem', 'PutItem'],
+  }),
+  'duplicate-template': api({
+    description: 'POST /v1/templates/{id}/duplicate',
+    actions: ['GetItem', 'PutItem', 'DeleteItem'],
+  }),
   'create-api-key': api({ description: 'POST /v1/api-keys', actions: ['PutItem'] }),
   'list-api-keys': api({ description: 'GET /v1/api-keys', actions: ['Query', 'BatchGetItem'] }),
   'update-api-key': api({ description: 'PATCH /v1/api-keys/{id}', actions: ['GetItem', 'UpdateItem'] }),

@@ -1,4 +1,4 @@
-import { type SendEmailInput, sendEmailSchema } from './email.js';
+import { type SendEmailInput, sendEmailSchema, type TemplateUse } from './email.js';
 import { ApiError, describeFields, type FieldError, fieldErrorsOf, validationError } from './errors.js';
 import { decodeBase32, encodeBase32 } from './ids.js';
 import { MAX_EMAIL_BYTES } from './limits.js';
@@ -53,6 +53,8 @@ export function parseBatch(
   mode: BatchValidation,
   /** The request's time, which each email's `scheduled_at` is read against (it becomes ISO UTC). */
   now: Date = new Date(),
+  /** Per position, the template it was rendered from, or why it could not be (templates.ts). */
+  templates: ReadonlyMap<number, { template: TemplateUse } | { errors: FieldError[] }> = new Map(),
 ): { entries: BatchEntry[]; errors: BatchError[] } {
   if (!Array.isArray(body) || body.length === 0 || body.length > MAX_BATCH) {
     const message = `the body must be a JSON array of 1 to ${MAX_BATCH} emails${
@@ -78,10 +80,14 @@ export function parseBatch(
       own.length && item && typeof item === 'object'
         ? Object.fromEntries(Object.entries(item).filter(([key]) => !(key in NOT_IN_BATCH)))
         : item;
-    const result = sendEmailSchema.safeParse(rest);
-    if (!result.success)
+    const applied = templates.get(index);
+    if (applied && 'errors' in applied) own.push(...applied.errors);
+    const result = applied && 'errors' in applied ? undefined : sendEmailSchema.safeParse(rest);
+    if (result && !result.success)
       own.push(...fieldErrorsOf(result.error.issues as Parameters<typeof fieldErrorsOf>[0], [index]));
-    let input = result.success ? result.data : undefined;
+    let input: SendEmailInput | undefined = result?.success
+      ? { ...result.data, ...(applied && 'template' in applied ? { template: applied.template } : {}) }
+      : undefined;
     if (input?.scheduled_at !== undefined) {
       try {
         input = {

@@ -12,7 +12,7 @@ export const MAX_SUBJECT_CHARS = 998;
 const codePoints = (s: string) => [...s].length;
 
 // zod/mini: the same validation as classic zod at ~12 KB instead of ~440 KB per bundle.
-const address = z.pipe(
+export const address = z.pipe(
   z.string({ error: 'must be a string with an email address' }),
   z.transform((value: string, ctx) => {
     const parsed = parseAddress(value);
@@ -25,7 +25,7 @@ const address = z.pipe(
 );
 
 /** One address or a list of them; each entry is checked, and an error names the entry (`to.3`). */
-const addressList = (field: string) =>
+export const addressList = (field: string) =>
   z.pipe(
     z.unknown(),
     z.transform((value: unknown, ctx) => {
@@ -69,10 +69,10 @@ const addressList = (field: string) =>
 /**
  * Tags (Resend's `tags`): they go to SES as message tags, so SES's events carry them back. SES's
  * rules for a tag's name and value; at most 40 per email, as SES takes 50 on one email and we keep
- * room for our own (`email_id`).
+ * room for our own (`email_id`, `template_id`).
  */
 export const MAX_TAGS = 40;
-export const RESERVED_TAGS = ['email_id'] as const;
+export const RESERVED_TAGS = ['email_id', 'template_id'] as const;
 const TAG_TEXT = /^[A-Za-z0-9_-]{1,256}$/;
 const tagText = (what: string) =>
   z
@@ -230,7 +230,13 @@ export const sendEmailSchema = z
     }),
   );
 
-export type SendEmailInput = z.output<typeof sendEmailSchema>;
+/** The template a send was rendered from, and its version (a send's `template`, once applied). */
+export interface TemplateUse {
+  id: string;
+  version_id: string;
+}
+
+export type SendEmailInput = z.output<typeof sendEmailSchema> & { template?: TemplateUse };
 
 export interface Tag {
   name: string;
@@ -255,10 +261,13 @@ export interface EmailContent {
   attachments?: StoredAttachment[];
   /** Set when the bodies are kept in the content store at this key (html and text are null here). */
   body_key?: string;
+  /** The template it was rendered from (its content is what was rendered, at acceptance). */
+  template?: TemplateUse;
 }
 
 export function toContent(input: SendEmailInput): EmailContent {
   return {
+    ...(input.template ? { template: input.template } : {}),
     from: formatAddress(input.from),
     to: input.to.map(formatAddress),
     cc: (input.cc ?? []).map(formatAddress),
@@ -326,10 +335,12 @@ export interface EmailDetail extends EmailSummary {
 export function toEmailBody<
   T extends { message_id: string | null; html?: string | null; text?: string | null },
 >(email: T) {
-  const { message_id, html, text, ...rest } = email;
+  const { message_id, html, text, template, ...rest } = email as T & { template?: TemplateUse };
   return {
     object: 'email' as const,
     ...rest,
+    // Our field, as Resend's events name it; the version beside it.
+    ...(template ? { template_id: template.id, template_version_id: template.version_id } : {}),
     ...(message_id !== null ? { message_id } : {}),
     ...(html != null ? { html } : {}),
     ...(text != null ? { text } : {}),

@@ -18,6 +18,7 @@ import type { ListEmailsQuery, PageQuery } from './list.js';
 import type { SendQuota } from './pacing.js';
 import type { SuppressedReason } from './recipients.js';
 import type { EmailStatus, RecipientTally, TerminalStatus } from './status.js';
+import type { PublishedTemplate, Template } from './templates.js';
 import type {
   Delivery,
   Webhook,
@@ -530,6 +531,24 @@ export interface DomainRepository {
   /** The retired sets whose time has come. */
   retiredConfigurationSets(nowMs: number): Promise<string[]>;
   forgetRetiredConfigurationSet(name: string): Promise<void>;
+}
+
+export type AliasClaim = { claimed: true } | { claimed: false; id: string };
+
+export interface TemplateRepository {
+  /** Reserves an alias for a template (one template per alias); its own alias is claimed already. */
+  claimAlias(alias: string, id: string): Promise<AliasClaim>;
+  releaseAlias(alias: string, id: string): Promise<void>;
+  /** Stores a template (version bumped); `existing` only over the version it was read at. */
+  save(template: Template, mode: 'new' | 'existing'): Promise<boolean>;
+  get(id: string): Promise<Template | null>;
+  idOfAlias(alias: string): Promise<string | null>;
+  /** Newest first. */
+  list(query: PageQuery): Promise<{ data: Template[]; has_more: boolean }>;
+  /** Stores the version sends use. */
+  putPublished(published: PublishedTemplate): Promise<void>;
+  published(id: string): Promise<PublishedTemplate | null>;
+  delete(template: Template): Promise<void>;
 }
 
 export type IdentityErrorReason =

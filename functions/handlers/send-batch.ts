@@ -1,9 +1,10 @@
 import { assertMaySendFrom } from '../core/api-keys.js';
 import { MAX_BATCH_BODY_BYTES, parseBatch, parseBatchValidation } from '../core/batch.js';
 import { parseIdempotencyKey } from '../core/idempotency.js';
-import type { IdempotencyStore } from '../core/ports.js';
+import type { IdempotencyStore, TemplateRepository } from '../core/ports.js';
 import { sendBatch, sendBatchOnce, senderDomainOf } from '../core/use-cases/send-batch.js';
 import type { SendEmailDeps } from '../core/use-cases/send-email.js';
+import { applyBatchTemplates } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { sendEmailDeps } from '../wiring.js';
 
@@ -12,17 +13,21 @@ import { sendEmailDeps } from '../wiring.js';
  * mode adds `errors: [{index, message}]`). One request against the key's rate limit; with
  * `Idempotency-Key`, the same batch gives the same ids.
  */
-export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: IdempotencyStore }) =>
+export const makeHandler = (
+  deps: HttpDeps & SendEmailDeps & { idempotency: IdempotencyStore; templates: TemplateRepository },
+) =>
   httpHandler(
     deps,
     { route: 'send-batch', jsonBody: true, maxBodyBytes: MAX_BATCH_BODY_BYTES },
     async ({ body, event, apiKey }) => {
       const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
       const mode = parseBatchValidation(event.headers?.['x-batch-validation']);
+      // Emails with `template` rendered now, each template read once.
+      const { body: rendered, templates } = await applyBatchTemplates(deps, body);
       // Read against this request's time (each `scheduled_at`); with an Idempotency-Key, once the
       // key is claimed, so that a retry after a time has passed gets the first request's answer.
       const request = () => {
-        const { entries, errors } = parseBatch(body, mode, deps.clock.now());
+        const { entries, errors } = parseBatch(rendered, mode, deps.clock.now(), templates);
         return {
           entries,
           errors,

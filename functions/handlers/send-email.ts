@@ -3,24 +3,30 @@ import { assertMaySendFrom } from '../core/api-keys.js';
 import { sendEmailSchema } from '../core/email.js';
 import { parseIdempotencyKey } from '../core/idempotency.js';
 import { MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
-import type { IdempotencyStore } from '../core/ports.js';
+import type { IdempotencyStore, TemplateRepository } from '../core/ports.js';
 import { parseScheduledAt } from '../core/schedule.js';
 import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../core/use-cases/send-email.js';
+import { applySendTemplate } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { singleSendDeps } from '../wiring.js';
 
 /**
  * POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}` (and, when
  * `scheduled_at` is given, `last_event: "scheduled"` and the time; the scheduler queues it then).
- * With `Idempotency-Key`, the same key and body give the same email for 24 hours.
+ * With `Idempotency-Key`, the same key and body give the same email for 24 hours. With `template`,
+ * the published version of that template, rendered with the variables.
  */
-export const makeHandler = (deps: HttpDeps & SendEmailDeps & { idempotency: IdempotencyStore }) =>
+export const makeHandler = (
+  deps: HttpDeps & SendEmailDeps & { idempotency: IdempotencyStore; templates: TemplateRepository },
+) =>
   httpHandler(
     deps,
     { route: 'send-email', jsonBody: true, maxBodyBytes: MAX_SEND_REQUEST_BYTES },
     async ({ body, event, apiKey }) => {
       const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
-      const input = parseInput(sendEmailSchema, body);
+      // A `template` is rendered now, once: the email's content is what it gave.
+      const { body: rendered, template } = await applySendTemplate(deps, body);
+      const input = { ...parseInput(sendEmailSchema, rendered), ...(template ? { template } : {}) };
       assertMaySendFrom(apiKey, domainOf(input.from.email));
       // Read against this request's time; the email will be sent with this key's permission, if
       // the key still exists then. With an Idempotency-Key, read only once the key is claimed: a

@@ -4,6 +4,7 @@ import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-ke
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency-store.js';
+import { DynamoTemplateRepository } from '../../functions/adapters/dynamodb/template-repository.js';
 import { MAX_SEND_REQUEST_BYTES } from '../../functions/core/limits.js';
 import { systemClock } from '../../functions/core/ports.js';
 import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
@@ -51,6 +52,7 @@ beforeEach(() => {
 const send = (event: ReturnType<typeof httpEvent>) =>
   makeSend({
     apiKeys,
+    templates: new DynamoTemplateRepository(table.db, table.tableName),
     emails,
     queue,
     clock: systemClock,
@@ -243,6 +245,7 @@ describe('POST /v1/emails', () => {
   it('500 internal_server_error without details when the email cannot be stored; nothing is queued', async () => {
     const failing = makeSend({
       apiKeys,
+      templates: new DynamoTemplateRepository(table.db, table.tableName),
       emails: Object.assign(Object.create(emails), {
         create: async () => Promise.reject(new Error('DynamoDB is down: secret internal detail')),
       }),

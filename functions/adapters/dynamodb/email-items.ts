@@ -105,20 +105,23 @@ export const extras = ({
   headers,
   attachments,
   body_key,
-}: Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key'>) => ({
+  template,
+}: Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template'>) => ({
   ...(tags.length ? { tags } : {}),
   ...(Object.keys(headers).length ? { headers } : {}),
   ...(attachments?.length ? { attachments } : {}),
   ...(body_key ? { body_key } : {}),
+  ...(template ? { template } : {}),
 });
 
 export const extrasOf = (
   body: Item,
-): Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key'> => ({
+): Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template'> => ({
   tags: (body.tags as EmailContent['tags'] | undefined) ?? [],
   headers: (body.headers as EmailContent['headers'] | undefined) ?? {},
   ...(body.attachments ? { attachments: body.attachments as EmailContent['attachments'] } : {}),
   ...(body.body_key ? { body_key: String(body.body_key) } : {}),
+  ...(body.template ? { template: body.template as EmailContent['template'] } : {}),
 });
 
 /** Failure reasons are bounded so the status item stays small (one write unit per change). */

@@ -101,7 +101,7 @@ export class DynamoEmailRepository implements EmailRepository {
   /** An email's summary and body items (immutable), expiring with it. */
   private contentItems({ id, created_at, content, schedule }: NewEmail): Item[] {
     const pk = keys.email(id);
-    const { html, text, tags, headers, attachments, body_key, ...summary } = content;
+    const { html, text, tags, headers, attachments, body_key, template, ...summary } = content;
     const expiry = this.keys.expiry(created_at, schedule?.at);
     return [
       { pk, sk: keys.summary, ...summary, ...expiry },
@@ -109,7 +109,7 @@ export class DynamoEmailRepository implements EmailRepository {
         pk,
         sk: keys.body,
         ...storedBodies(html, text, this.deflate),
-        ...extras({ tags, headers, attachments, body_key }),
+        ...extras({ tags, headers, attachments, body_key, template }),
         ...expiry,
       },
     ];

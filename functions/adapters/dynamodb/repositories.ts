@@ -10,6 +10,7 @@ import { DynamoIdempotencyStore } from './idempotency-store.js';
 import { DynamoSendPacer } from './send-pacer.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
+import { DynamoTemplateRepository } from './template-repository.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
 import { DynamoWebhookRetryStore } from './webhook-retry-store.js';
 
@@ -44,5 +45,6 @@ export function createRepositories(
     webhooks: new DynamoWebhookRepository(db, tableName),
     webhookRetries: new DynamoWebhookRetryStore(db, tableName),
     sendPacer: new DynamoSendPacer(db, tableName),
+    templates: new DynamoTemplateRepository(db, tableName),
   };
 }

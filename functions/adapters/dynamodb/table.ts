@@ -16,6 +16,9 @@
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
  * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
  * | retired config. set | RETIREDSETS      | SET#<name>  |                     |                           |
+ * | template            | TEMPLATES        | TEMPLATE#<id> |                   |                           |
+ * | published template  | TEMPLATE#<id>    | PUBLISHED   |                     |                           |
+ * | template alias      | TEMPLATEALIAS#<alias> | TEMPLATEALIAS |              |                           |
  * | sweeper progress    | SWEEP            | SWEEP     |                       |                           |
  * | scheduler progress  | SCHEDULE         | SHARD#<partition> |               |                           |
  * | send schedule (next free moment at the SES rate) | SENDPACE | SENDPACE |     |                           |
@@ -151,6 +154,14 @@ export const keys = {
   domainPrefix: 'DOMAIN#',
   domainName: (name: string) => `DOMAINNAME#${name}`,
   domainNameSk: 'DOMAINNAME',
+  templates: 'TEMPLATES',
+  template: (id: string) => `TEMPLATE#${id}`,
+  templatePrefix: 'TEMPLATE#',
+  /** The published version of a template: its own partition, read by the send path. */
+  publishedTemplate: (id: string) => `TEMPLATE#${id}`,
+  publishedTemplateSk: 'PUBLISHED',
+  templateAlias: (alias: string) => `TEMPLATEALIAS#${alias.toLowerCase()}`,
+  templateAliasSk: 'TEMPLATEALIAS',
   /** Deleted domains' configuration sets, kept until SES has reported their emails' last events. */
   retiredSets: 'RETIREDSETS',
   retiredSet: (name: string) => `SET#${name}`,

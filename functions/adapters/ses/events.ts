@@ -1,7 +1,7 @@
 import { automatedReason, secondsBetween } from '../../core/engagement.js';
 import { isEmailId } from '../../core/ids.js';
 import type { DeliveryEvent } from '../../core/use-cases/record-event.js';
-import { EMAIL_ID_TAG } from './mailer.js';
+import { EMAIL_ID_TAG, TEMPLATE_ID_TAG } from './mailer.js';
 
 /**
  * SES event publishing records (configuration set → SNS with raw delivery → SQS), as documented in
@@ -163,16 +163,24 @@ export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
 
 /**
  * What the event says about its email, for webhook payloads: the sender as sent, the subject, and
- * the user's tags (SES's own `ses:` tags and our email id tag left out).
+ * the user's tags (SES's own `ses:` tags and our email and template id tags left out), the template.
  */
 function emailFacts(event: SesEvent): NonNullable<DeliveryEvent['email']> {
   const headers = event.mail.commonHeaders;
   const tags: Record<string, string> = {};
   for (const [name, values] of Object.entries(event.mail.tags ?? {}))
-    if (!name.startsWith('ses:') && name !== EMAIL_ID_TAG && values[0] !== undefined) tags[name] = values[0];
+    if (
+      !name.startsWith('ses:') &&
+      name !== EMAIL_ID_TAG &&
+      name !== TEMPLATE_ID_TAG &&
+      values[0] !== undefined
+    )
+      tags[name] = values[0];
+  const template = event.mail.tags?.[TEMPLATE_ID_TAG]?.[0];
   return {
     from: headers?.from?.[0] ?? event.mail.source ?? '',
     subject: headers?.subject ?? '',
     tags,
+    ...(template ? { template_id: template } : {}),
   };
 }

@@ -5,6 +5,8 @@ import { type Mailer, MailerError, type OutgoingFile, type SendJob } from '../..
 
 /** The message tag that carries our email id; SES returns it on every event of the message. */
 export const EMAIL_ID_TAG = 'email_id';
+/** The message tag that carries the template an email was rendered from, for its events' webhooks. */
+export const TEMPLATE_ID_TAG = 'template_id';
 
 /** SES errors after which the same email will never be accepted (per the SES v2 API reference). */
 const REJECTED = new Set([
@@ -88,6 +90,7 @@ export class SesMailer implements Mailer {
       // Ours first; the user's tags come back on every event of the message too.
       EmailTags: [
         { Name: EMAIL_ID_TAG, Value: id },
+        ...(content.template ? [{ Name: TEMPLATE_ID_TAG, Value: content.template.id }] : []),
         ...content.tags.map((tag) => ({ Name: tag.name, Value: tag.value })),
       ],
     });

@@ -706,6 +706,7 @@ const factsOf = (job: SendJob): EmailFacts => ({
   from: job.content.from,
   subject: job.content.subject,
   tags: tagsObject(job.content.tags),
+  ...(job.content.template ? { template_id: job.content.template.id } : {}),
 });
 
 /** The bare addresses a send went to. */

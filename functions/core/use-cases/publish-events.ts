@@ -76,6 +76,8 @@ export interface EmailFacts {
   tags: Record<string, string>;
   /** The provider's message id, once it has one. */
   message_id?: string;
+  /** The template it was rendered from, as Resend's events carry it. */
+  template_id?: string;
 }
 
 /**
@@ -102,6 +104,7 @@ export function emailEvent(
       subject: facts.subject,
       ...(facts.message_id ? { message_id: facts.message_id } : {}),
       tags: facts.tags,
+      ...(facts.template_id ? { template_id: facts.template_id } : {}),
       ...detail,
     },
   };

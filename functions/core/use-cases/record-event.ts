@@ -25,7 +25,7 @@ export interface DeliveryEvent {
   /** Every provider event says the provider accepted the email: when, and under which message id. */
   sent: { at: string; providerMessageId: string };
   /** What the provider's event says of the email (for webhooks): the sender, subject and tags. */
-  email?: { from: string; subject: string; tags: Record<string, string> };
+  email?: { from: string; subject: string; tags: Record<string, string>; template_id?: string };
   /**
    * An open's or click's particulars (Resend's `data.click` for a click: the link, when, by which
    * IP address and user agent); `link` is set for a click only.
@@ -86,6 +86,7 @@ async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: Webhook
     subject: event.email?.subject ?? '',
     tags: event.email?.tags ?? {},
     message_id: event.sent.providerMessageId,
+    ...(event.email?.template_id ? { template_id: event.email.template_id } : {}),
   };
   for (const type of types) {
     if (!now.wants(type)) continue;

@@ -1,0 +1,13 @@
+import type { TemplateDeps } from '../core/use-cases/templates.js';
+import { deleteTemplate } from '../core/use-cases/templates.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** DELETE /v1/templates/{id or alias}: gone for new sends; emails accepted keep what was rendered. */
+export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
+  httpHandler(deps, { route: 'delete-template' }, async ({ params }) => {
+    const template = await deleteTemplate(deps, params.id ?? '');
+    return { statusCode: 200, body: { object: 'template', id: template.id, deleted: true } };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('delete-template')));

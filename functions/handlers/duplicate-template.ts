@@ -1,0 +1,13 @@
+import type { TemplateDeps } from '../core/use-cases/templates.js';
+import { duplicateTemplate } from '../core/use-cases/templates.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** POST /v1/templates/{id or alias}/duplicate: a new draft with its content; `{id, object}`. */
+export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
+  httpHandler(deps, { route: 'duplicate-template' }, async ({ params }) => {
+    const template = await duplicateTemplate(deps, params.id ?? '');
+    return { statusCode: 200, body: { id: template.id, object: 'template' } };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('duplicate-template')));

@@ -1,0 +1,14 @@
+import { toTemplateBody } from '../core/templates.js';
+import type { TemplateDeps } from '../core/use-cases/templates.js';
+import { findTemplate } from '../core/use-cases/templates.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** GET /v1/templates/{id or alias}: the template, its current version. */
+export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
+  httpHandler(deps, { route: 'get-template' }, async ({ params }) => ({
+    statusCode: 200,
+    body: toTemplateBody(await findTemplate(deps, params.id ?? '')),
+  }));
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-template')));

@@ -1,0 +1,16 @@
+import { listTemplatesQuerySchema, toTemplateListItem } from '../core/templates.js';
+import type { TemplateDeps } from '../core/use-cases/templates.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** GET /v1/templates?limit&after&before: `{object: "list", has_more, data}`, newest first. */
+export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
+  httpHandler(deps, { route: 'list-templates' }, async ({ query }) => {
+    const page = await deps.templates.list(parseInput(listTemplatesQuerySchema, query));
+    return {
+      statusCode: 200,
+      body: { object: 'list', has_more: page.has_more, data: page.data.map(toTemplateListItem) },
+    };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-templates')));

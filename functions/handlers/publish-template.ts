@@ -1,0 +1,13 @@
+import type { TemplateDeps } from '../core/use-cases/templates.js';
+import { publishTemplate } from '../core/use-cases/templates.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** POST /v1/templates/{id or alias}/publish: the current version is what sends use from now on. */
+export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
+  httpHandler(deps, { route: 'publish-template' }, async ({ params }) => {
+    const template = await publishTemplate(deps, params.id ?? '');
+    return { statusCode: 200, body: { id: template.id, object: 'template' } };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('publish-template')));

@@ -1,0 +1,14 @@
+import { updateTemplateSchema } from '../core/templates.js';
+import type { TemplateDeps } from '../core/use-cases/templates.js';
+import { updateTemplate } from '../core/use-cases/templates.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** PATCH /v1/templates/{id or alias}: what is given changes; `{id, object: "template"}`. */
+export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
+  httpHandler(deps, { route: 'update-template', jsonBody: true }, async ({ params, body }) => {
+    const template = await updateTemplate(deps, params.id ?? '', parseInput(updateTemplateSchema, body));
+    return { statusCode: 200, body: { id: template.id, object: 'template' } };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('update-template')));
