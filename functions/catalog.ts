@@ -238,10 +238,7 @@ export const FUNCTIONS = {
   }),
   // Templates: the template item (versioned PutItem, GetItem), its alias item (conditional
   // PutItem, GetItem, DeleteItem), its published version (PutItem, GetItem); listing (Query).
-  'create-template': api({
-    description: 'POST /v1/templates',
-    actions: ['PutItem', 'GetItem', 'DeleteItem'],
-  }),
+  'create-template': api({ description: 'POST /v1/templates', actions: ['PutItem', 'GetItem'] }),
   'list-templates': api({ description: 'GET /v1/templates', actions: ['Query'] }),
   'get-template': api({ description: 'GET /v1/templates/{id}', actions: ['GetItem'] }),
   'update-template': api({
@@ -255,7 +252,7 @@ export const FUNCTIONS = {
   }),
   'duplicate-template': api({
     description: 'POST /v1/templates/{id}/duplicate',
-    actions: ['GetItem', 'PutItem', 'DeleteItem'],
+    actions: ['GetItem', 'PutItem'],
   }),
   'create-api-key': api({ description: 'POST /v1/api-keys', actions: ['PutItem'] }),
   'list-api-keys': api({ description: 'GET /v1/api-keys', actions: ['Query', 'BatchGetItem'] }),

@@ -536,7 +536,10 @@ export interface DomainRepository {
 export type AliasClaim = { claimed: true } | { claimed: false; id: string };
 
 export interface TemplateRepository {
-  /** Reserves an alias for a template (one template per alias); its own alias is claimed already. */
+  /**
+   * Reserves an alias for a template (one template per alias; its own alias is claimed already;
+   * one held for a template that does not exist is taken over).
+   */
   claimAlias(alias: string, id: string): Promise<AliasClaim>;
   releaseAlias(alias: string, id: string): Promise<void>;
   /** Stores a template (version bumped); `existing` only over the version it was read at. */

@@ -159,6 +159,39 @@ beforeAll(async () => {
     );
     expect((await api.call('POST', '/domains', { body: { domain: 'theirs.test' } })).status).toBe(409);
 
+    // Templates: created (an alias taken, then refused to another), listed, read by alias, changed
+    // (a new alias frees the old one), published, duplicated, sent from alone and in a batch, deleted.
+    const tpl = await api.call('POST', '/templates', {
+      body: {
+        name: 'Grants',
+        alias: 'grants-welcome',
+        subject: 'Hi {{{NAME}}}',
+        html: '<p>Hi {{{NAME}}}</p>',
+        variables: [{ key: 'NAME', type: 'string', fallback_value: 'there' }],
+      },
+    });
+    expect(tpl.status).toBe(201);
+    expect(
+      (await api.call('POST', '/templates', { body: { name: 'x', alias: 'grants-welcome', html: 'x' } }))
+        .status,
+    ).toBe(409);
+    expect((await api.call('GET', '/templates')).status).toBe(200);
+    expect((await api.call('GET', '/templates/grants-welcome')).status).toBe(200);
+    expect(
+      (await api.call('PATCH', `/templates/${tpl.json.id}`, { body: { alias: 'grants-hello' } })).status,
+    ).toBe(200);
+    expect((await api.call('POST', '/templates/grants-hello/publish')).status).toBe(200);
+    const copy = await api.call('POST', `/templates/${tpl.json.id}/duplicate`);
+    expect(copy.status).toBe(200);
+    const byTemplate = {
+      from: 'Acme <hello@acme.test>',
+      to: 'success@simulator.amazonses.com',
+      template: { id: 'grants-hello', variables: { NAME: 'Ann' } },
+    };
+    expect((await api.call('POST', '/emails', { body: byTemplate })).status).toBe(200);
+    expect((await api.call('POST', '/emails/batch', { body: [byTemplate, byTemplate] })).status).toBe(200);
+    expect((await api.call('DELETE', `/templates/${copy.json.id}`)).status).toBe(200);
+
     // API keys.
     const key = await api.call('POST', '/api-keys', { body: { name: 'grants' } });
     await api.call('GET', '/api-keys');

@@ -85,7 +85,21 @@ export class DynamoTemplateRepository implements TemplateRepository {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: this.aliasKey(alias), ConsistentRead: true }),
     );
-    return { claimed: false, id: String(Item?.id ?? '') };
+    const holder = String(Item?.id ?? '');
+    // Held for a template that is not there (a create that died between the two writes): taken over.
+    if (holder && !(await this.get(holder))) {
+      const taken = await writeIf(
+        this.db,
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...this.aliasKey(alias), id, alias },
+          ConditionExpression: 'id = :holder',
+          ExpressionAttributeValues: { ':holder': holder },
+        }),
+      );
+      if (taken) return { claimed: true };
+    }
+    return { claimed: false, id: holder };
   }
 
   async releaseAlias(alias: string, id: string): Promise<void> {

@@ -71,12 +71,8 @@ export async function createTemplate(deps: TemplateDeps, input: CreateTemplateIn
     const claim = await deps.templates.claimAlias(input.alias, id);
     if (!claim.claimed) throw aliasTaken(input.alias, claim.id);
   }
-  try {
-    await deps.templates.save(template, 'new');
-  } catch (error) {
-    if (input.alias) await deps.templates.releaseAlias(input.alias, id).catch(() => undefined);
-    throw error;
-  }
+  // If this fails, the alias is held for a template that does not exist: the next claim takes it.
+  await deps.templates.save(template, 'new');
   return template;
 }
 
