@@ -63,6 +63,8 @@ const sendJobSchema = z.object({
     headers: z._default(z.record(z.string(), z.string()), {}),
     attachments: z.optional(z.array(attachmentSchema)),
     body_key: z.optional(z.string()),
+    // The template it was rendered from (its events' webhooks name it).
+    template: z.optional(z.object({ id: z.string(), version_id: z.string() })),
   }),
 });
 

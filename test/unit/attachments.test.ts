@@ -206,6 +206,16 @@ describe('the send job: references, never content that could outgrow the queue',
     expect(parseSendJob(message)).toEqual(job);
   });
 
+  it('carries the template an email was rendered from (its webhooks name it)', () => {
+    const template = { id: 'tpl_01m80mv90eew9ryfvqd1ksnhes', version_id: 'tplv_01m80mv90eew9ryfvqd1ksnhet' };
+    const job = {
+      id: newEmailId(),
+      content: toContent({ ...parseInput(sendEmailSchema, email(undefined)), template }),
+    };
+    expect(parseSendJob(toQueueMessage(job))).toEqual(job);
+    expect(job.content.template).toEqual(template);
+  });
+
   it('carries the largest email the API accepts as a reference: the message stays under one 64 KB chunk', () => {
     const job = widest();
     expect(Buffer.byteLength(JSON.stringify(job))).toBeGreaterThan(600 * 1024); // what it would have been
