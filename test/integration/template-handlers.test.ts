@@ -51,36 +51,32 @@ type Answer = { status: number | undefined; body: any };
 type Event = ReturnType<typeof httpEvent>;
 type Invoke = (event: Event, ctx: ReturnType<typeof context>) => Promise<unknown>;
 
-async function invoke(handler: Invoke, event: Event): Promise<Answer> {
-  const response = (await handler(event, context())) as APIGatewayProxyStructuredResultV2;
-  return { status: response.statusCode, body: parseBody(response) };
-}
+type Options = {
+  id?: string;
+  body?: unknown;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+};
 
 /** One request to a route; `{id}` routes get the path parameter as API Gateway gives it. */
-const request = (
+async function request(
   handler: Invoke,
   method: string,
   route: string,
-  options: {
-    id?: string;
-    body?: unknown;
-    query?: Record<string, string>;
-    headers?: Record<string, string>;
-  } = {},
-) =>
-  invoke(
-    handler,
-    httpEvent({
-      method,
-      path: options.id === undefined ? route : route.replace('{id}', encodeURIComponent(options.id)),
-      routeKey: `${method} ${route}`,
-      token,
-      body: options.body,
-      query: options.query,
-      headers: options.headers,
-      ...(options.id === undefined ? {} : { pathParameters: { id: options.id } }),
-    }),
-  );
+  options: Options = {},
+): Promise<Answer> {
+  const { id, ...rest } = options;
+  const event = httpEvent({
+    method,
+    path: id === undefined ? route : route.replace('{id}', encodeURIComponent(id)),
+    routeKey: `${method} ${route}`,
+    token,
+    ...rest,
+    ...(id === undefined ? {} : { pathParameters: { id } }),
+  });
+  const response = (await handler(event, context())) as APIGatewayProxyStructuredResultV2;
+  return { status: response.statusCode, body: parseBody(response) };
+}
 
 const templateDeps = () => ({ apiKeys: repos.apiKeys, templates, clock: systemClock, log });
 const sendDeps = () => ({
@@ -92,6 +88,8 @@ const sendDeps = () => ({
   assertSenderDomain: verifiedSenderDomains(repos.domains, systemClock),
   log,
 });
+
+const emailDeps = () => ({ apiKeys: repos.apiKeys, emails: repos.emails, content, log });
 
 const api = {
   create: (body: unknown) => request(makeCreate(templateDeps()), 'POST', '/v1/templates', { body }),
@@ -107,15 +105,7 @@ const api = {
   send: (body: unknown) => request(makeSend(sendDeps()), 'POST', '/v1/emails', { body }),
   batch: (body: unknown, headers: Record<string, string> = {}) =>
     request(makeBatch(sendDeps()), 'POST', '/v1/emails/batch', { body, headers }),
-  email: (id: string) =>
-    request(
-      makeGetEmail({ apiKeys: repos.apiKeys, emails: repos.emails, content, log }),
-      'GET',
-      '/v1/emails/{id}',
-      {
-        id,
-      },
-    ),
+  email: (id: string) => request(makeGetEmail(emailDeps()), 'GET', '/v1/emails/{id}', { id }),
 };
 
 let unique = 0;
@@ -336,15 +326,13 @@ describe('versions', () => {
   it('an edit makes a new current version; sends render the published one until the next publish', async () => {
     const id = await createPublished(welcome({ from, subject: 'Hi', html: '<p>v1 {{{NAME}}}</p>' }));
     const first = (await api.get(id)).body;
-    const sendOne = async () => {
+    /** Sends with the template; the email shows this html, rendered from this version. */
+    const sendsAs = async (html: string, version: string) => {
       const sent = await api.send({ to, template: { id, variables: { NAME: 'Ann' } } });
       expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-      return (await api.email(sent.body.id)).body;
+      expect((await api.email(sent.body.id)).body).toMatchObject({ html, template_version_id: version });
     };
-    expect(await sendOne()).toMatchObject({
-      html: '<p>v1 Ann</p>',
-      template_version_id: first.current_version_id,
-    });
+    await sendsAs('<p>v1 Ann</p>', first.current_version_id);
 
     expect((await api.update(id, { html: '<p>v2 {{{NAME}}}</p>' })).status).toBe(200);
     const edited = (await api.get(id)).body;
@@ -355,17 +343,11 @@ describe('versions', () => {
       has_unpublished_versions: true,
     });
     expect(edited.current_version_id).not.toBe(first.current_version_id);
-    expect(await sendOne()).toMatchObject({
-      html: '<p>v1 Ann</p>',
-      template_version_id: first.current_version_id,
-    });
+    await sendsAs('<p>v1 Ann</p>', first.current_version_id);
 
     await api.publish(id);
     expect((await api.get(id)).body.has_unpublished_versions).toBe(false);
-    expect(await sendOne()).toMatchObject({
-      html: '<p>v2 Ann</p>',
-      template_version_id: edited.current_version_id,
-    });
+    await sendsAs('<p>v2 Ann</p>', edited.current_version_id);
   });
 
   it('a PATCH of the name only makes no new version', async () => {
@@ -384,11 +366,9 @@ describe('versions', () => {
 describe('GET /v1/templates', () => {
   it('lists newest first, in cursor pages of Resend’s list items', async () => {
     const name = alias('listed');
-    const [a, b, c] = [
-      await create(),
-      await create(welcome({ name: 'B' })),
-      await create(welcome({ alias: name })),
-    ];
+    const a = await create();
+    const b = await create(welcome({ name: 'B' }));
+    const c = await create(welcome({ alias: name }));
 
     const first = await api.list({ limit: '2' });
     expect(first.status).toBe(200);
@@ -404,9 +384,7 @@ describe('GET /v1/templates', () => {
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     });
-    expect(Object.keys(first.body.data[1]).sort()).toEqual(
-      ['created_at', 'id', 'name', 'published_at', 'status', 'updated_at'].sort(),
-    );
+    expect(first.body.data[1]).not.toHaveProperty('alias');
 
     const older = await api.list({ limit: '2', after: b });
     expect(older.body.data[0].id).toBe(a);
@@ -568,7 +546,7 @@ describe('POST /v1/emails with a template', () => {
       'a value of the wrong type',
       () => ref(() => full, { NAME: 'A', COUNT: '3' }),
       'template.variables.COUNT',
-      /42/,
+      /number/,
     ],
     [
       'an undeclared variable',
