@@ -245,7 +245,11 @@ export const FUNCTIONS = {
     description: 'PATCH /v1/templates/{id}',
     actions: ['GetItem', 'PutItem', 'DeleteItem'],
   }),
-  'delete-template': api({ description: 'DELETE /v1/templates/{id}', actions: ['GetItem', 'DeleteItem'] }),
+  // The published version replaced by a tombstone (PutItem), the template and its alias deleted.
+  'delete-template': api({
+    description: 'DELETE /v1/templates/{id}',
+    actions: ['GetItem', 'PutItem', 'DeleteItem'],
+  }),
   'publish-template': api({
     description: 'POST /v1/templates/{id}/publish',
     actions: ['GetItem', 'PutItem'],

@@ -540,7 +540,7 @@ export interface TemplateRepository {
    * Reserves an alias for a template (one template per alias; its own alias is claimed already;
    * one held for a template that does not exist is taken over).
    */
-  claimAlias(alias: string, id: string): Promise<AliasClaim>;
+  claimAlias(alias: string, id: string, nowMs: number): Promise<AliasClaim>;
   releaseAlias(alias: string, id: string): Promise<void>;
   /** Stores a template (version bumped); `existing` only over the version it was read at. */
   save(template: Template, mode: 'new' | 'existing'): Promise<boolean>;
@@ -548,10 +548,10 @@ export interface TemplateRepository {
   idOfAlias(alias: string): Promise<string | null>;
   /** Newest first. */
   list(query: PageQuery): Promise<{ data: Template[]; has_more: boolean }>;
-  /** Stores the version sends use. */
-  putPublished(published: PublishedTemplate): Promise<void>;
+  /** Stores the version sends use; false when the template was deleted meanwhile. */
+  putPublished(published: PublishedTemplate): Promise<boolean>;
   published(id: string): Promise<PublishedTemplate | null>;
-  delete(template: Template): Promise<void>;
+  delete(template: Template, nowMs: number): Promise<void>;
 }
 
 export type IdentityErrorReason =

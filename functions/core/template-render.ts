@@ -25,8 +25,8 @@ export const RESERVED_VARIABLE_NAMES: readonly string[] = Object.freeze([
   'this',
 ]);
 
-/** A key: letters, digits and underscores, not starting with a digit, at most 50 characters. */
-export const VARIABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,49}$/;
+/** A key, as Resend takes it: letters, digits and underscores, at most 50 characters. */
+export const VARIABLE_KEY = /^[A-Za-z0-9_]{1,50}$/;
 
 export interface TemplateParts {
   subject?: string | null;
@@ -241,6 +241,8 @@ export function renderTemplate(
   parts: TemplateParts,
   variables: readonly TemplateVariableInput[],
   values: Readonly<Record<string, unknown>>,
+  /** The most the rendered parts may hold together (UTF-16 units). @default 5 MiB, a single send's */
+  maxBytes = 5 * 1024 * 1024,
 ): { ok: true; subject?: string; html: string; text?: string } | { ok: false; errors: FieldError[] } {
   const given = Object.keys(values);
   if (given.length > MAX_TEMPLATE_VARIABLES)
@@ -287,16 +289,35 @@ export function renderTemplate(
   if (errors.length) return { ok: false, errors };
 
   // One pass per part: a value that itself contains `{{{X}}}` is written as is, never expanded.
+  // The parts together stay within `maxBytes` (counted in UTF-16 units, as it goes): a small
+  // template with a long value used many times cannot grow past what an email may be, nor hold the
+  // function's memory while it tries.
+  let budget = maxBytes - parts.html.length - (parts.subject?.length ?? 0) - (parts.text?.length ?? 0);
+  let over = false;
   const fill = (text: string, encode: (s: string) => string) =>
     text.replace(PLACEHOLDER, (match, name: string) => {
       const value = texts.get(name);
-      return value === undefined ? match : encode(value);
+      if (value === undefined || over) return match;
+      const out = encode(value);
+      budget -= out.length - match.length;
+      if (budget < 0) over = true;
+      return over ? match : out;
     });
+  const tooLarge = (): { ok: false; errors: FieldError[] } => ({
+    ok: false,
+    errors: [
+      {
+        field: 'template.variables',
+        message: `the email would be larger than ${Math.floor(maxBytes / 1024)} KB once its variables are filled in; shorten the values, or use fewer of them`,
+      },
+    ],
+  });
   const asIs = (s: string) => s;
   const rendered: { ok: true; subject?: string; html: string; text?: string } = {
     ok: true,
     html: fill(parts.html, escapeHtml),
   };
+  if (over) return tooLarge();
   if (typeof parts.subject === 'string') {
     const subject = fill(parts.subject, asIs);
     const length = codePoints(subject);
@@ -313,5 +334,6 @@ export function renderTemplate(
     rendered.subject = subject;
   }
   if (typeof parts.text === 'string') rendered.text = fill(parts.text, asIs);
+  if (over) return tooLarge();
   return rendered;
 }

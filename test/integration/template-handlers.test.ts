@@ -624,3 +624,72 @@ describe('POST /v1/emails/batch with templates', () => {
     expect(await repos.emails.get(plain)).not.toHaveProperty('template');
   });
 });
+
+describe('races and limits', () => {
+  it("changing only an alias's case keeps its reservation", async () => {
+    const name = alias('Case');
+    const id = await create(welcome({ alias: name }));
+    expect((await api.update(id, { alias: name.toLowerCase() })).status).toBe(200);
+    expect((await api.get(name.toLowerCase())).body.id).toBe(id);
+    expect((await api.create(welcome({ alias: name.toLowerCase() }))).status).toBe(409);
+  });
+
+  it('an alias held for a template that was never stored is taken over, but not while a create may still be under way', async () => {
+    const name = alias('dangling');
+    const now = Date.now();
+    // A create that claimed and died before storing its template, a minute ago.
+    expect(await templates.claimAlias(name, 'tpl_01m80mv90eew9ryfvqd1ksnhes', now - 60_000)).toEqual({
+      claimed: true,
+    });
+    expect((await api.create(welcome({ alias: name }))).status).toBe(201);
+    // One claimed just now: its create may still store it.
+    const fresh = alias('fresh');
+    await templates.claimAlias(fresh, 'tpl_01m80mv90eew9ryfvqd1ksnhet', Date.now());
+    expect((await api.create(welcome({ alias: fresh }))).status).toBe(409);
+  });
+
+  it('a publish racing a delete brings nothing back: the deleted template cannot send', async () => {
+    const id = await create();
+    const stale = await templates.get(id);
+    expect((await api.remove(id)).status).toBe(200);
+    // The publish read the template before the delete, and writes after it.
+    const racing = Object.assign(Object.create(templates), { get: async () => stale });
+    const answer = await request(
+      makePublish({ ...templateDeps(), templates: racing }),
+      'POST',
+      '/v1/templates/{id}/publish',
+      { id },
+    );
+    expect(answer.status).toBe(404);
+    expect(await templates.published(id)).toBeNull();
+    const send = await api.send({
+      from: 'Acme <hello@acme.com>',
+      to: 'a@example.com',
+      subject: 'x',
+      template: { id, variables: { NAME: 'x' } },
+    });
+    expectValidationError(send, 'template.id');
+  });
+
+  it('a rendered email may not outgrow what an email may be: a value used many times is refused, nothing stored', async () => {
+    const id = await createPublished(
+      welcome({ html: `<p>${'{{{NAME}}}'.repeat(3_000)}</p>`, subject: 'Big' }),
+    );
+    const answer = await api.send({
+      from: 'Acme <hello@acme.com>',
+      to: 'a@example.com',
+      template: { id, variables: { NAME: 'x'.repeat(2_000) } },
+    });
+    expectValidationError(answer, 'template.variables', /larger than/);
+    expect(queue.jobs).toHaveLength(0);
+    // In a batch, against a batch email's own limit.
+    const batch = await api.batch([
+      {
+        from: 'Acme <hello@acme.com>',
+        to: 'a@example.com',
+        template: { id, variables: { NAME: 'x'.repeat(100) } },
+      },
+    ]);
+    expectValidationError(batch, '0.template.variables', /larger than/);
+  });
+});

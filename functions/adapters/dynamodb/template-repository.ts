@@ -9,9 +9,15 @@ import {
 } from '../../core/templates.js';
 import { newestFirstPage, writeIf } from './client.js';
 import { bodiesOf, storedBodies } from './email-items.js';
-import { keys } from './table.js';
+import { keys, TTL_ATTRIBUTE } from './table.js';
 
 type Item = Record<string, unknown>;
+
+/** Longer than a create runs (the function's timeout): an alias claimed this recently is not taken over. */
+export const ALIAS_CLAIM_LEASE_MS = 15_000;
+
+/** How long a deleted template's tombstone keeps a publish under way from bringing it back. */
+const TOMBSTONE_DAYS = 1;
 
 /** A template's parts as an item holds them: html and text deflated together when large, as bodies are. */
 const contentItem = ({ html, text, ...rest }: TemplateContent): Item => ({
@@ -69,13 +75,13 @@ export class DynamoTemplateRepository implements TemplateRepository {
     return { pk: keys.templateAlias(alias), sk: keys.templateAliasSk };
   }
 
-  async claimAlias(alias: string, id: string): Promise<AliasClaim> {
+  async claimAlias(alias: string, id: string, nowMs: number): Promise<AliasClaim> {
     if (
       await writeIf(
         this.db,
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...this.aliasKey(alias), id, alias },
+          Item: { ...this.aliasKey(alias), id, alias, claimed_at: nowMs },
           ConditionExpression: 'attribute_not_exists(pk) OR id = :id',
           ExpressionAttributeValues: { ':id': id },
         }),
@@ -86,15 +92,16 @@ export class DynamoTemplateRepository implements TemplateRepository {
       new GetCommand({ TableName: this.tableName, Key: this.aliasKey(alias), ConsistentRead: true }),
     );
     const holder = String(Item?.id ?? '');
-    // Held for a template that is not there (a create that died between the two writes): taken over.
+    // Held for a template that is not there, for longer than a create takes (one that died between
+    // its two writes, not one still under way): taken over.
     if (holder && !(await this.get(holder))) {
       const taken = await writeIf(
         this.db,
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...this.aliasKey(alias), id, alias },
-          ConditionExpression: 'id = :holder',
-          ExpressionAttributeValues: { ':holder': holder },
+          Item: { ...this.aliasKey(alias), id, alias, claimed_at: nowMs },
+          ConditionExpression: 'id = :holder AND (attribute_not_exists(claimed_at) OR claimed_at < :stale)',
+          ExpressionAttributeValues: { ':holder': holder, ':stale': nowMs - ALIAS_CLAIM_LEASE_MS },
         }),
       );
       if (taken) return { claimed: true };
@@ -169,9 +176,10 @@ export class DynamoTemplateRepository implements TemplateRepository {
     return { data: items.map(toTemplate), has_more };
   }
 
-  async putPublished(published: PublishedTemplate): Promise<void> {
+  async putPublished(published: PublishedTemplate): Promise<boolean> {
     const { html, text, from, subject, reply_to, variables, ...meta } = published;
-    await this.db.send(
+    return writeIf(
+      this.db,
       new PutCommand({
         TableName: this.tableName,
         Item: {
@@ -179,6 +187,8 @@ export class DynamoTemplateRepository implements TemplateRepository {
           ...meta,
           ...contentItem({ html, text, from, subject, reply_to, variables }),
         },
+        // Never over a deleted template's tombstone: a publish racing the delete brings nothing back.
+        ConditionExpression: 'attribute_not_exists(deleted)',
       }),
     );
   }
@@ -187,7 +197,7 @@ export class DynamoTemplateRepository implements TemplateRepository {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: this.publishedKey(id), ConsistentRead: true }),
     );
-    if (!Item) return null;
+    if (!Item || Item.deleted === true) return null;
     return {
       ...contentOf(Item),
       id: String(Item.id),
@@ -196,9 +206,19 @@ export class DynamoTemplateRepository implements TemplateRepository {
     };
   }
 
-  async delete(template: Template): Promise<void> {
-    // The published version first: from then on no send can use it.
-    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: this.publishedKey(template.id) }));
+  async delete(template: Template, nowMs: number): Promise<void> {
+    // The published version first, replaced by a tombstone: from then on no send can use it, and a
+    // publish under way cannot put it back (DynamoDB's TTL removes the tombstone a day later).
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...this.publishedKey(template.id),
+          deleted: true,
+          [TTL_ATTRIBUTE]: Math.ceil(nowMs / 1000) + TOMBSTONE_DAYS * 86_400,
+        },
+      }),
+    );
     await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: this.templateKey(template.id) }));
     if (template.alias) await this.releaseAlias(template.alias, template.id);
   }

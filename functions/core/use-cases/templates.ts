@@ -7,6 +7,7 @@ import {
   validationError,
 } from '../errors.js';
 import { isId, newId } from '../ids.js';
+import { MAX_EMAIL_BYTES, MAX_SEND_REQUEST_BYTES } from '../limits.js';
 import type { Clock, TemplateRepository } from '../ports.js';
 import { renderTemplate, type TemplateVariableInput } from '../template-render.js';
 import {
@@ -68,7 +69,7 @@ export async function createTemplate(deps: TemplateDeps, input: CreateTemplateIn
     has_unpublished_versions: true,
   };
   if (input.alias) {
-    const claim = await deps.templates.claimAlias(input.alias, id);
+    const claim = await deps.templates.claimAlias(input.alias, id, deps.clock.now().getTime());
     if (!claim.claimed) throw aliasTaken(input.alias, claim.id);
   }
   // If this fails, the alias is held for a template that does not exist: the next claim takes it.
@@ -134,18 +135,22 @@ export async function updateTemplate(
         ? { current_version_id: newId(TEMPLATE_VERSION_PREFIX), has_unpublished_versions: true }
         : {}),
     };
-    if (input.alias && input.alias !== current.alias) {
-      const claim = await deps.templates.claimAlias(input.alias, current.id);
-      if (!claim.claimed) throw aliasTaken(input.alias, claim.id);
+    // Aliases are one whatever their case: `Welcome` to `welcome` keeps the same one.
+    const newAlias =
+      input.alias !== undefined && input.alias.toLowerCase() !== current.alias?.toLowerCase()
+        ? input.alias
+        : undefined;
+    if (newAlias) {
+      const claim = await deps.templates.claimAlias(newAlias, current.id, deps.clock.now().getTime());
+      if (!claim.claimed) throw aliasTaken(newAlias, claim.id);
     }
     if (await deps.templates.save(next, 'existing')) {
-      if (current.alias && alias !== current.alias)
+      if (newAlias && current.alias)
         await deps.templates.releaseAlias(current.alias, current.id).catch(() => undefined);
       return { ...next, version: (current.version ?? 0) + 1 };
     }
     // Changed by another request meanwhile: apply this change to theirs (or 404, deleted).
-    if (input.alias && input.alias !== current.alias)
-      await deps.templates.releaseAlias(input.alias, current.id).catch(() => undefined);
+    if (newAlias) await deps.templates.releaseAlias(newAlias, current.id).catch(() => undefined);
     if (attempt >= 4) throw conflict(`Template ${current.id} is being changed by other requests; try again.`);
   }
 }
@@ -157,7 +162,7 @@ export async function publishTemplate(deps: TemplateDeps, idOrAlias: string): Pr
     const now = deps.clock.now().toISOString();
     const { id, from, subject, reply_to, html, text, variables, current_version_id } = current;
     // The version first, then the template saying so: a template never says published before it is.
-    await deps.templates.putPublished({
+    const put = await deps.templates.putPublished({
       id,
       ...(from ? { from } : {}),
       ...(subject !== undefined ? { subject } : {}),
@@ -168,6 +173,7 @@ export async function publishTemplate(deps: TemplateDeps, idOrAlias: string): Pr
       version_id: current_version_id,
       published_at: now,
     });
+    if (!put) throw notFound(`Template ${JSON.stringify(idOrAlias)} not found.`);
     const next: Template = {
       ...current,
       status: 'published',
@@ -185,7 +191,8 @@ export async function publishTemplate(deps: TemplateDeps, idOrAlias: string): Pr
 export async function duplicateTemplate(deps: TemplateDeps, idOrAlias: string): Promise<Template> {
   const source = await findTemplate(deps, idOrAlias);
   return createTemplate(deps, {
-    name: `${source.name} (copy)`.slice(0, 200),
+    // Room kept for the suffix, cut by characters (not in the middle of one).
+    name: `${[...source.name].slice(0, 193).join('')} (copy)`,
     ...(source.from ? { from: source.from } : {}),
     ...(source.subject !== undefined ? { subject: source.subject } : {}),
     ...(source.reply_to.length ? { reply_to: source.reply_to } : {}),
@@ -198,7 +205,7 @@ export async function duplicateTemplate(deps: TemplateDeps, idOrAlias: string): 
 /** `DELETE /v1/templates/{id}`: emails already accepted keep what was rendered for them. */
 export async function deleteTemplate(deps: TemplateDeps, idOrAlias: string): Promise<Template> {
   const template = await findTemplate(deps, idOrAlias);
-  await deps.templates.delete(template);
+  await deps.templates.delete(template, deps.clock.now().getTime());
   return template;
 }
 
@@ -254,7 +261,7 @@ export async function applyBatchTemplates(
   const rendered = await Promise.all(
     body.map(async (item: unknown, index) => {
       if (!isObject(item) || item.template === undefined) return item;
-      const applied = await applyTemplate({ templates: cached }, item, `${index}.`);
+      const applied = await applyTemplate({ templates: cached }, item, `${index}.`, MAX_EMAIL_BYTES);
       if ('errors' in applied) {
         templates.set(index, applied);
         return item;
@@ -292,6 +299,8 @@ export async function applyTemplate(
   deps: { templates: Pick<TemplateRepository, 'idOfAlias' | 'published' | 'get'> },
   body: Record<string, unknown>,
   prefix = '',
+  /** The most the rendered bodies may be: a single send's, or a batch email's. */
+  maxBytes = MAX_SEND_REQUEST_BYTES,
 ): Promise<{ body: Record<string, unknown>; template: TemplateUse } | { errors: FieldError[] }> {
   const checked = refOf(body, prefix);
   if ('errors' in checked) return checked;
@@ -314,7 +323,7 @@ export async function applyTemplate(
       : `template ${JSON.stringify(ref.id)} does not exist (an id or alias of a published template)`;
     return { errors: [{ field: field('template.id'), message }] };
   }
-  const rendered = render(published, ref.variables ?? {}, prefix);
+  const rendered = render(published, ref.variables ?? {}, prefix, maxBytes);
   if ('errors' in rendered) return rendered;
   const { template: _, ...rest } = body;
   return {
@@ -330,11 +339,17 @@ export async function applyTemplate(
   };
 }
 
-function render(published: PublishedTemplate, values: Record<string, unknown>, prefix: string) {
+function render(
+  published: PublishedTemplate,
+  values: Record<string, unknown>,
+  prefix: string,
+  maxBytes: number,
+) {
   const result = renderTemplate(
     { subject: published.subject ?? null, html: published.html, text: published.text ?? null },
     published.variables.map(({ key, type, fallback_value }) => ({ key, type, fallback_value })),
     values,
+    maxBytes,
   );
   if (!result.ok) return { errors: result.errors.map((e) => ({ ...e, field: `${prefix}${e.field}` })) };
   return result;
