@@ -693,3 +693,23 @@ describe('races and limits', () => {
     expectValidationError(batch, '0.template.variables', /larger than/);
   });
 });
+
+describe('a scheduled send by template', () => {
+  it('is rendered when accepted: a later publish or delete does not change it', async () => {
+    const id = await createPublished();
+    const sent = await api.send({
+      from: 'Acme <hello@acme.com>',
+      to: 'a@example.com',
+      subject: 'Later',
+      scheduled_at: 'in 1 hour',
+      template: { id, variables: { NAME: 'Ann' } },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    expect(sent.body.last_event).toBe('scheduled');
+    expect((await api.update(id, { html: '<p>Bye {{{NAME}}}</p>' })).status).toBe(200);
+    expect((await api.publish(id)).status).toBe(200);
+    expect((await api.remove(id)).status).toBe(200);
+    const email = await api.email(sent.body.id);
+    expect(email.body).toMatchObject({ html: '<p>Hi Ann</p>', template_id: id });
+  });
+});
