@@ -69,10 +69,10 @@ export const addressList = (field: string) =>
 /**
  * Tags (Resend's `tags`): they go to SES as message tags, so SES's events carry them back. SES's
  * rules for a tag's name and value; at most 40 per email, as SES takes 50 on one email and we keep
- * room for our own (`email_id`, `template_id`).
+ * room for our own (`email_id`, `esvc_template`).
  */
 export const MAX_TAGS = 40;
-export const RESERVED_TAGS = ['email_id', 'template_id'] as const;
+export const RESERVED_TAGS = ['email_id', 'esvc_template'] as const;
 const TAG_TEXT = /^[A-Za-z0-9_-]{1,256}$/;
 const tagText = (what: string) =>
   z

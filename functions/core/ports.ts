@@ -548,8 +548,11 @@ export interface TemplateRepository {
   idOfAlias(alias: string): Promise<string | null>;
   /** Newest first. */
   list(query: PageQuery): Promise<{ data: Template[]; has_more: boolean }>;
-  /** Stores the version sends use; false when the template was deleted meanwhile. */
-  putPublished(published: PublishedTemplate): Promise<boolean>;
+  /**
+   * Stores the version sends use, read from this version of the template; false when the template
+   * was deleted meanwhile, or a newer read of it was published.
+   */
+  putPublished(templateVersion: number, published: PublishedTemplate): Promise<boolean>;
   published(id: string): Promise<PublishedTemplate | null>;
   delete(template: Template, nowMs: number): Promise<void>;
 }

@@ -25,8 +25,11 @@ export const RESERVED_VARIABLE_NAMES: readonly string[] = Object.freeze([
   'this',
 ]);
 
-/** A key, as Resend takes it: letters, digits and underscores, at most 50 characters. */
-export const VARIABLE_KEY = /^[A-Za-z0-9_]{1,50}$/;
+/**
+ * A key, as Resend takes it: letters, digits and underscores, at most 50 characters (`__proto__`
+ * aside: no JSON object can carry a value for it).
+ */
+export const VARIABLE_KEY = /^(?!__proto__$)[A-Za-z0-9_]{1,50}$/;
 
 export interface TemplateParts {
   subject?: string | null;
@@ -241,7 +244,7 @@ export function renderTemplate(
   parts: TemplateParts,
   variables: readonly TemplateVariableInput[],
   values: Readonly<Record<string, unknown>>,
-  /** The most the rendered parts may hold together (UTF-16 units). @default 5 MiB, a single send's */
+  /** The most the rendered parts may hold together (UTF-8 bytes). @default 5 MiB, a single send's */
   maxBytes = 5 * 1024 * 1024,
 ): { ok: true; subject?: string; html: string; text?: string } | { ok: false; errors: FieldError[] } {
   const given = Object.keys(values);
@@ -289,17 +292,18 @@ export function renderTemplate(
   if (errors.length) return { ok: false, errors };
 
   // One pass per part: a value that itself contains `{{{X}}}` is written as is, never expanded.
-  // The parts together stay within `maxBytes` (counted in UTF-16 units, as it goes): a small
+  // The parts together stay within `maxBytes` (UTF-8, counted as it goes): a small
   // template with a long value used many times cannot grow past what an email may be, nor hold the
   // function's memory while it tries.
-  let budget = maxBytes - parts.html.length - (parts.subject?.length ?? 0) - (parts.text?.length ?? 0);
+  const bytes = (s: string) => Buffer.byteLength(s);
+  let budget = maxBytes - bytes(parts.html) - bytes(parts.subject ?? '') - bytes(parts.text ?? '');
   let over = false;
   const fill = (text: string, encode: (s: string) => string) =>
     text.replace(PLACEHOLDER, (match, name: string) => {
       const value = texts.get(name);
       if (value === undefined || over) return match;
       const out = encode(value);
-      budget -= out.length - match.length;
+      budget -= bytes(out) - bytes(match);
       if (budget < 0) over = true;
       return over ? match : out;
     });

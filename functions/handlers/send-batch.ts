@@ -22,11 +22,12 @@ export const makeHandler = (
     async ({ body, event, apiKey }) => {
       const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
       const mode = parseBatchValidation(event.headers?.['x-batch-validation']);
-      // Emails with `template` rendered now, each template read once.
-      const { body: rendered, templates } = await applyBatchTemplates(deps, body);
+      // Emails with `template` rendered once, when accepted (with an Idempotency-Key, once the key
+      // is claimed: a replay reads no template), each template read once.
       // Read against this request's time (each `scheduled_at`); with an Idempotency-Key, once the
       // key is claimed, so that a retry after a time has passed gets the first request's answer.
-      const request = () => {
+      const request = async () => {
+        const { body: rendered, templates } = await applyBatchTemplates(deps, body);
         const { entries, errors } = parseBatch(rendered, mode, deps.clock.now(), templates);
         return {
           entries,
@@ -42,7 +43,7 @@ export const makeHandler = (
       };
       const answer = idempotencyKey
         ? await sendBatchOnce(deps, request, mode, { scope: apiKey.id, idempotencyKey, body })
-        : await sendBatch(deps, request());
+        : await sendBatch(deps, await request());
       return { statusCode: 200, body: answer };
     },
   );

@@ -1,6 +1,6 @@
 import { domainOf } from '../core/address.js';
 import { assertMaySendFrom } from '../core/api-keys.js';
-import { sendEmailSchema } from '../core/email.js';
+import { type SendEmailInput, sendEmailSchema } from '../core/email.js';
 import { parseIdempotencyKey } from '../core/idempotency.js';
 import { MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
 import type { IdempotencyStore, TemplateRepository } from '../core/ports.js';
@@ -24,22 +24,42 @@ export const makeHandler = (
     { route: 'send-email', jsonBody: true, maxBodyBytes: MAX_SEND_REQUEST_BYTES },
     async ({ body, event, apiKey }) => {
       const idempotencyKey = parseIdempotencyKey(event.headers?.['idempotency-key']);
-      // A `template` is rendered now, once: the email's content is what it gave.
-      const { body: rendered, template } = await applySendTemplate(deps, body);
-      const input = { ...parseInput(sendEmailSchema, rendered), ...(template ? { template } : {}) };
-      assertMaySendFrom(apiKey, domainOf(input.from.email));
+      // A `template` is rendered once, when the email is accepted (with an Idempotency-Key, once
+      // the key is claimed: a replay reads no template): the email's content is what it gave.
+      const prepare = async (): Promise<SendEmailInput> => {
+        const { body: rendered, template } = await applySendTemplate(deps, body);
+        const made = { ...parseInput(sendEmailSchema, rendered), ...(template ? { template } : {}) };
+        assertMaySendFrom(apiKey, domainOf(made.from.email));
+        return made;
+      };
+      let input = isObject(body) && body.template !== undefined ? undefined : await prepare();
       // Read against this request's time; the email will be sent with this key's permission, if
       // the key still exists then. With an Idempotency-Key, read only once the key is claimed: a
       // retry after the time has passed gets the first request's answer, not "in the past".
       const schedule = () =>
-        input.scheduled_at === undefined
+        input?.scheduled_at === undefined
           ? undefined
           : { at: parseScheduledAt(input.scheduled_at, deps.clock.now()), key_id: apiKey.id };
-      const sent = idempotencyKey
-        ? await sendEmailOnce(deps, input, { scope: apiKey.id, idempotencyKey, body }, schedule)
-        : await sendEmail(deps, input, undefined, schedule());
-      return { statusCode: 200, body: sent };
+      const made = async () => {
+        input = await prepare();
+        return input;
+      };
+      if (idempotencyKey)
+        return {
+          statusCode: 200,
+          body: await sendEmailOnce(
+            deps,
+            input ?? made,
+            { scope: apiKey.id, idempotencyKey, body },
+            schedule,
+          ),
+        };
+      const ready = input ?? (await made());
+      return { statusCode: 200, body: await sendEmail(deps, ready, undefined, schedule()) };
     },
   );
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const handler = lazyHttpHandler(() => makeHandler(singleSendDeps()));

@@ -44,7 +44,7 @@ const newToken = () => randomBytes(16).toString('base64url');
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /** An anchor's start tag (attribute values may hold `>`). */
-const ANCHOR = /<a\s(?:[^>"']|"[^"]*"|'[^']*')*>/gi;
+const ANCHOR = /<a\s(?:[^<>"']|"[^"]*"|'[^']*')*>/gi;
 const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
 /** SES's placeholder for where the open pixel goes. */
 const OPEN_TRACKER = '{{ses:openTracker}}';

@@ -653,7 +653,14 @@ describe('races and limits', () => {
     const stale = await templates.get(id);
     expect((await api.remove(id)).status).toBe(200);
     // The publish read the template before the delete, and writes after it.
-    const racing = Object.assign(Object.create(templates), { get: async () => stale });
+    let first = true;
+    const racing = Object.assign(Object.create(templates), {
+      get: async (id: string) => {
+        if (!first) return templates.get(id);
+        first = false;
+        return stale;
+      },
+    });
     const answer = await request(
       makePublish({ ...templateDeps(), templates: racing }),
       'POST',
@@ -711,5 +718,87 @@ describe('a scheduled send by template', () => {
     expect((await api.remove(id)).status).toBe(200);
     const email = await api.email(sent.body.id);
     expect(email.body).toMatchObject({ html: '<p>Hi Ann</p>', template_id: id });
+  });
+});
+
+describe('after review', () => {
+  const from = 'Acme <hello@acme.com>';
+
+  it('an Idempotency-Key retry gets its first answer, whatever became of the template since (no template is read)', async () => {
+    const id = await createPublished();
+    const body = { from, to: 'a@example.com', subject: 'Once', template: { id, variables: { NAME: 'Ann' } } };
+    const once = { 'idempotency-key': `tpl-once-${++unique}` };
+    const first = await request(makeSend(sendDeps()), 'POST', '/v1/emails', { body, headers: once });
+    expect(first.status).toBe(200);
+    expect((await api.remove(id)).status).toBe(200);
+    const again = await request(makeSend(sendDeps()), 'POST', '/v1/emails', { body, headers: once });
+    expect(again).toEqual(first);
+    const batchKey = { 'idempotency-key': `tpl-batch-${++unique}` };
+    const second = await createPublished();
+    const items = [
+      { from, to: 'a@example.com', subject: 'B', template: { id: second, variables: { NAME: 'x' } } },
+    ];
+    const batch = await request(makeBatch(sendDeps()), 'POST', '/v1/emails/batch', {
+      body: items,
+      headers: batchKey,
+    });
+    expect(batch.status).toBe(200);
+    expect((await api.remove(second)).status).toBe(200);
+    expect(
+      await request(makeBatch(sendDeps()), 'POST', '/v1/emails/batch', { body: items, headers: batchKey }),
+    ).toEqual(batch);
+  });
+
+  it('a batch of more than 100 is refused before any template is read', async () => {
+    let reads = 0;
+    const counting = Object.assign(Object.create(templates), {
+      idOfAlias: async () => {
+        reads++;
+        return null;
+      },
+      published: async () => {
+        reads++;
+        return null;
+      },
+    });
+    const items = Array.from({ length: 101 }, (_, i) => ({
+      from,
+      to: 'a@example.com',
+      template: { id: `a${i}` },
+    }));
+    const answer = await request(
+      makeBatch({ ...sendDeps(), templates: counting }),
+      'POST',
+      '/v1/emails/batch',
+      {
+        body: items,
+      },
+    );
+    expect(answer.status).toBe(400);
+    expect(reads).toBe(0);
+  });
+
+  it('a template may hold 350 KB in all: a change that adds past it is refused', async () => {
+    const id = await create(welcome({ html: `<p>{{{NAME}}}${'a'.repeat(200_000)}</p>` }));
+    expectValidationError(await api.update(id, { text: 'b'.repeat(200_000) }), 'html', /350 KB/);
+  });
+
+  it('an alias item left behind names no template: read by it is 404, and it can be claimed again', async () => {
+    const old = alias('left');
+    const id = await create(welcome({ alias: old }));
+    expect((await api.update(id, { alias: alias('moved') })).status).toBe(200);
+    // The change died before freeing the old alias, a minute ago.
+    await templates.claimAlias(old, id, Date.now() - 60_000);
+    expect((await api.get(old)).status).toBe(404);
+    expect((await api.create(welcome({ alias: old }))).status).toBe(201);
+  });
+
+  it("refuses __proto__ as a key; a user's tag may be named template_id (the service's own tag is esvc_template)", async () => {
+    expect((await api.create(welcome({ variables: [{ key: '__proto__', type: 'string' }] }))).status).toBe(
+      400,
+    );
+    const plain = { from, to: 'a@example.com', subject: 's', text: 't' };
+    expect((await api.send({ ...plain, tags: [{ name: 'template_id', value: 'mine' }] })).status).toBe(200);
+    expect((await api.send({ ...plain, tags: [{ name: 'esvc_template', value: 'x' }] })).status).toBe(400);
   });
 });

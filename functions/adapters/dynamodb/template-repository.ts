@@ -92,9 +92,10 @@ export class DynamoTemplateRepository implements TemplateRepository {
       new GetCommand({ TableName: this.tableName, Key: this.aliasKey(alias), ConsistentRead: true }),
     );
     const holder = String(Item?.id ?? '');
-    // Held for a template that is not there, for longer than a create takes (one that died between
-    // its two writes, not one still under way): taken over.
-    if (holder && !(await this.get(holder))) {
+    // Held for a template that is not there, or that has another alias now, for longer than a
+    // create or a change takes (one that died between its writes, not one under way): taken over.
+    const held = holder ? await this.get(holder) : null;
+    if (holder && held?.alias?.toLowerCase() !== alias.toLowerCase()) {
       const taken = await writeIf(
         this.db,
         new PutCommand({
@@ -176,7 +177,7 @@ export class DynamoTemplateRepository implements TemplateRepository {
     return { data: items.map(toTemplate), has_more };
   }
 
-  async putPublished(published: PublishedTemplate): Promise<boolean> {
+  async putPublished(templateVersion: number, published: PublishedTemplate): Promise<boolean> {
     const { html, text, from, subject, reply_to, variables, ...meta } = published;
     return writeIf(
       this.db,
@@ -186,9 +187,13 @@ export class DynamoTemplateRepository implements TemplateRepository {
           ...this.publishedKey(published.id),
           ...meta,
           ...contentItem({ html, text, from, subject, reply_to, variables }),
+          template_version: templateVersion,
         },
-        // Never over a deleted template's tombstone: a publish racing the delete brings nothing back.
-        ConditionExpression: 'attribute_not_exists(deleted)',
+        // Never over a deleted template's tombstone (a publish racing the delete brings nothing
+        // back), nor over what the publish of a newer read of the template put.
+        ConditionExpression:
+          'attribute_not_exists(deleted) AND (attribute_not_exists(template_version) OR template_version <= :version)',
+        ExpressionAttributeValues: { ':version': templateVersion },
       }),
     );
   }

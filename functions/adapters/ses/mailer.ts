@@ -6,7 +6,7 @@ import { type Mailer, MailerError, type OutgoingFile, type SendJob } from '../..
 /** The message tag that carries our email id; SES returns it on every event of the message. */
 export const EMAIL_ID_TAG = 'email_id';
 /** The message tag that carries the template an email was rendered from, for its events' webhooks. */
-export const TEMPLATE_ID_TAG = 'template_id';
+export const TEMPLATE_ID_TAG = 'esvc_template';
 
 /** SES errors after which the same email will never be accepted (per the SES v2 API reference). */
 const REJECTED = new Set([

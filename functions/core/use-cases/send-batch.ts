@@ -60,7 +60,7 @@ export async function sendBatch(deps: SendEmailDeps, request: BatchRequest, firs
 export async function sendBatchOnce(
   deps: SendEmailDeps & { idempotency: IdempotencyStore },
   /** The batch, read once the key is claimed (a replay answers as stored, whatever the time now). */
-  requestOf: () => BatchRequest,
+  requestOf: () => BatchRequest | Promise<BatchRequest>,
   mode: BatchRequest['mode'],
   key: { scope: string; idempotencyKey: string; body: unknown },
 ): Promise<BatchAnswer> {
@@ -69,7 +69,7 @@ export async function sendBatchOnce(
   const { id: firstId, resumed } = claim;
   let result: BatchAnswer;
   try {
-    const request = requestOf();
+    const request = await requestOf();
     result = resumed ? await resumeBatch(deps, request, firstId) : await sendBatch(deps, request, firstId);
   } catch (error) {
     // Given back only when nothing of the batch can be stored: a refused check, a validation.
@@ -105,22 +105,20 @@ async function resumeBatch(deps: SendEmailDeps, request: BatchRequest, firstId: 
     : { existing: [] };
   // Stored meanwhile (the first request was only slow): as it is, too.
   for (const state of existing.length ? await deps.emails.states(existing) : []) stored.set(state.id, state);
-  const waiting = [
-    ...fresh.filter((email) => !existing.includes(email.id)),
-    ...request.entries
-      .filter((entry) => {
-        const state = stored.get(idOf(entry));
-        // A scheduled one is the scheduler's (and the sweeper's) to queue.
-        return (
-          state?.status === 'queued' &&
-          !state.sent_at &&
-          state.send_started_at === undefined &&
-          !state.scheduled_at
-        );
-      })
-      .map((entry) => ({ id: idOf(entry), created_at, content: toContent(entry.input) })),
-  ];
-  await queueOrLeaveToSweeper(deps, waiting);
+  const waiting = fresh.filter((email) => !existing.includes(email.id));
+  // Those stored before, as references: the consumer sends what was stored, not this request's
+  // rendering of a template that may have changed since. A scheduled one is the scheduler's.
+  const storedWaiting = request.entries
+    .map((entry) => stored.get(idOf(entry)))
+    .filter(
+      (state): state is EmailState =>
+        state?.status === 'queued' &&
+        !state.sent_at &&
+        state.send_started_at === undefined &&
+        !state.scheduled_at,
+    )
+    .map((state) => dueJob(state, now.getTime()));
+  await queueOrLeaveToSweeper(deps, waiting, storedWaiting);
   const all = request.entries
     .filter((entry) => stored.has(idOf(entry)) || fresh.some((email) => email.id === idOf(entry)))
     .map((entry) => ({ id: idOf(entry), created_at, content: toContent(entry.input) }));
@@ -193,15 +191,18 @@ function newEmail(entry: BatchEntry, id: string, now: Date, keyId: string): NewE
  * Queues the emails to send now, and the scheduled ones due soon (held by the queue until their
  * time); those the queue does not take are the sweeper's (or, scheduled, the scheduler's).
  */
-async function queueOrLeaveToSweeper(deps: SendEmailDeps, emails: NewEmail[]) {
+async function queueOrLeaveToSweeper(deps: SendEmailDeps, emails: NewEmail[], references: DueJob[] = []) {
   const now = deps.clock.now().getTime();
-  const jobs = emails.flatMap(({ id, content, schedule }): (SendJob | DueJob)[] =>
-    !schedule
-      ? [{ id, content }]
-      : schedule.dispatched
-        ? [dueJob({ id, key_id: schedule.key_id, scheduled_at: schedule.at }, now)]
-        : [],
-  );
+  const jobs = [
+    ...emails.flatMap(({ id, content, schedule }): (SendJob | DueJob)[] =>
+      !schedule
+        ? [{ id, content }]
+        : schedule.dispatched
+          ? [dueJob({ id, key_id: schedule.key_id, scheduled_at: schedule.at }, now)]
+          : [],
+    ),
+    ...references,
+  ];
   if (!jobs.length) return;
   let left: string[];
   try {

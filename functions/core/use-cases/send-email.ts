@@ -13,6 +13,7 @@ import type {
   Clock,
   ContentStore,
   Counters,
+  DueJob,
   EmailQueue,
   EmailRepository,
   EmailState,
@@ -21,6 +22,7 @@ import type {
   SendJob,
   SweepStore,
 } from '../ports.js';
+import { dueJob } from '../schedule.js';
 import type { EmailStatus } from '../status.js';
 import { type TargetPolicy, urlProblem } from '../targets.js';
 import { dueSoon, queueItself } from './schedule.js';
@@ -200,7 +202,7 @@ async function readBack(emails: EmailRepository, id: string): Promise<EmailState
   return undefined;
 }
 
-async function enqueueOrLeaveToSweeper(deps: SendEmailDeps, job: SendJob) {
+async function enqueueOrLeaveToSweeper(deps: SendEmailDeps, job: SendJob | DueJob) {
   try {
     await deps.queue.enqueue(job);
   } catch (error) {
@@ -226,7 +228,11 @@ async function enqueueOrLeaveToSweeper(deps: SendEmailDeps, job: SendJob) {
  */
 export async function sendEmailOnce(
   deps: SendEmailDeps & { idempotency: IdempotencyStore },
-  input: SendEmailInput,
+  /**
+   * The email, or how to make it once the key is claimed (a send by template renders then: a
+   * replay answers as stored and reads no template, whatever became of it).
+   */
+  inputOf: SendEmailInput | (() => Promise<SendEmailInput>),
   request: { scope: string; idempotencyKey: string; body: unknown },
   /** Its schedule, read once the key is claimed (a replay answers as stored, whatever the time now). */
   schedule?: () => Schedule | undefined,
@@ -237,21 +243,23 @@ export async function sendEmailOnce(
   let sent: SentEmail;
   let mayBeStored = resumed; // a resumed key's email may have been stored by the request that died
   try {
-    assertAttachmentsAllowed(deps, input);
-    await deps.assertSenderDomain(domainOf(input.from.email));
     const existing = resumed ? await deps.emails.getState(id) : null;
     if (existing) {
-      // Same key, same body: this request's input is that email's content. A scheduled email is
-      // the scheduler's to queue (and the sweeper's, should it be stranded).
+      // Stored by the request that died: accepted as it is, whatever the checks (or a template)
+      // say now. Queued as a reference, so the consumer sends what was stored, not this request's
+      // rendering. A scheduled email is the scheduler's to queue (and the sweeper's, if stranded).
       if (
         existing.status === 'queued' &&
         !existing.sent_at &&
         existing.send_started_at === undefined &&
         !existing.scheduled_at
       )
-        await enqueueOrLeaveToSweeper(deps, { id, content: await storedContent(deps, input, id) });
+        await enqueueOrLeaveToSweeper(deps, dueJob(existing, deps.clock.now().getTime()));
       sent = answerOf(existing);
     } else {
+      const input = typeof inputOf === 'function' ? await inputOf() : inputOf;
+      assertAttachmentsAllowed(deps, input);
+      await deps.assertSenderDomain(domainOf(input.from.email));
       const when = schedule?.();
       mayBeStored = true;
       sent = await storeAndQueue(deps, input, id, when);

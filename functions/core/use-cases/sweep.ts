@@ -386,7 +386,13 @@ export async function raiseFailed(
       emailEvent(
         'email.failed',
         at,
-        { email_id: id, from: found.from, subject: found.subject, tags: tagsObject(found.tags) },
+        {
+          email_id: id,
+          from: found.from,
+          subject: found.subject,
+          tags: tagsObject(found.tags),
+          ...(found.template ? { template_id: found.template.id } : {}),
+        },
         recipientsOf(found).map((r) => r.email),
         { failed: { reason } },
       ),

@@ -1,3 +1,4 @@
+import { MAX_BATCH } from '../batch.js';
 import {
   conflict,
   describeFields,
@@ -30,11 +31,26 @@ export interface TemplateDeps {
   clock: Clock;
 }
 
+/**
+ * What a template may hold in all (HTML, text, subject and the variables' fallbacks, before
+ * deflating): its current version and its published one each fit their table item (400 KB).
+ */
+export const MAX_TEMPLATE_BYTES = 350 * 1024;
+
 /** The template's definition checked: a 400 naming every problem, or nothing. */
 function assertValid(
   content: Pick<TemplateContent, 'subject' | 'html' | 'text'>,
   declared: readonly TemplateVariableInput[],
 ) {
+  const size =
+    Buffer.byteLength(content.html) +
+    Buffer.byteLength(content.text ?? '') +
+    Buffer.byteLength(content.subject ?? '') +
+    Buffer.byteLength(JSON.stringify(declared));
+  if (size > MAX_TEMPLATE_BYTES) {
+    const message = `the template would hold ${Math.ceil(size / 1024)} KB; a template's html, text, subject and variables may be at most ${MAX_TEMPLATE_BYTES / 1024} KB together`;
+    throw validationError(message, [{ field: 'html', message }]);
+  }
   const problems = templateProblems(content, declared);
   if (problems.length)
     throw validationError(`Invalid template: ${problems.map((p) => p.message).join('; ')}`, problems);
@@ -82,9 +98,13 @@ export async function findTemplate(
   deps: Pick<TemplateDeps, 'templates'>,
   idOrAlias: string,
 ): Promise<Template> {
-  const id = isId(TEMPLATE_ID_PREFIX, idOrAlias) ? idOrAlias : await deps.templates.idOfAlias(idOrAlias);
+  const byId = isId(TEMPLATE_ID_PREFIX, idOrAlias);
+  const id = byId ? idOrAlias : await deps.templates.idOfAlias(idOrAlias);
   const template = id ? await deps.templates.get(id) : null;
-  if (!template) throw notFound(`Template ${JSON.stringify(idOrAlias)} not found.`);
+  // An alias item left behind by a change that died before freeing it names a template that has
+  // another alias now: not this one's.
+  if (!template || (!byId && template.alias?.toLowerCase() !== idOrAlias.toLowerCase()))
+    throw notFound(`Template ${JSON.stringify(idOrAlias)} not found.`);
   return template;
 }
 
@@ -162,7 +182,7 @@ export async function publishTemplate(deps: TemplateDeps, idOrAlias: string): Pr
     const now = deps.clock.now().toISOString();
     const { id, from, subject, reply_to, html, text, variables, current_version_id } = current;
     // The version first, then the template saying so: a template never says published before it is.
-    const put = await deps.templates.putPublished({
+    const put = await deps.templates.putPublished(current.version ?? 0, {
       id,
       ...(from ? { from } : {}),
       ...(subject !== undefined ? { subject } : {}),
@@ -173,7 +193,11 @@ export async function publishTemplate(deps: TemplateDeps, idOrAlias: string): Pr
       version_id: current_version_id,
       published_at: now,
     });
-    if (!put) throw notFound(`Template ${JSON.stringify(idOrAlias)} not found.`);
+    if (!put) {
+      // Deleted meanwhile (404 on the next read), or a newer read was published: read again.
+      if (attempt >= 4) throw conflict(`Template ${id} is being changed by other requests; try again.`);
+      continue;
+    }
     const next: Template = {
       ...current,
       status: 'published',
@@ -255,7 +279,13 @@ export async function applyBatchTemplates(
   body: unknown,
 ): Promise<{ body: unknown; templates: Map<number, { template: TemplateUse } | { errors: FieldError[] }> }> {
   const templates = new Map<number, { template: TemplateUse } | { errors: FieldError[] }>();
-  if (!Array.isArray(body) || !body.some((item) => isObject(item) && item.template !== undefined))
+  // Not a batch parseBatch takes (it says why): nothing read for it.
+  if (
+    !Array.isArray(body) ||
+    body.length === 0 ||
+    body.length > MAX_BATCH ||
+    !body.some((item) => isObject(item) && item.template !== undefined)
+  )
     return { body, templates };
   const cached = cachedTemplates(deps.templates);
   const rendered = await Promise.all(
@@ -323,7 +353,9 @@ export async function applyTemplate(
       : `template ${JSON.stringify(ref.id)} does not exist (an id or alias of a published template)`;
     return { errors: [{ field: field('template.id'), message }] };
   }
-  const rendered = render(published, ref.variables ?? {}, prefix, maxBytes);
+  // The template's subject only where it is used: a body's own subject replaces it.
+  const used = body.subject === undefined ? published : { ...published, subject: undefined };
+  const rendered = render(used, ref.variables ?? {}, prefix, maxBytes);
   if ('errors' in rendered) return rendered;
   const { template: _, ...rest } = body;
   return {
