@@ -121,23 +121,24 @@ const variables = z
     z.maxLength(MAX_TEMPLATE_VARIABLES, `a template may declare at most ${MAX_TEMPLATE_VARIABLES} variables`),
   );
 
+/** Resend's SDK types these `string | null`: null is "none" (on a change: remove it). */
 const parts = {
-  from: z.optional(fromAddress),
-  subject: z.optional(subject),
-  reply_to: z.optional(replyTo),
+  from: z.optional(z.nullable(fromAddress)),
+  subject: z.optional(z.nullable(subject)),
+  reply_to: z.optional(z.nullable(replyTo)),
   html: z.string({ error: 'html is required and must be a string' }),
-  text: z.optional(z.string({ error: 'must be a string' })),
+  text: z.optional(z.nullable(z.string({ error: 'must be a string' }))),
   variables: z.optional(variables),
 };
 
 /** `POST /v1/templates`, Resend's body: `name` and `html` required. */
-export const createTemplateSchema = z.strictObject({ name, alias: z.optional(alias), ...parts });
+export const createTemplateSchema = z.strictObject({ name, alias: z.optional(z.nullable(alias)), ...parts });
 export type CreateTemplateInput = z.output<typeof createTemplateSchema>;
 
 /** `PATCH /v1/templates/{id}`: every field optional; what is left out stays. */
 export const updateTemplateSchema = z.strictObject({
   name: z.optional(name),
-  alias: z.optional(alias),
+  alias: z.optional(z.nullable(alias)),
   ...parts,
   html: z.optional(z.string({ error: 'must be a string' })),
 });

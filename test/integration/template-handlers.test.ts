@@ -802,3 +802,19 @@ describe('after review', () => {
     expect((await api.send({ ...plain, tags: [{ name: 'esvc_template', value: 'x' }] })).status).toBe(400);
   });
 });
+
+describe("null, as Resend's SDK types allow it", () => {
+  it('is "none" on create and "remove it" on a change, the alias freed', async () => {
+    const name = alias('nulls');
+    const id = await create(
+      welcome({ alias: name, subject: 'Hi {{{NAME}}}', text: 'Hi', from: null, reply_to: null }),
+    );
+    expect((await api.get(id)).body).toMatchObject({ subject: 'Hi {{{NAME}}}', text: 'Hi', reply_to: null });
+    expect((await api.update(id, { subject: null, text: null, alias: null })).status).toBe(200);
+    const after = (await api.get(id)).body;
+    expect(after).not.toHaveProperty('subject');
+    expect(after).not.toHaveProperty('text');
+    expect(after).not.toHaveProperty('alias');
+    expect((await api.create(welcome({ alias: name }))).status).toBe(201);
+  });
+});

@@ -64,7 +64,10 @@ const aliasTaken = (alias: string, id: string) =>
 /** `POST /v1/templates`: a draft (sends need it published), its alias claimed first. */
 export async function createTemplate(deps: TemplateDeps, input: CreateTemplateInput): Promise<Template> {
   const declared = input.variables ?? [];
-  assertValid(input, declared);
+  assertValid(
+    { html: input.html, subject: input.subject ?? undefined, text: input.text ?? undefined },
+    declared,
+  );
   const id = newId(TEMPLATE_ID_PREFIX);
   const now = deps.clock.now().toISOString();
   const template: Template = {
@@ -72,10 +75,10 @@ export async function createTemplate(deps: TemplateDeps, input: CreateTemplateIn
     name: input.name,
     ...(input.alias ? { alias: input.alias } : {}),
     ...(input.from ? { from: input.from } : {}),
-    ...(input.subject !== undefined ? { subject: input.subject } : {}),
+    ...(input.subject != null ? { subject: input.subject } : {}),
     reply_to: input.reply_to ?? [],
     html: input.html,
-    ...(input.text !== undefined ? { text: input.text } : {}),
+    ...(input.text != null ? { text: input.text } : {}),
     variables: withVariableIds(declared, [], now, () => newId(TEMPLATE_VARIABLE_PREFIX)),
     created_at: now,
     updated_at: now,
@@ -132,21 +135,25 @@ export async function updateTemplate(
     const declared =
       input.variables ??
       current.variables.map(({ key, type, fallback_value }) => ({ key, type, fallback_value }));
+    // Left out: kept; null (as the SDK's types allow): cleared.
+    const kept = <K extends 'from' | 'subject' | 'text'>(key: K) => {
+      const value = input[key] === undefined ? current[key] : input[key];
+      return value == null ? {} : ({ [key]: value } as { [P in K]: string });
+    };
     const content: TemplateContent = {
-      ...((input.from ?? current.from) ? { from: input.from ?? current.from } : {}),
-      ...((input.subject ?? current.subject) !== undefined
-        ? { subject: input.subject ?? current.subject }
-        : {}),
-      reply_to: input.reply_to ?? current.reply_to,
+      ...kept('from'),
+      ...kept('subject'),
+      reply_to: input.reply_to === undefined ? current.reply_to : (input.reply_to ?? []),
       html: input.html ?? current.html,
-      ...((input.text ?? current.text) !== undefined ? { text: input.text ?? current.text } : {}),
+      ...kept('text'),
       variables: withVariableIds(declared, current.variables, now, () => newId(TEMPLATE_VARIABLE_PREFIX)),
     };
     assertValid(content, declared);
     const changed = contentChanged(current, content);
-    const alias = input.alias ?? current.alias;
+    const alias = input.alias === undefined ? current.alias : (input.alias ?? undefined);
+    const { from: _f, subject: _s, text: _t, alias: _a, ...unchanged } = current;
     const next: Template = {
-      ...current,
+      ...unchanged,
       ...content,
       name: input.name ?? current.name,
       ...(alias ? { alias } : {}),
@@ -157,7 +164,7 @@ export async function updateTemplate(
     };
     // Aliases are one whatever their case: `Welcome` to `welcome` keeps the same one.
     const newAlias =
-      input.alias !== undefined && input.alias.toLowerCase() !== current.alias?.toLowerCase()
+      input.alias != null && input.alias.toLowerCase() !== current.alias?.toLowerCase()
         ? input.alias
         : undefined;
     if (newAlias) {
@@ -165,7 +172,7 @@ export async function updateTemplate(
       if (!claim.claimed) throw aliasTaken(newAlias, claim.id);
     }
     if (await deps.templates.save(next, 'existing')) {
-      if (newAlias && current.alias)
+      if ((newAlias || input.alias === null) && current.alias)
         await deps.templates.releaseAlias(current.alias, current.id).catch(() => undefined);
       return { ...next, version: (current.version ?? 0) + 1 };
     }
