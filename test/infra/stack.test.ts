@@ -221,6 +221,33 @@ describe('EmailServiceStack', () => {
     });
   });
 
+  it("tracks per send, not per set: the stack's set has no tracking options and its destination takes OPEN and CLICK; domains' sets get the same delivery time", () => {
+    const [configurationSet] = Object.values(resources('AWS::SES::ConfigurationSet'));
+    // SES's own tracking host for every domain without one of its own; each send says on or off.
+    expect(configurationSet?.Properties.TrackingOptions).toBeUndefined();
+    template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+      EventDestination: Match.objectLike({ MatchingEventTypes: Match.arrayWith(['open', 'click']) }),
+    });
+    for (const name of ['create-domain', 'update-domain', 'check-domains']) {
+      const fn = template.toJSON().Resources[logicalId(stack, stack.functions[name] as never)];
+      expect(fn.Properties.Environment.Variables.SES_MAX_DELIVERY_SECONDS, name).toBe('50400');
+      expect(fn.Properties.Environment.Variables.DOMAIN_CONFIGURATION_SET_PREFIX, name).toBe(
+        domainConfigurationSetPrefix(stack.stackName),
+      );
+    }
+    // Tracking subdomains only with an HTTPS front in front of SES's tracking host.
+    const withFront = synthStack({ trackingHttpsTarget: 'd111111abcdef8.cloudfront.net' });
+    const update =
+      withFront.template.toJSON().Resources[
+        logicalId(withFront.stack, withFront.stack.functions['update-domain'] as never)
+      ];
+    expect(update.Properties.Environment.Variables.TRACKING_HTTPS_TARGET).toBe(
+      'd111111abcdef8.cloudfront.net',
+    );
+    const without = template.toJSON().Resources[logicalId(stack, stack.functions['update-domain'] as never)];
+    expect(without.Properties.Environment.Variables.TRACKING_HTTPS_TARGET).toBeUndefined();
+  });
+
   it('keeps the timings the promise rests on, read from the synthesized template', () => {
     const env = (name: string) => {
       const fn = template.toJSON().Resources[logicalId(stack, stack.functions[name] as never)];
