@@ -626,6 +626,25 @@ describe('the name item the send path reads', () => {
   });
 });
 
+describe('a read of the domain', () => {
+  it('writes again what the send path reads: one whose write failed after the domain item (throttled) is repaired by the next read', async () => {
+    const domain = await add();
+    await get(domain.id);
+    expect(await domains.senderState(domain.name)).toMatchObject({ sendable: true });
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: keys.domainName(domain.name), sk: keys.domainNameSk },
+        UpdateExpression: 'SET sendable = :f, #status = :p',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':f': false, ':p': 'pending' },
+      }),
+    );
+    await get(domain.id);
+    expect(await domains.senderState(domain.name)).toMatchObject({ sendable: true, status: 'verified' });
+  });
+});
+
 describe('senderOptions (the send consumer)', () => {
   it("reads a domain's options once a minute per instance; an unknown domain sends with the defaults", async () => {
     let reads = 0;

@@ -429,10 +429,15 @@ function settingsFailure(domain: string, error: IdentityError): ApiError {
   return validationError(`SES refused ${domain}'s settings: ${error.message}`);
 }
 
-/** `GET /v1/domains/{id}` and `POST /v1/domains/{id}/verify`: the domain with its status read fresh. */
+/**
+ * `GET /v1/domains/{id}` and `POST /v1/domains/{id}/verify`: the domain with its status read
+ * fresh, and stored (with when it was looked at) each time: what the send path reads is written
+ * again, so one whose write failed after the domain's (a throttled UpdateItem) is repaired by the
+ * next read, not an hour later.
+ */
 export async function getDomain(deps: DomainDeps, id: string): Promise<Domain> {
   // Changed meanwhile: the newer one (or 404, deleted).
-  return (await refreshDomain(deps, await find(deps, id))) ?? find(deps, id);
+  return (await refreshDomain(deps, await find(deps, id), true)) ?? find(deps, id);
 }
 
 /** Removes the provider identity first, so a failure leaves the domain listed and the delete can be retried. */
