@@ -142,7 +142,7 @@ export const FUNCTIONS = {
   'send-email': api({
     description: 'POST /v1/emails',
     env: ['SEND_QUEUE_URL', 'CONTENT_BUCKET', 'DEFLATE_BODIES'],
-    optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK'],
+    optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK', 'TEMPLATE_CACHE_TTL_MS'],
     actions: ['BatchWriteItem', 'PutItem', 'DeleteItem', 'GetItem'],
     sendQueue: ['SendMessage'],
     content: { 'attachments/': ['s3:PutObject'], 'bodies/': ['s3:PutObject'] },
@@ -150,6 +150,7 @@ export const FUNCTIONS = {
   'send-batch': api({
     description: 'POST /v1/emails/batch',
     env: ['SEND_QUEUE_URL', 'DEFLATE_BODIES'],
+    optionalEnv: ['TEMPLATE_CACHE_TTL_MS'],
     actions: ['BatchWriteItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'GetItem'],
     sendQueue: ['SendMessage'],
   }),

@@ -38,6 +38,8 @@ const schema = z.object({
    * instead of the account's rate from SES (for an account whose rate other senders share).
    */
   SES_MAX_SEND_RATE: z.optional(z.coerce.number().check(z.gt(0))),
+  /** How long a send function instance keeps a template's published version (ms); 0: not at all. */
+  TEMPLATE_CACHE_TTL_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 1_000),
   /** How long a send consumer instance keeps a sender domain's options (tracking, its set; ms). */
   SENDER_OPTIONS_TTL_MS: z._default(z.coerce.number().check(z.int(), z.gte(0)), 60_000),
   /** The send queue's dead-letter queue (read by the sweeper). */

@@ -23,6 +23,7 @@ import { systemClock, type WebhookRepository } from './core/ports.js';
 import { shardCount } from './core/rate-limit.js';
 import type { DomainDeps } from './core/use-cases/domains.js';
 import { senderOptions, verifiedSenderDomains } from './core/use-cases/domains.js';
+import { cachedForSends } from './core/use-cases/templates.js';
 import { WebhookPublisher } from './core/use-cases/publish-events.js';
 import type { SweepDeps } from './core/use-cases/sweep.js';
 import type { RequeueRetriesDeps } from './core/use-cases/webhook-retries.js';
@@ -164,9 +165,12 @@ export function suppressionDeps(name: 'delete-suppression' | 'batch-remove-suppr
 /** send-email: the above, the send queue, and the verified sender domains (remembered a minute). */
 export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') {
   const deps = apiDeps(name);
-  const { SEND_QUEUE_URL } = loadConfig(...FUNCTIONS[name].env);
+  const spec = FUNCTIONS[name];
+  const { SEND_QUEUE_URL, TEMPLATE_CACHE_TTL_MS } = loadConfig(...spec.env, ...spec.optionalEnv);
   return {
     ...deps,
+    // Published templates kept a second per instance: one a whole load sends with is no hot item.
+    templates: cachedForSends(deps.templates, deps.clock, TEMPLATE_CACHE_TTL_MS),
     queue: new SqsEmailQueue(newSqsClient(), SEND_QUEUE_URL),
     assertSenderDomain: verifiedSenderDomains(deps.domains, deps.clock),
   };

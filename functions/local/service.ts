@@ -304,6 +304,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       LOCAL_DNS_PUBLISHED: 'true',
       // A domain's new settings reach the next send, not within the minute each instance keeps them on AWS.
       SENDER_OPTIONS_TTL_MS: String(options.senderOptionsTtlMs ?? 0),
+      // Likewise a publish reaches the next send by template (a second on AWS).
+      TEMPLATE_CACHE_TTL_MS: '0',
       WEBHOOK_QUEUE_URL: webhooks.queue.url,
       // Development receivers on this machine (http://localhost:…); private networks stay refused.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',

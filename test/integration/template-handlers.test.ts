@@ -10,6 +10,7 @@ import { createRepositories } from '../../functions/adapters/dynamodb/repositori
 import { DynamoTemplateRepository } from '../../functions/adapters/dynamodb/template-repository.js';
 import { systemClock } from '../../functions/core/ports.js';
 import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
+import { cachedForSends } from '../../functions/core/use-cases/templates.js';
 import { makeHandler as makeCreate } from '../../functions/handlers/create-template.js';
 import { makeHandler as makeDelete } from '../../functions/handlers/delete-template.js';
 import { makeHandler as makeDuplicate } from '../../functions/handlers/duplicate-template.js';
@@ -816,5 +817,33 @@ describe("null, as Resend's SDK types allow it", () => {
     expect(after).not.toHaveProperty('text');
     expect(after).not.toHaveProperty('alias');
     expect((await api.create(welcome({ alias: name }))).status).toBe(201);
+  });
+});
+
+describe('the send functions keep a published template a second (cachedForSends)', () => {
+  it('reads a template once a second per instance; one not published yet is read again at once; a publish reaches sends within the second', async () => {
+    let now = 0;
+    let reads = 0;
+    const counting = Object.assign(Object.create(templates), {
+      published: async (id: string) => {
+        reads++;
+        return templates.published(id);
+      },
+    });
+    const cached = cachedForSends(counting, { now: () => new Date(now) }, 1_000);
+    const id = await create();
+    expect(await cached.published(id)).toBeNull();
+    expect(await cached.published(id)).toBeNull();
+    expect(reads).toBe(2); // nothing kept while there is nothing to keep
+    expect((await api.publish(id)).status).toBe(200);
+    const first = await cached.published(id);
+    expect(first?.html).toBe('<p>Hi {{{NAME}}}</p>');
+    expect((await api.update(id, { html: '<p>Bye {{{NAME}}}</p>' })).status).toBe(200);
+    expect((await api.publish(id)).status).toBe(200);
+    now += 999;
+    expect((await cached.published(id))?.html).toBe('<p>Hi {{{NAME}}}</p>');
+    expect(reads).toBe(3);
+    now += 2;
+    expect((await cached.published(id))?.html).toBe('<p>Bye {{{NAME}}}</p>');
   });
 });
