@@ -401,7 +401,11 @@ function render(
  * serves 3,000 a second). A publish reaches every instance's sends within `ttlMs`; what is not
  * found is never kept, so a template published just now sends at once.
  */
-export function cachedForSends(templates: TemplateRepository, clock: Clock, ttlMs = 1_000): TemplateRepository {
+export function cachedForSends(
+  templates: TemplateRepository,
+  clock: Clock,
+  ttlMs = 1_000,
+): TemplateRepository {
   if (ttlMs <= 0) return templates;
   const kept = new Map<string, { until: number; value: unknown }>();
   const cached =
