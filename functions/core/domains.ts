@@ -350,9 +350,6 @@ export function trackingRecords(
   ];
 }
 
-/** SES's tracking host in a region: where a tracking CNAME points without an HTTPS front. */
-export const sesTrackingHost = (region: string) => `r.${region}.awstrack.me`;
-
 /**
  * The configuration set a domain needs: its own once it enforces TLS or its tracking host is seen
  * in DNS (pointing SES's links at a host not published yet would break every link). Once it has
@@ -388,13 +385,6 @@ export const sameRecords = (a: readonly DnsRecord[], b: readonly DnsRecord[]) =>
     [r.record, r.type, r.name, r.value, r.priority ?? '', r.ttl, r.status].join('\u0000');
   return a.length === b.length && a.every((r, i) => line(r) === line(b[i] as DnsRecord));
 };
-
-/** What sends from the domain use. */
-export const senderOptionsOf = (domain: Domain): SenderOptions => ({
-  openTracking: domain.open_tracking,
-  clickTracking: domain.click_tracking,
-  ...(domain.configuration_set ? { configurationSet: domain.configuration_set.name } : {}),
-});
 
 /**
  * A domain's status in Resend's terms (its document has no `temporary_failure` for a domain): SES

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { PUBLISHED_EVENT_TYPES } from '../adapters/ses/configuration-sets.js';
 import type { SesReply } from './ses-identities.js';
 
 /**
@@ -34,18 +35,8 @@ export const EVENT_TYPES = [
 ] as const;
 export type SesEventType = (typeof EVENT_TYPES)[number];
 
-/** What the stack's destination matches (lib/constructs/ses-events.ts). */
-export const STACK_EVENT_TYPES: SesEventType[] = [
-  'SEND',
-  'REJECT',
-  'BOUNCE',
-  'COMPLAINT',
-  'DELIVERY',
-  'DELIVERY_DELAY',
-  'RENDERING_FAILURE',
-  'OPEN',
-  'CLICK',
-];
+/** What the stack's destination matches (a stack test holds lib/constructs/ses-events.ts to it). */
+export const STACK_EVENT_TYPES: readonly SesEventType[] = PUBLISHED_EVENT_TYPES as readonly SesEventType[];
 
 /** A published event's `eventType` → the type a destination matches. */
 const TYPE_OF_EVENT: Record<string, SesEventType> = {

@@ -1,42 +1,16 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NpmStart, startNpmStart } from '../support/npm-start.js';
+import { type NpmStart, runSdkProgram } from '../support/npm-start.js';
 
-const run = promisify(execFile);
-const dataDir = mkdtempSync(join(tmpdir(), 'resend-sdk-'));
 let service: NpmStart;
 // biome-ignore lint/suspicious/noExplicitAny: what the SDK answered, read back from JSON
 let seen: Record<string, any>;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  service = await startNpmStart({
-    LOCAL_DATA_DIR: dataDir,
-    PORT: '0',
-    VIEWER_PORT: '0',
-    RATE_LIMIT_PER_SECOND: '1000',
-  });
+  ({ service, seen, stop } = await runSdkProgram('test/e2e/sdk/resend-user.ts'));
   expect(service.baseUrl).toMatch(/^https:\/\/localhost:\d+\/v1$/);
-  // The user's program, in its own process: RESEND_BASE_URL points the SDK here, and the local
-  // certificate is trusted the way Node is told to trust one.
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/e2e/sdk/resend-user.ts'], {
-    env: {
-      ...process.env,
-      RESEND_BASE_URL: service.baseUrl,
-      RESEND_API_KEY: service.apiKey,
-      NODE_EXTRA_CA_CERTS: join(dataDir, 'tls', 'localhost-cert.pem'),
-    },
-    timeout: 90_000,
-  });
-  seen = JSON.parse(stdout.trim().split('\n').at(-1) as string);
 }, 150_000);
-afterAll(async () => {
-  await service?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => stop?.());
 
 describe('the official resend SDK, unchanged, against npm start', () => {
   it('verifies a domain with a body-less POST', () => {

@@ -5,48 +5,24 @@
  * events, its recipient and the signed webhooks say so. Every domain and email answer is checked
  * against Resend's own document.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NpmStart, startNpmStart } from '../support/npm-start.js';
+import { type NpmStart, runSdkProgram } from '../support/npm-start.js';
 import { expectResendShape } from '../support/resend-schema.js';
 
-const run = promisify(execFile);
-const dataDir = mkdtempSync(join(tmpdir(), 'tracking-'));
 let service: NpmStart;
 // biome-ignore lint/suspicious/noExplicitAny: what the SDK answered, read back from JSON
 let seen: Record<string, any>;
+let stop: (() => Promise<void>) | undefined;
 let tracking: string;
 
 beforeAll(async () => {
-  service = await startNpmStart({
-    LOCAL_DATA_DIR: dataDir,
-    PORT: '0',
-    VIEWER_PORT: '0',
-    RATE_LIMIT_PER_SECOND: '1000',
-  });
+  ({ service, seen, stop } = await runSdkProgram('test/e2e/sdk/tracking-user.ts'));
   tracking = /Tracking\s+(\S+)/.exec(service.output())?.[1] ?? '';
   expect(tracking).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/e2e/sdk/tracking-user.ts'], {
-    env: {
-      ...process.env,
-      RESEND_BASE_URL: service.baseUrl,
-      RESEND_API_KEY: service.apiKey,
-      SES_STORE_URL: `${service.viewer}/store`,
-      NODE_EXTRA_CA_CERTS: join(dataDir, 'tls', 'localhost-cert.pem'),
-    },
-    timeout: 90_000,
-  });
-  seen = JSON.parse(stdout.trim().split('\n').at(-1) as string);
 }, 150_000);
-afterAll(async () => {
-  await service?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => stop?.());
 
 describe('open and click tracking with the official resend SDK, against npm start', () => {
   it('domains.update takes the settings and answers as Resend documents; the domain shows them', () => {

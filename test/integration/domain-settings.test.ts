@@ -412,21 +412,24 @@ describe("POST /v1/domains with Resend's fields", () => {
   });
 });
 
+/** The scheduled check's deps, at the clock's time, seeing this one domain only (the table has others). */
+const checkOf = (id: string, now: () => number): DomainDeps => ({
+  ...deps,
+  clock: { now: () => new Date(now()) },
+  domains: Object.assign(Object.create(domains), {
+    async *all() {
+      const stored = await domains.get(id);
+      if (stored) yield stored;
+    },
+  }),
+});
+
 describe('the scheduled check', () => {
   it('looks for tracking records still pending every 5 minutes, not every run; once seen, the set takes the host', async () => {
     const domain = await add({ tracking_subdomain: 'links' });
     await get(domain.id); // SES has seen its MAIL FROM records: only the tracking ones wait
     let now = Date.now();
-    const only: DomainDeps = {
-      ...deps,
-      clock: { now: () => new Date(now) },
-      domains: Object.assign(Object.create(domains), {
-        async *all() {
-          const stored = await domains.get(domain.id);
-          if (stored) yield stored;
-        },
-      }),
-    };
+    const only = checkOf(domain.id, () => now);
     now += 60_000;
     expect(await checkDomains(only)).toEqual({ checked: 0, changed: 0 });
     now += TRACKING_RECHECK_MS;
@@ -509,16 +512,7 @@ describe('SES and the store cannot stay apart', () => {
     await get(domain.id);
     updatePaths();
     let now = Date.now() + VERIFIED_RECHECK_MS + 1000;
-    const only: DomainDeps = {
-      ...deps,
-      clock: { now: () => new Date(now) },
-      domains: Object.assign(Object.create(domains), {
-        async *all() {
-          const stored = await domains.get(domain.id);
-          if (stored) yield stored;
-        },
-      }),
-    };
+    const only = checkOf(domain.id, () => now);
     await checkDomains(only);
     expect(lastTls()).toBe('REQUIRE');
     expect(ses.commandCalls(UpdateConfigurationSetEventDestinationCommand)[0]?.args[0].input).toMatchObject({

@@ -23,6 +23,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newSesClient } from '../../functions/adapters/aws-clients.js';
+import { PUBLISHED_EVENT_TYPES } from '../../functions/adapters/ses/configuration-sets.js';
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
 import { identifyCallers } from '../../functions/local/caller-identity.js';
 import { type Emulators, startEmulators } from '../../functions/local/emulators.js';
@@ -300,17 +301,7 @@ describe('configuration sets through @aws-sdk/client-sesv2', () => {
       {
         Name: 'ToSns',
         Enabled: true,
-        MatchingEventTypes: [
-          'SEND',
-          'REJECT',
-          'BOUNCE',
-          'COMPLAINT',
-          'DELIVERY',
-          'DELIVERY_DELAY',
-          'RENDERING_FAILURE',
-          'OPEN',
-          'CLICK',
-        ],
+        MatchingEventTypes: [...PUBLISHED_EVENT_TYPES],
         SnsDestination: { TopicArn: LOCAL_EVENTS_TOPIC_ARN },
       },
     ]);

@@ -8,6 +8,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { DynamoTemplateRepository } from '../../functions/adapters/dynamodb/template-repository.js';
+import { generateApiKey } from '../../functions/core/api-keys.js';
 import { systemClock } from '../../functions/core/ports.js';
 import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
 import { cachedForSends } from '../../functions/core/use-cases/templates.js';
@@ -57,6 +58,8 @@ type Options = {
   body?: unknown;
   query?: Record<string, string>;
   headers?: Record<string, string>;
+  /** Another key's token (default: a full-access key). */
+  token?: string;
 };
 
 /** One request to a route; `{id}` routes get the path parameter as API Gateway gives it. */
@@ -845,5 +848,31 @@ describe('the send functions keep a published template a second (cachedForSends)
     expect(reads).toBe(3);
     now += 2;
     expect((await cached.published(id))?.html).toBe('<p>Bye {{{NAME}}}</p>');
+  });
+});
+
+describe('who may send by template', () => {
+  it("a sending_access key sends by template; one held to a domain only from the template's domain", async () => {
+    const id = await createPublished(welcome({ from: 'Acme <hello@acme.com>', subject: 'Hi' }));
+    const body = { to: 'a@example.com', template: { id, variables: { NAME: 'Ann' } } };
+    const keyOf = async (domain?: { id: string; domain: string }) => {
+      const { key, token: own } = generateApiKey('sender', 'sending_access', new Date(), domain);
+      await repos.apiKeys.put(key);
+      return own;
+    };
+    const send = async (token: string) =>
+      request(makeSend(sendDeps()), 'POST', '/v1/emails', { body, token });
+    expect((await send(await keyOf())).status).toBe(200);
+    expect(
+      (await send(await keyOf({ id: 'dom_01m80mv90eew9ryfvqd1ksnhes', domain: 'acme.com' }))).status,
+    ).toBe(200);
+    const elsewhere = await send(await keyOf({ id: 'dom_01m80mv90eew9ryfvqd1ksnhet', domain: 'other.com' }));
+    expect(elsewhere.status).toBe(403);
+    // Managing templates needs full access.
+    const reader = await request(makeGet(templateDeps()), 'GET', '/v1/templates/{id}', {
+      id,
+      token: await keyOf(),
+    });
+    expect(reader.status).toBe(403);
   });
 });

@@ -1,4 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 export interface NpmStart {
   child: ChildProcess;
@@ -51,4 +55,42 @@ export async function startNpmStart(env: Record<string, string>, args: string[] 
       return exited;
     },
   };
+}
+
+/**
+ * `npm start` in a fresh data folder, and a user's program under test/e2e/sdk/ run against it in
+ * its own process, as a user's program runs: RESEND_BASE_URL points the SDK at the service,
+ * NODE_EXTRA_CA_CERTS trusts the local certificate, SES_STORE_URL is the local SES's store. What
+ * the program printed last (one JSON line) is returned; `stop` ends the service and removes the data.
+ */
+export async function runSdkProgram(program: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sdk-'));
+  const service = await startNpmStart({
+    LOCAL_DATA_DIR: dataDir,
+    PORT: '0',
+    VIEWER_PORT: '0',
+    RATE_LIMIT_PER_SECOND: '1000',
+  });
+  const stop = async () => {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', program], {
+      env: {
+        ...process.env,
+        RESEND_BASE_URL: service.baseUrl,
+        RESEND_API_KEY: service.apiKey,
+        SES_STORE_URL: `${service.viewer}/store`,
+        NODE_EXTRA_CA_CERTS: join(dataDir, 'tls', 'localhost-cert.pem'),
+      },
+      timeout: 90_000,
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: what the SDK answered, read back from JSON
+    const seen = JSON.parse(stdout.trim().split('\n').at(-1) as string) as Record<string, any>;
+    return { service, seen, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

@@ -28,6 +28,7 @@ import {
   type WebhookAttempt,
   type WebhookMessage,
 } from '../../functions/core/webhooks.js';
+import { expectResendShape } from '../support/resend-schema.js';
 
 describe('signing (Standard Webhooks)', () => {
   it("matches the specification's test vector", () => {
@@ -216,10 +217,35 @@ describe('event payloads (Resend shapes)', () => {
           ttl: 'Auto',
           status: 'verified',
         },
+        // A tracking subdomain's records: Resend's kinds and types, in its webhook enums too.
+        {
+          record: 'Tracking',
+          type: 'CNAME',
+          name: 'links.acme.test',
+          value: 'd111111abcdef8.cloudfront.net',
+          ttl: 'Auto',
+          status: 'pending',
+        },
+        {
+          record: 'TrackingCAA',
+          type: 'CAA',
+          name: 'acme.test',
+          value: '0 issue "amazon.com"',
+          ttl: 'Auto',
+          status: 'temporary_failure',
+        },
       ],
       created_at: at,
       checked_at: at,
     };
+    for (const type of ['domain.created', 'domain.updated', 'domain.deleted'] as const) {
+      const schema = {
+        'domain.created': 'DomainCreatedEvent',
+        'domain.updated': 'DomainUpdatedEvent',
+        'domain.deleted': 'DomainDeletedEvent',
+      }[type];
+      expectResendShape(JSON.parse(messageBody(domainEvent(type, at, domain, 'eu-west-1'))), schema);
+    }
     for (const type of ['domain.created', 'domain.updated', 'domain.deleted'] as const)
       expect(JSON.parse(messageBody(domainEvent(type, at, domain, 'eu-west-1')))).toEqual({
         type,

@@ -13,7 +13,6 @@ import {
   type SenderOptions,
   sameConfigurationSet,
   sameRecords,
-  senderOptionsOf,
   trackingHost,
   trackingRecords,
 } from '../domains.js';
@@ -578,5 +577,3 @@ export function senderOptions(
     return options;
   };
 }
-
-export { senderOptionsOf };

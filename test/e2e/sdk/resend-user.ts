@@ -4,45 +4,16 @@
  * test/e2e/resend-sdk.test.ts in its own process, as a user's program would run; prints one JSON
  * line with what it saw. Nothing here knows about the service beyond Resend's API.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Resend } from 'resend';
+import { must, type Result, startHookReceiver, until } from './user-kit.js';
 
 const resend = new Resend(process.env.RESEND_API_KEY);
 const seen: Record<string, unknown> = {};
 
-// The user's webhook receiver, in this program as in a user's app (plain http on localhost, which
-// the local service allows for development), registered before anything else happens.
-const hooks: { url: string; headers: Record<string, string>; body: string }[] = [];
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    hooks.push({
-      url: req.url ?? '',
-      headers: req.headers as Record<string, string>,
-      body: Buffer.concat(chunks).toString(),
-    });
-    res.writeHead(200).end('ok');
-  });
-});
-await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const hookUrl = `http://localhost:${(receiver.address() as AddressInfo).port}/resend-webhooks`;
-
-type Result<T> = { data: T | null; error: unknown };
-const must = <T>(result: Result<T>, what: string): T => {
-  if (result.error || !result.data) throw new Error(`${what}: ${JSON.stringify(result.error)}`);
-  return result.data;
-};
-const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
+// The user's webhook receiver, in this program as in a user's app, registered before anything else.
+const receiver = await startHookReceiver('/resend-webhooks');
+const { hooks } = receiver;
+const hookUrl = receiver.url;
 
 const webhook = must(
   await resend.webhooks.create({

@@ -4,43 +4,20 @@
  * test/e2e/templates.test.ts; prints one JSON line with what it saw (and what the local SES stored,
  * read from SES_STORE_URL).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Resend } from 'resend';
+import { must, startHookReceiver, until } from './user-kit.js';
 
 const resend = new Resend(process.env.RESEND_API_KEY);
 const storeUrl = process.env.SES_STORE_URL as string;
 const seen: Record<string, unknown> = {};
 
-const hooks: { headers: Record<string, string>; body: string }[] = [];
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    hooks.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString() });
-    res.writeHead(200).end('ok');
-  });
-});
-await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-
-type Result<T> = { data: T | null; error: unknown };
-const must = <T>(result: Result<T>, what: string): T => {
-  if (result.error || !result.data) throw new Error(`${what}: ${JSON.stringify(result.error)}`);
-  return result.data;
-};
-const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
+const receiver = await startHookReceiver();
+const { hooks } = receiver;
+const hookUrl = receiver.url;
 
 const webhook = must(
   await resend.webhooks.create({
-    endpoint: `http://localhost:${(receiver.address() as AddressInfo).port}/hooks`,
+    endpoint: hookUrl,
     events: ['email.sent'],
   }),
   'webhooks.create',
