@@ -14,10 +14,17 @@ export interface RouteDefinition {
   /**
    * The least permission a key needs: `sending_access` keys may call only the routes marked
    * `sending_access`; `full_access` keys may call every route. The handlers enforce it (see
-   * http/middleware.ts), and the README's permission table is checked against it.
+   * http/middleware.ts), and the API guide's permission table is checked against it.
+   *
+   * `public`: a page that needs no key (the OpenAPI document and its reference page). A public
+   * route serves only what is built into the service: its function reads no table, no queue and no
+   * request input (http/public.ts), so nothing it answers depends on who asks.
    */
-  readonly permission: Permission;
+  readonly permission: Permission | 'public';
 }
+
+/** A route that needs an API key (every route but the public pages). */
+export type ApiRoute = RouteDefinition & { readonly permission: Permission };
 
 export const ROUTES: readonly RouteDefinition[] = [
   {
@@ -307,7 +314,29 @@ export const ROUTES: readonly RouteDefinition[] = [
     summary: 'Send a message again (same id)',
     permission: 'full_access',
   },
+  {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    handler: 'get-openapi',
+    summary: 'This API described: an OpenAPI 3.1 document (no key needed)',
+    permission: 'public',
+  },
+  {
+    method: 'GET',
+    path: '/docs',
+    handler: 'get-api-reference',
+    summary: 'The API reference, a page made from the OpenAPI document (no key needed)',
+    permission: 'public',
+  },
 ];
+
+/** The routes that need an API key. */
+export const API_ROUTES: readonly ApiRoute[] = ROUTES.filter(
+  (route): route is ApiRoute => route.permission !== 'public',
+);
+
+/** The public pages: no key, only what is built into the service. */
+export const PUBLIC_ROUTES = ROUTES.filter((route) => route.permission === 'public');
 
 /** The route a handler module serves. */
 export const routeOf = (handler: string): RouteDefinition | undefined =>
