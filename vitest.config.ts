@@ -6,6 +6,8 @@ export default defineConfig({
     // Each file gets its own process: the local service and handlers read process.env.
     pool: 'forks',
     testTimeout: 30_000,
+    // The contract test: every answer of the local service checked against the OpenAPI document.
+    setupFiles: ['test/support/contract.ts'],
     hookTimeout: 60_000,
     env: {
       LOG_LEVEL: 'silent',

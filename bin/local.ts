@@ -74,6 +74,7 @@ try {
 
   Base URL     ${service.baseUrl}
   API key      ${service.apiKey}   (full access${process.env.DEV_API_KEY ? ', from DEV_API_KEY' : '; shown once, a new one each start'})
+  Reference    ${service.baseUrl.replace(/\/v1$/, '')}/docs   (the API reference; ${service.baseUrl}/openapi.json: OpenAPI 3.1)
   Sent mail    ${service.viewerUrl}   ${viewerNote}
   Tracking     ${service.endpoints.sesTracking}   (the local SES's tracking host: tracked emails' pixel and links)
   Data         ${inMemory ? 'in memory (gone when this stops)' : `${process.env.LOCAL_DATA_DIR ?? '.local-data'}/ (kept across restarts)`}

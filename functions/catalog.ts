@@ -329,6 +329,19 @@ export const FUNCTIONS = {
     ...PUBLISHES,
     actions: ['GetItem', 'PutItem'],
   }),
+  // The public pages: built into the service, no key, no table, no queue (http/public.ts).
+  'get-openapi': {
+    description: 'GET /v1/openapi.json: the API described (public)',
+    env: [],
+    optionalEnv: ['FRONT_DOOR_SECRET'],
+    table: { actions: [] },
+  },
+  'get-api-reference': {
+    description: 'GET /docs: the API reference page (public)',
+    env: [],
+    optionalEnv: ['FRONT_DOOR_SECRET'],
+    table: { actions: [] },
+  },
   [FALLBACK_HANDLER]: api({ description: 'Every request no route matches: 401, 404 or 405' }),
   'process-send-queue': {
     description: 'Hands queued emails to SES, at most once each, at the account’s SES pace',

@@ -48,9 +48,22 @@ export function checkSettings(): void {
 /** The functions behind the API routes (and the fallback). */
 export type ApiFunction = Exclude<
   keyof typeof FUNCTIONS,
-  'process-send-queue' | 'process-ses-events' | 'check-domains' | 'sweep-emails' | 'deliver-webhooks'
+  | 'process-send-queue'
+  | 'process-ses-events'
+  | 'check-domains'
+  | 'sweep-emails'
+  | 'deliver-webhooks'
+  | 'get-openapi'
+  | 'get-api-reference'
 >;
 type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'update-domain' | 'delete-domain';
+
+/** A public page's function (routes.ts): only the front door's secret, when there is one. */
+export function publicDeps(name: 'get-openapi' | 'get-api-reference') {
+  const spec = FUNCTIONS[name];
+  const { FRONT_DOOR_SECRET } = loadConfig(...spec.env, ...spec.optionalEnv);
+  return { frontDoorSecret: FRONT_DOOR_SECRET, log };
+}
 
 /** An API function: the table's repositories, the clock, the per-key rate limit, logs and metrics. */
 export function apiDeps(name: ApiFunction) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -54,6 +55,30 @@ function parserRejection(error: NodeJS.ErrnoException): string {
 }
 
 /**
+ * With CONTRACT_RECORD set (the tests set it: test/support/contract.ts), every answer is appended
+ * to that file as a JSON line, and checked there against the OpenAPI document after the test file.
+ */
+function recordAnswer(
+  method: string,
+  url: string,
+  routeKey: string,
+  result: APIGatewayProxyStructuredResultV2,
+): void {
+  const file = process.env.CONTRACT_RECORD;
+  if (!file) return;
+  const headers = (result.headers ?? {}) as Record<string, unknown>;
+  const line = {
+    method,
+    path: url.split('?')[0],
+    routeKey,
+    status: result.statusCode ?? 200,
+    contentType: String(headers['content-type'] ?? ''),
+    body: result.isBase64Encoded ? '' : (result.body ?? ''),
+  };
+  appendFileSync(file, `${JSON.stringify(line)}\n`);
+}
+
+/**
  * A local stand-in for the HTTP API: HTTPS only, routes from the same route table the stack uses,
  * each request turned into an API Gateway v2 (payload format 2.0) event for that route's handler.
  */
@@ -74,7 +99,9 @@ export async function startHttpsGateway(options: {
     },
     async (req, res) => {
       const requestId = randomUUID();
+      let routeKey = '';
       const send = (result: APIGatewayProxyStructuredResultV2) => {
+        recordAnswer(req.method ?? '', req.url ?? '', routeKey, result);
         const headers: Record<string, string | number | boolean> = {
           ...(result.headers ?? {}),
           'apigw-requestid': requestId,
@@ -116,7 +143,7 @@ export async function startHttpsGateway(options: {
           if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
         }
         const body = Buffer.concat(chunks);
-        const routeKey = match ? `${match.route.method} ${match.route.path}` : '$default';
+        routeKey = match ? `${match.route.method} ${match.route.path}` : '$default';
         const now = new Date();
         const event: APIGatewayProxyEventV2 = {
           version: '2.0',

@@ -43,7 +43,11 @@ const RATE_HEADERS = {
 function jsonSchemaOf(schema: z.ZodMiniType, io: 'input' | 'output'): Json {
   const id = components.get(schema)?.id;
   if (id && io === 'output') return { $ref: `#/components/schemas/${id}` };
-  const { $schema: _, $defs: __, ...rest } = z.toJSONSchema(schema, {
+  const {
+    $schema: _,
+    $defs: __,
+    ...rest
+  } = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
     target: 'draft-2020-12',

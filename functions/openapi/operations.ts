@@ -1,5 +1,4 @@
 import type * as z from 'zod/mini';
-import { sentEmailSchema } from './schemas.js';
 import { createApiKeySchema, updateApiKeySchema } from '../core/api-keys.js';
 import { listAttachmentsQuerySchema } from '../core/attachments.js';
 import { createDomainSchema, listDomainsQuerySchema, updateDomainSchema } from '../core/domains.js';
@@ -24,6 +23,7 @@ import {
   listWebhooksQuerySchema,
   updateWebhookSchema,
 } from '../core/webhooks.js';
+import { sentEmailSchema } from './schemas.js';
 
 /**
  * What the OpenAPI document says of each route of the route table beyond its method, path,
@@ -70,7 +70,11 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
       status: 200,
       description: 'Accepted: stored and queued (or scheduled).',
       schema: sentEmailSchema,
-      example: { id: 'em_01m80mv90eew9ryfvqd1ksnhes', status: 'queued', created_at: '2026-11-22T03:29:55.214Z' },
+      example: {
+        id: 'em_01m80mv90eew9ryfvqd1ksnhes',
+        status: 'queued',
+        created_at: '2026-11-22T03:29:55.214Z',
+      },
     },
     errors: [409],
     requestExample: {

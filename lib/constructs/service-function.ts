@@ -152,6 +152,8 @@ export class ServiceFunction extends Construct {
    */
   grantTable(table: ITable, layout?: string): this {
     const { actions, indexes = [] } = this.spec.table;
+    // A function that reads no table (a public page) gets neither access nor its name.
+    if (actions.length === 0) return this;
     const timeIndex = layout ? parseLayout(layout).timeIndex : INDEXES.emailsByTime.name;
     const named = indexes.map((name) => (name === INDEXES.emailsByTime.name ? timeIndex : name));
     this.role.addToPolicy(

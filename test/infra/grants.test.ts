@@ -25,6 +25,7 @@ import { parseInput } from '../../functions/http/middleware.js';
 import { type RecordedCall, recordAwsCalls } from '../../functions/local/invocation.js';
 import { type LocalService, startLocalService } from '../../functions/local/service.js';
 import { LOCAL_CONFIGURATION_SET } from '../../functions/local/ses-configuration-sets.js';
+import { PUBLIC_ROUTES } from '../../functions/routes.js';
 import { domainConfigurationSetPrefix, type EmailServiceStack } from '../../lib/email-service-stack.js';
 import { httpsClient, waitFor } from '../support/https.js';
 import { allows, describeRequirement, type Requirement, requirementsOf } from '../support/iam.js';
@@ -614,7 +615,13 @@ function requirements(calls: RecordedCall[]) {
 describe('grants match the calls the code makes', () => {
   it('the scenarios reach every function of the stack', () => {
     const called = new Set(recorder.calls.map((c) => c.functionName));
-    expect([...called].sort()).toEqual(Object.keys(stack.functions).sort());
+    // The public pages make no AWS call at all (see below).
+    const publicPages = new Set(PUBLIC_ROUTES.map((r) => r.handler));
+    expect([...called].sort()).toEqual(
+      Object.keys(stack.functions)
+        .filter((f) => !publicPages.has(f))
+        .sort(),
+    );
     // Each function with a content grant made S3 calls (presigning a link counts: it is signed
     // with the function's own credentials).
     const s3 = new Set(
@@ -693,6 +700,22 @@ describe('grants match the calls the code makes', () => {
         ).every((r) => allows(statements, r));
         expect(sesAllows(functionName, operation), `${functionName} ses:${operation}`).toBe(granted);
       }
+    }
+  });
+
+  it('gives the public pages no access to anything (no table, queue, SES or bucket) and no table name', () => {
+    for (const { handler } of PUBLIC_ROUTES) {
+      const actions = policiesOf(stack, template, handler).flatMap((s) => [s.Action].flat());
+      expect(
+        actions.filter((a) => /^(dynamodb|sqs|ses|s3|sns|kms):/.test(a)),
+        handler,
+      ).toEqual([]);
+      const id = logicalId(stack, stack.functions[handler] as never);
+      const variables = template.toJSON().Resources[id].Properties.Environment?.Variables ?? {};
+      expect(
+        Object.keys(variables).filter((k) => /TABLE|QUEUE|BUCKET|TOPIC/.test(k)),
+        handler,
+      ).toEqual([]);
     }
   });
 

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { PUBLISHED_EVENT_TYPES } from '../../functions/adapters/ses/configuration-sets.js';
 import { IDEMPOTENCY_LEASE_MS } from '../../functions/core/idempotency.js';
-import { ROUTES } from '../../functions/routes.js';
+import { API_ROUTES, ROUTES } from '../../functions/routes.js';
 import { timingProblems } from '../../functions/send-timings.js';
 import { domainConfigurationSetPrefix, EmailServiceStack } from '../../lib/email-service-stack.js';
 import {
@@ -622,7 +622,7 @@ describe('EmailServiceStack', () => {
   });
 
   it('limits each key to 10 requests per second by default (counted on the key item; idempotency keys expire by TTL)', () => {
-    const apiFunctions = [...ROUTES.map((r) => r.handler), 'route-not-found'];
+    const apiFunctions = [...API_ROUTES.map((r) => r.handler), 'route-not-found'];
     for (const name of apiFunctions) {
       const id = logicalId(stack, stack.functions[name] as never);
       const fn = template.toJSON().Resources[id];

@@ -8,7 +8,7 @@ import type { DomainIdentity } from '../../functions/core/domains.js';
 import type { Clock, SendingIdentities } from '../../functions/core/ports.js';
 import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
 import { log, logger } from '../../functions/observability/logger.js';
-import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
+import { FALLBACK_HANDLER, API_ROUTES as ROUTES } from '../../functions/routes.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { RecordingQueue, storeDomain } from '../support/fakes.js';
 import { emailIdCreatedAt } from '../support/ids.js';

@@ -3,7 +3,7 @@ import { createApiKeySchema, generateApiKey, hashToken, permits } from '../../fu
 import { fingerprint, parseIdempotencyKey } from '../../functions/core/idempotency.js';
 import { decide, rateLimitHeaders, windowOf } from '../../functions/core/rate-limit.js';
 import { jsonDepthExceeds } from '../../functions/http/middleware.js';
-import { ROUTES } from '../../functions/routes.js';
+import { API_ROUTES, PUBLIC_ROUTES, ROUTES } from '../../functions/routes.js';
 
 describe('permissions', () => {
   it('full_access may call everything; sending_access only what is marked sending', () => {
@@ -18,7 +18,12 @@ describe('permissions', () => {
       (r) => `${r.method} ${r.path}`,
     );
     expect(sending).toEqual(['POST /v1/emails', 'POST /v1/emails/batch']);
-    for (const route of ROUTES) expect(['full_access', 'sending_access']).toContain(route.permission);
+    for (const route of API_ROUTES) expect(['full_access', 'sending_access']).toContain(route.permission);
+  });
+
+  it('needs a key on every route but the public pages: the OpenAPI document and its reference page, both GET', () => {
+    expect(PUBLIC_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/openapi.json', 'GET /docs']);
+    expect(API_ROUTES.length + PUBLIC_ROUTES.length).toBe(ROUTES.length);
   });
 });
 

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { onLambda } from '../config.js';
+import { ApiError, internalError } from '../core/errors.js';
+import type { Log } from '../core/ports.js';
+import { log as defaultLog } from '../observability/logger.js';
+import { observe } from '../observability/middleware.js';
+import { frontDoorOnly } from './front-door.js';
+import { errorResponse, type HttpEvent, type HttpResponse, lazyHttpHandler } from './middleware.js';
+
+export interface PublicDeps {
+  /** Behind the front door: the value CloudFront sends in `x-origin-verify`. None: no front door. */
+  frontDoorSecret?: string;
+  log?: Log;
+}
+
+/** A page built into the service: its media type and its bytes (the same for every request). */
+export interface BuiltPage {
+  contentType: string;
+  body: string;
+  /** The hashes of the inline styles it carries, for its Content-Security-Policy (HTML pages). */
+  styleHashes?: readonly string[];
+}
+
+/** `'sha256-…'` of an inline style or script, as a Content-Security-Policy source. */
+export const cspHash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/**
+ * The headers of a public page: no framing, no sniffing, no referrer; an HTML page may load nothing
+ * but its own inline style (by hash: no script at all, no other origin). On AWS, HSTS too (the API is
+ * HTTPS only; the local service is HTTPS on localhost, where a browser-wide HSTS entry would outlive it).
+ */
+export function publicHeaders(page: BuiltPage, etag: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': page.contentType,
+    'cache-control': 'public, max-age=300',
+    etag,
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-resource-policy': 'same-origin',
+    'content-security-policy': [
+      "default-src 'none'",
+      ...(page.styleHashes?.length ? [`style-src ${page.styleHashes.join(' ')}`] : []),
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+      "form-action 'none'",
+    ].join('; '),
+  };
+  if (onLambda()) headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
+  return headers;
+}
+
+/**
+ * A public route's handler (routes.ts, `permission: 'public'`): no key, no request input read, no
+ * table, nothing but the page built into the service, built once per instance on first use. Behind
+ * the front door it answers only requests that came through it, as every route does.
+ */
+export function publicHandler(deps: PublicDeps, build: () => BuiltPage) {
+  const log = deps.log ?? defaultLog;
+  let page: { page: BuiltPage; etag: string } | undefined;
+  const chain = middy<HttpEvent, HttpResponse, Error, Context>()
+    .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, Context>)
+    .use({
+      onError: async (request) => {
+        const error = request.error;
+        if (error instanceof ApiError) request.response = errorResponse(error);
+        else {
+          log.error('public page failed', { error });
+          request.response = errorResponse(internalError());
+        }
+      },
+    });
+  if (deps.frontDoorSecret) chain.use(frontDoorOnly(deps.frontDoorSecret));
+  return chain.handler(async () => {
+    if (!page) {
+      const built = build();
+      page = {
+        page: built,
+        etag: `"${createHash('sha256').update(built.body).digest('base64url').slice(0, 27)}"`,
+      };
+    }
+    return { statusCode: 200, headers: publicHeaders(page.page, page.etag), body: page.page.body };
+  });
+}
+
+export { lazyHttpHandler as lazyPublicHandler };
