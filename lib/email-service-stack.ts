@@ -206,7 +206,9 @@ export class EmailServiceStack extends Stack {
         `sesMaxSendRate must be a number of recipients per second above 0, not ${props.sesMaxSendRate}`,
       );
     if (props.upgradeStep !== undefined && props.upgradeStep !== 1 && props.upgradeStep !== 2)
-      throw new Error(`upgradeStep must be 1 or 2 (docs/operations.md, "Upgrading"), not ${props.upgradeStep}`);
+      throw new Error(
+        `upgradeStep must be 1 or 2 (docs/operations.md, "Upgrading"), not ${props.upgradeStep}`,
+      );
     this.table = new EmailTable(this, 'Data', { upgradeStep: props.upgradeStep });
     const layout: TableLayout = {
       shards: props.listingShards ?? DEFAULT_SHARDS,
