@@ -14,7 +14,7 @@ export interface RouteDefinition {
   /**
    * The least permission a key needs: `sending_access` keys may call only the routes marked
    * `sending_access`; `full_access` keys may call every route. The handlers enforce it (see
-   * http/middleware.ts), and the API guide's permission table is checked against it.
+   * http/middleware.ts), and the API guide's permission table (docs/api.md) is checked against it.
    *
    * `public`: a page that needs no key (the OpenAPI document and its reference page). A public
    * route serves only what is built into the service: its function reads no table, no queue and no

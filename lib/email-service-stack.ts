@@ -75,7 +75,7 @@ export interface EmailServiceStackProps extends StackProps {
   /**
    * The optional front door: CloudFront, with a WAF rate limit per client address, in front of the
    * API; the API then refuses requests that did not come through it. Off by default: see the
-   * README, "Front door", for what it costs and what is exposed without it. Its web ACL lives in
+   * docs/operations.md, "Front door", for what it costs and what is exposed without it. Its web ACL lives in
    * us-east-1: a stack there creates it; elsewhere, give `webAclArn` (bin/app.ts deploys it in a
    * companion stack).
    * @default off
@@ -101,7 +101,7 @@ export interface EmailServiceStackProps extends StackProps {
    */
   readonly emailRetentionDays?: number;
   /**
-   * A step of the upgrade from a table made by a version before the keys-only time index (README,
+   * A step of the upgrade from a table made by a version before the keys-only time index (docs/operations.md,
    * "Upgrading"): 1, then 2, then none. @default none
    */
   readonly upgradeStep?: UpgradeStep;
@@ -206,7 +206,9 @@ export class EmailServiceStack extends Stack {
         `sesMaxSendRate must be a number of recipients per second above 0, not ${props.sesMaxSendRate}`,
       );
     if (props.upgradeStep !== undefined && props.upgradeStep !== 1 && props.upgradeStep !== 2)
-      throw new Error(`upgradeStep must be 1 or 2 (README, "Upgrading"), not ${props.upgradeStep}`);
+      throw new Error(
+        `upgradeStep must be 1 or 2 (docs/operations.md, "Upgrading"), not ${props.upgradeStep}`,
+      );
     this.table = new EmailTable(this, 'Data', { upgradeStep: props.upgradeStep });
     const layout: TableLayout = {
       shards: props.listingShards ?? DEFAULT_SHARDS,

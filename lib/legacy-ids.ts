@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
  * email), the queues (with messages in flight), the topic and configuration set (SES publishes to
  * them), the API (its id is its URL) and its stage, and the log groups (their 30 days of logs).
  * Everything else (functions, roles, integrations, alarms) may be replaced by an update: see the
- * README, "Upgrading".
+ * docs/operations.md, "Upgrading".
  */
 export const LEGACY_IDS = {
   table: 'TableCD117FA1',

@@ -5,7 +5,7 @@
  * simulate` prints it, test/unit/simulate.test.ts checks its findings, docs/scale.md explains it.
  *
  * Every figure is a named constant in FIGURES below, with where it comes from: the code, the
- * README's counts (what `npm run bench` meters), or AWS's documentation. Figures marked DESIGN
+ * counts in docs/performance.md (what `npm run bench` meters), or AWS's documentation. Figures marked DESIGN
  * are the design's own choices, each in the code (sharded listing and due indexes: email-keys.ts;
  * sharded key windows: core/rate-limit.ts; endpoints read once a batch, an endpoint's messages over
  * WEBHOOK_MESSAGE_SHARDS partitions: the webhook adapters).
@@ -20,7 +20,7 @@ export const FIGURES = {
   /** Reads a second one partition takes (strongly consistent, up to 4 KB). */
   partitionReadUnits: 3_000,
 
-  // --- Per-email write units on the base table, one-recipient receipt (README "What one email costs", bench counts)
+  // --- Per-email write units on the base table, one-recipient receipt (docs/performance.md "What one email costs", bench counts)
   /** send-email: the key's item (1) and the share of window races (0.07). */
   keyItemWriteUnits: 1.07,
   /** send-email: summary and deflated body (BatchWriteItem). */
@@ -44,12 +44,12 @@ export const FIGURES = {
   /** The scheduler (every minute on AWS) takes up to this many due emails per due-index shard per run. */
   scheduledPerShardPerRun: 1_000,
   schedulerRunSeconds: 60,
-  /** A scheduled email adds the scheduler's mark (UpdateItem) and the due entry's put and removal (README "Scheduled sending"). */
+  /** A scheduled email adds the scheduler's mark (UpdateItem) and the due entry's put and removal (docs/api.md "Scheduled sending"). */
   scheduledExtraWriteUnits: 3,
   /** One SendMessageBatch (10 messages) from the scheduler, assumed 20 ms, calls side by side per shard. */
   schedulerSendBatchSeconds: 0.02,
 
-  // --- Per-email read units (README "What one email costs")
+  // --- Per-email read units (docs/performance.md "What one email costs")
   /** process-send-queue: the recipients' suppression entries (eventually consistent). */
   suppressionReadUnits: 0.5,
   /** process-ses-events: whether the batch's sends are recorded. */
@@ -83,10 +83,10 @@ export const FIGURES = {
   sqsSourceScaleUpPerMinute: 300,
   sqsSourceMaxConcurrency: 1_000,
 
-  // --- SES's events (README "What one email costs": Send and Delivery, each an SNS publish and an SQS delivery)
+  // --- SES's events (docs/performance.md "What one email costs": Send and Delivery, each an SNS publish and an SQS delivery)
   sesEventsPerEmail: 2,
 
-  // --- Webhooks (README "Webhooks"): a message's put, then its state and its attempt in one BatchWriteItem,
+  // --- Webhooks (docs/api.md "Webhooks"): a message's put, then its state and its attempt in one BatchWriteItem,
   // in one of the endpoint's WEBHOOK_MESSAGE_SHARDS partitions (a hash of the message id; table.ts)
   webhookWriteUnitsPerMessage: 2.5,
   webhookMessageShards: WEBHOOK_MESSAGE_SHARDS,
@@ -95,7 +95,7 @@ export const FIGURES = {
   sqsInFlightPerQueue: 120_000,
 
   // --- Cost (PRICES from bin/bench/cost.ts, us-east-1, shared/notes/aws-facts.md; the rest as marked)
-  /** README: the functions' JSON lines and metrics, Lambda's lines and the access log, per email. */
+  /** docs/performance.md: the functions' JSON lines and metrics, Lambda's lines and the access log, per email. */
   logBytesPerEmail: 1_200,
   /** Stored per email kept (status, summary, deflated body, index entries), DESIGN figure. */
   storedBytesPerEmail: 2_800,
@@ -230,7 +230,7 @@ const C: Figures = FIGURES;
 
 /** Base-table write units per email (not the indexes). */
 export function baseWriteUnits(setup: Setup, w: Workload, f: Figures = C): number {
-  const perRecipient = w.recipientsPerEmail; // attempt and delivered writes per email; more recipients add their own (README)
+  const perRecipient = w.recipientsPerEmail; // attempt and delivered writes per email; more recipients add their own (docs/performance.md)
   return (
     f.keyItemWriteUnits / w.emailsPerRequest +
     f.contentWriteUnits +

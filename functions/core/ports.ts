@@ -147,7 +147,7 @@ export interface EmailRepository {
   /**
    * Records that an attempt to hand the email to the provider begins now, if none began before and
    * it is queued and not sent. The record does not expire: a second attempt is never started while
-   * the first one's outcome is unknown (see the README, "At most once").
+   * the first one's outcome is unknown (see docs/guarantees.md, "At most once to SES, nothing stranded").
    */
   claim(id: string, nowMs: number, suppressed?: SuppressedRecipients): Promise<ClaimResult>;
   /** Undoes a claim after the provider refused the email without taking it (safe to try again). */

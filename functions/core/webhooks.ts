@@ -15,7 +15,7 @@ export const ATTEMPT_ID_PREFIX = 'atmpt';
 export const newWebhookId = (): string => newId(WEBHOOK_ID_PREFIX);
 export const newAttemptId = (): string => newId(ATTEMPT_ID_PREFIX);
 
-/** The events this service raises (see the README, "Webhooks"). */
+/** The events this service raises (see docs/api.md, "Webhooks"). */
 export const EMITTED_EVENT_TYPES = [
   'email.sent',
   'email.delivered',

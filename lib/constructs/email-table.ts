@@ -12,7 +12,7 @@ import {
 import { keepLogicalId, LEGACY_IDS } from '../legacy-ids.js';
 
 /**
- * The steps of the upgrade from a table of the versions before the keys-only time index (README,
+ * The steps of the upgrade from a table of the versions before the keys-only time index (docs/operations.md,
  * "Upgrading"). CloudFormation creates or deletes one global secondary index per table update, so:
  * 1. `-c upgradeStep=1`: the keys-only `emails-by-time-keys` is added beside `emails-by-time`
  *    (DynamoDB fills it from the items already there); the functions still read `emails-by-time`.

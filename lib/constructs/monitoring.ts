@@ -39,7 +39,7 @@ export interface MonitoringProps {
  * Where the service tells people something is wrong: one SNS topic every alarm notifies (when it
  * goes off and when it clears), with an optional email subscription, and one CloudWatch dashboard
  * with the pipeline at a glance. The other constructs add their alarms and widgets to it; what
- * each alarm means and what to do about it is in the README, "Operate".
+ * each alarm means and what to do about it is in docs/operations.md, "Operate".
  */
 export class Monitoring extends Construct {
   public readonly alarmTopic: Topic;
@@ -88,7 +88,7 @@ export class Monitoring extends Construct {
     });
     this.dashboard.addWidgets(
       new TextWidget({
-        markdown: `# ${Stack.of(this).stackName}\nAccepted → sent → delivered, what failed and why, the queues, the functions and SES's reputation. Alarms: see the README, "Operate".`,
+        markdown: `# ${Stack.of(this).stackName}\nAccepted → sent → delivered, what failed and why, the queues, the functions and SES's reputation. Alarms: see docs/operations.md, "Operate".`,
         width: 24,
         height: 2,
       }),

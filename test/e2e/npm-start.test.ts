@@ -121,7 +121,9 @@ describe('npm start (as a user runs it)', () => {
     await again.close();
 
     // Every curl example of the README's "Try it locally" works as pasted (port and data folder aside).
-    const readmeTryIt = readme.slice(readme.indexOf('## Try it locally'), readme.indexOf('### Local mode'));
+    const tryItAt = readme.indexOf('## Try it locally');
+    expect(tryItAt).toBeGreaterThanOrEqual(0);
+    const readmeTryIt = readme.slice(tryItAt, readme.indexOf('\n## ', tryItAt + 1));
     const examples = [...readmeTryIt.matchAll(/^curl [\s\S]*?[^\\]\n/gm)].map((m) =>
       m[0].replaceAll('localhost:3000', `localhost:${port}`).replaceAll('.local-data/', `${dataDir}/`),
     );

@@ -212,7 +212,7 @@ describe('the stack, as composed', () => {
         )
       : [`${alarm.Namespace}:${alarm.MetricName}`];
 
-  it('has the alarms the README’s "Operate" section explains, with their thresholds', () => {
+  it('has the alarms docs/operations.md’s "Operate" section explains, with their thresholds', () => {
     const all = alarms();
     const ge = 'GreaterThanOrEqualToThreshold';
     const table = Object.fromEntries(
@@ -327,7 +327,7 @@ describe('the stack, as composed', () => {
     expect(body).toContain('\\"EmailService\\",\\"EmailsSent\\",\\"service\\",\\"Test\\"');
   });
 
-  it('keeps the logical ids of everything that holds data or an address (README, "Upgrading")', () => {
+  it('keeps the logical ids of everything that holds data or an address (docs/operations.md, "Upgrading")', () => {
     const resources = template.toJSON().Resources as Record<string, { Type: string }>;
     const types: Record<keyof typeof LEGACY_IDS, string> = {
       table: 'AWS::DynamoDB::Table',

@@ -14,7 +14,7 @@ import { DUE_INDEX, INDEXES, keys, LEGACY_INDEXES, shardOf, TTL_ATTRIBUTE } from
  * which readers read as one more shard, so nothing needs rewriting. The shard count may be raised
  * (new emails spread wider, readers read every shard up to the new count) but never lowered: the
  * emails in the shards above a lowered count would drop out of lists (the stack refuses nothing it
- * cannot see; README, "Scaling").
+ * cannot see; docs/scale.md).
  *
  * **Expiry.** An email's items (status, summary, bodies) expire `retentionDays` after it was created
  * or, when scheduled, after its time; each event `retentionDays` after it happened. DynamoDB's TTL

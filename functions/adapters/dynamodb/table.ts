@@ -110,7 +110,7 @@ export const INDEXES = {
   /**
    * Keys only: the listing reads the status items anyway, and an index that copied `status` took a
    * write at every status change. It replaced `emails-by-time` (LEGACY_INDEXES), on the same key
-   * attributes, so DynamoDB filled it from the items already there (README, "Upgrading").
+   * attributes, so DynamoDB filled it from the items already there (docs/operations.md, "Upgrading").
    */
   emailsByTime: { name: 'emails-by-time-keys', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   emailsByStatus: { name: 'emails-by-status', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },

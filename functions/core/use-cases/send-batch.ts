@@ -37,7 +37,7 @@ export interface BatchRequest {
  *
  * Once stored, the batch is accepted whatever happens next: emails the queue did not take are
  * queued by the sweeper. If storing fails, the answer is 500; without an Idempotency-Key some of
- * the batch may have been stored and will be sent (the README says to send batches with a key).
+ * the batch may have been stored and will be sent (docs/api.md says to send batches with a key).
  */
 export async function sendBatch(deps: SendEmailDeps, request: BatchRequest, firstId = newEmailId()) {
   const { accepted, errors } = await checkSenders(request);
