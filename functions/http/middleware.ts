@@ -220,7 +220,8 @@ export function httpHandler(
   const log = deps.log ?? defaultLog;
   const permission = options.route ? routeOf(options.route)?.permission : undefined;
   if (options.route && !permission) throw new Error(`no route ${options.route} in the route table`);
-  if (permission === 'public') throw new Error(`${options.route} is a public route: it is served by publicHandler`);
+  if (permission === 'public')
+    throw new Error(`${options.route} is a public route: it is served by publicHandler`);
   const chain = middy<HttpEvent, HttpResponse, Error, HttpContext>()
     .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext>)
     .use(errorResponder(log));

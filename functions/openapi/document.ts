@@ -43,7 +43,11 @@ const RATE_HEADERS = {
 function jsonSchemaOf(schema: z.ZodMiniType, io: 'input' | 'output'): Json {
   const id = components.get(schema)?.id;
   if (id && io === 'output') return { $ref: `#/components/schemas/${id}` };
-  const { $schema: _, $defs: __, ...rest } = z.toJSONSchema(schema, {
+  const {
+    $schema: _,
+    $defs: __,
+    ...rest
+  } = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
     target: 'draft-2020-12',
@@ -152,11 +156,16 @@ function apiOperation(route: RouteDefinition & { permission: string }, operation
         }
       : {}),
     responses: {
-      [String(operation.ok.status)]: {
-        description: operation.ok.description,
-        headers: rateHeaderRefs(),
-        content: { 'application/json': okContent },
-      },
+      ...Object.fromEntries(
+        [operation.ok.status, ...(operation.ok.alsoStatuses ?? [])].map((status) => [
+          String(status),
+          {
+            description: operation.ok.description,
+            headers: rateHeaderRefs(),
+            content: { 'application/json': okContent },
+          },
+        ]),
+      ),
       ...errorResponses(operation),
     },
   };
