@@ -1,5 +1,18 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
+import { toApiKeyBody } from '../../functions/core/api-keys.js';
+import { toAttachmentBody } from '../../functions/core/attachments.js';
+import { type Domain, toDomainBody, trackingRecords } from '../../functions/core/domains.js';
+import { toEmailBody } from '../../functions/core/email.js';
+import { toSuppressionBody } from '../../functions/core/suppressions.js';
+import { type Template, toTemplateBody, toTemplateListItem } from '../../functions/core/templates.js';
+import {
+  messageBody,
+  toAttemptBody,
+  toMessageBody,
+  toWebhookBody,
+  toWebhookListed,
+} from '../../functions/core/webhooks.js';
 import { COMMON_ERRORS } from '../../functions/openapi/document.js';
 import { OPERATIONS } from '../../functions/openapi/operations.js';
 import { API_ROUTES, PUBLIC_ROUTES, ROUTES } from '../../functions/routes.js';
@@ -178,5 +191,143 @@ describe('the OpenAPI document', () => {
     expect(validateAnswer('get-email', 404, error)).toEqual([]);
     expect(validateAnswer('get-email', 404, { ...error, stack: 'x' })).not.toEqual([]);
     expect(validateAnswer('list-emails', 404, error)).not.toEqual([]);
+  });
+
+  it("takes what the core's answer builders make, in their sparse and full forms", () => {
+    const at = '2026-11-22T03:29:55.214Z';
+    const page = (data: unknown[]) => ({ object: 'list', has_more: false, data });
+    const domain: Domain = {
+      id: 'dom_01m7zq4c1pe8n0tr3ww5yq2kd6',
+      domain: 'acme.test',
+      created_at: at,
+      checked_at: at,
+      status: 'temporary_failure',
+      sendable: false,
+      open_tracking: true,
+      click_tracking: true,
+      tls: 'enforced',
+      tracking_subdomain: 'links',
+      records: trackingRecords({ domain: 'acme.test', tracking_subdomain: 'links' }, 'd1.cloudfront.net', {
+        cname: 'verified',
+        caa: 'temporary_failure',
+      }),
+    };
+    expect(validateAnswer('get-domain', 200, toDomainBody(domain, 'eu-west-1'))).toEqual([]);
+    const template: Template = {
+      id: 'tpl_01m80hz2b7ed3s6h0c9yb1q4tm',
+      name: 'Bare',
+      reply_to: [],
+      html: '<p>x</p>',
+      variables: [],
+      created_at: at,
+      updated_at: at,
+      current_version_id: 'tplv_01m80j0d4s8x2f7gkbq3n5w9re',
+      status: 'draft',
+      published_at: null,
+      has_unpublished_versions: true,
+    };
+    expect(validateAnswer('get-template', 200, toTemplateBody(template))).toEqual([]);
+    expect(validateAnswer('list-templates', 200, page([toTemplateListItem(template)]))).toEqual([]);
+    const key = { id: 'key_1', name: 'k', permission: 'full_access' as const, hash: 'h', created_at: at };
+    expect(validateAnswer('list-api-keys', 200, page([toApiKeyBody(key)]))).toEqual([]);
+    const entry = {
+      id: 'sup_1',
+      email: 'a@example.com',
+      origin: 'manual' as const,
+      source_id: null,
+      created_at: at,
+    };
+    expect(validateAnswer('get-suppression', 200, toSuppressionBody(entry))).toEqual([]);
+    const webhook = {
+      id: 'wh_1',
+      endpoint: 'https://hooks.acme.test/',
+      events: ['email.sent' as const, 'contact.created' as const],
+      status: 'disabled' as const,
+      created_at: at,
+      signing_secret: 'whsec_x',
+      disabled_reason: 'failing since 2026-11-19',
+    };
+    expect(validateAnswer('get-webhook', 200, toWebhookBody(webhook))).toEqual([]);
+    expect(validateAnswer('list-webhooks', 200, page([toWebhookListed(webhook)]))).toEqual([]);
+    const event = {
+      type: 'domain.updated' as const,
+      created_at: at,
+      data: { id: 'dom_1', records: [] },
+      key: 'k',
+    };
+    const message = {
+      id: 'msg_1',
+      webhook_id: 'wh_1',
+      type: event.type,
+      created_at: at,
+      status: 'attempting' as const,
+      next_attempt_at: at,
+      attempts: 2,
+      body: messageBody(event),
+    };
+    expect(validateAnswer('get-webhook-event', 200, toMessageBody(message))).toEqual([]);
+    const attempt = {
+      id: 'atmpt_1',
+      message_id: 'msg_1',
+      sent_at: at,
+      http_status_code: 0,
+      duration_ms: 15000,
+      response: 'timeout',
+    };
+    expect(validateAnswer('list-webhook-attempts', 200, page([toAttemptBody(attempt)]))).toEqual([]);
+    const byPath = {
+      id: '6b0d7e71-3f4c-9a2e-8d15-0c2f4b7a9e33',
+      filename: 'big.zip',
+      content_type: 'application/zip',
+      content_disposition: 'inline' as const,
+      content_id: 'logo',
+      size: null,
+      path: 'https://files.acme.test/big.zip',
+    };
+    expect(validateAnswer('get-attachment', 200, toAttachmentBody(byPath, null))).toEqual([]);
+    const email = {
+      id: 'em_1',
+      status: 'failed' as const,
+      last_event: 'canceled' as const,
+      message_id: null,
+      created_at: at,
+      scheduled_at: at,
+      from: 'a@acme.test',
+      to: ['b@example.com'],
+      cc: [],
+      bcc: ['c@example.com'],
+      reply_to: [],
+      subject: 's',
+      html: null,
+      text: 'x',
+      tags: [],
+      headers: { 'X-Entity': '1' },
+      sent_at: null,
+      failure_reason: 'canceled',
+      template: { id: 'tpl_1', version_id: 'tplv_1' },
+      recipients: [
+        {
+          email: 'b@example.com',
+          kind: 'to' as const,
+          status: 'suppressed' as const,
+          last_event: 'suppressed' as const,
+          at,
+          detail: 'manual',
+          suppressed: { reason: 'manual' as const },
+        },
+      ],
+      events: [
+        {
+          type: 'opened',
+          at,
+          recipients: ['b@example.com'],
+          user_agent: 'Mozilla/5.0',
+          ip_address: '203.0.113.9',
+          automated: 'privacy_proxy' as const,
+        },
+      ],
+    };
+    expect(validateAnswer('get-email', 200, toEmailBody(email))).toEqual([]);
+    expect(validateAnswer('get-email', 200, { ...toEmailBody(email), bodies_expired: true })).toEqual([]);
   });
 });
