@@ -223,46 +223,88 @@ function parseAttachment(
  * its index (`attachments.2.filename`). The URL of a `path` is checked against the service's
  * target policy where the request is handled (see send-email's use case).
  */
-export const attachmentsSchema = z.pipe(
-  z.unknown(),
-  z.transform((value: unknown, ctx) => {
-    if (!Array.isArray(value)) {
-      ctx.issues.push({ code: 'custom', message: 'attachments must be a list', input: value });
-      return z.NEVER;
-    }
-    if (value.length > MAX_ATTACHMENTS) {
-      ctx.issues.push({
-        code: 'custom',
-        message: `attachments may list at most ${MAX_ATTACHMENTS} files`,
-        input: value,
-      });
-      return z.NEVER;
-    }
-    const out: AttachmentInput[] = [];
-    const ids = new Set<string>();
-    value.forEach((entry, index) => {
-      const parsed = parseAttachment(entry, (message, field) =>
+export const attachmentsSchema = z
+  .pipe(
+    z.unknown(),
+    z.transform((value: unknown, ctx) => {
+      if (!Array.isArray(value)) {
+        ctx.issues.push({ code: 'custom', message: 'attachments must be a list', input: value });
+        return z.NEVER;
+      }
+      if (value.length > MAX_ATTACHMENTS) {
         ctx.issues.push({
           code: 'custom',
-          message: `attachment ${index}: ${message}`,
-          input: entry,
-          path: field ? [index, field] : [index],
-        }),
-      );
-      if (!parsed) return;
-      if (parsed.content_id && ids.has(parsed.content_id))
-        ctx.issues.push({
-          code: 'custom',
-          message: `attachment ${index}: content_id "${parsed.content_id}" is given twice`,
-          input: entry,
-          path: [index, 'content_id'],
+          message: `attachments may list at most ${MAX_ATTACHMENTS} files`,
+          input: value,
         });
-      if (parsed.content_id) ids.add(parsed.content_id);
-      out.push(parsed);
-    });
-    return out;
-  }),
-);
+        return z.NEVER;
+      }
+      const out: AttachmentInput[] = [];
+      const ids = new Set<string>();
+      value.forEach((entry, index) => {
+        const parsed = parseAttachment(entry, (message, field) =>
+          ctx.issues.push({
+            code: 'custom',
+            message: `attachment ${index}: ${message}`,
+            input: entry,
+            path: field ? [index, field] : [index],
+          }),
+        );
+        if (!parsed) return;
+        if (parsed.content_id && ids.has(parsed.content_id))
+          ctx.issues.push({
+            code: 'custom',
+            message: `attachment ${index}: content_id "${parsed.content_id}" is given twice`,
+            input: entry,
+            path: [index, 'content_id'],
+          });
+        if (parsed.content_id) ids.add(parsed.content_id);
+        out.push(parsed);
+      });
+      return out;
+    }),
+  )
+  .register(z.globalRegistry, {
+    // What the OpenAPI document says (metadata only: the transform above is what checks it).
+    type: 'array',
+    maxItems: MAX_ATTACHMENTS,
+    items: {
+      type: 'object',
+      properties: {
+        filename: { type: 'string', minLength: 1, maxLength: MAX_FILENAME_CHARS },
+        content: {
+          description: 'The bytes: base64, an array of byte values, or `{"type": "Buffer", "data": [...]}`.',
+          anyOf: [
+            { type: 'string', contentEncoding: 'base64' },
+            { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
+            {
+              type: 'object',
+              properties: {
+                type: { const: 'Buffer' },
+                data: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
+              },
+              required: ['type', 'data'],
+            },
+          ],
+        },
+        path: { type: 'string', description: 'An https URL, fetched when the email is sent.' },
+        content_type: {
+          type: 'string',
+          maxLength: 255,
+          description: "Default: from the filename's extension.",
+        },
+        content_id: {
+          type: 'string',
+          minLength: 1,
+          maxLength: MAX_CONTENT_ID_CHARS,
+          description: 'Makes it inline, referred to as `cid:<content_id>` in the html.',
+        },
+      },
+      required: ['filename'],
+      additionalProperties: false,
+    },
+    description: `Files, at most ${MAX_ATTACHMENTS}: each with \`content\` or \`path\` (not both). The whole message may be at most ${MAX_MESSAGE_BYTES / 1024 / 1024} MB once encoded; executable types SES refuses are refused.`,
+  });
 
 /** Bytes a part of this size takes in a MIME message: base64, in lines of 76 characters. */
 export const encodedBytes = (size: number) => {

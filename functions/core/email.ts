@@ -26,45 +26,59 @@ export const address = z.pipe(
 
 /** One address or a list of them; each entry is checked, and an error names the entry (`to.3`). */
 export const addressList = (field: string) =>
-  z.pipe(
-    z.unknown(),
-    z.transform((value: unknown, ctx) => {
-      const single = typeof value === 'string';
-      if (!single && !Array.isArray(value)) {
-        ctx.issues.push({
-          code: 'custom',
-          message: `${field} must be an email address or a list of email addresses`,
-          input: value,
-        });
-        return z.NEVER;
-      }
-      const entries: unknown[] = single ? [value] : (value as unknown[]);
-      if (entries.length > MAX_RECIPIENTS) {
-        ctx.issues.push({
-          code: 'custom',
-          message: `${field} may list at most ${MAX_RECIPIENTS} addresses`,
-          input: value,
-        });
-        return z.NEVER;
-      }
-      const parsed: ParsedAddress[] = [];
-      entries.forEach((entry, index) => {
-        const result =
-          typeof entry === 'string'
-            ? parseAddress(entry)
-            : { error: 'must be a string with an email address' };
-        if ('error' in result) {
+  z
+    .pipe(
+      z.unknown(),
+      z.transform((value: unknown, ctx) => {
+        const single = typeof value === 'string';
+        if (!single && !Array.isArray(value)) {
           ctx.issues.push({
             code: 'custom',
-            message: result.error,
-            input: entry,
-            path: single ? [] : [index],
+            message: `${field} must be an email address or a list of email addresses`,
+            input: value,
           });
-        } else parsed.push(result);
-      });
-      return parsed;
-    }),
-  );
+          return z.NEVER;
+        }
+        const entries: unknown[] = single ? [value] : (value as unknown[]);
+        if (entries.length > MAX_RECIPIENTS) {
+          ctx.issues.push({
+            code: 'custom',
+            message: `${field} may list at most ${MAX_RECIPIENTS} addresses`,
+            input: value,
+          });
+          return z.NEVER;
+        }
+        const parsed: ParsedAddress[] = [];
+        entries.forEach((entry, index) => {
+          const result =
+            typeof entry === 'string'
+              ? parseAddress(entry)
+              : { error: 'must be a string with an email address' };
+          if ('error' in result) {
+            ctx.issues.push({
+              code: 'custom',
+              message: result.error,
+              input: entry,
+              path: single ? [] : [index],
+            });
+          } else parsed.push(result);
+        });
+        return parsed;
+      }),
+    )
+    .register(z.globalRegistry, addressListMeta(field));
+
+/**
+ * What an address list is, for the OpenAPI document: its schema reads any value and checks it in a
+ * transform, which JSON Schema cannot express by itself (metadata only: what it accepts is unchanged).
+ */
+const addressListMeta = (field: string) => ({
+  anyOf: [
+    { type: 'string', description: 'One address: `a@b.com` or `Name <a@b.com>`.' },
+    { type: 'array', items: { type: 'string' }, maxItems: MAX_RECIPIENTS },
+  ],
+  description: `${field}: one email address or a list of at most ${MAX_RECIPIENTS} (\`a@b.com\` or \`Name <a@b.com>\`).`,
+});
 
 /**
  * Tags (Resend's `tags`): they go to SES as message tags, so SES's events carry them back. SES's
@@ -147,38 +161,45 @@ const isOwnHeader = (name: string) => {
   const lower = name.toLowerCase();
   return OWN_HEADERS.has(lower) || lower.startsWith('content-') || lower.startsWith('x-ses-');
 };
-const headers = z.pipe(
-  z.record(z.string(), z.unknown(), { error: 'headers must be an object of {"Name": "value"}' }),
-  z.transform((record, ctx) => {
-    const entries = Object.entries(record);
-    if (entries.length > MAX_HEADERS)
-      ctx.issues.push({
-        code: 'custom',
-        message: `headers may set at most ${MAX_HEADERS} headers`,
-        input: record,
-      });
-    const seen = new Set<string>();
-    for (const [name, value] of entries) {
-      const problem = !HEADER_NAME.test(name)
-        ? 'is not a valid header name (printable ASCII without ":" or spaces, at most 126 characters)'
-        : isOwnHeader(name)
-          ? 'is set by the service itself; use the matching field (from, to, subject, reply_to, …)'
-          : seen.has(name.toLowerCase())
-            ? 'is given twice'
-            : typeof value !== 'string'
-              ? 'must have a string value'
-              : /[\r\n]/.test(value)
-                ? 'must not contain line breaks'
-                : !HEADER_VALUE.test(value)
-                  ? 'must be 1 to 870 printable ASCII characters (encode others as RFC 2047 words)'
-                  : undefined;
-      seen.add(name.toLowerCase());
-      if (problem)
-        ctx.issues.push({ code: 'custom', path: [name], message: `${name} ${problem}`, input: value });
-    }
-    return record as Record<string, string>;
-  }),
-);
+const headers = z
+  .pipe(
+    z.record(z.string(), z.unknown(), { error: 'headers must be an object of {"Name": "value"}' }),
+    z.transform((record, ctx) => {
+      const entries = Object.entries(record);
+      if (entries.length > MAX_HEADERS)
+        ctx.issues.push({
+          code: 'custom',
+          message: `headers may set at most ${MAX_HEADERS} headers`,
+          input: record,
+        });
+      const seen = new Set<string>();
+      for (const [name, value] of entries) {
+        const problem = !HEADER_NAME.test(name)
+          ? 'is not a valid header name (printable ASCII without ":" or spaces, at most 126 characters)'
+          : isOwnHeader(name)
+            ? 'is set by the service itself; use the matching field (from, to, subject, reply_to, …)'
+            : seen.has(name.toLowerCase())
+              ? 'is given twice'
+              : typeof value !== 'string'
+                ? 'must have a string value'
+                : /[\r\n]/.test(value)
+                  ? 'must not contain line breaks'
+                  : !HEADER_VALUE.test(value)
+                    ? 'must be 1 to 870 printable ASCII characters (encode others as RFC 2047 words)'
+                    : undefined;
+        seen.add(name.toLowerCase());
+        if (problem)
+          ctx.issues.push({ code: 'custom', path: [name], message: `${name} ${problem}`, input: value });
+      }
+      return record as Record<string, string>;
+    }),
+  )
+  .register(z.globalRegistry, {
+    type: 'object',
+    additionalProperties: { type: 'string', minLength: 1, maxLength: 870 },
+    maxProperties: MAX_HEADERS,
+    description: `Custom headers, \`{"Name": "value"}\`: at most ${MAX_HEADERS}, printable ASCII, none of the headers the service sets (From, To, Subject, Message-ID, Content-*, …).`,
+  });
 
 export const sendEmailSchema = z
   .strictObject(
@@ -229,6 +250,16 @@ export const sendEmailSchema = z
       }
     }),
   );
+
+/** `PATCH /v1/emails/{id}`: the new time of a scheduled email (read against the request's time by the use case). */
+export const updateEmailSchema = z.strictObject(
+  {
+    scheduled_at: z.string({
+      error: 'scheduled_at is required: an ISO 8601 time or, for example, "in 1 hour"',
+    }),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object') },
+);
 
 /** The template a send was rendered from, and its version (a send's `template`, once applied). */
 export interface TemplateUse {

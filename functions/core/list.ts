@@ -13,13 +13,16 @@ export const MAX_OFFSET = 10_000;
 
 // Query string values arrive as strings: accept only plain decimal integers ("1e2", "2.0", " 3" are refused).
 export const queryInteger = (field: string, min: number, max: number) =>
-  z.pipe(
-    z.string().check(z.refine((s) => /^-?\d+$/.test(s), `${field} must be an integer`)),
-    z.pipe(
-      z.transform((s: string) => Number(s)),
-      z.number().check(z.refine((n) => n >= min && n <= max, `${field} must be between ${min} and ${max}`)),
-    ),
-  );
+  z
+    .pipe(
+      z.string().check(z.refine((s) => /^-?\d+$/.test(s), `${field} must be an integer`)),
+      z.pipe(
+        z.transform((s: string) => Number(s)),
+        z.number().check(z.refine((n) => n >= min && n <= max, `${field} must be between ${min} and ${max}`)),
+      ),
+      // What the OpenAPI document says it is (metadata only: the query string's text is what is read).
+    )
+    .register(z.globalRegistry, { type: 'integer', minimum: min, maximum: max });
 
 /**
  * Where a page starts: `offset` entries from the newest (the spec's way), or next to an item, as

@@ -113,7 +113,19 @@ const replyTo = z.pipe(
 const variable = z.strictObject({
   key: z.string({ error: 'must be a string' }),
   type: z.enum(VARIABLE_TYPES, { error: `must be one of ${VARIABLE_TYPES.join(', ')}` }),
-  fallback_value: z.optional(z.unknown()),
+  fallback_value: z.optional(
+    z.unknown().register(z.globalRegistry, {
+      description: "The value used when a send gives none: of the variable's type.",
+      anyOf: [
+        { type: 'string' },
+        { type: 'number' },
+        { type: 'boolean' },
+        { type: 'object' },
+        { type: 'array' },
+        { type: 'null' },
+      ],
+    }),
+  ),
 });
 const variables = z
   .array(variable, { error: 'must be a list of {key, type, fallback_value}' })
@@ -228,7 +240,12 @@ export const templateRefSchema = z.strictObject({
     .string({ error: 'template.id is required: the id or alias of a published template' })
     .check(z.minLength(1, 'template.id must not be empty')),
   variables: z.optional(
-    z.record(z.string(), z.unknown(), { error: 'template.variables must be an object of {NAME: value}' }),
+    z
+      .record(z.string(), z.unknown(), { error: 'template.variables must be an object of {NAME: value}' })
+      .register(z.globalRegistry, {
+        description:
+          "The values of the template's variables by key: strings, numbers, booleans, objects or lists, as each is declared.",
+      }),
   ),
 });
 export type TemplateRef = z.output<typeof templateRefSchema>;

@@ -1,16 +1,7 @@
-import * as z from 'zod/mini';
+import { updateEmailSchema } from '../core/email.js';
 import { rescheduleEmail, type ScheduleChangeDeps } from '../core/use-cases/schedule.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { scheduleChangeDeps } from '../wiring.js';
-
-const updateEmailSchema = z.strictObject(
-  {
-    scheduled_at: z.string({
-      error: 'scheduled_at is required: an ISO 8601 time or, for example, "in 1 hour"',
-    }),
-  },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object') },
-);
 
 /**
  * PATCH /v1/emails/{id} `{scheduled_at}`: moves a scheduled email that still waits → 200

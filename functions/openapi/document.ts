@@ -156,11 +156,16 @@ function apiOperation(route: RouteDefinition & { permission: string }, operation
         }
       : {}),
     responses: {
-      [String(operation.ok.status)]: {
-        description: operation.ok.description,
-        headers: rateHeaderRefs(),
-        content: { 'application/json': okContent },
-      },
+      ...Object.fromEntries(
+        [operation.ok.status, ...(operation.ok.alsoStatuses ?? [])].map((status) => [
+          String(status),
+          {
+            description: operation.ok.description,
+            headers: rateHeaderRefs(),
+            content: { 'application/json': okContent },
+          },
+        ]),
+      ),
       ...errorResponses(operation),
     },
   };
