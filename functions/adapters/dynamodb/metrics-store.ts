@@ -34,6 +34,12 @@ export const METRIC_SHARDS = 64;
 export const ROLL_UP_GRACE_MS = 5 * 60_000;
 /** At most this many hours rolled up a run (a sweep that was stopped catches up over a few runs). */
 export const MAX_ROLLED_PER_RUN = 6;
+/**
+ * Before the first roll-up, the hours this far back are read from their shards (and the first
+ * roll-up starts there): a new table has no counts older than its first sweep, which runs a minute
+ * after the stack is up, so this is margin (and a read before any roll-up stays cheap).
+ */
+export const FIRST_ROLL_UP_HOURS = 3;
 /** Shard queries in flight at once. */
 const PARALLEL_QUERIES = 16;
 
@@ -100,8 +106,8 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
     );
   }
 
-  /** The first hour not rolled up yet (undefined: none ever was). */
-  private async rolledThrough(): Promise<number | undefined> {
+  /** The first hour not rolled up yet. */
+  private async rolledThrough(): Promise<number> {
     const { Item } = await this.db.send(
       new GetCommand({
         TableName: this.tableName,
@@ -109,7 +115,8 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
         ConsistentRead: true,
       }),
     );
-    return typeof Item?.through === 'number' ? Item.through : undefined;
+    if (typeof Item?.through === 'number') return Item.through;
+    return Math.floor(this.now() / HOUR_MS) * HOUR_MS - FIRST_ROLL_UP_HOURS * HOUR_MS;
   }
 
   /** One hour's counts, summed over its shards, per domain. */
@@ -136,7 +143,7 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
   }
 
   async hours(fromHourMs: number, toHourMs: number): Promise<HourCounts[]> {
-    const through = (await this.rolledThrough()) ?? Number.NEGATIVE_INFINITY;
+    const through = await this.rolledThrough();
     const found: HourCounts[] = [];
     // Rolled up: the day items of the months the hours span.
     const lastRolled = Math.min(toHourMs, through - HOUR_MS);
@@ -181,9 +188,7 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
   }
 
   async rollUp(nowMs: number): Promise<{ hours: number }> {
-    const current = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
-    // The first run starts with the hour before this one (a new table has nothing older).
-    let through = (await this.rolledThrough()) ?? current - HOUR_MS;
+    let through = await this.rolledThrough();
     let rolled = 0;
     while (through + HOUR_MS + ROLL_UP_GRACE_MS <= nowMs && rolled < MAX_ROLLED_PER_RUN) {
       const hourMs = through;
