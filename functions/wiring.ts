@@ -291,6 +291,7 @@ export function sweepDeps(): SweepDeps {
   const sqs = newSqsClient();
   return {
     emails: repositories.emails,
+    metrics: repositories.metrics,
     events: eventPublisher(repositories.webhooks, config.WEBHOOK_QUEUE_URL),
     store: repositories.sweep,
     queue: new SqsEmailQueue(sqs, config.SEND_QUEUE_URL),
