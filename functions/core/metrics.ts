@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { GlobalMeta } from 'zod/v4/core';
 import { domainOf, parseAddress } from './address.js';
 import { validationError } from './errors.js';
 
@@ -85,30 +86,46 @@ const isZone = (zone: string) => {
 /** A comma-separated query value (API Gateway joins a repeated parameter with commas too). */
 const commaList = <T extends string>(field: string, allowed: readonly T[], refuse: Record<string, string>) =>
   z.optional(
-    z.pipe(
-      z.string(),
-      z.transform((value: string, ctx) => {
-        const items = [
-          ...new Set(
-            value
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean),
-          ),
-        ];
-        for (const item of items) {
-          const why = refuse[item];
-          if (why || !allowed.includes(item as T))
-            ctx.issues.push({
-              code: 'custom',
-              input: value,
-              message: why ?? `${field} must be among ${allowed.join(', ')}; got ${item}`,
-            });
-        }
-        return items as T[];
-      }),
+    listMeta(
+      z.pipe(
+        z.string(),
+        z.transform((value: string, ctx) => {
+          const items = [
+            ...new Set(
+              value
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            ),
+          ];
+          for (const item of items) {
+            const why = refuse[item];
+            if (why || !allowed.includes(item as T))
+              ctx.issues.push({
+                code: 'custom',
+                input: value,
+                message: why ?? `${field} must be among ${allowed.join(', ')}; got ${item}`,
+              });
+          }
+          return items as T[];
+        }),
+      ),
+      {
+        type: 'array',
+        items: { type: 'string', enum: [...allowed] },
+        description: `${field}, comma-separated`,
+      },
     ),
   );
+
+/**
+ * What the OpenAPI document says a list parameter is (metadata only: the query string's text is
+ * what is read), as Resend describes it: an array, sent comma-separated (`style: form, explode: false`).
+ */
+function listMeta<S extends z.ZodMiniType>(schema: S, meta: GlobalMeta): S {
+  z.globalRegistry.add(schema, meta);
+  return schema;
+}
 
 const notSupported = (why: string, names: readonly string[]) =>
   Object.fromEntries(names.map((name) => [name, `${name} is not supported: ${why}`]));
@@ -138,11 +155,19 @@ export const emailMetricsQuerySchema = z.strictObject({
       .check(z.refine(isZone, 'timezone must be an IANA time zone name, such as UTC or America/New_York')),
   ),
   granularity: z.optional(
-    z.pipe(
-      z.enum([...GRANULARITIES, 'hour', 'day', 'week', 'month'], {
-        error: `granularity must be one of ${GRANULARITIES.join(', ')} (or hour, day, week, month)`,
-      }),
-      z.transform((g): Granularity => GRANULARITY_ALIASES[g] ?? (g as Granularity)),
+    listMeta(
+      z.pipe(
+        z.enum([...GRANULARITIES, 'hour', 'day', 'week', 'month'], {
+          error: `granularity must be one of ${GRANULARITIES.join(', ')} (or hour, day, week, month)`,
+        }),
+        z.transform((g): Granularity => GRANULARITY_ALIASES[g] ?? (g as Granularity)),
+      ),
+      {
+        type: 'string',
+        enum: [...GRANULARITIES],
+        default: 'daily',
+        description: 'The bucket size of `period` (`hour`, `day`, `week`, `month` are taken too)',
+      },
     ),
   ),
   metrics: commaList<MetricName>(
@@ -155,25 +180,33 @@ export const emailMetricsQuerySchema = z.strictObject({
     ...notSupported('this service has no broadcasts', ['broadcast']),
   }),
   domain_id: z.optional(
-    z.pipe(
-      z.string(),
-      z.transform((value: string, ctx) => {
-        const ids = [
-          ...new Set(
-            value
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean),
-          ),
-        ];
-        if (ids.length > MAX_DOMAIN_FILTERS)
-          ctx.issues.push({
-            code: 'custom',
-            input: value,
-            message: `domain_id takes at most ${MAX_DOMAIN_FILTERS} ids`,
-          });
-        return ids;
-      }),
+    listMeta(
+      z.pipe(
+        z.string(),
+        z.transform((value: string, ctx) => {
+          const ids = [
+            ...new Set(
+              value
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            ),
+          ];
+          if (ids.length > MAX_DOMAIN_FILTERS)
+            ctx.issues.push({
+              code: 'custom',
+              input: value,
+              message: `domain_id takes at most ${MAX_DOMAIN_FILTERS} ids`,
+            });
+          return ids;
+        }),
+      ),
+      {
+        type: 'array',
+        items: { type: 'string' },
+        maxItems: MAX_DOMAIN_FILTERS,
+        description: 'domain ids, comma-separated',
+      },
     ),
   ),
   email_id: z.optional(
