@@ -159,6 +159,9 @@ export const FUNCTIONS = {
     actions: ['Query', 'BatchGetItem'],
     indexes: [INDEXES.emailsByTime.name, INDEXES.emailsByStatus.name],
   }),
+  // The roll-up's mark (GetItem), the day items and the current hours' counter shards (Query);
+  // the domains by id (GetItem) or all of them (Query) for their ids.
+  'get-email-metrics': api({ description: 'GET /v1/emails/metrics', actions: ['GetItem', 'Query'] }),
   // Large bodies are read back from the content bucket.
   'get-email': api({
     description: 'GET /v1/emails/{id}',
@@ -431,7 +434,8 @@ export const FUNCTIONS = {
     // The webhook endpoints (Query on the table) for the email.failed of the emails it fails. It
     // also runs the scheduler: the due index (Query), scheduled emails' states and marks; and puts
     // parked webhook retries that fell due back on the webhook queue (Query, SendMessage), then
-    // takes them out (BatchWriteItem).
+    // takes them out (BatchWriteItem). It rolls the email metrics' finished hours up: their
+    // counter shards (Query) into day items, and its mark (GetItem, UpdateItem).
     table: {
       actions: ['GetItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
       indexes: [INDEXES.emailsByStatus.name, INDEXES.emailsByDue.name],

@@ -49,6 +49,15 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'full_access',
   },
   {
+    // Before `/v1/emails/{id}`: the local gateway takes the first route that matches (API Gateway
+    // prefers the literal path anyway).
+    method: 'GET',
+    path: '/v1/emails/metrics',
+    handler: 'get-email-metrics',
+    summary: 'Email metrics: sent, delivered, bounced, opened… and their rates, by period and domain',
+    permission: 'full_access',
+  },
+  {
     method: 'GET',
     path: '/v1/emails/{id}',
     handler: 'get-email',

@@ -19,7 +19,7 @@ import { SqsDeadLetters, SqsEmailQueue } from './adapters/sqs/email-queue.js';
 import { FUNCTIONS, type FunctionSpec } from './catalog.js';
 import { loadConfig } from './config.js';
 import { SendingLimits } from './core/pacing.js';
-import { systemClock, type WebhookRepository } from './core/ports.js';
+import { type MetricsRollUp, systemClock, type WebhookRepository } from './core/ports.js';
 import { shardCount } from './core/rate-limit.js';
 import type { DomainDeps } from './core/use-cases/domains.js';
 import { senderOptions, verifiedSenderDomains } from './core/use-cases/domains.js';
@@ -220,11 +220,12 @@ export function consumerDeps() {
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
   });
-  const { emails, suppressions, webhooks, apiKeys, sendPacer, domains } = createRepositories(
+  const { emails, suppressions, webhooks, apiKeys, sendPacer, domains, metrics } = createRepositories(
     config.TABLE_NAME,
   );
   return {
     emails,
+    metrics,
     suppressions,
     apiKeys,
     // Each sender domain's tracking and configuration set, read once a minute per instance.
@@ -269,8 +270,15 @@ export function consumerDeps() {
 /** The SES events consumer: the emails and the suppression list. */
 export function eventsConsumerDeps() {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['process-ses-events'].env);
-  const { emails, suppressions, webhooks } = createRepositories(TABLE_NAME);
-  return { emails, suppressions, events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL), log, counters };
+  const { emails, suppressions, webhooks, metrics } = createRepositories(TABLE_NAME);
+  return {
+    emails,
+    suppressions,
+    metrics,
+    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
+    log,
+    counters,
+  };
 }
 
 /** The scheduled domain check: the domains and SES identities. */
@@ -296,6 +304,7 @@ export function sweepDeps(): SweepDeps {
   const sqs = newSqsClient();
   return {
     emails: repositories.emails,
+    metrics: repositories.metrics,
     events: eventPublisher(repositories.webhooks, config.WEBHOOK_QUEUE_URL),
     store: repositories.sweep,
     queue: new SqsEmailQueue(sqs, config.SEND_QUEUE_URL),
@@ -318,8 +327,16 @@ export function sweepDeps(): SweepDeps {
 }
 
 /** The sweep function's run: the sweeper (and scheduler) above, and the parked webhook retries. */
-export function sweepRunDeps(): SweepDeps & { webhookRetries: RequeueRetriesDeps } {
-  return { ...sweepDeps(), webhookRetries: webhookRetryDeps() };
+export function sweepRunDeps(): SweepDeps & {
+  webhookRetries: RequeueRetriesDeps;
+  metricsRollUp: MetricsRollUp;
+} {
+  const { TABLE_NAME } = loadConfig(...FUNCTIONS['sweep-emails'].env);
+  return {
+    ...sweepDeps(),
+    webhookRetries: webhookRetryDeps(),
+    metricsRollUp: createRepositories(TABLE_NAME).metrics,
+  };
 }
 
 /** Parked webhook retries that fell due, back on the delivery queue (the sweep function runs it). */

@@ -10,6 +10,7 @@
  * sharded key windows: core/rate-limit.ts; endpoints read once a batch, an endpoint's messages over
  * WEBHOOK_MESSAGE_SHARDS partitions: the webhook adapters).
  */
+import { METRIC_SHARDS } from '../../functions/adapters/dynamodb/metrics-store.js';
 import { WEBHOOK_MESSAGE_SHARDS } from '../../functions/adapters/dynamodb/table.js';
 import { ASSUMED_INVOCATION_MS, PRICES } from '../bench/cost.js';
 
@@ -90,6 +91,13 @@ export const FIGURES = {
   // in one of the endpoint's WEBHOOK_MESSAGE_SHARDS partitions (a hash of the message id; table.ts)
   webhookWriteUnitsPerMessage: 2.5,
   webhookMessageShards: WEBHOOK_MESSAGE_SHARDS,
+
+  // --- Email metrics (adapters/dynamodb/metrics-store.ts): one ADD on a counter item under 1 KB per
+  // thing counted first: a receipt's send (the send consumer) and its delivery (the events
+  // consumer); a tracked open or click adds one each. A sender domain's hour is spread over
+  // METRIC_SHARDS partitions by a hash of the email id.
+  metricWriteUnitsPerEmail: 2,
+  metricShards: METRIC_SHARDS,
 
   // --- SQS (AWS SQS quotas): standard queues take a nearly unlimited request rate; 120,000 messages in flight a queue.
   sqsInFlightPerQueue: 120_000,
@@ -238,6 +246,7 @@ export function baseWriteUnits(setup: Setup, w: Workload, f: Figures = C): numbe
     f.paceWritesPerBatch / setup.sendBatchSize +
     f.attemptWriteUnits +
     f.deliveredWriteUnits * perRecipient +
+    f.metricWriteUnitsPerEmail +
     w.scheduledShare * f.scheduledExtraWriteUnits
   );
 }
@@ -402,6 +411,13 @@ export function stages(setup: Setup, w: Workload, f: Figures = C): Stage[] {
       limit: `${n(f.partitionReadUnits)} reads/s on one partition, ${n(endpointReadsPerEmail(setup, f))} strongly consistent an email (one a batch)`,
       capacity: f.partitionReadUnits / endpointReadsPerEmail(setup, f),
       settings: 'sendBatchSize',
+    },
+    {
+      id: 'metrics-counters',
+      stage: "Email metrics counters (one sender domain's hour)",
+      limit: `${f.metricShards} shards × ${n(f.partitionWriteUnits)} writes/s, ${f.metricWriteUnitsPerEmail} an email`,
+      capacity: (f.metricShards * f.partitionWriteUnits) / f.metricWriteUnitsPerEmail,
+      settings: 'METRIC_SHARDS (metrics-store.ts)',
     },
     {
       id: 'scheduler',

@@ -15,6 +15,7 @@ import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './emai
 import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
 import type { FinalTransition } from './lifecycle.js';
 import type { ListEmailsQuery, PageQuery } from './list.js';
+import type { HourCounts, MetricCounts } from './metrics.js';
 import type { SendQuota } from './pacing.js';
 import type { SuppressedReason } from './recipients.js';
 import type { EmailStatus, RecipientTally, TerminalStatus } from './status.js';
@@ -164,6 +165,12 @@ export interface EmailRepository {
    * or the Send event).
    */
   markSent(id: string, providerMessageId: string, at: string, mark?: SentMark): Promise<boolean>;
+  /**
+   * markSent, saying also what this write recorded for the first time (what the metrics count):
+   * `first` as markSent answers; `newSent`: the email had no send recorded before this write;
+   * `newMark`: the mark was not set before it.
+   */
+  recordSent(id: string, providerMessageId: string, at: string, mark?: SentMark): Promise<SentNews>;
   /** Records why an attempt's outcome is unknown; the attempt stays on record. */
   markUnknown(id: string, reason: string): Promise<void>;
   /**
@@ -173,8 +180,8 @@ export interface EmailRepository {
   reschedule(id: string, scheduledAt: string, dispatched: boolean): Promise<boolean>;
   /** Moves a queued email to a final status; false when the lifecycle does not allow it (options.as). */
   finish(id: string, status: TerminalStatus, at: string, options?: FinishOptions): Promise<boolean>;
-  /** Appends a delivery event (idempotent for a repeated event). */
-  addEvent(id: string, event: EmailEvent): Promise<void>;
+  /** Appends a delivery event (idempotent for a repeated event): true when it was not stored before. */
+  addEvent(id: string, event: EmailEvent): Promise<boolean>;
   /**
    * Records final outcomes of the recipients an event concerns, each counted once however often
    * the event comes (their positions are kept as sets on the status item), and the event itself
@@ -185,7 +192,42 @@ export interface EmailRepository {
   settleRecipients(
     id: string,
     news: RecipientNews,
-  ): Promise<{ status: EmailStatus; tally: RecipientTally; changed: boolean } | null>;
+  ): Promise<{
+    status: EmailStatus;
+    tally: RecipientTally;
+    changed: boolean;
+    /** The outcome flags (delivered, bounced, complained) this write set on the email first. */
+    newly: RecipientOutcomeFlag[];
+  } | null>;
+}
+
+/** What a send record changed for the first time (EmailRepository.recordSent). */
+export interface SentNews {
+  first: boolean;
+  newSent: boolean;
+  newMark: boolean;
+}
+
+/** The flags on an email that say some recipient got it, bounced or complained. */
+export type RecipientOutcomeFlag = 'delivered' | 'bounced' | 'complained';
+
+/**
+ * Counts for the email metrics (core/metrics.ts): adds these counts to the sender domain's counter
+ * of the current hour. Called right after the write that recorded what it counts for the first time.
+ */
+export interface MetricsCounter {
+  count(domain: string, counts: MetricCounts, spreadBy: string): Promise<void>;
+}
+
+/** Reads the email metrics' counts, by UTC hour and sender domain (core/metrics.ts). */
+export interface MetricsReader {
+  /** Every sender domain's counts in the UTC hours from `fromHourMs` to `toHourMs` (both included). */
+  hours(fromHourMs: number, toHourMs: number): Promise<HourCounts[]>;
+}
+
+/** Folds finished hours' sharded counters into per-day items, so a read costs few items. */
+export interface MetricsRollUp {
+  rollUp(nowMs: number): Promise<{ hours: number }>;
 }
 
 /** Where an address on the suppression list came from. */
@@ -667,6 +709,7 @@ export const COUNTERS = [
   'WebhookRetriesParked',
   'WebhookRetriesRequeued',
   'ScheduledDispatched',
+  'MetricCountsLost',
 ] as const;
 export type CounterName = (typeof COUNTERS)[number];
 

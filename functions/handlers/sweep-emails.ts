@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import type { MetricsRollUp } from '../core/ports.js';
 import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
 import { dispatchScheduled } from '../core/use-cases/schedule.js';
 import { type SweepDeps, sweep } from '../core/use-cases/sweep.js';
@@ -15,10 +16,11 @@ import { sweepRunDeps } from '../wiring.js';
  * Runs on a schedule (EventBridge every minute on AWS, a timer locally): queues the scheduled emails
  * falling due (core/use-cases/schedule.ts), puts stranded emails back on the queue and settles those
  * whose outcome will never come (core/use-cases/sweep.ts); puts parked webhook retries that fell
- * due back on the delivery queue (core/use-cases/webhook-retries.ts).
+ * due back on the delivery queue (core/use-cases/webhook-retries.ts); rolls the email metrics'
+ * finished hours up into day items (adapters/dynamodb/metrics-store.ts).
  */
 export const makeHandler =
-  (given: SweepDeps & { webhookRetries?: RequeueRetriesDeps }) =>
+  (given: SweepDeps & { webhookRetries?: RequeueRetriesDeps; metricsRollUp?: MetricsRollUp }) =>
   async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
     // The webhook endpoints are read once a run, at its first event raised.
     const deps = readOncePerInvocation(given);
@@ -44,6 +46,11 @@ export const makeHandler =
       failure ??= error;
       return undefined;
     });
+    const metrics = await deps.metricsRollUp?.rollUp(deps.clock.now().getTime()).catch((error) => {
+      log.error('metrics roll-up failed; the sweep goes on', { error });
+      failure ??= error;
+      return undefined;
+    });
     const report = await sweep(deps).catch((error) => {
       log.error('sweep run failed', { error });
       failure ??= error;
@@ -58,7 +65,7 @@ export const makeHandler =
       report.failedUnknownOutcome +
       report.failedNoFinalEvent;
     if (acted) log.warn('sweep found stranded emails', { ...report });
-    return { ...report, scheduled, webhookRetries };
+    return { ...report, scheduled, webhookRetries, metricsRolledHours: metrics?.hours };
   };
 
 export const handler = backgroundHandler(() => makeHandler(sweepRunDeps()));

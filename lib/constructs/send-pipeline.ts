@@ -144,6 +144,7 @@ export class SendPipeline extends Construct {
             'SweepRequeued',
             'SweepDeferred',
             'ScheduledDispatched',
+            'MetricCountsLost',
           ] as const
         ).map((name) => monitoring.counter(name)),
         width: 12,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NpmStart, runSdkProgram } from '../support/npm-start.js';
+import { expectResendShape } from '../support/resend-schema.js';
 
 let service: NpmStart;
 // biome-ignore lint/suspicious/noExplicitAny: what the SDK answered, read back from JSON
@@ -30,6 +31,37 @@ describe('the official resend SDK, unchanged, against npm start', () => {
       headers: { 'X-Entity-Ref-ID': 'ref-1', 'List-Unsubscribe': '<https://sdk.test/unsubscribe>' },
     });
     expect(seen.delivered.message_id).toEqual(expect.any(String));
+  });
+
+  it("reads the email metrics with resend.emails.metrics: counted, by hour and domain, in Resend's shape", () => {
+    const { metrics, metricsDefault, metricsBroadcast, domainId } = seen;
+    // Our ids are TypeIDs (dom_…), Resend's UUIDs: the rest of each row fits Resend's schema.
+    expectResendShape(
+      { ...metrics, data: metrics.data.map((row: object) => ({ ...row, domain_id: undefined })) },
+      'GetEmailsMetricsResponse',
+    );
+    expect(metrics).toMatchObject({
+      object: 'metrics',
+      granularity: 'hourly',
+      dimensions: ['period', 'domain'],
+      metrics: ['sent', 'delivered', 'bounced', 'bounced_permanent', 'delivery_rate', 'bounce_rate'],
+    });
+    const { sent, delivered, bounced, bounced_permanent, delivery_rate, bounce_rate } = metrics.totals;
+    expect(sent).toBeGreaterThanOrEqual(delivered + bounced);
+    expect(bounced_permanent).toBe(bounced);
+    expect(delivery_rate).toBeCloseTo(delivered / sent, 4);
+    expect(bounce_rate).toBeCloseTo(bounced / sent, 4);
+    // Every row is the domain asked for; the hours sum to the totals.
+    for (const row of metrics.data)
+      expect(row).toMatchObject({ domain_id: domainId, domain_name: 'sdk.test' });
+    expect(metrics.data.reduce((n: number, row: { sent: number }) => n + row.sent, 0)).toBe(sent);
+    // No options: every metric over the last 6 days, no rows.
+    expect(metricsDefault.error).toBeNull();
+    expectResendShape(metricsDefault.data, 'GetEmailsMetricsResponse');
+    expect(metricsDefault.data.data).toBeUndefined();
+    expect(metricsDefault.data.totals.sent).toBeGreaterThanOrEqual(sent);
+    expect(metricsBroadcast.error).toMatchObject({ statusCode: 400, name: 'validation_error' });
+    expect(metricsBroadcast.error.message).toContain('email is not supported');
   });
 
   it('refuses a header with a line break in the error shape the SDK reads', () => {

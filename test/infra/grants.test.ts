@@ -233,6 +233,10 @@ beforeAll(async () => {
         (await api.call('POST', '/emails', { body: email({ to: `${to}@simulator.amazonses.com` }) })).status,
       ).toBe(200);
     const idem = { headers: { 'idempotency-key': 'grants-1' } };
+    // Email metrics: by domain (every domain read, for its id) and filtered by one (read by id).
+    const metrics = await api.call('GET', '/emails/metrics?dimensions=period,domain&granularity=hourly');
+    expect(metrics.status).toBe(200);
+    expect((await api.call('GET', `/emails/metrics?domain_id=${acme.json.id}`)).status).toBe(200);
     const first = await api.call('POST', '/emails', { body: email(), ...idem });
     expect((await api.call('POST', '/emails', { body: email(), ...idem })).json.id).toBe(first.json.id);
     expect((await api.call('POST', '/emails', { body: email({ subject: 'other' }), ...idem })).status).toBe(

@@ -153,9 +153,9 @@ describe('SES events consumer (SQS records of SES events)', () => {
     const writes: string[] = [];
     const reads: string[][] = [];
     const watched = Object.assign(Object.create(emails), {
-      markSent: (id: string, ...rest: unknown[]) => {
+      recordSent: (id: string, ...rest: unknown[]) => {
         writes.push(id);
-        return (emails.markSent as (...a: unknown[]) => Promise<boolean>).call(emails, id, ...rest);
+        return (emails.recordSent as (...a: unknown[]) => Promise<unknown>).call(emails, id, ...rest);
       },
       states: (ids: string[]) => {
         reads.push(ids);

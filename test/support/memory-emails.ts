@@ -1,6 +1,12 @@
 import type { EmailEvent } from '../../functions/core/email.js';
 import { allows } from '../../functions/core/lifecycle.js';
-import type { EmailRepository, FinishOptions, RecipientNews, SentMark } from '../../functions/core/ports.js';
+import type {
+  EmailRepository,
+  FinishOptions,
+  RecipientNews,
+  RecipientOutcomeFlag,
+  SentMark,
+} from '../../functions/core/ports.js';
 import { positionsOf, type Recipient } from '../../functions/core/recipients.js';
 import {
   type EmailStatus,
@@ -16,7 +22,7 @@ import {
  * sampled, run against the real adapter in test/integration/recipient-outcomes.test.ts.
  */
 export class MemoryEmails
-  implements Pick<EmailRepository, 'addEvent' | 'markSent' | 'finish' | 'settleRecipients'>
+  implements Pick<EmailRepository, 'addEvent' | 'markSent' | 'recordSent' | 'finish' | 'settleRecipients'>
 {
   status: EmailStatus = 'queued';
   reason?: string;
@@ -29,24 +35,29 @@ export class MemoryEmails
   constructor(readonly recipients: Recipient[]) {}
 
   async addEvent(_id: string, event: EmailEvent) {
-    this.events.set(
-      JSON.stringify([
-        event.at,
-        event.type,
-        [...event.recipients].sort(),
-        event.detail,
-        event.user_agent,
-        event.ip_address,
-      ]),
-      event,
-    );
+    const key = JSON.stringify([
+      event.at,
+      event.type,
+      [...event.recipients].sort(),
+      event.detail,
+      event.user_agent,
+      event.ip_address,
+    ]);
+    const fresh = !this.events.has(key);
+    this.events.set(key, event);
+    return fresh;
   }
 
-  async markSent(_id: string, _mid: string, at: string, mark?: SentMark) {
+  async markSent(id: string, mid: string, at: string, mark?: SentMark) {
+    return (await this.recordSent(id, mid, at, mark)).first;
+  }
+
+  async recordSent(_id: string, _mid: string, at: string, mark?: SentMark) {
     const first = this.sentAt === undefined;
+    const newMark = mark !== undefined && !this.flags.has(mark);
     this.sentAt ??= at;
     if (mark) this.flags.add(mark);
-    return first;
+    return { first, newSent: first, newMark };
   }
 
   async finish(id: string, status: TerminalStatus, at: string, options: FinishOptions = {}) {
@@ -86,20 +97,22 @@ export class MemoryEmails
   async settleRecipients(id: string, news: RecipientNews) {
     await this.addEvent(id, news.event);
     this.sentAt ??= news.sent.at;
-    this.flags.add(news.outcome);
-    if (news.outcome === 'complained') this.flags.add('delivered');
+    const setting: RecipientOutcomeFlag[] =
+      news.outcome === 'complained' ? ['complained', 'delivered'] : [news.outcome];
+    const newly = setting.filter((flag) => !this.flags.has(flag));
+    for (const flag of setting) this.flags.add(flag);
     const lost = news.outcome === 'bounced';
     if (this.recipients.length === 1 && this.status === 'queued') {
       this.done.add(0);
       if (lost) this.lost.add(0);
       this.status = settledStatus(this.tally()) as TerminalStatus;
       if (lost && news.reason) this.reason = news.reason;
-      return { status: this.status, tally: this.tally(), changed: true };
+      return { status: this.status, tally: this.tally(), changed: true, newly };
     }
     for (const position of positionsOf(this.recipients, news.addresses)) {
       this.done.add(position);
       if (lost) this.lost.add(position);
     }
-    return { status: this.status, tally: this.tally(), changed: false };
+    return { status: this.status, tally: this.tally(), changed: false, newly };
   }
 }

@@ -13,6 +13,15 @@ import {
 const at = (emailsPerSecond: number, extra = {}) => ({ ...RECEIPTS, ...extra, emailsPerSecond });
 
 describe('npm run simulate (the model)', () => {
+  it("puts one sender domain's metrics counters at 64 shards × 1,000 / 2 writes: 32,000 emails/s, no ceiling at 10,000/s", () => {
+    const counters = stages(RECOMMENDED_SETUP, at(10_000)).find((s) => s.id === 'metrics-counters');
+    expect(counters?.capacity).toBe(32_000);
+    expect(simulate(RECOMMENDED_SETUP, at(10_000)).ceilings.map((s) => s.id)).not.toContain(
+      'metrics-counters',
+    );
+    expect(simulate(RECOMMENDED_SETUP, at(100_000)).ceilings.map((s) => s.id)).toContain('metrics-counters');
+  });
+
   it('finds the default settings stopped far below 10,000/s, first by SES, then by the stage throttle', () => {
     for (const load of [1_000, 10_000, 100_000]) {
       const found = simulate(DEFAULT_SETUP, at(load));

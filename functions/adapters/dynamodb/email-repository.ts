@@ -18,7 +18,9 @@ import type {
   FinishOptions,
   NewEmail,
   RecipientNews,
+  RecipientOutcomeFlag,
   SentMark,
+  SentNews,
   SuppressedRecipients,
 } from '../../core/ports.js';
 import { positionsOf, recipientOutcomes, recipientsOf } from '../../core/recipients.js';
@@ -51,6 +53,23 @@ import { EmailKeys, type TableLayout } from './email-keys.js';
 import { INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
+
+/** The status item after an update (DynamoEmailRepository.update) made of the item before it. */
+function applied(before: Item, change: { set: Item; add: Record<string, number[]> }): Item {
+  const after: Item = { ...before };
+  for (const [name, value] of Object.entries(change.set)) {
+    const attr = name.startsWith('#') ? name.slice(1) : name;
+    if (Array.isArray(value) && value[0] === 'if_not_exists') after[attr] = before[attr] ?? value[1];
+    else after[attr] = value;
+  }
+  for (const [name, positions] of Object.entries(change.add))
+    after[name] = new Set([...((before[name] as Set<number> | undefined) ?? []), ...positions]);
+  return after;
+}
+
+/** The outcome flags this change sets that were not set before. */
+const newFlags = (before: Item, flags: Item): RecipientOutcomeFlag[] =>
+  (['delivered', 'bounced', 'complained'] as const).filter((f) => flags[f] === true && before[f] !== true);
 
 /** The due index's keys on a status item: a write that sends or ends an email removes them. */
 const DUE_KEYS = EmailKeys.dueKeys;
@@ -335,12 +354,16 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 
   async markSent(id: string, providerMessageId: string, at: string, mark?: SentMark): Promise<boolean> {
+    return (await this.recordSent(id, providerMessageId, at, mark)).first;
+  }
+
+  async recordSent(id: string, providerMessageId: string, at: string, mark?: SentMark): Promise<SentNews> {
     // In the same write: a delay, complaint, open or click costs nothing more than recording the
     // email as sent, and never touches its status.
     // A flag, not a time: last_event needs only whether it happened, and the status item stays small.
     const marked = mark ? `, ${mark} = :true` : '';
     // The consumer and the provider's Send event both record it; the first record stands. The old
-    // sent_at comes back only if there was one: absent, this write recorded it first.
+    // sent_at (and mark) come back only if there were: absent, this write recorded them first.
     const old = await this.transition(
       id,
       'markSent',
@@ -357,9 +380,12 @@ export class DynamoEmailRepository implements EmailRepository {
     // after a first try whose answer was lost. With a mark (a delay, complaint, open or click, all
     // carrying the send's own time), only a record this write made is news: every event of the
     // message names the same time, so "the same record" would say yes to each of them.
-    if (!old) return false;
-    if (old.sent_at === undefined) return true;
-    return !mark && old.sent_at === at && old.provider_message_id === providerMessageId;
+    if (!old) return { first: false, newSent: false, newMark: false };
+    const newSent = old.sent_at === undefined;
+    const newMark = mark !== undefined && old[mark] !== true;
+    if (newSent) return { first: true, newSent, newMark };
+    const first = !mark && old.sent_at === at && old.provider_message_id === providerMessageId;
+    return { first, newSent, newMark };
   }
 
   async markUnknown(id: string, reason: string): Promise<void> {
@@ -434,7 +460,7 @@ export class DynamoEmailRepository implements EmailRepository {
       update: string;
       names?: Record<string, string>;
       values?: Item;
-      returnValues?: 'UPDATED_OLD' | 'ALL_NEW';
+      returnValues?: 'UPDATED_OLD' | 'ALL_NEW' | 'ALL_OLD';
     },
   ): Promise<Item | null> {
     return attributesIf(
@@ -449,21 +475,29 @@ export class DynamoEmailRepository implements EmailRepository {
     );
   }
 
-  async addEvent(id: string, event: EmailEvent): Promise<void> {
-    await this.db.send(
+  async addEvent(id: string, event: EmailEvent): Promise<boolean> {
+    const { Attributes } = await this.db.send(
       new PutCommand({
         TableName: this.tableName,
         // Derived from the whole event: a redelivered event overwrites itself, while two events of
         // one type in the same millisecond (for different recipients) are two items.
         Item: { pk: keys.email(id), sk: eventKey(event), ...event, ...this.keys.eventExpiry(event.at) },
+        // The item it replaced, if any (no extra cost): absent, this is the event's first record.
+        ReturnValues: 'ALL_OLD',
       }),
     );
+    return Attributes === undefined;
   }
 
   async settleRecipients(
     id: string,
     news: RecipientNews,
-  ): Promise<{ status: EmailStatus; tally: RecipientTally; changed: boolean } | null> {
+  ): Promise<{
+    status: EmailStatus;
+    tally: RecipientTally;
+    changed: boolean;
+    newly: RecipientOutcomeFlag[];
+  } | null> {
     const lost = news.outcome === 'bounced';
     const flags = { [news.outcome === 'complained' ? 'complained' : news.outcome]: true } as Item;
     if (news.outcome === 'complained') flags.delivered = true;
@@ -491,7 +525,13 @@ export class DynamoEmailRepository implements EmailRepository {
       },
       'settleSingle',
     );
-    if (settled) return { status: single, tally: tallyOf(settled), changed: true };
+    if (settled)
+      return {
+        status: single,
+        tally: tallyOf(settled.after),
+        changed: true,
+        newly: newFlags(settled.before, flags),
+      };
     if (inline) await this.addEvent(id, news.event);
 
     // The general path: which positions the news concerns, from the email's recipients (immutable).
@@ -520,19 +560,25 @@ export class DynamoEmailRepository implements EmailRepository {
       'recordOutcomes',
     );
     if (!after) return null;
-    return { status: after.status as EmailStatus, tally: tallyOf(after), changed: false };
+    return {
+      status: after.after.status as EmailStatus,
+      tally: tallyOf(after.after),
+      changed: false,
+      newly: newFlags(after.before, flags),
+    };
   }
 
   /**
    * A recipients' transition of the status item: `set` values (a `['if_not_exists', v]` keeps what
-   * is there), `add` positions to number sets, `sent` filled in if absent; the item after it, or
-   * null when the lifecycle did not allow it.
+   * is there), `add` positions to number sets, `sent` filled in if absent; the item before it and
+   * after it, or null when the lifecycle did not allow it. (DynamoDB returns one of the two: the
+   * item before, from which the one after follows; what was before tells which flags are news.)
    */
-  private update(
+  private async update(
     id: string,
     change: { set: Item; add: Record<string, number[]>; sent?: { at: string; providerMessageId: string } },
     transition: Transition,
-  ): Promise<Item | null> {
+  ): Promise<{ before: Item; after: Item } | null> {
     const names: Record<string, string> = {};
     const values: Item = {};
     const set: string[] = [];
@@ -561,7 +607,7 @@ export class DynamoEmailRepository implements EmailRepository {
       values[`:${name}`] = new Set(positions);
       return `${name} :${name}`;
     });
-    return this.transition(
+    const before = await this.transition(
       id,
       transition,
       {},
@@ -570,9 +616,10 @@ export class DynamoEmailRepository implements EmailRepository {
         update: `SET ${set.join(', ')}${add.length ? ` ADD ${add.join(', ')}` : ''} REMOVE ${DUE_KEYS}`,
         names,
         values,
-        returnValues: 'ALL_NEW',
+        returnValues: 'ALL_OLD',
       },
     );
+    return before && { before, after: applied(before, change) };
   }
 
   async reschedule(id: string, scheduledAt: string, dispatched: boolean): Promise<boolean> {

@@ -201,4 +201,12 @@ export const keys = {
   sendPace: 'SENDPACE',
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',
+  /** One shard of the email metrics' counters of one UTC hour (`2026-07-01T13`); sk: the domain. */
+  metricsHour: (hour: string, shard: number) => `METRICS#HOUR#${hour}#${String(shard).padStart(2, '0')}`,
+  /** The email metrics of one month's days, rolled up; sk: `<day>#<domain>`. */
+  metricsDays: (month: string) => `METRICS#DAYS#${month}`,
+  metricsDaySk: (day: string, domain: string) => `${day}#${domain}`,
+  /** How far the roll-up has come (sk `ROLLED`). */
+  metrics: 'METRICS',
+  metricsRolledSk: 'ROLLED',
 } as const;

@@ -26,6 +26,7 @@ import {
   type Log,
   type Mailer,
   MailerError,
+  type MetricsCounter,
   type OutgoingFile,
   type QueuedJob,
   type SendJob,
@@ -35,6 +36,7 @@ import {
   suppressedReason,
 } from '../ports.js';
 import { addressKey, recipientsOf, type SuppressedReason } from '../recipients.js';
+import { countMetrics, one } from './count-metrics.js';
 import { type EmailFacts, emailEvent, publishQuietly, tagsObject } from './publish-events.js';
 
 export interface DeliverDeps {
@@ -75,6 +77,8 @@ export interface DeliverDeps {
   sleep?: (ms: number) => Promise<void>;
   log?: Log;
   counters?: Counters;
+  /** Where the email metrics are counted (absent: nothing is; core/metrics.ts). */
+  metrics?: MetricsCounter;
 }
 
 export type DeliverOutcome =
@@ -209,6 +213,7 @@ async function prepare(
       suppressed: { byReason: left.byReason, at },
     });
     if (!settled) return { result: 'skipped', why: 'done' };
+    await countMetrics(deps, job.content.from, { suppressed: 1 }, job.id);
     deps.counters?.count('RecipientsSuppressed', left.positions.length);
     await raiseSuppressed(deps, job, left.named, at);
     return { result: 'suppressed', recipients: left.positions.length };
@@ -434,6 +439,7 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
   if (claim === 'not_due') return notDue(deps, job.id);
   if (claim !== 'claimed') return { result: 'skipped', why: claim };
   if (left.positions.length) {
+    await countMetrics(deps, job.content.from, { suppressed: 1 }, job.id);
     deps.counters?.count('RecipientsSuppressed', left.positions.length);
     await raiseSuppressed(deps, job, left.named, new Date(startedAt).toISOString());
   }
@@ -481,7 +487,9 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
     count(gaveUp ? 'EmailsFailedGaveUp' : 'EmailsFailedRejected');
     const finalReason = gaveUp ? `gave up after repeated temporary refusals (${reason})` : reason;
     const failedAt = deps.clock.now().toISOString();
-    if (await deps.emails.finish(job.id, 'failed', failedAt, { reason: finalReason }))
+    const failed = await deps.emails.finish(job.id, 'failed', failedAt, { reason: finalReason });
+    await countMetrics(deps, job.content.from, { failed: one(failed) }, job.id);
+    if (failed)
       await publishQuietly(deps, 'email.failed', () => [
         emailEvent('email.failed', failedAt, factsOf(job), sentTo(toSend), {
           failed: { reason: finalReason },
@@ -496,7 +504,9 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
   try {
     const sentAt = deps.clock.now().toISOString();
     // email.sent is raised once, by whichever records the send first: this, or SES's Send event.
-    if (await deps.emails.markSent(job.id, messageId, sentAt))
+    const news = await deps.emails.recordSent(job.id, messageId, sentAt);
+    await countMetrics(deps, job.content.from, { sent: one(news.newSent) }, job.id);
+    if (news.first)
       await publishQuietly(deps, 'email.sent', () => [
         emailEvent('email.sent', sentAt, { ...factsOf(job), message_id: messageId }, sentTo(toSend)),
       ]);
@@ -653,6 +663,7 @@ async function failUnsent(
   if (!failed) return { result: 'skipped', why: 'done' };
   deps.counters?.count(problem.temporary ? 'EmailsFailedGaveUp' : 'EmailsFailedRejected');
   const content = job.content ?? (await deps.emails.getContent(job.id));
+  await countMetrics(deps, content?.from, { failed: 1 }, job.id);
   if (content)
     await publishQuietly(deps, 'email.failed', () => [
       emailEvent('email.failed', at, factsOf({ id: job.id, content }), sentTo({ id: job.id, content }), {

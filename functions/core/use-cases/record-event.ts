@@ -1,17 +1,20 @@
 import type { EmailEvent } from '../email.js';
 import type { AutomatedReason } from '../engagement.js';
+import type { MetricCounts } from '../metrics.js';
 import type {
   CounterName,
   Counters,
   EmailRepository,
   EventPublisher,
   Log,
+  MetricsCounter,
   SuppressionRepository,
 } from '../ports.js';
 import { addressKey } from '../recipients.js';
 import { type DeliveryEventType, lostReason, settledStatus } from '../status.js';
 import { newSuppressionId } from '../suppressions.js';
 import type { WebhookEvent, WebhookEventType } from '../webhooks.js';
+import { countMetrics, one } from './count-metrics.js';
 import { type EmailFacts, emailEvent } from './publish-events.js';
 
 export interface DeliveryEvent {
@@ -54,6 +57,8 @@ export interface RecordEventDeps {
   /** Where webhook events go (absent: none are raised). */
   events?: EventPublisher;
   counters?: Counters;
+  /** Where the email metrics are counted (absent: nothing is; core/metrics.ts). */
+  metrics?: MetricsCounter;
   log?: Log;
 }
 
@@ -169,10 +174,14 @@ export async function recordDeliveryEvent(
   const { emails, counters } = deps;
   const { emailId, sent } = event;
   counters?.count(EVENT_COUNTERS[event.type]);
+  // The metrics count what each write records first (core/metrics.ts): a repeated or late event
+  // finds it recorded and counts nothing.
+  const count = (counts: MetricCounts) => countMetrics(deps, event.email?.from, counts, emailId);
   if (event.type === 'sent') {
     // email.sent is raised once, by whichever records the send first: the consumer, or this.
-    if (await emails.markSent(emailId, sent.providerMessageId, sent.at))
-      await raise(deps, event, ['email.sent']);
+    const news = await emails.recordSent(emailId, sent.providerMessageId, sent.at);
+    await count({ sent: one(news.newSent) });
+    if (news.first) await raise(deps, event, ['email.sent']);
     return { statusChanged: false };
   }
   const entry: EmailEvent = { type: event.type, at: event.at, recipients: event.recipients };
@@ -180,13 +189,12 @@ export async function recordDeliveryEvent(
   if (event.bounce) entry.bounce = event.bounce;
   if (event.type === 'opened' || event.type === 'clicked') engagementEntry(entry, event);
   // An outcome's event is recorded with the outcome (for a one-recipient email, in the same write).
-  if (
-    event.type === 'delayed' ||
-    event.type === 'failed' ||
-    event.type === 'opened' ||
-    event.type === 'clicked'
-  )
-    await emails.addEvent(emailId, entry);
+  const newEvent =
+    (event.type === 'delayed' ||
+      event.type === 'failed' ||
+      event.type === 'opened' ||
+      event.type === 'clicked') &&
+    (await emails.addEvent(emailId, entry));
   await suppress(deps, event);
 
   switch (event.type) {
@@ -194,15 +202,25 @@ export async function recordDeliveryEvent(
     case 'clicked': {
       if (event.automated) counters?.count('EventsAutomated');
       // An open or click also means the provider has the email; the mark never touches the status.
-      const first = await emails.markSent(emailId, sent.providerMessageId, sent.at, event.type);
+      const news = await emails.recordSent(emailId, sent.providerMessageId, sent.at, event.type);
+      await count({
+        sent: one(news.newSent),
+        [event.type]: one(newEvent),
+        [`unique_${event.type}`]: one(news.newMark),
+      });
       const type = WEBHOOK_TYPES[event.type];
-      await raise(deps, event, first ? ['email.sent', type] : [type]);
+      await raise(deps, event, news.first ? ['email.sent', type] : [type]);
       return { statusChanged: false };
     }
     case 'delayed': {
       // A delay also means the provider has the email.
-      const first = await emails.markSent(emailId, sent.providerMessageId, sent.at, 'delayed');
-      await raise(deps, event, first ? ['email.sent', 'email.delivery_delayed'] : ['email.delivery_delayed']);
+      const news = await emails.recordSent(emailId, sent.providerMessageId, sent.at, 'delayed');
+      await count({ sent: one(news.newSent), delivery_delayed: one(news.newMark) });
+      await raise(
+        deps,
+        event,
+        news.first ? ['email.sent', 'email.delivery_delayed'] : ['email.delivery_delayed'],
+      );
       return { statusChanged: false };
     }
     case 'failed': {
@@ -210,6 +228,7 @@ export async function recordDeliveryEvent(
         ...(event.detail ? { reason: event.detail } : {}),
         sent,
       });
+      await count({ failed: one(statusChanged) });
       await raise(deps, event, ['email.failed']);
       return { statusChanged };
     }
@@ -223,6 +242,7 @@ export async function recordDeliveryEvent(
         event: entry,
       });
       if (!result) return { statusChanged: false };
+      await count(outcomeCounts(result.newly, event.bounce?.type));
       let statusChanged = result.changed;
       const next = !statusChanged && result.status === 'queued' ? settledStatus(result.tally) : undefined;
       if (next)
@@ -292,6 +312,18 @@ export async function recordDeliveryEvents(
     }),
   );
   return done;
+}
+
+/** The outcome metrics of the flags a settle set first; a bounce also by its type. */
+function outcomeCounts(newly: readonly string[], bounceType: string | undefined): MetricCounts {
+  const counts: MetricCounts = {};
+  for (const flag of newly) counts[flag as 'delivered' | 'bounced' | 'complained'] = 1;
+  if (counts.bounced) {
+    const type =
+      bounceType === 'Permanent' ? 'permanent' : bounceType === 'Transient' ? 'transient' : 'undetermined';
+    counts[`bounced_${type}`] = 1;
+  }
+  return counts;
 }
 
 /** Puts a hard-bounced or complaining address on the suppression list (a transient bounce is not). */

@@ -9,12 +9,14 @@ import type {
   EmailState,
   EventPublisher,
   Log,
+  MetricsCounter,
   SweepProgress,
   SweepStore,
 } from '../ports.js';
 import { recipientsOf } from '../recipients.js';
 import { dueJob } from '../schedule.js';
 import { settleUnreported } from '../status.js';
+import { countMetrics } from './count-metrics.js';
 import { emailEvent, publishQuietly, tagsObject } from './publish-events.js';
 
 /**
@@ -80,6 +82,8 @@ export interface SweepDeps {
   settings: SweepSettings;
   log?: Log;
   counters?: Counters;
+  /** Where the email metrics are counted (absent: nothing is; core/metrics.ts). */
+  metrics?: MetricsCounter;
 }
 
 export interface SweepReport {
@@ -208,6 +212,7 @@ async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
       if (failed) {
         report.failedFromDeadLetters++;
         deps.counters?.count('EmailsFailedDeadLetter');
+        await countFailed(deps, job.id, job.content?.from);
         await raiseFailed(
           deps,
           job.id,
@@ -268,6 +273,7 @@ async function scanUnsent(
           if (resolved) {
             report.failedUnknownOutcome++;
             deps.counters?.count('EmailsFailedUnknownOutcome');
+            await countFailed(deps, id);
             await raiseFailed(deps, id, decision.reason, () => deps.store.content(id));
           }
         }
@@ -360,9 +366,17 @@ async function settlePage(deps: SweepDeps, report: SweepReport, ids: string[], n
     if (settled) {
       report.failedNoFinalEvent++;
       deps.counters?.count('EmailsFailedNoFinalEvent');
+      if (status === 'failed') await countFailed(deps, state.id);
       if (status === 'failed') await raiseFailed(deps, state.id, reason, () => deps.store.content(state.id));
     }
   }
+}
+
+/** An email the sweeper failed, in the email metrics (its sender read back when not at hand; rare). */
+async function countFailed(deps: SweepDeps, id: string, from?: string) {
+  if (!deps.metrics) return;
+  const sender = from ?? (await deps.store.content(id).catch(() => null))?.from;
+  await countMetrics(deps, sender, { failed: 1 }, id);
 }
 
 const failedReason = (maxAttempts: number) =>

@@ -79,6 +79,27 @@ seen.batchFinal = await until(
   'the batch to settle',
 );
 
+// Metrics of the sender domain so far (the first email and the batch: delivered, delivered, bounced),
+// read until they show them (counted right after the status each records), then by hour and domain.
+seen.metrics = await until(
+  async () =>
+    must(
+      await resend.emails.metrics({
+        metrics: ['sent', 'delivered', 'bounced', 'bounced_permanent', 'delivery_rate', 'bounce_rate'],
+        domainId: [domain.id],
+        dimensions: ['period', 'domain'],
+        granularity: 'hourly',
+        timezone: 'UTC',
+      }),
+      'emails.metrics',
+    ),
+  (m) => (m.totals.delivered ?? 0) >= 2 && (m.totals.bounced ?? 0) >= 1,
+  'the metrics to count the batch',
+);
+seen.metricsDefault = await resend.emails.metrics();
+seen.metricsBroadcast = await resend.emails.metrics({ dimensions: ['email'] });
+seen.domainId = domain.id;
+
 // Pages: six more emails, then every page of two with `after`, and back with `before`.
 for (let i = 0; i < 6; i++)
   must(

@@ -1,0 +1,227 @@
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  COUNTED_METRICS,
+  type CountedMetric,
+  type HourCounts,
+  METRIC_RETENTION_DAYS,
+  type MetricCounts,
+} from '../../core/metrics.js';
+import type { MetricsCounter, MetricsReader, MetricsRollUp } from '../../core/ports.js';
+import { queryPages, writeIf } from './client.js';
+import { keys, shardOf, TTL_ATTRIBUTE } from './table.js';
+
+/**
+ * The email metrics' counters in the single table (core/metrics.ts).
+ *
+ * **Writes.** A count is one UpdateItem (ADD) on a small item (the keys and at most 14 numbers,
+ * under 1 KB: one write unit): `METRICS#HOUR#<UTC hour>#<shard>` / `<sender domain>`, the shard
+ * one of METRIC_SHARDS chosen by a hash of the email's id. An hour's counts of one domain are
+ * spread over 64 partitions, so 10,000 emails/s (about 2.5 counts each) put about 400 writes/s on
+ * each, under the 1,000 a partition takes (docs/scale.md).
+ *
+ * **Roll-up.** Once an hour is over (and ROLL_UP_GRACE_MS more, for writes begun in it), the sweep
+ * reads its 64 shards and writes each domain's sums into the day's item
+ * (`METRICS#DAYS#<month>` / `<day>#<domain>`, attribute `h13` for 13:00 UTC), then moves the
+ * `METRICS`/`ROLLED` mark past it. Writing a sum is idempotent: a run that dies and runs again
+ * writes the same.
+ *
+ * **Reads.** Hours before the mark come from the day items (one Query per month, an item per day
+ * and domain with counts); hours from the mark on from the shards (64 Queries an hour; normally
+ * the current hour and at most the one before). Every item expires METRIC_RETENTION_DAYS after its hour.
+ */
+export const METRIC_SHARDS = 64;
+/** How long after an hour ends its counters are rolled up (a count begun in the hour lands by then). */
+export const ROLL_UP_GRACE_MS = 5 * 60_000;
+/** At most this many hours rolled up a run (a sweep that was stopped catches up over a few runs). */
+export const MAX_ROLLED_PER_RUN = 6;
+/**
+ * Before the first roll-up, the hours this far back are read from their shards (and the first
+ * roll-up starts there): a new table has no counts older than its first sweep, which runs a minute
+ * after the stack is up, so this is margin (and a read before any roll-up stays cheap).
+ */
+export const FIRST_ROLL_UP_HOURS = 3;
+/** Shard queries in flight at once. */
+const PARALLEL_QUERIES = 16;
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+type Item = Record<string, unknown>;
+
+const hourText = (ms: number) => new Date(ms).toISOString().slice(0, 13);
+const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const monthText = (ms: number) => new Date(ms).toISOString().slice(0, 7);
+const hourAttr = (ms: number) => `h${new Date(ms).toISOString().slice(11, 13)}`;
+
+const countsOf = (item: Item): MetricCounts => {
+  const counts: MetricCounts = {};
+  for (const name of COUNTED_METRICS)
+    if (typeof item[name] === 'number' && item[name] > 0) counts[name] = item[name] as number;
+  return counts;
+};
+
+/** Runs `work` over `items`, `limit` at a time. */
+async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>) {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await work(items[i] as T);
+      }
+    }),
+  );
+  return results;
+}
+
+export class DynamoMetricsStore implements MetricsCounter, MetricsReader, MetricsRollUp {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private expiry(hourMs: number) {
+    return Math.ceil((hourMs + METRIC_RETENTION_DAYS * DAY_MS) / 1000);
+  }
+
+  async count(domain: string, counts: MetricCounts, spreadBy: string): Promise<void> {
+    const entries = Object.entries(counts) as [CountedMetric, number][];
+    if (!entries.length) return;
+    const hourMs = Math.floor(this.now() / HOUR_MS) * HOUR_MS;
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: keys.metricsHour(hourText(hourMs), shardOf(spreadBy, METRIC_SHARDS)), sk: domain },
+        UpdateExpression: `ADD ${entries.map((_, i) => `#m${i} :m${i}`).join(', ')} SET #ttl = if_not_exists(#ttl, :ttl)`,
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(entries.map(([name], i) => [`#m${i}`, name])),
+          '#ttl': TTL_ATTRIBUTE,
+        },
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(entries.map(([, n], i) => [`:m${i}`, n])),
+          ':ttl': this.expiry(hourMs),
+        },
+      }),
+    );
+  }
+
+  /** The first hour not rolled up yet. */
+  private async rolledThrough(): Promise<number> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: keys.metrics, sk: keys.metricsRolledSk },
+        ConsistentRead: true,
+      }),
+    );
+    if (typeof Item?.through === 'number') return Item.through;
+    return Math.floor(this.now() / HOUR_MS) * HOUR_MS - FIRST_ROLL_UP_HOURS * HOUR_MS;
+  }
+
+  /** One hour's counts, summed over its shards, per domain. */
+  private async rawHour(hourMs: number): Promise<Map<string, MetricCounts>> {
+    const shards = Array.from({ length: METRIC_SHARDS }, (_, i) => i);
+    const pages = await inParallel(shards, PARALLEL_QUERIES, async (shard) => {
+      const items: Item[] = [];
+      for await (const page of queryPages(this.db, {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.metricsHour(hourText(hourMs), shard) },
+      }))
+        items.push(...page);
+      return items;
+    });
+    const sums = new Map<string, MetricCounts>();
+    for (const item of pages.flat()) {
+      const sum = sums.get(String(item.sk)) ?? {};
+      for (const [name, n] of Object.entries(countsOf(item)) as [CountedMetric, number][])
+        sum[name] = (sum[name] ?? 0) + n;
+      sums.set(String(item.sk), sum);
+    }
+    return sums;
+  }
+
+  async hours(fromHourMs: number, toHourMs: number): Promise<HourCounts[]> {
+    const through = await this.rolledThrough();
+    const found: HourCounts[] = [];
+    // Rolled up: the day items of the months the hours span.
+    const lastRolled = Math.min(toHourMs, through - HOUR_MS);
+    if (fromHourMs <= lastRolled) {
+      const months = new Set<string>();
+      for (let day = Math.floor(fromHourMs / DAY_MS) * DAY_MS; day <= lastRolled; day += DAY_MS)
+        months.add(monthText(day));
+      const pages = await Promise.all(
+        [...months].map(async (month) => {
+          const items: Item[] = [];
+          for await (const page of queryPages(this.db, {
+            TableName: this.tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: {
+              ':pk': keys.metricsDays(month),
+              ':from': dayText(fromHourMs),
+              ':to': `${dayText(lastRolled)}#\uffff`,
+            },
+          }))
+            items.push(...page);
+          return items;
+        }),
+      );
+      for (const item of pages.flat()) {
+        const sk = String(item.sk);
+        const day = Date.parse(`${sk.slice(0, 10)}T00:00:00Z`);
+        const domain = sk.slice(11);
+        for (let h = 0; h < 24; h++) {
+          const hourMs = day + h * HOUR_MS;
+          const counts = item[`h${String(h).padStart(2, '0')}`];
+          if (hourMs < fromHourMs || hourMs > lastRolled || !counts) continue;
+          found.push({ hourMs, domain, counts: countsOf(counts as Item) });
+        }
+      }
+    }
+    // Not rolled up yet: the shards of each hour.
+    const rawHours: number[] = [];
+    for (let h = Math.max(fromHourMs, through); h <= toHourMs; h += HOUR_MS) rawHours.push(h);
+    for (const [i, sums] of (await Promise.all(rawHours.map((h) => this.rawHour(h)))).entries())
+      for (const [domain, counts] of sums) found.push({ hourMs: rawHours[i] as number, domain, counts });
+    return found;
+  }
+
+  async rollUp(nowMs: number): Promise<{ hours: number }> {
+    let through = await this.rolledThrough();
+    let rolled = 0;
+    while (through + HOUR_MS + ROLL_UP_GRACE_MS <= nowMs && rolled < MAX_ROLLED_PER_RUN) {
+      const hourMs = through;
+      const sums = await this.rawHour(hourMs);
+      await inParallel([...sums], PARALLEL_QUERIES, ([domain, counts]) =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: keys.metricsDays(monthText(hourMs)), sk: keys.metricsDaySk(dayText(hourMs), domain) },
+            UpdateExpression: 'SET #h = :counts, #ttl = :ttl',
+            ExpressionAttributeNames: { '#h': hourAttr(hourMs), '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: {
+              ':counts': counts,
+              ':ttl': this.expiry(Math.floor(hourMs / DAY_MS) * DAY_MS + DAY_MS),
+            },
+          }),
+        ),
+      );
+      // The mark moves only from where this run found it (two runs at once write the same sums).
+      const moved = await writeIf(
+        this.db,
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: keys.metrics, sk: keys.metricsRolledSk },
+          UpdateExpression: 'SET through = :next',
+          ConditionExpression: 'attribute_not_exists(through) OR through = :prev',
+          ExpressionAttributeValues: { ':next': hourMs + HOUR_MS, ':prev': hourMs },
+        }),
+      );
+      if (!moved) break;
+      through = hourMs + HOUR_MS;
+      rolled++;
+    }
+    return { hours: rolled };
+  }
+}

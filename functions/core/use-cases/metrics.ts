@@ -1,0 +1,49 @@
+import { validationError } from '../errors.js';
+import {
+  type EmailMetricsBody,
+  type EmailMetricsQueryInput,
+  hoursOf,
+  type KnownDomain,
+  metricsAnswer,
+  resolveMetricsQuery,
+} from '../metrics.js';
+import type { Clock, DomainRepository, MetricsReader } from '../ports.js';
+
+export interface EmailMetricsDeps {
+  metrics: MetricsReader;
+  domains: Pick<DomainRepository, 'get' | 'all'>;
+  clock: Clock;
+}
+
+/**
+ * `GET /v1/emails/metrics`: the counts of the hours the range touches, summed into the answer
+ * (core/metrics.ts). The domains are read only when the query names some (`domain_id`, each read
+ * by id: an unknown id is a 400) or breaks the answer down by domain (every domain, for its id).
+ */
+export async function readEmailMetrics(
+  deps: EmailMetricsDeps,
+  input: EmailMetricsQueryInput,
+): Promise<EmailMetricsBody> {
+  const query = resolveMetricsQuery(input, deps.clock.now().getTime());
+  const byName = new Map<string, KnownDomain>();
+  let only: Set<string> | undefined;
+  if (query.domainIds.length) {
+    const found = await Promise.all(query.domainIds.map((id) => deps.domains.get(id)));
+    const missing = query.domainIds.filter((_, i) => !found[i]);
+    if (missing.length)
+      throw validationError(`domain_id: no such domain: ${missing.join(', ')}`, [
+        { field: 'domain_id', message: `no such domain: ${missing.join(', ')}` },
+      ]);
+    only = new Set();
+    for (const domain of found)
+      if (domain) {
+        byName.set(domain.domain, { id: domain.id, name: domain.domain });
+        only.add(domain.domain);
+      }
+  } else if (query.dimensions.includes('domain'))
+    for await (const domain of deps.domains.all())
+      byName.set(domain.domain, { id: domain.id, name: domain.domain });
+  const hours = hoursOf(query.startMs, query.endMs);
+  const counts = await deps.metrics.hours(hours[0] as number, hours[hours.length - 1] as number);
+  return metricsAnswer(query, counts, byName, only);
+}

@@ -1,0 +1,19 @@
+import { emailMetricsQuerySchema } from '../core/metrics.js';
+import type { Clock, DomainRepository, MetricsReader } from '../core/ports.js';
+import { readEmailMetrics } from '../core/use-cases/metrics.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/**
+ * GET /v1/emails/metrics?start_date&end_date&timezone&granularity&metrics&dimensions&domain_id:
+ * Resend's `{object: "metrics", …, totals, data?}` (docs/metrics.md).
+ */
+export const makeHandler = (
+  deps: HttpDeps & { metrics: MetricsReader; domains: Pick<DomainRepository, 'get' | 'all'>; clock: Clock },
+) =>
+  httpHandler(deps, { route: 'get-email-metrics' }, async ({ query }) => ({
+    statusCode: 200,
+    body: await readEmailMetrics(deps, parseInput(emailMetricsQuerySchema, query)),
+  }));
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-email-metrics')));

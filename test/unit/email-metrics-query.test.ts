@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import {
+  emailMetricsQuerySchema,
+  hoursOf,
+  metricsAnswer,
+  periodOf,
+  resolveMetricsQuery,
+} from '../../functions/core/metrics.js';
+
+const HOUR = 3_600_000;
+const at = (iso: string) => Date.parse(iso);
+const resolve = (query: Record<string, string>, now = '2026-07-08T10:30:00Z') =>
+  resolveMetricsQuery(emailMetricsQuerySchema.parse(query), at(now));
+
+describe('email metrics periods', () => {
+  it('starts weeks on Monday and months on the 1st, at midnight in the zone', () => {
+    // Wednesday 8 July 2026, 10:00 UTC.
+    const hour = at('2026-07-08T10:00:00Z');
+    expect(periodOf(hour, 'weekly', 'UTC')).toBe('2026-07-06T00:00:00.000Z');
+    expect(periodOf(hour, 'monthly', 'UTC')).toBe('2026-07-01T00:00:00.000Z');
+    expect(periodOf(hour, 'monthly', 'Europe/Paris')).toBe('2026-06-30T22:00:00.000Z');
+    expect(periodOf(hour, 'hourly', 'Asia/Tokyo')).toBe('2026-07-08T10:00:00.000Z');
+  });
+
+  it('follows daylight saving time: a day in New York starts at 04:00 UTC in summer, 05:00 in winter', () => {
+    expect(periodOf(at('2026-07-08T10:00:00Z'), 'daily', 'America/New_York')).toBe(
+      '2026-07-08T04:00:00.000Z',
+    );
+    expect(periodOf(at('2026-12-08T10:00:00Z'), 'daily', 'America/New_York')).toBe(
+      '2026-12-08T05:00:00.000Z',
+    );
+  });
+
+  it('puts an hour of a half-hour zone in the day its start falls in', () => {
+    // 18:00 UTC is 23:30 in India: still the 8th there.
+    expect(periodOf(at('2026-07-08T18:00:00Z'), 'daily', 'Asia/Kolkata')).toBe('2026-07-07T18:30:00.000Z');
+    expect(periodOf(at('2026-07-08T19:00:00Z'), 'daily', 'Asia/Kolkata')).toBe('2026-07-08T18:30:00.000Z');
+  });
+
+  it('touches every hour of a range, whole', () => {
+    expect(hoursOf(at('2026-07-08T10:30:00Z'), at('2026-07-08T12:10:00Z'))).toEqual([
+      at('2026-07-08T10:00:00Z'),
+      at('2026-07-08T11:00:00Z'),
+      at('2026-07-08T12:00:00Z'),
+    ]);
+  });
+});
+
+describe('email metrics query', () => {
+  it("fills Resend's defaults: now, 6 days before, daily, UTC, every metric, no dimension", () => {
+    const query = resolve({});
+    expect(query.endMs).toBe(at('2026-07-08T10:30:00Z'));
+    expect(query.startMs).toBe(at('2026-07-02T10:30:00Z'));
+    expect(query).toMatchObject({ granularity: 'daily', timezone: 'UTC', dimensions: [] });
+    expect(query.metrics).toContain('unique_opened');
+    expect(query.metrics).not.toContain('received');
+  });
+
+  it('reads a date-only end as the end of that day in the zone, and a datetime without offset as UTC', () => {
+    const query = resolve({ start_date: '2026-07-01', end_date: '2026-07-02', timezone: 'Europe/Paris' });
+    expect(query.startMs).toBe(at('2026-06-30T22:00:00Z'));
+    expect(query.endMs).toBe(at('2026-07-02T22:00:00Z') - 1);
+    expect(resolve({ start_date: '2026-07-01T12:00' }).startMs).toBe(at('2026-07-01T12:00:00Z'));
+  });
+
+  it('takes exactly 90 days, not a millisecond more', () => {
+    expect(() => resolve({ start_date: '2026-04-09T10:30:00Z' })).not.toThrow();
+    expect(() => resolve({ start_date: '2026-04-09T10:29:59.999Z' })).toThrow('at most 90 days');
+  });
+
+  it('takes the aliases of the issue (hour, day) and a repeated parameter as API Gateway joins it', () => {
+    expect(resolve({ granularity: 'hour' }).granularity).toBe('hourly');
+    expect(resolve({ granularity: 'day' }).granularity).toBe('daily');
+    expect(resolve({ metrics: 'sent,delivered, sent' }).metrics).toEqual(['sent', 'delivered']);
+  });
+});
+
+describe('email metrics answer', () => {
+  it('gives rates of 0 when nothing was sent, and omits what was not asked for', () => {
+    const query = resolve({ metrics: 'bounce_rate,open_rate,sent' });
+    const body = metricsAnswer(query, [], new Map());
+    expect(body.totals).toEqual({ bounce_rate: 0, open_rate: 0, sent: 0 });
+    expect(body.data).toBeUndefined();
+  });
+
+  it('rounds rates to 4 decimals: open rate of the delivered, bounce rate of the sent', () => {
+    const query = resolve({ metrics: 'open_rate,bounce_rate,delivery_rate' });
+    const hourMs = at('2026-07-08T09:00:00Z');
+    const counts = { sent: 3, delivered: 3, bounced: 1, unique_opened: 2, opened: 9 };
+    expect(metricsAnswer(query, [{ hourMs, domain: 'a.test', counts }], new Map()).totals).toEqual({
+      open_rate: 0.6667,
+      bounce_rate: 0.3333,
+      delivery_rate: 1,
+    });
+    expect(hourMs % HOUR).toBe(0);
+  });
+});
