@@ -7,6 +7,7 @@ import { MAX_RECIPIENTS, sendEmailSchema, updateEmailSchema } from '../core/emai
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../core/idempotency.js';
 import { MAX_EMAIL_BYTES, MAX_SCHEDULE_DAYS, MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
 import { listEmailsQuerySchema } from '../core/list.js';
+import { emailMetricsQuerySchema, emailMetricsResponseSchema } from '../core/metrics.js';
 import {
   addSuppressionSchema,
   batchAddSuppressionsSchema,
@@ -41,6 +42,7 @@ import {
   emailReferenceSchema,
   emailSchema,
   listOf,
+  named,
   sentBatchSchema,
   sentEmailSchema,
   suppressionListItemSchema,
@@ -353,6 +355,34 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
       example: page([emailListed]),
     },
     description: `${LIST} \`status\` filters (ours).`,
+  },
+  'get-email-metrics': {
+    query: emailMetricsQuerySchema,
+    ok: {
+      status: 200,
+      description:
+        "Counts and rates over the range, in Resend's shape: `totals`, and with `dimensions` a row per period and domain.",
+      schema: named(
+        'EmailMetrics',
+        emailMetricsResponseSchema,
+        'Email metrics: the counts asked for (sent, delivered, bounced, complained, failed, suppressed, opened, clicked, …) and their rates, over the range, totalled and broken down by the dimensions asked for.',
+      ),
+      example: {
+        object: 'metrics',
+        start_date: '2026-11-16T00:00:00.000Z',
+        end_date: '2026-11-22T03:29:55.214Z',
+        metrics: ['sent', 'delivered', 'bounced', 'bounce_rate'],
+        dimensions: ['period'],
+        granularity: 'daily',
+        totals: { sent: 1200, delivered: 1188, bounced: 6, bounce_rate: 0.005 },
+        data: [
+          { period: '2026-11-21', sent: 700, delivered: 694, bounced: 4, bounce_rate: 0.0057 },
+          { period: '2026-11-22', sent: 500, delivered: 494, bounced: 2, bounce_rate: 0.004 },
+        ],
+      },
+    },
+    description:
+      'Counted as events are recorded (each once, duplicated or reordered SES events included), by the sender domain. Ranges of up to 90 days; `email` and `broadcast` dimensions are refused (400). See docs/metrics.md.',
   },
   'get-email': {
     ok: {

@@ -24,7 +24,7 @@ import {
  */
 export const components = z.registry<{ id: string; description?: string }>();
 
-const named = <S extends z.ZodMiniType>(id: string, schema: S, description?: string): S => {
+export const named = <S extends z.ZodMiniType>(id: string, schema: S, description?: string): S => {
   components.add(schema, { id, ...(description ? { description } : {}) });
   return schema;
 };

@@ -21,7 +21,11 @@ const check = async (...answers: Partial<RecordedAnswer>[]) => {
   return (await contractViolations(file)).violations;
 };
 
-const sent = { id: 'em_01m80mv90eew9ryfvqd1ksnhes', status: 'queued', created_at: '2026-11-22T03:29:55.214Z' };
+const sent = {
+  id: 'em_01m80mv90eew9ryfvqd1ksnhes',
+  status: 'queued',
+  created_at: '2026-11-22T03:29:55.214Z',
+};
 const error = (statusCode: number, name: string) => ({ statusCode, name, message: 'm' });
 
 describe('the contract check', () => {
@@ -31,7 +35,12 @@ describe('the contract check', () => {
         { body: JSON.stringify(sent) },
         { status: 400, body: JSON.stringify(error(400, 'validation_error')) },
         { status: 429, body: JSON.stringify(error(429, 'rate_limit_exceeded')) },
-        { routeKey: '$default', path: '/v1/nothing', status: 404, body: JSON.stringify(error(404, 'not_found')) },
+        {
+          routeKey: '$default',
+          path: '/v1/nothing',
+          status: 404,
+          body: JSON.stringify(error(404, 'not_found')),
+        },
       ),
     ).toEqual([]);
   });
