@@ -307,6 +307,20 @@ export const ROUTES: readonly RouteDefinition[] = [
     summary: 'Send a message again (same id)',
     permission: 'full_access',
   },
+  {
+    method: 'GET',
+    path: '/v1/logs',
+    handler: 'list-logs',
+    summary: 'List API request logs, newest first (a filter by status class)',
+    permission: 'full_access',
+  },
+  {
+    method: 'GET',
+    path: '/v1/logs/{id}',
+    handler: 'get-log',
+    summary: 'Retrieve one request log, with its redacted request and response bodies',
+    permission: 'full_access',
+  },
 ];
 
 /** The route a handler module serves. */

@@ -7,6 +7,7 @@ import { DynamoDomainRepository } from './domain-repository.js';
 import { parseLayout, type TableLayout } from './email-keys.js';
 import { DynamoEmailRepository } from './email-repository.js';
 import { DynamoIdempotencyStore } from './idempotency-store.js';
+import { DynamoRequestLogRepository } from './request-log-repository.js';
 import { DynamoSendPacer } from './send-pacer.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
@@ -46,5 +47,6 @@ export function createRepositories(
     webhookRetries: new DynamoWebhookRetryStore(db, tableName),
     sendPacer: new DynamoSendPacer(db, tableName),
     templates: new DynamoTemplateRepository(db, tableName),
+    requestLogs: new DynamoRequestLogRepository(db, tableName, layout.timeIndex),
   };
 }
