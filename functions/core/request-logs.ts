@@ -116,19 +116,19 @@ export function redact(value: unknown, cap = LOG_BODY_CAP_BYTES): { value: unkno
  * A body as a log keeps it: a JSON object's text (redacted), a JSON value that is not an object
  * wrapped as `{"json": …}` (Resend's schema has objects or null: a batch's array stays readable),
  * a body that is not JSON as `{"not_json": true, "size_bytes": n}` (never stored: it could hold
- * anything), and one past the cap as `{"truncated": true, "preview": "<its first bytes>"}`.
+ * anything), and one past the cap as what fits of it (about LOG_BODY_CAP_BYTES: the fields and
+ * items up to it, long strings cut) with `"_truncated": true` at its top: still an object, built in
+ * the one pass, serialized once.
  */
 export function bodyForLog(body: unknown, cap = LOG_BODY_CAP_BYTES): string | null {
   if (body === undefined || body === null || body === '') return null;
   if (typeof body === 'string' || Buffer.isBuffer(body))
     return JSON.stringify({ not_json: true, size_bytes: Buffer.byteLength(body) });
   const { value, truncated } = redact(body, cap);
-  const object =
-    value !== null && typeof value === 'object' && !Array.isArray(value) ? value : { json: value };
-  const text = JSON.stringify(object);
-  if (!truncated && Buffer.byteLength(text) <= cap) return text;
-  // Cut on a character, never inside a redaction (the text is already redacted).
-  return JSON.stringify({ truncated: true, preview: Buffer.from(text).subarray(0, cap).toString('utf8') });
+  const object = (
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? value : { json: value }
+  ) as Record<string, unknown>;
+  return JSON.stringify(truncated ? { _truncated: true, ...object } : object);
 }
 
 /**

@@ -6,7 +6,12 @@ import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-ke
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
 import { DynamoRequestLogRepository } from '../../functions/adapters/dynamodb/request-log-repository.js';
 import { systemClock } from '../../functions/core/ports.js';
-import { REDACTED, type RequestLogSink } from '../../functions/core/request-logs.js';
+import {
+  parseRequestLogLine,
+  REDACTED,
+  type RequestLogEntry,
+  type RequestLogSink,
+} from '../../functions/core/request-logs.js';
 import { makeHandler as makeCreateKey } from '../../functions/handlers/create-api-key.js';
 import { makeHandler as makeGetLog } from '../../functions/handlers/get-log.js';
 import { makeHandler as makeListKeys } from '../../functions/handlers/list-api-keys.js';
@@ -236,6 +241,26 @@ describe('request logs: emitted by the middleware, stored by the writer', () => 
     const id = JSON.parse(delivered[0] as string).id as string;
     const item = items.find((i) => i.id === id);
     expect(item?.expires_at).toBe(Math.floor(Date.parse(String(item?.created_at)) / 1000) + 30 * 86_400);
+    // A body over 1 KB is stored deflated, and read back as sent.
+    const big = { name: 'x'.repeat(3000) };
+    await requestLogs.put(
+      [
+        {
+          ...(parseRequestLogLine(delivered[0] as string) as RequestLogEntry),
+          id: '0190a1b2-0000-7000-8000-00000000beef',
+          request_body: JSON.stringify(big),
+        },
+      ],
+      30,
+    );
+    const stored = items.length;
+    expect(
+      (await count()).find((i) => i.id === '0190a1b2-0000-7000-8000-00000000beef')?.request_body,
+    ).toBeInstanceOf(Uint8Array);
+    expect(
+      JSON.parse((await requestLogs.get('0190a1b2-0000-7000-8000-00000000beef'))?.request_body ?? ''),
+    ).toEqual(big);
+    expect((await count()).length).toBe(stored + 1);
     lines = [];
   });
 });
