@@ -576,9 +576,9 @@ beforeAll(async () => {
     await service.idle();
     const logs = await api.call('GET', '/logs?limit=5');
     expect(logs.json.data).toHaveLength(5);
-    expect((await api.call('GET', `/logs?status=2xx&after=${logs.json.data[0].id}`)).json.data.length).toBe(
-      5,
-    );
+    expect(
+      (await api.call('GET', `/logs?status=2xx&limit=5&after=${logs.json.data[0].id}`)).json.data.length,
+    ).toBe(5);
     expect((await api.call('GET', `/logs/${logs.json.data[0].id}`)).status).toBe(200);
   } finally {
     await receiver.close();

@@ -667,7 +667,11 @@ describe('EmailServiceStack', () => {
     for (const [, filter] of Object.entries(resources('AWS::Logs::SubscriptionFilter')))
       expect((filter as { DependsOn?: string[] }).DependsOn).toContain(permissionId);
     // The writer: BatchWriteItem on the table, the retention as its setting (30 days by default).
-    expect(actionsOf('write-request-logs')).toEqual(['dynamodb:BatchWriteItem']);
+    expect(actionsOf('write-request-logs')).toEqual([
+      'dynamodb:BatchWriteItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('request logs'),
       Environment: { Variables: Match.objectLike({ LOG_RETENTION_DAYS: '30' }) },
