@@ -13,6 +13,8 @@
  *  6. Attachments: what an email with a 1 MB attachment costs (S3 requests and bytes, the queue
  *     message, the request), and how long it takes.
  *  7. Scheduled emails: how close to their time they go, and what they cost over one sent at once.
+ *  8. Request logs: what writing a request's log line adds to its time (p50, p99) and what a
+ *     logged request costs (CloudWatch Logs ingestion, the writer, DynamoDB write units).
  * The email is bin/bench/receipt.ts, a transactional receipt (about 7 KB of HTML and text).
  * The local SES takes 1,000 emails a second here (so the pipeline, not SES's rate, is measured);
  * `npm run burst` measures sending at SES's rate.
@@ -44,7 +46,7 @@ const EMAILS = Number(process.env.BENCH_EMAILS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const METERED = Number(process.env.BENCH_METERED ?? 200);
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 21);
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? '1,2,3,4,5,6,7').split(',').map(Number));
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? '1,2,3,4,5,6,7,8').split(',').map(Number));
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const handlers = [
@@ -55,6 +57,7 @@ const handlers = [
   'check-domains',
   'sweep-emails',
   'deliver-webhooks',
+  'write-request-logs',
 ];
 const out = mkdtempSync(join(tmpdir(), 'bench-'));
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -88,6 +91,13 @@ if (SECTIONS.has(2)) {
   console.log('| request | p50 | p99 |');
   console.log('|---|---|---|');
   for (const row of inChild<string[]>('handlers', 5000, 500)) console.log(row);
+}
+
+if (SECTIONS.has(8)) {
+  console.log(
+    "\n## 8. Request logs: what a request's log line adds to its time (5,000 requests after 500) and costs\n",
+  );
+  for (const row of inChild<string[]>('request-logs', 5000, 500)) console.log(row);
 }
 
 if (SECTIONS.has(4)) {

@@ -345,6 +345,13 @@ export const FUNCTIONS = {
     optionalEnv: ['FRONT_DOOR_SECRET'],
     table: { actions: [] },
   },
+  // Request logs: through both listing indexes (Query), then the page's items (BatchGetItem); one by id (GetItem).
+  'list-logs': api({
+    description: 'GET /v1/logs',
+    actions: ['Query', 'BatchGetItem'],
+    indexes: [INDEXES.emailsByTime.name, INDEXES.emailsByStatus.name],
+  }),
+  'get-log': api({ description: 'GET /v1/logs/{id}', actions: ['GetItem'] }),
   [FALLBACK_HANDLER]: api({ description: 'Every request no route matches: 401, 404 or 405' }),
   'process-send-queue': {
     description: 'Hands queued emails to SES, at most once each, at the account’s SES pace',
@@ -444,6 +451,13 @@ export const FUNCTIONS = {
     sendQueue: ['SendMessage', 'GetQueueAttributes'],
     sendDeadLetters: ['ReceiveMessage'],
     ...PUBLISHES,
+  },
+  // The API functions' request-log lines, delivered by their log groups' subscription filters,
+  // stored 25 to a BatchWriteItem (each item keyed by its log id).
+  'write-request-logs': {
+    description: "Stores the API's request logs, delivered from the API functions' log groups",
+    env: ['TABLE_NAME', 'LOG_RETENTION_DAYS'],
+    table: { actions: ['BatchWriteItem'] },
   },
 } as const satisfies Record<string, FunctionSpec>;
 

@@ -90,6 +90,8 @@ const schema = z.object({
    * Set only behind the optional front door (CloudFront + WAF): the value CloudFront sends in
    * `x-origin-verify`; requests without it went around the firewall and are refused.
    */
+  /** Days request logs are kept (DynamoDB TTL; the stack's logRetentionDays). */
+  LOG_RETENTION_DAYS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
   FRONT_DOOR_SECRET: z.optional(z.string().check(z.minLength(16))),
 });
 

@@ -325,6 +325,20 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
   {
     method: 'GET',
+    path: '/v1/logs',
+    handler: 'list-logs',
+    summary: 'List API request logs, newest first (a filter by status class)',
+    permission: 'full_access',
+  },
+  {
+    method: 'GET',
+    path: '/v1/logs/{id}',
+    handler: 'get-log',
+    summary: 'Retrieve one request log, with its redacted request and response bodies',
+    permission: 'full_access',
+  },
+  {
+    method: 'GET',
     path: '/v1/openapi.json',
     handler: 'get-openapi',
     summary: 'This API described: an OpenAPI 3.1 document (no key needed)',

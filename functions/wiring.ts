@@ -29,6 +29,7 @@ import { cachedForSends } from './core/use-cases/templates.js';
 import type { RequeueRetriesDeps } from './core/use-cases/webhook-retries.js';
 import { log } from './observability/logger.js';
 import { counters } from './observability/metrics.js';
+import { requestLogSink } from './observability/request-log-sink.js';
 
 /**
  * Where every function's dependencies are built, once per container, from exactly the environment
@@ -55,6 +56,7 @@ export type ApiFunction = Exclude<
   | 'deliver-webhooks'
   | 'get-openapi'
   | 'get-api-reference'
+  | 'write-request-logs'
 >;
 type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'update-domain' | 'delete-domain';
 
@@ -81,8 +83,20 @@ export function apiDeps(name: ApiFunction) {
     frontDoorSecret: FRONT_DOOR_SECRET,
     clock: systemClock,
     rateLimit: { perSecond: RATE_LIMIT_PER_SECOND },
+    // Every answered request's log line (stdout on Lambda; see observability/request-log-sink.ts).
+    requestLog: requestLogSink,
     log,
     counters,
+  };
+}
+
+/** The request-log writer: the table, and how long logs are kept. */
+export function requestLogWriterDeps() {
+  const { TABLE_NAME, LOG_RETENTION_DAYS } = loadConfig(...FUNCTIONS['write-request-logs'].env);
+  return {
+    requestLogs: createRepositories(TABLE_NAME).requestLogs,
+    retentionDays: LOG_RETENTION_DAYS,
+    log,
   };
 }
 

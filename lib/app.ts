@@ -65,6 +65,7 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     contentRetentionDays: number('contentRetentionDays'),
     listingShards: number('listingShards'),
     emailRetentionDays: number('emailRetentionDays'),
+    logRetentionDays: number('logRetentionDays'),
     upgradeStep: number('upgradeStep') as EmailServiceStackProps['upgradeStep'],
     deflateBodies: flag('deflateBodies'),
     alarmEmail: context('alarmEmail'),

@@ -9,6 +9,7 @@ import {
   type TableLayout,
 } from '../functions/adapters/dynamodb/email-keys.js';
 import type { EnvKey } from '../functions/catalog.js';
+import { DEFAULT_LOG_RETENTION_DAYS } from '../functions/core/request-logs.js';
 import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../functions/send-timings.js';
 import { ContentBucket } from './constructs/content-bucket.js';
 import { DomainCheck } from './constructs/domain-check.js';
@@ -16,6 +17,7 @@ import { EmailApi } from './constructs/email-api.js';
 import { EmailTable, type UpgradeStep } from './constructs/email-table.js';
 import { FrontDoor, FrontDoorFirewall, type FrontDoorFirewallProps } from './constructs/front-door.js';
 import { Monitoring } from './constructs/monitoring.js';
+import { RequestLogs } from './constructs/request-logs.js';
 import { SendPipeline } from './constructs/send-pipeline.js';
 import {
   domainSetPattern,
@@ -120,6 +122,11 @@ export interface EmailServiceStackProps extends StackProps {
    * rollback to one must stay possible, and turn it on after. @default true
    */
   readonly deflateBodies?: boolean;
+  /**
+   * Days the API's request logs (`GET /v1/logs`) are kept before DynamoDB's TTL deletes them
+   * (1 to 3,650). @default 30
+   */
+  readonly logRetentionDays?: number;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** The least level functions log (Powertools' POWERTOOLS_LOG_LEVEL). @default 'INFO' */
@@ -138,6 +145,8 @@ export class EmailServiceStack extends Stack {
   public readonly send: SendPipeline;
   public readonly api: EmailApi;
   public readonly domainCheck: DomainCheck;
+  /** The request logs' writer and the subscription filters that feed it. */
+  public readonly requestLogs: RequestLogs;
   public readonly webhooks: Webhooks;
   public readonly content: ContentBucket;
   public readonly monitoring: Monitoring;
@@ -215,6 +224,9 @@ export class EmailServiceStack extends Stack {
       timeIndex: this.table.timeIndex,
       retentionDays: props.emailRetentionDays ?? DEFAULT_RETENTION_DAYS,
     };
+    const logRetentionDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
+    if (!Number.isInteger(logRetentionDays) || logRetentionDays < 1 || logRetentionDays > 3650)
+      throw new Error(`logRetentionDays must be a whole number from 1 to 3650, not ${logRetentionDays}`);
     const layoutError = layoutProblem(layout);
     if (layoutError) throw new Error(layoutError);
     // The settings functions read, as environment variables (each function gets those it reads).
@@ -222,6 +234,7 @@ export class EmailServiceStack extends Stack {
       TABLE_LAYOUT: JSON.stringify(layout),
       ...(props.sesMaxSendRate === undefined ? {} : { SES_MAX_SEND_RATE: String(props.sesMaxSendRate) }),
       RATE_LIMIT_PER_SECOND: String(props.keyRateLimit ?? 10),
+      LOG_RETENTION_DAYS: String(logRetentionDays),
       DEFLATE_BODIES: String(props.deflateBodies ?? true),
       ...timingSettings(timings),
       SWEEP_OLD_CHECK_EVERY_MS: String(60 * 60_000),
@@ -280,6 +293,11 @@ export class EmailServiceStack extends Stack {
       burstLimit: props.apiBurstLimit,
       logging,
     });
+    this.requestLogs = new RequestLogs(this, 'RequestLogs', {
+      resources: { table, settings },
+      sources: [...this.api.functions.values()],
+      logging,
+    });
     this.domainCheck = new DomainCheck(this, 'Domains', {
       resources: { table, settings, webhookQueue, domainConfigurationSets },
       every: Duration.minutes(props.domainCheckMinutes ?? 1),
@@ -304,6 +322,7 @@ export class EmailServiceStack extends Stack {
       this.sesEvents.consumer,
       this.domainCheck.checker,
       this.webhooks.delivery,
+      this.requestLogs.writer,
     ];
     this.functions = Object.fromEntries(this.serviceFunctions.map((fn) => [fn.name, fn.function]));
 

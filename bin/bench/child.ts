@@ -4,6 +4,7 @@
  * their AWS clients once per process, so two sections cannot share one.
  */
 import { handlerLatency } from './handlers.js';
+import { requestLogBench } from './request-logs.js';
 import { throughput } from './throughput.js';
 
 process.env.LOG_LEVEL ??= 'silent';
@@ -15,7 +16,9 @@ const result =
     ? await handlerLatency(number(0, 5000), number(1, 500))
     : section === 'throughput'
       ? await throughput(number(0, 2000), number(1, 8), number(2, 300))
-      : undefined;
+      : section === 'request-logs'
+        ? await requestLogBench(number(0, 5000), number(1, 500))
+        : undefined;
 if (result === undefined) throw new Error(`no section ${section}`);
 console.log(JSON.stringify(result));
 process.exit(0);

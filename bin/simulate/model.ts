@@ -11,7 +11,7 @@
  * WEBHOOK_MESSAGE_SHARDS partitions: the webhook adapters).
  */
 import { METRIC_SHARDS } from '../../functions/adapters/dynamodb/metrics-store.js';
-import { WEBHOOK_MESSAGE_SHARDS } from '../../functions/adapters/dynamodb/table.js';
+import { LOG_SHARDS, WEBHOOK_MESSAGE_SHARDS } from '../../functions/adapters/dynamodb/table.js';
 import { ASSUMED_INVOCATION_MS, PRICES } from '../bench/cost.js';
 
 export const FIGURES = {
@@ -98,6 +98,19 @@ export const FIGURES = {
   // METRIC_SHARDS partitions by a hash of the email id.
   metricWriteUnitsPerEmail: 2,
   metricShards: METRIC_SHARDS,
+  // --- Request logs (docs/logs.md; npm run bench section 8): one per API request, its item keyed by
+  // its own id (spread over the table), an entry in each listing index on one of LOG_SHARDS partitions.
+  /** The log item of a receipt's POST /v1/emails: metadata and the 7 KB body, deflated by the writer (bench section 8). */
+  requestLogItemWriteUnits: 2,
+  /** One entry a listing index (keys; the status index's created_at): 1 unit each. */
+  requestLogIndexEntries: 2,
+  requestLogShards: LOG_SHARDS,
+  /** The line a receipt's send emits (its body capped at 8 KB), ingested by CloudWatch Logs (bench section 8). */
+  requestLogLineBytes: 7_200,
+  /** Lines a subscription hands the writer per invocation, and its time (256 MB), assumed. */
+  requestLogLinesPerInvocation: 100,
+  requestLogWriterSeconds: 0.06,
+  requestLogWriterMemoryGb: 0.25,
 
   // --- SQS (AWS SQS quotas): standard queues take a nearly unlimited request rate; 120,000 messages in flight a queue.
   sqsInFlightPerQueue: 120_000,
@@ -247,7 +260,8 @@ export function baseWriteUnits(setup: Setup, w: Workload, f: Figures = C): numbe
     f.attemptWriteUnits +
     f.deliveredWriteUnits * perRecipient +
     f.metricWriteUnitsPerEmail +
-    w.scheduledShare * f.scheduledExtraWriteUnits
+    w.scheduledShare * f.scheduledExtraWriteUnits +
+    f.requestLogItemWriteUnits / w.emailsPerRequest
   );
 }
 
@@ -406,6 +420,13 @@ export function stages(setup: Setup, w: Workload, f: Figures = C): Stage[] {
       settings: 'listingShards',
     },
     {
+      id: 'request-logs',
+      stage: 'Request logs (LOGS#nn index partitions)',
+      limit: `${f.requestLogShards} shards × ${n(f.partitionWriteUnits)} writes/s in each listing index, 1 entry a request`,
+      capacity: f.requestLogShards * f.partitionWriteUnits * w.emailsPerRequest,
+      settings: 'none: LOG_SHARDS (fixed, 16) carries 16,000 requests/s of one status class',
+    },
+    {
       id: 'webhook-endpoint-reads',
       stage: 'Webhook endpoints (WEBHOOKS partition)',
       limit: `${n(f.partitionReadUnits)} reads/s on one partition, ${n(endpointReadsPerEmail(setup, f))} strongly consistent an email (one a batch)`,
@@ -488,19 +509,29 @@ export interface CostLine {
 /** Dollars per 1,000 emails sustained at the workload's rate; DynamoDB on demand and provisioned. */
 export function costPerThousand(setup: Setup, w: Workload, f: Figures = C): CostLine[] {
   const k = 1_000;
-  const writes = baseWriteUnits(setup, w, f) + indexWriteUnits(f).byTime + indexWriteUnits(f).byStatus;
+  const writes =
+    baseWriteUnits(setup, w, f) +
+    indexWriteUnits(f).byTime +
+    indexWriteUnits(f).byStatus +
+    f.requestLogIndexEntries / w.emailsPerRequest;
   const reads = readUnits(setup, f);
   const provisionedWrite = f.provisionedWcuHour / 3600 / f.provisionedUtilisation;
   const provisionedRead = f.provisionedRcuHour / 3600 / f.provisionedUtilisation;
   const sqs =
     1 + 2 / setup.sendBatchSize + f.sesEventsPerEmail + (2 * f.sesEventsPerEmail) / f.eventsBatchSize;
+  const writerInvocations = 1 / w.emailsPerRequest / f.requestLogLinesPerInvocation;
   const invocations =
-    1 / w.emailsPerRequest + 1 / setup.sendBatchSize + f.sesEventsPerEmail / f.eventsBatchSize;
+    1 / w.emailsPerRequest +
+    1 / setup.sendBatchSize +
+    f.sesEventsPerEmail / f.eventsBatchSize +
+    writerInvocations;
   const gbSeconds =
     f.memoryGb *
-    (f.apiInvocationSeconds / w.emailsPerRequest +
-      f.sendBatchSeconds / setup.sendBatchSize +
-      (f.eventsBatchSeconds * f.sesEventsPerEmail) / f.eventsBatchSize);
+      (f.apiInvocationSeconds / w.emailsPerRequest +
+        f.sendBatchSeconds / setup.sendBatchSize +
+        (f.eventsBatchSeconds * f.sesEventsPerEmail) / f.eventsBatchSize) +
+    writerInvocations * f.requestLogWriterSeconds * f.requestLogWriterMemoryGb;
+  const logBytes = f.logBytesPerEmail + f.requestLogLineBytes / w.emailsPerRequest;
   const months = setup.emailRetentionDays / (365 / 12);
   const storedGb = f.storedBytesPerEmail / 1024 ** 3;
   const storage = storedGb * months * (f.storagePerGbMonth + f.pitrPerGbMonth);
@@ -537,8 +568,8 @@ export function costPerThousand(setup: Setup, w: Workload, f: Figures = C): Cost
     ),
     same(
       'CloudWatch Logs',
-      f.logBytesPerEmail * PRICES.logsPerByte,
-      `${f.logBytesPerEmail} bytes × $0.50/GB`,
+      logBytes * PRICES.logsPerByte,
+      `${Math.round(logBytes).toLocaleString('en-US')} bytes (${f.requestLogLineBytes.toLocaleString('en-US')} of them the request log) × $0.50/GB`,
     ),
     same(
       `Storage, kept ${setup.emailRetentionDays} days (with PITR)`,

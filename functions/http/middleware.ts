@@ -8,11 +8,13 @@ import { ApiError, describeFields, fieldErrorsOf, internalError, validationError
 import { MAX_EMAIL_BYTES } from '../core/limits.js';
 import type { ApiKeyRepository, Clock, Counters, Log } from '../core/ports.js';
 import { KeyRateLimiter, rateLimitExceeded, rateLimitHeaders } from '../core/rate-limit.js';
+import type { RequestLogSink } from '../core/request-logs.js';
 import { log as defaultLog } from '../observability/logger.js';
 import { counters as defaultCounters } from '../observability/metrics.js';
 import { observe } from '../observability/middleware.js';
 import { routeOf } from '../routes.js';
 import { frontDoorOnly } from './front-door.js';
+import { type LoggedContext, withRequestLog } from './request-log.js';
 
 /** Largest request body accepted (bytes). Keeps every email's bodies inside one DynamoDB item. */
 export const MAX_BODY_BYTES = MAX_EMAIL_BYTES;
@@ -35,6 +37,8 @@ export interface HttpDeps {
   counters?: Counters;
   /** Behind the front door: the value CloudFront sends in `x-origin-verify`. None: no front door. */
   frontDoorSecret?: string;
+  /** Where each answered request's log line goes (http/request-log.ts). None: requests are not logged. */
+  requestLog?: RequestLogSink;
 }
 
 export interface HttpRequest {
@@ -51,7 +55,7 @@ export interface HttpResult {
   headers?: Record<string, string>;
 }
 
-interface HttpContext extends Context {
+interface HttpContext extends Context, LoggedContext {
   apiKey?: ApiKey;
   /** Rate-limit headers of this request, added to every response once the key is known. */
   rateHeaders?: Record<string, string>;
@@ -90,6 +94,7 @@ const errorResponder = (log: Log): MiddlewareObj<HttpEvent, HttpResponse> => ({
     }
     const response = errorResponse(apiError);
     response.headers = { ...response.headers, ...(request.context as HttpContext).rateHeaders };
+    (request.context as HttpContext).responseBody = apiError.toBody();
     request.response = response;
   },
 });
@@ -213,10 +218,13 @@ const requireJson = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
  */
 export function httpHandler(
   deps: HttpDeps,
-  /** `route`: the handler's name in the route table, where its permission is declared. */
-  options: { route?: string; jsonBody?: boolean; maxBodyBytes?: number },
+  /**
+   * `route`: the handler's name in the route table, where its permission is declared.
+   * `logged: false`: the request is not written to the request logs (the log routes' own reads).
+   */
+  options: { route?: string; jsonBody?: boolean; maxBodyBytes?: number; logged?: false },
   run: (request: HttpRequest) => Promise<HttpResult>,
-) {
+): (event: HttpEvent, context: Context) => Promise<HttpResponse> {
   const log = deps.log ?? defaultLog;
   const permission = options.route ? routeOf(options.route)?.permission : undefined;
   if (options.route && !permission) throw new Error(`no route ${options.route} in the route table`);
@@ -226,9 +234,15 @@ export function httpHandler(
     .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext>)
     .use(errorResponder(log));
   if (deps.frontDoorSecret) chain.use(frontDoorOnly(deps.frontDoorSecret));
+  // What the front door refused never reached the service: only what passed it is logged.
+  chain.use({
+    before: async (request: Request) => {
+      request.context.passedDoor = true;
+    },
+  });
   chain.use(bodyLimit(options.maxBodyBytes ?? MAX_BODY_BYTES)).use(authenticate(deps, permission));
   if (options.jsonBody) chain.use(requireJson()).use(httpJsonBodyParser());
-  return chain.handler(async (event, context) => {
+  const answer = chain.handler(async (event, context) => {
     const result = await run({
       event,
       body: event.body,
@@ -236,8 +250,12 @@ export function httpHandler(
       params: (event.pathParameters ?? {}) as Record<string, string>,
       apiKey: context.apiKey as ApiKey,
     });
+    context.responseBody = result.body;
     return jsonResponse(result.statusCode, result.body, { ...result.headers, ...context.rateHeaders });
   });
+  if (!deps.requestLog || options.logged === false)
+    return (event, context) => answer(event, context as HttpContext);
+  return withRequestLog(deps.requestLog, log, (event, context) => answer(event, context as HttpContext));
 }
 
 /** Validates input with a zod schema; failures become a 400 that names each offending field. */

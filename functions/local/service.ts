@@ -27,6 +27,7 @@ import { injectClientFaults, type LocalFaults } from './faults.js';
 import { type HttpLambda, startHttpsGateway } from './https-gateway.js';
 import { invoke, runAs } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
+import { startRequestLogSubscription } from './request-log-sink.js';
 import { ensureQueueWithDlq, ensureTable } from './resources.js';
 import type { SesAccountSettings } from './ses-account.js';
 import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from './ses-configuration-sets.js';
@@ -391,6 +392,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       await Promise.all([...schedules.values()].map((schedule) => schedule.stop()));
     });
 
+    // The API functions' request-log lines, to the writer as their log groups' subscriptions would.
+    const requestLogs = startRequestLogSubscription({
+      writer: await load<Parameters<typeof startRequestLogSubscription>[0]['writer']>('write-request-logs'),
+      log: options.log,
+    });
+    stops.unshift(() => requestLogs.stop());
+
     const tls = await localTls(dataDir ? join(dataDir, 'tls') : undefined);
     const gateway = await startHttpsGateway({
       tls,
@@ -457,6 +465,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         const deadline = Date.now() + 60_000;
         let quietRounds = 0;
         while (quietRounds < 2 && Date.now() < deadline) {
+          await requestLogs.flush();
           await ses.idle();
           await consumers.idle();
           const waiting = (await queued(send.queue.url)) + (await queued(events.queue.url));

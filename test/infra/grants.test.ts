@@ -575,6 +575,16 @@ beforeAll(async () => {
       (r) => r.json.status === 'failed',
     );
     expect((await api.call('DELETE', `/webhooks/${hookId}`)).status).toBe(200);
+
+    // Request logs: the requests above, stored by the writer (BatchWriteItem) as the subscription
+    // delivers them; listed through both indexes and read by id.
+    await service.idle();
+    const logs = await api.call('GET', '/logs?limit=5');
+    expect(logs.json.data).toHaveLength(5);
+    expect(
+      (await api.call('GET', `/logs?status=2xx&limit=5&after=${logs.json.data[0].id}`)).json.data.length,
+    ).toBe(5);
+    expect((await api.call('GET', `/logs/${logs.json.data[0].id}`)).status).toBe(200);
   } finally {
     await receiver.close();
     await api.close();

@@ -7,6 +7,7 @@ import { PUBLISHED_EVENT_TYPES } from '../../functions/adapters/ses/configuratio
 import { IDEMPOTENCY_LEASE_MS } from '../../functions/core/idempotency.js';
 import { API_ROUTES, ROUTES } from '../../functions/routes.js';
 import { timingProblems } from '../../functions/send-timings.js';
+import { REQUEST_LOG_FILTER } from '../../lib/constructs/request-logs.js';
 import { domainConfigurationSetPrefix, EmailServiceStack } from '../../lib/email-service-stack.js';
 import {
   actionsOf as actionsOfFunction,
@@ -73,8 +74,9 @@ describe('EmailServiceStack', () => {
 
   it('bundles every function for Node 22 on arm64', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
-    // one per route + fallback + send consumer + SES events consumer + domain check + sweeper (+ none other)
-    expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(ROUTES.length + 6);
+    // one per route + fallback + send consumer + SES events consumer + domain check + sweeper +
+    // webhook delivery + request-log writer (+ none other)
+    expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(ROUTES.length + 7);
     for (const fn of functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
     }
@@ -476,7 +478,7 @@ describe('EmailServiceStack', () => {
     const policyText = (name: string) => JSON.stringify(policiesOf(name));
     for (const name of Object.keys(stack.functions)) {
       expect(policyText(name), name).not.toContain('/index/*');
-      if (name === 'list-emails' || name === 'list-suppressions') {
+      if (name === 'list-emails' || name === 'list-suppressions' || name === 'list-logs') {
         for (const index of [INDEXES.emailsByTime, INDEXES.emailsByStatus])
           expect(policyText(name)).toContain(`/index/${index.name}`);
         expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByDue.name}`);
@@ -636,6 +638,57 @@ describe('EmailServiceStack', () => {
     custom.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ RATE_LIMIT_PER_SECOND: '25' }) },
     });
+  });
+
+  it("subscribes the request-log writer to every API function's log group (its marked lines only), invokable by CloudWatch Logs from this account", () => {
+    const filters = Object.values(resources('AWS::Logs::SubscriptionFilter'));
+    const apiFunctions = [...stack.api.functions.values()];
+    expect(filters).toHaveLength(apiFunctions.length);
+    const writerArn = { 'Fn::GetAtt': [logicalId(stack, stack.requestLogs.writer.function), 'Arn'] };
+    for (const fn of apiFunctions)
+      template.hasResourceProperties('AWS::Logs::SubscriptionFilter', {
+        LogGroupName: { Ref: logicalId(stack, fn.logGroup) },
+        DestinationArn: writerArn,
+        FilterPattern: REQUEST_LOG_FILTER,
+      });
+    expect(REQUEST_LOG_FILTER).toBe('{ $.log_type = "api_request" }');
+    const permissions = Object.entries(resources('AWS::Lambda::Permission')).filter(
+      ([, p]) => p.Properties.Principal === 'logs.amazonaws.com',
+    );
+    expect(permissions).toHaveLength(1);
+    const [permissionId, permission] = permissions[0] as [string, { Properties: Record<string, unknown> }];
+    expect(permission.Properties).toMatchObject({
+      Action: 'lambda:InvokeFunction',
+      FunctionName: writerArn,
+      SourceAccount: stack.account,
+    });
+    expect(JSON.stringify(permission.Properties.SourceArn)).toContain(':log-group:*');
+    // Each filter is created after the permission (CloudWatch checks it can invoke the writer).
+    for (const [, filter] of Object.entries(resources('AWS::Logs::SubscriptionFilter')))
+      expect((filter as { DependsOn?: string[] }).DependsOn).toContain(permissionId);
+    // The writer: BatchWriteItem on the table, the retention as its setting (30 days by default).
+    expect(actionsOf('write-request-logs')).toEqual([
+      'dynamodb:BatchWriteItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('request logs'),
+      Environment: { Variables: Match.objectLike({ LOG_RETENTION_DAYS: '30' }) },
+    });
+  });
+
+  it('keeps request logs logRetentionDays (1 to 3,650); refuses others naming the setting', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const custom = new EmailServiceStack(app, 'Logs90', { logRetentionDays: 90 });
+    Template.fromStack(custom).hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ LOG_RETENTION_DAYS: '90' }) },
+    });
+    for (const bad of [0, 1.5, 4000])
+      expect(
+        () =>
+          new EmailServiceStack(new App(), `Bad${String(bad).replace('.', '')}`, { logRetentionDays: bad }),
+      ).toThrow(/logRetentionDays/);
   });
 
   it('outputs the API base URL with /v1 and the table name for the first-key script', () => {

@@ -34,13 +34,15 @@ describe('architecture', () => {
     // The catalog (environment and access per function), the route table, the table layout (and
     // its settings: shards, retention, the time index of each upgrade step), the
     // send timings, the counters' names, the webhook retry schedule, the front door's header name,
-    // and the limits (how far ahead an email may be scheduled, which the content's retention must cover).
+    // and the limits (how far ahead an email may be scheduled, which the content's retention must cover),
+    // the request logs' line marker (the subscription filter's pattern) and default retention.
     expect([...new Set(fromFunctions)].sort()).toEqual([
       'functions/adapters/dynamodb/email-keys.js',
       'functions/adapters/dynamodb/table.js',
       'functions/catalog.js',
       'functions/core/limits.js',
       'functions/core/ports.js',
+      'functions/core/request-logs.js',
       'functions/core/webhooks.js',
       'functions/http/front-door.js',
       'functions/routes.js',

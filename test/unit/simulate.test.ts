@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import {
   costPerThousand,
   DEFAULT_SETUP,
+  FIGURES,
+  type Figures,
   RECEIPTS,
   RECOMMENDED_SETUP,
   simulate,
@@ -58,6 +60,19 @@ describe('npm run simulate (the model)', () => {
     expect(capacity('index-by-time')).toBe(64_000);
   });
 
+  it("puts the request logs' index partitions at 16 shards × 1,000 requests/s (× 100 emails a request for batches), and charges each logged request its item and two entries", () => {
+    const logs = (emailsPerRequest: number) =>
+      stages(RECOMMENDED_SETUP, at(10_000, { emailsPerRequest })).find((s) => s.id === 'request-logs')
+        ?.capacity;
+    expect(logs(1)).toBe(16_000);
+    expect(logs(100)).toBe(1_600_000);
+    const without = { ...FIGURES, requestLogItemWriteUnits: 0, requestLogIndexEntries: 0 };
+    const writes = (f: Figures) =>
+      costPerThousand(RECOMMENDED_SETUP, at(10_000), f).find((l) => l.item === 'DynamoDB writes')?.onDemand ??
+      0;
+    expect(writes(FIGURES) - writes(without)).toBeCloseTo(4 * 0.625 * 1e-3, 9);
+  });
+
   it('reads the webhook endpoints once a batch: 1 / sendBatchSize + 2 / 100 an email, 42,857/s at batches of 20', () => {
     const reads = stages(RECOMMENDED_SETUP, at(10_000)).find((s) => s.id === 'webhook-endpoint-reads');
     expect(reads?.capacity).toBeCloseTo(3_000 / (1 / 20 + 2 / 100), 6);
@@ -78,11 +93,12 @@ describe('npm run simulate (the model)', () => {
     expect(past.ceilings.map((s) => s.id)).toContain('webhook-log');
   });
 
-  it('costs about a cent and a half per 1,000 emails on demand at 10,000/s, less with provisioned capacity, storage included', () => {
+  it('costs about two cents per 1,000 emails on demand (request logs included) at 10,000/s, less with provisioned capacity, storage included', () => {
     const lines = costPerThousand(RECOMMENDED_SETUP, at(10_000));
     const total = (key: 'onDemand' | 'provisioned') => lines.reduce((sum, l) => sum + l[key], 0);
     expect(total('onDemand')).toBeGreaterThan(0.01);
-    expect(total('onDemand')).toBeLessThan(0.02);
+    // About two cents with each request logged (its line ingested, its item and index entries).
+    expect(total('onDemand')).toBeLessThan(0.025);
     expect(total('provisioned')).toBeLessThan(total('onDemand'));
     expect(lines.find((l) => l.item.startsWith('Storage'))?.onDemand).toBeGreaterThan(0.001);
   });

@@ -8,6 +8,7 @@ import { parseLayout, type TableLayout } from './email-keys.js';
 import { DynamoEmailRepository } from './email-repository.js';
 import { DynamoIdempotencyStore } from './idempotency-store.js';
 import { DynamoMetricsStore } from './metrics-store.js';
+import { DynamoRequestLogRepository } from './request-log-repository.js';
 import { DynamoSendPacer } from './send-pacer.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
@@ -48,5 +49,6 @@ export function createRepositories(
     sendPacer: new DynamoSendPacer(db, tableName),
     templates: new DynamoTemplateRepository(db, tableName),
     metrics: new DynamoMetricsStore(db, tableName),
+    requestLogs: new DynamoRequestLogRepository(db, tableName, layout.timeIndex),
   };
 }

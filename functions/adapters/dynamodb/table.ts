@@ -29,6 +29,7 @@
  * |   (written before sharding: WEBHOOK#<id>, still read)                                                   |
  * | parked webhook retry | WHRETRY#<shard> | <due at>#<msg id> |               |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
+ * | request log         | LOG#<id>         | LOG       | LOGS#<shard> / LOG#<id> | LOGS#<2xx…5xx>#<shard> / LOG#<id> |
  *
  * An email's index keys and expiry are written only through email-keys.ts, which spreads its
  * emails over `shards` partitions of each index (and reads the unsharded ones of tables written
@@ -94,6 +95,14 @@ export const webhookRetryShard = (messageId: string): number => shardOf(messageI
 
 /** Epoch seconds after which DynamoDB's TTL deletes an item (emails and their events, idempotency keys, webhook messages). */
 export const TTL_ATTRIBUTE = 'expires_at';
+
+/**
+ * How many partitions of each listing index request logs are spread over (all of them, and each
+ * status class), the shard a hash of the log id: an index entry is one write unit (keys, and the
+ * status index's created_at), so 16 take 16,000 requests a second, all of one class. Fixed, not a
+ * setting: the listing reads exactly these partitions.
+ */
+export const LOG_SHARDS = 16;
 
 /** How long webhook messages and their attempts are kept (Resend keeps event data 30 days). */
 export const WEBHOOK_MESSAGE_RETENTION_DAYS = 30;
@@ -199,6 +208,15 @@ export const keys = {
   schedule: 'SCHEDULE',
   scheduleShard: (partition: string) => `SHARD#${partition}`,
   sendPace: 'SENDPACE',
+  /** A request log: its own partition (so writes spread), listed through the two listing indexes. */
+  log: (id: string) => `LOG#${id}`,
+  logSk: 'LOG',
+  /** A log's sort key in the listing indexes: its id (a UUIDv7, which sorts by time). */
+  logListed: (id: string) => `LOG#${id}`,
+  logListedPrefix: 'LOG#',
+  logs: (shard: number) => `LOGS#${String(shard).padStart(2, '0')}`,
+  logsWithStatus: (statusClass: string, shard: number) =>
+    `LOGS#${statusClass}#${String(shard).padStart(2, '0')}`,
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',
   /** One shard of the email metrics' counters of one UTC hour (`2026-07-01T13`); sk: the domain. */

@@ -1,0 +1,16 @@
+import { notFound } from '../core/errors.js';
+import { isLogId, type RequestLogRepository, toLogResponse } from '../core/request-logs.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/** GET /v1/logs/{id}: one request's log, with its (redacted) request and response bodies. Not logged itself. */
+export const makeHandler = (deps: HttpDeps & { requestLogs: RequestLogRepository }) =>
+  httpHandler(deps, { route: 'get-log', logged: false }, async ({ params }) => {
+    const id = params.id ?? '';
+    // Not a log id: no such log (ids are UUIDs; anything else names nothing).
+    const entry = isLogId(id) ? await deps.requestLogs.get(id) : null;
+    if (!entry) throw notFound(`Log ${id} not found.`);
+    return { statusCode: 200, body: toLogResponse(entry) };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-log')));

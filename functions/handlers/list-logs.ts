@@ -1,0 +1,18 @@
+import { listLogsQuerySchema, type RequestLogRepository, toLogSummary } from '../core/request-logs.js';
+import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { apiDeps } from '../wiring.js';
+
+/**
+ * GET /v1/logs: `{object: "list", has_more, data}`, newest first; `status` (2xx, 3xx, 4xx, 5xx)
+ * keeps one class of answers. Its own reads are not logged (docs/logs.md).
+ */
+export const makeHandler = (deps: HttpDeps & { requestLogs: RequestLogRepository }) =>
+  httpHandler(deps, { route: 'list-logs', logged: false }, async ({ query }) => {
+    const page = await deps.requestLogs.list(parseInput(listLogsQuerySchema, query));
+    return {
+      statusCode: 200,
+      body: { object: 'list', has_more: page.has_more, data: page.data.map(toLogSummary) },
+    };
+  });
+
+export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-logs')));

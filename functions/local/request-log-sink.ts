@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+import { type CloudWatchLogsEvent, encodeAwslogs } from '../adapters/cloudwatch-logs/awslogs.js';
+import type { RequestLogSink } from '../core/request-logs.js';
+import { directRequestLogs } from '../observability/request-log-sink.js';
+import { asRuntime, currentFunction, invoke } from './invocation.js';
+import { lambdaContext } from './lambda-context.js';
+
+type WriterHandler = (event: CloudWatchLogsEvent, context: Context) => Promise<unknown>;
+
+export interface RequestLogSubscription {
+  /** Resolves once every line emitted so far has been handed to the writer and written. */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local twin of the API functions' log groups and their subscription filters: the lines the
+ * functions emit (functions/observability/request-log-sink.ts) are gathered per function's log
+ * group for `batchMs` and handed to the writer's handler as CloudWatch Logs does, in the same
+ * `awslogs` event (gzip, base64; DATA_MESSAGE), outside the request; a failed invocation is tried
+ * twice more, as Lambda retries an asynchronous one, then dropped and told.
+ */
+export function startRequestLogSubscription(options: {
+  writer: WriterHandler;
+  batchMs?: number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}): RequestLogSubscription {
+  const batchMs = options.batchMs ?? 200;
+  let pending = new Map<string, { id: string; timestamp: number; message: string }[]>();
+  let timer: NodeJS.Timeout | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  const deliver = async (
+    functionName: string,
+    events: { id: string; timestamp: number; message: string }[],
+  ) => {
+    const event = encodeAwslogs({
+      messageType: 'DATA_MESSAGE',
+      owner: '000000000000',
+      logGroup: `/aws/lambda/${functionName}`,
+      logStream: `local/[$LATEST]${functionName}`,
+      subscriptionFilters: ['request-logs'],
+      logEvents: events,
+    });
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      try {
+        await invoke('write-request-logs', () =>
+          options.writer(event, lambdaContext('write-request-logs', 30_000)),
+        );
+        return;
+      } catch (error) {
+        if (attempt === 3)
+          options.log?.('request logs dropped after 3 attempts', {
+            error: String(error),
+            lines: events.length,
+          });
+      }
+    }
+  };
+
+  const flushNow = () => {
+    timer = undefined;
+    const batches = pending;
+    pending = new Map();
+    for (const [functionName, events] of batches) {
+      const done = asRuntime(() => deliver(functionName, events)).finally(() => inFlight.delete(done));
+      inFlight.add(done);
+    }
+  };
+
+  const sink: RequestLogSink = {
+    write(line) {
+      const functionName = currentFunction() ?? 'unknown';
+      const events = pending.get(functionName) ?? [];
+      events.push({ id: randomUUID(), timestamp: Date.now(), message: `${line}\n` });
+      pending.set(functionName, events);
+      timer ??= setTimeout(flushNow, batchMs);
+    },
+  };
+  directRequestLogs(sink);
+
+  const flush = async () => {
+    if (timer) {
+      clearTimeout(timer);
+      flushNow();
+    }
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+  };
+  return {
+    flush,
+    async stop() {
+      await flush();
+      directRequestLogs(undefined);
+    },
+  };
+}

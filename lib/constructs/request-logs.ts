@@ -1,0 +1,66 @@
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { FilterPattern, SubscriptionFilter } from 'aws-cdk-lib/aws-logs';
+import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
+import { Construct } from 'constructs';
+import { LOG_LINE_MARKER, LOG_LINE_TYPE } from '../../functions/core/request-logs.js';
+import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
+
+export interface RequestLogsProps {
+  /** What the writer is bound to (the table, and LOG_RETENTION_DAYS among the settings). */
+  readonly resources: ServiceResources;
+  /** The functions whose request-log lines are stored: the API's. */
+  readonly sources: readonly ServiceFunction[];
+  /** How the writer logs. @default 30 days, INFO */
+  readonly logging?: FunctionLogging;
+}
+
+/** The subscription filter's pattern: the marked JSON lines only (Powertools' lines have no such field). */
+export const REQUEST_LOG_FILTER = `{ $.${LOG_LINE_MARKER} = "${LOG_LINE_TYPE}" }`;
+
+/**
+ * The API's request logs (docs/logs.md): each API function writes one JSON line per request to its
+ * log group (nothing awaited in the request); a subscription filter on each group sends the marked
+ * lines to the writer function, which stores them in the table. CloudWatch Logs invokes the writer
+ * asynchronously with batches of lines, and retries a failed invocation (Lambda's asynchronous
+ * retries, twice); the items are keyed by log id, so a batch written again changes nothing.
+ * Defaults: the writer has 256 MB and 30 s; one invoke permission for the account's log groups
+ * in this region (one per group would grow the function's policy past its 20 KB limit).
+ */
+export class RequestLogs extends Construct {
+  public readonly writer: ServiceFunction;
+  public readonly filters: SubscriptionFilter[] = [];
+
+  constructor(scope: Construct, id: string, props: RequestLogsProps) {
+    super(scope, id);
+    this.writer = new ServiceFunction(this, 'Writer', {
+      name: 'write-request-logs',
+      logging: props.logging,
+      memorySize: 256,
+      timeout: Duration.seconds(30),
+    }).bind(props.resources);
+    const stack = Stack.of(this);
+    this.writer.function.addPermission('FromApiLogGroups', {
+      principal: new ServicePrincipal('logs.amazonaws.com'),
+      sourceAccount: stack.account,
+      sourceArn: stack.formatArn({
+        service: 'logs',
+        resource: 'log-group',
+        resourceName: '*',
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+    });
+    const permission = this.writer.function.node.findChild('FromApiLogGroups');
+    const destination = new LambdaDestination(this.writer.function, { addPermissions: false });
+    for (const source of props.sources) {
+      const filter = new SubscriptionFilter(source, 'RequestLogs', {
+        logGroup: source.logGroup,
+        destination,
+        filterPattern: FilterPattern.literal(REQUEST_LOG_FILTER),
+        filterName: 'request-logs',
+      });
+      filter.node.addDependency(permission);
+      this.filters.push(filter);
+    }
+  }
+}

@@ -1,0 +1,266 @@
+import { gzipSync } from 'node:zlib';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
+import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
+import { DynamoRequestLogRepository } from '../../functions/adapters/dynamodb/request-log-repository.js';
+import { systemClock } from '../../functions/core/ports.js';
+import {
+  parseRequestLogLine,
+  REDACTED,
+  type RequestLogEntry,
+  type RequestLogSink,
+} from '../../functions/core/request-logs.js';
+import { makeHandler as makeCreateKey } from '../../functions/handlers/create-api-key.js';
+import { makeHandler as makeGetLog } from '../../functions/handlers/get-log.js';
+import { makeHandler as makeListKeys } from '../../functions/handlers/list-api-keys.js';
+import { makeHandler as makeListLogs } from '../../functions/handlers/list-logs.js';
+import { makeHandler as makeFallback } from '../../functions/handlers/route-not-found.js';
+import { makeHandler as makeWriter } from '../../functions/handlers/write-request-logs.js';
+import { context, httpEvent, parseBody } from '../support/events.js';
+import { fullAccessKey } from '../support/fakes.js';
+import { expectResendShape } from '../support/resend-schema.js';
+import { startTestTable, type TestTable } from '../support/table.js';
+
+/**
+ * Request logs through the real handlers and the real writer against dynalite: lines emitted by the
+ * middleware, delivered to the writer in CloudWatch Logs' subscription event (gzip, base64), then
+ * read with GET /v1/logs and GET /v1/logs/{id} in API Gateway v2 events.
+ */
+let table: TestTable;
+let apiKeys: DynamoApiKeyRepository;
+let requestLogs: DynamoRequestLogRepository;
+let token: string;
+let lines: string[];
+const capture: RequestLogSink = { write: (line) => void lines.push(line) };
+const warnings: unknown[][] = [];
+const log = {
+  info: () => undefined,
+  warn: (...args: unknown[]) => void warnings.push(args),
+  error: (...args: unknown[]) => void warnings.push(args),
+};
+
+type Response = APIGatewayProxyStructuredResultV2;
+
+beforeAll(async () => {
+  table = await startTestTable();
+  apiKeys = new DynamoApiKeyRepository(table.db, table.tableName);
+  requestLogs = new DynamoRequestLogRepository(table.db, table.tableName);
+  token = await fullAccessKey(apiKeys);
+});
+afterAll(() => table.stop());
+beforeEach(() => {
+  lines = [];
+  warnings.length = 0;
+});
+
+/** What CloudWatch Logs hands the writer for these lines of one log group. */
+const awslogs = (messages: string[], messageType = 'DATA_MESSAGE') => ({
+  awslogs: {
+    data: gzipSync(
+      JSON.stringify({
+        messageType,
+        owner: '123456789012',
+        logGroup: '/aws/lambda/EmailService-HttpcreateapikeyFunction',
+        logStream: '2026/01/01/[$LATEST]abc',
+        subscriptionFilters: ['request-logs'],
+        logEvents: messages.map((message, i) => ({ id: String(i), timestamp: Date.now(), message })),
+      }),
+    ).toString('base64'),
+  },
+});
+const writer = (event: ReturnType<typeof awslogs>) =>
+  makeWriter({ requestLogs, retentionDays: 30, log })(event);
+const deliver = async () => {
+  const result = await writer(awslogs(lines));
+  lines = [];
+  return result;
+};
+
+const createKey = (name: string, sink: RequestLogSink = capture) =>
+  makeCreateKey({
+    apiKeys,
+    domains: new DynamoDomainRepository(table.db, table.tableName),
+    clock: systemClock,
+    log,
+    requestLog: sink,
+  })(
+    httpEvent({
+      method: 'POST',
+      path: '/v1/api-keys',
+      token,
+      body: { name },
+      headers: { 'user-agent': 'test/1.0' },
+    }),
+    context(),
+  ) as Promise<Response>;
+const listLogs = (query?: Record<string, string>) =>
+  makeListLogs({ apiKeys, requestLogs, log, requestLog: capture })(
+    httpEvent({ method: 'GET', path: '/v1/logs', token, query }),
+    context(),
+  ) as Promise<Response>;
+const getLog = (id: string) =>
+  makeGetLog({ apiKeys, requestLogs, log, requestLog: capture })(
+    httpEvent({
+      method: 'GET',
+      path: `/v1/logs/${id}`,
+      routeKey: 'GET /v1/logs/{id}',
+      token,
+      pathParameters: { id },
+    }),
+    context(),
+  ) as Promise<Response>;
+
+describe('request logs: emitted by the middleware, stored by the writer', () => {
+  it('logs POST /v1/api-keys with the token redacted, no header but the user agent, and the key that asked', async () => {
+    const created = await createKey('ci');
+    expect(created.statusCode).toBe(201);
+    const secret = parseBody(created).token as string;
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain(secret);
+    expect(lines[0]).not.toContain(token);
+    expect(lines[0]).not.toMatch(/authorization/i);
+    await deliver();
+    const { Items } = await table.db.send(new ScanCommand({ TableName: table.tableName }));
+    expect(JSON.stringify(Items)).not.toContain(secret);
+    const listed = parseBody(await listLogs());
+    expectResendShape(listed, 'ListLogsResponse');
+    const entry = listed.data[0];
+    expect(entry).toMatchObject({
+      method: 'POST',
+      endpoint: '/v1/api-keys',
+      response_status: 201,
+      user_agent: 'test/1.0',
+      api_key_id: expect.stringMatching(/^key_/),
+      duration_ms: expect.any(Number),
+    });
+    const one = await getLog(entry.id);
+    expect(one.statusCode).toBe(200);
+    const body = parseBody(one);
+    expectResendShape(body, 'Log');
+    expect(body.request_body).toEqual({ name: 'ci' });
+    expect(body.response_body).toMatchObject({ id: parseBody(created).id, token: REDACTED });
+  });
+
+  it('logs answered errors: a 401 without a key (api_key_id null), a 404 of the fallback, a 422-style 400', async () => {
+    const noKey = await makeListKeys({ apiKeys, log, requestLog: capture })(
+      httpEvent({ method: 'GET', path: '/v1/api-keys', token: 'esk_not-a-real-key-at-all-0000' }),
+      context(),
+    );
+    expect((noKey as Response).statusCode).toBe(401);
+    const missing = await makeFallback({ apiKeys, log, requestLog: capture })(
+      httpEvent({ method: 'GET', path: '/v1/nothing', token }),
+      context(),
+    );
+    expect((missing as Response).statusCode).toBe(404);
+    expect((await createKey('')).statusCode).toBe(400);
+    expect(lines.join('\n')).not.toContain('esk_not-a-real-key');
+    await deliver();
+    const errors = parseBody(await listLogs({ status: '4xx', limit: '3' }));
+    expectResendShape(errors, 'ListLogsResponse');
+    // Newest first; two requests within one millisecond may sort either way, so by status here.
+    const statuses = errors.data.map((e: { response_status: number }) => e.response_status);
+    expect([...statuses].sort()).toEqual([400, 401, 404]);
+    expect(errors.data.find((e: { response_status: number }) => e.response_status === 401)).toMatchObject({
+      endpoint: '/v1/api-keys',
+      api_key_id: null,
+    });
+    const ok = parseBody(await listLogs({ status: '2xx' }));
+    expect(ok.data.every((e: { response_status: number }) => e.response_status < 300)).toBe(true);
+  });
+
+  it("does not log the log routes' own reads", async () => {
+    await listLogs();
+    await getLog('0190a1b2-0000-7000-8000-000000000000');
+    expect(lines).toEqual([]);
+  });
+
+  it('a failing log sink never fails the request, and says so without the line', async () => {
+    const broken: RequestLogSink = {
+      write: () => {
+        throw new Error('stdout is gone');
+      },
+    };
+    const created = await createKey('still-created', broken);
+    expect(created.statusCode).toBe(201);
+    expect(warnings).toHaveLength(1);
+    expect(JSON.stringify(warnings)).not.toContain(parseBody(created).token);
+  });
+
+  it('pages with cursors (after, before) newest first, and refuses bad queries with 400', async () => {
+    for (let i = 0; i < 5; i++) await createKey(`page-${i}`);
+    await deliver();
+    const first = parseBody(await listLogs({ limit: '2' }));
+    expect(first.has_more).toBe(true);
+    const second = parseBody(await listLogs({ limit: '2', after: first.data[1].id }));
+    expect(second.data).toHaveLength(2);
+    const ids = [...first.data, ...second.data].map((e: { id: string }) => e.id);
+    expect([...ids].sort().reverse()).toEqual(ids);
+    const back = parseBody(await listLogs({ limit: '2', before: second.data[0].id }));
+    expect(back.data.map((e: { id: string }) => e.id)).toEqual(first.data.map((e: { id: string }) => e.id));
+    const bad: Record<string, string>[] = [
+      { status: '200' },
+      { after: 'em_1' },
+      { limit: '0' },
+      { after: ids[0] as string, before: ids[1] as string },
+    ];
+    for (const query of bad) {
+      const refused = await listLogs(query);
+      expect(refused.statusCode).toBe(400);
+      expect(parseBody(refused).name).toBe('validation_error');
+    }
+  });
+
+  it('answers 404 for an unknown log id and for what is not a log id', async () => {
+    for (const id of ['0190a1b2-0000-7000-8000-000000000000', 'nope']) {
+      const response = await getLog(id);
+      expect(response.statusCode).toBe(404);
+      expect(parseBody(response).name).toBe('not_found');
+    }
+  });
+
+  it('the writer is idempotent on redelivery, skips other lines and control messages, and sets the TTL', async () => {
+    await createKey('twice');
+    const delivered = [...lines];
+    const count = async () =>
+      (await table.db.send(new ScanCommand({ TableName: table.tableName }))).Items?.filter((i) =>
+        String(i.pk).startsWith('LOG#'),
+      ) ?? [];
+    const before = (await count()).length;
+    expect(
+      await writer(awslogs([...delivered, '{"level":"INFO","message":"other"}', 'START RequestId: x'])),
+    ).toEqual({
+      stored: 1,
+      skipped: 2,
+    });
+    await writer(awslogs([...delivered, ...delivered]));
+    const items = await count();
+    expect(items.length).toBe(before + 1);
+    expect(await writer(awslogs([], 'CONTROL_MESSAGE'))).toEqual({ stored: 0, skipped: 0 });
+    const id = JSON.parse(delivered[0] as string).id as string;
+    const item = items.find((i) => i.id === id);
+    expect(item?.expires_at).toBe(Math.floor(Date.parse(String(item?.created_at)) / 1000) + 30 * 86_400);
+    // A body over 1 KB is stored deflated, and read back as sent.
+    const big = { name: 'x'.repeat(3000) };
+    await requestLogs.put(
+      [
+        {
+          ...(parseRequestLogLine(delivered[0] as string) as RequestLogEntry),
+          id: '0190a1b2-0000-7000-8000-00000000beef',
+          request_body: JSON.stringify(big),
+        },
+      ],
+      30,
+    );
+    const stored = items.length;
+    expect(
+      (await count()).find((i) => i.id === '0190a1b2-0000-7000-8000-00000000beef')?.request_body,
+    ).toBeInstanceOf(Uint8Array);
+    expect(
+      JSON.parse((await requestLogs.get('0190a1b2-0000-7000-8000-00000000beef'))?.request_body ?? ''),
+    ).toEqual(big);
+    expect((await count()).length).toBe(stored + 1);
+    lines = [];
+  });
+});
