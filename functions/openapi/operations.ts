@@ -8,6 +8,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../core/idempotency.js';
 import { MAX_EMAIL_BYTES, MAX_SCHEDULE_DAYS, MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
 import { listEmailsQuerySchema } from '../core/list.js';
 import { emailMetricsQuerySchema, emailMetricsResponseSchema } from '../core/metrics.js';
+import { listLogsQuerySchema, logListResponseSchema, logResponseSchema } from '../core/request-logs.js';
 import {
   addSuppressionSchema,
   batchAddSuppressionsSchema,
@@ -905,5 +906,53 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     },
     errors: [404],
     description: 'One attempt, no retries. Ours: Resend has no such route.',
+  },
+  'list-logs': {
+    query: listLogsQuerySchema,
+    ok: {
+      status: 200,
+      description: 'A page of request logs, newest first (without their bodies).',
+      schema: logListResponseSchema,
+      example: {
+        object: 'list',
+        has_more: false,
+        data: [
+          {
+            id: '019ab9a2-4c3e-7d10-8f2a-3b4c5d6e7f80',
+            created_at: '2026-11-22T03:29:55.214Z',
+            endpoint: '/v1/emails',
+            method: 'POST',
+            response_status: 200,
+            user_agent: 'resend-node:6.38.0',
+            api_key_id: 'key_01m80p3k8xe4vbr9n6tq2j7c5d',
+            duration_ms: 41.27,
+          },
+        ],
+      },
+    },
+    description:
+      'Every API request a handler answered (not these reads themselves), kept `logRetentionDays` (30 by default). Cursor pages (`after`, `before`: a log id); `status` filters by class (`2xx`, `3xx`, `4xx`, `5xx`). See docs/logs.md.',
+  },
+  'get-log': {
+    ok: {
+      status: 200,
+      description:
+        'One request, with its request and response bodies, redacted (no token, signing secret, attachment content or download link) and capped at 8 KB each.',
+      schema: logResponseSchema,
+      example: {
+        object: 'log',
+        id: '019ab9a2-4c3e-7d10-8f2a-3b4c5d6e7f80',
+        created_at: '2026-11-22T03:29:55.214Z',
+        endpoint: '/v1/api-keys',
+        method: 'POST',
+        response_status: 201,
+        user_agent: 'curl/8.5.0',
+        api_key_id: 'key_01m80p3k8xe4vbr9n6tq2j7c5d',
+        duration_ms: 12.5,
+        request_body: { name: 'production' },
+        response_body: { object: 'api_key', id: 'key_01m80q0c4ab2m8s7z1r3d5e6fg', token: '[redacted]' },
+      },
+    },
+    errors: [404],
   },
 };
