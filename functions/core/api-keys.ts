@@ -88,30 +88,37 @@ const keyName = z.string({ error: 'must be a string' }).check(
 export const updateApiKeySchema = z.strictObject({ name: keyName });
 
 /** `POST /v1/api-keys`. */
-export const createApiKeySchema = z.pipe(
-  z.strictObject({
-    name: keyName,
-    permission: z._default(
-      z.enum(PERMISSIONS, { error: `must be one of ${PERMISSIONS.join(', ')}` }),
-      'full_access',
-    ),
-    domain_id: z.optional(
-      z.string().check(z.refine((s) => isId(DOMAIN_ID_PREFIX, s), 'must be a domain id (dom_…)')),
-    ),
-  }),
-  z.transform((body, ctx) => {
-    if (body.domain_id && body.permission !== 'sending_access') {
-      ctx.issues.push({
-        code: 'custom',
-        message: 'a key restricted to a domain must have permission sending_access',
-        input: body,
-        path: ['domain_id'],
-      });
-      return z.NEVER;
-    }
-    return body;
-  }),
-);
+export const createApiKeySchema = z
+  .pipe(
+    z.strictObject({
+      name: keyName,
+      permission: z._default(
+        z.enum(PERMISSIONS, { error: `must be one of ${PERMISSIONS.join(', ')}` }),
+        'full_access',
+      ),
+      domain_id: z.optional(
+        z.string().check(z.refine((s) => isId(DOMAIN_ID_PREFIX, s), 'must be a domain id (dom_…)')),
+      ),
+    }),
+    z.transform((body, ctx) => {
+      if (body.domain_id && body.permission !== 'sending_access') {
+        ctx.issues.push({
+          code: 'custom',
+          message: 'a key restricted to a domain must have permission sending_access',
+          input: body,
+          path: ['domain_id'],
+        });
+        return z.NEVER;
+      }
+      return body;
+    }),
+  )
+  .register(z.globalRegistry, {
+    // What the transform checks, for the OpenAPI document.
+    if: { required: ['domain_id'] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then
+    then: { required: ['permission'], properties: { permission: { const: 'sending_access' } } },
+  });
 
 export const listApiKeysQuerySchema = pageQuerySchema(pageShape(API_KEY_ID_PREFIX));
 

@@ -265,37 +265,42 @@ export const applyUpdate = <S extends DomainSettings>(
  * `POST /v1/domains`: `{domain}`, or Resend's `{name}` with its other fields. `region` must be the
  * stack's (a domain's SES identity is where the stack is); the handler checks it.
  */
-export const createDomainSchema = z.pipe(
-  z.strictObject({
-    domain: z.optional(domainName),
-    name: z.optional(domainName),
-    region: z.optional(z.string({ error: 'must be a string' })),
-    custom_return_path: z.optional(subdomainLabels('send')),
-    ...settingsShape,
-  }),
-  z.transform((body, ctx) => {
-    if (body.domain && body.name && body.domain !== body.name) {
-      ctx.issues.push({
-        code: 'custom',
-        message: 'domain and name are the same field; send one of them',
-        input: body,
-        path: ['name'],
-      });
-      return z.NEVER;
-    }
-    const domain = body.domain ?? body.name;
-    if (!domain) {
-      ctx.issues.push({ code: 'custom', message: 'is required', input: body, path: ['domain'] });
-      return z.NEVER;
-    }
-    const { name: _name, domain: _domain, capabilities: _capabilities, region, ...update } = body;
-    const settings: DomainSettings = {
-      ...applyUpdate(DEFAULT_SETTINGS, update, domain),
-      ...(body.custom_return_path ? { custom_return_path: under(body.custom_return_path, domain) } : {}),
-    };
-    return { domain, region, settings };
-  }),
-);
+export const createDomainSchema = z
+  .pipe(
+    z.strictObject({
+      domain: z.optional(domainName),
+      name: z.optional(domainName),
+      region: z.optional(z.string({ error: 'must be a string' })),
+      custom_return_path: z.optional(subdomainLabels('send')),
+      ...settingsShape,
+    }),
+    z.transform((body, ctx) => {
+      if (body.domain && body.name && body.domain !== body.name) {
+        ctx.issues.push({
+          code: 'custom',
+          message: 'domain and name are the same field; send one of them',
+          input: body,
+          path: ['name'],
+        });
+        return z.NEVER;
+      }
+      const domain = body.domain ?? body.name;
+      if (!domain) {
+        ctx.issues.push({ code: 'custom', message: 'is required', input: body, path: ['domain'] });
+        return z.NEVER;
+      }
+      const { name: _name, domain: _domain, capabilities: _capabilities, region, ...update } = body;
+      const settings: DomainSettings = {
+        ...applyUpdate(DEFAULT_SETTINGS, update, domain),
+        ...(body.custom_return_path ? { custom_return_path: under(body.custom_return_path, domain) } : {}),
+      };
+      return { domain, region, settings };
+    }),
+  )
+  .register(z.globalRegistry, {
+    // What the transform checks, for the OpenAPI document: `domain` or Resend's `name`.
+    anyOf: [{ required: ['domain'] }, { required: ['name'] }],
+  });
 
 export const listDomainsQuerySchema = pageQuerySchema(pageShape(DOMAIN_ID_PREFIX));
 

@@ -43,7 +43,8 @@ const batchOf = <T extends z.ZodMiniType>(item: T, what: string) =>
         (list) => list.length >= 1 && list.length <= MAX_SUPPRESSION_BATCH,
         `${what} must list 1 to ${MAX_SUPPRESSION_BATCH} entries`,
       ),
-    );
+    )
+    .register(z.globalRegistry, { minItems: 1, maxItems: MAX_SUPPRESSION_BATCH });
 
 export const batchAddSuppressionsSchema = z.strictObject(
   { emails: batchOf(listedAddress, 'emails') },
@@ -69,7 +70,8 @@ export const batchRemoveSuppressionsSchema = z
           input: body,
         });
     }),
-  );
+  )
+  .register(z.globalRegistry, { oneOf: [{ required: ['emails'] }, { required: ['ids'] }] });
 
 export const listSuppressionsQuerySchema = pageQuerySchema({
   ...pageShape(SUPPRESSION_ID_PREFIX),

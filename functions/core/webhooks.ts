@@ -282,7 +282,9 @@ const eventsField = z.pipe(
       }),
       { error: 'events must be a list of event types' },
     )
-    .check(z.refine((list) => list.length >= 1, 'events must list at least one event type')),
+    .check(z.refine((list) => list.length >= 1, 'events must list at least one event type'))
+    // What the refinement says, for the OpenAPI document (zod cannot read a refinement).
+    .register(z.globalRegistry, { minItems: 1 }),
   z.transform((list: SubscribableEventType[]) => [...new Set(list)]),
 );
 
@@ -310,7 +312,8 @@ export const updateWebhookSchema = z
       (body) => body.endpoint !== undefined || body.events !== undefined || body.status !== undefined,
       'give at least one of endpoint, events, status',
     ),
-  );
+  )
+  .register(z.globalRegistry, { minProperties: 1 });
 
 export const listWebhooksQuerySchema = pageQuerySchema(pageShape(WEBHOOK_ID_PREFIX));
 export const listMessagesQuerySchema = pageQuerySchema(pageShape(MESSAGE_ID_PREFIX));

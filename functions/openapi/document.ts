@@ -234,7 +234,7 @@ export function buildDocument(): Json {
       version: API_VERSION,
       description:
         "An email sending API on your own Amazon SES, compatible with Resend's: send, follow each email's delivery, receive its events as signed webhooks, register sending domains. Every route but the public pages needs an API key as a bearer token. Lists are cursor pages (`limit`, `after`, `before`) of at most " +
-        `${MAX_LIMIT} items. Every error has one shape (\`Error\`).`,
+        `${MAX_LIMIT} items. Every error has one shape (\`Error\`). A path that is not listed answers 404, and a method a listed path does not have 405 with \`Allow\` naming those it has (both after the key check: 401 without a valid key).`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'Where this document is served from' }],

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHandler as makeReference } from '../../functions/handlers/get-api-reference.js';
 import { makeHandler as makeOpenApi } from '../../functions/handlers/get-openapi.js';
@@ -7,6 +9,7 @@ import { type LocalService, startLocalService } from '../../functions/local/serv
 import { API_ROUTES, ROUTES } from '../../functions/routes.js';
 import { context, httpEvent } from '../support/events.js';
 import { httpsClient } from '../support/https.js';
+import { startNpmStart } from '../support/npm-start.js';
 
 /**
  * The API described: GET /v1/openapi.json and GET /docs, public routes (no key), served by the
@@ -77,6 +80,38 @@ describe('GET /docs', () => {
     for (const route of API_ROUTES)
       expect(page.text, route.path).toContain(`>${route.path.replaceAll("'", '&#39;')}<`);
     expect(page.text).toContain('href="/v1/openapi.json"');
+  });
+});
+
+describe('the contract check sees every answer', () => {
+  it('records each answer of this service, and of an npm start child, for the check after the file', async () => {
+    const file = process.env.CONTRACT_RECORD ?? '';
+    expect(file).not.toBe('');
+    const marker = `/v1/emails/em_${'0'.repeat(26)}`;
+    await api.call('GET', marker);
+    const child = await startNpmStart({ PORT: '0', VIEWER_PORT: '0', LOCAL_IN_MEMORY: '1' });
+    try {
+      // Its own self-signed certificate, made for this run: not one to trust, only to reach it.
+      const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+      const answer = await fetch(`${child.baseUrl}/domains`, {
+        headers: { authorization: `Bearer ${child.apiKey}` },
+        dispatcher,
+      });
+      expect(answer.status).toBe(200);
+      await dispatcher.close();
+    } finally {
+      await child.stop();
+    }
+    const recorded = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { path: string; status: number; routeKey: string });
+    expect(recorded).toContainEqual(
+      expect.objectContaining({ path: marker, status: 404, routeKey: 'GET /v1/emails/{id}' }),
+    );
+    expect(recorded).toContainEqual(
+      expect.objectContaining({ path: '/v1/domains', routeKey: 'GET /v1/domains' }),
+    );
   });
 });
 

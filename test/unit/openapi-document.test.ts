@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { toApiKeyBody } from '../../functions/core/api-keys.js';
@@ -123,6 +125,72 @@ describe('the OpenAPI document', () => {
     expect(validateBatch([{ ...one, attachments: [{ filename: 'a.txt', content: 'aGk=' }] }])).toBe(false);
     const names = batch.parameters.map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(['Idempotency-Key', 'x-batch-validation']));
+  });
+
+  it('accepts and refuses the same bodies as the schema each handler validates with', () => {
+    // The example, and bodies that differ from it in shape: none, not an object, an unknown field,
+    // each field missing, each field of the wrong type, each list empty. For each, the document
+    // and the handler's own schema must agree (what the document cannot say, a domain name's
+    // syntax, is not among them).
+    const disagreements: string[] = [];
+    for (const { operation } of operations()) {
+      const spec = OPERATIONS[String(operation.operationId)];
+      if (!spec?.body || spec.bodyJsonSchema) continue; // the send and the batch: the test above
+      const content = (operation.requestBody as Json).content as Record<
+        string,
+        { schema: unknown; example?: unknown }
+      >;
+      const json = content['application/json'];
+      const validate = compileSchema(json?.schema, `request ${operation.operationId}`);
+      const example = json?.example as Json;
+      const candidates: [string, unknown][] = [
+        ['the example', example],
+        ['{}', {}],
+        ['null', null],
+        ['[]', []],
+        ['a string', 'x'],
+        ['an unknown field', { ...example, unknown_field: 1 }],
+      ];
+      for (const key of Object.keys(example)) {
+        const { [key]: _, ...without } = example;
+        candidates.push([`without ${key}`, without]);
+        candidates.push([`${key} a number`, { ...example, [key]: 12345 }]);
+        if (Array.isArray(example[key])) candidates.push([`${key} empty`, { ...example, [key]: [] }]);
+      }
+      for (const [what, body] of candidates) {
+        const documented = validate(body) === true;
+        const accepted = spec.body.safeParse(body).success;
+        if (documented !== accepted)
+          disagreements.push(
+            `${operation.operationId}, ${what}: the document ${documented ? 'accepts' : 'refuses'} it, the handler ${accepted ? 'accepts' : 'refuses'} it`,
+          );
+      }
+    }
+    expect(disagreements).toEqual([]);
+  });
+
+  it('documents every error status the code can answer (the e2e answers are checked one by one; this covers the rest)', () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory()
+          ? e.name === 'local'
+            ? []
+            : files(join(dir, e.name))
+          : e.name.endsWith('.ts')
+            ? [join(dir, e.name)]
+            : [],
+      );
+    const thrown = new Set<number>();
+    for (const file of files('functions'))
+      for (const m of readFileSync(file, 'utf8').matchAll(/new ApiError\(\s*(\d{3})/g))
+        thrown.add(Number(m[1]));
+    const documented = new Set<number>();
+    for (const { operation } of operations())
+      for (const status of Object.keys(operation.responses as Json)) documented.add(Number(status));
+    // 405: the fallback's, for a method a path does not have (the document's description says so).
+    documented.add(405);
+    expect([...thrown].filter((s) => !documented.has(s)).sort()).toEqual([]);
+    expect(String((doc.info as Json).description)).toMatch(/405/);
   });
 
   it('reads query integers as integers with their bounds', () => {
