@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiKeyRepository } from '../../functions/core/ports.js';
+import {
+  bodyForLog,
+  LOG_BODY_CAP_BYTES,
+  LOG_LINE_MAX_BYTES,
+  parseRequestLogLine,
+  REDACTED,
+  type RequestLogEntry,
+  redact,
+  requestLogLine,
+} from '../../functions/core/request-logs.js';
+import { httpHandler, MAX_BODY_BYTES } from '../../functions/http/middleware.js';
+import { context, httpEvent } from '../support/events.js';
+
+/**
+ * What a request's log line keeps, through the real middleware chain, with a key store that knows
+ * every well-formed key and an endpoint that answers with the body it was sent (so both bodies
+ * are logged).
+ */
+const anyKey = {
+  findByHash: async (hash: string) => ({
+    id: 'key_1',
+    name: 'test',
+    permission: 'full_access',
+    hash,
+    created_at: new Date(0).toISOString(),
+  }),
+  touch: async () => undefined,
+} as unknown as ApiKeyRepository;
+const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+async function lineOf(event: ReturnType<typeof httpEvent>) {
+  const lines: string[] = [];
+  const handler = httpHandler(
+    { apiKeys: anyKey, log, requestLog: { write: (line) => void lines.push(line) } },
+    { jsonBody: true },
+    async (request) => ({ statusCode: 200, body: request.body }),
+  );
+  const response = await handler(event, context());
+  expect(lines).toHaveLength(1);
+  const line = lines[0] as string;
+  const entry = parseRequestLogLine(line);
+  expect(entry).not.toBeNull();
+  return { response, line, entry: entry as RequestLogEntry };
+}
+
+const TOKEN = `esk_${'A1b2C3d4'.repeat(5)}xyz`;
+const SIGNING = `whsec_${'Zm9vYmFy'.repeat(5)}`;
+
+describe('a request log line', () => {
+  it('stays under CloudWatch Logs’ event size whatever the body’s field names, escapes or characters', async () => {
+    const bodies = [
+      { [`k${'x'.repeat(250_000)}`]: 1 }, // one huge field name
+      { subject: '\u0001'.repeat(20_000) }, // every character escaped as \u0001 (6 bytes)
+      { html: '😀'.repeat(20_000) }, // 4 bytes a character
+      Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`"${i}`, '"\\'])), // escapes in names and values
+    ];
+    for (const body of bodies) {
+      const { response, line, entry } = await lineOf(
+        httpEvent({
+          method: 'POST',
+          path: '/v1/emails',
+          token: TOKEN,
+          body,
+          headers: { 'user-agent': 'u'.repeat(9000) },
+        }),
+      );
+      expect(response.statusCode).toBe(200);
+      expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThan(MAX_BODY_BYTES);
+      // Each body's text is escaped once more inside the line: at most twice its size.
+      expect(Buffer.byteLength(line)).toBeLessThan(4 * LOG_BODY_CAP_BYTES + 4096);
+      for (const text of [entry.request_body, entry.response_body]) {
+        expect(Buffer.byteLength(text ?? '')).toBeLessThanOrEqual(LOG_BODY_CAP_BYTES + 64);
+        expect(JSON.parse(text ?? '{}')._truncated).toBe(true);
+      }
+      expect(Buffer.byteLength(entry.user_agent ?? '')).toBeLessThanOrEqual(1024);
+    }
+  });
+
+  it('is written for a body nested past the limit (the 400) and for values that refer to themselves', async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const { response, entry } = await lineOf(
+      httpEvent({ method: 'POST', path: '/v1/emails', token: TOKEN, body: deep }),
+    );
+    expect(response.statusCode).toBe(400);
+    expect(entry.request_body).toContain('[too deep]');
+
+    const loop: unknown[] = [];
+    loop.push(loop);
+    const self: Record<string, unknown> = { name: 'a' };
+    self.self = self;
+    for (const value of [loop, self]) {
+      const text = bodyForLog(value) as string;
+      expect(JSON.parse(text)._truncated).toBe(true);
+      expect(text.length).toBeLessThan(LOG_BODY_CAP_BYTES + 64);
+    }
+    expect(bodyForLog({ n: 10n, at: new Date(0), f: () => 1 })).toBe(
+      JSON.stringify({ n: '10', at: '1970-01-01T00:00:00.000Z' }),
+    );
+  });
+
+  it('keeps no secret in the path or the user agent', async () => {
+    const { entry } = await lineOf(
+      httpEvent({
+        method: 'GET',
+        path: `/v1/emails/${TOKEN}`,
+        headers: { 'user-agent': `curl/8 Bearer ${'t'.repeat(24)}` },
+      }),
+    );
+    expect(entry.endpoint).toBe(`/v1/emails/${REDACTED}`);
+    expect(entry.user_agent).toBe(`curl/8 ${REDACTED}`);
+  });
+
+  it('redacts credentials by field name in any case (an email’s custom headers), glued keys and presigned links', () => {
+    const body = {
+      headers: { Authorization: 'Basic dXNlcjpwYXNz', 'X-Api-Key': 'k-123', Cookie: 'sid=1' },
+      Token: 'abc',
+      Signing_Secret: SIGNING,
+      subject: `key=${TOKEN} and x${TOKEN}`,
+      link: 'https://b.s3.amazonaws.com/f.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=abcdef',
+      [TOKEN]: 'a key as a field name',
+    };
+    const text = bodyForLog(body) as string;
+    expect(JSON.parse(text)).toEqual({
+      headers: { Authorization: REDACTED, 'X-Api-Key': REDACTED, Cookie: REDACTED },
+      Token: REDACTED,
+      Signing_Secret: REDACTED,
+      subject: `key=${REDACTED} and x${REDACTED}`,
+      link: REDACTED,
+      [REDACTED]: 'a key as a field name',
+    });
+  });
+
+  it('keeps no head of a secret where a long text is cut', () => {
+    // Five keys before the cut shrink the text by their replacement: a key that straddled the cut
+    // would have kept its first characters inside the budget.
+    for (let pad = 7700; pad < 8400; pad += 3) {
+      const text = `${TOKEN} `.repeat(5) + 'a'.repeat(pad) + TOKEN + 'z'.repeat(1000);
+      const { value } = redact({ subject: text });
+      const kept = (value as { subject: string }).subject;
+      expect(kept).not.toMatch(/esk_/);
+    }
+  });
+
+  it('is never longer than LOG_LINE_MAX_BYTES: past it, the bodies give way', () => {
+    const entry: RequestLogEntry = {
+      id: '0190a8c2-0000-7000-8000-000000000000',
+      created_at: new Date(0).toISOString(),
+      method: 'POST',
+      endpoint: '/v1/emails',
+      response_status: 200,
+      user_agent: null,
+      api_key_id: null,
+      duration_ms: 1,
+      request_body: JSON.stringify({ html: 'x'.repeat(300_000) }),
+      response_body: '{"id":"e"}',
+    };
+    const line = requestLogLine(entry);
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(LOG_LINE_MAX_BYTES);
+    expect(parseRequestLogLine(line)?.request_body).toBe('{"_truncated":true}');
+  });
+});
