@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApiKeyRepository } from '../../functions/core/ports.js';
 import {
   bodyForLog,
@@ -11,6 +11,8 @@ import {
   requestLogLine,
 } from '../../functions/core/request-logs.js';
 import { httpHandler, MAX_BODY_BYTES } from '../../functions/http/middleware.js';
+import { requestLogSink } from '../../functions/observability/request-log-sink.js';
+import { REQUEST_LOG_FILTER } from '../../lib/constructs/request-logs.js';
 import { context, httpEvent } from '../support/events.js';
 
 /**
@@ -159,5 +161,101 @@ describe('a request log line', () => {
     const line = requestLogLine(entry);
     expect(Buffer.byteLength(line)).toBeLessThanOrEqual(LOG_LINE_MAX_BYTES);
     expect(parseRequestLogLine(line)?.request_body).toBe('{"_truncated":true}');
+  });
+});
+
+/**
+ * CloudWatch Logs' JSON filter patterns match only log events whose message is a JSON object (the
+ * AWS docs: "patterns that only match JSON log events"); `{ $.<field> = "<value>" }` then compares
+ * one top-level field. This models that rule for the one pattern the stack uses.
+ */
+function filterMatches(pattern: string, message: string): boolean {
+  const parts = /^\{ \$\.(\w+) = "([^"]*)" \}$/.exec(pattern);
+  if (!parts) throw new Error(`not modelled: ${pattern}`);
+  let event: unknown;
+  try {
+    event = JSON.parse(message);
+  } catch {
+    return false;
+  }
+  return (
+    typeof event === 'object' &&
+    event !== null &&
+    (event as Record<string, unknown>)[parts[1] as string] === parts[2]
+  );
+}
+
+describe('what Lambda delivers of a request-log line, the filter pattern and the writer’s parser', () => {
+  const entry: RequestLogEntry = {
+    id: '0190a8c2-0000-7000-8000-000000000001',
+    created_at: '2026-01-01T00:00:00.000Z',
+    method: 'POST',
+    endpoint: '/v1/emails',
+    response_status: 200,
+    user_agent: 'resend-node:6.38.0',
+    api_key_id: 'key_1',
+    duration_ms: 3.25,
+    request_body: '{"subject":"a\\tb\\nc"}',
+    response_body: '{"id":"e"}',
+  };
+  const line = requestLogLine(entry);
+  const requestId = 'c793869b-ee49-115b-a5b6-4fd21e8dedac';
+
+  it('on Lambda, the sink writes the line to stdout itself, on one line (no console.* prefix)', () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const log = vi.spyOn(console, 'log');
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'EmailService-HttpSendEmail');
+    try {
+      requestLogSink.write(line);
+    } finally {
+      vi.unstubAllEnvs();
+      write.mockRestore();
+    }
+    expect(log).not.toHaveBeenCalled();
+    log.mockRestore();
+    expect(written).toEqual([`${line}\n`]);
+    expect(line).not.toContain('\n');
+  });
+
+  it('text format (the functions’ format): the raw stdout line arrives as the message, and both match', () => {
+    // Lambda makes each line written to stdout one event; its message is the line (with or without the newline).
+    for (const message of [line, `${line}\n`]) {
+      expect(filterMatches(REQUEST_LOG_FILTER, message)).toBe(true);
+      expect(parseRequestLogLine(message)).toEqual(entry);
+    }
+  });
+
+  it('a line written with console.log (text prefix) or under the JSON log format is not a JSON object with the field: the filter would miss it, the parser still reads it', () => {
+    const prefixed = `2026-01-01T00:00:00.000Z\t${requestId}\tINFO\t${line}\n`;
+    const wrapped = JSON.stringify({
+      timestamp: '2026-01-01T00:00:00.000Z',
+      level: 'INFO',
+      requestId,
+      message: line,
+    });
+    for (const message of [prefixed, wrapped]) {
+      expect(filterMatches(REQUEST_LOG_FILTER, message)).toBe(false);
+      expect(parseRequestLogLine(message)).toEqual(entry);
+    }
+    // So the line must stay a raw stdout write, and the functions must log as text: asserted in
+    // test/infra/request-logs.test.ts (no LoggingConfig of JSON format on the API functions).
+  });
+
+  it('other lines of the log group are neither matched nor parsed', () => {
+    const others = [
+      `START RequestId: ${requestId} Version: $LATEST`,
+      `REPORT RequestId: ${requestId}\tDuration: 3.1 ms`,
+      JSON.stringify({ level: 'INFO', message: 'sent', service: 'EmailService' }), // Powertools
+      JSON.stringify({ level: 'WARN', message: `looks like ${line.slice(0, 40)}` }),
+      JSON.stringify({ log_type: 'api_request', id: 'not-a-uuid' }),
+    ];
+    for (const message of others) {
+      expect(parseRequestLogLine(message)).toBeNull();
+    }
+    expect(filterMatches(REQUEST_LOG_FILTER, others[2] as string)).toBe(false);
   });
 });
