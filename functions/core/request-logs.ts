@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
+import { notFound } from './errors.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, type PageQuery, queryInteger } from './list.js';
 
 /**
@@ -405,6 +406,15 @@ export const toLogResponse = (entry: RequestLogEntry): LogResponse => ({
   request_body: parsedBody(entry.request_body),
   response_body: parsedBody(entry.response_body),
 });
+
+/**
+ * What the log routes answer on a stack deployed with request logs off (`-c requestLogs=false`):
+ * a 404 that says why, rather than an empty list that would read as "no requests".
+ */
+export const requestLogsAreOff = () =>
+  notFound(
+    'Request logs are turned off on this deployment (its requestLogs setting is false): no request is recorded.',
+  );
 
 /** Where request logs are kept and read (adapters/dynamodb/request-log-repository.ts). */
 export interface RequestLogRepository {

@@ -10,8 +10,11 @@ import {
   redact,
   requestLogLine,
 } from '../../functions/core/request-logs.js';
+import { makeHandler as makeGetLog } from '../../functions/handlers/get-log.js';
+import { makeHandler as makeListLogs } from '../../functions/handlers/list-logs.js';
 import { httpHandler, MAX_BODY_BYTES } from '../../functions/http/middleware.js';
 import { requestLogSink } from '../../functions/observability/request-log-sink.js';
+import { apiDeps } from '../../functions/wiring.js';
 import { REQUEST_LOG_FILTER } from '../../lib/constructs/request-logs.js';
 import { context, httpEvent } from '../support/events.js';
 
@@ -257,5 +260,47 @@ describe('what Lambda delivers of a request-log line, the filter pattern and the
       expect(parseRequestLogLine(message)).toBeNull();
     }
     expect(filterMatches(REQUEST_LOG_FILTER, others[2] as string)).toBe(false);
+  });
+});
+
+describe('request logs turned off (the stack’s requestLogs=false: REQUEST_LOGS=false on the API functions)', () => {
+  const withEnv = <T>(env: Record<string, string>, build: () => T): T => {
+    for (const [key, value] of Object.entries({ TABLE_NAME: 't', RATE_LIMIT_PER_SECOND: '10', ...env }))
+      vi.stubEnv(key, value);
+    try {
+      return build();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  };
+
+  it('an API function emits no line, and the log routes answer 404 saying logs are off', async () => {
+    const deps = withEnv({ REQUEST_LOGS: 'false' }, () => apiDeps('list-logs'));
+    expect(deps.requestLog).toBeUndefined();
+    expect(deps.requestLogsOff).toBe(true);
+    const event = httpEvent({ method: 'GET', path: '/v1/logs', token: TOKEN });
+    const listed = await makeListLogs({ ...deps, apiKeys: anyKey, rateLimit: undefined, log })(
+      event,
+      context(),
+    );
+    expect(listed.statusCode).toBe(404);
+    expect(JSON.parse(listed.body ?? '')).toMatchObject({
+      name: 'not_found',
+      message: expect.stringMatching(/request logs are turned off/i),
+    });
+    const id = '0190a8c2-0000-7000-8000-000000000000';
+    const got = await makeGetLog({ ...deps, apiKeys: anyKey, rateLimit: undefined, log })(
+      httpEvent({ method: 'GET', path: `/v1/logs/${id}`, token: TOKEN, pathParameters: { id } }),
+      context(),
+    );
+    expect(got.statusCode).toBe(404);
+    expect(got.body).toMatch(/turned off/);
+  });
+
+  it('on by default (the variable absent), and a value other than true or false is refused', () => {
+    const deps = withEnv({}, () => apiDeps('get-log'));
+    expect(deps.requestLog).toBe(requestLogSink);
+    expect(deps.requestLogsOff).toBe(false);
+    expect(() => withEnv({ REQUEST_LOGS: 'no' }, () => apiDeps('get-log'))).toThrow(/REQUEST_LOGS/);
   });
 });
