@@ -90,7 +90,7 @@ function api<const E extends readonly EnvKey[] = readonly []>(
   const { env, optionalEnv = [], actions = [], indexes, ...rest } = spec;
   return {
     ...rest,
-    optionalEnv: ['FRONT_DOOR_SECRET', ...optionalEnv] as readonly EnvKey[],
+    optionalEnv: ['FRONT_DOOR_SECRET', 'REQUEST_LOGS', ...optionalEnv] as readonly EnvKey[],
     env: ['TABLE_NAME', 'RATE_LIMIT_PER_SECOND', ...(env ?? [])] as unknown as readonly [
       'TABLE_NAME',
       'RATE_LIMIT_PER_SECOND',

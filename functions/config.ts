@@ -62,6 +62,8 @@ const schema = z.object({
    * before it cannot read them back: `false` while a rollback to one must stay possible.
    */
   DEFLATE_BODIES: z._default(z.enum(['true', 'false']), 'true'),
+  /** The API's request logs (docs/logs.md): 'false' (the stack's requestLogs setting) emits no line and the log routes say so. */
+  REQUEST_LOGS: z._default(z.enum(['true', 'false']), 'true'),
   /** The bucket attachments and large bodies are kept in (S3; the local emulator's locally). */
   CONTENT_BUCKET: z.string().check(z.minLength(1)),
   /**

@@ -71,7 +71,8 @@ export function publicDeps(name: 'get-openapi' | 'get-api-reference') {
 export function apiDeps(name: ApiFunction) {
   const spec = FUNCTIONS[name];
   const config = loadConfig(...spec.env, ...spec.optionalEnv);
-  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET } = config;
+  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET, REQUEST_LOGS } = config;
+  const requestLogsOff = REQUEST_LOGS === 'false';
   // Only the send functions store bodies, and read the setting.
   const deflate = 'DEFLATE_BODIES' in config ? config.DEFLATE_BODIES !== 'false' : true;
   const repositories = createRepositories(TABLE_NAME, undefined, {
@@ -83,8 +84,10 @@ export function apiDeps(name: ApiFunction) {
     frontDoorSecret: FRONT_DOOR_SECRET,
     clock: systemClock,
     rateLimit: { perSecond: RATE_LIMIT_PER_SECOND },
-    // Every answered request's log line (stdout on Lambda; see observability/request-log-sink.ts).
-    requestLog: requestLogSink,
+    // Every answered request's log line (stdout on Lambda; see observability/request-log-sink.ts),
+    // unless the stack turned request logs off: then no line, and the log routes say they are off.
+    requestLog: requestLogsOff ? undefined : requestLogSink,
+    requestLogsOff,
     log,
     counters,
   };

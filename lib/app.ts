@@ -68,6 +68,7 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     logRetentionDays: number('logRetentionDays'),
     upgradeStep: number('upgradeStep') as EmailServiceStackProps['upgradeStep'],
     deflateBodies: flag('deflateBodies'),
+    requestLogs: flag('requestLogs'),
     alarmEmail: context('alarmEmail'),
     trackingHttpsTarget: context('trackingHttpsTarget'),
     logLevel: logLevel as EmailServiceStackProps['logLevel'],

@@ -127,6 +127,13 @@ export interface EmailServiceStackProps extends StackProps {
    * (1 to 3,650). @default 30
    */
   readonly logRetentionDays?: number;
+  /**
+   * The API's request logs (`GET /v1/logs`, docs/logs.md). Off: no API function emits a log line,
+   * no subscription filter and no writer are made, and the log routes answer 404 saying logs are
+   * off (about a third of the AWS cost of an email is its requests' logs: docs/scale.md).
+   * @default true
+   */
+  readonly requestLogs?: boolean;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** The least level functions log (Powertools' POWERTOOLS_LOG_LEVEL). @default 'INFO' */
@@ -146,7 +153,8 @@ export class EmailServiceStack extends Stack {
   public readonly api: EmailApi;
   public readonly domainCheck: DomainCheck;
   /** The request logs' writer and the subscription filters that feed it. */
-  public readonly requestLogs: RequestLogs;
+  /** Undefined when the requestLogs setting is false. */
+  public readonly requestLogs: RequestLogs | undefined;
   public readonly webhooks: Webhooks;
   public readonly content: ContentBucket;
   public readonly monitoring: Monitoring;
@@ -236,6 +244,8 @@ export class EmailServiceStack extends Stack {
       RATE_LIMIT_PER_SECOND: String(props.keyRateLimit ?? 10),
       LOG_RETENTION_DAYS: String(logRetentionDays),
       DEFLATE_BODIES: String(props.deflateBodies ?? true),
+      // Absent: on (the API functions' default).
+      ...(props.requestLogs === false ? { REQUEST_LOGS: 'false' } : {}),
       ...timingSettings(timings),
       SWEEP_OLD_CHECK_EVERY_MS: String(60 * 60_000),
       SES_MAX_DELIVERY_SECONDS: String(timings.maxDeliverySeconds),
@@ -293,11 +303,14 @@ export class EmailServiceStack extends Stack {
       burstLimit: props.apiBurstLimit,
       logging,
     });
-    this.requestLogs = new RequestLogs(this, 'RequestLogs', {
-      resources: { table, settings },
-      sources: [...this.api.functions.values()],
-      logging,
-    });
+    this.requestLogs =
+      props.requestLogs === false
+        ? undefined
+        : new RequestLogs(this, 'RequestLogs', {
+            resources: { table, settings },
+            sources: [...this.api.functions.values()],
+            logging,
+          });
     this.domainCheck = new DomainCheck(this, 'Domains', {
       resources: { table, settings, webhookQueue, domainConfigurationSets },
       every: Duration.minutes(props.domainCheckMinutes ?? 1),
@@ -322,7 +335,7 @@ export class EmailServiceStack extends Stack {
       this.sesEvents.consumer,
       this.domainCheck.checker,
       this.webhooks.delivery,
-      this.requestLogs.writer,
+      ...(this.requestLogs ? [this.requestLogs.writer] : []),
     ];
     this.functions = Object.fromEntries(this.serviceFunctions.map((fn) => [fn.name, fn.function]));
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
+import { notFound } from './errors.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, type PageQuery, queryInteger } from './list.js';
 
 /**
@@ -45,70 +46,168 @@ export interface RequestLogEntry {
 }
 
 /**
- * Fields whose values are secrets wherever they appear in a body: a new key's `token` (POST
- * /v1/api-keys), a webhook's `signing_secret` (create, get, rotate) and `previous_secret`, and an
- * attachment's presigned `download_url` (a bearer credential for the file). Attachments' `content`
- * is handled where it is: inside `attachments`.
+ * Fields whose values are secrets wherever they appear in a body, whatever their case: a new key's
+ * `token` (POST /v1/api-keys), a webhook's `signing_secret` (create, get, rotate) and
+ * `previous_secret`, an attachment's presigned `download_url` (a bearer credential for the file),
+ * and the names credentials go by elsewhere (an email's custom `headers` may carry an
+ * `Authorization` or an `X-Api-Key`). Attachments' `content` is handled where it is: inside
+ * `attachments`.
  */
-const SECRET_FIELDS = new Set(['token', 'signing_secret', 'previous_secret', 'secret', 'download_url']);
-
-/** A value that is a credential whatever field it is in: an API key or a webhook signing secret. */
-const SECRET_TEXT = /\b(esk_[A-Za-z0-9_-]{16,128}|whsec_[A-Za-z0-9+/=_-]{16,})/g;
+const SECRET_FIELDS = new Set([
+  'token',
+  'signing_secret',
+  'previous_secret',
+  'secret',
+  'download_url',
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'api_key',
+  'apikey',
+  'password',
+  'client_secret',
+  'access_token',
+  'refresh_token',
+  'private_key',
+]);
+const isSecretField = (key: string) => SECRET_FIELDS.has(key.toLowerCase());
 
 /**
- * A copy of a JSON value with every secret replaced by REDACTED, strings past the cap cut, and
- * the walk stopped once the copy is past the cap (`truncated`): the work is bounded by the cap,
- * not by the body (a send's 40 MB of attachments costs no more than a small one).
+ * A value that is a credential whatever field it is in: an API key, a webhook signing secret, a
+ * bearer token. Not anchored at a word boundary: a key glued to other text is still a key.
+ */
+const SECRET_TEXT = /esk_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/=_-]{16,}|Bearer\s+[A-Za-z0-9._~+/=-]{16,}/g;
+
+/** A presigned S3 link anywhere (its signature is a bearer credential): the whole string goes. */
+const PRESIGNED = /X-Amz-(Signature|Credential|Security-Token)=/i;
+
+/** The characters a secret is made of: a text cut inside a run of them may end in part of one. */
+const isSecretChar = (c: number) =>
+  (c >= 48 && c <= 57) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 97 && c <= 122) ||
+  c === 95 /* _ */ ||
+  c === 45 /* - */ ||
+  c === 43 /* + */ ||
+  c === 47 /* / */ ||
+  c === 61 /* = */ ||
+  c === 46 /* . */ ||
+  c === 126; /* ~ */
+
+/** Bytes a character takes in JSON text (UTF-8, with JSON's escapes); a surrogate half counts 2. */
+function jsonCharBytes(c: number): number {
+  if (c === 34 || c === 92) return 2;
+  if (c < 0x20) return c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6;
+  if (c < 0x80) return 1;
+  if (c < 0x800 || (c >= 0xd800 && c <= 0xdfff)) return 2;
+  return 3;
+}
+
+/**
+ * A text as a log keeps it: secrets replaced, then cut to `maxBytes` of its JSON text (quotes
+ * included). The work is bounded by `maxBytes`, not by the text. A text cut before its end loses
+ * the run of secret characters it ends in, so no head of a secret is kept either.
+ */
+export function textForLog(text: string, maxBytes: number): { text: string; bytes: number; cut: boolean } {
+  // Replacing only shortens a text: a head a little past the budget is enough to fill it.
+  const head = text.length > maxBytes + 256 ? text.slice(0, maxBytes + 256) : text;
+  if (PRESIGNED.test(head)) return { text: REDACTED, bytes: REDACTED.length + 2, cut: false };
+  let s = head.replace(SECRET_TEXT, REDACTED);
+  let cut = head.length < text.length;
+  let bytes = 2;
+  let end = 0;
+  for (; end < s.length; end++) {
+    const size = jsonCharBytes(s.charCodeAt(end));
+    if (bytes + size > maxBytes) {
+      cut = true;
+      break;
+    }
+    bytes += size;
+  }
+  if (cut) {
+    // Not half a surrogate pair, and not the head of what may be a secret.
+    if (end > 0 && (s.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+    while (end > 0 && isSecretChar(s.charCodeAt(end - 1))) end--;
+    s = s.slice(0, end);
+    bytes = Buffer.byteLength(JSON.stringify(s));
+  }
+  return { text: s, bytes, cut };
+}
+
+/** Deepest nesting kept in a logged body (the API refuses deeper bodies); deeper: `[too deep]`. */
+export const LOG_MAX_DEPTH = 32;
+
+/** Longest field name kept, in bytes of JSON text. */
+const MAX_KEY_BYTES = 256;
+
+/**
+ * A copy of a JSON value with every secret replaced by REDACTED, texts and names past the cap cut,
+ * nesting past LOG_MAX_DEPTH replaced, and the walk stopped once the copy is past the cap
+ * (`truncated`): the work is bounded by the cap, not by the body (a send's 40 MB of attachments
+ * costs no more than a small one), and a value that refers to itself ends at the depth limit.
+ * Sizes are counted in bytes of the copy's JSON text, escapes included.
  */
 export function redact(value: unknown, cap = LOG_BODY_CAP_BYTES): { value: unknown; truncated: boolean } {
   let budget = cap;
   let truncated = false;
-  const walk = (v: unknown, key: string | undefined, inAttachments: boolean): unknown => {
+  const walk = (input: unknown, key: string | undefined, inAttachments: boolean, depth: number): unknown => {
     if (budget <= 0) {
       truncated = true;
       return undefined;
     }
-    if (key !== undefined && (SECRET_FIELDS.has(key) || (inAttachments && key === 'content'))) {
-      budget -= REDACTED.length + key.length;
+    let v = input;
+    if (key !== undefined && (isSecretField(key) || (inAttachments && key === 'content'))) {
+      budget -= REDACTED.length + 2;
       return v === null || v === undefined ? v : REDACTED;
     }
+    if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function')
+      v = (v as { toJSON: () => unknown }).toJSON();
     if (typeof v === 'string') {
-      // Secrets are replaced before the cut (a token is at most 132 characters), so no part of one is kept.
-      let s = v.slice(0, budget + 160).replace(SECRET_TEXT, REDACTED);
-      if (s.length > budget) {
-        truncated = true;
-        s = s.slice(0, Math.max(0, budget));
-      }
-      budget -= s.length + 2;
-      return s;
+      const cut = textForLog(v, budget);
+      if (cut.cut) truncated = true;
+      budget -= cut.bytes;
+      return cut.text;
     }
-    if (Array.isArray(v)) {
-      const out: unknown[] = [];
-      for (const item of v) {
-        if (budget <= 0) {
-          truncated = true;
-          break;
-        }
-        out.push(walk(item, undefined, key === 'attachments'));
-      }
-      return out;
-    }
+    if (typeof v === 'bigint') v = String(v);
     if (v !== null && typeof v === 'object') {
+      if (depth >= LOG_MAX_DEPTH) {
+        truncated = true;
+        budget -= 12;
+        return '[too deep]';
+      }
+      budget -= 2;
+      if (Array.isArray(v)) {
+        const out: unknown[] = [];
+        for (const item of v) {
+          if (budget <= 0) {
+            truncated = true;
+            break;
+          }
+          budget -= 1;
+          out.push(walk(item, undefined, key === 'attachments', depth + 1) ?? null);
+        }
+        return out;
+      }
       const out: Record<string, unknown> = {};
       for (const [k, item] of Object.entries(v)) {
         if (budget <= 0) {
           truncated = true;
           break;
         }
-        budget -= k.length + 4;
-        out[k] = walk(item, k, inAttachments);
+        const name = textForLog(k, Math.min(MAX_KEY_BYTES, budget));
+        if (name.cut) truncated = true;
+        budget -= name.bytes + 2;
+        out[name.text] = walk(item, k, inAttachments, depth + 1);
       }
       return out;
     }
-    budget -= 8;
+    if (typeof v === 'function' || typeof v === 'symbol') return undefined;
+    budget -= typeof v === 'number' ? String(v).length : 5;
     return v;
   };
-  const copy = walk(value, undefined, false);
+  const copy = walk(value, undefined, false, 0);
   return { value: copy, truncated };
 }
 
@@ -152,9 +251,34 @@ export function logIdOf(requestId: string, atMs: number): string {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const isLogId = (value: string) => UUID.test(value);
 
-/** The line a request's entry is emitted as: one JSON object, marked, on one line. */
-export const requestLogLine = (entry: RequestLogEntry): string =>
-  JSON.stringify({ [LOG_LINE_MARKER]: LOG_LINE_TYPE, ...entry });
+/**
+ * Largest line emitted, in bytes. A CloudWatch Logs event holds at most 256 KB, and Lambda splits
+ * a longer line into several events, none of them JSON, which the filter would drop. The bodies'
+ * caps keep a line near 20 KB; past this, its bodies are replaced by `{"_truncated": true}`.
+ */
+export const LOG_LINE_MAX_BYTES = 64 * 1024;
+
+/** Longest `endpoint` and `user_agent` kept, in bytes of JSON text (secrets in them replaced). */
+export const LOG_ENDPOINT_MAX_BYTES = 2048;
+export const LOG_USER_AGENT_MAX_BYTES = 1024;
+
+/** A request's path or user agent as a log keeps it: secrets replaced (a key pasted into a path), capped. */
+export const headerForLog = (text: string, maxBytes: number): string => textForLog(text, maxBytes).text;
+
+/** The line a request's entry is emitted as: one JSON object, marked, on one line, at most LOG_LINE_MAX_BYTES. */
+export function requestLogLine(entry: RequestLogEntry): string {
+  const line = JSON.stringify({ [LOG_LINE_MARKER]: LOG_LINE_TYPE, ...entry });
+  if (line.length * 3 <= LOG_LINE_MAX_BYTES || Buffer.byteLength(line) <= LOG_LINE_MAX_BYTES) return line;
+  const dropped = JSON.stringify({ _truncated: true });
+  return JSON.stringify({
+    [LOG_LINE_MARKER]: LOG_LINE_TYPE,
+    ...entry,
+    endpoint: headerForLog(entry.endpoint, LOG_ENDPOINT_MAX_BYTES),
+    user_agent: entry.user_agent === null ? null : headerForLog(entry.user_agent, LOG_USER_AGENT_MAX_BYTES),
+    request_body: entry.request_body === null ? null : dropped,
+    response_body: entry.response_body === null ? null : dropped,
+  });
+}
 
 const lineSchema = z.object({
   [LOG_LINE_MARKER]: z.literal(LOG_LINE_TYPE),
@@ -282,6 +406,15 @@ export const toLogResponse = (entry: RequestLogEntry): LogResponse => ({
   request_body: parsedBody(entry.request_body),
   response_body: parsedBody(entry.response_body),
 });
+
+/**
+ * What the log routes answer on a stack deployed with request logs off (`-c requestLogs=false`):
+ * a 404 that says why, rather than an empty list that would read as "no requests".
+ */
+export const requestLogsAreOff = () =>
+  notFound(
+    'Request logs are turned off on this deployment (its requestLogs setting is false): no request is recorded.',
+  );
 
 /** Where request logs are kept and read (adapters/dynamodb/request-log-repository.ts). */
 export interface RequestLogRepository {

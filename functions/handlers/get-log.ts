@@ -1,11 +1,23 @@
 import { notFound } from '../core/errors.js';
-import { isLogId, type RequestLogRepository, toLogResponse } from '../core/request-logs.js';
+import {
+  isLogId,
+  type RequestLogRepository,
+  requestLogsAreOff,
+  toLogResponse,
+} from '../core/request-logs.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/logs/{id}: one request's log, with its (redacted) request and response bodies. Not logged itself. */
-export const makeHandler = (deps: HttpDeps & { requestLogs: RequestLogRepository }) =>
+export const makeHandler = (
+  deps: HttpDeps & {
+    requestLogs: RequestLogRepository;
+    /** The stack's requestLogs setting is false: nothing is recorded, and this route says so (404). */
+    requestLogsOff?: boolean;
+  },
+) =>
   httpHandler(deps, { route: 'get-log', logged: false }, async ({ params }) => {
+    if (deps.requestLogsOff) throw requestLogsAreOff();
     const id = params.id ?? '';
     // Not a log id: no such log (ids are UUIDs; anything else names nothing).
     const entry = isLogId(id) ? await deps.requestLogs.get(id) : null;

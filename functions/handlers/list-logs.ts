@@ -1,4 +1,9 @@
-import { listLogsQuerySchema, type RequestLogRepository, toLogSummary } from '../core/request-logs.js';
+import {
+  listLogsQuerySchema,
+  type RequestLogRepository,
+  requestLogsAreOff,
+  toLogSummary,
+} from '../core/request-logs.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 
@@ -6,8 +11,15 @@ import { apiDeps } from '../wiring.js';
  * GET /v1/logs: `{object: "list", has_more, data}`, newest first; `status` (2xx, 3xx, 4xx, 5xx)
  * keeps one class of answers. Its own reads are not logged (docs/logs.md).
  */
-export const makeHandler = (deps: HttpDeps & { requestLogs: RequestLogRepository }) =>
+export const makeHandler = (
+  deps: HttpDeps & {
+    requestLogs: RequestLogRepository;
+    /** The stack's requestLogs setting is false: nothing is recorded, and this route says so (404). */
+    requestLogsOff?: boolean;
+  },
+) =>
   httpHandler(deps, { route: 'list-logs', logged: false }, async ({ query }) => {
+    if (deps.requestLogsOff) throw requestLogsAreOff();
     const page = await deps.requestLogs.list(parseInput(listLogsQuerySchema, query));
     return {
       statusCode: 200,

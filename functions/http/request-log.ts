@@ -1,7 +1,15 @@
 import type { Context } from 'aws-lambda';
 import type { ApiKey } from '../core/api-keys.js';
 import type { Log } from '../core/ports.js';
-import { bodyForLog, logIdOf, type RequestLogSink, requestLogLine } from '../core/request-logs.js';
+import {
+  bodyForLog,
+  headerForLog,
+  LOG_ENDPOINT_MAX_BYTES,
+  LOG_USER_AGENT_MAX_BYTES,
+  logIdOf,
+  type RequestLogSink,
+  requestLogLine,
+} from '../core/request-logs.js';
 import type { HttpEvent, HttpResponse } from './middleware.js';
 
 /** What the middleware chain leaves on the invocation's context for the request's log. */
@@ -51,13 +59,14 @@ export function withRequestLog(
     try {
       if (logged.passedDoor) {
         const { method, path } = event.requestContext.http;
+        const userAgent = event.headers?.['user-agent'];
         const entry = {
           id: logIdOf(context.awsRequestId, at),
           created_at: new Date(at).toISOString(),
           method: method.toUpperCase(),
-          endpoint: path,
+          endpoint: headerForLog(path, LOG_ENDPOINT_MAX_BYTES),
           response_status: response.statusCode ?? 200,
-          user_agent: event.headers?.['user-agent'] ?? null,
+          user_agent: userAgent ? headerForLog(userAgent, LOG_USER_AGENT_MAX_BYTES) : null,
           api_key_id: logged.apiKey?.id ?? null,
           duration_ms: Math.round((performance.now() - started) * 100) / 100,
           request_body: bodyForLog(requestBodyOf(event)),

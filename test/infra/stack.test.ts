@@ -644,7 +644,9 @@ describe('EmailServiceStack', () => {
     const filters = Object.values(resources('AWS::Logs::SubscriptionFilter'));
     const apiFunctions = [...stack.api.functions.values()];
     expect(filters).toHaveLength(apiFunctions.length);
-    const writerArn = { 'Fn::GetAtt': [logicalId(stack, stack.requestLogs.writer.function), 'Arn'] };
+    const writer = stack.requestLogs?.writer.function;
+    if (!writer) throw new Error('request logs are on by default');
+    const writerArn = { 'Fn::GetAtt': [logicalId(stack, writer), 'Arn'] };
     for (const fn of apiFunctions)
       template.hasResourceProperties('AWS::Logs::SubscriptionFilter', {
         LogGroupName: { Ref: logicalId(stack, fn.logGroup) },

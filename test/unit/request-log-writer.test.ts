@@ -1,0 +1,87 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { encodeAwslogs } from '../../functions/adapters/cloudwatch-logs/awslogs.js';
+import { DynamoRequestLogRepository } from '../../functions/adapters/dynamodb/request-log-repository.js';
+import { logIdOf, type RequestLogEntry, requestLogLine } from '../../functions/core/request-logs.js';
+import { makeHandler } from '../../functions/handlers/write-request-logs.js';
+
+/**
+ * The writer against DynamoDB's documented BatchWriteItem answers (aws-sdk-client-mock): what a
+ * call leaves in `UnprocessedItems` (throttled partitions) is written again, and only that; a batch
+ * DynamoDB never takes fails the invocation, so that Lambda's asynchronous retries deliver it again
+ * (the items are keyed by log id: writing one twice changes nothing).
+ */
+const dynamo = mockClient(DynamoDBDocumentClient);
+const TABLE = 'Table';
+const repository = () =>
+  new DynamoRequestLogRepository(
+    DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+    TABLE,
+  );
+const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+const entry = (i: number): RequestLogEntry => ({
+  id: logIdOf(`request-${i}`, Date.parse('2026-01-01T00:00:00Z') + i),
+  created_at: new Date(Date.parse('2026-01-01T00:00:00Z') + i).toISOString(),
+  method: 'POST',
+  endpoint: '/v1/emails',
+  response_status: i % 5 === 0 ? 422 : 200,
+  user_agent: 'test',
+  api_key_id: 'key_1',
+  duration_ms: 1,
+  request_body: '{"to":"a@example.com"}',
+  response_body: '{"id":"em_1"}',
+});
+const event = (entries: RequestLogEntry[]) =>
+  encodeAwslogs({
+    messageType: 'DATA_MESSAGE',
+    owner: '123456789012',
+    logGroup: '/aws/lambda/send-email',
+    logStream: '2026/01/01/[$LATEST]abc',
+    subscriptionFilters: ['request-logs'],
+    logEvents: entries.map((e, i) => ({ id: String(i), timestamp: 0, message: `${requestLogLine(e)}\n` })),
+  });
+type Put = { PutRequest: { Item: Record<string, unknown> } };
+const idsOf = (requests: unknown) => (requests as Put[]).map((r) => r.PutRequest.Item.id);
+
+beforeEach(() => dynamo.reset());
+afterEach(() => vi.useRealTimers());
+
+describe('the request-log writer and BatchWriteItem', () => {
+  it('writes 25 items a call, once each (a line delivered twice in a batch too), and retries exactly what was left unprocessed', async () => {
+    const entries = Array.from({ length: 29 }, (_, i) => entry(i));
+    const batch = [...entries, entries[3] as RequestLogEntry];
+    let calls = 0;
+    dynamo.on(BatchWriteCommand).callsFake((input) => {
+      calls++;
+      const requests = input.RequestItems[TABLE] as Put[];
+      // The first call of 25 has 3 items throttled.
+      return calls === 1 ? { UnprocessedItems: { [TABLE]: requests.slice(0, 3) } } : {};
+    });
+    const result = await makeHandler({ requestLogs: repository(), retentionDays: 30, log })(event(batch));
+    expect(result).toEqual({ stored: 30, skipped: 0 });
+    const sent = dynamo
+      .commandCalls(BatchWriteCommand)
+      .map((call) => call.args[0].input.RequestItems?.[TABLE]);
+    expect(sent.map((requests) => requests?.length).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([3, 4, 25]);
+    const first = sent.find((requests) => requests?.length === 25);
+    const retry = sent.find((requests) => requests?.length === 3);
+    expect(idsOf(retry)).toEqual(idsOf(first).slice(0, 3));
+    // Every log written, each once but for the retried three.
+    const written = sent.flatMap((requests) => idsOf(requests));
+    expect(new Set(written)).toEqual(new Set(entries.map((e) => e.id)));
+    expect(written).toHaveLength(32);
+  });
+
+  it('fails the invocation when DynamoDB keeps leaving items unprocessed (Lambda retries it), after backing off', async () => {
+    vi.useFakeTimers();
+    dynamo.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
+    const done = makeHandler({ requestLogs: repository(), retentionDays: 30, log })(event([entry(1)]));
+    const failed = expect(done).rejects.toThrow(/did not take the request logs/);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await failed;
+    expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(7);
+  });
+});
