@@ -931,7 +931,8 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
       },
     },
     description:
-      'Every API request a handler answered (not these reads themselves), kept `logRetentionDays` (30 by default). Cursor pages (`after`, `before`: a log id); `status` filters by class (`2xx`, `3xx`, `4xx`, `5xx`). See docs/logs.md.',
+      'Every API request a handler answered (not these reads themselves), kept `logRetentionDays` (30 by default). Cursor pages (`after`, `before`: a log id); `status` filters by class (`2xx`, `3xx`, `4xx`, `5xx`). A deployment with request logs turned off (`requestLogs=false`) answers 404 saying so. See docs/logs.md.',
+    errors: [404],
   },
   'get-log': {
     ok: {
