@@ -345,6 +345,18 @@ export const FUNCTIONS = {
     optionalEnv: ['FRONT_DOOR_SECRET'],
     table: { actions: [] },
   },
+  'get-console': {
+    description: 'GET /: the web console page (public)',
+    env: [],
+    optionalEnv: ['FRONT_DOOR_SECRET'],
+    table: { actions: [] },
+  },
+  'get-console-asset': {
+    description: 'GET /assets/{file}: the web console files (public)',
+    env: [],
+    optionalEnv: ['FRONT_DOOR_SECRET'],
+    table: { actions: [] },
+  },
   // Request logs: through both listing indexes (Query), then the page's items (BatchGetItem); one by id (GetItem).
   'list-logs': api({
     description: 'GET /v1/logs',

@@ -16,7 +16,8 @@ export interface RouteDefinition {
    * `sending_access`; `full_access` keys may call every route. The handlers enforce it (see
    * http/middleware.ts), and the API guide's permission table (docs/api.md) is checked against it.
    *
-   * `public`: a page that needs no key (the OpenAPI document and its reference page). A public
+   * `public`: a page that needs no key (the OpenAPI document, its reference page, the web console's
+   * page and files). A public
    * route serves only what is built into the service: its function reads no table, no queue and no
    * request input (http/public.ts), so nothing it answers depends on who asks.
    */
@@ -349,6 +350,21 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/docs',
     handler: 'get-api-reference',
     summary: 'The API reference, a page made from the OpenAPI document (no key needed)',
+    permission: 'public',
+  },
+  {
+    method: 'GET',
+    path: '/',
+    handler: 'get-console',
+    summary:
+      'The web console: a page that signs in with an API key and shows emails, domains, keys… (no key needed to load it)',
+    permission: 'public',
+  },
+  {
+    method: 'GET',
+    path: '/assets/{file}',
+    handler: 'get-console-asset',
+    summary: 'A file of the web console, by its content-hashed name (no key needed)',
     permission: 'public',
   },
 ];

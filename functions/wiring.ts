@@ -54,14 +54,14 @@ export type ApiFunction = Exclude<
   | 'check-domains'
   | 'sweep-emails'
   | 'deliver-webhooks'
-  | 'get-openapi'
-  | 'get-api-reference'
+  | PublicFunction
   | 'write-request-logs'
 >;
+type PublicFunction = 'get-openapi' | 'get-api-reference' | 'get-console' | 'get-console-asset';
 type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'update-domain' | 'delete-domain';
 
 /** A public page's function (routes.ts): only the front door's secret, when there is one. */
-export function publicDeps(name: 'get-openapi' | 'get-api-reference') {
+export function publicDeps(name: PublicFunction) {
   const spec = FUNCTIONS[name];
   const { FRONT_DOOR_SECRET } = loadConfig(...spec.env, ...spec.optionalEnv);
   return { frontDoorSecret: FRONT_DOOR_SECRET, log };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { onLambda } from '../config.js';
-import { ApiError, internalError } from '../core/errors.js';
+import { ApiError, internalError, notFound } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { log as defaultLog } from '../observability/logger.js';
 import { observe } from '../observability/middleware.js';
@@ -21,6 +21,12 @@ export interface BuiltPage {
   body: string;
   /** The hashes of the inline styles it carries, for its Content-Security-Policy (HTML pages). */
   styleHashes?: readonly string[];
+  /** Its own Content-Security-Policy, instead of the one made from `styleHashes`. */
+  contentSecurityPolicy?: string;
+  /** Its own Cache-Control (default: `public, max-age=300`). */
+  cacheControl?: string;
+  /** Its ETag, when it was computed at build time (default: a hash of the body). */
+  etag?: string;
 }
 
 /** `'sha256-…'` of an inline style or script, as a Content-Security-Policy source. */
@@ -34,32 +40,32 @@ export const cspHash = (text: string) => `'sha256-${createHash('sha256').update(
 export function publicHeaders(page: BuiltPage, etag: string): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': page.contentType,
-    'cache-control': 'public, max-age=300',
+    'cache-control': page.cacheControl ?? 'public, max-age=300',
     etag,
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
     'referrer-policy': 'no-referrer',
     'cross-origin-resource-policy': 'same-origin',
-    'content-security-policy': [
-      "default-src 'none'",
-      ...(page.styleHashes?.length ? [`style-src ${page.styleHashes.join(' ')}`] : []),
-      "frame-ancestors 'none'",
-      "base-uri 'none'",
-      "form-action 'none'",
-    ].join('; '),
+    'content-security-policy':
+      page.contentSecurityPolicy ??
+      [
+        "default-src 'none'",
+        ...(page.styleHashes?.length ? [`style-src ${page.styleHashes.join(' ')}`] : []),
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+      ].join('; '),
   };
   if (onLambda()) headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
   return headers;
 }
 
-/**
- * A public route's handler (routes.ts, `permission: 'public'`): no key, no request input read, no
- * table, nothing but the page built into the service, built once per instance on first use. Behind
- * the front door it answers only requests that came through it, as every route does.
- */
-export function publicHandler(deps: PublicDeps, build: () => BuiltPage) {
+const etagOf = (page: BuiltPage) =>
+  page.etag ?? `"${createHash('sha256').update(page.body).digest('base64url').slice(0, 27)}"`;
+
+/** The middleware chain of every public route: observed, errors in the one shape, the front door. */
+function publicChain(deps: PublicDeps, answer: (event: HttpEvent) => HttpResponse) {
   const log = deps.log ?? defaultLog;
-  let page: { page: BuiltPage; etag: string } | undefined;
   const chain = middy<HttpEvent, HttpResponse, Error, Context>()
     .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, Context>)
     .use({
@@ -73,15 +79,35 @@ export function publicHandler(deps: PublicDeps, build: () => BuiltPage) {
       },
     });
   if (deps.frontDoorSecret) chain.use(frontDoorOnly(deps.frontDoorSecret));
-  return chain.handler(async () => {
+  return chain.handler(async (event) => answer(event));
+}
+
+/**
+ * A public route's handler (routes.ts, `permission: 'public'`): no key, no request input read, no
+ * table, nothing but the page built into the service, built once per instance on first use. Behind
+ * the front door it answers only requests that came through it, as every route does.
+ */
+export function publicHandler(deps: PublicDeps, build: () => BuiltPage) {
+  let page: { page: BuiltPage; etag: string } | undefined;
+  return publicChain(deps, () => {
     if (!page) {
       const built = build();
-      page = {
-        page: built,
-        etag: `"${createHash('sha256').update(built.body).digest('base64url').slice(0, 27)}"`,
-      };
+      page = { page: built, etag: etagOf(built) };
     }
     return { statusCode: 200, headers: publicHeaders(page.page, page.etag), body: page.page.body };
+  });
+}
+
+/**
+ * A public route that serves one of a set of files built into the service, by the name in its path
+ * (`{file}`, the only input it reads); any other name is a 404 in the error shape.
+ */
+export function publicFileHandler(deps: PublicDeps, fileOf: (name: string) => BuiltPage | undefined) {
+  return publicChain(deps, (event) => {
+    const name = event.pathParameters?.file ?? '';
+    const file = fileOf(name);
+    if (!file) throw notFound('No such file.');
+    return { statusCode: 200, headers: publicHeaders(file, etagOf(file)), body: file.body };
   });
 }
 

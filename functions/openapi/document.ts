@@ -177,7 +177,10 @@ const rateHeaderRefs = () =>
   );
 
 /** What the public pages answer (routes.ts: `permission: 'public'`). */
-const PUBLIC_ANSWERS: Record<string, { type: string; schema: Json; description: string }> = {
+const PUBLIC_ANSWERS: Record<
+  string,
+  { type: string; schema: Json; description: string /** It may answer 404. */; notFound?: boolean }
+> = {
   'get-openapi': {
     type: 'application/json',
     schema: { type: 'object', description: 'This document (OpenAPI 3.1).' },
@@ -187,6 +190,17 @@ const PUBLIC_ANSWERS: Record<string, { type: string; schema: Json; description: 
     type: 'text/html',
     schema: { type: 'string' },
     description: 'The API reference: this document as a page (no scripts, works offline).',
+  },
+  'get-console': {
+    type: 'text/html',
+    schema: { type: 'string' },
+    description: "The web console's page (it loads its script and style sheet from /assets/).",
+  },
+  'get-console-asset': {
+    type: '*/*',
+    schema: { type: 'string' },
+    description: 'The file: a script (text/javascript) or a style sheet (text/css), cached for a year.',
+    notFound: true,
   },
 };
 
@@ -203,8 +217,10 @@ function publicOperation(route: RouteDefinition): Json {
     responses: {
       '200': { description: answer.description, content: { [answer.type]: { schema: answer.schema } } },
       '403': { $ref: '#/components/responses/Error403' },
+      ...(answer.notFound ? { '404': { $ref: '#/components/responses/Error404' } } : {}),
       '500': { $ref: '#/components/responses/Error500' },
     },
+    ...(route.path.includes('{') ? { parameters: pathParameters(route.path) } : {}),
   };
 }
 
