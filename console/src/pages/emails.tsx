@@ -1,11 +1,138 @@
-import { Empty, PageHeading } from '../components.js';
+import { useState } from 'preact/hooks';
+import { api, query } from '../api.js';
+import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When } from '../components.js';
+import { href } from '../router.js';
 
-/** Placeholder: this page is being built. */
+export interface EmailItem {
+  id: string;
+  to: string[];
+  from: string;
+  subject: string;
+  status: string;
+  last_event?: string;
+  created_at: string;
+  scheduled_at?: string | null;
+}
+interface EmailList {
+  has_more: boolean;
+  data: EmailItem[];
+}
+
+const STATUSES = ['queued', 'delivered', 'bounced', 'failed'] as const;
+const PAGE_SIZE = 20;
+/** The list is asked again this often while it is open. */
+const REFRESH_MS = 3000;
+
+type Cursor = { after: string } | { before: string } | undefined;
+
 export function EmailsPage() {
+  const [status, setStatus] = useState('');
+  const [cursor, setCursor] = useState<Cursor>();
+  const list = useLoad(
+    () =>
+      api<EmailList>(`/v1/emails${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the emails' }),
+    [status, cursor && JSON.stringify(cursor)],
+    REFRESH_MS,
+  );
+  const data = list.data?.data ?? [];
+  const first = data[0];
+  const last = data[data.length - 1];
+  // has_more is about the direction of the page: older ones for a first page or `after`, newer for `before`.
+  const hasNewer = cursor === undefined ? false : 'before' in cursor ? list.data?.has_more === true : true;
+  const hasOlder = cursor !== undefined && 'before' in cursor ? true : list.data?.has_more === true;
   return (
     <>
       <PageHeading>Emails</PageHeading>
-      <Empty title="This page is coming." />
+      <div class="toolbar">
+        <div>
+          <label for="status-filter">Status</label>
+          <select
+            id="status-filter"
+            value={status}
+            onChange={(e) => {
+              setStatus((e.currentTarget as HTMLSelectElement).value);
+              setCursor(undefined);
+            }}
+          >
+            <option value="">Any status</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        <p class="muted" aria-live="off">
+          Refreshed every {REFRESH_MS / 1000} seconds while open.
+        </p>
+      </div>
+      <ErrorNote error={list.error} />
+      {!list.data && list.loading && <Loading />}
+      {list.data && data.length === 0 && (
+        <Empty title={status ? `No ${status} email.` : 'No email yet.'}>
+          {!status && (
+            <p>
+              Send one with the API: <code>POST /v1/emails</code> with a key, from an address of a verified
+              domain (see <a href="#/domains">Domains</a>):
+              <pre>{`curl ${location.origin}/v1/emails -H "Authorization: Bearer $API_KEY" \\
+  -H 'Content-Type: application/json' \\
+  -d '{"from":"you@your-domain","to":"success@simulator.amazonses.com","subject":"Hi","text":"Hello"}'`}</pre>
+            </p>
+          )}
+        </Empty>
+      )}
+      {data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">To</th>
+                <th scope="col">Subject</th>
+                <th scope="col">Status</th>
+                <th scope="col">Last event</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((email) => (
+                <tr key={email.id}>
+                  <td>{email.to.join(', ')}</td>
+                  <td>
+                    <a href={href('emails', email.id)}>{email.subject || '(no subject)'}</a>
+                  </td>
+                  <td>
+                    <Status value={email.status} />
+                  </td>
+                  <td>
+                    <Status value={email.last_event} />
+                  </td>
+                  <td>
+                    <When at={email.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div class="pager">
+        <button
+          type="button"
+          class="secondary"
+          disabled={!hasNewer || !first}
+          onClick={() => first && setCursor({ before: first.id })}
+        >
+          Newer
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          disabled={!hasOlder || !last}
+          onClick={() => last && setCursor({ after: last.id })}
+        >
+          Older
+        </button>
+      </div>
     </>
   );
 }
