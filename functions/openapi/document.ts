@@ -179,7 +179,14 @@ const rateHeaderRefs = () =>
 /** What the public pages answer (routes.ts: `permission: 'public'`). */
 const PUBLIC_ANSWERS: Record<
   string,
-  { type: string; schema: Json; description: string /** It may answer 404. */; notFound?: boolean }
+  {
+    /** Its media type, or the ones it may answer. */
+    type: string | readonly string[];
+    schema: Json;
+    description: string;
+    /** It may answer 404. */
+    notFound?: boolean;
+  }
 > = {
   'get-openapi': {
     type: 'application/json',
@@ -197,7 +204,7 @@ const PUBLIC_ANSWERS: Record<
     description: "The web console's page (it loads its script and style sheet from /assets/).",
   },
   'get-console-asset': {
-    type: '*/*',
+    type: ['text/javascript', 'text/css'],
     schema: { type: 'string' },
     description: 'The file: a script (text/javascript) or a style sheet (text/css), cached for a year.',
     notFound: true,
@@ -215,7 +222,15 @@ function publicOperation(route: RouteDefinition): Json {
     'x-permission': 'public',
     security: [],
     responses: {
-      '200': { description: answer.description, content: { [answer.type]: { schema: answer.schema } } },
+      '200': {
+        description: answer.description,
+        content: Object.fromEntries(
+          (typeof answer.type === 'string' ? [answer.type] : answer.type).map((type) => [
+            type,
+            { schema: answer.schema },
+          ]),
+        ),
+      },
       '403': { $ref: '#/components/responses/Error403' },
       ...(answer.notFound ? { '404': { $ref: '#/components/responses/Error404' } } : {}),
       '500': { $ref: '#/components/responses/Error500' },

@@ -718,6 +718,14 @@ describe('grants match the calls the code makes', () => {
   });
 
   it('gives the public pages no access to anything (no table, queue, SES or bucket) and no table name', () => {
+    // The web console's page and files are public pages too, each behind its own API route.
+    expect(PUBLIC_ROUTES.map((r) => r.handler)).toEqual(
+      expect.arrayContaining(['get-openapi', 'get-api-reference', 'get-console', 'get-console-asset']),
+    );
+    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+      (r) => (r as { Properties: { RouteKey: string } }).Properties.RouteKey,
+    );
+    expect(routeKeys).toEqual(expect.arrayContaining(['GET /', 'GET /assets/{file}']));
     for (const { handler } of PUBLIC_ROUTES) {
       const actions = policiesOf(stack, template, handler).flatMap((s) => [s.Action].flat());
       expect(

@@ -1,0 +1,165 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { httpsClient, waitFor } from '../support/https.js';
+
+/**
+ * The web console in a real browser (headless Chromium) over the local service: sign in with its key,
+ * the overview, an email sent through the API watched to `delivered` in the list and on its page, its
+ * HTML preview unable to run a script, sign out. Screenshots of the pages go to docs/console/.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let service: LocalService;
+let api: ReturnType<typeof httpsClient>;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let origin: string;
+
+beforeAll(async () => {
+  // Fail, not skip: a missing browser must not pass for a tested console.
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`);
+  service = await startLocalService({
+    port: 0,
+    dataDir: null,
+    viewerPort: 0,
+    eventDelayMs: 50,
+    domainVerifyMs: 500,
+    domainFailMs: 1500,
+    domainCheckIntervalMs: 100,
+    rateLimitPerSecond: 1000,
+  });
+  origin = service.baseUrl.replace(/\/v1$/, '');
+  api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
+  expect((await api.call('POST', '/domains', { body: { domain: 'acme.test' } })).status).toBe(201);
+  const verified = await waitFor(
+    () => api.call('GET', '/domains'),
+    (r) => r.json?.data?.[0]?.status === 'verified',
+  );
+  expect(verified.json.data[0].status).toBe('verified');
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // The local service's certificate is self-signed for localhost.
+  context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  mkdirSync('docs/console', { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  await service?.stop();
+});
+
+/** The browser's getComputedStyle (the tests are type-checked without the DOM's types). */
+type Styled = { getComputedStyle(element: unknown): { color: string } };
+
+const sessionKey = () => page.evaluate<string>("Object.values(sessionStorage).join('|')");
+
+describe('the web console', () => {
+  it('signs in with an API key, kept in sessionStorage only, and opens on the overview', async () => {
+    // Errors in the console other than the wrong key's 401 (a refused script or style would show here).
+    const errors: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && !m.text().includes('401') && errors.push(m.text()));
+    await page.goto(`${origin}/`);
+    await page.getByLabel('API key').fill('esk_not_a_key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 })
+      .toContain('sign in again');
+
+    await page.getByLabel('API key').fill(service.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor({ timeout: 10_000 });
+    for (const name of ['Overview', 'Emails', 'Domains', 'API keys', 'Webhooks', 'Suppressions', 'Logs'])
+      expect(await page.getByRole('link', { name, exact: true }).count(), name).toBe(1);
+    await page.getByText('SES reviews accounts above 5.0 %').waitFor();
+    await page.getByText('SES reviews accounts above 0.10 %').waitFor();
+    expect(await sessionKey()).toBe(service.apiKey);
+    expect(await page.evaluate<number>('localStorage.length + document.cookie.length')).toBe(0);
+    expect(page.url()).not.toContain(service.apiKey);
+    expect(errors).toEqual([]);
+  });
+
+  it('shows an email sent through the API reach delivered, in the list and on its page', async () => {
+    const title = await page.title();
+    const sent = await api.call('POST', '/emails', {
+      body: {
+        from: 'Acme <hello@acme.test>',
+        to: 'success@simulator.amazonses.com',
+        subject: 'Console <b>check</b>',
+        // Hostile HTML: a script that would change the console's title if it ran, styled text that should show.
+        html: '<p style="color:#0a0">Hello from the <strong>console</strong> test</p><script>parent.document.title="pwned";top.document.title="pwned";document.title="ran"</script><img src="https://tracker.example/pixel.gif" alt="pixel">',
+        text: 'Hello from the console test',
+        tags: [{ name: 'category', value: 'welcome' }],
+      },
+    });
+    expect(sent.status).toBe(200);
+    const id = sent.json.id as string;
+
+    await page.getByRole('link', { name: 'Emails', exact: true }).click();
+    await page.getByRole('heading', { name: 'Emails' }).waitFor();
+    // The subject is shown as text, never as markup.
+    const row = page.getByRole('row').filter({ hasText: 'Console <b>check</b>' });
+    await expect.poll(() => row.getByText('delivered').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await page.screenshot({ path: 'docs/console/emails.png', fullPage: true });
+
+    await row.getByRole('link', { name: 'Console <b>check</b>' }).click();
+    expect(page.url()).toContain(`#/emails/${id}`);
+    await page.getByRole('heading', { name: 'Console <b>check</b>' }).waitFor();
+    await expect
+      .poll(() => page.locator('dl.fields dd').first().textContent(), { timeout: 20_000 })
+      .toBe('delivered');
+    await page.getByRole('cell', { name: 'success@simulator.amazonses.com' }).waitFor();
+    await page.locator('ol.timeline').getByText('delivered').first().waitFor();
+    await page.getByText('welcome').waitFor();
+
+    // The preview: a frame with no permission at all, whose script did not run.
+    const frame = page.locator('iframe.preview');
+    expect(await frame.getAttribute('sandbox')).toBe('');
+    const preview = page.frameLocator('iframe.preview');
+    await preview.getByText('Hello from the').waitFor();
+    expect(await page.title()).toBe(title);
+    expect(
+      await preview.locator('p').evaluate((p) => (globalThis as unknown as Styled).getComputedStyle(p).color),
+    ).toBe('rgb(0, 170, 0)');
+    // The remote image stays off until asked.
+    expect(
+      await preview
+        .locator('img')
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBe(0);
+    await page.getByRole('button', { name: 'Load remote images' }).waitFor();
+    await page.screenshot({ path: 'docs/console/email.png', fullPage: true });
+    expect(await page.title()).toBe(title);
+  });
+
+  it('shows the overview with the counts of the day', async () => {
+    await page.getByRole('link', { name: 'Overview', exact: true }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await expect
+      .poll(() => page.locator('.card').first().locator('.value').textContent(), { timeout: 10_000 })
+      .toBe('1');
+    await page.screenshot({ path: 'docs/console/overview.png', fullPage: true });
+  });
+
+  it('works at 375 px wide: no page wider than the screen', async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    for (const hash of ['#/', '#/emails']) {
+      await page.goto(`${origin}/${hash}`);
+      await page.locator('main h1').waitFor();
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('signs out: the key is forgotten and the sign-in form shows', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await sessionKey()).toBe('');
+    await page.reload();
+    await page.getByLabel('API key').waitFor();
+  });
+});
