@@ -73,7 +73,7 @@ try {
   Email service running locally (HTTPS only)
 
   Base URL     ${service.baseUrl}
-  Console      ${service.baseUrl.replace(/\/v1$/, '')}/   (the web console: sign in with the API key below)
+  Console      ${service.baseUrl.replace(/\/v1$/, '')}/   (the web console; sign in there with the key below)
   API key      ${service.apiKey}   (full access${process.env.DEV_API_KEY ? ', from DEV_API_KEY' : '; shown once, a new one each start'})
   Reference    ${service.baseUrl.replace(/\/v1$/, '')}/docs   (the API reference; ${service.baseUrl}/openapi.json: OpenAPI 3.1)
   Sent mail    ${service.viewerUrl}   ${viewerNote}
