@@ -40,6 +40,11 @@ export interface NewEmail {
 export type ClaimResult =
   /** This worker may hand the email to the provider now; the attempt is recorded as begun. */
   | 'claimed'
+  /**
+   * The same, and this claim is the first to record the recipients left out as suppressed (an
+   * earlier claim released after a throttle recorded none): what is counted and raised once.
+   */
+  | 'claimed_suppressed'
   /** Already sent, or already in a final state: nothing to do. */
   | 'done'
   /** A scheduled email whose time has not come (it was moved later): the scheduler queues it then. */

@@ -368,3 +368,47 @@ describe('roll-up', () => {
     ]);
   });
 });
+
+describe('counted once, whatever the path', () => {
+  /** This domain's counts in the current hour (each test its own domain, so none sees another's). */
+  const countsOf = async (domain: string) => {
+    const hour = Math.floor(now / HOUR) * HOUR;
+    return (await metrics.hours(hour, hour)).find((h) => h.domain === domain)?.counts;
+  };
+
+  it('counts an email with a suppressed recipient once, though SES throttled it twice before taking it', async () => {
+    const to = ['kept@example.com', 'gone-again@example.com'];
+    const id = await queuedEmail(to, 'news@throttled.test');
+    await repos.suppressions.add({
+      id: 'sup_2',
+      email: 'gone-again@example.com',
+      origin: 'bounce',
+      source_id: 'x',
+      created_at: new Date(now).toISOString(),
+    });
+    let throttles = 2;
+    const mailer: Mailer = {
+      send: async (email) => {
+        if (throttles-- > 0) throw new MailerError('Maximum sending rate exceeded', 'rate', 'Throttling');
+        return { messageId: `ses-${email.id}` };
+      },
+    };
+    const consumer = makeConsumer({
+      emails,
+      suppressions: repos.suppressions,
+      metrics,
+      mailer,
+      clock,
+      maxReceiveCount: 5,
+    });
+    const job = { body: JSON.stringify({ id, content: contentOf(to, 'news@throttled.test') }) };
+    // Each throttle releases the claim and puts the message back; the third try is sent.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      now += 1_000;
+      await consumer(sqsEvent([job]));
+    }
+    expect(throttles).toBe(-1);
+    expect((await emails.getState(id))?.sent_at).toBeDefined();
+    expect(await countsOf('throttled.test')).toEqual({ sent: 1, suppressed: 1 });
+  });
+});

@@ -246,6 +246,24 @@ describe('DynamoEmailRepository (dynalite)', () => {
     lossy.stop();
   });
 
+  it('says which claim first recorded the suppressed recipients: not one after a release, and yes after a lost answer', async () => {
+    const suppressed = (at: number) => ({
+      byReason: { previous_bounce: [1] },
+      at: new Date(at).toISOString(),
+    });
+    const lossy = losingFirstAnswer((e) => e.includes('send_started_at = :now'));
+    const id = await create();
+    const now = Date.now();
+    expect(await lossy.repo.claim(id, now, suppressed(now))).toBe('claimed_suppressed');
+    expect(lossy.seen.retried).toBe(1);
+    // Released after a throttle, claimed again: the marks are there already.
+    await repo.release(id, now, now + 1);
+    expect(await repo.claim(id, now + 2, suppressed(now + 2))).toBe('claimed');
+    const other = await create();
+    expect(await repo.claim(other, now, suppressed(now))).toBe('claimed_suppressed');
+    lossy.stop();
+  });
+
   it('a send recorded by a try whose answer was lost is still recorded first by that worker', async () => {
     const lossy = losingFirstAnswer((e) => e.includes('sent_at = if_not_exists'));
     const id = await create();

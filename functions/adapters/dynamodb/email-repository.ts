@@ -312,6 +312,9 @@ export class DynamoEmailRepository implements EmailRepository {
     // No expiry: once an attempt began, no other is ever started (see deliver-email.ts). A
     // scheduled email only once it is due: a reschedule or cancel and this claim are transitions
     // of the same item, so exactly one of them happens.
+    // A claim released after a throttle leaves its suppressed marks, and the next claim writes the
+    // same again: the marks are this claim's news only when none were there before (its old
+    // suppressed_at absent), or, after a lost answer, when the time kept is this claim's own.
     const claimed = await this.transition(
       id,
       'claim',
@@ -319,14 +322,17 @@ export class DynamoEmailRepository implements EmailRepository {
       {
         update: `SET send_started_at = :now, claim = :token${marks.set}${marks.add}`,
         values: { ':now': nowMs, ':token': token, ...marks.values },
+        ...(suppressed && marks.set ? { returnValues: 'UPDATED_OLD' as const } : {}),
       },
     );
-    if (claimed) return 'claimed';
+    const claimedWith = (newMarks: boolean) =>
+      suppressed && marks.set && newMarks ? ('claimed_suppressed' as const) : ('claimed' as const);
+    if (claimed) return claimedWith(claimed.suppressed_at === undefined);
     // Rare path (a duplicate message, or a retry after a lost answer): read why it was refused.
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: this.statusKey(id), ConsistentRead: true }),
     );
-    if (Item?.claim === token) return 'claimed';
+    if (Item?.claim === token) return claimedWith(Item.suppressed_at === suppressed?.at);
     const state = Item ? toState(id, Item) : null;
     if (!state) return 'missing';
     if (state.status !== 'queued' || state.sent_at) return 'done';

@@ -437,8 +437,10 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
     left.positions.length ? { byReason: left.byReason, at: new Date(startedAt).toISOString() } : undefined,
   );
   if (claim === 'not_due') return notDue(deps, job.id);
-  if (claim !== 'claimed') return { result: 'skipped', why: claim };
-  if (left.positions.length) {
+  if (claim !== 'claimed' && claim !== 'claimed_suppressed') return { result: 'skipped', why: claim };
+  // Only the claim that first records the recipients left out counts and raises them: a claim
+  // released after a throttle is followed by another that finds them recorded.
+  if (claim === 'claimed_suppressed') {
     await countMetrics(deps, job.content.from, { suppressed: 1 }, job.id);
     deps.counters?.count('RecipientsSuppressed', left.positions.length);
     await raiseSuppressed(deps, job, left.named, new Date(startedAt).toISOString());
