@@ -172,7 +172,7 @@ export interface EmailRepository {
   markSent(id: string, providerMessageId: string, at: string, mark?: SentMark): Promise<boolean>;
   /**
    * markSent, saying also what this write recorded for the first time (what the metrics count):
-   * `first` as markSent answers; `newSent`: the email had no send recorded before this write;
+   * `first` as markSent answers (the send is news: raised as email.sent, counted as sent);
    * `newMark`: the mark was not set before it.
    */
   recordSent(id: string, providerMessageId: string, at: string, mark?: SentMark): Promise<SentNews>;
@@ -209,7 +209,6 @@ export interface EmailRepository {
 /** What a send record changed for the first time (EmailRepository.recordSent). */
 export interface SentNews {
   first: boolean;
-  newSent: boolean;
   newMark: boolean;
 }
 

@@ -19,6 +19,7 @@ import { makeHandler as makeConsumer } from '../../functions/handlers/process-se
 import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
 import { context, httpEvent, parseBody, sqsEvent } from '../support/events.js';
 import { emailContent, fullAccessKey, storeDomain } from '../support/fakes.js';
+import { losingFirstAnswer } from '../support/losing-answer.js';
 import { expectResendShape } from '../support/resend-schema.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
@@ -87,6 +88,7 @@ async function queuedEmail(to = ['a@example.com'], from = 'hello@acme.test') {
   return id;
 }
 
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const api = () => makeMetrics({ apiKeys: repos.apiKeys, domains: repos.domains, metrics, clock });
 async function get(query: Record<string, string> = {}) {
   const response = await api()(
@@ -410,5 +412,34 @@ describe('counted once, whatever the path', () => {
     expect(throttles).toBe(-1);
     expect((await emails.getState(id))?.sent_at).toBeDefined();
     expect(await countsOf('throttled.test')).toEqual({ sent: 1, suppressed: 1 });
+  });
+
+  it('counts an open whose later writes failed: its retry finds the event stored, and it is still counted once', async () => {
+    const id = await queuedEmail(['a@example.com'], 'news@opened.test');
+    // From the domain of this test (the fixture's is acme.test).
+    const event = open(id).replaceAll('acme.test', 'opened.test');
+    let failures = 1;
+    const failing = Object.assign(Object.create(emails), {
+      recordSent: (...args: Parameters<DynamoEmailRepository['recordSent']>) => {
+        if (failures-- > 0) return Promise.reject(new Error('ProvisionedThroughputExceededException'));
+        return emails.recordSent(...args);
+      },
+    }) as DynamoEmailRepository;
+    const consumer = makeEventsConsumer({ emails: failing, metrics, log: quiet });
+    expect((await consumer(sqsEvent([{ body: event }]))).batchItemFailures).toHaveLength(1);
+    expect((await consumer(sqsEvent([{ body: event }]))).batchItemFailures).toEqual([]);
+    expect(await countsOf('opened.test')).toEqual({ sent: 1, opened: 1, unique_opened: 1 });
+  });
+
+  it("counts a send whose record's answer was lost, when the SDK's retry finds it recorded", async () => {
+    const lossy = losingFirstAnswer(table, (e) => e.includes('sent_at = if_not_exists'));
+    const id = await queuedEmail(['to@example.com'], 'news@lost.test');
+    const mailer: Mailer = { send: async (email) => ({ messageId: `ses-${email.id}` }) };
+    const consumer = makeConsumer({ emails: lossy.repo, metrics, mailer, clock, maxReceiveCount: 5 });
+    const job = { body: JSON.stringify({ id, content: contentOf(['to@example.com'], 'news@lost.test') }) };
+    expect((await consumer(sqsEvent([job]))).batchItemFailures).toEqual([]);
+    expect(lossy.seen.retried).toBe(1);
+    expect(await countsOf('lost.test')).toEqual({ sent: 1 });
+    lossy.stop();
   });
 });

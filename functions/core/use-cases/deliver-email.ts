@@ -507,7 +507,7 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
     const sentAt = deps.clock.now().toISOString();
     // email.sent is raised once, by whichever records the send first: this, or SES's Send event.
     const news = await deps.emails.recordSent(job.id, messageId, sentAt);
-    await countMetrics(deps, job.content.from, { sent: one(news.newSent) }, job.id);
+    await countMetrics(deps, job.content.from, { sent: one(news.first) }, job.id);
     if (news.first)
       await publishQuietly(deps, 'email.sent', () => [
         emailEvent('email.sent', sentAt, { ...factsOf(job), message_id: messageId }, sentTo(toSend)),
