@@ -332,12 +332,19 @@ describe('GET /v1/emails/metrics', () => {
     [{ domain_id: 'dom_00000000000000000000000000' }, 'no such domain'],
     [{ domain_id: Array.from({ length: 101 }, (_, i) => `dom_${i}`).join(',') }, 'at most 100'],
     [{ limit: '10' }, 'unknown field'],
+    [{ start_date: '2026-02-30' }, 'start_date must be an ISO 8601 date'],
   ])('refuses %j with a 400 that says why', async (query, why) => {
     const { status, body } = await get(query);
     expect(status).toBe(400);
     expect(body.name).toBe('validation_error');
     expect(JSON.stringify(body)).toContain(why);
   });
+});
+
+it('refuses a domain_id of 3,000 characters with a 400 naming the field (not a 500 from DynamoDB)', async () => {
+  const { status, body } = await get({ domain_id: `dom_${'x'.repeat(3_000)}` });
+  expect(status).toBe(400);
+  expect(body.message).toContain('domain_id must be domain ids');
 });
 
 describe('roll-up', () => {
@@ -441,5 +448,20 @@ describe('counted once, whatever the path', () => {
     expect(lossy.seen.retried).toBe(1);
     expect(await countsOf('lost.test')).toEqual({ sent: 1 });
     lossy.stop();
+  });
+
+  it('refuses a breakdown too large for one answer with a 400 that says what to narrow', async () => {
+    // Five domains have counts by now: hourly over 90 days, 2,161 periods each.
+    const query = {
+      start_date: new Date(now - 90 * 24 * HOUR).toISOString(),
+      granularity: 'hourly',
+      dimensions: 'period,domain',
+    };
+    const { status, body } = await get(query);
+    expect(status).toBe(400);
+    expect(body.message).toMatch(/rows.*narrow the range/);
+    const fewer = await get({ ...query, metrics: 'sent', dimensions: 'period' });
+    expect(fewer.status).toBe(200);
+    expect(fewer.body.data).toHaveLength(2_161);
   });
 });
