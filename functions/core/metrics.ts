@@ -389,6 +389,20 @@ export function hoursOf(startMs: number, endMs: number): number[] {
   return hours;
 }
 
+/**
+ * Thrown by a MetricsReader when more of the range than it reads at once is not rolled up yet (the
+ * sweep that rolls hours up has not run for a while): answered as a 503, to retry once it caught up.
+ */
+export class MetricsBehindError extends Error {
+  constructor(
+    readonly hoursBehind: number,
+    readonly maxHours: number,
+  ) {
+    super(`${hoursBehind} hours of counts are not rolled up yet; at most ${maxHours} are read unrolled`);
+    this.name = 'MetricsBehindError';
+  }
+}
+
 /** Counts of one sender domain in one UTC hour, as the store keeps them. */
 export interface HourCounts {
   hourMs: number;

@@ -7,7 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
-import { DynamoMetricsStore, METRIC_SHARDS } from '../../functions/adapters/dynamodb/metrics-store.js';
+import {
+  DynamoMetricsStore,
+  MAX_RAW_HOURS,
+  METRIC_SHARDS,
+  PARALLEL_QUERIES,
+} from '../../functions/adapters/dynamodb/metrics-store.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { shardOf } from '../../functions/adapters/dynamodb/table.js';
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
@@ -463,5 +468,62 @@ describe('counted once, whatever the path', () => {
     const fewer = await get({ ...query, metrics: 'sent', dimensions: 'period' });
     expect(fewer.status).toBe(200);
     expect(fewer.body.data).toHaveLength(2_161);
+  });
+});
+
+describe('reads when the roll-up is behind', () => {
+  it('reads hours not rolled up with a bounded number of Queries in flight, however many hours', async () => {
+    let inFlight = 0;
+    let most = 0;
+    let queries = 0;
+    const db = Object.assign(Object.create(table.db), {
+      send: async (command: unknown) => {
+        queries++;
+        most = Math.max(most, ++inFlight);
+        try {
+          return await (table.db.send as (c: unknown) => Promise<unknown>)(command);
+        } finally {
+          inFlight--;
+        }
+      },
+    }) as typeof table.db;
+    // The sweep has not run for 10 hours.
+    const later = Math.floor(now / HOUR) * HOUR + 10 * HOUR;
+    const store = new DynamoMetricsStore(db, table.tableName, () => later + 60_000);
+    await store.hours(later - (MAX_RAW_HOURS - 1) * HOUR, later);
+    expect(most).toBeLessThanOrEqual(PARALLEL_QUERIES);
+    expect(queries).toBeGreaterThan(3 * METRIC_SHARDS);
+  });
+
+  it('answers a 503 to retry when more of the range than it reads at once is not rolled up', async () => {
+    const later = now + 30 * HOUR;
+    const store = new DynamoMetricsStore(table.db, table.tableName, () => later);
+    const handler = makeMetrics({
+      apiKeys: repos.apiKeys,
+      domains: repos.domains,
+      metrics: store,
+      clock: { now: () => new Date(later) },
+    });
+    const response = await handler(
+      httpEvent({ method: 'GET', path: '/v1/emails/metrics', token, query: {} }),
+      context(),
+    );
+    expect(response.statusCode).toBe(503);
+    expect(response.headers?.['retry-after']).toBe('60');
+    expect(parseBody(response)).toMatchObject({
+      name: 'service_unavailable',
+      message: expect.stringMatching(/not rolled up yet/),
+    });
+    // A range that ends before the gap is answered.
+    const earlier = await handler(
+      httpEvent({
+        method: 'GET',
+        path: '/v1/emails/metrics',
+        token,
+        query: { end_date: new Date(now - 2 * HOUR).toISOString() },
+      }),
+      context(),
+    );
+    expect(earlier.statusCode).toBe(200);
   });
 });
