@@ -17,12 +17,13 @@ import { keys, shardOf, TTL_ATTRIBUTE } from './table.js';
  * **Writes.** A count is one UpdateItem (ADD) on a small item (the keys and at most 14 numbers,
  * under 1 KB: one write unit): `METRICS#HOUR#<UTC hour>#<shard>` / `<sender domain>`, the shard
  * one of METRIC_SHARDS chosen by a hash of the email's id. An hour's counts of one domain are
- * spread over 64 partitions, so 10,000 emails/s (about 2.5 counts each) put about 400 writes/s on
- * each, under the 1,000 a partition takes (docs/scale.md).
+ * spread over 64 partitions, so 10,000 emails/s (2 counts each: the send and the delivery) put about
+ * 310 writes/s on each, under the 1,000 a partition takes (docs/scale.md).
  *
  * **Roll-up.** Once an hour is over (and ROLL_UP_GRACE_MS more, for writes begun in it), the sweep
  * reads its 64 shards and writes each domain's sums into the day's item
- * (`METRICS#DAYS#<month>` / `<day>#<domain>`, attribute `h13` for 13:00 UTC), then moves the
+ * (`METRICS#DAYS#<month>` / `<day>#<domain>`, attribute `h13` for 13:00 UTC; a write costs the
+ * whole item: late in the day up to 5.5 KB, 6 write units, with all 14 counts, about 2 KB usually), then moves the
  * `METRICS`/`ROLLED` mark past it. Writing a sum is idempotent: a run that dies and runs again
  * writes the same.
  *
