@@ -165,8 +165,11 @@ if (SECTIONS.has(3)) {
   );
   const invocationsBefore = invocationStats();
   logs.start();
+  const requestLogsBefore = service.requestLogsIngested();
   const ids = await sendAll(METERED);
   await service.idle();
+  // The request logs' lines go to the local twin of their subscription, not to stdout: counted there.
+  const requestLogBytes = service.requestLogsIngested().bytes - requestLogsBefore.bytes;
   const logged = logs.stop();
   const lines = meter.lines();
   meter.detach();
@@ -178,7 +181,8 @@ if (SECTIONS.has(3)) {
     lines,
     invocationsBefore,
     invocationsAfter: invocationStats(),
-    logBytes: logged.bytes,
+    logBytes: logged.bytes + requestLogBytes,
+    requestLogBytes,
     apiRequests: METERED,
   });
   const { Items = [] } = await db.send(

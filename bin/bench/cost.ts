@@ -80,8 +80,10 @@ export interface CostInput {
   /** Invocation stats before and after the run (invocationStats()). */
   invocationsBefore: ReturnType<typeof invocationStats>;
   invocationsAfter: ReturnType<typeof invocationStats>;
-  /** JSON log and metric lines the functions wrote over the run. */
+  /** JSON log and metric lines the functions wrote over the run (the request logs' lines included). */
   logBytes: number;
+  /** Of them, the request logs' lines (docs/logs.md). */
+  requestLogBytes?: number;
   /** API requests over the run (one per email here). */
   apiRequests: number;
 }
@@ -162,12 +164,12 @@ export function reportCost(input: CostInput): { requestsPerEmail: number; dollar
     'SQS requests (receives modelled as one per batch)': (sqs + receives) * PRICES.sqsPerRequest,
     'SNS publishes (SES events)': snsPublishes * PRICES.snsPerPublish,
     'S3 requests': s3Puts * PRICES.s3PerPut + s3Gets * PRICES.s3PerGet,
-    'CloudWatch Logs (function lines and metrics, Lambda platform lines, access log)':
+    'CloudWatch Logs (function lines and metrics, the request logs, Lambda platform lines, access log)':
       (input.logBytes + invocationCount * PLATFORM_LOG_BYTES + input.apiRequests * ACCESS_LOG_BYTES) *
       PRICES.logsPerByte,
   };
   console.log(
-    `\nLog bytes per email: ${fmt(per(input.logBytes), 0)} written by the functions (JSON lines, metrics included), ${fmt(
+    `\nLog bytes per email: ${fmt(per(input.logBytes), 0)} written by the functions (JSON lines, metrics included; ${fmt(per(input.requestLogBytes ?? 0), 0)} of them the request logs' lines), ${fmt(
       per(invocationCount * PLATFORM_LOG_BYTES),
       0,
     )} of Lambda platform lines, ${ACCESS_LOG_BYTES} of access log.`,

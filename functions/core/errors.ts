@@ -19,6 +19,7 @@ export type ErrorName =
   | 'request_header_fields_too_large'
   | 'request_timeout'
   | 'rate_limit_exceeded'
+  | 'service_unavailable'
   | 'internal_server_error';
 
 export interface FieldError {

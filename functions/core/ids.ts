@@ -38,6 +38,9 @@ export const newEmailId = (): string => newId(EMAIL_ID_PREFIX);
 export const isId = (prefix: string, value: string): boolean =>
   value.startsWith(`${prefix}_`) && SUFFIX.test(value.slice(prefix.length + 1));
 
+/** An id's shape as a JSON Schema pattern (for the OpenAPI document). */
+export const idPattern = (prefix: string): string => `^${prefix}_${SUFFIX.source.slice(1)}`;
+
 export const isEmailId = (value: string): boolean => isId(EMAIL_ID_PREFIX, value);
 
 /** Sorts before every email id (the sweeper's starting point). */

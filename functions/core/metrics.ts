@@ -1,7 +1,9 @@
 import * as z from 'zod/mini';
 import type { GlobalMeta } from 'zod/v4/core';
 import { domainOf, parseAddress } from './address.js';
+import { DOMAIN_ID_PREFIX } from './domains.js';
 import { validationError } from './errors.js';
+import { idPattern, isId } from './ids.js';
 
 /**
  * Email metrics in Resend's shape (`GET /v1/emails/metrics`), counted on the write path: every
@@ -65,6 +67,14 @@ const GRANULARITY_ALIASES: Record<string, Granularity> = {
 export const MAX_RANGE_DAYS = 90;
 export const DEFAULT_RANGE_DAYS = 6;
 export const MAX_DOMAIN_FILTERS = 100;
+/**
+ * The most an answer holds: rows of `data`, and values (rows × metrics asked). A Lambda answer
+ * may not pass 6 MB; at these bounds it stays under 5 MB with the longest domain names
+ * (test/unit/email-metrics-query.test.ts measures it). Above them the query is a 400 that says
+ * what to narrow.
+ */
+export const MAX_ANSWER_ROWS = 5_000;
+export const MAX_ANSWER_VALUES = 100_000;
 /** Counter items live this long after their hour: the longest range, and a margin. */
 export const METRIC_RETENTION_DAYS = MAX_RANGE_DAYS + 10;
 
@@ -86,7 +96,7 @@ const isZone = (zone: string) => {
 /** A comma-separated query value (API Gateway joins a repeated parameter with commas too). */
 const commaList = <T extends string>(field: string, allowed: readonly T[], refuse: Record<string, string>) =>
   z.optional(
-    listMeta(
+    documented(
       z.pipe(
         z.string(),
         z.transform((value: string, ctx) => {
@@ -119,10 +129,10 @@ const commaList = <T extends string>(field: string, allowed: readonly T[], refus
   );
 
 /**
- * What the OpenAPI document says a list parameter is (metadata only: the query string's text is
- * what is read), as Resend describes it: an array, sent comma-separated (`style: form, explode: false`).
+ * What the OpenAPI document says a parameter is (metadata only: the query string's text is what is
+ * read); a list as Resend describes it: an array, sent comma-separated (`style: form, explode: false`).
  */
-function listMeta<S extends z.ZodMiniType>(schema: S, meta: GlobalMeta): S {
+function documented<S extends z.ZodMiniType>(schema: S, meta: GlobalMeta): S {
   z.globalRegistry.add(schema, meta);
   return schema;
 }
@@ -130,16 +140,32 @@ function listMeta<S extends z.ZodMiniType>(schema: S, meta: GlobalMeta): S {
 const notSupported = (why: string, names: readonly string[]) =>
   Object.fromEntries(names.map((name) => [name, `${name} is not supported: ${why}`]));
 
-const dateField = (field: string) =>
+/** A date of the calendar (2026-02-30 is none, though Date.parse reads it as 2 March) and a time of day. */
+const isCalendarDate = (s: string) => {
+  const [y, m, d] = s.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) return false;
+  const time = /T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(s);
+  return !time || (Number(time[1]) < 24 && Number(time[2]) < 60 && Number(time[3] ?? 0) < 60);
+};
+
+const dateField = (field: string, description: string) =>
   z.optional(
-    z
-      .string()
-      .check(
-        z.refine(
-          (s) => (DATE.test(s) || DATETIME.test(s)) && !Number.isNaN(Date.parse(s)),
-          `${field} must be an ISO 8601 date (2026-07-01) or datetime (2026-07-01T12:00:00Z)`,
+    documented(
+      z
+        .string()
+        .check(
+          z.refine(
+            (s) => (DATE.test(s) || DATETIME.test(s)) && isCalendarDate(s) && !Number.isNaN(Date.parse(s)),
+            `${field} must be an ISO 8601 date (2026-07-01) or datetime (2026-07-01T12:00:00Z)`,
+          ),
         ),
-      ),
+      {
+        description,
+        pattern: `${DATE.source}|${DATETIME.source}`,
+        examples: ['2026-07-01', '2026-07-01T12:00:00Z'],
+      },
+    ),
   );
 
 /**
@@ -147,15 +173,29 @@ const dateField = (field: string) =>
  * yields still needs the clock: resolveMetricsQuery fills the defaults and checks the range.
  */
 export const emailMetricsQuerySchema = z.strictObject({
-  start_date: dateField('start_date'),
-  end_date: dateField('end_date'),
+  start_date: dateField(
+    'start_date',
+    'The start of the range: an ISO 8601 date (midnight in `timezone`) or datetime (without an offset, UTC). On or before `end_date`, at most 90 days before it. Defaults to 6 days before `end_date`.',
+  ),
+  end_date: dateField(
+    'end_date',
+    'The end of the range: an ISO 8601 date (the end of that day in `timezone`) or datetime (without an offset, UTC). A time in the future counts as now. Defaults to now.',
+  ),
   timezone: z.optional(
-    z
-      .string()
-      .check(z.refine(isZone, 'timezone must be an IANA time zone name, such as UTC or America/New_York')),
+    documented(
+      z
+        .string()
+        .check(z.refine(isZone, 'timezone must be an IANA time zone name, such as UTC or America/New_York')),
+      {
+        description:
+          'An IANA time zone name: days, weeks and months begin at midnight there, and date-only bounds are read there.',
+        default: 'UTC',
+        examples: ['UTC', 'America/New_York'],
+      },
+    ),
   ),
   granularity: z.optional(
-    listMeta(
+    documented(
       z.pipe(
         z.enum([...GRANULARITIES, 'hour', 'day', 'week', 'month'], {
           error: `granularity must be one of ${GRANULARITIES.join(', ')} (or hour, day, week, month)`,
@@ -164,9 +204,10 @@ export const emailMetricsQuerySchema = z.strictObject({
       ),
       {
         type: 'string',
-        enum: [...GRANULARITIES],
+        enum: [...GRANULARITIES, 'hour', 'day', 'week', 'month'],
         default: 'daily',
-        description: 'The bucket size of `period` (`hour`, `day`, `week`, `month` are taken too)',
+        description:
+          'The bucket size of `period`; `hour`, `day`, `week`, `month` are the same as `hourly`, `daily`, `weekly`, `monthly` (the answer names the latter)',
       },
     ),
   ),
@@ -180,7 +221,7 @@ export const emailMetricsQuerySchema = z.strictObject({
     ...notSupported('this service has no broadcasts', ['broadcast']),
   }),
   domain_id: z.optional(
-    listMeta(
+    documented(
       z.pipe(
         z.string(),
         z.transform((value: string, ctx) => {
@@ -198,12 +239,25 @@ export const emailMetricsQuerySchema = z.strictObject({
               input: value,
               message: `domain_id takes at most ${MAX_DOMAIN_FILTERS} ids`,
             });
+          else {
+            // Checked before any read: a key DynamoDB cannot take (too long) would be a 500.
+            const bad = ids.filter((id) => !isId(DOMAIN_ID_PREFIX, id));
+            if (bad.length)
+              ctx.issues.push({
+                code: 'custom',
+                input: value,
+                message: `domain_id must be domain ids (dom_…); not: ${bad
+                  .slice(0, 3)
+                  .map((id) => (id.length > 40 ? `${id.slice(0, 40)}…` : id))
+                  .join(', ')}${bad.length > 3 ? ', …' : ''}`,
+              });
+          }
           return ids;
         }),
       ),
       {
         type: 'array',
-        items: { type: 'string' },
+        items: { type: 'string', pattern: idPattern(DOMAIN_ID_PREFIX) },
         maxItems: MAX_DOMAIN_FILTERS,
         description: 'domain ids, comma-separated',
       },
@@ -335,6 +389,20 @@ export function hoursOf(startMs: number, endMs: number): number[] {
   return hours;
 }
 
+/**
+ * Thrown by a MetricsReader when more of the range than it reads at once is not rolled up yet (the
+ * sweep that rolls hours up has not run for a while): answered as a 503, to retry once it caught up.
+ */
+export class MetricsBehindError extends Error {
+  constructor(
+    readonly hoursBehind: number,
+    readonly maxHours: number,
+  ) {
+    super(`${hoursBehind} hours of counts are not rolled up yet; at most ${maxHours} are read unrolled`);
+    this.name = 'MetricsBehindError';
+  }
+}
+
 /** Counts of one sender domain in one UTC hour, as the store keeps them. */
 export interface HourCounts {
   hourMs: number;
@@ -416,6 +484,20 @@ export function metricsAnswer(
   const domainNames = byDomain
     ? [...new Set([...(only ?? []), ...inRange.map((h) => h.domain)])].sort()
     : [''];
+  const rows = periods.length * domainNames.length;
+  const values = rows * query.metrics.length;
+  if (rows > MAX_ANSWER_ROWS || values > MAX_ANSWER_VALUES)
+    throw validationError(
+      `This answer would hold ${rows.toLocaleString('en-US')} rows and ${values.toLocaleString('en-US')} values; ` +
+        `at most ${MAX_ANSWER_ROWS.toLocaleString('en-US')} rows and ${MAX_ANSWER_VALUES.toLocaleString('en-US')} values (rows × metrics) are answered: ` +
+        'narrow the range, take a coarser granularity, ask for fewer metrics or dimensions, or filter by domain_id',
+      [
+        {
+          field: 'dimensions',
+          message: `the answer would have ${rows} rows of ${query.metrics.length} metrics`,
+        },
+      ],
+    );
   const sums = new Map<string, MetricCounts>();
   const keyOf = (period: string, domain: string) => `${period}|${domain}`;
   for (const h of inRange) {

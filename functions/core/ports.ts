@@ -40,6 +40,11 @@ export interface NewEmail {
 export type ClaimResult =
   /** This worker may hand the email to the provider now; the attempt is recorded as begun. */
   | 'claimed'
+  /**
+   * The same, and this claim is the first to record the recipients left out as suppressed (an
+   * earlier claim released after a throttle recorded none): what is counted and raised once.
+   */
+  | 'claimed_suppressed'
   /** Already sent, or already in a final state: nothing to do. */
   | 'done'
   /** A scheduled email whose time has not come (it was moved later): the scheduler queues it then. */
@@ -167,7 +172,7 @@ export interface EmailRepository {
   markSent(id: string, providerMessageId: string, at: string, mark?: SentMark): Promise<boolean>;
   /**
    * markSent, saying also what this write recorded for the first time (what the metrics count):
-   * `first` as markSent answers; `newSent`: the email had no send recorded before this write;
+   * `first` as markSent answers (the send is news: raised as email.sent, counted as sent);
    * `newMark`: the mark was not set before it.
    */
   recordSent(id: string, providerMessageId: string, at: string, mark?: SentMark): Promise<SentNews>;
@@ -204,7 +209,6 @@ export interface EmailRepository {
 /** What a send record changed for the first time (EmailRepository.recordSent). */
 export interface SentNews {
   first: boolean;
-  newSent: boolean;
   newMark: boolean;
 }
 

@@ -12,6 +12,8 @@ export interface RequestLogSubscription {
   /** Resolves once every line emitted so far has been handed to the writer and written. */
   flush(): Promise<void>;
   stop(): Promise<void>;
+  /** The lines emitted so far, and the bytes CloudWatch Logs would bill for them (each line and 26). */
+  ingested(): { lines: number; bytes: number };
 }
 
 /**
@@ -30,6 +32,7 @@ export function startRequestLogSubscription(options: {
   let pending = new Map<string, { id: string; timestamp: number; message: string }[]>();
   let timer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
+  const ingested = { lines: 0, bytes: 0 };
 
   const deliver = async (
     functionName: string,
@@ -71,6 +74,8 @@ export function startRequestLogSubscription(options: {
 
   const sink: RequestLogSink = {
     write(line) {
+      ingested.lines++;
+      ingested.bytes += Buffer.byteLength(line) + 26;
       const functionName = currentFunction() ?? 'unknown';
       const events = pending.get(functionName) ?? [];
       events.push({ id: randomUUID(), timestamp: Date.now(), message: `${line}\n` });
@@ -89,6 +94,7 @@ export function startRequestLogSubscription(options: {
   };
   return {
     flush,
+    ingested: () => ({ ...ingested }),
     async stop() {
       await flush();
       directRequestLogs(undefined);

@@ -127,6 +127,8 @@ export interface LocalService {
   runScheduled(functionName: string): Promise<unknown>;
   /** Resolves when no send, event or consumer batch is in progress (for tests and benchmarks). */
   idle(): Promise<void>;
+  /** The request-log lines the API functions emitted so far, and the bytes CloudWatch Logs would bill. */
+  requestLogsIngested(): { lines: number; bytes: number };
   stop(): Promise<void>;
 }
 
@@ -447,6 +449,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         if (!schedule) throw new Error(`no scheduled function ${functionName}`);
         return schedule.runNow();
       },
+      requestLogsIngested: () => requestLogs.ingested(),
       async idle() {
         // Quiet means: no event waiting to be published, no batch being handled, no message in
         // either queue (visible or in flight). Events trigger consumers and back, so check twice.

@@ -383,7 +383,8 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
       },
     },
     description:
-      'Counted as events are recorded (each once, duplicated or reordered SES events included), by the sender domain. Ranges of up to 90 days; `email` and `broadcast` dimensions are refused (400). See docs/metrics.md.',
+      'Counted as events are recorded (each once, duplicated or reordered SES events included), by the sender domain. Ranges of up to 90 days; `email` and `broadcast` dimensions are refused (400). A range reaching more than 12 hours the hourly roll-up has not yet summed answers 503 with `Retry-After` (the roll-up is behind; it catches up within minutes). See docs/metrics.md.',
+    errors: [503],
   },
   'get-email': {
     ok: {

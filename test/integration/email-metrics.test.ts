@@ -7,7 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
-import { DynamoMetricsStore, METRIC_SHARDS } from '../../functions/adapters/dynamodb/metrics-store.js';
+import {
+  DynamoMetricsStore,
+  MAX_RAW_HOURS,
+  METRIC_SHARDS,
+  PARALLEL_QUERIES,
+} from '../../functions/adapters/dynamodb/metrics-store.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { shardOf } from '../../functions/adapters/dynamodb/table.js';
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
@@ -19,6 +24,7 @@ import { makeHandler as makeConsumer } from '../../functions/handlers/process-se
 import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
 import { context, httpEvent, parseBody, sqsEvent } from '../support/events.js';
 import { emailContent, fullAccessKey, storeDomain } from '../support/fakes.js';
+import { losingFirstAnswer } from '../support/losing-answer.js';
 import { expectResendShape } from '../support/resend-schema.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
@@ -87,6 +93,7 @@ async function queuedEmail(to = ['a@example.com'], from = 'hello@acme.test') {
   return id;
 }
 
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const api = () => makeMetrics({ apiKeys: repos.apiKeys, domains: repos.domains, metrics, clock });
 async function get(query: Record<string, string> = {}) {
   const response = await api()(
@@ -330,12 +337,19 @@ describe('GET /v1/emails/metrics', () => {
     [{ domain_id: 'dom_00000000000000000000000000' }, 'no such domain'],
     [{ domain_id: Array.from({ length: 101 }, (_, i) => `dom_${i}`).join(',') }, 'at most 100'],
     [{ limit: '10' }, 'unknown field'],
+    [{ start_date: '2026-02-30' }, 'start_date must be an ISO 8601 date'],
   ])('refuses %j with a 400 that says why', async (query, why) => {
     const { status, body } = await get(query);
     expect(status).toBe(400);
     expect(body.name).toBe('validation_error');
     expect(JSON.stringify(body)).toContain(why);
   });
+});
+
+it('refuses a domain_id of 3,000 characters with a 400 naming the field (not a 500 from DynamoDB)', async () => {
+  const { status, body } = await get({ domain_id: `dom_${'x'.repeat(3_000)}` });
+  expect(status).toBe(400);
+  expect(body.message).toContain('domain_id must be domain ids');
 });
 
 describe('roll-up', () => {
@@ -366,5 +380,150 @@ describe('roll-up', () => {
     expect(await metrics.hours(hour, hour)).toEqual([
       expect.objectContaining({ domain: 'acme.test', counts: expect.objectContaining({ sent: 3 }) }),
     ]);
+  });
+});
+
+describe('counted once, whatever the path', () => {
+  /** This domain's counts in the current hour (each test its own domain, so none sees another's). */
+  const countsOf = async (domain: string) => {
+    const hour = Math.floor(now / HOUR) * HOUR;
+    return (await metrics.hours(hour, hour)).find((h) => h.domain === domain)?.counts;
+  };
+
+  it('counts an email with a suppressed recipient once, though SES throttled it twice before taking it', async () => {
+    const to = ['kept@example.com', 'gone-again@example.com'];
+    const id = await queuedEmail(to, 'news@throttled.test');
+    await repos.suppressions.add({
+      id: 'sup_2',
+      email: 'gone-again@example.com',
+      origin: 'bounce',
+      source_id: 'x',
+      created_at: new Date(now).toISOString(),
+    });
+    let throttles = 2;
+    const mailer: Mailer = {
+      send: async (email) => {
+        if (throttles-- > 0) throw new MailerError('Maximum sending rate exceeded', 'rate', 'Throttling');
+        return { messageId: `ses-${email.id}` };
+      },
+    };
+    const consumer = makeConsumer({
+      emails,
+      suppressions: repos.suppressions,
+      metrics,
+      mailer,
+      clock,
+      maxReceiveCount: 5,
+    });
+    const job = { body: JSON.stringify({ id, content: contentOf(to, 'news@throttled.test') }) };
+    // Each throttle releases the claim and puts the message back; the third try is sent.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      now += 1_000;
+      await consumer(sqsEvent([job]));
+    }
+    expect(throttles).toBe(-1);
+    expect((await emails.getState(id))?.sent_at).toBeDefined();
+    expect(await countsOf('throttled.test')).toEqual({ sent: 1, suppressed: 1 });
+  });
+
+  it('counts an open whose later writes failed: its retry finds the event stored, and it is still counted once', async () => {
+    const id = await queuedEmail(['a@example.com'], 'news@opened.test');
+    // From the domain of this test (the fixture's is acme.test).
+    const event = open(id).replaceAll('acme.test', 'opened.test');
+    let failures = 1;
+    const failing = Object.assign(Object.create(emails), {
+      recordSent: (...args: Parameters<DynamoEmailRepository['recordSent']>) => {
+        if (failures-- > 0) return Promise.reject(new Error('ProvisionedThroughputExceededException'));
+        return emails.recordSent(...args);
+      },
+    }) as DynamoEmailRepository;
+    const consumer = makeEventsConsumer({ emails: failing, metrics, log: quiet });
+    expect((await consumer(sqsEvent([{ body: event }]))).batchItemFailures).toHaveLength(1);
+    expect((await consumer(sqsEvent([{ body: event }]))).batchItemFailures).toEqual([]);
+    expect(await countsOf('opened.test')).toEqual({ sent: 1, opened: 1, unique_opened: 1 });
+  });
+
+  it("counts a send whose record's answer was lost, when the SDK's retry finds it recorded", async () => {
+    const lossy = losingFirstAnswer(table, (e) => e.includes('sent_at = if_not_exists'));
+    const id = await queuedEmail(['to@example.com'], 'news@lost.test');
+    const mailer: Mailer = { send: async (email) => ({ messageId: `ses-${email.id}` }) };
+    const consumer = makeConsumer({ emails: lossy.repo, metrics, mailer, clock, maxReceiveCount: 5 });
+    const job = { body: JSON.stringify({ id, content: contentOf(['to@example.com'], 'news@lost.test') }) };
+    expect((await consumer(sqsEvent([job]))).batchItemFailures).toEqual([]);
+    expect(lossy.seen.retried).toBe(1);
+    expect(await countsOf('lost.test')).toEqual({ sent: 1 });
+    lossy.stop();
+  });
+
+  it('refuses a breakdown too large for one answer with a 400 that says what to narrow', async () => {
+    // Five domains have counts by now: hourly over 90 days, 2,161 periods each.
+    const query = {
+      start_date: new Date(now - 90 * 24 * HOUR).toISOString(),
+      granularity: 'hourly',
+      dimensions: 'period,domain',
+    };
+    const { status, body } = await get(query);
+    expect(status).toBe(400);
+    expect(body.message).toMatch(/rows.*narrow the range/);
+    const fewer = await get({ ...query, metrics: 'sent', dimensions: 'period' });
+    expect(fewer.status).toBe(200);
+    expect(fewer.body.data).toHaveLength(2_161);
+  });
+});
+
+describe('reads when the roll-up is behind', () => {
+  it('reads hours not rolled up with a bounded number of Queries in flight, however many hours', async () => {
+    let inFlight = 0;
+    let most = 0;
+    let queries = 0;
+    const db = Object.assign(Object.create(table.db), {
+      send: async (command: unknown) => {
+        queries++;
+        most = Math.max(most, ++inFlight);
+        try {
+          return await (table.db.send as (c: unknown) => Promise<unknown>)(command);
+        } finally {
+          inFlight--;
+        }
+      },
+    }) as typeof table.db;
+    // The sweep has not run for 10 hours.
+    const later = Math.floor(now / HOUR) * HOUR + 10 * HOUR;
+    const store = new DynamoMetricsStore(db, table.tableName, () => later + 60_000);
+    await store.hours(later - (MAX_RAW_HOURS - 1) * HOUR, later);
+    expect(most).toBeLessThanOrEqual(PARALLEL_QUERIES);
+    expect(queries).toBeGreaterThan(3 * METRIC_SHARDS);
+  });
+
+  it('answers a 503 to retry when more of the range than it reads at once is not rolled up', async () => {
+    const later = now + 30 * HOUR;
+    const store = new DynamoMetricsStore(table.db, table.tableName, () => later);
+    const handler = makeMetrics({
+      apiKeys: repos.apiKeys,
+      domains: repos.domains,
+      metrics: store,
+      clock: { now: () => new Date(later) },
+    });
+    const response = await handler(
+      httpEvent({ method: 'GET', path: '/v1/emails/metrics', token, query: {} }),
+      context(),
+    );
+    expect(response.statusCode).toBe(503);
+    expect(response.headers?.['retry-after']).toBe('60');
+    expect(parseBody(response)).toMatchObject({
+      name: 'service_unavailable',
+      message: expect.stringMatching(/not rolled up yet/),
+    });
+    // A range that ends before the gap is answered.
+    const earlier = await handler(
+      httpEvent({
+        method: 'GET',
+        path: '/v1/emails/metrics',
+        token,
+        query: { end_date: new Date(now - 2 * HOUR).toISOString() },
+      }),
+      context(),
+    );
+    expect(earlier.statusCode).toBe(200);
   });
 });

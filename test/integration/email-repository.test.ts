@@ -1,13 +1,12 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
 import type { EmailContent } from '../../functions/core/email.js';
 import { emailIdAt, FIRST_EMAIL_ID, newEmailId } from '../../functions/core/ids.js';
 import { emailContent } from '../support/fakes.js';
+import { losingFirstAnswer as losingAnswer } from '../support/losing-answer.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
@@ -204,35 +203,7 @@ describe('DynamoEmailRepository (dynalite)', () => {
     });
   });
 
-  /**
-   * A repository whose client loses the answer of the first UpdateItem that `matches`, after
-   * DynamoDB applied it: the SDK retries (a timeout is transient), and the retry meets that write.
-   */
-  const losingFirstAnswer = (matches: (updateExpression: string) => boolean) => {
-    const client = new DynamoDBClient({
-      endpoint: table.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    });
-    const seen = { lost: 0, retried: 0 };
-    client.middlewareStack.add(
-      ((next: (args: { input: { UpdateExpression?: string } }) => Promise<unknown>) =>
-        async (args: { input: { UpdateExpression?: string } }) => {
-          const expression = args.input.UpdateExpression ?? '';
-          if (matches(expression) && seen.lost > 0) seen.retried++;
-          const result = await next(args);
-          if (matches(expression) && seen.lost++ === 0)
-            throw Object.assign(new Error('socket hang up after the write'), { name: 'TimeoutError' });
-          return result;
-        }) as never,
-      { step: 'deserialize', name: 'loseFirstAnswer' },
-    );
-    return {
-      repo: new DynamoEmailRepository(createDocumentClient(client), table.tableName),
-      seen,
-      stop: () => client.destroy(),
-    };
-  };
+  const losingFirstAnswer = (matches: (updateExpression: string) => boolean) => losingAnswer(table, matches);
 
   it("recognises its own claim when the claim's answer was lost and the SDK's retry found it taken", async () => {
     const lossy = losingFirstAnswer((e) => e.includes('send_started_at = :now'));
@@ -246,6 +217,24 @@ describe('DynamoEmailRepository (dynalite)', () => {
     lossy.stop();
   });
 
+  it('says which claim first recorded the suppressed recipients: not one after a release, and yes after a lost answer', async () => {
+    const suppressed = (at: number) => ({
+      byReason: { previous_bounce: [1] },
+      at: new Date(at).toISOString(),
+    });
+    const lossy = losingFirstAnswer((e) => e.includes('send_started_at = :now'));
+    const id = await create();
+    const now = Date.now();
+    expect(await lossy.repo.claim(id, now, suppressed(now))).toBe('claimed_suppressed');
+    expect(lossy.seen.retried).toBe(1);
+    // Released after a throttle, claimed again: the marks are there already.
+    await repo.release(id, now, now + 1);
+    expect(await repo.claim(id, now + 2, suppressed(now + 2))).toBe('claimed');
+    const other = await create();
+    expect(await repo.claim(other, now, suppressed(now))).toBe('claimed_suppressed');
+    lossy.stop();
+  });
+
   it('a send recorded by a try whose answer was lost is still recorded first by that worker', async () => {
     const lossy = losingFirstAnswer((e) => e.includes('sent_at = if_not_exists'));
     const id = await create();
@@ -256,6 +245,13 @@ describe('DynamoEmailRepository (dynalite)', () => {
     // A later record (the Send event's) is not the first.
     expect(await repo.markSent(id, 'ses-lost', '2026-11-22T00:00:02.000Z')).toBe(false);
     lossy.stop();
+  });
+
+  it('a duplicated Send event (same time, same message id) is not recorded first twice', async () => {
+    const id = await create();
+    await repo.claim(id, Date.now());
+    expect(await repo.markSent(id, 'ses-dup', '2026-11-22T00:00:01.000Z')).toBe(true);
+    expect(await repo.markSent(id, 'ses-dup', '2026-11-22T00:00:01.000Z')).toBe(false);
   });
 
   it('keeps the first record of a send: the consumer and the Send event may both write it', async () => {

@@ -57,7 +57,7 @@ export class MemoryEmails
     const newMark = mark !== undefined && !this.flags.has(mark);
     this.sentAt ??= at;
     if (mark) this.flags.add(mark);
-    return { first, newSent: first, newMark };
+    return { first, newMark };
   }
 
   async finish(id: string, status: TerminalStatus, at: string, options: FinishOptions = {}) {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  COUNTED_METRICS,
   emailMetricsQuerySchema,
   hoursOf,
+  MAX_ANSWER_ROWS,
+  MAX_ANSWER_VALUES,
   metricsAnswer,
   periodOf,
   resolveMetricsQuery,
@@ -93,5 +96,75 @@ describe('email metrics answer', () => {
       delivery_rate: 1,
     });
     expect(hourMs % HOUR).toBe(0);
+  });
+
+  it('refuses an answer of more rows or values than a Lambda answer can carry, saying what to narrow', () => {
+    // Hourly over 90 days by domain, 10 domains with counts: 21,610 rows (about 8 MB).
+    const query = resolve(
+      { start_date: '2026-04-09T10:30:00Z', granularity: 'hourly', dimensions: 'period,domain' },
+      '2026-07-08T10:30:00Z',
+    );
+    const hours = Array.from({ length: 10 }, (_, i) => ({
+      hourMs: at('2026-07-08T09:00:00Z'),
+      domain: `d${i}.test`,
+      counts: { sent: 1 },
+    }));
+    expect(() => metricsAnswer(query, hours, new Map())).toThrow(/at most 5,000 rows.*narrow the range/);
+    // The same with one domain is answered.
+    expect(metricsAnswer(query, hours.slice(0, 1), new Map()).data).toHaveLength(2_161);
+  });
+
+  it('keeps the largest answer it gives under 5 MB (Lambda refuses answers over 6 MB)', () => {
+    // Measured: 3.4 MB with every metric, 1.4 MB with one (5,000 rows, 260-character domain names).
+    const counts = Object.fromEntries(COUNTED_METRICS.map((m) => [m, 999_999_999]));
+    const longName = (i: number) =>
+      `${'x'.repeat(63)}.${'y'.repeat(63)}.${'z'.repeat(63)}.${String(i).padStart(8, '0')}.test`;
+    const nowIso = '2026-07-08T10:30:00Z';
+    // Every metric, as many rows as the values allow; and one metric, the most rows.
+    for (const [metrics, rows] of [
+      [undefined, Math.min(MAX_ANSWER_ROWS, Math.floor(MAX_ANSWER_VALUES / 19))],
+      ['sent', MAX_ANSWER_ROWS],
+    ] as const) {
+      const query = resolve(
+        {
+          start_date: '2026-07-08T00:00:00Z',
+          granularity: 'hourly',
+          dimensions: 'domain',
+          ...(metrics ? { metrics } : {}),
+        },
+        nowIso,
+      );
+      const hours = Array.from({ length: rows }, (_, i) => ({
+        hourMs: at('2026-07-08T09:00:00Z'),
+        domain: longName(i),
+        counts,
+      }));
+      const domains = new Map(hours.map((h) => [h.domain, { id: `dom_${'0'.repeat(26)}`, name: h.domain }]));
+      const bytes = Buffer.byteLength(JSON.stringify(metricsAnswer(query, hours, domains)));
+      expect(bytes).toBeLessThan(5 * 1024 * 1024);
+    }
+  });
+});
+
+describe('email metrics query checks', () => {
+  const refusal = (query: Record<string, string>) => emailMetricsQuerySchema.safeParse(query).error?.issues;
+
+  it('refuses a date the calendar does not have, or an hour past 23', () => {
+    expect(refusal({ start_date: '2026-02-30' })?.[0]?.message).toMatch(/ISO 8601 date/);
+    expect(refusal({ end_date: '2026-02-29T10:00:00Z' })).toBeDefined(); // 2026 is no leap year
+    expect(refusal({ start_date: '2026-07-01T24:30:00Z' })).toBeDefined();
+    expect(refusal({ start_date: '2028-02-29' })).toBeUndefined();
+    expect(refusal({ start_date: '2026-07-01T23:59:59.999+02:00' })).toBeUndefined();
+  });
+
+  it('takes a domain_id only in the shape of a domain id, before anything is read', () => {
+    expect(refusal({ domain_id: `dom_${'0'.repeat(26)}` })).toBeUndefined();
+    expect(refusal({ domain_id: 'x'.repeat(3_000) })?.[0]?.message).toMatch(/domain_id must be domain ids/);
+    expect(refusal({ domain_id: `dom_${'0'.repeat(26)},em_1` })?.[0]?.message).toContain('em_1');
+  });
+
+  it('reads an empty list as the parameter left out (a generated client sends an empty array so)', () => {
+    expect(resolve({ metrics: '' }).metrics).toEqual(resolve({}).metrics);
+    expect(resolve({ dimensions: '', domain_id: '' })).toMatchObject({ dimensions: [], domainIds: [] });
   });
 });

@@ -312,6 +312,9 @@ export class DynamoEmailRepository implements EmailRepository {
     // No expiry: once an attempt began, no other is ever started (see deliver-email.ts). A
     // scheduled email only once it is due: a reschedule or cancel and this claim are transitions
     // of the same item, so exactly one of them happens.
+    // A claim released after a throttle leaves its suppressed marks, and the next claim writes the
+    // same again: the marks are this claim's news only when none were there before (its old
+    // suppressed_at absent), or, after a lost answer, when the time kept is this claim's own.
     const claimed = await this.transition(
       id,
       'claim',
@@ -319,14 +322,17 @@ export class DynamoEmailRepository implements EmailRepository {
       {
         update: `SET send_started_at = :now, claim = :token${marks.set}${marks.add}`,
         values: { ':now': nowMs, ':token': token, ...marks.values },
+        ...(suppressed && marks.set ? { returnValues: 'UPDATED_OLD' as const } : {}),
       },
     );
-    if (claimed) return 'claimed';
+    const claimedWith = (newMarks: boolean) =>
+      suppressed && marks.set && newMarks ? ('claimed_suppressed' as const) : ('claimed' as const);
+    if (claimed) return claimedWith(claimed.suppressed_at === undefined);
     // Rare path (a duplicate message, or a retry after a lost answer): read why it was refused.
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: this.statusKey(id), ConsistentRead: true }),
     );
-    if (Item?.claim === token) return 'claimed';
+    if (Item?.claim === token) return claimedWith(Item.suppressed_at === suppressed?.at);
     const state = Item ? toState(id, Item) : null;
     if (!state) return 'missing';
     if (state.status !== 'queued' || state.sent_at) return 'done';
@@ -362,6 +368,10 @@ export class DynamoEmailRepository implements EmailRepository {
     // email as sent, and never touches its status.
     // A flag, not a time: last_event needs only whether it happened, and the status item stays small.
     const marked = mark ? `, ${mark} = :true` : '';
+    // This write's own mark, kept with the first record: if DynamoDB applies the write but its
+    // answer is lost, the SDK's retry finds the send recorded, and the mark tells it was this write
+    // (while a duplicated Send event, with the same time and message id, is another write).
+    const token = randomBytes(9).toString('base64url');
     // The consumer and the provider's Send event both record it; the first record stands. The old
     // sent_at (and mark) come back only if there were: absent, this write recorded them first.
     const old = await this.transition(
@@ -370,22 +380,25 @@ export class DynamoEmailRepository implements EmailRepository {
       {},
       {
         update:
-          'SET sent_at = if_not_exists(sent_at, :at), provider_message_id = if_not_exists(provider_message_id, :mid)' +
-          `${marked} REMOVE attempt_error, claim, ${DUE_KEYS}`,
-        values: { ':at': at, ':mid': providerMessageId, ...(mark ? { ':true': true } : {}) },
+          'SET sent_at = if_not_exists(sent_at, :at), provider_message_id = if_not_exists(provider_message_id, :mid), ' +
+          `sent_by = if_not_exists(sent_by, :token)${marked} REMOVE attempt_error, claim, ${DUE_KEYS}`,
+        values: {
+          ':at': at,
+          ':mid': providerMessageId,
+          ':token': token,
+          ...(mark ? { ':true': true } : {}),
+        },
         returnValues: 'UPDATED_OLD',
       },
     );
-    // No such email (it expired): nothing recorded. Present and this write's own: an SDK retry
-    // after a first try whose answer was lost. With a mark (a delay, complaint, open or click, all
-    // carrying the send's own time), only a record this write made is news: every event of the
-    // message names the same time, so "the same record" would say yes to each of them.
-    if (!old) return { first: false, newSent: false, newMark: false };
-    const newSent = old.sent_at === undefined;
+    // No such email (it expired): nothing recorded. The send is news (raised, and counted) when
+    // this write recorded it: none before, or this write's own found by the SDK's retry.
+    if (!old) return { first: false, newMark: false };
+    const first = old.sent_at === undefined || old.sent_by === token;
+    // A mark found set by this write's own first try is not told apart (a unique open or click,
+    // or a delay, then goes uncounted: rare).
     const newMark = mark !== undefined && old[mark] !== true;
-    if (newSent) return { first: true, newSent, newMark };
-    const first = !mark && old.sent_at === at && old.provider_message_id === providerMessageId;
-    return { first, newSent, newMark };
+    return { first, newMark };
   }
 
   async markUnknown(id: string, reason: string): Promise<void> {

@@ -5,6 +5,7 @@ import {
   type HourCounts,
   METRIC_RETENTION_DAYS,
   type MetricCounts,
+  MetricsBehindError,
 } from '../../core/metrics.js';
 import type { MetricsCounter, MetricsReader, MetricsRollUp } from '../../core/ports.js';
 import { queryPages, writeIf } from './client.js';
@@ -16,18 +17,20 @@ import { keys, shardOf, TTL_ATTRIBUTE } from './table.js';
  * **Writes.** A count is one UpdateItem (ADD) on a small item (the keys and at most 14 numbers,
  * under 1 KB: one write unit): `METRICS#HOUR#<UTC hour>#<shard>` / `<sender domain>`, the shard
  * one of METRIC_SHARDS chosen by a hash of the email's id. An hour's counts of one domain are
- * spread over 64 partitions, so 10,000 emails/s (about 2.5 counts each) put about 400 writes/s on
- * each, under the 1,000 a partition takes (docs/scale.md).
+ * spread over 64 partitions, so 10,000 emails/s (2 counts each: the send and the delivery) put about
+ * 310 writes/s on each, under the 1,000 a partition takes (docs/scale.md).
  *
  * **Roll-up.** Once an hour is over (and ROLL_UP_GRACE_MS more, for writes begun in it), the sweep
  * reads its 64 shards and writes each domain's sums into the day's item
- * (`METRICS#DAYS#<month>` / `<day>#<domain>`, attribute `h13` for 13:00 UTC), then moves the
+ * (`METRICS#DAYS#<month>` / `<day>#<domain>`, attribute `h13` for 13:00 UTC; a write costs the
+ * whole item: late in the day up to 5.5 KB, 6 write units, with all 14 counts, about 2 KB usually), then moves the
  * `METRICS`/`ROLLED` mark past it. Writing a sum is idempotent: a run that dies and runs again
  * writes the same.
  *
  * **Reads.** Hours before the mark come from the day items (one Query per month, an item per day
  * and domain with counts); hours from the mark on from the shards (64 Queries an hour; normally
- * the current hour and at most the one before). Every item expires METRIC_RETENTION_DAYS after its hour.
+ * the current hour and at most the one before; at most MAX_RAW_HOURS, PARALLEL_QUERIES Queries at once).
+ * Every item expires METRIC_RETENTION_DAYS after its hour.
  */
 export const METRIC_SHARDS = 64;
 /** How long after an hour ends its counters are rolled up (a count begun in the hour lands by then). */
@@ -40,8 +43,15 @@ export const MAX_ROLLED_PER_RUN = 6;
  * after the stack is up, so this is margin (and a read before any roll-up stays cheap).
  */
 export const FIRST_ROLL_UP_HOURS = 3;
-/** Shard queries in flight at once. */
-const PARALLEL_QUERIES = 16;
+/** Shard queries in flight at once, for one read or roll-up, however many hours it reads. */
+export const PARALLEL_QUERIES = 16;
+/**
+ * At most this many hours a read takes from their shards (64 Queries each). Normally one or two
+ * are not rolled up; more only when the sweep has stopped (it catches up 6 hours a minute once it
+ * runs again). A read needing more is refused (MetricsBehindError, a 503) rather than answered
+ * with hours missing or thousands of Queries.
+ */
+export const MAX_RAW_HOURS = 12;
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -119,10 +129,12 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
     return Math.floor(this.now() / HOUR_MS) * HOUR_MS - FIRST_ROLL_UP_HOURS * HOUR_MS;
   }
 
-  /** One hour's counts, summed over its shards, per domain. */
-  private async rawHour(hourMs: number): Promise<Map<string, MetricCounts>> {
-    const shards = Array.from({ length: METRIC_SHARDS }, (_, i) => i);
-    const pages = await inParallel(shards, PARALLEL_QUERIES, async (shard) => {
+  /** Hours' counts, summed over their shards, per hour and domain: every (hour, shard) Query in one bounded pool. */
+  private async rawHours(hours: readonly number[]): Promise<Map<number, Map<string, MetricCounts>>> {
+    const queries = hours.flatMap((hourMs) =>
+      Array.from({ length: METRIC_SHARDS }, (_, shard) => ({ hourMs, shard })),
+    );
+    const pages = await inParallel(queries, PARALLEL_QUERIES, async ({ hourMs, shard }) => {
       const items: Item[] = [];
       for await (const page of queryPages(this.db, {
         TableName: this.tableName,
@@ -132,14 +144,17 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
         items.push(...page);
       return items;
     });
-    const sums = new Map<string, MetricCounts>();
-    for (const item of pages.flat()) {
-      const sum = sums.get(String(item.sk)) ?? {};
-      for (const [name, n] of Object.entries(countsOf(item)) as [CountedMetric, number][])
-        sum[name] = (sum[name] ?? 0) + n;
-      sums.set(String(item.sk), sum);
+    const byHour = new Map<number, Map<string, MetricCounts>>(hours.map((h) => [h, new Map()]));
+    for (const [i, items] of pages.entries()) {
+      const sums = byHour.get((queries[i] as { hourMs: number }).hourMs) as Map<string, MetricCounts>;
+      for (const item of items) {
+        const sum = sums.get(String(item.sk)) ?? {};
+        for (const [name, n] of Object.entries(countsOf(item)) as [CountedMetric, number][])
+          sum[name] = (sum[name] ?? 0) + n;
+        sums.set(String(item.sk), sum);
+      }
     }
-    return sums;
+    return byHour;
   }
 
   async hours(fromHourMs: number, toHourMs: number): Promise<HourCounts[]> {
@@ -182,8 +197,9 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
     // Not rolled up yet: the shards of each hour.
     const rawHours: number[] = [];
     for (let h = Math.max(fromHourMs, through); h <= toHourMs; h += HOUR_MS) rawHours.push(h);
-    for (const [i, sums] of (await Promise.all(rawHours.map((h) => this.rawHour(h)))).entries())
-      for (const [domain, counts] of sums) found.push({ hourMs: rawHours[i] as number, domain, counts });
+    if (rawHours.length > MAX_RAW_HOURS) throw new MetricsBehindError(rawHours.length, MAX_RAW_HOURS);
+    for (const [hourMs, sums] of await this.rawHours(rawHours))
+      for (const [domain, counts] of sums) found.push({ hourMs, domain, counts });
     return found;
   }
 
@@ -192,7 +208,7 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
     let rolled = 0;
     while (through + HOUR_MS + ROLL_UP_GRACE_MS <= nowMs && rolled < MAX_ROLLED_PER_RUN) {
       const hourMs = through;
-      const sums = await this.rawHour(hourMs);
+      const sums = (await this.rawHours([hourMs])).get(hourMs) as Map<string, MetricCounts>;
       await inParallel([...sums], PARALLEL_QUERIES, ([domain, counts]) =>
         this.db.send(
           new UpdateCommand({

@@ -437,8 +437,10 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
     left.positions.length ? { byReason: left.byReason, at: new Date(startedAt).toISOString() } : undefined,
   );
   if (claim === 'not_due') return notDue(deps, job.id);
-  if (claim !== 'claimed') return { result: 'skipped', why: claim };
-  if (left.positions.length) {
+  if (claim !== 'claimed' && claim !== 'claimed_suppressed') return { result: 'skipped', why: claim };
+  // Only the claim that first records the recipients left out counts and raises them: a claim
+  // released after a throttle is followed by another that finds them recorded.
+  if (claim === 'claimed_suppressed') {
     await countMetrics(deps, job.content.from, { suppressed: 1 }, job.id);
     deps.counters?.count('RecipientsSuppressed', left.positions.length);
     await raiseSuppressed(deps, job, left.named, new Date(startedAt).toISOString());
@@ -505,7 +507,7 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
     const sentAt = deps.clock.now().toISOString();
     // email.sent is raised once, by whichever records the send first: this, or SES's Send event.
     const news = await deps.emails.recordSent(job.id, messageId, sentAt);
-    await countMetrics(deps, job.content.from, { sent: one(news.newSent) }, job.id);
+    await countMetrics(deps, job.content.from, { sent: one(news.first) }, job.id);
     if (news.first)
       await publishQuietly(deps, 'email.sent', () => [
         emailEvent('email.sent', sentAt, { ...factsOf(job), message_id: messageId }, sentTo(toSend)),

@@ -1,9 +1,10 @@
-import { validationError } from '../errors.js';
+import { ApiError, validationError } from '../errors.js';
 import {
   type EmailMetricsBody,
   type EmailMetricsQueryInput,
   hoursOf,
   type KnownDomain,
+  MetricsBehindError,
   metricsAnswer,
   resolveMetricsQuery,
 } from '../metrics.js';
@@ -44,6 +45,19 @@ export async function readEmailMetrics(
     for await (const domain of deps.domains.all())
       byName.set(domain.domain, { id: domain.id, name: domain.domain });
   const hours = hoursOf(query.startMs, query.endMs);
-  const counts = await deps.metrics.hours(hours[0] as number, hours[hours.length - 1] as number);
+  const counts = await deps.metrics
+    .hours(hours[0] as number, hours[hours.length - 1] as number)
+    .catch((error) => {
+      // The roll-up is behind (the sweep stopped): a partial answer would read as fewer emails.
+      if (error instanceof MetricsBehindError)
+        throw new ApiError(
+          503,
+          'service_unavailable',
+          `The metrics are catching up: ${error.hoursBehind} hours of the range are not rolled up yet (at most ${error.maxHours} are read as they are). Try again in a few minutes, or end the range earlier.`,
+          undefined,
+          { 'retry-after': '60' },
+        );
+      throw error;
+    });
   return metricsAnswer(query, counts, byName, only);
 }

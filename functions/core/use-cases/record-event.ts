@@ -180,7 +180,7 @@ export async function recordDeliveryEvent(
   if (event.type === 'sent') {
     // email.sent is raised once, by whichever records the send first: the consumer, or this.
     const news = await emails.recordSent(emailId, sent.providerMessageId, sent.at);
-    await count({ sent: one(news.newSent) });
+    await count({ sent: one(news.first) });
     if (news.first) await raise(deps, event, ['email.sent']);
     return { statusChanged: false };
   }
@@ -195,6 +195,9 @@ export async function recordDeliveryEvent(
       event.type === 'opened' ||
       event.type === 'clicked') &&
     (await emails.addEvent(emailId, entry));
+  // An open or click is counted as soon as its event is stored: the writes after it may fail, and
+  // the retried event then finds it stored (what is counted below is news of later writes).
+  if (newEvent && (event.type === 'opened' || event.type === 'clicked')) await count({ [event.type]: 1 });
   await suppress(deps, event);
 
   switch (event.type) {
@@ -203,11 +206,7 @@ export async function recordDeliveryEvent(
       if (event.automated) counters?.count('EventsAutomated');
       // An open or click also means the provider has the email; the mark never touches the status.
       const news = await emails.recordSent(emailId, sent.providerMessageId, sent.at, event.type);
-      await count({
-        sent: one(news.newSent),
-        [event.type]: one(newEvent),
-        [`unique_${event.type}`]: one(news.newMark),
-      });
+      await count({ sent: one(news.first), [`unique_${event.type}`]: one(news.newMark) });
       const type = WEBHOOK_TYPES[event.type];
       await raise(deps, event, news.first ? ['email.sent', type] : [type]);
       return { statusChanged: false };
@@ -215,7 +214,7 @@ export async function recordDeliveryEvent(
     case 'delayed': {
       // A delay also means the provider has the email.
       const news = await emails.recordSent(emailId, sent.providerMessageId, sent.at, 'delayed');
-      await count({ sent: one(news.newSent), delivery_delayed: one(news.newMark) });
+      await count({ sent: one(news.first), delivery_delayed: one(news.newMark) });
       await raise(
         deps,
         event,
