@@ -78,7 +78,11 @@ export async function api<T>(path: string, call: Call = {}): Promise<T> {
     errors?: { field?: string; message?: string }[];
   };
   const name = error.name ?? 'error';
-  const details = error.errors?.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
+  // A field's message that only repeats the whole message is not said twice.
+  const details = error.errors
+    ?.filter((e) => e.message !== error.message)
+    .map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))
+    .join('; ');
   const message = `${error.message ?? `The service answered ${response.status}.`}${details ? ` (${details})` : ''}`;
   const failure = new ApiFailure(
     response.status,

@@ -271,7 +271,7 @@ function RecordRow({
   return (
     <tr>
       <th scope="row">{kind}</th>
-      <td>{record.type}</td>
+      <td class="nowrap">{record.type}</td>
       <td>
         <div class="copyable">
           <code>{record.name}</code>
@@ -284,9 +284,9 @@ function RecordRow({
           <CopyButton value={record.value} label={`value of ${label}`} />
         </div>
       </td>
-      <td>{record.priority ?? <span class="muted">—</span>}</td>
-      <td>{record.ttl ?? <span class="muted">—</span>}</td>
-      <td>
+      <td class="nowrap">{record.priority ?? <span class="muted">—</span>}</td>
+      <td class="nowrap">{record.ttl ?? <span class="muted">—</span>}</td>
+      <td class="nowrap">
         <Status value={record.status} />
       </td>
     </tr>

@@ -1,0 +1,248 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { httpsClient } from '../support/https.js';
+
+/**
+ * The Domains and API keys pages in a real browser (headless Chromium) over the local service: add a
+ * domain, copy its DNS records, verify it, change its settings, delete it; create a key, use its
+ * token against the API, rename it, revoke it; a sending-access key told what it may not see; both
+ * pages at 375 px. Screenshots: docs/console/domains.png, docs/console/api-keys.png.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let service: LocalService;
+let api: ReturnType<typeof httpsClient>;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let origin: string;
+let domainId: string;
+let sendingToken: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`);
+  service = await startLocalService({
+    port: 0,
+    dataDir: null,
+    viewerPort: 0,
+    eventDelayMs: 50,
+    domainVerifyMs: 2000,
+    // The scheduled check stays out of the way: only the page's reads and "Verify" ask SES.
+    domainCheckIntervalMs: 600_000,
+    rateLimitPerSecond: 1000,
+  });
+  origin = service.baseUrl.replace(/\/v1$/, '');
+  api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  page = await context.newPage();
+  mkdirSync('docs/console', { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  await service?.stop();
+});
+
+const clipboard = () => page.evaluate<string>('navigator.clipboard.readText()');
+const scrollWidth = () => page.evaluate<number>('document.documentElement.scrollWidth');
+
+async function signIn(key: string) {
+  await page.goto(`${origin}/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor({ timeout: 10_000 });
+}
+
+describe('the Domains page', () => {
+  it('says how to add a first domain, with the curl line', async () => {
+    await signIn(service.apiKey);
+    await page.getByRole('link', { name: 'Domains', exact: true }).click();
+    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    await page.getByText('No domain yet.').waitFor();
+    expect(await page.locator('.empty pre').textContent()).toBe(
+      `curl -X POST "$API/domains" -H "Authorization: Bearer $API_KEY" -H 'Content-Type: application/json' -d '{"domain":"example.com"}'`,
+    );
+  });
+
+  it('adds a domain and shows its DNS records, each value with a copy button that copies it', async () => {
+    await page.getByLabel('Domain', { exact: true }).fill('shop.test');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await page.getByRole('heading', { name: 'shop.test' }).waitFor({ timeout: 10_000 });
+    domainId = decodeURIComponent(page.url().split('#/domains/')[1] ?? '');
+    expect(domainId).toMatch(/^dom_/);
+    const domain = (await api.call('GET', `/domains/${domainId}`)).json;
+    const dkim = domain.records.filter((r: { record: string }) => r.record === 'DKIM');
+    const spf = domain.records.filter((r: { record: string }) => r.record === 'SPF');
+    expect(dkim).toHaveLength(3);
+    expect(spf).toHaveLength(2);
+
+    const table = page.locator('section', { has: page.getByRole('heading', { name: 'DNS records' }) });
+    expect(await table.getByRole('row').count()).toBe(1 + 5 + 1); // header, five records, the DMARC suggestion
+    for (const [label, record] of [
+      ['DKIM record 1', dkim[0]],
+      ['DKIM record 3', dkim[2]],
+      ['SPF record 1', spf[0]],
+    ] as const) {
+      const copy = page.getByRole('button', { name: `Copy value of ${label}`, exact: true });
+      await copy.click();
+      await expect.poll(() => copy.textContent()).toBe('Copied');
+      expect(await clipboard()).toBe(record.value);
+    }
+    await page.getByRole('button', { name: 'Copy name of DKIM record 2', exact: true }).click();
+    expect(await clipboard()).toBe(dkim[1].name);
+    // The MX record's priority is in its row.
+    const mx = table.getByRole('row').filter({ hasText: spf[0].value });
+    await mx.getByRole('cell', { name: '10', exact: true }).waitFor();
+  });
+
+  it('verifies the domain with "Verify" and shows verified', async () => {
+    const status = page.locator('#domain-status');
+    // SES (the local stand-in) verifies the domain 2 s after it was added; "Verify" asks it now.
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Verify', exact: true }).click();
+          await page.getByRole('button', { name: 'Verify', exact: true }).isEnabled();
+          return status.textContent();
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toBe('verified');
+    // What "Verify" read is stored: the list (the stored status) says so too.
+    const listed = (await api.call('GET', '/domains')).json.data[0];
+    expect(listed.status).toBe('verified');
+    // The copy buttons say "Copy" again after a moment.
+    await expect.poll(() => page.getByText('Copied', { exact: true }).count()).toBe(0);
+    await page.screenshot({ path: 'docs/console/domains.png', fullPage: true });
+  });
+
+  it('saves click tracking with PATCH, and shows the API refusing a tracking subdomain in words', async () => {
+    await page.getByLabel('Click tracking').check();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const saved = (await api.call('GET', `/domains/${domainId}`)).json;
+    expect(saved.click_tracking).toBe(true);
+    expect(saved.open_tracking).toBe(false);
+    expect(saved.tls).toBe('opportunistic');
+
+    // The API refuses the MAIL FROM subdomain's label (a CNAME cannot sit beside its MX): the page says why.
+    await page.getByLabel('Tracking subdomain').fill('send');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 })
+      .toContain('"send" is the domain\'s MAIL FROM subdomain');
+    expect((await api.call('GET', `/domains/${domainId}`)).json.tracking_subdomain).toBeUndefined();
+  });
+});
+
+describe('the API keys page', () => {
+  it('creates a full-access key, shows its token once, and the token works', async () => {
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('deploy bot');
+    await page.getByLabel('Permission').selectOption('full_access');
+    // The domain choice is only for sending access.
+    expect(await page.getByLabel('Domain', { exact: true }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const field = page.getByLabel('Token', { exact: true });
+    await field.waitFor();
+    const token = await field.inputValue();
+    expect(token).toMatch(/^esk_/);
+    await page.getByText('it will not be shown again').waitFor();
+    await page.getByRole('button', { name: 'Copy token', exact: true }).click();
+    expect(await clipboard()).toBe(token);
+    await page.getByRole('row').filter({ hasText: 'deploy bot' }).getByText('full_access').waitFor();
+    await page.screenshot({ path: 'docs/console/api-keys.png', fullPage: true });
+
+    expect((await api.call('GET', '/domains', { key: token })).status).toBe(200);
+
+    // Shown once: gone after "Done", and not on the page when it is opened again.
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.getByLabel('Token', { exact: true }).count()).toBe(0);
+    await page.reload();
+    await page.getByRole('row').filter({ hasText: 'deploy bot' }).waitFor();
+    expect(await page.locator('body').textContent()).not.toContain(token);
+
+    // Rename it (the form submits with Enter).
+    await page.getByRole('button', { name: 'Rename deploy bot' }).click();
+    await page.getByLabel('New name for deploy bot').fill('deploy bot (old)');
+    await page.getByLabel('New name for deploy bot').press('Enter');
+    await page.getByRole('button', { name: 'Rename deploy bot (old)' }).waitFor();
+    const keys = (await api.call('GET', '/api-keys')).json.data as { name: string }[];
+    expect(keys.map((k) => k.name)).toContain('deploy bot (old)');
+
+    // Revoke it, after confirming in the page; the API refuses it from then on.
+    await page.getByRole('button', { name: 'Revoke deploy bot (old)' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke deploy bot (old)?' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await dialog.count()).toBe(0);
+    expect((await api.call('GET', '/domains', { key: token })).status).toBe(200);
+    await page.getByRole('button', { name: 'Revoke deploy bot (old)' }).click();
+    await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'deploy bot (old)' }).count()).toBe(0);
+    expect((await api.call('GET', '/domains', { key: token })).status).toBe(401);
+  });
+
+  it('creates a sending-access key restricted to a domain', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('shop sender');
+    await page.getByLabel('Permission').selectOption('sending_access');
+    await page.getByLabel('Domain', { exact: true }).selectOption({ label: 'shop.test' });
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    sendingToken = await page.getByLabel('Token', { exact: true }).inputValue();
+    expect(sendingToken).toMatch(/^esk_/);
+    const row = page.getByRole('row').filter({ hasText: 'shop sender' });
+    await row.getByText('sending_access').waitFor();
+    await row.getByRole('link', { name: 'shop.test' }).waitFor();
+    const keys = (await api.call('GET', '/api-keys')).json.data as { name: string; domain_id: string }[];
+    expect(keys.find((k) => k.name === 'shop sender')?.domain_id).toBe(domainId);
+  });
+});
+
+describe('both pages', () => {
+  it('work at 375 px wide: nothing wider than the screen', async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    for (const hash of ['#/domains', `#/domains/${domainId}`, '#/api-keys']) {
+      await page.goto(`${origin}/${hash}`);
+      await page.locator('main h1').waitFor();
+      await page.locator('main table').first().waitFor();
+      expect(await scrollWidth(), hash).toBeLessThanOrEqual(375);
+    }
+    // With the confirmation open too.
+    await page.getByRole('button', { name: 'Revoke shop sender' }).click();
+    await page.getByRole('dialog').waitFor();
+    expect(await scrollWidth()).toBeLessThanOrEqual(375);
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('deletes the domain after confirming in the page', async () => {
+    await page.goto(`${origin}/#/domains/${domainId}`);
+    await page.getByRole('heading', { name: 'shop.test' }).waitFor();
+    await page.getByRole('button', { name: 'Delete domain' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete shop.test?' });
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    await page.getByText('No domain yet.').waitFor();
+    expect((await api.call('GET', `/domains/${domainId}`)).status).toBe(404);
+  });
+
+  it('tells a sending-access key, in words, that it may not see domains or keys', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(sendingToken);
+    for (const [link, what] of [
+      ['Domains', 'the domains'],
+      ['API keys', 'the API keys'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('heading', { name: link }).waitFor();
+      await expect
+        .poll(() => page.getByRole('alert').first().textContent(), { timeout: 10_000 })
+        .toContain(`This key has sending access only: sign in with a full-access key to see ${what}.`);
+    }
+  });
+});
