@@ -225,6 +225,13 @@ describe('both pages', () => {
     await page.getByRole('heading', { name: 'shop.test' }).waitFor();
     await page.getByRole('button', { name: 'Delete domain' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete shop.test?' });
+    // Cancel has the focus (a stray Enter destroys nothing), and Escape cancels.
+    await dialog.waitFor();
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect((await api.call('GET', `/domains/${domainId}`)).status).toBe(200);
+    await page.getByRole('button', { name: 'Delete domain' }).click();
     await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByRole('heading', { name: 'Domains' }).waitFor();
     await page.getByText('No domain yet.').waitFor();
