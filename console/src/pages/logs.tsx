@@ -113,15 +113,15 @@ function LogList() {
                 <tbody>
                   {data.map((log) => (
                     <tr key={log.id}>
-                      <td>{log.method}</td>
+                      <td class="nowrap">{log.method}</td>
                       <td>
                         <a href={href('logs', log.id)}>{log.endpoint}</a>
                       </td>
                       <td class={log.response_status >= 400 ? 'over' : 'ok'}>{log.response_status}</td>
-                      <td>
+                      <td class="nowrap">
                         {log.api_key_id ? <code>{log.api_key_id}</code> : <span class="muted">none</span>}
                       </td>
-                      <td class="num">{log.duration_ms} ms</td>
+                      <td class="num nowrap">{log.duration_ms} ms</td>
                       <td>
                         <When at={log.created_at} />
                       </td>
