@@ -1,11 +1,192 @@
-import { Empty, PageHeading } from '../components.js';
+import { useState } from 'preact/hooks';
+import { api, query } from '../api.js';
+import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When } from '../components.js';
+import { ConfirmAction } from '../confirm-action.js';
+import '../lists.css';
+import { type PageCursor, Pager, pagerState } from '../pager.js';
 
-/** Placeholder: this page is being built. */
+interface Suppression {
+  id: string;
+  email: string;
+  origin: string;
+  source_id?: string | null;
+  created_at: string;
+}
+interface SuppressionList {
+  has_more: boolean;
+  data: Suppression[];
+}
+
+const ORIGINS = ['bounce', 'complaint', 'manual'] as const;
+const PAGE_SIZE = 20;
+
 export function SuppressionsPage() {
+  const [origin, setOrigin] = useState('');
+  const [cursor, setCursor] = useState<PageCursor>();
+  const list = useLoad(
+    () =>
+      api<SuppressionList>(`/v1/suppressions${query({ limit: PAGE_SIZE, origin, ...cursor })}`, {
+        what: 'the suppression list',
+      }),
+    [origin, cursor && JSON.stringify(cursor)],
+  );
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState('');
+  const act = async (request: () => Promise<unknown>, said: string): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    setDone('');
+    try {
+      await request();
+      setDone(said);
+      list.reload();
+      return true;
+    } catch (failure) {
+      setError(failure);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  const data = list.data?.data ?? [];
   return (
     <>
-      <PageHeading>Suppressions{''}</PageHeading>
-      <Empty title="This page is coming." />
+      <PageHeading>Suppressions</PageHeading>
+      <p class="muted">
+        Addresses the service no longer sends to: those that bounced for good or complained, and those added
+        by hand. A send to them leaves them out, marked <code>suppressed</code>.
+      </p>
+      <AddAddress busy={busy} onAdd={(email) => act(() => addAddress(email), `${email} is suppressed.`)} />
+      {done && (
+        <p class="notice" role="status">
+          {done}
+        </p>
+      )}
+      <ErrorNote error={error} />
+      <h2>Suppressed addresses</h2>
+      <div class="toolbar">
+        <div>
+          <label for="origin-filter">Origin</label>
+          <select
+            id="origin-filter"
+            value={origin}
+            onChange={(e) => {
+              setOrigin((e.currentTarget as HTMLSelectElement).value);
+              setCursor(undefined);
+            }}
+          >
+            <option value="">Any origin</option>
+            {ORIGINS.map((o) => (
+              <option key={o} value={o}>
+                {o}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <ErrorNote error={list.error} />
+      {!list.data && list.loading && <Loading />}
+      {list.data && data.length === 0 && (
+        <Empty title={origin ? `No address suppressed by ${origin}.` : 'No address is suppressed.'}>
+          {!origin && (
+            <p>
+              A hard bounce or a complaint adds the address by itself. Add one by hand above, or with the API:
+              <pre>{`curl ${location.origin}/v1/suppressions -H "Authorization: Bearer $API_KEY" \\
+  -H 'Content-Type: application/json' -d '{"email":"someone@example.com"}'`}</pre>
+            </p>
+          )}
+        </Empty>
+      )}
+      {data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Origin</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((entry) => (
+                <tr key={entry.id}>
+                  <td>{entry.email}</td>
+                  <td>
+                    <Status value={entry.origin} />
+                    {entry.source_id && (
+                      <div class="muted">
+                        by <a href={`#/emails/${encodeURIComponent(entry.source_id)}`}>an email</a>
+                      </div>
+                    )}
+                  </td>
+                  <td>
+                    <When at={entry.created_at} />
+                  </td>
+                  <td>
+                    <ConfirmAction
+                      label="Remove"
+                      confirmLabel="Remove"
+                      small
+                      busy={busy}
+                      question={`Take ${entry.email} off the list (and off SES's)? It will be mailed again.`}
+                      onConfirm={() =>
+                        act(
+                          () =>
+                            api(`/v1/suppressions/${encodeURIComponent(entry.id)}`, {
+                              method: 'DELETE',
+                              what: 'the suppression list',
+                            }),
+                          `${entry.email} is no longer suppressed.`,
+                        )
+                      }
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager {...pagerState(list.data, cursor)} onPage={setCursor} />
     </>
+  );
+}
+
+const addAddress = (email: string) =>
+  api('/v1/suppressions', { method: 'POST', body: { email }, what: 'the suppression list' });
+
+function AddAddress({ busy, onAdd }: { busy: boolean; onAdd: (email: string) => Promise<boolean> }) {
+  const [email, setEmail] = useState('');
+  return (
+    <section aria-labelledby="add-address">
+      <h2 id="add-address">Add address</h2>
+      <form
+        class="inline"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          if (await onAdd(email.trim())) setEmail('');
+        }}
+      >
+        <div>
+          <label for="suppress-email">Email address</label>
+          <input
+            id="suppress-email"
+            type="email"
+            required
+            autoComplete="off"
+            placeholder="someone@example.com"
+            value={email}
+            onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)}
+          />
+        </div>
+        <button type="submit" disabled={busy}>
+          Suppress
+        </button>
+      </form>
+    </section>
   );
 }

@@ -1,11 +1,500 @@
-import { Empty, PageHeading } from '../components.js';
+import { useState } from 'preact/hooks';
+import { ApiFailure, api, query } from '../api.js';
+import { CopyButton, Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When } from '../components.js';
+import { ConfirmAction } from '../confirm-action.js';
+import { href } from '../router.js';
+import '../lists.css';
+import { type PageCursor, Pager, pagerState } from '../pager.js';
 
-/** Placeholder: this page is being built. */
+interface WebhookItem {
+  id: string;
+  endpoint: string;
+  events: string[];
+  status: string;
+  created_at: string;
+}
+interface Webhook extends WebhookItem {
+  signing_secret: string;
+  disabled_reason?: string | null;
+}
+interface Message {
+  id: string;
+  type: string;
+  created_at: string;
+  status: string;
+  next_attempt_at: string | null;
+  attempts: number;
+}
+interface Attempt {
+  id: string;
+  http_status_code: number;
+  response: string;
+  sent_at: string;
+  duration_ms: number;
+}
+interface List<T> {
+  has_more: boolean;
+  data: T[];
+}
+
+/** The types the service raises (functions/core/webhooks.ts EMITTED_EVENT_TYPES). */
+const SENT_TYPES = [
+  'email.sent',
+  'email.delivered',
+  'email.delivery_delayed',
+  'email.bounced',
+  'email.complained',
+  'email.opened',
+  'email.clicked',
+  'email.failed',
+  'email.suppressed',
+  'domain.created',
+  'domain.updated',
+  'domain.deleted',
+];
+/** Types Resend takes in a subscription that this service never sends (SUBSCRIBABLE_EVENT_TYPES). */
+const NEVER_SENT_TYPES = [
+  'email.scheduled',
+  'email.received',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.topics.updated',
+  'suppression.added',
+  'suppression.removed',
+  'topic.created',
+  'topic.updated',
+  'topic.deleted',
+];
+
+/** The messages of an open webhook page are asked again this often. */
+const REFRESH_MS = 3000;
+const PAGE_SIZE = 20;
+
+const path = (id: string, ...rest: string[]) =>
+  `/v1/webhooks/${[id, ...rest].map(encodeURIComponent).join('/')}`;
+
 export function WebhooksPage({ id }: { id?: string | undefined }) {
+  return id ? <WebhookPage id={id} /> : <WebhookList />;
+}
+
+function WebhookList() {
+  const list = useLoad(
+    () => api<List<WebhookItem>>(`/v1/webhooks${query({ limit: 100 })}`, { what: 'the webhooks' }),
+    [],
+  );
+  const data = list.data?.data ?? [];
   return (
     <>
-      <PageHeading>Webhooks{id ? ` (${id})` : ''}</PageHeading>
-      <Empty title="This page is coming." />
+      <PageHeading>Webhooks</PageHeading>
+      <p class="muted">
+        Endpoints that receive the service's events as they happen, signed as Resend signs them.
+      </p>
+      <ErrorNote error={list.error} />
+      {!list.data && list.loading && <Loading />}
+      {list.data && data.length === 0 && (
+        <Empty title="No webhook yet.">
+          <p>
+            Add one below, or with the API (the endpoint must be <code>https</code> and public):
+          </p>
+          <pre>{`curl ${location.origin}/v1/webhooks -H "Authorization: Bearer $API_KEY" \\
+  -H 'Content-Type: application/json' \\
+  -d '{"endpoint":"https://example.com/hooks","events":["email.delivered","email.bounced"]}'`}</pre>
+        </Empty>
+      )}
+      {data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Events</th>
+                <th scope="col">Status</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((hook) => (
+                <tr key={hook.id}>
+                  <td>
+                    <a href={href('webhooks', hook.id)}>{hook.endpoint}</a>
+                  </td>
+                  <td>{hook.events.join(', ')}</td>
+                  <td>
+                    <Status value={hook.status} />
+                  </td>
+                  <td>
+                    <When at={hook.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.data?.has_more && <p class="muted">Only the newest 100 are listed.</p>}
+      <AddWebhook />
     </>
+  );
+}
+
+function AddWebhook() {
+  const [endpoint, setEndpoint] = useState('');
+  const [events, setEvents] = useState<string[]>([]);
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const toggle = (type: string, on: boolean) =>
+    setEvents((list) => (on ? [...list, type] : list.filter((t) => t !== type)));
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    if (!events.length) {
+      setError(
+        new ApiFailure(0, 'validation_error', 'Pick at least one event type.', 'Then press Add webhook.'),
+      );
+      return;
+    }
+    setBusy(true);
+    try {
+      const created = await api<{ id: string }>('/v1/webhooks', {
+        method: 'POST',
+        body: { endpoint: endpoint.trim(), events },
+        what: 'webhooks',
+      });
+      location.hash = href('webhooks', created.id);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const box = (type: string) => (
+    <li key={type}>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={events.includes(type)}
+          onChange={(e) => toggle(type, (e.currentTarget as HTMLInputElement).checked)}
+        />{' '}
+        {type}
+      </label>
+    </li>
+  );
+  return (
+    <section aria-labelledby="add-webhook">
+      <h2 id="add-webhook">Add webhook</h2>
+      <form class="stack" onSubmit={submit}>
+        <div>
+          <label for="webhook-endpoint">Endpoint URL</label>
+          <input
+            id="webhook-endpoint"
+            type="url"
+            inputMode="url"
+            required
+            placeholder="https://example.com/hooks"
+            value={endpoint}
+            onInput={(e) => setEndpoint((e.currentTarget as HTMLInputElement).value)}
+            aria-describedby="webhook-endpoint-help"
+          />
+          <p id="webhook-endpoint-help" class="muted">
+            <code>https</code>, resolving to public addresses only (locally, <code>http://localhost</code> is
+            allowed too).
+          </p>
+        </div>
+        <fieldset>
+          <legend>Events</legend>
+          <div class="actions">
+            <button type="button" class="secondary small" onClick={() => setEvents([...SENT_TYPES])}>
+              Select every event sent
+            </button>
+            <button type="button" class="secondary small" onClick={() => setEvents([])}>
+              Clear
+            </button>
+          </div>
+          <ul class="checks">{SENT_TYPES.map(box)}</ul>
+          <details>
+            <summary>Types Resend takes that this service never sends</summary>
+            <ul class="checks">{NEVER_SENT_TYPES.map(box)}</ul>
+          </details>
+        </fieldset>
+        <div>
+          <button type="submit" disabled={busy}>
+            Add webhook
+          </button>
+        </div>
+      </form>
+      <ErrorNote error={error} />
+    </section>
+  );
+}
+
+function WebhookPage({ id }: { id: string }) {
+  const hook = useLoad(() => api<Webhook>(path(id), { what: 'webhooks' }), [id]);
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const [revealed, setRevealed] = useState(false);
+  const [rotated, setRotated] = useState(false);
+  const act = async (request: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await request();
+      hook.reload();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const h = hook.data;
+  return (
+    <>
+      <p>
+        <a href="#/webhooks">← Webhooks</a>
+      </p>
+      <PageHeading>{h ? h.endpoint : `Webhook ${id}`}</PageHeading>
+      <ErrorNote error={hook.error} />
+      {!h && hook.loading && <Loading />}
+      {h && (
+        <>
+          <dl class="fields">
+            <dt>Endpoint</dt>
+            <dd>{h.endpoint}</dd>
+            <dt>Events</dt>
+            <dd>{h.events.join(', ')}</dd>
+            <dt>Status</dt>
+            <dd>
+              <Status value={h.status} />
+            </dd>
+            {h.disabled_reason && (
+              <>
+                <dt>Why disabled</dt>
+                <dd>{h.disabled_reason}</dd>
+              </>
+            )}
+            <dt>Created</dt>
+            <dd>
+              <When at={h.created_at} />
+            </dd>
+            <dt>Id</dt>
+            <dd>
+              <code>{h.id}</code>
+            </dd>
+          </dl>
+          <div class="actions">
+            <button
+              type="button"
+              class="secondary"
+              disabled={busy}
+              onClick={() =>
+                act(() =>
+                  api(path(id), {
+                    method: 'PATCH',
+                    body: { status: h.status === 'enabled' ? 'disabled' : 'enabled' },
+                    what: 'webhooks',
+                  }),
+                )
+              }
+            >
+              {h.status === 'enabled' ? 'Disable' : 'Enable'}
+            </button>
+          </div>
+          <ErrorNote error={error} />
+
+          <h2>Signing secret</h2>
+          {revealed ? (
+            <div class="actions secret">
+              <code data-testid="signing-secret">{h.signing_secret}</code>
+              <CopyButton value={h.signing_secret} label="signing secret" />
+              <button type="button" class="secondary small" onClick={() => setRevealed(false)}>
+                Hide
+              </button>
+            </div>
+          ) : (
+            <div class="actions">
+              <button type="button" class="secondary" onClick={() => setRevealed(true)}>
+                Reveal signing secret
+              </button>
+            </div>
+          )}
+          {rotated && (
+            <p class="notice" role="status">
+              A new secret is in use. The old one keeps signing beside it for 24 hours, so receivers can
+              switch.
+            </p>
+          )}
+          <p class="muted">
+            Receivers check each request's <code>webhook-signature</code> with it (Standard Webhooks, as
+            Resend signs).
+          </p>
+          <ConfirmAction
+            label="Rotate signing secret"
+            confirmLabel="Rotate"
+            danger={false}
+            busy={busy}
+            question="Make a new signing secret? The old one keeps signing beside it for 24 hours, then stops: update your receivers within that time."
+            onConfirm={() =>
+              act(async () => {
+                await api(path(id, 'signing-secret', 'rotate'), { method: 'POST', what: 'webhooks' });
+                setRotated(true);
+                setRevealed(true);
+              })
+            }
+          />
+
+          <Messages id={id} />
+
+          <h2>Delete</h2>
+          <ConfirmAction
+            label="Delete webhook"
+            confirmLabel="Delete"
+            busy={busy}
+            question={`Delete the webhook to ${h.endpoint}? It receives nothing more, and its queued messages are dropped.`}
+            onConfirm={() =>
+              act(async () => {
+                await api(path(id), { method: 'DELETE', what: 'webhooks' });
+                location.hash = '#/webhooks';
+              })
+            }
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+function Messages({ id }: { id: string }) {
+  const [cursor, setCursor] = useState<PageCursor>();
+  const list = useLoad(
+    () =>
+      api<List<Message>>(`${path(id, 'events')}${query({ limit: PAGE_SIZE, ...cursor })}`, {
+        what: "the webhook's messages",
+      }),
+    [id, cursor && JSON.stringify(cursor)],
+    REFRESH_MS,
+  );
+  const data = list.data?.data ?? [];
+  return (
+    <section aria-labelledby="messages-heading">
+      <h2 id="messages-heading">Messages sent</h2>
+      <p class="muted">Refreshed every {REFRESH_MS / 1000} seconds while open. Newest first.</p>
+      <ErrorNote error={list.error} />
+      {!list.data && list.loading && <Loading />}
+      {list.data && data.length === 0 && (
+        <Empty title="No message yet.">
+          <p>
+            Events it subscribes to arrive here as they happen: send an email (see{' '}
+            <a href="#/emails">Emails</a>) and its events follow within seconds.
+          </p>
+        </Empty>
+      )}
+      <ul class="messages">
+        {data.map((message) => (
+          <MessageEntry key={message.id} hookId={id} message={message} onReplayed={list.reload} />
+        ))}
+      </ul>
+      <Pager {...pagerState(list.data, cursor)} onPage={setCursor} />
+    </section>
+  );
+}
+
+function MessageEntry({
+  hookId,
+  message,
+  onReplayed,
+}: {
+  hookId: string;
+  message: Message;
+  onReplayed: () => void;
+}) {
+  // Asked again when the message's count of attempts or status moves.
+  const attempts = useLoad(
+    () =>
+      api<List<Attempt>>(`${path(hookId, 'events', message.id, 'attempts')}${query({ limit: 100 })}`, {
+        what: "the message's attempts",
+      }),
+    [hookId, message.id, message.attempts, message.status],
+  );
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const [replayed, setReplayed] = useState(false);
+  const replay = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api(path(hookId, 'events', message.id, 'replay'), { method: 'POST', what: 'webhooks' });
+      setReplayed(true);
+      onReplayed();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const rows = attempts.data?.data ?? [];
+  return (
+    <li class="message" data-message-id={message.id}>
+      <div class="message-head">
+        <strong>{message.type}</strong> <When at={message.created_at} /> <Status value={message.status} />{' '}
+        <span class="muted">
+          {message.attempts} attempt{message.attempts === 1 ? '' : 's'}
+          {message.next_attempt_at && (
+            <>
+              , next <When at={message.next_attempt_at} />
+            </>
+          )}
+        </span>
+        <button
+          type="button"
+          class="secondary small"
+          disabled={busy}
+          aria-label={`Replay ${message.type} message ${message.id}`}
+          onClick={replay}
+        >
+          Replay
+        </button>
+      </div>
+      <div class="muted">
+        <code>{message.id}</code>
+        {replayed && <span role="status"> Replay queued: one more attempt, same message id.</span>}
+      </div>
+      <ErrorNote error={error} />
+      <ErrorNote error={attempts.error} />
+      {rows.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Attempts of {message.id}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Status code</th>
+                <th scope="col">Time</th>
+                <th scope="col" class="num">
+                  Duration
+                </th>
+                <th scope="col">Answer or error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((attempt) => (
+                <tr key={attempt.id}>
+                  <td
+                    class={attempt.http_status_code >= 200 && attempt.http_status_code < 300 ? 'ok' : 'over'}
+                  >
+                    {attempt.http_status_code === 0 ? 'no answer' : attempt.http_status_code}
+                  </td>
+                  <td>
+                    <When at={attempt.sent_at} />
+                  </td>
+                  <td class="num">{attempt.duration_ms} ms</td>
+                  <td>
+                    <code>{attempt.response}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </li>
   );
 }
