@@ -144,6 +144,53 @@ describe('the web console', () => {
     await page.screenshot({ path: 'docs/console/overview.png', fullPage: true });
   });
 
+  it('reschedules and cancels a scheduled email on its page, and links its attachment', async () => {
+    const sent = await api.call('POST', '/emails', {
+      body: {
+        from: 'Acme <hello@acme.test>',
+        to: 'success@simulator.amazonses.com',
+        subject: 'Later',
+        text: 'Later',
+        scheduled_at: 'in 2 days',
+        attachments: [{ filename: 'note.txt', content: Buffer.from('hello').toString('base64') }],
+      },
+    });
+    expect(sent.status).toBe(200);
+    const id = sent.json.id as string;
+    await page.goto(`${origin}/#/emails/${id}`);
+    await page.getByRole('heading', { name: 'Scheduled' }).waitFor({ timeout: 10_000 });
+    const link = page.getByRole('link', { name: 'note.txt' });
+    await link.waitFor();
+    expect(await link.getAttribute('href')).toMatch(/^https?:\/\//);
+
+    // Three days from now, at 10:30 in the browser's zone (the page reads the field as local time).
+    const at = new Date(Date.now() + 3 * 86_400_000);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    const local = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T10:30`;
+    await page.getByLabel('New time (your time zone)').fill(local);
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    const expected = new Date(
+      await page.evaluate<string>(`new Date(${JSON.stringify(local)}).toISOString()`),
+    );
+    await expect
+      .poll(async () => (await api.call('GET', `/emails/${id}`)).json.scheduled_at, { timeout: 10_000 })
+      .toBe(expected.toISOString());
+
+    // Cancel asks first, in the page; Cancel there leaves the email scheduled.
+    await page.getByRole('button', { name: 'Cancel email' }).click();
+    const question = page.getByRole('group', { name: 'Confirm: Cancel email' });
+    await question.getByRole('button', { name: 'Cancel', exact: true }).click();
+    expect((await api.call('GET', `/emails/${id}`)).json.last_event).toBe('scheduled');
+    await page.getByRole('button', { name: 'Cancel email' }).click();
+    await question.getByRole('button', { name: 'Cancel email' }).click();
+    await expect
+      .poll(async () => (await api.call('GET', `/emails/${id}`)).json.last_event, { timeout: 10_000 })
+      .toBe('canceled');
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'Scheduled' }).count(), { timeout: 10_000 })
+      .toBe(0);
+  });
+
   it('works at 375 px wide: no page wider than the screen', async () => {
     await page.setViewportSize({ width: 375, height: 740 });
     for (const hash of ['#/', '#/emails']) {

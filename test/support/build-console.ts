@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import { buildConsole } from '../../bin/build-console.js';
 
 /**
- * vitest's global setup: the console's built files, when they are not there yet (a fresh clone
- * where `npx vitest run <file>` runs before any npm script built them).
+ * vitest's global setup: the console built from its sources as they are now (a fresh clone, or
+ * sources changed since the last build: a test must never see an older console). esbuild takes a
+ * fraction of a second; the files are replaced atomically.
  */
 export default async function setup() {
-  if (!existsSync('functions/console/assets.generated.ts')) await buildConsole();
+  await buildConsole();
 }

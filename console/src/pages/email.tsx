@@ -2,6 +2,7 @@ import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When } from '../components.js';
+import { ConfirmAction } from '../confirm-action.js';
 
 interface Recipient {
   email: string;
@@ -354,19 +355,17 @@ function Scheduled({ email, onChanged }: { email: Email; onChanged: () => void }
         >
           Reschedule
         </button>
-        <button
-          type="button"
-          class="danger"
-          disabled={busy}
-          onClick={() =>
-            confirm('Cancel this email? It will not be sent.') &&
+        <ConfirmAction
+          label="Cancel email"
+          confirmLabel="Cancel email"
+          question="Cancel this email for good? It will not be sent, and cannot be rescheduled."
+          busy={busy}
+          onConfirm={() =>
             act(() =>
               api(`/v1/emails/${encodeURIComponent(email.id)}/cancel`, { method: 'POST', what: 'emails' }),
             )
           }
-        >
-          Cancel
-        </button>
+        />
       </div>
       <ErrorNote error={error} />
     </section>
