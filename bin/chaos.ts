@@ -199,8 +199,16 @@ async function runRow(row: Row) {
     const everyEmail = async () => {
       const all: { id: string; status: string; subject: string }[] = [];
       for (let offset = 0; offset <= 10_000; offset += 100) {
-        const page = await call('GET', `/emails?limit=100&offset=${offset}`);
-        const data = (page?.json.data ?? []) as { id: string; status: string; subject: string }[];
+        // Read as a careful client reads under faults: again on no answer, a 5xx or a 429. A page
+        // never read would make every count below vacuous, so the run fails rather than report it.
+        let page = await call('GET', `/emails?limit=100&offset=${offset}`);
+        for (let attempt = 1; page?.status !== 200 && attempt < 20; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+          page = await call('GET', `/emails?limit=100&offset=${offset}`);
+        }
+        if (page?.status !== 200)
+          throw new Error(`could not list the emails (offset ${offset}): ${JSON.stringify(page)}`);
+        const data = (page.json.data ?? []) as { id: string; status: string; subject: string }[];
         all.push(...data);
         if (!page?.json.has_more) break;
       }
