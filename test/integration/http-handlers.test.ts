@@ -390,7 +390,7 @@ describe('unmatched routes ($default)', () => {
 
   it('404 not_found for an unknown path', async () => {
     expectError(await call('GET', '/v1/nothing'), 404, 'not_found');
-    expectError(await call('GET', '/'), 404, 'not_found');
+    expectError(await call('GET', '/nothing'), 404, 'not_found');
   });
 
   it('405 method_not_allowed with Allow for a known path', async () => {

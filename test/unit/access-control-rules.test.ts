@@ -21,8 +21,13 @@ describe('permissions', () => {
     for (const route of API_ROUTES) expect(['full_access', 'sending_access']).toContain(route.permission);
   });
 
-  it('needs a key on every route but the public pages: the OpenAPI document and its reference page, both GET', () => {
-    expect(PUBLIC_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/openapi.json', 'GET /docs']);
+  it('needs a key on every route but the public pages: the OpenAPI document, its reference page and the console, all GET', () => {
+    expect(PUBLIC_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /v1/openapi.json',
+      'GET /docs',
+      'GET /',
+      'GET /assets/{file}',
+    ]);
     expect(API_ROUTES.length + PUBLIC_ROUTES.length).toBe(ROUTES.length);
   });
 });
