@@ -16,7 +16,9 @@ export const CONSOLE_CSP = [
   "style-src 'self' 'unsafe-inline'",
   "connect-src 'self'",
   "img-src 'self' data: https:",
-  "frame-src 'self'",
+  // The preview is a `srcdoc` frame, which no frame-src governs (checked in Chromium): no frame of
+  // any address may load.
+  "frame-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",

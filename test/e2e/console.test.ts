@@ -41,6 +41,7 @@ describe('the web console, served', () => {
     expectConsoleHeaders(index.headers);
     expect(CONSOLE_CSP).toContain("script-src 'self';");
     expect(CONSOLE_CSP).toContain("frame-ancestors 'none'");
+    expect(CONSOLE_CSP).toContain("frame-src 'none'");
     expect(CONSOLE_CSP).not.toMatch(/script-src[^;]*unsafe/);
 
     // No inline script or style: only elements that load the built files.
