@@ -19,6 +19,24 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
+/**
+ * An address from the API's data that may be a link: http or https only (never `javascript:`,
+ * `data:` or anything else a link could run or open in the console's origin).
+ */
+export function webUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The key has sending access only: a page's forms are of no use to it (the message says why). */
+export const restricted = (error: unknown) =>
+  error instanceof ApiFailure && error.status === 403 && error.name === 'restricted_api_key';
+
 /** What a page shows when there is nothing yet: how to start. */
 export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
   return (
@@ -57,15 +75,23 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
+/** Refusals that asking again will not change: the key, its access or the thing itself. */
+const FINAL = new Set([401, 403, 404]);
+/** The longest wait between refreshes after failures in a row. */
+const MAX_REFRESH_MS = 60_000;
+
 /**
- * Loads what `load` answers, again when `deps` change, and every `refreshMs` while the page is
- * open and the tab visible (the last good answer stays on screen while a refresh runs).
+ * Loads what `load` answers, again when `deps` change, and `refreshMs` after each answer while the
+ * page is open and the tab visible (the last good answer stays on screen while a refresh runs). A
+ * refusal that will not change (401, 403, 404) stops the refreshes; other failures double the wait,
+ * up to a minute, until an answer comes again.
  */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: number): Loaded<T> {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<unknown>();
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
+  const failures = useRef(0);
   const reload = useCallback(() => setTick((n) => n + 1), []);
   useEffect(() => {
     let live = true;
@@ -73,12 +99,14 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: 
     load().then(
       (value) => {
         if (!live) return;
+        failures.current = 0;
         setData(value);
         setError(undefined);
         setLoading(false);
       },
       (failure) => {
         if (!live) return;
+        failures.current++;
         setError(failure);
         setLoading(false);
       },
@@ -88,12 +116,16 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: 
     };
   }, [...deps, tick]);
   useEffect(() => {
-    if (!refreshMs) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') reload();
-    }, refreshMs);
-    return () => clearInterval(timer);
-  }, [refreshMs, reload]);
+    if (!refreshMs || loading) return;
+    if (error instanceof ApiFailure && FINAL.has(error.status)) return;
+    const wait = Math.min(refreshMs * 2 ** failures.current, Math.max(refreshMs, MAX_REFRESH_MS));
+    let timer: ReturnType<typeof setTimeout>;
+    const arm = () => {
+      timer = setTimeout(() => (document.visibilityState === 'visible' ? reload() : arm()), wait);
+    };
+    arm();
+    return () => clearTimeout(timer);
+  }, [refreshMs, loading, error, reload]);
   // Data of other deps is not shown under new ones.
   useEffect(() => () => setData(undefined), deps);
   return { data, error, loading, reload };
@@ -117,25 +149,36 @@ export function Status({ value }: { value: string | undefined }) {
   return <span class={`badge badge-${value.replace(/[^a-z_]/g, '')}`}>{value.replace(/_/g, ' ')}</span>;
 }
 
-/** A copy-to-clipboard button for a value (the value itself stays visible beside it). */
+/**
+ * A copy-to-clipboard button for a value (the value itself stays visible beside it). What happened
+ * is said in a live region beside it, so a screen reader hears "Copied" (or why not) too.
+ */
 export function CopyButton({ value, label }: { value: string; label: string }) {
-  const [copied, setCopied] = useState(false);
+  const [said, setSaid] = useState<'' | 'Copied' | 'Copy failed: select the value and copy it'>('');
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
   return (
-    <button
-      type="button"
-      class="small"
-      aria-label={`Copy ${label}`}
-      onClick={async () => {
-        try {
-          await navigator.clipboard.writeText(value);
-          setCopied(true);
-          setTimeout(() => setCopied(false), 2000);
-        } catch {
-          setCopied(false);
-        }
-      }}
-    >
-      {copied ? 'Copied' : 'Copy'}
-    </button>
+    <>
+      <button
+        type="button"
+        class="small"
+        aria-label={`Copy ${label}`}
+        onClick={async () => {
+          clearTimeout(timer.current);
+          try {
+            await navigator.clipboard.writeText(value);
+            setSaid('Copied');
+            timer.current = setTimeout(() => setSaid(''), 2000);
+          } catch {
+            setSaid('Copy failed: select the value and copy it');
+          }
+        }}
+      >
+        Copy
+      </button>{' '}
+      <span role="status" class={said === 'Copied' ? 'muted' : 'copy-failed'}>
+        {said}
+      </span>
+    </>
   );
 }

@@ -1,7 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { localTls } from '../../functions/local/tls.js';
 import { httpsClient, waitFor } from '../support/https.js';
 
 /**
@@ -17,6 +20,15 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let origin: string;
+/** A remote image host on loopback (HTTPS, self-signed): the requests it got, by path. */
+let images: Server;
+let imageUrl: string;
+const imageRequests: string[] = [];
+// A 1×1 PNG.
+const PIXEL = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
 
 beforeAll(async () => {
   // Fail, not skip: a missing browser must not pass for a tested console.
@@ -44,10 +56,18 @@ beforeAll(async () => {
   // The local service's certificate is self-signed for localhost.
   context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
+  const tls = await localTls();
+  images = createServer({ key: tls.key, cert: tls.cert }, (request, response) => {
+    imageRequests.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' }).end(PIXEL);
+  });
+  await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
+  imageUrl = `https://127.0.0.1:${(images.address() as AddressInfo).port}/pixel.png`;
   mkdirSync('docs/console', { recursive: true });
 });
 afterAll(async () => {
   await browser?.close();
+  await new Promise((resolve) => (images ? images.close(resolve) : resolve(undefined)));
   await api?.close();
   await service?.stop();
 });
@@ -82,27 +102,34 @@ describe('the web console', () => {
     expect(errors).toEqual([]);
   });
 
-  it('shows an email sent through the API reach delivered, in the list and on its page', async () => {
+  it('shows an email sent through the API reach delivered, in the list while open and on its page', async () => {
     const title = await page.title();
+    // Hostile HTML: a script that would write in the frame (and change the console's title) if it ran,
+    // styled text that should show, a remote image that must not load until asked.
+    const html = `<p style="color:#0a0">Hello from the <strong>console</strong> test</p><script>document.body.append('RAN-'+'OK');parent.document.title="pwned";top.document.title="pwned";document.title="ran"</script><img src="${imageUrl}" alt="pixel">`;
+
+    // The list is open before the email exists: it appears and reaches delivered with no reload.
+    await page.getByRole('link', { name: 'Emails', exact: true }).click();
+    await page.getByRole('heading', { name: 'Emails' }).waitFor();
+    const navigations: string[] = [];
+    page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
     const sent = await api.call('POST', '/emails', {
       body: {
         from: 'Acme <hello@acme.test>',
         to: 'success@simulator.amazonses.com',
         subject: 'Console <b>check</b>',
-        // Hostile HTML: a script that would change the console's title if it ran, styled text that should show.
-        html: '<p style="color:#0a0">Hello from the <strong>console</strong> test</p><script>parent.document.title="pwned";top.document.title="pwned";document.title="ran"</script><img src="https://tracker.example/pixel.gif" alt="pixel">',
+        html,
         text: 'Hello from the console test',
         tags: [{ name: 'category', value: 'welcome' }],
+        attachments: [{ filename: 'note.txt', content: Buffer.from('hello').toString('base64') }],
       },
     });
     expect(sent.status).toBe(200);
     const id = sent.json.id as string;
-
-    await page.getByRole('link', { name: 'Emails', exact: true }).click();
-    await page.getByRole('heading', { name: 'Emails' }).waitFor();
     // The subject is shown as text, never as markup.
     const row = page.getByRole('row').filter({ hasText: 'Console <b>check</b>' });
     await expect.poll(() => row.getByText('delivered').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(navigations).toEqual([]);
     await page.screenshot({ path: 'docs/console/emails.png', fullPage: true });
 
     await row.getByRole('link', { name: 'Console <b>check</b>' }).click();
@@ -114,25 +141,86 @@ describe('the web console', () => {
     await page.getByRole('cell', { name: 'success@simulator.amazonses.com' }).waitFor();
     await page.locator('ol.timeline').getByText('delivered').first().waitFor();
     await page.getByText('welcome').waitFor();
+    // The attachment's link opens apart from the console, with no opener or referrer.
+    const link = page.getByRole('link', { name: 'note.txt' });
+    await link.waitFor({ timeout: 10_000 });
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
 
     // The preview: a frame with no permission at all, whose script did not run.
     const frame = page.locator('iframe.preview');
     expect(await frame.getAttribute('sandbox')).toBe('');
     const preview = page.frameLocator('iframe.preview');
     await preview.getByText('Hello from the').waitFor();
+    expect(await preview.getByText('RAN-OK').count()).toBe(0);
     expect(await page.title()).toBe(title);
     expect(
       await preview.locator('p').evaluate((p) => (globalThis as unknown as Styled).getComputedStyle(p).color),
     ).toBe('rgb(0, 170, 0)');
-    // The remote image stays off until asked.
-    expect(
-      await preview
-        .locator('img')
-        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
-    ).toBe(0);
-    await page.getByRole('button', { name: 'Load remote images' }).waitFor();
+    // The remote image stays off until asked: not even asked for.
+    const naturalWidth = () =>
+      preview.locator('img').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth);
+    expect(await naturalWidth()).toBe(0);
+    expect(imageRequests).toEqual([]);
     await page.screenshot({ path: 'docs/console/email.png', fullPage: true });
+    await page.getByRole('button', { name: 'Load remote images' }).click();
+    await expect.poll(() => imageRequests.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(naturalWidth, { timeout: 10_000 }).toBeGreaterThan(0);
+    // Still no script ran.
+    expect(await preview.getByText('RAN-OK').count()).toBe(0);
     expect(await page.title()).toBe(title);
+
+    // The control: the same HTML in a frame that may run scripts does write RAN-OK, so the checks
+    // above would see a script that ran.
+    const control = await context.newPage();
+    await control.setContent('<iframe sandbox="allow-scripts"></iframe>');
+    await control.locator('iframe').evaluate((f, srcdoc) => {
+      (f as unknown as { srcdoc: string }).srcdoc = srcdoc;
+    }, html);
+    await control.frameLocator('iframe').getByText('RAN-OK').waitFor({ timeout: 10_000 });
+    await control.close();
+
+    // The page keeps asking after the outcome, slower, for the events that come later (opens, clicks).
+    const again = await page.waitForRequest((r) => new URL(r.url()).pathname === `/v1/emails/${id}`, {
+      timeout: 25_000,
+    });
+    expect(again.method()).toBe('GET');
+  });
+
+  it('links an attachment only when its address is http or https', async () => {
+    const sent = await api.call('POST', '/emails', {
+      body: {
+        from: 'Acme <hello@acme.test>',
+        to: 'success@simulator.amazonses.com',
+        subject: 'Links',
+        text: 'Links',
+        attachments: [{ filename: 'a.txt', content: Buffer.from('a').toString('base64') }],
+      },
+    });
+    const id = sent.json.id as string;
+    // An answer the API does not give, to show the console would not link it.
+    await page.route(`**/v1/emails/${id}/attachments`, (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          object: 'list',
+          has_more: false,
+          data: [
+            { id: 'att_1', filename: 'evil.txt', download_url: 'javascript:alert(1)' },
+            { id: 'att_2', filename: 'data.txt', download_url: 'data:text/html,<script>alert(1)</script>' },
+            { id: 'att_3', filename: 'good.txt', download_url: 'https://files.example/good.txt' },
+          ],
+        }),
+      }),
+    );
+    await page.goto(`${origin}/#/emails/${id}`);
+    await page.getByRole('link', { name: 'good.txt' }).waitFor({ timeout: 10_000 });
+    await page.getByText('evil.txt').waitFor();
+    expect(await page.getByRole('link', { name: 'evil.txt' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'data.txt' }).count()).toBe(0);
+    expect(await page.locator('a[href^="javascript:"], a[href^="data:"]').count()).toBe(0);
+    await page.unroute(`**/v1/emails/${id}/attachments`);
   });
 
   it('shows the overview with the counts of the day', async () => {
@@ -140,7 +228,7 @@ describe('the web console', () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await expect
       .poll(() => page.locator('.card').first().locator('.value').textContent(), { timeout: 10_000 })
-      .toBe('1');
+      .toBe('2');
     await page.screenshot({ path: 'docs/console/overview.png', fullPage: true });
   });
 

@@ -90,9 +90,21 @@ describe('the Domains page', () => {
     ] as const) {
       const copy = page.getByRole('button', { name: `Copy value of ${label}`, exact: true });
       await copy.click();
-      await expect.poll(() => copy.textContent()).toBe('Copied');
+      // Said in the live region beside the button (its name stays "Copy value of …").
+      const said = copy.locator('xpath=following-sibling::*[@role="status"][1]');
+      await expect.poll(() => said.textContent()).toBe('Copied');
       expect(await clipboard()).toBe(record.value);
     }
+    // A refused clipboard is said, with what to do instead.
+    await page.evaluate(
+      "Object.defineProperty(navigator.clipboard, 'writeText', { configurable: true, value: () => Promise.reject(new Error('denied')) })",
+    );
+    const refused = page.getByRole('button', { name: 'Copy value of SPF record 1', exact: true });
+    await refused.click();
+    await expect
+      .poll(() => refused.locator('xpath=following-sibling::*[@role="status"][1]').textContent())
+      .toBe('Copy failed: select the value and copy it');
+    await page.evaluate('delete navigator.clipboard.writeText');
     await page.getByRole('button', { name: 'Copy name of DKIM record 2', exact: true }).click();
     expect(await clipboard()).toBe(dkim[1].name);
     // The MX record's priority is in its row.
@@ -238,18 +250,45 @@ describe('both pages', () => {
     expect((await api.call('GET', `/domains/${domainId}`)).status).toBe(404);
   });
 
-  it('tells a sending-access key, in words, that it may not see domains or keys', async () => {
+  it('tells a sending-access key, in words, what it may not see, and shows it no form it cannot use', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn(sendingToken);
     for (const [link, what] of [
       ['Domains', 'the domains'],
       ['API keys', 'the API keys'],
+      ['Webhooks', 'the webhooks'],
+      ['Suppressions', 'the suppression list'],
+      ['Logs', 'the request logs'],
+      ['Emails', 'the emails'],
     ] as const) {
       await page.getByRole('link', { name: link, exact: true }).click();
       await page.getByRole('heading', { name: link }).waitFor();
       await expect
         .poll(() => page.getByRole('alert').first().textContent(), { timeout: 10_000 })
         .toContain(`This key has sending access only: sign in with a full-access key to see ${what}.`);
+      // No Add domain, Create API key, Add webhook, Add address, status filter, Newer or Older.
+      expect(await page.locator('main form, main select').count(), link).toBe(0);
+      expect(await page.getByRole('button', { name: /^(Newer|Older)$/ }).count(), link).toBe(0);
     }
+  });
+
+  it('asks no more after a refusal that will not change: Emails polls no 403 again and again', async () => {
+    // Signed in with the sending-access key, on Emails (the test before): the list is refreshed every
+    // 3 s while open, but not after a 403.
+    const asked: string[] = [];
+    const count = (request: { url(): string }) => {
+      if (new URL(request.url()).pathname === '/v1/emails') asked.push(request.url());
+    };
+    page.on('request', count);
+    await page.getByRole('link', { name: 'Overview', exact: true }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByRole('link', { name: 'Emails', exact: true }).click();
+    await page.getByRole('alert').first().waitFor({ timeout: 10_000 });
+    const started = Date.now();
+    // Waiting is the test: three refresh periods and some.
+    await expect.poll(() => Date.now() - started, { timeout: 15_000, interval: 500 }).toBeGreaterThan(8000);
+    page.off('request', count);
+    expect(asked.length).toBeGreaterThanOrEqual(1);
+    expect(asked.length).toBeLessThanOrEqual(2);
   });
 });

@@ -1,6 +1,15 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { CopyButton, Empty, ErrorNote, Loading, PageHeading, useLoad, When } from '../components.js';
+import {
+  CopyButton,
+  Empty,
+  ErrorNote,
+  Loading,
+  PageHeading,
+  restricted,
+  useLoad,
+  When,
+} from '../components.js';
 import { Confirm } from '../confirm.js';
 import { href } from '../router.js';
 import type { Domain } from './domains.js';
@@ -35,13 +44,15 @@ export function ApiKeysPage() {
   return (
     <>
       <PageHeading>API keys</PageHeading>
-      <CreateKey
-        domains={domains.data?.data ?? []}
-        onCreated={(key) => {
-          setCreated(key);
-          keys.reload();
-        }}
-      />
+      {!restricted(keys.error) && (
+        <CreateKey
+          domains={domains.data?.data ?? []}
+          onCreated={(key) => {
+            setCreated(key);
+            keys.reload();
+          }}
+        />
+      )}
       {created && <NewToken created={created} onDone={() => setCreated(undefined)} />}
       <ErrorNote error={keys.error} />
       {!keys.data && keys.loading && <Loading />}

@@ -1,6 +1,16 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { CopyButton, Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When } from '../components.js';
+import {
+  CopyButton,
+  Empty,
+  ErrorNote,
+  Loading,
+  PageHeading,
+  restricted,
+  Status,
+  useLoad,
+  When,
+} from '../components.js';
 import { Confirm } from '../confirm.js';
 import { href } from '../router.js';
 
@@ -45,7 +55,7 @@ function DomainList() {
   return (
     <>
       <PageHeading>Domains</PageHeading>
-      <AddDomain />
+      {!restricted(list.error) && <AddDomain />}
       <ErrorNote error={list.error} />
       {!list.data && list.loading && <Loading />}
       {list.data && data.length === 0 && (

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
-import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When } from '../components.js';
+import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When, webUrl } from '../components.js';
 import { ConfirmAction } from '../confirm-action.js';
 
 interface Recipient {
@@ -50,16 +50,18 @@ interface Attachment {
   download_url?: string;
 }
 
-/** Asked again this often while the email has not settled. */
+/** Asked again this often while the email waits for its outcome… */
 const REFRESH_MS = 3000;
+/** …and this often after (opens, clicks and complaints come later). */
+const SETTLED_REFRESH_MS = 15_000;
 
 export function EmailPage({ id }: { id: string }) {
   const [settled, setSettled] = useState(false);
-  // Asked again while it waits for its outcome (a settled status never moves again).
+  // Asked again while the page is open: often until its outcome, then slower for later events.
   const email = useLoad(
     () => api<Email>(`/v1/emails/${encodeURIComponent(id)}`, { what: 'emails' }),
     [id],
-    settled ? undefined : REFRESH_MS,
+    settled ? SETTLED_REFRESH_MS : REFRESH_MS,
   );
   useEffect(() => {
     if (email.data && email.data.status !== 'queued') setSettled(true);
@@ -215,8 +217,8 @@ export function EmailPage({ id }: { id: string }) {
               <ul>
                 {attachments.data.data.map((file) => (
                   <li key={file.id}>
-                    {file.download_url ? (
-                      <a href={file.download_url} download={file.filename ?? true} rel="noreferrer">
+                    {webUrl(file.download_url) ? (
+                      <a href={webUrl(file.download_url)} target="_blank" rel="noopener noreferrer">
                         {file.filename ?? file.id}
                       </a>
                     ) : (

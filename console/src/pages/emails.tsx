@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api.js';
-import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When } from '../components.js';
+import { Empty, ErrorNote, Loading, PageHeading, restricted, Status, useLoad, When } from '../components.js';
+import { type PageCursor, Pager, pagerState } from '../pager.js';
 import { href } from '../router.js';
 
 export interface EmailItem {
@@ -23,11 +24,9 @@ const PAGE_SIZE = 20;
 /** The list is asked again this often while it is open. */
 const REFRESH_MS = 3000;
 
-type Cursor = { after: string } | { before: string } | undefined;
-
 export function EmailsPage() {
   const [status, setStatus] = useState('');
-  const [cursor, setCursor] = useState<Cursor>();
+  const [cursor, setCursor] = useState<PageCursor>();
   const list = useLoad(
     () =>
       api<EmailList>(`/v1/emails${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the emails' }),
@@ -35,37 +34,34 @@ export function EmailsPage() {
     REFRESH_MS,
   );
   const data = list.data?.data ?? [];
-  const first = data[0];
-  const last = data[data.length - 1];
-  // has_more is about the direction of the page: older ones for a first page or `after`, newer for `before`.
-  const hasNewer = cursor === undefined ? false : 'before' in cursor ? list.data?.has_more === true : true;
-  const hasOlder = cursor !== undefined && 'before' in cursor ? true : list.data?.has_more === true;
   return (
     <>
       <PageHeading>Emails</PageHeading>
-      <div class="toolbar">
-        <div>
-          <label for="status-filter">Status</label>
-          <select
-            id="status-filter"
-            value={status}
-            onChange={(e) => {
-              setStatus((e.currentTarget as HTMLSelectElement).value);
-              setCursor(undefined);
-            }}
-          >
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
+      {!restricted(list.error) && (
+        <div class="toolbar">
+          <div>
+            <label for="status-filter">Status</label>
+            <select
+              id="status-filter"
+              value={status}
+              onChange={(e) => {
+                setStatus((e.currentTarget as HTMLSelectElement).value);
+                setCursor(undefined);
+              }}
+            >
+              <option value="">Any status</option>
+              {STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </div>
+          <p class="muted" aria-live="off">
+            Refreshed every {REFRESH_MS / 1000} seconds while open.
+          </p>
         </div>
-        <p class="muted" aria-live="off">
-          Refreshed every {REFRESH_MS / 1000} seconds while open.
-        </p>
-      </div>
+      )}
       <ErrorNote error={list.error} />
       {!list.data && list.loading && <Loading />}
       {list.data && data.length === 0 && (
@@ -115,24 +111,7 @@ export function EmailsPage() {
           </table>
         </div>
       )}
-      <div class="pager">
-        <button
-          type="button"
-          class="secondary"
-          disabled={!hasNewer || !first}
-          onClick={() => first && setCursor({ before: first.id })}
-        >
-          Newer
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={!hasOlder || !last}
-          onClick={() => last && setCursor({ after: last.id })}
-        >
-          Older
-        </button>
-      </div>
+      <Pager {...pagerState(list.data, cursor)} onPage={setCursor} />
     </>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api, query } from '../api.js';
-import { Empty, ErrorNote, Loading, PageHeading, useLoad, When } from '../components.js';
+import { Empty, ErrorNote, Loading, PageHeading, restricted, useLoad, When } from '../components.js';
 import '../lists.css';
 import { type PageCursor, Pager, pagerState } from '../pager.js';
 import { href } from '../router.js';
@@ -60,29 +60,31 @@ function LogList() {
         </div>
       ) : (
         <>
-          <div class="toolbar">
-            <div>
-              <label for="status-class">Status</label>
-              <select
-                id="status-class"
-                value={status}
-                onChange={(e) => {
-                  setStatus((e.currentTarget as HTMLSelectElement).value);
-                  setCursor(undefined);
-                }}
-              >
-                <option value="">Any status</option>
-                {CLASSES.map((c) => (
-                  <option key={c} value={c}>
-                    {c}
-                  </option>
-                ))}
-              </select>
+          {!restricted(list.error) && (
+            <div class="toolbar">
+              <div>
+                <label for="status-class">Status</label>
+                <select
+                  id="status-class"
+                  value={status}
+                  onChange={(e) => {
+                    setStatus((e.currentTarget as HTMLSelectElement).value);
+                    setCursor(undefined);
+                  }}
+                >
+                  <option value="">Any status</option>
+                  {CLASSES.map((c) => (
+                    <option key={c} value={c}>
+                      {c}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <button type="button" class="secondary" onClick={list.reload}>
+                Refresh
+              </button>
             </div>
-            <button type="button" class="secondary" onClick={list.reload}>
-              Refresh
-            </button>
-          </div>
+          )}
           <ErrorNote error={list.error} />
           {!list.data && list.loading && <Loading />}
           {list.data && data.length === 0 && (

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api.js';
-import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When } from '../components.js';
+import { Empty, ErrorNote, Loading, PageHeading, restricted, Status, useLoad, When } from '../components.js';
 import { ConfirmAction } from '../confirm-action.js';
 import '../lists.css';
 import { type PageCursor, Pager, pagerState } from '../pager.js';
@@ -57,7 +57,9 @@ export function SuppressionsPage() {
         Addresses the service no longer sends to: those that bounced for good or complained, and those added
         by hand. A send to them leaves them out, marked <code>suppressed</code>.
       </p>
-      <AddAddress busy={busy} onAdd={(email) => act(() => addAddress(email), `${email} is suppressed.`)} />
+      {!restricted(list.error) && (
+        <AddAddress busy={busy} onAdd={(email) => act(() => addAddress(email), `${email} is suppressed.`)} />
+      )}
       {done && (
         <p class="notice" role="status">
           {done}
@@ -65,26 +67,28 @@ export function SuppressionsPage() {
       )}
       <ErrorNote error={error} />
       <h2>Suppressed addresses</h2>
-      <div class="toolbar">
-        <div>
-          <label for="origin-filter">Origin</label>
-          <select
-            id="origin-filter"
-            value={origin}
-            onChange={(e) => {
-              setOrigin((e.currentTarget as HTMLSelectElement).value);
-              setCursor(undefined);
-            }}
-          >
-            <option value="">Any origin</option>
-            {ORIGINS.map((o) => (
-              <option key={o} value={o}>
-                {o}
-              </option>
-            ))}
-          </select>
+      {!restricted(list.error) && (
+        <div class="toolbar">
+          <div>
+            <label for="origin-filter">Origin</label>
+            <select
+              id="origin-filter"
+              value={origin}
+              onChange={(e) => {
+                setOrigin((e.currentTarget as HTMLSelectElement).value);
+                setCursor(undefined);
+              }}
+            >
+              <option value="">Any origin</option>
+              {ORIGINS.map((o) => (
+                <option key={o} value={o}>
+                  {o}
+                </option>
+              ))}
+            </select>
+          </div>
         </div>
-      </div>
+      )}
       <ErrorNote error={list.error} />
       {!list.data && list.loading && <Loading />}
       {list.data && data.length === 0 && (

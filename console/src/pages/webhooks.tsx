@@ -1,6 +1,16 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api, query } from '../api.js';
-import { CopyButton, Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When } from '../components.js';
+import {
+  CopyButton,
+  Empty,
+  ErrorNote,
+  Loading,
+  PageHeading,
+  restricted,
+  Status,
+  useLoad,
+  When,
+} from '../components.js';
 import { ConfirmAction } from '../confirm-action.js';
 import { href } from '../router.js';
 import '../lists.css';
@@ -133,7 +143,7 @@ function WebhookList() {
         </div>
       )}
       {list.data?.has_more && <p class="muted">Only the newest 100 are listed.</p>}
-      <AddWebhook />
+      {!restricted(list.error) && <AddWebhook />}
     </>
   );
 }
