@@ -4,6 +4,7 @@ import { domainOf, parseAddress } from './address.js';
 import { DOMAIN_ID_PREFIX } from './domains.js';
 import { validationError } from './errors.js';
 import { idPattern, isId } from './ids.js';
+import { instantIn, zoneOffsetMs } from './time-zones.js';
 
 /**
  * Email metrics in Resend's shape (`GET /v1/emails/metrics`), counted on the write path: every
@@ -325,43 +326,8 @@ export function resolveMetricsQuery(input: EmailMetricsQueryInput, nowMs: number
 function instantOf(text: string, zone: string, edge: 'start' | 'end' = 'start'): number {
   if (!DATE.test(text)) return Date.parse(/[Zz]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text}Z`);
   const [y, m, d] = text.split('-').map(Number) as [number, number, number];
-  const midnight = localToInstant(Date.UTC(y, m - 1, d + (edge === 'end' ? 1 : 0)), zone);
+  const midnight = instantIn(Date.UTC(y, m - 1, d + (edge === 'end' ? 1 : 0)), zone);
   return edge === 'end' ? midnight - 1 : midnight;
-}
-
-/** The instant whose wall-clock time in `zone` reads as `wallMs` (read as UTC). */
-function localToInstant(wallMs: number, zone: string): number {
-  let guess = wallMs - offsetMs(wallMs, zone);
-  guess = wallMs - offsetMs(guess, zone);
-  return guess;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-/** How far `zone`'s wall clock is ahead of UTC at `ms`. */
-export function offsetMs(ms: number, zone: string): number {
-  if (zone === 'UTC') return 0;
-  let format = formatters.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-    });
-    formatters.set(zone, format);
-  }
-  const part = Object.fromEntries(format.formatToParts(ms).map((p) => [p.type, p.value]));
-  const wall = Date.UTC(
-    Number(part.year),
-    Number(part.month) - 1,
-    Number(part.day),
-    Number(part.hour),
-    Number(part.minute),
-  );
-  return wall - Math.floor(ms / 60_000) * 60_000;
 }
 
 /**
@@ -371,7 +337,7 @@ export function offsetMs(ms: number, zone: string): number {
  */
 export function periodOf(hourMs: number, granularity: Granularity, zone: string): string {
   if (granularity === 'hourly') return new Date(hourMs).toISOString();
-  const offset = offsetMs(hourMs, zone);
+  const offset = zoneOffsetMs(hourMs, zone);
   const wall = new Date(hourMs + offset);
   const y = wall.getUTCFullYear();
   const m = wall.getUTCMonth();
@@ -379,7 +345,7 @@ export function periodOf(hourMs: number, granularity: Granularity, zone: string)
   if (granularity === 'monthly') d = 1;
   // ISO weeks start on Monday.
   if (granularity === 'weekly') d -= (wall.getUTCDay() + 6) % 7;
-  return new Date(localToInstant(Date.UTC(y, m, d), zone)).toISOString();
+  return new Date(instantIn(Date.UTC(y, m, d), zone)).toISOString();
 }
 
 /** The UTC hours a range touches (counts are kept by hour: an hour counts whole if it is in range). */

@@ -2,6 +2,7 @@ import * as chrono from 'chrono-node/en';
 import { type FieldError, validationError } from './errors.js';
 import { MAX_SCHEDULE_DAYS } from './limits.js';
 import type { DueJob, EmailState } from './ports.js';
+import { instantIn, zoneOffsetMs } from './time-zones.js';
 
 /**
  * Scheduled sending (`scheduled_at`), as Resend takes it: an ISO 8601 time, or English such as
@@ -88,35 +89,11 @@ const SEASONAL_ZONES: Record<string, string> = {
   CET: 'Europe/Paris',
 };
 
-const zoneClocks = new Map<string, Intl.DateTimeFormat>();
-
 /** The offset from UTC (minutes) of an IANA zone at an instant. */
-function offsetIn(zone: string, at: number): number {
-  let clock = zoneClocks.get(zone);
-  if (!clock) {
-    clock = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    zoneClocks.set(zone, clock);
-  }
-  const part = Object.fromEntries(clock.formatToParts(at).map((p) => [p.type, Number(p.value)]));
-  const wall = Date.UTC(part.year ?? 0, (part.month ?? 1) - 1, part.day, part.hour, part.minute, part.second);
-  return Math.round((wall - (at - (at % 1000))) / 60_000);
-}
+const offsetIn = (zone: string, at: number): number => zoneOffsetMs(at, zone) / 60_000;
 
 /** The instant a wall-clock time (components as UTC fields) is in an IANA zone. */
-function inZone(wall: number, zone: string): Date {
-  const guess = wall - offsetIn(zone, wall) * 60_000;
-  // Near a change of offset the guess's own offset may differ: take the one at the answer.
-  return new Date(wall - offsetIn(zone, guess) * 60_000);
-}
+const inZone = (wall: number, zone: string): Date => new Date(instantIn(wall, zone));
 
 type ChronoResult = ReturnType<typeof chrono.parse>[number];
 
