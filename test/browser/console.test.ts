@@ -1,22 +1,19 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import type { LocalService } from '../../functions/local/service.js';
 import { localTls } from '../../functions/local/tls.js';
-import { httpsClient, waitFor } from '../support/https.js';
+import { type ConsoleRun, startConsole } from '../support/browser.js';
+import type { httpsClient } from '../support/https.js';
 
 /**
  * The web console in a real browser (headless Chromium) over the local service: sign in with its key,
  * the overview, an email sent through the API watched to `delivered` in the list and on its page, its
  * HTML preview unable to run a script, sign out. Screenshots of the pages go to docs/console/.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let service: LocalService;
 let api: ReturnType<typeof httpsClient>;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let origin: string;
@@ -30,32 +27,11 @@ const PIXEL = Buffer.from(
   'base64',
 );
 
+let run: ConsoleRun;
 beforeAll(async () => {
-  // Fail, not skip: a missing browser must not pass for a tested console.
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`);
-  service = await startLocalService({
-    port: 0,
-    dataDir: null,
-    viewerPort: 0,
-    eventDelayMs: 50,
-    domainVerifyMs: 500,
-    domainFailMs: 1500,
-    domainCheckIntervalMs: 100,
-    rateLimitPerSecond: 1000,
-  });
-  origin = service.baseUrl.replace(/\/v1$/, '');
-  api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
-  expect((await api.call('POST', '/domains', { body: { domain: 'acme.test' } })).status).toBe(201);
-  const verified = await waitFor(
-    () => api.call('GET', '/domains'),
-    (r) => r.json?.data?.[0]?.status === 'verified',
-  );
-  expect(verified.json.data[0].status).toBe('verified');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  // The local service's certificate is self-signed for localhost.
-  context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
+  run = await startConsole();
+  ({ service, api, context, page, origin } = run);
+  await run.verifiedDomain('acme.test');
   const tls = await localTls();
   images = createServer({ key: tls.key, cert: tls.cert }, (request, response) => {
     imageRequests.push(request.url ?? '');
@@ -63,13 +39,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
   imageUrl = `https://127.0.0.1:${(images.address() as AddressInfo).port}/pixel.png`;
-  mkdirSync('docs/console', { recursive: true });
 });
 afterAll(async () => {
-  await browser?.close();
   await new Promise((resolve) => (images ? images.close(resolve) : resolve(undefined)));
-  await api?.close();
-  await service?.stop();
+  await run?.stop();
 });
 
 /** The browser's getComputedStyle (the tests are type-checked without the DOM's types). */

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
-import { httpsClient } from '../support/https.js';
+import type { LocalService } from '../../functions/local/service.js';
+import { type ConsoleRun, startConsole } from '../support/browser.js';
+import type { httpsClient } from '../support/https.js';
 
 /**
  * The Domains and API keys pages in a real browser (headless Chromium) over the local service: add a
@@ -10,53 +10,29 @@ import { httpsClient } from '../support/https.js';
  * token against the API, rename it, revoke it; a sending-access key told what it may not see; both
  * pages at 375 px. Screenshots: docs/console/domains.png, docs/console/api-keys.png.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let service: LocalService;
 let api: ReturnType<typeof httpsClient>;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let origin: string;
 let domainId: string;
 let sendingToken: string;
 
+let run: ConsoleRun;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`);
-  service = await startLocalService({
-    port: 0,
-    dataDir: null,
-    viewerPort: 0,
-    eventDelayMs: 50,
-    domainVerifyMs: 2000,
-    // The scheduled check stays out of the way: only the page's reads and "Verify" ask SES.
-    domainCheckIntervalMs: 600_000,
-    rateLimitPerSecond: 1000,
-  });
-  origin = service.baseUrl.replace(/\/v1$/, '');
-  api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+  // The scheduled check stays out of the way: only the page's reads and "Verify" ask SES.
+  run = await startConsole({ domainVerifyMs: 2000, domainCheckIntervalMs: 600_000, domainFailMs: undefined });
+  ({ service, api, context, page, origin } = run);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-  page = await context.newPage();
-  mkdirSync('docs/console', { recursive: true });
 });
 afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-  await service?.stop();
+  await run?.stop();
 });
 
 const clipboard = () => page.evaluate<string>('navigator.clipboard.readText()');
 const scrollWidth = () => page.evaluate<number>('document.documentElement.scrollWidth');
 
-async function signIn(key: string) {
-  await page.goto(`${origin}/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor({ timeout: 10_000 });
-}
+const signIn = (key: string) => run.signIn(key);
 
 describe('the Domains page', () => {
   it('says how to add a first domain, with the curl line', async () => {

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestLogsAreOff } from '../../functions/core/request-logs.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../functions/core/webhooks.js';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
-import { httpsClient, waitFor } from '../support/https.js';
+import type { LocalService } from '../../functions/local/service.js';
+import { type ConsoleRun, startConsole } from '../support/browser.js';
+import type { httpsClient } from '../support/https.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -15,58 +15,25 @@ import { startReceiver } from '../support/webhook-receiver.js';
  * and equals the API's; an address is suppressed and removed; the request log lists the requests
  * just made, with their bodies redacted. Screenshots go to docs/console/.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let service: LocalService;
 let api: ReturnType<typeof httpsClient>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let browser: Browser;
 let page: Page;
 let origin: string;
 let webhookId: string;
 let logId: string;
 
+let run: ConsoleRun;
 beforeAll(async () => {
-  // Fail, not skip: a missing browser must not pass for a tested console.
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`);
-  service = await startLocalService({
-    port: 0,
-    dataDir: null,
-    viewerPort: 0,
-    eventDelayMs: 50,
-    domainVerifyMs: 500,
-    domainFailMs: 1500,
-    domainCheckIntervalMs: 100,
-    rateLimitPerSecond: 1000,
-  });
-  origin = service.baseUrl.replace(/\/v1$/, '');
-  api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
+  run = await startConsole();
+  ({ service, api, page, origin } = run);
   receiver = await startReceiver();
-  expect((await api.call('POST', '/domains', { body: { domain: 'acme.test' } })).status).toBe(201);
-  const verified = await waitFor(
-    () => api.call('GET', '/domains'),
-    (r) => r.json?.data?.[0]?.status === 'verified',
-  );
-  expect(verified.json.data[0].status).toBe('verified');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  // The local service's certificate is self-signed for localhost.
-  const context = await browser.newContext({
-    ignoreHTTPSErrors: true,
-    viewport: { width: 1280, height: 800 },
-  });
-  page = await context.newPage();
-  mkdirSync('docs/console', { recursive: true });
-  await page.goto(`${origin}/`);
-  await page.getByLabel('API key').fill(service.apiKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor({ timeout: 10_000 });
+  await run.verifiedDomain('acme.test');
+  await run.signIn();
 });
 afterAll(async () => {
-  await browser?.close();
   await receiver?.close();
-  await api?.close();
-  await service?.stop();
+  await run?.stop();
 });
 
 /** The receiver's requests for one event type, with their message ids. */
