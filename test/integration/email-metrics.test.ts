@@ -5,16 +5,18 @@
  * against Resend's `GetEmailsMetricsResponse`.
  */
 import { readFileSync } from 'node:fs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import {
+  DAY_PARTITIONS,
   DynamoMetricsStore,
   MAX_RAW_HOURS,
   METRIC_SHARDS,
   PARALLEL_QUERIES,
 } from '../../functions/adapters/dynamodb/metrics-store.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
-import { shardOf } from '../../functions/adapters/dynamodb/table.js';
+import { keys, shardOf } from '../../functions/adapters/dynamodb/table.js';
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
 import { newEmailId } from '../../functions/core/ids.js';
 import { emailMetricsResponseSchema } from '../../functions/core/metrics.js';
@@ -370,6 +372,24 @@ describe('roll-up', () => {
     const after = (await get({ ...query, end_date: before.end_date })).body;
     expect(after.totals).toEqual(before.totals);
     expect(after.data).toEqual(before.data);
+    // Each domain's day items are in its own partition of the month (a hash of its name), not one
+    // partition for every domain: read back exactly where the roll-up put them.
+    const rows = after.data as { domain_name: string; period: string }[];
+    const found = new Set<string>();
+    for (const row of rows) {
+      const day = row.period.slice(0, 10);
+      const { Item } = await table.db.send(
+        new GetCommand({
+          TableName: table.tableName,
+          Key: {
+            pk: keys.metricsDays(day.slice(0, 7), shardOf(row.domain_name, DAY_PARTITIONS)),
+            sk: keys.metricsDaySk(day, row.domain_name),
+          },
+        }),
+      );
+      if (Item) found.add(row.domain_name);
+    }
+    expect([...found].sort()).toEqual([...new Set(rows.map((r) => r.domain_name))].sort());
     // A rolled hour is read from its day item: a count written into its shards now is not seen.
     const hour = Math.floor(Date.parse('2026-11-22T03:30:00.000Z') / HOUR) * HOUR;
     await new DynamoMetricsStore(table.db, table.tableName, () => hour + 1).count(

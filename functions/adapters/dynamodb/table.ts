@@ -221,8 +221,13 @@ export const keys = {
   localDevKey: 'LOCAL#DEV_API_KEY',
   /** One shard of the email metrics' counters of one UTC hour (`2026-07-01T13`); sk: the domain. */
   metricsHour: (hour: string, shard: number) => `METRICS#HOUR#${hour}#${String(shard).padStart(2, '0')}`,
-  /** The email metrics of one month's days, rolled up; sk: `<day>#<domain>`. */
-  metricsDays: (month: string) => `METRICS#DAYS#${month}`,
+  /**
+   * The email metrics of one month's days, rolled up, in one of the month's partitions (the
+   * domain's, by a hash of its name: an hour's roll-up of thousands of domains is not one hot
+   * partition); sk: `<day>#<domain>`.
+   */
+  metricsDays: (month: string, partition: number) =>
+    `METRICS#DAYS#${month}#${String(partition).padStart(2, '0')}`,
   metricsDaySk: (day: string, domain: string) => `${day}#${domain}`,
   /** How far the roll-up has come (sk `ROLLED`). */
   metrics: 'METRICS',
