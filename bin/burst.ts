@@ -124,7 +124,8 @@ for (const run of RUNS) {
   const failures = [
     r.delivered !== run.emails && `${run.emails - r.delivered} not delivered`,
     Math.abs(r.achievedRate - run.rate) / run.rate > 0.1 && 'rate more than 10 % off',
-    r.longestAboveRateMs > 1000 && 'above the rate for more than a second at a time',
+    // A send may go up to 1 s after its slot (LATE_MS), within SES's allowance for bursts.
+    r.longestAboveRateMs > 2000 && 'above the rate for more than two seconds at a time',
     throttledShare > 0.02 && 'more than 2 % of calls throttled',
   ].filter(Boolean);
   if (failures.length) {

@@ -73,9 +73,12 @@ describe('a burst past SES’s rate', () => {
     const report = sendingReport(new SesLedger(join(dataDir, 'ses', 'sent.jsonl')).entries(), RATE);
     expect(report.accepted).toBe(EMAILS);
     // Paced at the rate: never faster (the schedule books 1 % under it), with a few slow sends'
-    // neighbours arriving close together for at most a moment.
+    // neighbours arriving close together for at most a moment: a send may go up to its slot's
+    // lateness bound (1 s, deliver-email.ts LATE_MS, within SES's allowance for bursts) after its
+    // slot, so over one-second windows the rate may be passed for up to about two seconds on a
+    // busy machine. Whether SES's allowance held is the throttled share below.
     expect(report.achievedRate).toBeLessThanOrEqual(RATE * 1.02);
-    expect(report.longestAboveRateMs).toBeLessThanOrEqual(1000);
+    expect(report.longestAboveRateMs).toBeLessThanOrEqual(2000);
     expect(report.throttled / report.calls).toBeLessThanOrEqual(0.02);
   }, 90_000);
 
