@@ -50,19 +50,21 @@ export const pageShape = (idPrefix: string) => {
   };
 };
 
+/** The issue of a query giving both cursors: a page starts from one of them. */
+export const bothCursors = (before: string) => ({
+  code: 'custom' as const,
+  path: ['before'],
+  message: 'give after or before, not both',
+  input: before,
+});
+
 /** A list's query: the page fields, each checked, then their combination (one way to start a page). */
 export const pageQuerySchema = <Shape extends ReturnType<typeof pageShape>>(shape: Shape) =>
   z.pipe(
     z.strictObject(shape).check(
       z.superRefine((query, ctx) => {
         const q = query as { after?: string; before?: string; offset?: number };
-        if (q.after !== undefined && q.before !== undefined)
-          ctx.issues.push({
-            code: 'custom',
-            path: ['before'],
-            message: 'give after or before, not both',
-            input: q.before,
-          });
+        if (q.after !== undefined && q.before !== undefined) ctx.issues.push(bothCursors(q.before));
         else if ((q.after ?? q.before) !== undefined && q.offset !== undefined)
           ctx.issues.push({
             code: 'custom',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { notFound } from './errors.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, type PageQuery, queryInteger } from './list.js';
+import { bothCursors, DEFAULT_LIMIT, MAX_LIMIT, type PageQuery, queryInteger } from './list.js';
 
 /**
  * Request logs (`GET /v1/logs`, `GET /v1/logs/{id}`): one entry per API request a handler answered,
@@ -30,6 +30,8 @@ export const statusClassOf = (status: number): StatusClass =>
   status >= 500 ? '5xx' : status >= 400 ? '4xx' : status >= 300 ? '3xx' : '2xx';
 
 export const LOG_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+export const isLogMethod = (method: string): method is (typeof LOG_METHODS)[number] =>
+  (LOG_METHODS as readonly string[]).includes(method);
 
 /** One request's entry, as emitted and stored: bodies are JSON texts (redacted, capped) or null. */
 export interface RequestLogEntry {
@@ -336,13 +338,7 @@ export const listLogsQuerySchema = z.pipe(
     .check(
       z.superRefine((query, ctx) => {
         const q = query as { after?: string; before?: string };
-        if (q.after !== undefined && q.before !== undefined)
-          ctx.issues.push({
-            code: 'custom',
-            path: ['before'],
-            message: 'give after or before, not both',
-            input: q.before,
-          });
+        if (q.after !== undefined && q.before !== undefined) ctx.issues.push(bothCursors(q.before));
       }),
     ),
   z.transform((query) => ({ ...query, offset: 0 })),

@@ -4,6 +4,7 @@ import type { Log } from '../core/ports.js';
 import {
   bodyForLog,
   headerForLog,
+  isLogMethod,
   LOG_ENDPOINT_MAX_BYTES,
   LOG_USER_AGENT_MAX_BYTES,
   logIdOf,
@@ -57,8 +58,10 @@ export function withRequestLog(
     Object.assign(logged, { apiKey: undefined, responseBody: undefined, passedDoor: undefined });
     const response = await answer(event, logged);
     try {
-      if (logged.passedDoor) {
-        const { method, path } = event.requestContext.http;
+      const { method, path } = event.requestContext.http;
+      // Resend's log has one of its methods: a HEAD or TRACE to an unknown path (answered by the
+      // fallback all the same) is not kept, rather than listed with a method its clients refuse.
+      if (logged.passedDoor && isLogMethod(method.toUpperCase())) {
         const userAgent = event.headers?.['user-agent'];
         const entry = {
           id: logIdOf(context.awsRequestId, at),

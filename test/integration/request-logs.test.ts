@@ -170,6 +170,15 @@ describe('request logs: emitted by the middleware, stored by the writer', () => 
     expect(ok.data.every((e: { response_status: number }) => e.response_status < 300)).toBe(true);
   });
 
+  it("does not log a method outside Resend's (a HEAD to the fallback), so no listed log has one its clients refuse", async () => {
+    const head = await makeFallback({ apiKeys, log, requestLog: capture })(
+      httpEvent({ method: 'HEAD', path: '/v1/nothing', token }),
+      context(),
+    );
+    expect((head as Response).statusCode).toBe(404);
+    expect(lines).toEqual([]);
+  });
+
   it("does not log the log routes' own reads", async () => {
     await listLogs();
     await getLog('0190a1b2-0000-7000-8000-000000000000');
