@@ -1,16 +1,22 @@
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BuildOptions } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 
 /**
- * How every function is bundled: esbuild, minified ESM for Node 22, AWS SDK v3 bundled (not taken
- * from the runtime) so it is tree-shaken to the commands each function uses. The stack
- * (lib/constructs/service-function.ts, through NodejsFunction's esbuild command line) and the
- * bundle-size benchmark (bin/bench.ts, through esbuild's API: `esbuildOptions` below) both read
- * this, so the benchmark measures what is deployed.
+ * How every function is bundled: esbuild's JavaScript API, minified ESM for Node 22, the AWS SDK
+ * bundled (not taken from the runtime) so it is tree-shaken to the commands each function uses,
+ * split so that what a function loads only on first use (`await import(…)`) is a chunk of its own,
+ * loaded when a request needs it. The stack (lib/function-code.ts, through `cdk synth`), the
+ * benchmark (bin/bench/bundles.ts) and the tests of built bundles all call `buildFunction`, so
+ * what is measured and tested is what is deployed.
  */
 export const NODE_TARGET = 'node22';
 
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const shim = (file: string) => fileURLToPath(new URL(`./bundling/${file}`, import.meta.url));
+
+/** The handler module of a function (its name in functions/catalog.ts). */
+export const handlerEntry = (name: string) => `${ROOT}functions/handlers/${name}.ts`;
 
 /**
  * SDK modules every bundle takes from lib/bundling/ instead, each cut to what a function on
@@ -23,10 +29,6 @@ const shim = (file: string) => fileURLToPath(new URL(`./bundling/${file}`, impor
  * - event streams (no operation the functions call has one; ~15 KB, and the SDK's dynamic import
  *   of them);
  * - the endpoint-discovery cache's LRU (mnemonist, 7 KB), by a Map.
- *
- * Absolute paths: esbuild resolves an alias's target from its working directory, which is the
- * project root when CDK bundles locally (esbuild is a devDependency, so it always does; Docker
- * bundling would not see these paths and fails loudly).
  */
 export const ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': shim('credentials-from-env.ts'),
@@ -41,41 +43,90 @@ export const ALIASES: Readonly<Record<string, string>> = {
  */
 export const LOG_OVERRIDES: Readonly<Record<string, 'error'>> = { 'import-is-undefined': 'error' };
 
-// ESM output: some dependencies still call require(); give them one.
+// ESM output: some dependencies still call require(); give them one (in each file of the bundle).
 const BANNER = "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);";
 
-/** NodejsFunction's `bundling` (its format, ESM, is set where the function is built). */
-export const BUNDLE_OPTIONS = {
-  minify: true,
-  sourceMap: false,
-  target: NODE_TARGET,
-  mainFields: ['module', 'main'] as string[],
-  banner: BANNER,
-  externalModules: [] as string[],
-  /** What NodejsFunction has no option for, as esbuild command-line flags. */
-  esbuildArgs: {
-    '--alias': Object.entries(ALIASES).map(([from, to]) => `${from}=${to}`),
-    '--log-override': Object.entries(LOG_OVERRIDES).map(([id, level]) => `${id}=${level}`),
-  } as Record<string, string[]>,
-};
+/** The file Lambda loads (the function's handler is `index.handler`), and where chunks go. */
+export const ENTRY_FILE = 'index.mjs';
+const CHUNKS = 'chunks';
 
 /**
- * The same build through esbuild's API, for one handler: what NodejsFunction runs for it
- * (`esbuild --bundle <entry> --target=node22 --platform=node --format=esm --minify
- * --banner:js=… --main-fields=module,main --alias:… --log-override:…`), to an outfile of the caller's.
+ * One function's build, to `outdir`: `index.mjs` and, where it loads code on first use, the chunks
+ * in `chunks/`, named by content hash. Paths are relative to the project (the build runs from its
+ * root whatever the caller's directory), so the same sources give the same bytes on any machine.
  */
-export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+export function buildOptions(name: string, outdir: string): BuildOptions {
   return {
-    entryPoints: [entry],
+    absWorkingDir: ROOT,
+    entryPoints: { index: handlerEntry(name) },
     bundle: true,
+    splitting: true,
     platform: 'node',
     format: 'esm',
-    target: BUNDLE_OPTIONS.target,
-    minify: BUNDLE_OPTIONS.minify,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    banner: { js: BUNDLE_OPTIONS.banner },
+    target: NODE_TARGET,
+    minify: true,
+    mainFields: ['module', 'main'],
+    banner: { js: BANNER },
     alias: { ...ALIASES },
     logOverride: { ...LOG_OVERRIDES },
-    outfile,
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: `${CHUNKS}/[name]-[hash]`,
+    metafile: true,
+    logLevel: 'error',
+  };
+}
+
+/** A built function: its files, and how much of it Node loads at init and on first use. */
+export interface BuiltFunction {
+  readonly name: string;
+  readonly outdir: string;
+  /** Every file written, relative to `outdir`, with its size in bytes. */
+  readonly files: ReadonlyArray<{ path: string; bytes: number; init: boolean }>;
+  /** Bytes Node loads when it imports `index.mjs`: the entry and the chunks it imports statically. */
+  readonly initBytes: number;
+  /** Bytes of every file: init, and every chunk loaded on first use. */
+  readonly totalBytes: number;
+  readonly metafile: Metafile;
+}
+
+/** The files a build loads at init: the entry and its static imports, transitively. */
+export function initFiles(metafile: Metafile, outdir: string): Set<string> {
+  const rel = outputPath(outdir);
+  const byPath = new Map(Object.entries(metafile.outputs).map(([path, out]) => [rel(path), out]));
+  const seen = new Set<string>();
+  const visit = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const imported of byPath.get(path)?.imports ?? [])
+      if (imported.kind === 'import-statement' && !imported.external) visit(rel(imported.path));
+  };
+  visit(ENTRY_FILE);
+  return seen;
+}
+
+/** A metafile's output path (relative to the project) as a path inside `outdir`. */
+const outputPath = (outdir: string) => (path: string) =>
+  relative(resolve(outdir), resolve(ROOT, path)).split('\\').join('/');
+
+/** Builds one function into `outdir` (created; existing files of the same names are replaced). */
+export async function buildFunction(name: string, outdir: string): Promise<BuiltFunction> {
+  const result = await build(buildOptions(name, outdir));
+  const metafile = result.metafile as Metafile;
+  const init = initFiles(metafile, outdir);
+  const rel = outputPath(outdir);
+  const files = Object.entries(metafile.outputs).map(([path, out]) => ({
+    path: rel(path),
+    bytes: out.bytes,
+    init: init.has(rel(path)),
+  }));
+  const sum = (list: typeof files) => list.reduce((total, file) => total + file.bytes, 0);
+  return {
+    name,
+    outdir,
+    files,
+    initBytes: sum(files.filter((file) => file.init)),
+    totalBytes: sum(files),
+    metafile,
   };
 }

@@ -1,5 +1,5 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
@@ -163,7 +163,7 @@ export class EmailServiceStack extends Stack {
   /** The send pipeline's timings (queues, timeouts, the sweeper's bounds) and their invariants. */
   public readonly timings: SendTimings;
   /** Every function of the stack, by handler (for inspection and tests; the stack itself looks none up). */
-  public readonly functions: Record<string, NodejsFunction>;
+  public readonly functions: Record<string, LambdaFunction>;
   public readonly serviceFunctions: readonly ServiceFunction[];
 
   constructor(scope: Construct, id: string, props: EmailServiceStackProps = {}) {

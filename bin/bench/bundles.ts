@@ -9,8 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
-import { esbuildOptions } from '../../lib/bundling.js';
+import { buildFunction, ENTRY_FILE } from '../../lib/bundling.js';
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const median = (values: number[]) => {
@@ -34,10 +33,13 @@ export async function bundleTable(handlers: string[], out: string, runs: number)
   writeFileSync(probe, PROBE);
   const built: Record<string, { file: string; bytes: number; gzipped: number }> = {};
   for (const name of handlers) {
-    const file = join(out, `${name}.mjs`);
-    await build({ ...esbuildOptions(`functions/handlers/${name}.ts`, file), logLevel: 'error' });
-    const code = readFileSync(file);
-    built[name] = { file, bytes: code.length, gzipped: gzipSync(code).length };
+    const fn = await buildFunction(name, join(out, name));
+    const init = fn.files.filter((f) => f.init).map((f) => readFileSync(join(fn.outdir, f.path)));
+    built[name] = {
+      file: join(fn.outdir, ENTRY_FILE),
+      bytes: fn.initBytes,
+      gzipped: init.reduce((total, code) => total + gzipSync(code).length, 0),
+    };
   }
   const background = (name: string) =>
     name.startsWith('process-') || ['check-domains', 'sweep-emails', 'deliver-webhooks'].includes(name);

@@ -1,9 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { type CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IConfigurationSet } from 'aws-cdk-lib/aws-ses';
@@ -13,7 +11,7 @@ import { Construct } from 'constructs';
 import { parseLayout } from '../../functions/adapters/dynamodb/email-keys.js';
 import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { type EnvKey, type FunctionName, type FunctionSpec, specOf } from '../../functions/catalog.js';
-import { BUNDLE_OPTIONS } from '../bundling.js';
+import { functionCode } from '../function-code.js';
 import { keepLogicalId, LEGACY_LOG_GROUP_IDS } from '../legacy-ids.js';
 
 /**
@@ -21,8 +19,6 @@ import { keepLogicalId, LEGACY_LOG_GROUP_IDS } from '../legacy-ids.js';
  * whose name starts with this one's (EmailService-Staging) is not covered.
  */
 export const domainSetPattern = (prefix: string) => `${prefix}dom_*`;
-
-const HANDLERS_DIR = fileURLToPath(new URL('../../functions/handlers/', import.meta.url));
 
 /** What functions are bound to: the stack's resources, and the values of its settings. */
 export interface ServiceResources {
@@ -69,13 +65,13 @@ export interface ServiceFunctionProps {
 /**
  * One Lambda function of the service, with what it owns: its log group (30 days), its own role
  * (allowed to write to that log group and nothing else until it is granted more), the function
- * bundled as the stack bundles every function (lib/bundling.ts), and the cdk-nag findings it
+ * built as the stack builds every function (lib/bundling.ts, lib/function-code.ts), and the cdk-nag findings it
  * acknowledges. Its access and environment come from its catalog entry through `bind`, or one
  * grant at a time; each grant sets the matching variable in the same call. The synth fails if a
  * variable its wiring reads is left unset.
  */
 export class ServiceFunction extends Construct {
-  public readonly function: NodejsFunction;
+  public readonly function: LambdaFunction;
   public readonly role: Role;
   public readonly logGroup: LogGroup;
   /** Its catalog entry: what its code reads and calls. */
@@ -100,9 +96,9 @@ export class ServiceFunction extends Construct {
         resources: [this.logGroup.logGroupArn],
       }),
     );
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: `${HANDLERS_DIR}${props.name}.ts`,
-      handler: 'handler',
+    this.function = new LambdaFunction(this, 'Function', {
+      code: functionCode(props.name),
+      handler: 'index.handler',
       description: this.spec.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -115,7 +111,6 @@ export class ServiceFunction extends Construct {
       },
       role: this.role,
       logGroup: this.logGroup,
-      bundling: { ...BUNDLE_OPTIONS, format: OutputFormat.ESM },
     });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',

@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureQueueWithDlq } from '../../functions/local/resources.js';
 import { type LocalService, startLocalService } from '../../functions/local/service.js';
 import { ROUTES } from '../../functions/routes.js';
-import { esbuildOptions } from '../../lib/bundling.js';
+import { buildFunction, ENTRY_FILE } from '../../lib/bundling.js';
 import { context, httpEvent, parseBody, sqsEvent } from '../support/events.js';
 import { waitFor } from '../support/https.js';
 
@@ -68,9 +67,9 @@ beforeAll(async () => {
 
   dir = mkdtempSync(join(tmpdir(), 'bundles-'));
   for (const name of BUNDLED) {
-    const outfile = join(dir, `${name}.mjs`);
-    await build({ ...esbuildOptions(`functions/handlers/${name}.ts`, outfile), logLevel: 'error' });
-    const source = readFileSync(outfile, 'utf8');
+    const built = await buildFunction(name, join(dir, name));
+    const outfile = join(built.outdir, ENTRY_FILE);
+    const source = built.files.map((file) => readFileSync(join(built.outdir, file.path), 'utf8')).join('\n');
     const { handler } = await import(pathToFileURL(outfile).href);
     bundles[name] = { handler, source, bytes: source.length };
   }

@@ -1,34 +1,75 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
-import { build } from 'esbuild';
-import { afterAll, describe, expect, it } from 'vitest';
-import { esbuildOptions } from '../../lib/bundling.js';
-import { ServiceFunction } from '../../lib/constructs/service-function.js';
+import { join, relative } from 'node:path';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFunction, ENTRY_FILE } from '../../lib/bundling.js';
+import { EmailServiceStack } from '../../lib/email-service-stack.js';
 
 /**
- * The benchmark and the bundle tests build with esbuild's API (lib/bundling.ts `esbuildOptions`);
- * the stack through NodejsFunction's esbuild command line. This synthesizes one function with
- * bundling on, as `cdk deploy` does, and holds the asset to the API's build byte for byte: the
- * aliases reach CDK's esbuild, from the directory CDK runs it in.
+ * `cdk synth` as `cdk deploy` runs it, bundling on: every function built by lib/bundling.ts
+ * (lib/function-code.ts), each into an asset of its own. CDK remembers bundling by source path and
+ * options; were the function's name not in them, every function would deploy the first one's code.
  */
 const outdir = mkdtempSync(join(tmpdir(), 'cdk-bundling-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-describe('bundling', () => {
-  it('the stack deploys the bytes esbuildOptions builds', async () => {
-    const app = new App({ outdir });
-    const stack = new Stack(app, 'Bundling', { env: { account: '123456789012', region: 'us-east-1' } });
-    const fn = new ServiceFunction(stack, 'Function', { name: 'list-emails' });
-    for (const key of fn.spec.env) fn.setEnvironment(key, 'x');
-    app.synth();
-    const [asset] = readdirSync(outdir).filter((entry) => entry.startsWith('asset.'));
-    const deployed = readFileSync(join(outdir, asset as string, 'index.mjs'));
+/** Every file of a directory, relative, with a hash of its bytes. */
+function filesOf(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at)) {
+      const path = join(at, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else files[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+    }
+  };
+  walk(dir);
+  return files;
+}
 
-    const outfile = join(outdir, 'api.mjs');
-    await build({ ...esbuildOptions('functions/handlers/list-emails.ts', outfile), logLevel: 'error' });
-    expect(deployed.equals(readFileSync(outfile))).toBe(true);
-    expect(deployed.toString()).toContain('these bundles read them from AWS_ACCESS_KEY_ID');
-  }, 60_000);
+describe('functions as synthesized for deployment', () => {
+  let assets: Record<string, { hash: string; dir: string; handler: string }>;
+  let stack: EmailServiceStack;
+  beforeAll(() => {
+    const app = new App({ outdir });
+    stack = new EmailServiceStack(app, 'Bundled', { env: { account: '123456789012', region: 'us-east-1' } });
+    const assembly = app.synth();
+    const template = assembly.getStackByName(stack.stackName).template as {
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    };
+    assets = {};
+    for (const [name, fn] of Object.entries(stack.functions)) {
+      const id = Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement);
+      const props = template.Resources[id]?.Properties as {
+        Code: { S3Key: string };
+        Handler: string;
+      };
+      const hash = props.Code.S3Key.replace(/\.zip$/, '');
+      assets[name] = { hash, dir: join(outdir, `asset.${hash}`), handler: props.Handler };
+    }
+  }, 240_000);
+
+  it('gives each function an asset of its own, its handler in index.mjs', () => {
+    const names = Object.keys(assets);
+    expect(names.length).toBeGreaterThan(50);
+    const hashes = new Set(names.map((name) => assets[name]?.hash));
+    expect(hashes.size).toBe(names.length);
+    for (const name of names) {
+      const asset = assets[name] as { dir: string; handler: string };
+      expect(asset.handler, name).toBe('index.handler');
+      expect(readdirSync(asset.dir), name).toContain(ENTRY_FILE);
+    }
+  });
+
+  it.each(['list-emails', 'send-email', 'get-console'])(
+    '%s deploys the bytes buildFunction builds, chunks and all',
+    async (name) => {
+      const built = await buildFunction(name, join(outdir, `own-${name}`));
+      const asset = assets[name] as { dir: string };
+      expect(filesOf(asset.dir)).toEqual(filesOf(built.outdir));
+    },
+    60_000,
+  );
 });

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as credentials from '../../lib/bundling/credentials-from-env.js';
 import { EndpointCache } from '../../lib/bundling/endpoint-cache.js';
 import * as eventStreams from '../../lib/bundling/no-event-streams.js';
-import { ALIASES, esbuildOptions } from '../../lib/bundling.js';
+import { ALIASES, buildOptions } from '../../lib/bundling.js';
 
 /**
  * The stand-ins lib/bundling.ts puts in place of SDK modules: each must export every name the
@@ -54,9 +54,8 @@ describe('the bundles’ stand-ins for SDK modules', () => {
   let metafile: Metafile;
   beforeAll(async () => {
     // Every handler, built as the stack builds them (one esbuild run, nothing written).
-    const { outfile: _, ...options } = esbuildOptions(HANDLERS[0] as string, '');
     ({ metafile } = await build({
-      ...options,
+      ...buildOptions('list-emails', tmpdir()),
       entryPoints: HANDLERS,
       outdir: tmpdir(),
       write: false,

@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+/**
+ * `tsx bin/build-functions.ts <outdir> [name…]`: builds functions (every handler in
+ * functions/handlers/ when none is named) with lib/bundling.ts, each into `<outdir>/<name>/`.
+ * `cdk synth` runs it once (lib/function-code.ts): CDK's bundling hooks are synchronous, and
+ * esbuild's plugins and splitting need its asynchronous API.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildFunction } from '../lib/bundling.js';
+
+const [outdir, ...named] = process.argv.slice(2);
+if (!outdir) throw new Error('usage: build-functions <outdir> [name…]');
+const names = named.length
+  ? named
+  : readdirSync(new URL('../functions/handlers/', import.meta.url))
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => file.slice(0, -3));
+const started = performance.now();
+const built = await Promise.all(names.map((name) => buildFunction(name, join(outdir, name))));
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+console.error(
+  `Built ${built.length} functions in ${((performance.now() - started) / 1000).toFixed(1)} s ` +
+    `(init ${kb(Math.min(...built.map((b) => b.initBytes)))} to ${kb(Math.max(...built.map((b) => b.initBytes)))})`,
+);
