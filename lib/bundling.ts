@@ -1,6 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { pureSdkSchemas } from './bundling/pure-schemas.js';
 
 /**
  * How every function is bundled: esbuild's JavaScript API, minified ESM for Node 22, the AWS SDK
@@ -72,6 +73,7 @@ export function buildOptions(name: string, outdir: string): BuildOptions {
     outdir,
     outExtension: { '.js': '.mjs' },
     chunkNames: `${CHUNKS}/[name]-[hash]`,
+    plugins: [pureSdkSchemas],
     metafile: true,
     logLevel: 'error',
   };

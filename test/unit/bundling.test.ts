@@ -1,7 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as realCredentials from '@aws-sdk/credential-provider-node';
 import * as realEndpointCache from '@aws-sdk/endpoint-cache';
@@ -12,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as credentials from '../../lib/bundling/credentials-from-env.js';
 import { EndpointCache } from '../../lib/bundling/endpoint-cache.js';
 import * as eventStreams from '../../lib/bundling/no-event-streams.js';
+import { inlineConstantKeys, pureSdkSchemas } from '../../lib/bundling/pure-schemas.js';
 import { ALIASES, buildOptions } from '../../lib/bundling.js';
 
 /**
@@ -281,5 +284,68 @@ describe('endpoint-cache (for @aws-sdk/endpoint-cache)', () => {
         }
       }),
     );
+  });
+});
+
+describe("pure-sdk-schemas (the SDK clients' schemas, made tree-shakeable)", () => {
+  const CLIENTS = ['client-dynamodb', 'client-s3', 'client-sesv2', 'client-sqs'];
+  const schemas = (client: string) => `node_modules/@aws-sdk/${client}/dist-es/schemas/schemas_0.js`;
+  const dir = mkdtempSync(join(tmpdir(), 'pure-schemas-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Every export of a bundle of `entry`, with or without the plugin, unminified. */
+  async function bundle(entry: string, name: string, plugins: boolean) {
+    const file = join(dir, `${name}.mjs`);
+    writeFileSync(join(dir, `${name}-entry.mjs`), entry);
+    await build({
+      entryPoints: [join(dir, `${name}-entry.mjs`)],
+      absWorkingDir: process.cwd(),
+      nodePaths: [join(process.cwd(), 'node_modules')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: file,
+      plugins: plugins ? [pureSdkSchemas] : [],
+      logLevel: 'error',
+    });
+    return { file, source: readFileSync(file, 'utf8') };
+  }
+
+  /** A schema as data: arrays, objects and strings as they are; a thunk by its source text. */
+  const shape = (value: unknown): unknown =>
+    JSON.parse(JSON.stringify(value, (_key, v) => (typeof v === 'function' ? `fn:${String(v)}` : v)));
+
+  it.each(CLIENTS)('%s: every schema is what the SDK’s module exports, key for key', async (client) => {
+    expect(inlineConstantKeys(readFileSync(schemas(client), 'utf8')).inlined, client).toBeGreaterThan(0);
+    const entry = `export * from ${JSON.stringify(join(process.cwd(), schemas(client)))};`;
+    const [theirs, ours] = await Promise.all([
+      bundle(entry, `${client}-sdk`, false),
+      bundle(entry, `${client}-pure`, true),
+    ]);
+    const [a, b] = await Promise.all([
+      import(pathToFileURL(theirs.file).href),
+      import(pathToFileURL(ours.file).href),
+    ]);
+    expect(Object.keys(b).sort()).toEqual(Object.keys(a).sort());
+    for (const name of Object.keys(a)) {
+      if (name === 'errorTypeRegistries') continue;
+      expect(shape(b[name]), `${client} ${name}`).toEqual(shape(a[name]));
+    }
+  });
+
+  it('lets esbuild drop the operations a function does not use', async () => {
+    const entry = `import { GetObject$ } from ${JSON.stringify(join(process.cwd(), schemas('client-s3')))}; console.log(GetObject$);`;
+    const [theirs, ours] = await Promise.all([
+      bundle(entry, 's3-one-sdk', false),
+      bundle(entry, 's3-one-pure', true),
+    ]);
+    expect(theirs.source).toContain('PutBucketAbac$');
+    expect(ours.source).not.toContain('PutBucketAbac$');
+    expect(ours.source).toContain('GetObject$');
+    expect(ours.source.length).toBeLessThan(theirs.source.length / 2);
+  });
+
+  it('is in the build every function gets', () => {
+    expect(buildOptions('list-emails', tmpdir()).plugins).toContain(pureSdkSchemas);
   });
 });
