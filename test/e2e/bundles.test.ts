@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +13,7 @@ import { type LocalService, startLocalService } from '../../functions/local/serv
 import { ROUTES } from '../../functions/routes.js';
 import { buildFunction, ENTRY_FILE } from '../../lib/bundling.js';
 import { context, httpEvent, parseBody, sqsEvent } from '../support/events.js';
-import { waitFor } from '../support/https.js';
+import { httpsClient, waitFor } from '../support/https.js';
 
 /**
  * The functions as deployed: each built by lib/bundling.ts (its SDK stand-ins included) into one
@@ -39,7 +41,7 @@ let service: LocalService;
 let dir: string;
 let sendQueueUrl: string;
 let sqs: SQSClient;
-const bundles: Record<string, { handler: unknown; source: string; bytes: number }> = {};
+const bundles: Record<string, { handler: unknown; source: string; bytes: number; dir: string }> = {};
 
 beforeAll(async () => {
   service = await startLocalService({
@@ -71,7 +73,7 @@ beforeAll(async () => {
     const outfile = join(built.outdir, ENTRY_FILE);
     const source = built.files.map((file) => readFileSync(join(built.outdir, file.path), 'utf8')).join('\n');
     const { handler } = await import(pathToFileURL(outfile).href);
-    bundles[name] = { handler, source, bytes: source.length };
+    bundles[name] = { handler, source, bytes: source.length, dir: built.outdir };
   }
 }, 120_000);
 
@@ -183,5 +185,129 @@ describe('the bundled functions against the local emulators', () => {
     const download = await fetch(attachment.download_url);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(file)).toBe(true);
+  });
+});
+
+const RUNNER = fileURLToPath(new URL('../support/bundle-runner.mjs', import.meta.url));
+let events = 0;
+
+/**
+ * A bundled function invoked once in a fresh Node process (a cold start), as Lambda invokes it:
+ * its result, and the files of its bundle Node loaded at init and in all.
+ */
+async function coldInvoke(name: (typeof BUNDLED)[number], event: unknown) {
+  const bundle = bundles[name];
+  if (!bundle) throw new Error(`${name} was not built`);
+  const file = join(dir, `event-${++events}.json`);
+  writeFileSync(file, JSON.stringify(event));
+  const { stdout } = await promisify(execFile)(process.execPath, [RUNNER, bundle.dir, file, name], {
+    env: process.env,
+    timeout: 30_000,
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1) as string) as {
+    result: { statusCode?: number; body?: string; batchItemFailures?: unknown[] };
+    init: string[];
+    all: string[];
+  };
+}
+
+/** POST /v1/emails to the bundled send-email in a fresh process. */
+async function coldSend(body: Record<string, unknown>) {
+  const route = ROUTES.find((r) => r.handler === 'send-email');
+  const run = await coldInvoke(
+    'send-email',
+    httpEvent({
+      method: 'POST',
+      path: '/v1/emails',
+      routeKey: `${route?.method} ${route?.path}`,
+      token: service.apiKey,
+      body: { from: 'Cold <hello@bundles.test>', to: 'success@simulator.amazonses.com', ...body },
+    }),
+  );
+  const loadedLater = run.all.filter((file) => !run.init.includes(file));
+  return { ...run, json: parseBody(run.result as { body?: string }), loadedLater };
+}
+
+describe('code loaded on first use, by built bundles in fresh processes', () => {
+  let client: ReturnType<typeof httpsClient>;
+  const get = (path: string) => client.call('GET', path);
+  const post = (path: string, body?: unknown) => client.call('POST', path, { body });
+  afterAll(() => client?.close());
+
+  beforeAll(async () => {
+    client = httpsClient(service.baseUrl, service.certificate, service.apiKey);
+    // The sender's domain (the first describe verifies it when run with this one).
+    const created = await call('create-domain', { body: { domain: 'bundles.test' } });
+    const id = (created.json.id ?? (await call('get-domain', { id: 'bundles.test' })).json.id) as string;
+    await waitFor(
+      () => call('verify-domain', { id }),
+      (r) => r.json?.status === 'verified',
+    );
+  });
+
+  it('a plain send loads nothing after init', async () => {
+    const sent = await coldSend({ subject: 'Plain', text: 'Hello.' });
+    expect(sent.result.statusCode, JSON.stringify(sent.json)).toBe(200);
+    expect(sent.init).toContain('index.mjs');
+    expect(sent.loadedLater).toEqual([]);
+  });
+
+  it('a send with an attachment loads the content store on first use, and the consumer delivers it', async () => {
+    const file = randomBytes(2048);
+    const sent = await coldSend({
+      subject: 'Cold attachment',
+      text: 'Attached.',
+      attachments: [{ filename: 'cold.bin', content: file.toString('base64') }],
+    });
+    expect(sent.result.statusCode, JSON.stringify(sent.json)).toBe(200);
+    expect(sent.loadedLater.length, 'no chunk loaded for the attachment').toBeGreaterThan(0);
+    const id = sent.json.id as string;
+
+    const { Messages = [] } = await waitFor(
+      () =>
+        sqs.send(new ReceiveMessageCommand({ QueueUrl: sendQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 })),
+      (r) => (r.Messages ?? []).some((m) => m.Body?.includes(id)),
+    );
+    const mine = Messages.filter((m) => m.Body?.includes(id));
+    const consumed = await coldInvoke(
+      'process-send-queue',
+      sqsEvent(mine.map((m) => ({ body: m.Body ?? '', messageId: m.MessageId }))),
+    );
+    expect(consumed.result.batchItemFailures).toEqual([]);
+    expect(consumed.all.filter((f) => !consumed.init.includes(f)).length).toBeGreaterThan(0);
+    const email = await waitFor(
+      () => get(`/emails/${id}`),
+      (r) => r.json?.status === 'delivered',
+    );
+    expect(email.json).toMatchObject({ id, subject: 'Cold attachment' });
+    const attachments = await get(`/emails/${id}/attachments`);
+    expect(attachments.json.data[0]).toMatchObject({ filename: 'cold.bin', size: file.length });
+  });
+
+  it('a send scheduled in words loads the date parser on first use', async () => {
+    const before = Date.now();
+    const sent = await coldSend({ subject: 'Cold schedule', text: 'Later.', scheduled_at: 'in 2 hours' });
+    expect(sent.result.statusCode, JSON.stringify(sent.json)).toBe(200);
+    expect(sent.loadedLater.length, 'no chunk loaded for the words').toBeGreaterThan(0);
+    const email = await get(`/emails/${sent.json.id}`);
+    const at = Date.parse(email.json.scheduled_at);
+    expect(at - before).toBeGreaterThan(2 * 3_600_000 - 60_000);
+    expect(at - before).toBeLessThan(2 * 3_600_000 + 60_000);
+  });
+
+  it('a send with a template loads its rendering on first use', async () => {
+    const created = await post('/templates', {
+      name: 'Cold',
+      subject: 'Hello {{{NAME}}}',
+      html: '<p>Hi {{{NAME}}}</p>',
+      variables: [{ key: 'NAME', type: 'string' }],
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect((await post(`/templates/${created.json.id}/publish`)).status).toBe(200);
+    const sent = await coldSend({ template: { id: created.json.id, variables: { NAME: 'Ann' } } });
+    expect(sent.result.statusCode, JSON.stringify(sent.json)).toBe(200);
+    expect(sent.loadedLater.length, 'no chunk loaded for the template').toBeGreaterThan(0);
+    const email = await get(`/emails/${sent.json.id}`);
+    expect(email.json).toMatchObject({ subject: 'Hello Ann', html: '<p>Hi Ann</p>' });
   });
 });
