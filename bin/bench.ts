@@ -45,11 +45,11 @@ import { BENCH_SERVICE } from './bench/throughput.js';
 const EMAILS = Number(process.env.BENCH_EMAILS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const METERED = Number(process.env.BENCH_METERED ?? 200);
-const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 21);
+const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 11);
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? '1,2,3,4,5,6,7,8').split(',').map(Number));
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-const handlers = [
+const ALL = [
   ...ROUTES.map((r) => r.handler),
   FALLBACK_HANDLER,
   'process-send-queue',
@@ -59,6 +59,8 @@ const handlers = [
   'deliver-webhooks',
   'write-request-logs',
 ];
+/** BENCH_FUNCTIONS=send-email,list-emails: section 1 for these only. */
+const handlers = process.env.BENCH_FUNCTIONS ? process.env.BENCH_FUNCTIONS.split(',') : ALL;
 const out = mkdtempSync(join(tmpdir(), 'bench-'));
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const pct = (values: number[], p: number) => {

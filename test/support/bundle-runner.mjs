@@ -1,15 +1,20 @@
 // A built function, invoked once in this fresh Node process, as Lambda would: imports
 // <dir>/index.mjs, calls its handler with the event in <event.json>, and prints one JSON line: the
-// handler's result, and the files of <dir> Node loaded at init and while handling the event
-// (recorded by test/support/record-loads.mjs as Node loads them).
+// handler's result, the files of <dir> Node loaded at init and while handling the event
+// (recorded by test/support/record-loads.mjs as Node loads them), and how long each took.
 import { readFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const [dir, eventFile, functionName] = process.argv.slice(2);
+// The local SQS emulator names queues http://sqs.<region>.localhost:<port>/…: its own helper makes
+// *.localhost resolve to 127.0.0.1 here, as it does in the local service's process.
+const { interceptLocalhostDns } = await import('fauxqs');
+interceptLocalhostDns();
 const log = join(dir, `.loads-${process.pid}`);
-register('./record-loads.mjs', import.meta.url, { data: { log } });
+// (BUNDLE_RUNNER_RECORD=false: none recorded, and no hooks to slow the loading that is timed.)
+if (process.env.BUNDLE_RUNNER_RECORD !== 'false') register('./record-loads.mjs', import.meta.url, { data: { log } });
 const loaded = () => {
   let lines = [];
   try {
@@ -20,12 +25,19 @@ const loaded = () => {
     .map((url) => relative(dir, fileURLToPath(url)))
     .filter((path) => !path.startsWith('..'));
 };
+const started = performance.now();
 const { handler } = await import(pathToFileURL(join(dir, 'index.mjs')).href);
+const imported = performance.now();
 const init = loaded();
 const context = {
   awsRequestId: `fresh-${process.pid}`,
   functionName,
   getRemainingTimeInMillis: () => 10_000,
 };
-const result = await handler(JSON.parse(readFileSync(eventFile, 'utf8')), context);
-console.log(JSON.stringify({ result, init, all: loaded() }));
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const called = performance.now();
+const result = await handler(event, context);
+const done = performance.now();
+console.log(
+  JSON.stringify({ result, init, all: loaded(), importMs: imported - started, firstMs: done - called }),
+);

@@ -1,0 +1,305 @@
+/**
+ * A typical first request for every function, against the local service: what a cold start of
+ * that function on Lambda would most often be asked. `npm run bench` (section 1) runs each built
+ * function in a fresh process on its typical request, so code a function defers but every request
+ * needs is counted (bytes and time) where it is paid.
+ */
+import { readFileSync } from 'node:fs';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { Delivery } from '../../functions/core/webhooks.js';
+import type { LocalService } from '../../functions/local/service.js';
+import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
+import { httpEvent, sqsEvent } from '../../test/support/events.js';
+import { httpsClient } from '../../test/support/https.js';
+import { receipt } from './receipt.js';
+
+type Api = ReturnType<typeof httpsClient>['call'];
+
+/** What the typical requests refer to, made once through the local service's API. */
+export interface Fixtures {
+  api: Api;
+  token: string;
+  domainId: string;
+  /** A delivered email with one attachment. */
+  emailId: string;
+  attachmentId: string;
+  templateId: string;
+  webhookId: string;
+  webhookEventId: string;
+  keyId: string;
+  suppressed: string;
+  logId: string;
+  consoleAsset: string;
+  /** A webhook receiver on this machine (the local service allows loopback endpoints). */
+  receiverUrl: string;
+  /** A send queue message (of an email queued by the bundled send-email) for the consumer. */
+  sendMessage: () => Promise<string>;
+  /** One request-log line as an API function writes it. */
+  requestLogLine: string;
+}
+
+let unique = 0;
+const next = () => `${Date.now().toString(36)}${++unique}`;
+
+/** An API Gateway event for a route, its `{…}` parameters filled in. */
+function http(
+  fx: Fixtures,
+  handler: string,
+  options: { params?: Record<string, string>; body?: unknown; query?: Record<string, string> } = {},
+): APIGatewayProxyEventV2 {
+  const route = ROUTES.find((r) => r.handler === handler);
+  const method = route?.method ?? 'GET';
+  const template = route?.path ?? '/v1/nothing-here';
+  const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = options.params?.[name];
+    if (value === undefined) throw new Error(`${handler}: no value for {${name}}`);
+    return encodeURIComponent(value);
+  });
+  return httpEvent({
+    method,
+    path,
+    routeKey: route ? `${method} ${template}` : '$default',
+    token: route?.permission === 'public' ? null : fx.token,
+    body: options.body,
+    query: options.query,
+    pathParameters: options.params,
+  });
+}
+
+/** Calls the local service's API, and fails loudly unless it answers 2xx. */
+async function must(api: Api, method: string, path: string, body?: unknown) {
+  const response = await api(method, path, { body });
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
+  return response.json;
+}
+
+const scheduled = async (fx: Fixtures) =>
+  (
+    await must(fx.api, 'POST', '/emails', {
+      ...receipt(unique++),
+      scheduled_at: new Date(Date.now() + 86_400_000).toISOString(),
+    })
+  ).id as string;
+
+const sesEvent = (emailId: string) =>
+  readFileSync(new URL('../../test/fixtures/ses-event-open.json', import.meta.url), 'utf8').replaceAll(
+    '__EMAIL_ID__',
+    emailId,
+  );
+
+/** Each function's typical request: the event it is invoked with (made afresh for each run). */
+export const TYPICAL: Record<string, (fx: Fixtures) => Promise<unknown> | unknown> = {
+  'send-email': (fx) => http(fx, 'send-email', { body: receipt(unique++) }),
+  'send-batch': (fx) => http(fx, 'send-batch', { body: [receipt(unique++), receipt(unique++)] }),
+  'list-emails': (fx) => http(fx, 'list-emails', { query: { limit: '20' } }),
+  'get-email-metrics': (fx) => http(fx, 'get-email-metrics'),
+  'get-email': (fx) => http(fx, 'get-email', { params: { id: fx.emailId } }),
+  'update-email': async (fx) =>
+    http(fx, 'update-email', {
+      params: { id: await scheduled(fx) },
+      body: { scheduled_at: new Date(Date.now() + 2 * 86_400_000).toISOString() },
+    }),
+  'cancel-email': async (fx) => http(fx, 'cancel-email', { params: { id: await scheduled(fx) } }),
+  'list-attachments': (fx) => http(fx, 'list-attachments', { params: { id: fx.emailId } }),
+  'get-attachment': (fx) =>
+    http(fx, 'get-attachment', { params: { id: fx.emailId, attachment_id: fx.attachmentId } }),
+  'create-domain': (fx) => http(fx, 'create-domain', { body: { name: `d${next()}.bench.test` } }),
+  'list-domains': (fx) => http(fx, 'list-domains'),
+  'get-domain': (fx) => http(fx, 'get-domain', { params: { id: fx.domainId } }),
+  'verify-domain': (fx) => http(fx, 'verify-domain', { params: { id: fx.domainId } }),
+  'update-domain': (fx) =>
+    http(fx, 'update-domain', { params: { id: fx.domainId }, body: { open_tracking: unique++ % 2 === 0 } }),
+  'delete-domain': async (fx) => {
+    const { id } = await must(fx.api, 'POST', '/domains', { name: `gone${next()}.bench.test` });
+    return http(fx, 'delete-domain', { params: { id } });
+  },
+  'create-template': (fx) =>
+    http(fx, 'create-template', {
+      body: { name: `Welcome ${next()}`, html: '<p>Hello {{{NAME}}}</p>', variables: [{ key: 'NAME', type: 'string' }] },
+    }),
+  'list-templates': (fx) => http(fx, 'list-templates'),
+  'get-template': (fx) => http(fx, 'get-template', { params: { id: fx.templateId } }),
+  'update-template': (fx) =>
+    http(fx, 'update-template', { params: { id: fx.templateId }, body: { subject: `Hello ${next()}` } }),
+  'delete-template': async (fx) => {
+    const { id } = await must(fx.api, 'POST', '/templates', { name: 'Gone', html: '<p>x</p>' });
+    return http(fx, 'delete-template', { params: { id } });
+  },
+  'publish-template': (fx) => http(fx, 'publish-template', { params: { id: fx.templateId } }),
+  'duplicate-template': (fx) => http(fx, 'duplicate-template', { params: { id: fx.templateId } }),
+  'create-api-key': (fx) => http(fx, 'create-api-key', { body: { name: `key ${next()}` } }),
+  'list-api-keys': (fx) => http(fx, 'list-api-keys'),
+  'update-api-key': (fx) => http(fx, 'update-api-key', { params: { id: fx.keyId }, body: { name: `k ${next()}` } }),
+  'delete-api-key': async (fx) => {
+    const { id } = await must(fx.api, 'POST', '/api-keys', { name: 'gone' });
+    return http(fx, 'delete-api-key', { params: { id } });
+  },
+  'add-suppression': (fx) => http(fx, 'add-suppression', { body: { email: `s${next()}@example.com` } }),
+  'list-suppressions': (fx) => http(fx, 'list-suppressions'),
+  'get-suppression': (fx) => http(fx, 'get-suppression', { params: { id: fx.suppressed } }),
+  'delete-suppression': async (fx) => {
+    const email = `r${next()}@example.com`;
+    await must(fx.api, 'POST', '/suppressions', { email });
+    return http(fx, 'delete-suppression', { params: { id: email } });
+  },
+  'batch-add-suppressions': (fx) =>
+    http(fx, 'batch-add-suppressions', { body: { emails: [`a${next()}@example.com`, `b${next()}@example.com`] } }),
+  'batch-remove-suppressions': async (fx) => {
+    const emails = [`c${next()}@example.com`, `d${next()}@example.com`];
+    await must(fx.api, 'POST', '/suppressions/batch/add', { emails });
+    return http(fx, 'batch-remove-suppressions', { body: { emails } });
+  },
+  'create-webhook': async (fx) => {
+    // At most 50 endpoints: each run's is removed by the next.
+    const listed = await must(fx.api, 'GET', '/webhooks?limit=100');
+    for (const hook of listed.data as { id: string; endpoint: string }[])
+      if (hook.id !== fx.webhookId) await must(fx.api, 'DELETE', `/webhooks/${hook.id}`);
+    return http(fx, 'create-webhook', {
+      body: { endpoint: `${fx.receiverUrl}/${next()}`, events: ['email.delivered'] },
+    });
+  },
+  'list-webhooks': (fx) => http(fx, 'list-webhooks'),
+  'get-webhook': (fx) => http(fx, 'get-webhook', { params: { id: fx.webhookId } }),
+  'update-webhook': (fx) =>
+    http(fx, 'update-webhook', {
+      params: { id: fx.webhookId },
+      body: { events: unique++ % 2 ? ['email.delivered'] : ['email.delivered', 'email.bounced'] },
+    }),
+  'delete-webhook': async (fx) => {
+    const { id } = await must(fx.api, 'POST', '/webhooks', {
+      endpoint: `${fx.receiverUrl}/${next()}`,
+      events: ['email.sent'],
+    });
+    return http(fx, 'delete-webhook', { params: { id } });
+  },
+  'rotate-webhook-secret': (fx) => http(fx, 'rotate-webhook-secret', { params: { id: fx.webhookId } }),
+  'list-webhook-events': (fx) => http(fx, 'list-webhook-events', { params: { id: fx.webhookId } }),
+  'get-webhook-event': (fx) =>
+    http(fx, 'get-webhook-event', { params: { id: fx.webhookId, event_id: fx.webhookEventId } }),
+  'list-webhook-attempts': (fx) =>
+    http(fx, 'list-webhook-attempts', { params: { id: fx.webhookId, event_id: fx.webhookEventId } }),
+  'replay-webhook-event': (fx) =>
+    http(fx, 'replay-webhook-event', { params: { id: fx.webhookId, event_id: fx.webhookEventId } }),
+  'list-logs': (fx) => http(fx, 'list-logs'),
+  'get-log': (fx) => http(fx, 'get-log', { params: { id: fx.logId } }),
+  'get-openapi': (fx) => http(fx, 'get-openapi'),
+  'get-api-reference': (fx) => http(fx, 'get-api-reference'),
+  'get-console': (fx) => http(fx, 'get-console'),
+  'get-console-asset': (fx) => http(fx, 'get-console-asset', { params: { file: fx.consoleAsset } }),
+  [FALLBACK_HANDLER]: (fx) => http(fx, FALLBACK_HANDLER),
+  'process-send-queue': async (fx) => sqsEvent([{ body: await fx.sendMessage() }]),
+  'process-ses-events': (fx) => sqsEvent([{ body: sesEvent(fx.emailId) }]),
+  'deliver-webhooks': (fx) => {
+    const delivery: Delivery = {
+      message_id: fx.webhookEventId,
+      webhook_id: fx.webhookId,
+      type: 'email.delivered',
+      created_at: new Date().toISOString(),
+      body: JSON.stringify({ type: 'email.delivered', created_at: new Date().toISOString(), data: { email_id: fx.emailId } }),
+    };
+    return sqsEvent([{ body: JSON.stringify(delivery) }]);
+  },
+  'check-domains': () => scheduledEvent('check-domains'),
+  'sweep-emails': () => scheduledEvent('sweep-emails'),
+  'write-request-logs': async (fx) => {
+    const { encodeAwslogs } = await import('../../functions/adapters/cloudwatch-logs/awslogs.js');
+    return encodeAwslogs({
+      messageType: 'DATA_MESSAGE',
+      owner: '000000000000',
+      logGroup: '/aws/lambda/list-emails',
+      logStream: '2026/11/26/[$LATEST]bench',
+      subscriptionFilters: ['request-logs'],
+      logEvents: [{ id: next(), timestamp: Date.now(), message: fx.requestLogLine }],
+    });
+  },
+};
+
+const scheduledEvent = (name: string) => ({
+  version: '0',
+  id: `bench-${next()}`,
+  'detail-type': 'Scheduled Event',
+  source: 'aws.events',
+  account: '000000000000',
+  time: new Date().toISOString(),
+  region: 'us-east-1',
+  resources: [`arn:aws:events:us-east-1:000000000000:rule/${name}`],
+  detail: {},
+});
+
+/** Whether a function's answer is what its typical request should get (else the bench stops). */
+export function answeredWell(result: unknown, name?: string): boolean {
+  if (result === undefined || result === null) return true;
+  const r = result as { statusCode?: number; batchItemFailures?: unknown[] };
+  // The fallback's typical request is one for a path no route has.
+  if (name === FALLBACK_HANDLER) return r.statusCode === 404;
+  if (r.statusCode !== undefined) return r.statusCode < 300;
+  if (r.batchItemFailures !== undefined) return r.batchItemFailures.length === 0;
+  return true;
+}
+
+/**
+ * The fixtures, through the local service's API: a verified domain, a delivered email with an
+ * attachment, a published template, a webhook to a receiver with one event, a key, a suppressed
+ * address, a request log, and the console's script.
+ */
+export async function makeFixtures(
+  service: LocalService,
+  options: { receiverUrl: string; sendMessage: () => Promise<string>; requestLogLine: string },
+): Promise<Fixtures> {
+  const client = httpsClient(service.baseUrl, service.certificate, service.apiKey);
+  const api = client.call;
+  const domain = await must(api, 'POST', '/domains', { name: 'acme.test' });
+  await must(api, 'POST', `/domains/${domain.id}/verify`);
+  const webhook = await must(api, 'POST', '/webhooks', {
+    endpoint: options.receiverUrl,
+    events: ['email.sent', 'email.delivered'],
+  });
+  const sent = await must(api, 'POST', '/emails', {
+    ...receipt(0),
+    attachments: [{ filename: 'invoice.pdf', content: Buffer.from('%PDF-1.4 bench').toString('base64') }],
+  });
+  await service.idle();
+  const attachments = await must(api, 'GET', `/emails/${sent.id}/attachments`);
+  const template = await must(api, 'POST', '/templates', {
+    name: 'Welcome',
+    subject: 'Welcome, {{{NAME}}}',
+    html: '<p>Hello {{{NAME}}}</p>',
+    variables: [{ key: 'NAME', type: 'string', fallback_value: 'there' }],
+  });
+  await must(api, 'POST', `/templates/${template.id}/publish`);
+  const key = await must(api, 'POST', '/api-keys', { name: 'bench' });
+  const suppressed = 'bounced@example.com';
+  await must(api, 'POST', '/suppressions', { email: suppressed });
+  let events = await must(api, 'GET', `/webhooks/${webhook.id}/events`);
+  for (let i = 0; i < 100 && !events.data.length; i++) {
+    await service.idle();
+    events = await must(api, 'GET', `/webhooks/${webhook.id}/events`);
+  }
+  if (!events.data.length) throw new Error('the webhook received no event');
+  let logs = await must(api, 'GET', '/logs');
+  for (let i = 0; i < 100 && !logs.data.length; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    logs = await must(api, 'GET', '/logs');
+  }
+  if (!logs.data.length) throw new Error('no request log was written');
+  const page = await api('GET', '/../', {});
+  const asset = page.text.match(/\/assets\/([\w.-]+\.js)/)?.[1];
+  if (!asset) throw new Error(`the console page names no script: ${page.status}`);
+  return {
+    api,
+    token: service.apiKey,
+    domainId: domain.id,
+    emailId: sent.id,
+    attachmentId: attachments.data[0].id,
+    templateId: template.id,
+    webhookId: webhook.id,
+    webhookEventId: events.data[0].id,
+    keyId: key.id,
+    suppressed,
+    logId: logs.data[0].id,
+    consoleAsset: asset,
+    receiverUrl: options.receiverUrl,
+    sendMessage: options.sendMessage,
+    requestLogLine: options.requestLogLine,
+  };
+}
