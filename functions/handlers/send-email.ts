@@ -8,7 +8,7 @@ import { parseScheduledAt } from '../core/schedule.js';
 import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../core/use-cases/send-email.js';
 import { applySendTemplate } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { singleSendDeps } from '../wiring.js';
+import { singleSendDeps } from '../wiring/send-email.js';
 
 /**
  * POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}` (and, when
