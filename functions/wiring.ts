@@ -14,7 +14,7 @@ import type { DomainDeps } from './core/use-cases/domains.js';
 import { verifiedSenderDomains } from './core/use-cases/domains.js';
 import { WebhookPublisher } from './core/use-cases/publish-events.js';
 import type { SweepDeps } from './core/use-cases/sweep.js';
-import { cachedForSends } from './core/use-cases/templates.js';
+import { cachedForSends } from './core/use-cases/template-cache.js';
 import type { RequeueRetriesDeps } from './core/use-cases/webhook-retries.js';
 import { log } from './observability/logger.js';
 import { counters } from './observability/metrics.js';
