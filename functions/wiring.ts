@@ -1,31 +1,20 @@
-import {
-  newS3Client,
-  newSesAccountClient,
-  newSesClient,
-  newSesSendClient,
-  newSqsClient,
-} from './adapters/aws-clients.js';
+import { newSesClient, newSqsClient } from './adapters/aws-clients.js';
 import { PublicDns, PublishedDns } from './adapters/dns/public-dns.js';
 import { createRepositories } from './adapters/dynamodb/repositories.js';
-import { GuardedHttp } from './adapters/http/guarded-http.js';
-import { S3ContentStore } from './adapters/s3/content-store.js';
-import { SesSendQuota } from './adapters/ses/account.js';
 import { createSesConfigurationSets } from './adapters/ses/configuration-sets.js';
 import { createSesIdentities } from './adapters/ses/identities.js';
-import { SesMailer } from './adapters/ses/mailer.js';
 import { SesSuppressions } from './adapters/ses/suppressions.js';
 import { SqsDeliveryQueue } from './adapters/sqs/delivery-queue.js';
 import { SqsDeadLetters, SqsEmailQueue } from './adapters/sqs/email-queue.js';
 import { FUNCTIONS, type FunctionSpec } from './catalog.js';
 import { loadConfig } from './config.js';
-import { SendingLimits } from './core/pacing.js';
 import { type MetricsRollUp, systemClock, type WebhookRepository } from './core/ports.js';
 import { shardCount } from './core/rate-limit.js';
 import type { DomainDeps } from './core/use-cases/domains.js';
-import { senderOptions, verifiedSenderDomains } from './core/use-cases/domains.js';
+import { verifiedSenderDomains } from './core/use-cases/domains.js';
 import { WebhookPublisher } from './core/use-cases/publish-events.js';
 import type { SweepDeps } from './core/use-cases/sweep.js';
-import { cachedForSends } from './core/use-cases/templates.js';
+import { cachedForSends } from './core/use-cases/template-cache.js';
 import type { RequeueRetriesDeps } from './core/use-cases/webhook-retries.js';
 import { log } from './observability/logger.js';
 import { counters } from './observability/metrics.js';
@@ -110,7 +99,7 @@ export const stackRegion = (): string => process.env.AWS_REGION ?? 'us-east-1';
  * Where a function's events go: every webhook endpoint subscribed to them, through the delivery
  * queue (the endpoints read afresh for each event raised).
  */
-function eventPublisher(webhooks: WebhookRepository, queueUrl: string) {
+export function eventPublisher(webhooks: WebhookRepository, queueUrl: string) {
   return new WebhookPublisher({ webhooks, queue: new SqsDeliveryQueue(newSqsClient(), queueUrl), counters });
 }
 
@@ -151,40 +140,10 @@ export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> 
 /** list-domains: the table, and the region its domains are in (it calls no SES). */
 export const listDomainsDeps = () => ({ ...apiDeps('list-domains'), region: stackRegion() });
 
-/** Where the service connects on a user's behalf: public https only (loopback too where allowed, locally). */
-const guardedHttp = (allowLoopback: string | undefined) =>
-  new GuardedHttp({ allowLoopback: allowLoopback === 'true' });
-
-/** The webhook management functions: the above, the endpoint guard, and the queue replays go to. */
-export function webhookApiDeps(name: 'create-webhook' | 'update-webhook') {
-  const deps = apiDeps(name);
-  const { WEBHOOK_ALLOW_LOOPBACK } = loadConfig(...FUNCTIONS[name].optionalEnv);
-  return { ...deps, guard: guardedHttp(WEBHOOK_ALLOW_LOOPBACK) };
-}
-
 export function replayDeps() {
   const deps = apiDeps('replay-webhook-event');
   const { WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['replay-webhook-event'].env);
   return { ...deps, queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL) };
-}
-
-/**
- * The delivery function: the endpoints and their messages, guarded HTTP, the queue its short
- * retries wait on, and the table its long ones are parked in.
- */
-export function webhookDeliveryDeps() {
-  const spec = FUNCTIONS['deliver-webhooks'];
-  const config = loadConfig(...spec.env, ...spec.optionalEnv);
-  const { webhooks, webhookRetries } = createRepositories(config.TABLE_NAME);
-  return {
-    webhooks,
-    retries: webhookRetries,
-    sender: guardedHttp(config.WEBHOOK_ALLOW_LOOPBACK),
-    queue: new SqsDeliveryQueue(newSqsClient(), config.WEBHOOK_QUEUE_URL),
-    clock: systemClock,
-    log,
-    counters,
-  };
 }
 
 /** The functions that take addresses off the suppression list: the above, and SES's own list. */
@@ -210,78 +169,6 @@ export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') 
 export function scheduleChangeDeps() {
   const { SEND_QUEUE_URL } = loadConfig(...FUNCTIONS['update-email'].env);
   return { ...apiDeps('update-email'), queue: new SqsEmailQueue(newSqsClient(), SEND_QUEUE_URL) };
-}
-
-/** POST /v1/emails: the above, the content store its attachments go to, and which paths may be fetched. */
-export function singleSendDeps() {
-  const spec = FUNCTIONS['send-email'];
-  const { CONTENT_BUCKET, ATTACHMENT_ALLOW_LOOPBACK } = loadConfig(...spec.env, ...spec.optionalEnv);
-  return {
-    ...sendEmailDeps('send-email'),
-    content: new S3ContentStore(newS3Client(), CONTENT_BUCKET),
-    targets: { allowLoopback: ATTACHMENT_ALLOW_LOOPBACK === 'true' },
-  };
-}
-
-/** The functions that read an email's content back (large bodies, attachments' download links). */
-export function contentReaderDeps(name: 'get-email' | 'list-attachments' | 'get-attachment') {
-  const { CONTENT_BUCKET } = loadConfig(...FUNCTIONS[name].env);
-  return { ...apiDeps(name), content: new S3ContentStore(newS3Client(), CONTENT_BUCKET) };
-}
-
-/** The send consumer: the emails, and SES with one attempt per call and bounded waits. */
-export function consumerDeps() {
-  const spec = FUNCTIONS['process-send-queue'];
-  const config = loadConfig(...spec.env, ...spec.optionalEnv);
-  const ses = newSesSendClient({
-    connectMs: config.SES_CONNECT_TIMEOUT_MS,
-    requestMs: config.SES_REQUEST_TIMEOUT_MS,
-  });
-  const { emails, suppressions, webhooks, apiKeys, sendPacer, domains, metrics } = createRepositories(
-    config.TABLE_NAME,
-  );
-  return {
-    emails,
-    metrics,
-    suppressions,
-    apiKeys,
-    // Each sender domain's tracking and configuration set, read once a minute per instance.
-    senderOptions: senderOptions(domains, systemClock, config.SENDER_OPTIONS_TTL_MS),
-    queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),
-    events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL),
-    mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
-    content: new S3ContentStore(newS3Client(), config.CONTENT_BUCKET),
-    fetcher: new GuardedHttp(
-      { allowLoopback: config.ATTACHMENT_ALLOW_LOOPBACK === 'true' },
-      { fetchTimeoutMs: config.SEND_FETCH_TIMEOUT_MS },
-    ),
-    // Every consumer instance books its batches on one schedule in the table, at the account's rate.
-    pace: {
-      pacer: sendPacer,
-      limits: new SendingLimits(new SesSendQuota(newSesAccountClient()), {
-        refreshMs: config.SES_ACCOUNT_REFRESH_MS,
-        blockedRecheckMs: config.SEND_BLOCKED_RETRY_MIN_MS,
-        ...(config.SES_MAX_SEND_RATE ? { rateOverride: config.SES_MAX_SEND_RATE } : {}),
-        onReadError: (error) =>
-          log.warn('could not read the SES account limits; using the last known', { error }),
-      }),
-    },
-    budget: {
-      sendMs: config.SES_CONNECT_TIMEOUT_MS + config.SES_REQUEST_TIMEOUT_MS,
-      fetchMs: config.SEND_FETCH_TIMEOUT_MS,
-      marginMs: config.SEND_CLAIM_MARGIN_MS,
-    },
-    deferTimings: {
-      throttleBackoffMs: config.SEND_THROTTLE_BACKOFF_MS,
-      throttleBackoffMaxMs: config.SEND_THROTTLE_BACKOFF_MAX_MS,
-      blockedRetryMinMs: config.SEND_BLOCKED_RETRY_MIN_MS,
-      blockedRetryMaxMs: config.SEND_BLOCKED_RETRY_MAX_MS,
-    },
-    clock: systemClock,
-    maxReceiveCount: config.SEND_MAX_RECEIVE_COUNT,
-    log,
-    counters,
-  };
 }
 
 /** The SES events consumer: the emails and the suppression list. */

@@ -1,11 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import type { RetryStrategyV2, RetryToken } from '@smithy/types';
 
 /**
- * Every AWS client the functions use is built here, once per container, with endpoints and
+ * Every AWS client the functions use is built here (S3's in s3/client.ts, a module of its own so
+ * that a function loading it on first use keeps it out of its init), once per container, with endpoints and
  * credentials from the environment (Lambda's, or the local runtime's `AWS_ENDPOINT_URL_*`).
  *
  * One place also lets the local runtime and the tests add middleware to every client (to record
@@ -23,7 +23,7 @@ export function useClientPlugin(plugin: ClientPlugin): () => void {
   };
 }
 
-function withPlugins<C extends { middlewareStack: { use(plugin: never): void } }>(client: C): C {
+export function withPlugins<C extends { middlewareStack: { use(plugin: never): void } }>(client: C): C {
   for (const plugin of plugins) client.middlewareStack.use(plugin as never);
   return client;
 }
@@ -56,13 +56,6 @@ export const newDynamoDbRateClient = () =>
 
 /** `config`: only the local runtime passes one (its pollers talk to the local queues). */
 export const newSqsClient = (config: SQSClientConfig = {}) => withPlugins(new SQSClient(config));
-
-/**
- * S3 for attachments and large bodies. A custom endpoint (the local emulator, via
- * AWS_ENDPOINT_URL_S3) is addressed path-style, as emulators expect; on AWS, virtual-hosted.
- */
-export const newS3Client = () =>
-  withPlugins(new S3Client({ forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) }));
 
 /** SES for its identity API: the SDK's default retries (every identity call is safe to repeat). */
 export const newSesClient = () => withPlugins(new SESv2Client({}));

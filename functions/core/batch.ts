@@ -2,7 +2,7 @@ import { type SendEmailInput, sendEmailSchema, type TemplateUse } from './email.
 import { ApiError, describeFields, type FieldError, fieldErrorsOf, validationError } from './errors.js';
 import { decodeBase32, encodeBase32 } from './ids.js';
 import { MAX_EMAIL_BYTES } from './limits.js';
-import { parseScheduledAt } from './schedule.js';
+import { loadScheduleReader, parseScheduledAt } from './schedule.js';
 
 /** `POST /v1/emails/batch`: 1 to 100 emails, as Resend takes them. */
 export const MAX_BATCH = 100;
@@ -42,6 +42,16 @@ export interface BatchError {
   index: number;
   message: string;
 }
+
+/** Loads what reading the batch's `scheduled_at` times needs (times in words: chrono-node), before parseBatch. */
+export const loadBatchScheduleReader = (body: unknown): Promise<void> =>
+  loadScheduleReader(
+    ...(Array.isArray(body)
+      ? body.map((item: unknown) =>
+          item && typeof item === 'object' ? (item as { scheduled_at?: unknown }).scheduled_at : undefined,
+        )
+      : []),
+  );
 
 /**
  * The emails of a batch, each checked as `POST /v1/emails` checks one; errors name the email by

@@ -3,7 +3,7 @@ import type { WebhookDeps } from '../core/use-cases/webhooks.js';
 import { createWebhook } from '../core/use-cases/webhooks.js';
 import { createWebhookSchema } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { webhookApiDeps } from '../wiring.js';
+import { webhookApiDeps } from '../wiring/webhooks.js';
 
 /**
  * POST /v1/webhooks `{endpoint, events}`: 201 `{object: "webhook", id, signing_secret}`. The

@@ -6,7 +6,7 @@ import { attemptNumber, parseDelivery, type Webhook } from '../core/webhooks.js'
 import { logger } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
 import { partialBatch } from '../sqs-batch.js';
-import { webhookDeliveryDeps } from '../wiring.js';
+import { webhookDeliveryDeps } from '../wiring/webhooks.js';
 
 export interface DeliveryDeps extends DeliverWebhookDeps, RetryLaterDeps {
   webhooks: DeliverWebhookDeps['webhooks'] & Pick<WebhookRepository, 'get'>;

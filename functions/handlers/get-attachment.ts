@@ -1,6 +1,6 @@
 import { type AttachmentDeps, getAttachment } from '../core/use-cases/attachments.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
-import { contentReaderDeps } from '../wiring.js';
+import { contentReaderDeps } from '../wiring/attachments.js';
 
 /** GET /v1/emails/{id}/attachments/{attachment_id}: one attachment, with a presigned download link. */
 export const makeHandler = (deps: HttpDeps & AttachmentDeps) =>

@@ -3,7 +3,7 @@ import { notFound } from '../core/errors.js';
 import { isEmailId } from '../core/ids.js';
 import type { ContentStore, EmailRepository } from '../core/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
-import { contentReaderDeps } from '../wiring.js';
+import { emailReaderDeps } from '../wiring/get-email.js';
 
 /**
  * GET /v1/emails/{id}: the email with its bodies and delivery events; 404 when there is none.
@@ -27,4 +27,4 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository; content?
     return { statusCode: 200, body: toEmailBody(shown) };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(contentReaderDeps('get-email')));
+export const handler = lazyHttpHandler(() => makeHandler(emailReaderDeps()));

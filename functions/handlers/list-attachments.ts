@@ -1,7 +1,7 @@
 import { listAttachmentsQuerySchema } from '../core/attachments.js';
 import { type AttachmentDeps, listAttachments } from '../core/use-cases/attachments.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { contentReaderDeps } from '../wiring.js';
+import { contentReaderDeps } from '../wiring/attachments.js';
 
 /** GET /v1/emails/{id}/attachments: the email's attachments, each with a presigned download link. */
 export const makeHandler = (deps: HttpDeps & AttachmentDeps) =>

@@ -6,7 +6,7 @@ import { type DeliverDeps, type DeliverOutcome, deliverBatch } from '../core/use
 import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
 import { logFor, logger } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
-import { consumerDeps } from '../wiring.js';
+import { consumerDeps } from '../wiring/process-send-queue.js';
 
 export interface ConsumerDeps extends Omit<DeliverDeps, 'time'> {
   /** The queue's maxReceiveCount: on that attempt a failure is final (the message goes to the DLQ). */

@@ -1,10 +1,15 @@
 import { assertMaySendFrom } from '../core/api-keys.js';
-import { MAX_BATCH_BODY_BYTES, parseBatch, parseBatchValidation } from '../core/batch.js';
+import {
+  loadBatchScheduleReader,
+  MAX_BATCH_BODY_BYTES,
+  parseBatch,
+  parseBatchValidation,
+} from '../core/batch.js';
 import { parseIdempotencyKey } from '../core/idempotency.js';
 import type { IdempotencyStore, TemplateRepository } from '../core/ports.js';
 import { sendBatch, sendBatchOnce, senderDomainOf } from '../core/use-cases/send-batch.js';
 import type { SendEmailDeps } from '../core/use-cases/send-email.js';
-import { applyBatchTemplates } from '../core/use-cases/templates.js';
+import { applyBatchTemplates } from '../core/use-cases/templates-on-first-use.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { sendEmailDeps } from '../wiring.js';
 
@@ -28,6 +33,7 @@ export const makeHandler = (
       // key is claimed, so that a retry after a time has passed gets the first request's answer.
       const request = async () => {
         const { body: rendered, templates } = await applyBatchTemplates(deps, body);
+        await loadBatchScheduleReader(rendered);
         const { entries, errors } = parseBatch(rendered, mode, deps.clock.now(), templates);
         return {
           entries,

@@ -4,11 +4,11 @@ import { type SendEmailInput, sendEmailSchema } from '../core/email.js';
 import { parseIdempotencyKey } from '../core/idempotency.js';
 import { MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
 import type { IdempotencyStore, TemplateRepository } from '../core/ports.js';
-import { parseScheduledAt } from '../core/schedule.js';
+import { loadScheduleReader, parseScheduledAt } from '../core/schedule.js';
 import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../core/use-cases/send-email.js';
-import { applySendTemplate } from '../core/use-cases/templates.js';
+import { applySendTemplate } from '../core/use-cases/templates-on-first-use.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { singleSendDeps } from '../wiring.js';
+import { singleSendDeps } from '../wiring/send-email.js';
 
 /**
  * POST /v1/emails: validate, store as queued, enqueue; 200 with `{id, status, created_at}` (and, when
@@ -30,6 +30,7 @@ export const makeHandler = (
         const { body: rendered, template } = await applySendTemplate(deps, body);
         const made = { ...parseInput(sendEmailSchema, rendered), ...(template ? { template } : {}) };
         assertMaySendFrom(apiKey, domainOf(made.from.email));
+        await loadScheduleReader(made.scheduled_at);
         return made;
       };
       let input = isObject(body) && body.template !== undefined ? undefined : await prepare();

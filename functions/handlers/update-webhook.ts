@@ -3,7 +3,7 @@ import type { WebhookDeps } from '../core/use-cases/webhooks.js';
 import { updateWebhook } from '../core/use-cases/webhooks.js';
 import { updateWebhookSchema } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { webhookApiDeps } from '../wiring.js';
+import { webhookApiDeps } from '../wiring/webhooks.js';
 
 /** PATCH /v1/webhooks/{id} `{endpoint?, events?, status?}`: `{object: "webhook", id}`. */
 export const makeHandler = (deps: HttpDeps & WebhookDeps & { guard: EndpointGuard }) =>

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newS3Client } from '../../functions/adapters/aws-clients.js';
+import { newS3Client } from '../../functions/adapters/s3/client.js';
 import { runAs } from '../../functions/local/invocation.js';
 import { type LocalService, startLocalService } from '../../functions/local/service.js';
 import { httpsClient, waitFor } from '../support/https.js';

@@ -8,9 +8,19 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionName, specOf } from '../../functions/catalog.js';
 import { CONFIG_KEYS } from '../../functions/config.js';
+import * as attachmentsWiring from '../../functions/wiring/attachments.js';
+import * as getEmailWiring from '../../functions/wiring/get-email.js';
+import * as consumerWiring from '../../functions/wiring/process-send-queue.js';
+import * as sendEmailWiring from '../../functions/wiring/send-email.js';
+import * as webhooksWiring from '../../functions/wiring/webhooks.js';
 import * as wiring from '../../functions/wiring.js';
 
-const WIRING = new Map<string, unknown>(Object.entries(wiring));
+// wiring.ts, and the modules of the functions that load some of their code on first use.
+const WIRING = new Map<string, unknown>(
+  [wiring, attachmentsWiring, getEmailWiring, consumerWiring, sendEmailWiring, webhooksWiring].flatMap(
+    (module) => Object.entries(module),
+  ),
+);
 
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';
 import { logicalId, synthStack } from '../support/template.js';
@@ -60,7 +70,8 @@ function wiringCallOf(handler: string): () => unknown {
   if (!call) throw new Error(`${handler}: no makeHandler(<wiring>(…)) call`);
   const [, entry, argument] = call as unknown as [string, string, string | undefined];
   const build = WIRING.get(entry) as ((name?: string) => unknown) | undefined;
-  if (typeof build !== 'function') throw new Error(`${handler}: ${entry} is not exported by wiring.ts`);
+  if (typeof build !== 'function')
+    throw new Error(`${handler}: ${entry} is not exported by wiring.ts or functions/wiring/`);
   return () => build(argument);
 }
 

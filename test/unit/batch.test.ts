@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { batchIds, parseBatch, parseBatchValidation } from '../../functions/core/batch.js';
 import type { ApiError } from '../../functions/core/errors.js';
 import { isEmailId, newEmailId } from '../../functions/core/ids.js';
+import { loadScheduleReader } from '../../functions/core/schedule.js';
+
+// Times in words are read by a module loaded on first use (handlers load it; these call the parser).
+beforeAll(() => loadScheduleReader('in 1 hour'));
 
 const email = (over: Record<string, unknown> = {}) => ({
   from: 'Acme <hello@acme.com>',

@@ -5,7 +5,7 @@
  * The same inputs at volume, over HTTPS against the running service, are `npm run fuzz`.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatAddress, parseAddress } from '../../functions/core/address.js';
 import { createApiKeySchema, listApiKeysQuerySchema } from '../../functions/core/api-keys.js';
 import { parseBatch } from '../../functions/core/batch.js';
@@ -13,9 +13,13 @@ import { createDomainSchema, listDomainsQuerySchema } from '../../functions/core
 import { MAX_RECIPIENTS, sendEmailSchema, toContent } from '../../functions/core/email.js';
 import { ApiError } from '../../functions/core/errors.js';
 import { listEmailsQuerySchema } from '../../functions/core/list.js';
+import { loadScheduleReader } from '../../functions/core/schedule.js';
 import { jsonDepthExceeds, parseInput } from '../../functions/http/middleware.js';
 import { allowedMethods, findRoute, ROUTES } from '../../functions/routes.js';
 import { hostileString } from '../support/arbitraries.js';
+
+// Times in words are read by a module loaded on first use (handlers load it; these call the parser).
+beforeAll(() => loadScheduleReader('in 1 hour'));
 
 /** Runs a schema on an input: the parsed value, or the 400 it answers (anything else fails the test). */
 function outcome(schema: Parameters<typeof parseInput>[0], input: unknown) {

@@ -1,13 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sendEmailSchema } from '../../functions/core/email.js';
 import type { ApiError } from '../../functions/core/errors.js';
 import {
   delaySecondsUntil,
   dueJob,
+  loadScheduleReader,
   MAX_SCHEDULE_MS,
   parseScheduledAt,
 } from '../../functions/core/schedule.js';
 import { lastEventOf } from '../../functions/core/status.js';
+
+// Times in words are read by a module loaded on first use (handlers load it; these call the parser).
+beforeAll(() => loadScheduleReader('in 1 hour'));
 
 // A Tuesday, in November (New York is on EST, UTC−5; Paris on CET, UTC+1).
 const now = new Date('2026-11-24T10:00:00.000Z');

@@ -1,6 +1,6 @@
 import { notFound, validationError } from '../errors.js';
 import type { Clock, DueEntry, EmailQueue, EmailRepository, EmailState, Log } from '../ports.js';
-import { dueJob, parseScheduledAt, SCHEDULE_AHEAD_MS } from '../schedule.js';
+import { dueJob, loadScheduleReader, parseScheduledAt, SCHEDULE_AHEAD_MS } from '../schedule.js';
 import { decide, raiseFailed, type SweepDeps } from './sweep.js';
 
 /**
@@ -277,6 +277,7 @@ export async function rescheduleEmail(
   id: string,
   text: string,
 ): Promise<{ object: 'email'; id: string }> {
+  await loadScheduleReader(text);
   const now = deps.clock.now();
   const at = parseScheduledAt(text, now);
   const state = await stateOf(deps, id);

@@ -1,0 +1,29 @@
+import type { TemplateUse } from '../email.js';
+import type { FieldError } from '../errors.js';
+import type { TemplateDeps } from './templates.js';
+
+/**
+ * The send functions' use of templates (templates.ts, and the rendering of variables), loaded by
+ * the first request that names a `template`: a send without one loads none of it.
+ */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `POST /v1/emails`: see templates.ts, applySendTemplate. */
+export async function applySendTemplate(
+  deps: Pick<TemplateDeps, 'templates'>,
+  body: unknown,
+): Promise<{ body: unknown; template?: TemplateUse }> {
+  if (!isObject(body) || body.template === undefined) return { body };
+  return (await import('./templates.js')).applySendTemplate(deps, body);
+}
+
+/** `POST /v1/emails/batch`: see templates.ts, applyBatchTemplates. */
+export async function applyBatchTemplates(
+  deps: Pick<TemplateDeps, 'templates'>,
+  body: unknown,
+): Promise<{ body: unknown; templates: Map<number, { template: TemplateUse } | { errors: FieldError[] }> }> {
+  if (!Array.isArray(body) || !body.some((item) => isObject(item) && item.template !== undefined))
+    return { body, templates: new Map() };
+  return (await import('./templates.js')).applyBatchTemplates(deps, body);
+}

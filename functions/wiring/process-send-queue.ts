@@ -1,0 +1,78 @@
+import { newSesAccountClient, newSesSendClient, newSqsClient } from '../adapters/aws-clients.js';
+import { createRepositories } from '../adapters/dynamodb/repositories.js';
+import { fileFetcherOnFirstUse } from '../adapters/http/fetcher-on-first-use.js';
+import { contentStoreOnFirstUse } from '../adapters/s3/content-store-on-first-use.js';
+import { SesSendQuota } from '../adapters/ses/account.js';
+import { SesMailer } from '../adapters/ses/mailer.js';
+import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
+import { FUNCTIONS } from '../catalog.js';
+import { loadConfig } from '../config.js';
+import { SendingLimits } from '../core/pacing.js';
+import { systemClock } from '../core/ports.js';
+import { senderOptions } from '../core/use-cases/domains.js';
+import { log } from '../observability/logger.js';
+import { counters } from '../observability/metrics.js';
+import { eventPublisher } from '../wiring.js';
+
+/**
+ * The wiring of the send consumer (process-send-queue). Apart from functions/wiring.ts because what a function loads on first use must be reached
+ * by no static import of another function's: a module reached statically is part of that
+ * function's init (even where none of its code runs), and `import()` of it then splits nothing off.
+ */
+
+/** The send consumer: the emails, and SES with one attempt per call and bounded waits. */
+export function consumerDeps() {
+  const spec = FUNCTIONS['process-send-queue'];
+  const config = loadConfig(...spec.env, ...spec.optionalEnv);
+  const ses = newSesSendClient({
+    connectMs: config.SES_CONNECT_TIMEOUT_MS,
+    requestMs: config.SES_REQUEST_TIMEOUT_MS,
+  });
+  const { emails, suppressions, webhooks, apiKeys, sendPacer, domains, metrics } = createRepositories(
+    config.TABLE_NAME,
+  );
+  return {
+    emails,
+    metrics,
+    suppressions,
+    apiKeys,
+    // Each sender domain's tracking and configuration set, read once a minute per instance.
+    senderOptions: senderOptions(domains, systemClock, config.SENDER_OPTIONS_TTL_MS),
+    queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),
+    events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL),
+    mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
+    // Only emails with content in the bucket, or attachments given by `path`, need these: loaded
+    // on first use.
+    content: contentStoreOnFirstUse(config.CONTENT_BUCKET),
+    fetcher: fileFetcherOnFirstUse(
+      { allowLoopback: config.ATTACHMENT_ALLOW_LOOPBACK === 'true' },
+      { fetchTimeoutMs: config.SEND_FETCH_TIMEOUT_MS },
+    ),
+    // Every consumer instance books its batches on one schedule in the table, at the account's rate.
+    pace: {
+      pacer: sendPacer,
+      limits: new SendingLimits(new SesSendQuota(newSesAccountClient()), {
+        refreshMs: config.SES_ACCOUNT_REFRESH_MS,
+        blockedRecheckMs: config.SEND_BLOCKED_RETRY_MIN_MS,
+        ...(config.SES_MAX_SEND_RATE ? { rateOverride: config.SES_MAX_SEND_RATE } : {}),
+        onReadError: (error) =>
+          log.warn('could not read the SES account limits; using the last known', { error }),
+      }),
+    },
+    budget: {
+      sendMs: config.SES_CONNECT_TIMEOUT_MS + config.SES_REQUEST_TIMEOUT_MS,
+      fetchMs: config.SEND_FETCH_TIMEOUT_MS,
+      marginMs: config.SEND_CLAIM_MARGIN_MS,
+    },
+    deferTimings: {
+      throttleBackoffMs: config.SEND_THROTTLE_BACKOFF_MS,
+      throttleBackoffMaxMs: config.SEND_THROTTLE_BACKOFF_MAX_MS,
+      blockedRetryMinMs: config.SEND_BLOCKED_RETRY_MIN_MS,
+      blockedRetryMaxMs: config.SEND_BLOCKED_RETRY_MAX_MS,
+    },
+    clock: systemClock,
+    maxReceiveCount: config.SEND_MAX_RECEIVE_COUNT,
+    log,
+    counters,
+  };
+}

@@ -1,0 +1,46 @@
+import { newSqsClient } from '../adapters/aws-clients.js';
+import { createRepositories } from '../adapters/dynamodb/repositories.js';
+import { GuardedHttp } from '../adapters/http/guarded-http.js';
+import { SqsDeliveryQueue } from '../adapters/sqs/delivery-queue.js';
+import { FUNCTIONS } from '../catalog.js';
+import { loadConfig } from '../config.js';
+import { systemClock } from '../core/ports.js';
+import { log } from '../observability/logger.js';
+import { counters } from '../observability/metrics.js';
+import { apiDeps } from '../wiring.js';
+
+/**
+ * The wiring of the functions whose every request uses what others load on first use (here HTTP guarded against private addresses, which the send consumer loads on first use). Apart from functions/wiring.ts because what a function loads on first use must be reached
+ * by no static import of another function's: a module reached statically is part of that
+ * function's init (even where none of its code runs), and `import()` of it then splits nothing off.
+ */
+
+/** Where the service connects on a user's behalf: public https only (loopback too where allowed, locally). */
+const guardedHttp = (allowLoopback: string | undefined) =>
+  new GuardedHttp({ allowLoopback: allowLoopback === 'true' });
+
+/** The webhook management functions: the above, the endpoint guard, and the queue replays go to. */
+export function webhookApiDeps(name: 'create-webhook' | 'update-webhook') {
+  const deps = apiDeps(name);
+  const { WEBHOOK_ALLOW_LOOPBACK } = loadConfig(...FUNCTIONS[name].optionalEnv);
+  return { ...deps, guard: guardedHttp(WEBHOOK_ALLOW_LOOPBACK) };
+}
+
+/**
+ * The delivery function: the endpoints and their messages, guarded HTTP, the queue its short
+ * retries wait on, and the table its long ones are parked in.
+ */
+export function webhookDeliveryDeps() {
+  const spec = FUNCTIONS['deliver-webhooks'];
+  const config = loadConfig(...spec.env, ...spec.optionalEnv);
+  const { webhooks, webhookRetries } = createRepositories(config.TABLE_NAME);
+  return {
+    webhooks,
+    retries: webhookRetries,
+    sender: guardedHttp(config.WEBHOOK_ALLOW_LOOPBACK),
+    queue: new SqsDeliveryQueue(newSqsClient(), config.WEBHOOK_QUEUE_URL),
+    clock: systemClock,
+    log,
+    counters,
+  };
+}
