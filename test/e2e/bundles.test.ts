@@ -201,7 +201,8 @@ async function coldInvoke(name: (typeof BUNDLED)[number], event: unknown) {
   const file = join(dir, `event-${++events}.json`);
   writeFileSync(file, JSON.stringify(event));
   const { stdout } = await promisify(execFile)(process.execPath, [RUNNER, bundle.dir, file, name], {
-    env: process.env,
+    // As on Lambda: its dependencies are built at init (functions/http/middleware.ts).
+    env: { ...process.env, AWS_LAMBDA_FUNCTION_NAME: name },
     timeout: 30_000,
   });
   return JSON.parse(stdout.trim().split('\n').at(-1) as string) as {
