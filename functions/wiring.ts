@@ -1,6 +1,21 @@
 import { newSesClient, newSqsClient } from './adapters/aws-clients.js';
 import { PublicDns, PublishedDns } from './adapters/dns/public-dns.js';
-import { createRepositories } from './adapters/dynamodb/repositories.js';
+import {
+  apiKeyRepository,
+  domainRepository,
+  emailRepository,
+  idempotencyStore,
+  metricsStore,
+  openTable,
+  type RepositoryFactories,
+  repositoriesOf,
+  requestLogRepository,
+  suppressionRepository,
+  sweepStore,
+  templateRepository,
+  webhookRepository,
+  webhookRetryStore,
+} from './adapters/dynamodb/repositories.js';
 import { createSesConfigurationSets } from './adapters/ses/configuration-sets.js';
 import { createSesIdentities } from './adapters/ses/identities.js';
 import { SesSuppressions } from './adapters/ses/suppressions.js';
@@ -56,20 +71,30 @@ export function publicDeps(name: PublicFunction) {
   return { frontDoorSecret: FRONT_DOOR_SECRET, log };
 }
 
-/** An API function: the table's repositories, the clock, the per-key rate limit, logs and metrics. */
-export function apiDeps(name: ApiFunction) {
+/**
+ * An API function: the API keys (every request's key is checked), the repositories it names (a
+ * factory each, from adapters/dynamodb/repositories.ts: its bundle holds those and no others), the
+ * clock, the per-key rate limit, logs and metrics.
+ */
+export function apiDeps<R extends RepositoryFactories = Record<never, never>>(
+  name: ApiFunction,
+  repositories: R = {} as R,
+) {
   const spec = FUNCTIONS[name];
   const config = loadConfig(...spec.env, ...spec.optionalEnv);
   const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET, REQUEST_LOGS } = config;
   const requestLogsOff = REQUEST_LOGS === 'false';
   // Only the send functions store bodies, and read the setting.
   const deflate = 'DEFLATE_BODIES' in config ? config.DEFLATE_BODIES !== 'false' : true;
-  const repositories = createRepositories(TABLE_NAME, undefined, {
+  const table = openTable(TABLE_NAME, undefined, {
     deflateBodies: deflate,
     keyRateShards: shardCount(RATE_LIMIT_PER_SECOND),
   });
   return {
-    ...repositories,
+    ...repositoriesOf(table, repositories),
+    apiKeys: apiKeyRepository(table),
+    /** The table, for wiring that builds more on it. */
+    table,
     frontDoorSecret: FRONT_DOOR_SECRET,
     clock: systemClock,
     rateLimit: { perSecond: RATE_LIMIT_PER_SECOND },
@@ -86,7 +111,7 @@ export function apiDeps(name: ApiFunction) {
 export function requestLogWriterDeps() {
   const { TABLE_NAME, LOG_RETENTION_DAYS } = loadConfig(...FUNCTIONS['write-request-logs'].env);
   return {
-    requestLogs: createRepositories(TABLE_NAME).requestLogs,
+    requestLogs: requestLogRepository(openTable(TABLE_NAME)),
     retentionDays: LOG_RETENTION_DAYS,
     log,
   };
@@ -125,8 +150,8 @@ function domainSending(name: DomainFunction | 'check-domains'): NonNullable<Doma
 }
 
 /** The domain functions: the above, SES identities and configuration sets, and their events. */
-export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> & DomainDeps {
-  const deps = apiDeps(name);
+export function domainApiDeps(name: DomainFunction) {
+  const deps = apiDeps(name, { domains: domainRepository, webhooks: webhookRepository });
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS[name].env);
   return {
     ...deps,
@@ -134,26 +159,38 @@ export function domainApiDeps(name: DomainFunction): ReturnType<typeof apiDeps> 
     sending: domainSending(name),
     events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL),
     region: stackRegion(),
-  };
+  } satisfies DomainDeps;
 }
 
 /** list-domains: the table, and the region its domains are in (it calls no SES). */
-export const listDomainsDeps = () => ({ ...apiDeps('list-domains'), region: stackRegion() });
+export const listDomainsDeps = () => ({
+  ...apiDeps('list-domains', { domains: domainRepository }),
+  region: stackRegion(),
+});
 
 export function replayDeps() {
-  const deps = apiDeps('replay-webhook-event');
+  const deps = apiDeps('replay-webhook-event', { webhooks: webhookRepository });
   const { WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['replay-webhook-event'].env);
   return { ...deps, queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL) };
 }
 
 /** The functions that take addresses off the suppression list: the above, and SES's own list. */
 export function suppressionDeps(name: 'delete-suppression' | 'batch-remove-suppressions') {
-  return { ...apiDeps(name), providerSuppressions: new SesSuppressions(newSesClient()) };
+  return {
+    ...apiDeps(name, { suppressions: suppressionRepository }),
+    providerSuppressions: new SesSuppressions(newSesClient()),
+  };
 }
 
 /** send-email: the above, the send queue, and the verified sender domains (remembered a minute). */
 export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') {
-  const deps = apiDeps(name);
+  const deps = apiDeps(name, {
+    emails: emailRepository,
+    idempotency: idempotencyStore,
+    templates: templateRepository,
+    domains: domainRepository,
+    sweep: sweepStore,
+  });
   const spec = FUNCTIONS[name];
   const { SEND_QUEUE_URL, TEMPLATE_CACHE_TTL_MS } = loadConfig(...spec.env, ...spec.optionalEnv);
   return {
@@ -168,13 +205,21 @@ export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') 
 /** PATCH /v1/emails/{id}: the API's, and the send queue (a rescheduled email due soon is queued at once). */
 export function scheduleChangeDeps() {
   const { SEND_QUEUE_URL } = loadConfig(...FUNCTIONS['update-email'].env);
-  return { ...apiDeps('update-email'), queue: new SqsEmailQueue(newSqsClient(), SEND_QUEUE_URL) };
+  return {
+    ...apiDeps('update-email', { emails: emailRepository }),
+    queue: new SqsEmailQueue(newSqsClient(), SEND_QUEUE_URL),
+  };
 }
 
 /** The SES events consumer: the emails and the suppression list. */
 export function eventsConsumerDeps() {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['process-ses-events'].env);
-  const { emails, suppressions, webhooks, metrics } = createRepositories(TABLE_NAME);
+  const { emails, suppressions, webhooks, metrics } = repositoriesOf(openTable(TABLE_NAME), {
+    emails: emailRepository,
+    suppressions: suppressionRepository,
+    webhooks: webhookRepository,
+    metrics: metricsStore,
+  });
   return {
     emails,
     suppressions,
@@ -188,7 +233,10 @@ export function eventsConsumerDeps() {
 /** The scheduled domain check: the domains and SES identities. */
 export function checkDomainsDeps(): DomainDeps {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['check-domains'].env);
-  const { domains, webhooks } = createRepositories(TABLE_NAME);
+  const { domains, webhooks } = repositoriesOf(openTable(TABLE_NAME), {
+    domains: domainRepository,
+    webhooks: webhookRepository,
+  });
   return {
     domains,
     identities: createSesIdentities(TABLE_NAME),
@@ -204,7 +252,12 @@ export function checkDomainsDeps(): DomainDeps {
 /** The sweeper: the queued emails, the send queue and its dead-letter queue, and its bounds. */
 export function sweepDeps(): SweepDeps {
   const config = loadConfig(...FUNCTIONS['sweep-emails'].env);
-  const repositories = createRepositories(config.TABLE_NAME);
+  const repositories = repositoriesOf(openTable(config.TABLE_NAME), {
+    emails: emailRepository,
+    metrics: metricsStore,
+    webhooks: webhookRepository,
+    sweep: sweepStore,
+  });
   const sqs = newSqsClient();
   return {
     emails: repositories.emails,
@@ -239,7 +292,7 @@ export function sweepRunDeps(): SweepDeps & {
   return {
     ...sweepDeps(),
     webhookRetries: webhookRetryDeps(),
-    metricsRollUp: createRepositories(TABLE_NAME).metrics,
+    metricsRollUp: metricsStore(openTable(TABLE_NAME)),
   };
 }
 
@@ -247,7 +300,7 @@ export function sweepRunDeps(): SweepDeps & {
 export function webhookRetryDeps(): RequeueRetriesDeps {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['sweep-emails'].env);
   return {
-    retries: createRepositories(TABLE_NAME).webhookRetries,
+    retries: webhookRetryStore(openTable(TABLE_NAME)),
     queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL),
     clock: systemClock,
     log,

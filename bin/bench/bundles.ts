@@ -87,19 +87,33 @@ export async function bundleTable(handlers: string[], out: string, runs: number)
       receiverUrl: receiver.url,
       requestLogLine: '',
       sendMessage: async () => {
-        const sent = await run('send-email', await (TYPICAL['send-email'] as (f: unknown) => unknown)(fx), false);
+        const sent = await run(
+          'send-email',
+          await (TYPICAL['send-email'] as (f: unknown) => unknown)(fx),
+          false,
+        );
         if (!answeredWell(sent.result)) throw new Error(`send-email: ${JSON.stringify(sent.result)}`);
         const { Messages = [] } = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: queue.queue.url, MaxNumberOfMessages: 1, WaitTimeSeconds: 5 }),
+          new ReceiveMessageCommand({
+            QueueUrl: queue.queue.url,
+            MaxNumberOfMessages: 1,
+            WaitTimeSeconds: 5,
+          }),
         );
         const [message] = Messages;
         if (!message?.Body) throw new Error('the bundled send-email queued nothing');
-        await sqs.send(new DeleteMessageCommand({ QueueUrl: queue.queue.url, ReceiptHandle: message.ReceiptHandle }));
+        await sqs.send(
+          new DeleteMessageCommand({ QueueUrl: queue.queue.url, ReceiptHandle: message.ReceiptHandle }),
+        );
         return message.Body;
       },
     });
     // A request-log line as an API function writes it on Lambda (stdout), for the writer.
-    const listed = await run('list-emails', await (TYPICAL['list-emails'] as (f: unknown) => unknown)(fx), false);
+    const listed = await run(
+      'list-emails',
+      await (TYPICAL['list-emails'] as (f: unknown) => unknown)(fx),
+      false,
+    );
     const line = listed.stdout.split('\n').find((l) => l.includes('"log_type":"api_request"'));
     if (!line) throw new Error('list-emails wrote no request-log line');
     fx.requestLogLine = line;
@@ -108,8 +122,10 @@ export async function bundleTable(handlers: string[], out: string, runs: number)
       const fn = built[name] as BuiltFunction;
       return files.reduce((total, path) => total + (fn.files.find((f) => f.path === path)?.bytes ?? 0), 0);
     };
-    const samples: Record<string, { importMs: number[]; firstMs: number[]; initBytes: number; firstBytes: number }> =
-      {};
+    const samples: Record<
+      string,
+      { importMs: number[]; firstMs: number[]; initBytes: number; firstBytes: number }
+    > = {};
     for (let round = 0; round <= runs; round++)
       for (const name of handlers) {
         const typical = TYPICAL[name];

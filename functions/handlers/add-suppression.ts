@@ -1,3 +1,4 @@
+import { suppressionRepository } from '../adapters/dynamodb/repositories.js';
 import { addSuppressionSchema, toSuppressionBody } from '../core/suppressions.js';
 import { addSuppressions, type SuppressionDeps } from '../core/use-cases/suppressions.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
@@ -15,4 +16,6 @@ export const makeHandler = (deps: HttpDeps & Pick<SuppressionDeps, 'suppressions
     return { statusCode: result.added ? 201 : 200, body: toSuppressionBody(result.entry) };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('add-suppression')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('add-suppression', { suppressions: suppressionRepository })),
+);

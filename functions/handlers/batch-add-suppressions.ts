@@ -1,3 +1,4 @@
+import { suppressionRepository } from '../adapters/dynamodb/repositories.js';
 import { batchAddSuppressionsSchema } from '../core/suppressions.js';
 import { addSuppressions, type SuppressionDeps } from '../core/use-cases/suppressions.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
@@ -25,4 +26,6 @@ export const makeHandler = (deps: HttpDeps & Pick<SuppressionDeps, 'suppressions
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('batch-add-suppressions')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('batch-add-suppressions', { suppressions: suppressionRepository })),
+);

@@ -1,3 +1,4 @@
+import { emailRepository } from '../adapters/dynamodb/repositories.js';
 import { cancelEmail } from '../core/use-cases/schedule.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
@@ -13,4 +14,6 @@ export const makeHandler = (deps: HttpDeps & Parameters<typeof cancelEmail>[0]) 
     body: await cancelEmail(deps, params.id ?? ''),
   }));
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('cancel-email')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('cancel-email', { emails: emailRepository })),
+);

@@ -1,3 +1,4 @@
+import { domainRepository } from '../adapters/dynamodb/repositories.js';
 import { createApiKeySchema } from '../core/api-keys.js';
 import { type ApiKeyDeps, createApiKey } from '../core/use-cases/api-keys.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
@@ -10,4 +11,6 @@ export const makeHandler = (deps: HttpDeps & ApiKeyDeps) =>
     body: await createApiKey(deps, parseInput(createApiKeySchema, body)),
   }));
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('create-api-key')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('create-api-key', { domains: domainRepository })),
+);

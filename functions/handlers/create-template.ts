@@ -1,3 +1,4 @@
+import { templateRepository } from '../adapters/dynamodb/repositories.js';
 import { createTemplateSchema } from '../core/templates.js';
 import type { TemplateDeps } from '../core/use-cases/templates.js';
 import { createTemplate } from '../core/use-cases/templates.js';
@@ -11,4 +12,6 @@ export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
     return { statusCode: 201, body: { id: template.id, object: 'template' } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('create-template')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('create-template', { templates: templateRepository })),
+);

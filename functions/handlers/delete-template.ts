@@ -1,3 +1,4 @@
+import { templateRepository } from '../adapters/dynamodb/repositories.js';
 import type { TemplateDeps } from '../core/use-cases/templates.js';
 import { deleteTemplate } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
@@ -10,4 +11,6 @@ export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
     return { statusCode: 200, body: { object: 'template', id: template.id, deleted: true } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('delete-template')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('delete-template', { templates: templateRepository })),
+);

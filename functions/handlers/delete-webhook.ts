@@ -1,3 +1,4 @@
+import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import type { WebhookRepository } from '../core/ports.js';
 import { deleteWebhook } from '../core/use-cases/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
@@ -14,4 +15,6 @@ export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
     return { statusCode: 200, body: { object: 'webhook', id, deleted: true } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('delete-webhook')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('delete-webhook', { webhooks: webhookRepository })),
+);

@@ -1,3 +1,4 @@
+import { domainRepository, metricsStore } from '../adapters/dynamodb/repositories.js';
 import { emailMetricsQuerySchema } from '../core/metrics.js';
 import type { Clock, DomainRepository, MetricsReader } from '../core/ports.js';
 import { readEmailMetrics } from '../core/use-cases/metrics.js';
@@ -16,4 +17,6 @@ export const makeHandler = (
     body: await readEmailMetrics(deps, parseInput(emailMetricsQuerySchema, query)),
   }));
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-email-metrics')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('get-email-metrics', { metrics: metricsStore, domains: domainRepository })),
+);

@@ -1,3 +1,4 @@
+import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
 import { notFound } from '../core/errors.js';
 import {
   isLogId,
@@ -25,4 +26,6 @@ export const makeHandler = (
     return { statusCode: 200, body: toLogResponse(entry) };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-log')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('get-log', { requestLogs: requestLogRepository })),
+);

@@ -1,3 +1,4 @@
+import { suppressionRepository } from '../adapters/dynamodb/repositories.js';
 import { toSuppressionBody } from '../core/suppressions.js';
 import { getSuppression, type SuppressionDeps } from '../core/use-cases/suppressions.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
@@ -10,4 +11,6 @@ export const makeHandler = (deps: HttpDeps & Pick<SuppressionDeps, 'suppressions
     body: toSuppressionBody(await getSuppression(deps, params.id ?? '')),
   }));
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-suppression')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('get-suppression', { suppressions: suppressionRepository })),
+);

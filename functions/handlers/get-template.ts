@@ -1,3 +1,4 @@
+import { templateRepository } from '../adapters/dynamodb/repositories.js';
 import { toTemplateBody } from '../core/templates.js';
 import type { TemplateDeps } from '../core/use-cases/templates.js';
 import { findTemplate } from '../core/use-cases/templates.js';
@@ -11,4 +12,6 @@ export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
     body: toTemplateBody(await findTemplate(deps, params.id ?? '')),
   }));
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-template')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('get-template', { templates: templateRepository })),
+);

@@ -1,3 +1,4 @@
+import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import type { WebhookRepository } from '../core/ports.js';
 import { getMessage } from '../core/use-cases/webhooks.js';
 import { toMessageBody } from '../core/webhooks.js';
@@ -11,4 +12,6 @@ export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
     body: toMessageBody(await getMessage(deps, params.id ?? '', params.event_id ?? '')),
   }));
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-webhook-event')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('get-webhook-event', { webhooks: webhookRepository })),
+);

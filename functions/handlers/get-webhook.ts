@@ -1,3 +1,4 @@
+import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import type { WebhookRepository } from '../core/ports.js';
 import { getWebhook } from '../core/use-cases/webhooks.js';
 import { toWebhookBody } from '../core/webhooks.js';
@@ -11,4 +12,6 @@ export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
     body: toWebhookBody(await getWebhook(deps, params.id ?? '')),
   }));
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('get-webhook')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('get-webhook', { webhooks: webhookRepository })),
+);

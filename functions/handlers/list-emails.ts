@@ -1,3 +1,4 @@
+import { emailRepository } from '../adapters/dynamodb/repositories.js';
 import { toEmailBody } from '../core/email.js';
 import { listEmailsQuerySchema } from '../core/list.js';
 import type { EmailRepository } from '../core/ports.js';
@@ -18,4 +19,6 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-emails')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('list-emails', { emails: emailRepository })),
+);

@@ -1,3 +1,4 @@
+import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
 import {
   listLogsQuerySchema,
   type RequestLogRepository,
@@ -27,4 +28,6 @@ export const makeHandler = (
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-logs')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('list-logs', { requestLogs: requestLogRepository })),
+);

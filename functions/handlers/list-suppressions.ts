@@ -1,3 +1,4 @@
+import { suppressionRepository } from '../adapters/dynamodb/repositories.js';
 import { listSuppressionsQuerySchema, toSuppressionBody } from '../core/suppressions.js';
 import type { SuppressionDeps } from '../core/use-cases/suppressions.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
@@ -20,4 +21,6 @@ export const makeHandler = (deps: HttpDeps & Pick<SuppressionDeps, 'suppressions
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-suppressions')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('list-suppressions', { suppressions: suppressionRepository })),
+);

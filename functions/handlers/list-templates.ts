@@ -1,3 +1,4 @@
+import { templateRepository } from '../adapters/dynamodb/repositories.js';
 import { listTemplatesQuerySchema, toTemplateListItem } from '../core/templates.js';
 import type { TemplateDeps } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
@@ -13,4 +14,6 @@ export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-templates')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('list-templates', { templates: templateRepository })),
+);

@@ -1,3 +1,4 @@
+import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import type { WebhookRepository } from '../core/ports.js';
 import { listAttempts } from '../core/use-cases/webhooks.js';
 import { listAttemptsQuerySchema, toAttemptBody } from '../core/webhooks.js';
@@ -22,4 +23,6 @@ export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-webhook-attempts')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('list-webhook-attempts', { webhooks: webhookRepository })),
+);

@@ -1,3 +1,4 @@
+import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import type { WebhookRepository } from '../core/ports.js';
 import { listMessages } from '../core/use-cases/webhooks.js';
 import { listMessagesQuerySchema, toMessageListed } from '../core/webhooks.js';
@@ -14,4 +15,6 @@ export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-webhook-events')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('list-webhook-events', { webhooks: webhookRepository })),
+);

@@ -1,3 +1,4 @@
+import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import type { WebhookRepository } from '../core/ports.js';
 import { listWebhooksQuerySchema, toWebhookListed } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
@@ -13,4 +14,6 @@ export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('list-webhooks')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('list-webhooks', { webhooks: webhookRepository })),
+);

@@ -1,3 +1,4 @@
+import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import type { WebhookDeps } from '../core/use-cases/webhooks.js';
 import { rotateSigningSecret } from '../core/use-cases/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
@@ -16,4 +17,6 @@ export const makeHandler = (deps: HttpDeps & WebhookDeps) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('rotate-webhook-secret')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('rotate-webhook-secret', { webhooks: webhookRepository })),
+);

@@ -1,3 +1,4 @@
+import { templateRepository } from '../adapters/dynamodb/repositories.js';
 import { updateTemplateSchema } from '../core/templates.js';
 import type { TemplateDeps } from '../core/use-cases/templates.js';
 import { updateTemplate } from '../core/use-cases/templates.js';
@@ -11,4 +12,6 @@ export const makeHandler = (deps: HttpDeps & TemplateDeps) =>
     return { statusCode: 200, body: { id: template.id, object: 'template' } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(apiDeps('update-template')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(apiDeps('update-template', { templates: templateRepository })),
+);

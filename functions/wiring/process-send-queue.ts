@@ -1,5 +1,15 @@
 import { newSesAccountClient, newSesSendClient, newSqsClient } from '../adapters/aws-clients.js';
-import { createRepositories } from '../adapters/dynamodb/repositories.js';
+import {
+  apiKeyRepository,
+  domainRepository,
+  emailRepository,
+  metricsStore,
+  openTable,
+  repositoriesOf,
+  sendPacer,
+  suppressionRepository,
+  webhookRepository,
+} from '../adapters/dynamodb/repositories.js';
 import { fileFetcherOnFirstUse } from '../adapters/http/fetcher-on-first-use.js';
 import { contentStoreOnFirstUse } from '../adapters/s3/content-store-on-first-use.js';
 import { SesSendQuota } from '../adapters/ses/account.js';
@@ -28,8 +38,17 @@ export function consumerDeps() {
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
   });
-  const { emails, suppressions, webhooks, apiKeys, sendPacer, domains, metrics } = createRepositories(
-    config.TABLE_NAME,
+  const { emails, suppressions, webhooks, apiKeys, pacer, domains, metrics } = repositoriesOf(
+    openTable(config.TABLE_NAME),
+    {
+      emails: emailRepository,
+      suppressions: suppressionRepository,
+      webhooks: webhookRepository,
+      apiKeys: apiKeyRepository,
+      pacer: sendPacer,
+      domains: domainRepository,
+      metrics: metricsStore,
+    },
   );
   return {
     emails,
@@ -50,7 +69,7 @@ export function consumerDeps() {
     ),
     // Every consumer instance books its batches on one schedule in the table, at the account's rate.
     pace: {
-      pacer: sendPacer,
+      pacer,
       limits: new SendingLimits(new SesSendQuota(newSesAccountClient()), {
         refreshMs: config.SES_ACCOUNT_REFRESH_MS,
         blockedRecheckMs: config.SEND_BLOCKED_RETRY_MIN_MS,

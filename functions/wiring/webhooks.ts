@@ -1,5 +1,10 @@
 import { newSqsClient } from '../adapters/aws-clients.js';
-import { createRepositories } from '../adapters/dynamodb/repositories.js';
+import {
+  openTable,
+  repositoriesOf,
+  webhookRepository,
+  webhookRetryStore,
+} from '../adapters/dynamodb/repositories.js';
 import { GuardedHttp } from '../adapters/http/guarded-http.js';
 import { SqsDeliveryQueue } from '../adapters/sqs/delivery-queue.js';
 import { FUNCTIONS } from '../catalog.js';
@@ -21,7 +26,7 @@ const guardedHttp = (allowLoopback: string | undefined) =>
 
 /** The webhook management functions: the above, the endpoint guard, and the queue replays go to. */
 export function webhookApiDeps(name: 'create-webhook' | 'update-webhook') {
-  const deps = apiDeps(name);
+  const deps = apiDeps(name, { webhooks: webhookRepository });
   const { WEBHOOK_ALLOW_LOOPBACK } = loadConfig(...FUNCTIONS[name].optionalEnv);
   return { ...deps, guard: guardedHttp(WEBHOOK_ALLOW_LOOPBACK) };
 }
@@ -33,7 +38,10 @@ export function webhookApiDeps(name: 'create-webhook' | 'update-webhook') {
 export function webhookDeliveryDeps() {
   const spec = FUNCTIONS['deliver-webhooks'];
   const config = loadConfig(...spec.env, ...spec.optionalEnv);
-  const { webhooks, webhookRetries } = createRepositories(config.TABLE_NAME);
+  const { webhooks, webhookRetries } = repositoriesOf(openTable(config.TABLE_NAME), {
+    webhooks: webhookRepository,
+    webhookRetries: webhookRetryStore,
+  });
   return {
     webhooks,
     retries: webhookRetries,

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -266,7 +266,9 @@ describe('code loaded on first use, by built bundles in fresh processes', () => 
 
     const { Messages = [] } = await waitFor(
       () =>
-        sqs.send(new ReceiveMessageCommand({ QueueUrl: sendQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 })),
+        sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: sendQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+        ),
       (r) => (r.Messages ?? []).some((m) => m.Body?.includes(id)),
     );
     const mine = Messages.filter((m) => m.Body?.includes(id));

@@ -63,10 +63,13 @@ function readsOf(variables: Variables, build: () => unknown): Set<string> {
   return reads;
 }
 
-/** The wiring entry a handler module builds its dependencies with: `name(arg?)` in its source. */
+/**
+ * The wiring entry a handler module builds its dependencies with: `name(arg?)` in its source (with
+ * the repositories it names, which read no variable).
+ */
 function wiringCallOf(handler: string): () => unknown {
   const source = readFileSync(new URL(`../../functions/handlers/${handler}.ts`, import.meta.url), 'utf8');
-  const call = source.match(/makeHandler\((\w+)\((?:'([\w-]+)')?\)\)/);
+  const call = source.match(/makeHandler\(\s*(\w+)\((?:'([\w-]+)')?(?:\s*,[^)]*)?\)\s*,?\s*\)/);
   if (!call) throw new Error(`${handler}: no makeHandler(<wiring>(…)) call`);
   const [, entry, argument] = call as unknown as [string, string, string | undefined];
   const build = WIRING.get(entry) as ((name?: string) => unknown) | undefined;

@@ -14,7 +14,8 @@ const { interceptLocalhostDns } = await import('fauxqs');
 interceptLocalhostDns();
 const log = join(dir, `.loads-${process.pid}`);
 // (BUNDLE_RUNNER_RECORD=false: none recorded, and no hooks to slow the loading that is timed.)
-if (process.env.BUNDLE_RUNNER_RECORD !== 'false') register('./record-loads.mjs', import.meta.url, { data: { log } });
+if (process.env.BUNDLE_RUNNER_RECORD !== 'false')
+  register('./record-loads.mjs', import.meta.url, { data: { log } });
 const loaded = () => {
   let lines = [];
   try {

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { requestLogRepository } from '../../functions/adapters/dynamodb/repositories.js';
 import type { ApiKeyRepository } from '../../functions/core/ports.js';
 import {
   bodyForLog,
@@ -275,7 +276,9 @@ describe('request logs turned off (the stack’s requestLogs=false: REQUEST_LOGS
   };
 
   it('an API function emits no line, and the log routes answer 404 saying logs are off', async () => {
-    const deps = withEnv({ REQUEST_LOGS: 'false' }, () => apiDeps('list-logs'));
+    const deps = withEnv({ REQUEST_LOGS: 'false' }, () =>
+      apiDeps('list-logs', { requestLogs: requestLogRepository }),
+    );
     expect(deps.requestLog).toBeUndefined();
     expect(deps.requestLogsOff).toBe(true);
     const event = httpEvent({ method: 'GET', path: '/v1/logs', token: TOKEN });

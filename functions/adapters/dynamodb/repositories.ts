@@ -16,39 +16,94 @@ import { DynamoTemplateRepository } from './template-repository.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
 import { DynamoWebhookRetryStore } from './webhook-retry-store.js';
 
+/** What the repositories of the single table share: its name, its clients and its layout. */
+export interface Table {
+  readonly name: string;
+  readonly db: DynamoDBDocumentClient;
+  /** The client of the per-key rate writes (it does not retry throttling), built on first use. */
+  readonly rateDb: () => DynamoDBDocumentClient;
+  readonly layout: TableLayout;
+  readonly deflateBodies?: boolean;
+  readonly keyRateShards?: number;
+}
+
+export interface TableOptions {
+  /** Whether new emails' bodies over 1 KB are stored deflated. @default true */
+  deflateBodies?: boolean;
+  /** Rate shards written with each new API key (core/rate-limit.ts shardCount). @default 1 */
+  keyRateShards?: number;
+  /** The rate writes' client. @default `db` when it is given, else one that does not retry throttling */
+  rateDb?: DynamoDBDocumentClient;
+  /** Shards, time index and retention. @default TABLE_LAYOUT's, or email-keys.ts's defaults */
+  layout?: TableLayout;
+}
+
+/** The table, with one client (built once per container unless `db` is given). */
+export function openTable(tableName: string, db?: DynamoDBDocumentClient, options: TableOptions = {}): Table {
+  let rateDb = options.rateDb ?? db;
+  return {
+    name: tableName,
+    db: db ?? createDocumentClient(),
+    rateDb: () => (rateDb ??= createDocumentClient(newDynamoDbRateClient())),
+    layout: options.layout ?? parseLayout(loadConfig('TABLE_LAYOUT').TABLE_LAYOUT),
+    deflateBodies: options.deflateBodies,
+    keyRateShards: options.keyRateShards,
+  };
+}
+
+/*
+ * One factory per repository: a function names those it uses (functions/wiring.ts `apiDeps`), so
+ * its bundle holds those and not the others.
+ */
+export const apiKeyRepository = (t: Table) =>
+  new DynamoApiKeyRepository(t.db, t.name, { shards: t.keyRateShards, rateDb: t.rateDb() });
+export const emailRepository = (t: Table) =>
+  new DynamoEmailRepository(t.db, t.name, { deflateBodies: t.deflateBodies, layout: t.layout });
+export const domainRepository = (t: Table) => new DynamoDomainRepository(t.db, t.name);
+export const idempotencyStore = (t: Table) => new DynamoIdempotencyStore(t.db, t.name);
+export const sweepStore = (t: Table) => new DynamoSweepStore(t.db, t.name, t.layout);
+export const suppressionRepository = (t: Table) => new DynamoSuppressionRepository(t.db, t.name, t.layout);
+export const webhookRepository = (t: Table) => new DynamoWebhookRepository(t.db, t.name);
+export const webhookRetryStore = (t: Table) => new DynamoWebhookRetryStore(t.db, t.name);
+export const sendPacer = (t: Table) => new DynamoSendPacer(t.db, t.name);
+export const templateRepository = (t: Table) => new DynamoTemplateRepository(t.db, t.name);
+export const metricsStore = (t: Table) => new DynamoMetricsStore(t.db, t.name);
+export const requestLogRepository = (t: Table) =>
+  new DynamoRequestLogRepository(t.db, t.name, t.layout.timeIndex);
+
+/** Repository factories by the name a function's dependencies give them. */
+export type RepositoryFactories = Record<string, (table: Table) => unknown>;
+export type Repositories<R extends RepositoryFactories> = { [K in keyof R]: ReturnType<R[K]> };
+
+/** The repositories these factories make, on one table. */
+export function repositoriesOf<R extends RepositoryFactories>(table: Table, factories: R): Repositories<R> {
+  const made: Record<string, unknown> = {};
+  for (const [name, make] of Object.entries(factories)) made[name] = make(table);
+  return made as Repositories<R>;
+}
+
 /**
- * The repositories of the single table, sharing one client (built once per container), and a
- * second one for the per-key rate writes, which does not retry throttling (built with the first
- * when `db` is not given; `rateDb` otherwise, else `db`).
- * `deflateBodies`: whether new emails' bodies over 1 KB are stored deflated. @default true
- * `keyRateShards`: rate shards written with each new API key (core/rate-limit.ts shardCount). @default 1
- * `layout`: shards, time index and retention. @default TABLE_LAYOUT's, or email-keys.ts's defaults
+ * Every repository of the single table, sharing one client (the local service, tests and tools;
+ * a function builds only its own: functions/wiring.ts), and a second one for the per-key rate
+ * writes, which does not retry throttling (`rateDb`; else `db` when given).
  */
 export function createRepositories(
   tableName: string,
   db?: DynamoDBDocumentClient,
-  options: {
-    deflateBodies?: boolean;
-    keyRateShards?: number;
-    rateDb?: DynamoDBDocumentClient;
-    layout?: TableLayout;
-  } = {},
+  options: TableOptions = {},
 ) {
-  const rateDb = options.rateDb ?? (db ? db : createDocumentClient(newDynamoDbRateClient()));
-  db ??= createDocumentClient();
-  const layout = options.layout ?? parseLayout(loadConfig('TABLE_LAYOUT').TABLE_LAYOUT);
-  return {
-    apiKeys: new DynamoApiKeyRepository(db, tableName, { shards: options.keyRateShards, rateDb }),
-    emails: new DynamoEmailRepository(db, tableName, { deflateBodies: options.deflateBodies, layout }),
-    domains: new DynamoDomainRepository(db, tableName),
-    idempotency: new DynamoIdempotencyStore(db, tableName),
-    sweep: new DynamoSweepStore(db, tableName, layout),
-    suppressions: new DynamoSuppressionRepository(db, tableName, layout),
-    webhooks: new DynamoWebhookRepository(db, tableName),
-    webhookRetries: new DynamoWebhookRetryStore(db, tableName),
-    sendPacer: new DynamoSendPacer(db, tableName),
-    templates: new DynamoTemplateRepository(db, tableName),
-    metrics: new DynamoMetricsStore(db, tableName),
-    requestLogs: new DynamoRequestLogRepository(db, tableName, layout.timeIndex),
-  };
+  return repositoriesOf(openTable(tableName, db, options), {
+    apiKeys: apiKeyRepository,
+    emails: emailRepository,
+    domains: domainRepository,
+    idempotency: idempotencyStore,
+    sweep: sweepStore,
+    suppressions: suppressionRepository,
+    webhooks: webhookRepository,
+    webhookRetries: webhookRetryStore,
+    sendPacer,
+    templates: templateRepository,
+    metrics: metricsStore,
+    requestLogs: requestLogRepository,
+  });
 }
