@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Mime } from 'mime/lite';
-import standardTypes from 'mime/types/standard.js';
 import * as z from 'zod/mini';
 import { queryInteger } from './list.js';
 
@@ -33,28 +31,6 @@ export const REFUSED_EXTENSIONS = new Set(
   ).split(' '),
 );
 
-// mime's standard types, and the office formats invoices and reports travel in (its full table of
-// vendor types would add 31 KB to the function for types mail rarely carries).
-const mime = new Mime(standardTypes);
-mime.define(
-  {
-    'application/vnd.openxmlformats-officedocument.wordprocessingml.document': ['docx'],
-    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': ['xlsx'],
-    'application/vnd.openxmlformats-officedocument.presentationml.presentation': ['pptx'],
-    'application/vnd.ms-excel': ['xls'],
-    'application/vnd.ms-powerpoint': ['ppt'],
-    'application/vnd.oasis.opendocument.text': ['odt'],
-    'application/vnd.oasis.opendocument.spreadsheet': ['ods'],
-    'application/vnd.oasis.opendocument.presentation': ['odp'],
-    'application/vnd.apple.pkpass': ['pkpass'],
-  },
-  true,
-);
-
-/** The content type a filename's extension implies; `application/octet-stream` when none does. */
-export const contentTypeOf = (filename: string): string =>
-  mime.getType(filename) ?? 'application/octet-stream';
-
 /** An attachment as the request gave it, checked. */
 export interface AttachmentInput {
   filename: string;
@@ -62,8 +38,26 @@ export interface AttachmentInput {
   content?: Uint8Array;
   /** An https URL fetched when the email is sent; absent for a `content` attachment. */
   path?: string;
-  content_type: string;
+  /** As given; absent: the filename's (`withContentTypes`, when the email is stored). */
+  content_type?: string;
   content_id: string | null;
+}
+
+/** An attachment whose content type is known: given, or implied by its filename. */
+export type TypedAttachment = AttachmentInput & { content_type: string };
+
+/**
+ * The attachments with a content type each: the one given, else the one the filename implies
+ * (`application/octet-stream` when none does). The MIME table (content-types.ts) is loaded only
+ * when an attachment needs it, so the many functions that read emails never load it.
+ */
+export async function withContentTypes(inputs: readonly AttachmentInput[]): Promise<TypedAttachment[]> {
+  if (inputs.every((input) => input.content_type !== undefined)) return inputs as TypedAttachment[];
+  const { contentTypeOf } = await import('./content-types.js');
+  return inputs.map((input) => ({
+    ...input,
+    content_type: input.content_type ?? contentTypeOf(input.filename),
+  }));
 }
 
 /** An attachment as stored with the email (its bytes are in the content store, at `attachmentKey`). */
@@ -213,7 +207,7 @@ function parseAttachment(
   return {
     filename: name,
     ...(bytes ? { content: bytes } : { path: path as string }),
-    content_type: type ?? contentTypeOf(name),
+    ...(type !== undefined ? { content_type: type } : {}),
     content_id: cid,
   };
 }
@@ -325,7 +319,7 @@ export function messageBytes(
 }
 
 /** The `attachments` entries stored with an email, in order, with their ids. */
-export function storedAttachments(emailId: string, inputs: AttachmentInput[]): StoredAttachment[] {
+export function storedAttachments(emailId: string, inputs: readonly TypedAttachment[]): StoredAttachment[] {
   return inputs.map((input, index) => ({
     id: attachmentId(emailId, index),
     filename: input.filename,

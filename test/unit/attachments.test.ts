@@ -4,12 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuardedHttp } from '../../functions/adapters/http/guarded-http.js';
 import {
   attachmentId,
-  contentTypeOf,
   decodeContent,
   encodedBytes,
   MAX_ATTACHMENTS,
   storedAttachments,
+  type TypedAttachment,
+  withContentTypes,
 } from '../../functions/core/attachments.js';
+import { contentTypeOf } from '../../functions/core/content-types.js';
 import {
   MAX_HEADERS,
   MAX_RECIPIENTS,
@@ -75,7 +77,26 @@ describe('attachments: what POST /v1/emails takes', () => {
     expect(input.attachments?.[0]?.content_type).toBe('text/plain; charset=utf-8');
   });
 
-  it('makes a file with a content_id inline, and any other an attachment', () => {
+  it("gives an attachment without a content type its filename's, when the email is stored", async () => {
+    const input = parseInput(
+      sendEmailSchema,
+      email([
+        { filename: 'a.txt', content: 'eA==', content_type: 'text/plain; charset=utf-8' },
+        { filename: 'invoice.pdf', content: 'eA==' },
+        { filename: 'README', content: 'eA==' },
+      ]),
+    );
+    // Not at parse time (the MIME table is loaded on first use, core/content-types.ts) …
+    expect(input.attachments?.[1]).not.toHaveProperty('content_type');
+    // … but before anything is stored.
+    expect((await withContentTypes(input.attachments ?? [])).map((a) => a.content_type)).toEqual([
+      'text/plain; charset=utf-8',
+      'application/pdf',
+      'application/octet-stream',
+    ]);
+  });
+
+  it('makes a file with a content_id inline, and any other an attachment', async () => {
     const input = parseInput(
       sendEmailSchema,
       email([
@@ -84,7 +105,7 @@ describe('attachments: what POST /v1/emails takes', () => {
       ]),
     );
     const id = newEmailId();
-    const stored = storedAttachments(id, input.attachments ?? []);
+    const stored = storedAttachments(id, await withContentTypes(input.attachments ?? []));
     expect(stored).toEqual([
       {
         id: attachmentId(id, 0),
@@ -196,7 +217,11 @@ describe('the send job: references, never content that could outgrow the queue',
     const id = newEmailId();
     return {
       id,
-      content: { ...toContent(input), attachments: storedAttachments(id, input.attachments ?? []) },
+      // Every attachment here names its content type.
+      content: {
+        ...toContent(input),
+        attachments: storedAttachments(id, (input.attachments ?? []) as TypedAttachment[]),
+      },
     };
   };
 

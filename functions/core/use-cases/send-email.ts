@@ -1,5 +1,5 @@
 import { domainOf } from '../address.js';
-import { attachmentKey, bodyKey, storedAttachments } from '../attachments.js';
+import { attachmentKey, bodyKey, storedAttachments, withContentTypes } from '../attachments.js';
 import { type EmailContent, type SendEmailInput, toContent } from '../email.js';
 import { validationError } from '../errors.js';
 import {
@@ -114,7 +114,7 @@ function assertAttachmentsAllowed(deps: SendEmailDeps, input: SendEmailInput) {
  */
 async function storedContent(deps: SendEmailDeps, input: SendEmailInput, id: string): Promise<EmailContent> {
   const content = toContent(input);
-  const inputs = input.attachments ?? [];
+  const inputs = await withContentTypes(input.attachments ?? []);
   const store = deps.content;
   const attachments = storedAttachments(id, inputs);
   if (inputs.length) {
