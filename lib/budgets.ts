@@ -55,4 +55,5 @@ export const NOT_AT_INIT = [
   '@aws-sdk/client-sesv2',
   'chrono-node',
   'mime',
+  '@aws-lambda-powertools/metrics',
 ] as const;
