@@ -115,7 +115,11 @@ export const TYPICAL: Record<string, (fx: Fixtures) => Promise<unknown> | unknow
   },
   'create-template': (fx) =>
     http(fx, 'create-template', {
-      body: { name: `Welcome ${next()}`, html: '<p>Hello {{{NAME}}}</p>', variables: [{ key: 'NAME', type: 'string' }] },
+      body: {
+        name: `Welcome ${next()}`,
+        html: '<p>Hello {{{NAME}}}</p>',
+        variables: [{ key: 'NAME', type: 'string' }],
+      },
     }),
   'list-templates': (fx) => http(fx, 'list-templates'),
   'get-template': (fx) => http(fx, 'get-template', { params: { id: fx.templateId } }),
@@ -129,7 +133,8 @@ export const TYPICAL: Record<string, (fx: Fixtures) => Promise<unknown> | unknow
   'duplicate-template': (fx) => http(fx, 'duplicate-template', { params: { id: fx.templateId } }),
   'create-api-key': (fx) => http(fx, 'create-api-key', { body: { name: `key ${next()}` } }),
   'list-api-keys': (fx) => http(fx, 'list-api-keys'),
-  'update-api-key': (fx) => http(fx, 'update-api-key', { params: { id: fx.keyId }, body: { name: `k ${next()}` } }),
+  'update-api-key': (fx) =>
+    http(fx, 'update-api-key', { params: { id: fx.keyId }, body: { name: `k ${next()}` } }),
   'delete-api-key': async (fx) => {
     const { id } = await must(fx.api, 'POST', '/api-keys', { name: 'gone' });
     return http(fx, 'delete-api-key', { params: { id } });
@@ -143,7 +148,9 @@ export const TYPICAL: Record<string, (fx: Fixtures) => Promise<unknown> | unknow
     return http(fx, 'delete-suppression', { params: { id: email } });
   },
   'batch-add-suppressions': (fx) =>
-    http(fx, 'batch-add-suppressions', { body: { emails: [`a${next()}@example.com`, `b${next()}@example.com`] } }),
+    http(fx, 'batch-add-suppressions', {
+      body: { emails: [`a${next()}@example.com`, `b${next()}@example.com`] },
+    }),
   'batch-remove-suppressions': async (fx) => {
     const emails = [`c${next()}@example.com`, `d${next()}@example.com`];
     await must(fx.api, 'POST', '/suppressions/batch/add', { emails });
@@ -195,7 +202,11 @@ export const TYPICAL: Record<string, (fx: Fixtures) => Promise<unknown> | unknow
       webhook_id: fx.webhookId,
       type: 'email.delivered',
       created_at: new Date().toISOString(),
-      body: JSON.stringify({ type: 'email.delivered', created_at: new Date().toISOString(), data: { email_id: fx.emailId } }),
+      body: JSON.stringify({
+        type: 'email.delivered',
+        created_at: new Date().toISOString(),
+        data: { email_id: fx.emailId },
+      }),
     };
     return sqsEvent([{ body: JSON.stringify(delivery) }]);
   },
