@@ -32,7 +32,7 @@ export const CATEGORIES = [
   'Node internals (called by the bundle)',
   'V8, not attributed (program)',
   'idle (waiting for I/O)',
-  'the runner itself',
+  'the runner itself (and the profiler)',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 const [COMPILE, LOADER, BUNDLE, GC, NODE, PROGRAM, IDLE, HARNESS] = CATEGORIES;
@@ -68,6 +68,27 @@ export function packageOf(source: string): string {
   if (inModules < 0) return source;
   const rest = source.slice(inModules + 'node_modules/'.length);
   return rest.match(/^((?:@[^/]+\/)?[^/]+)/)?.[1] ?? rest;
+}
+
+/** The families of section 9's overview: what a package or file of the bundle belongs to. */
+export const FAMILIES = [
+  'zod',
+  'AWS SDK (@aws-sdk, @smithy)',
+  'Powertools',
+  'middy',
+  'the project (functions/, lib/)',
+  'other packages',
+  'top level of a chunk (not mapped)',
+] as const;
+export function familyOf(group: string): (typeof FAMILIES)[number] | undefined {
+  if (group.startsWith('node:')) return undefined;
+  if (group === 'zod' || group.startsWith('zod/')) return 'zod';
+  if (group.startsWith('@aws-sdk/') || group.startsWith('@smithy/')) return 'AWS SDK (@aws-sdk, @smithy)';
+  if (group.startsWith('@aws-lambda-powertools/')) return 'Powertools';
+  if (group.startsWith('@middy/')) return 'middy';
+  if (group.startsWith('functions/') || group.startsWith('lib/')) return 'the project (functions/, lib/)';
+  if (group.startsWith('(')) return 'top level of a chunk (not mapped)';
+  return 'other packages';
 }
 
 /** `node:internal/tls/wrap` → `node:tls`, `node:_http_client` → `node:http`. */
@@ -130,7 +151,9 @@ export function summarize(profile: CpuProfile, locate: Locate): Summary {
         if (category) break;
         continue;
       }
-      if (functionName === 'compileSourceTextModule') category = category ?? COMPILE;
+      // The inspector's own work (the profiler's session) is the runner's.
+      if (url === 'node:inspector' || url.startsWith('node:internal/inspector')) category = HARNESS;
+      else if (functionName === 'compileSourceTextModule') category = COMPILE;
       else if (isLoader(url, functionName)) category = category ?? LOADER;
       else if (url.startsWith('node:')) {
         // Node's own code: the loader's when the loader called it (reading a file, a built-in

@@ -20,6 +20,8 @@ import { startColdService } from './cold.js';
 import {
   CATEGORIES,
   type CpuProfile,
+  FAMILIES,
+  familyOf,
   type Locate,
   medianSummary,
   type Summary,
@@ -115,6 +117,21 @@ export async function profileTable(names: string[], out: string, runs: number, r
     console.log(
       `| ${name} | ${ms(s.totalUs)} | ${[...main, other].map((us) => cell(us, s.totalUs)).join(' | ')} |`,
     );
+  }
+
+  console.log(
+    `\nThe bundle's code at init, by family (self time; the per-run medians of each package, summed):\n`,
+  );
+  console.log(`| function | ${FAMILIES.join(' | ')} |`);
+  console.log(`|---|${'---|'.repeat(FAMILIES.length)}`);
+  for (const name of names) {
+    const s = medians[name]?.init as Summary;
+    const byFamily: Record<string, number> = {};
+    for (const [group, us] of Object.entries(s.groups)) {
+      const family = familyOf(group);
+      if (family) byFamily[family] = (byFamily[family] ?? 0) + us;
+    }
+    console.log(`| ${name} | ${FAMILIES.map((f) => cell(byFamily[f] ?? 0, s.totalUs)).join(' | ')} |`);
   }
 
   for (const name of names) {

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CATEGORIES,
   type CpuProfile,
+  familyOf,
   medianSummary,
   nameIn,
   nodeModule,
@@ -107,13 +108,14 @@ describe('npm run bench, section 9: where a cold start goes (bin/bench/cpu-profi
         11: { parent: 1, name: 'getSource', url: 'node:internal/modules/esm/load', line: 41 },
         12: { parent: 11, name: 'readFile', url: 'node:internal/fs/promises', line: 1239 }, // the loader's
         13: { parent: 1, name: 'main', url: 'file:///elsewhere/runner.mjs', line: 3 },
+        15: { parent: 13, name: 'post', url: 'node:inspector', line: 111 }, // the profiler's session
         14: { parent: 1, name: '(program)', url: '' },
       },
-      [2, 3, 5, 6, 7, 8, 8, 9, 10, 12, 13, 14],
+      [2, 3, 5, 6, 7, 8, 8, 9, 10, 12, 13, 14, 15],
     );
     const s = summarize(p, sourceMapLocator(out, root));
-    expect(s.totalUs).toBe(1200);
-    expect(s.samples).toBe(12);
+    expect(s.totalUs).toBe(1300);
+    expect(s.samples).toBe(13);
     expect(s.categories).toEqual({
       [COMPILE]: 100,
       [LOADER]: 100,
@@ -122,7 +124,7 @@ describe('npm run bench, section 9: where a cold start goes (bin/bench/cpu-profi
       [NODE]: 100,
       [PROGRAM]: 100,
       [IDLE]: 100,
-      [HARNESS]: 100,
+      [HARNESS]: 200,
     });
     expect(s.groups).toEqual({
       '@acme/heavy': 300,
@@ -148,6 +150,17 @@ describe('npm run bench, section 9: where a cold start goes (bin/bench/cpu-profi
     const m = medianSummary([run(1000, 300), run(5000, 4000, 900), run(1200, 200), run(1100, 250)]);
     expect(m.totalUs).toBe(1150);
     expect(m.groups).toEqual({ zod: 275, mime: 0 });
+  });
+
+  it('puts each package or file in its family, Node modules in none', () => {
+    expect(familyOf('zod')).toBe('zod');
+    expect(familyOf('@smithy/core')).toBe('AWS SDK (@aws-sdk, @smithy)');
+    expect(familyOf('@aws-sdk/client-sesv2')).toBe('AWS SDK (@aws-sdk, @smithy)');
+    expect(familyOf('@aws-lambda-powertools/logger')).toBe('Powertools');
+    expect(familyOf('functions/http/middleware.ts')).toBe('the project (functions/, lib/)');
+    expect(familyOf('(top-level code of index.mjs: zod)')).toBe('top level of a chunk (not mapped)');
+    expect(familyOf('mime')).toBe('other packages');
+    expect(familyOf('node:http')).toBeUndefined();
   });
 
   it('names packages, Node modules and the functions a source line declares', () => {
