@@ -114,10 +114,9 @@ export async function profileTable(names: string[], out: string, runs: number, r
     const s = medians[name]?.init as Summary;
     const main = [compile, loader, bundle, gc, node].map((c) => s.categories[c] ?? 0);
     // The rest (V8 unattributed, idle, the runner and the profiler), each row's median summed.
-    const other = CATEGORIES.filter((c) => ![compile, loader, bundle, gc, node].includes(c)).reduce(
-      (sum, c) => sum + (s.categories[c] ?? 0),
-      0,
-    );
+    const other = CATEGORIES.filter(
+      (c) => !([compile, loader, bundle, gc, node] as string[]).includes(c),
+    ).reduce((sum, c) => sum + (s.categories[c] ?? 0), 0);
     console.log(
       `| ${name} | ${ms(s.totalUs)} | ${[...main, other].map((us) => cell(us, s.totalUs)).join(' | ')} |`,
     );
