@@ -15,6 +15,14 @@
  *  7. Scheduled emails: how close to their time they go, and what they cost over one sent at once.
  *  8. Request logs: what writing a request's log line adds to its time (p50, p99) and what a
  *     logged request costs (CloudWatch Logs ingestion, the writer, DynamoDB write units).
+ *  9. Where a cold start's time goes: a few functions built as deployed plus source maps, started
+ *     cold as in section 1 with V8's sampling profiler on (bin/bench/profile.ts), init and the
+ *     first typical request profiled apart. Each profile's time split into compiling the modules
+ *     (V8), node's module loader, the bundle's own code, garbage collection and Node's internals;
+ *     the bundle's code by package (`zod`, `@aws-sdk/…`) or project file (`functions/…`) and by
+ *     function (original source and line, through the source maps); medians of a few runs.
+ *     BENCH_PROFILE=list-emails,send-email (default: list-emails, send-email, process-send-queue,
+ *     get-email) BENCH_PROFILE_RUNS=5 choose them; the profiler slows the code, read the shares.
  * The email is bin/bench/receipt.ts, a transactional receipt (about 7 KB of HTML and text).
  * The local SES takes 1,000 emails a second here (so the pipeline, not SES's rate, is measured);
  * `npm run burst` measures sending at SES's rate.
@@ -39,6 +47,7 @@ import { startReceiver } from '../test/support/webhook-receiver.js';
 import { bundleTable } from './bench/bundles.js';
 import { captureLogLines, reportCost } from './bench/cost.js';
 import { itemBytes, startMeter } from './bench/meter.js';
+import { DEFAULT_PROFILED, profileTable } from './bench/profile.js';
 import { receipt as email } from './bench/receipt.js';
 import { BENCH_SERVICE } from './bench/throughput.js';
 
@@ -46,7 +55,9 @@ const EMAILS = Number(process.env.BENCH_EMAILS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const METERED = Number(process.env.BENCH_METERED ?? 200);
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 11);
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? '1,2,3,4,5,6,7,8').split(',').map(Number));
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? '1,2,3,4,5,6,7,8,9').split(',').map(Number));
+const PROFILED = process.env.BENCH_PROFILE ? process.env.BENCH_PROFILE.split(',') : DEFAULT_PROFILED;
+const PROFILE_RUNS = Number(process.env.BENCH_PROFILE_RUNS ?? 5);
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const ALL = [
@@ -86,6 +97,13 @@ if (SECTIONS.has(1)) {
     '\n## 1. Functions as deployed (esbuild, minified ESM, node22, AWS SDK bundled with lib/bundling.ts)\n',
   );
   await bundleTable(handlers, out, IMPORT_RUNS);
+}
+
+if (SECTIONS.has(9)) {
+  console.log(
+    `\n## 9. Where a cold start's time goes (V8's sampling profiler; init and the first typical request, ${PROFILE_RUNS} runs each)\n`,
+  );
+  await profileTable(PROFILED, join(out, 'profile'), PROFILE_RUNS);
 }
 
 if (SECTIONS.has(2)) {

@@ -7,21 +7,13 @@
  * functions (a busy moment of the machine lands on all of them alike). The answer's time includes
  * the local emulators' round trips, as the first request on Lambda includes AWS's.
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { ensureQueueWithDlq } from '../../functions/local/resources.js';
-import { startLocalService } from '../../functions/local/service.js';
 import { type BuiltFunction, buildFunction } from '../../lib/bundling.js';
-import { startReceiver } from '../../test/support/webhook-receiver.js';
-import { BENCH_SERVICE } from './throughput.js';
-import { answeredWell, makeFixtures, TYPICAL } from './typical.js';
+import { BUNDLE_RUNNER, startColdService } from './cold.js';
+import { answeredWell, TYPICAL } from './typical.js';
 
-const RUNNER = fileURLToPath(new URL('../../test/support/bundle-runner.mjs', import.meta.url));
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -45,78 +37,21 @@ export async function bundleTable(handlers: string[], out: string, runs: number)
       built[name] = await buildFunction(name, join(out, name));
     }),
   );
-  process.env.LOG_LEVEL ??= 'silent';
-  const service = await startLocalService({ ...BENCH_SERVICE, rateLimitPerSecond: 100_000 });
-  const receiver = await startReceiver();
+  // send-email and list-emails make the fixtures of others: built too when not measured.
+  const dirOf = async (name: string) => {
+    built[name] ??= await buildFunction(name, join(out, name));
+    return built[name].outdir;
+  };
+  const cold = await startColdService(out, dirOf);
   try {
-    const sqs = new SQSClient({
-      endpoint: service.endpoints.sqs,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    // The bundled send functions queue to a queue of their own, which only the bundled consumer reads.
-    const queue = await ensureQueueWithDlq(sqs, 'bench-cold-send', {
-      maxReceiveCount: 5,
-      visibilityTimeoutSeconds: 30,
-    });
-    const env = {
-      ...process.env,
-      SEND_QUEUE_URL: queue.queue.url,
-      SEND_DEAD_LETTER_QUEUE_URL: queue.dlq.url,
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-    };
-    let events = 0;
+    const fx = cold.fx;
     const run = async (name: string, event: unknown, record: boolean): Promise<Run> => {
-      const file = join(out, `event-${++events}.json`);
-      writeFileSync(file, JSON.stringify(event));
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [RUNNER, built[name]?.outdir ?? '', file, name],
-        {
-          env: { ...env, AWS_LAMBDA_FUNCTION_NAME: name, BUNDLE_RUNNER_RECORD: String(record) },
-          maxBuffer: 16 * 1024 * 1024,
-          timeout: 60_000,
-        },
-      );
+      const stdout = await cold.start(BUNDLE_RUNNER, built[name]?.outdir ?? '', name, event, {
+        env: { BUNDLE_RUNNER_RECORD: String(record) },
+      });
       const lines = stdout.trim().split('\n');
       return { ...(JSON.parse(lines.at(-1) as string) as Omit<Run, 'stdout'>), stdout };
     };
-
-    const fx = await makeFixtures(service, {
-      receiverUrl: receiver.url,
-      requestLogLine: '',
-      sendMessage: async () => {
-        const sent = await run(
-          'send-email',
-          await (TYPICAL['send-email'] as (f: unknown) => unknown)(fx),
-          false,
-        );
-        if (!answeredWell(sent.result)) throw new Error(`send-email: ${JSON.stringify(sent.result)}`);
-        const { Messages = [] } = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queue.queue.url,
-            MaxNumberOfMessages: 1,
-            WaitTimeSeconds: 5,
-          }),
-        );
-        const [message] = Messages;
-        if (!message?.Body) throw new Error('the bundled send-email queued nothing');
-        await sqs.send(
-          new DeleteMessageCommand({ QueueUrl: queue.queue.url, ReceiptHandle: message.ReceiptHandle }),
-        );
-        return message.Body;
-      },
-    });
-    // A request-log line as an API function writes it on Lambda (stdout), for the writer.
-    const listed = await run(
-      'list-emails',
-      await (TYPICAL['list-emails'] as (f: unknown) => unknown)(fx),
-      false,
-    );
-    const line = listed.stdout.split('\n').find((l) => l.includes('"log_type":"api_request"'));
-    if (!line) throw new Error('list-emails wrote no request-log line');
-    fx.requestLogLine = line;
 
     const bytes = (name: string, files: string[]) => {
       const fn = built[name] as BuiltFunction;
@@ -177,7 +112,6 @@ export async function bundleTable(handlers: string[], out: string, runs: number)
     console.log(`(an empty module imports in ${median(floor).toFixed(1)} ms here)`);
     return result;
   } finally {
-    await receiver.close();
-    await service.stop();
+    await cold.close();
   }
 }
