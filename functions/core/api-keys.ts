@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
-import { DOMAIN_ID_PREFIX } from './domains.js';
 import { ApiError } from './errors.js';
-import { isId, newId } from './ids.js';
+import { DOMAIN_ID_PREFIX, isId, newId } from './ids.js';
 import { pageQuerySchema, pageShape } from './list.js';
 
 /**

@@ -6,6 +6,7 @@
  */
 import { domainToASCII } from 'node:url';
 import * as z from 'zod/mini';
+import { DOMAIN_ID_PREFIX } from './ids.js';
 import { pageQuerySchema, pageShape } from './list.js';
 
 /**
@@ -114,7 +115,7 @@ export interface SenderOptions {
   configurationSet?: string;
 }
 
-export const DOMAIN_ID_PREFIX = 'dom';
+export { DOMAIN_ID_PREFIX };
 
 export const MAX_DOMAIN_LENGTH = 253;
 export const MAX_LABEL_LENGTH = 63;

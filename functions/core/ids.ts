@@ -11,6 +11,9 @@ const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;
 
 const EMAIL_ID_PREFIX = 'em';
 
+/** A sending domain's id: `dom_…` (here, not in domains.ts, so that naming one loads no domain code). */
+export const DOMAIN_ID_PREFIX = 'dom';
+
 /** Encodes 16 bytes (128 bits) as 26 base32 characters, the TypeID way (2 leading pad bits). */
 export function encodeBase32(bytes: Uint8Array): string {
   if (bytes.length !== 16) throw new Error('expected 16 bytes');

@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
 import type { GlobalMeta } from 'zod/v4/core';
 import { domainOf, parseAddress } from './address.js';
-import { DOMAIN_ID_PREFIX } from './domains.js';
 import { validationError } from './errors.js';
-import { idPattern, isId } from './ids.js';
+import { DOMAIN_ID_PREFIX, idPattern, isId } from './ids.js';
 import { instantIn, zoneOffsetMs } from './time-zones.js';
 
 /**

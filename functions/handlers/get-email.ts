@@ -1,4 +1,4 @@
-import { toEmailBody } from '../core/email.js';
+import { toEmailBody } from '../core/email-body.js';
 import { notFound } from '../core/errors.js';
 import { isEmailId } from '../core/ids.js';
 import type { ContentStore, EmailRepository } from '../core/ports.js';

@@ -1,5 +1,5 @@
 import { emailRepository } from '../adapters/dynamodb/repositories.js';
-import { toEmailBody } from '../core/email.js';
+import { toEmailBody } from '../core/email-body.js';
 import { listEmailsQuerySchema } from '../core/list.js';
 import type { EmailRepository } from '../core/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';

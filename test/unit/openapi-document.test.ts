@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { toApiKeyBody } from '../../functions/core/api-keys.js';
 import { toAttachmentBody } from '../../functions/core/attachments.js';
 import { type Domain, toDomainBody, trackingRecords } from '../../functions/core/domains.js';
-import { toEmailBody } from '../../functions/core/email.js';
+import { toEmailBody } from '../../functions/core/email-body.js';
 import { toSuppressionBody } from '../../functions/core/suppressions.js';
 import { type Template, toTemplateBody, toTemplateListItem } from '../../functions/core/templates.js';
 import {
