@@ -66,8 +66,7 @@ type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'update
 
 /** A public page's function (routes.ts): only the front door's secret, when there is one. */
 export function publicDeps(name: PublicFunction) {
-  const spec = FUNCTIONS[name];
-  const { FRONT_DOOR_SECRET } = loadConfig(...spec.env, ...spec.optionalEnv);
+  const { FRONT_DOOR_SECRET } = loadConfig('FRONT_DOOR_SECRET');
   return { frontDoorSecret: FRONT_DOOR_SECRET, log };
 }
 
@@ -77,17 +76,19 @@ export function publicDeps(name: PublicFunction) {
  * clock, the per-key rate limit, logs and metrics.
  */
 export function apiDeps<R extends RepositoryFactories = Record<never, never>>(
-  name: ApiFunction,
+  _name: ApiFunction,
   repositories: R = {} as R,
+  options: { deflateBodies?: boolean } = {},
 ) {
-  const spec = FUNCTIONS[name];
-  const config = loadConfig(...spec.env, ...spec.optionalEnv);
-  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET, REQUEST_LOGS } = config;
+  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET, REQUEST_LOGS } = loadConfig(
+    'TABLE_NAME',
+    'RATE_LIMIT_PER_SECOND',
+    'FRONT_DOOR_SECRET',
+    'REQUEST_LOGS',
+  );
   const requestLogsOff = REQUEST_LOGS === 'false';
-  // Only the send functions store bodies, and read the setting.
-  const deflate = 'DEFLATE_BODIES' in config ? config.DEFLATE_BODIES !== 'false' : true;
   const table = openTable(TABLE_NAME, undefined, {
-    deflateBodies: deflate,
+    deflateBodies: options.deflateBodies,
     keyRateShards: shardCount(RATE_LIMIT_PER_SECOND),
   });
   return {
@@ -109,7 +110,7 @@ export function apiDeps<R extends RepositoryFactories = Record<never, never>>(
 
 /** The request-log writer: the table, and how long logs are kept. */
 export function requestLogWriterDeps() {
-  const { TABLE_NAME, LOG_RETENTION_DAYS } = loadConfig(...FUNCTIONS['write-request-logs'].env);
+  const { TABLE_NAME, LOG_RETENTION_DAYS } = loadConfig('TABLE_NAME', 'LOG_RETENTION_DAYS');
   return {
     requestLogs: requestLogRepository(openTable(TABLE_NAME)),
     retentionDays: LOG_RETENTION_DAYS,
@@ -134,8 +135,14 @@ export function eventPublisher(webhooks: WebhookRepository, queueUrl: string) {
  * and where a tracking CNAME points (the HTTPS front; none: no tracking subdomains).
  */
 function domainSending(name: DomainFunction | 'check-domains'): NonNullable<DomainDeps['sending']> {
-  const spec = FUNCTIONS[name];
-  const config = loadConfig(...spec.env, ...spec.optionalEnv);
+  const config = loadConfig(
+    'TABLE_NAME',
+    'SES_EVENTS_TOPIC_ARN',
+    'SES_MAX_DELIVERY_SECONDS',
+    'DOMAIN_CONFIGURATION_SET_PREFIX',
+    'TRACKING_HTTPS_TARGET',
+    'LOCAL_DNS_PUBLISHED',
+  );
   const target = config.TRACKING_HTTPS_TARGET;
   return {
     configurationSets: createSesConfigurationSets({
@@ -152,7 +159,7 @@ function domainSending(name: DomainFunction | 'check-domains'): NonNullable<Doma
 /** The domain functions: the above, SES identities and configuration sets, and their events. */
 export function domainApiDeps(name: DomainFunction) {
   const deps = apiDeps(name, { domains: domainRepository, webhooks: webhookRepository });
-  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS[name].env);
+  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
   return {
     ...deps,
     identities: createSesIdentities(TABLE_NAME),
@@ -170,7 +177,7 @@ export const listDomainsDeps = () => ({
 
 export function replayDeps() {
   const deps = apiDeps('replay-webhook-event', { webhooks: webhookRepository });
-  const { WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['replay-webhook-event'].env);
+  const { WEBHOOK_QUEUE_URL } = loadConfig('WEBHOOK_QUEUE_URL');
   return { ...deps, queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL) };
 }
 
@@ -184,15 +191,23 @@ export function suppressionDeps(name: 'delete-suppression' | 'batch-remove-suppr
 
 /** send-email: the above, the send queue, and the verified sender domains (remembered a minute). */
 export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') {
-  const deps = apiDeps(name, {
-    emails: emailRepository,
-    idempotency: idempotencyStore,
-    templates: templateRepository,
-    domains: domainRepository,
-    sweep: sweepStore,
-  });
-  const spec = FUNCTIONS[name];
-  const { SEND_QUEUE_URL, TEMPLATE_CACHE_TTL_MS } = loadConfig(...spec.env, ...spec.optionalEnv);
+  const { SEND_QUEUE_URL, TEMPLATE_CACHE_TTL_MS, DEFLATE_BODIES } = loadConfig(
+    'SEND_QUEUE_URL',
+    'TEMPLATE_CACHE_TTL_MS',
+    'DEFLATE_BODIES',
+  );
+  const deps = apiDeps(
+    name,
+    {
+      emails: emailRepository,
+      idempotency: idempotencyStore,
+      templates: templateRepository,
+      domains: domainRepository,
+      sweep: sweepStore,
+    },
+    // New emails' bodies over 1 KB are stored deflated unless the stack says otherwise.
+    { deflateBodies: DEFLATE_BODIES !== 'false' },
+  );
   return {
     ...deps,
     // Published templates kept a second per instance: one a whole load sends with is no hot item.
@@ -204,7 +219,7 @@ export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') 
 
 /** PATCH /v1/emails/{id}: the API's, and the send queue (a rescheduled email due soon is queued at once). */
 export function scheduleChangeDeps() {
-  const { SEND_QUEUE_URL } = loadConfig(...FUNCTIONS['update-email'].env);
+  const { SEND_QUEUE_URL } = loadConfig('SEND_QUEUE_URL');
   return {
     ...apiDeps('update-email', { emails: emailRepository }),
     queue: new SqsEmailQueue(newSqsClient(), SEND_QUEUE_URL),
@@ -213,7 +228,7 @@ export function scheduleChangeDeps() {
 
 /** The SES events consumer: the emails and the suppression list. */
 export function eventsConsumerDeps() {
-  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['process-ses-events'].env);
+  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
   const { emails, suppressions, webhooks, metrics } = repositoriesOf(openTable(TABLE_NAME), {
     emails: emailRepository,
     suppressions: suppressionRepository,
@@ -232,7 +247,7 @@ export function eventsConsumerDeps() {
 
 /** The scheduled domain check: the domains and SES identities. */
 export function checkDomainsDeps(): DomainDeps {
-  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['check-domains'].env);
+  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
   const { domains, webhooks } = repositoriesOf(openTable(TABLE_NAME), {
     domains: domainRepository,
     webhooks: webhookRepository,
@@ -251,7 +266,18 @@ export function checkDomainsDeps(): DomainDeps {
 
 /** The sweeper: the queued emails, the send queue and its dead-letter queue, and its bounds. */
 export function sweepDeps(): SweepDeps {
-  const config = loadConfig(...FUNCTIONS['sweep-emails'].env);
+  const config = loadConfig(
+    'TABLE_NAME',
+    'WEBHOOK_QUEUE_URL',
+    'SEND_QUEUE_URL',
+    'SEND_DEAD_LETTER_QUEUE_URL',
+    'SWEEP_REQUEUE_AFTER_MS',
+    'SWEEP_BACKLOG_GRACE_MS',
+    'SWEEP_UNKNOWN_OUTCOME_AFTER_MS',
+    'SWEEP_FINAL_EVENTS_AFTER_MS',
+    'SWEEP_OLD_CHECK_EVERY_MS',
+    'SEND_MAX_RECEIVE_COUNT',
+  );
   const repositories = repositoriesOf(openTable(config.TABLE_NAME), {
     emails: emailRepository,
     metrics: metricsStore,
@@ -288,7 +314,7 @@ export function sweepRunDeps(): SweepDeps & {
   webhookRetries: RequeueRetriesDeps;
   metricsRollUp: MetricsRollUp;
 } {
-  const { TABLE_NAME } = loadConfig(...FUNCTIONS['sweep-emails'].env);
+  const { TABLE_NAME } = loadConfig('TABLE_NAME');
   return {
     ...sweepDeps(),
     webhookRetries: webhookRetryDeps(),
@@ -298,7 +324,7 @@ export function sweepRunDeps(): SweepDeps & {
 
 /** Parked webhook retries that fell due, back on the delivery queue (the sweep function runs it). */
 export function webhookRetryDeps(): RequeueRetriesDeps {
-  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig(...FUNCTIONS['sweep-emails'].env);
+  const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
   return {
     retries: webhookRetryStore(openTable(TABLE_NAME)),
     queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL),

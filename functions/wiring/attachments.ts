@@ -1,7 +1,6 @@
 import { emailRepository } from '../adapters/dynamodb/repositories.js';
 import { newS3Client } from '../adapters/s3/client.js';
 import { S3ContentStore } from '../adapters/s3/content-store.js';
-import { FUNCTIONS } from '../catalog.js';
 import { loadConfig } from '../config.js';
 import { apiDeps } from '../wiring.js';
 
@@ -13,7 +12,7 @@ import { apiDeps } from '../wiring.js';
 
 /** The attachment routes: every request reads the content store (download links). */
 export function contentReaderDeps(name: 'list-attachments' | 'get-attachment') {
-  const { CONTENT_BUCKET } = loadConfig(...FUNCTIONS[name].env);
+  const { CONTENT_BUCKET } = loadConfig('CONTENT_BUCKET');
   return {
     ...apiDeps(name, { emails: emailRepository }),
     content: new S3ContentStore(newS3Client(), CONTENT_BUCKET),

@@ -1,6 +1,5 @@
 import { emailRepository } from '../adapters/dynamodb/repositories.js';
 import { contentStoreOnFirstUse } from '../adapters/s3/content-store-on-first-use.js';
-import { FUNCTIONS } from '../catalog.js';
 import { loadConfig } from '../config.js';
 import { apiDeps } from '../wiring.js';
 
@@ -12,7 +11,7 @@ import { apiDeps } from '../wiring.js';
 
 /** GET /v1/emails/{id}: the content store, loaded on first use (only bodies kept there need it). */
 export function emailReaderDeps() {
-  const { CONTENT_BUCKET } = loadConfig(...FUNCTIONS['get-email'].env);
+  const { CONTENT_BUCKET } = loadConfig('CONTENT_BUCKET');
   return {
     ...apiDeps('get-email', { emails: emailRepository }),
     content: contentStoreOnFirstUse(CONTENT_BUCKET),

@@ -15,7 +15,6 @@ import { contentStoreOnFirstUse } from '../adapters/s3/content-store-on-first-us
 import { SesSendQuota } from '../adapters/ses/account.js';
 import { SesMailer } from '../adapters/ses/mailer.js';
 import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
-import { FUNCTIONS } from '../catalog.js';
 import { loadConfig } from '../config.js';
 import { SendingLimits } from '../core/pacing.js';
 import { systemClock } from '../core/ports.js';
@@ -32,8 +31,26 @@ import { eventPublisher } from '../wiring.js';
 
 /** The send consumer: the emails, and SES with one attempt per call and bounded waits. */
 export function consumerDeps() {
-  const spec = FUNCTIONS['process-send-queue'];
-  const config = loadConfig(...spec.env, ...spec.optionalEnv);
+  const config = loadConfig(
+    'TABLE_NAME',
+    'SEND_QUEUE_URL',
+    'WEBHOOK_QUEUE_URL',
+    'CONFIGURATION_SET_NAME',
+    'CONTENT_BUCKET',
+    'ATTACHMENT_ALLOW_LOOPBACK',
+    'SENDER_OPTIONS_TTL_MS',
+    'SES_CONNECT_TIMEOUT_MS',
+    'SES_REQUEST_TIMEOUT_MS',
+    'SEND_FETCH_TIMEOUT_MS',
+    'SEND_CLAIM_MARGIN_MS',
+    'SES_ACCOUNT_REFRESH_MS',
+    'SES_MAX_SEND_RATE',
+    'SEND_THROTTLE_BACKOFF_MS',
+    'SEND_THROTTLE_BACKOFF_MAX_MS',
+    'SEND_BLOCKED_RETRY_MIN_MS',
+    'SEND_BLOCKED_RETRY_MAX_MS',
+    'SEND_MAX_RECEIVE_COUNT',
+  );
   const ses = newSesSendClient({
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,

@@ -1,5 +1,4 @@
 import { contentStoreOnFirstUse } from '../adapters/s3/content-store-on-first-use.js';
-import { FUNCTIONS } from '../catalog.js';
 import { loadConfig } from '../config.js';
 import { sendEmailDeps } from '../wiring.js';
 
@@ -14,8 +13,10 @@ import { sendEmailDeps } from '../wiring.js';
  * first use: most emails have neither), and which paths may be fetched.
  */
 export function singleSendDeps() {
-  const spec = FUNCTIONS['send-email'];
-  const { CONTENT_BUCKET, ATTACHMENT_ALLOW_LOOPBACK } = loadConfig(...spec.env, ...spec.optionalEnv);
+  const { CONTENT_BUCKET, ATTACHMENT_ALLOW_LOOPBACK } = loadConfig(
+    'CONTENT_BUCKET',
+    'ATTACHMENT_ALLOW_LOOPBACK',
+  );
   return {
     ...sendEmailDeps('send-email'),
     content: contentStoreOnFirstUse(CONTENT_BUCKET),

@@ -7,7 +7,6 @@ import {
 } from '../adapters/dynamodb/repositories.js';
 import { GuardedHttp } from '../adapters/http/guarded-http.js';
 import { SqsDeliveryQueue } from '../adapters/sqs/delivery-queue.js';
-import { FUNCTIONS } from '../catalog.js';
 import { loadConfig } from '../config.js';
 import { systemClock } from '../core/ports.js';
 import { log } from '../observability/logger.js';
@@ -27,7 +26,7 @@ const guardedHttp = (allowLoopback: string | undefined) =>
 /** The webhook management functions: the above, the endpoint guard, and the queue replays go to. */
 export function webhookApiDeps(name: 'create-webhook' | 'update-webhook') {
   const deps = apiDeps(name, { webhooks: webhookRepository });
-  const { WEBHOOK_ALLOW_LOOPBACK } = loadConfig(...FUNCTIONS[name].optionalEnv);
+  const { WEBHOOK_ALLOW_LOOPBACK } = loadConfig('WEBHOOK_ALLOW_LOOPBACK');
   return { ...deps, guard: guardedHttp(WEBHOOK_ALLOW_LOOPBACK) };
 }
 
@@ -36,8 +35,7 @@ export function webhookApiDeps(name: 'create-webhook' | 'update-webhook') {
  * retries wait on, and the table its long ones are parked in.
  */
 export function webhookDeliveryDeps() {
-  const spec = FUNCTIONS['deliver-webhooks'];
-  const config = loadConfig(...spec.env, ...spec.optionalEnv);
+  const config = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL', 'WEBHOOK_ALLOW_LOOPBACK');
   const { webhooks, webhookRetries } = repositoriesOf(openTable(config.TABLE_NAME), {
     webhooks: webhookRepository,
     webhookRetries: webhookRetryStore,
