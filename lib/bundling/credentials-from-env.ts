@@ -18,7 +18,6 @@
  * local runtime run the full chain.
  */
 import { fromEnv } from '@aws-sdk/credential-provider-env';
-import { fromHttp } from '@aws-sdk/credential-provider-http';
 import { CredentialsProviderError } from '@smithy/core/config';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
@@ -32,11 +31,14 @@ export const credentialsWillNeedRefresh = (credentials?: AwsCredentialIdentity):
 export const credentialsTreatedAsExpired = (credentials?: AwsCredentialIdentity): boolean =>
   credentials?.expiration !== undefined && credentials.expiration.getTime() - Date.now() < 300_000;
 
-function read(init: Init, options: Options): Promise<AwsCredentialIdentity> {
+async function read(init: Init, options: Options): Promise<AwsCredentialIdentity> {
   const env = process.env;
   if (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) return fromEnv(init)();
-  if (env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)
+  if (env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI) {
+    // Loaded only where credentials come from an endpoint: on Lambda they are in the variables.
+    const { fromHttp } = await import('@aws-sdk/credential-provider-http');
     return fromHttp(init)(options);
+  }
   throw new CredentialsProviderError(
     'No AWS credentials: these bundles read them from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a ' +
       "container credentials endpoint, as Lambda provides them; the rest of the SDK's default chain is left " +
@@ -49,7 +51,7 @@ export const defaultProvider = (init: Init = {}): AwsCredentialIdentityProvider 
   let held: AwsCredentialIdentity | undefined;
   let pending: Promise<AwsCredentialIdentity> | undefined;
   const renew = (options: Options) =>
-    (pending ??= (async () => read(init, options))()
+    (pending ??= read(init, options)
       .then((fresh) => {
         held = fresh;
         return fresh;
