@@ -1,4 +1,5 @@
 import type { Permission } from './core/api-keys.js';
+import { ROUTE_PERMISSIONS, type RouteHandler } from './permissions.js';
 
 /**
  * The HTTP route table: the one place routes are declared. The CDK stack makes one API Gateway
@@ -12,7 +13,7 @@ export interface RouteDefinition {
   readonly handler: string;
   readonly summary: string;
   /**
-   * The least permission a key needs: `sending_access` keys may call only the routes marked
+   * The least permission a key needs (declared in permissions.ts, by handler): `sending_access` keys may call only the routes marked
    * `sending_access`; `full_access` keys may call every route. The handlers enforce it (see
    * http/middleware.ts), and the API guide's permission table (docs/api.md) is checked against it.
    *
@@ -27,27 +28,24 @@ export interface RouteDefinition {
 /** A route that needs an API key (every route but the public pages). */
 export type ApiRoute = RouteDefinition & { readonly permission: Permission };
 
-export const ROUTES: readonly RouteDefinition[] = [
+const DECLARED: readonly (Omit<RouteDefinition, 'permission' | 'handler'> & { handler: RouteHandler })[] = [
   {
     method: 'POST',
     path: '/v1/emails',
     handler: 'send-email',
     summary: 'Send an email',
-    permission: 'sending_access',
   },
   {
     method: 'POST',
     path: '/v1/emails/batch',
     handler: 'send-batch',
     summary: 'Send up to 100 emails at once',
-    permission: 'sending_access',
   },
   {
     method: 'GET',
     path: '/v1/emails',
     handler: 'list-emails',
     summary: 'List sent emails, newest first',
-    permission: 'full_access',
   },
   {
     // Before `/v1/emails/{id}`: the local gateway takes the first route that matches (API Gateway
@@ -56,301 +54,258 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/v1/emails/metrics',
     handler: 'get-email-metrics',
     summary: 'Email metrics: sent, delivered, bounced, opened… and their rates, by period and domain',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/emails/{id}',
     handler: 'get-email',
     summary: 'Retrieve one email',
-    permission: 'full_access',
   },
   {
     method: 'PATCH',
     path: '/v1/emails/{id}',
     handler: 'update-email',
     summary: 'Reschedule a scheduled email',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/emails/{id}/cancel',
     handler: 'cancel-email',
     summary: 'Cancel a scheduled email',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/emails/{id}/attachments',
     handler: 'list-attachments',
     summary: "List an email's attachments, with download links",
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/emails/{id}/attachments/{attachment_id}',
     handler: 'get-attachment',
     summary: 'Retrieve one attachment, with a download link',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/domains',
     handler: 'create-domain',
     summary: 'Add a sending domain',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/domains',
     handler: 'list-domains',
     summary: 'List sending domains, newest first',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/domains/{id}',
     handler: 'get-domain',
     summary: 'Retrieve one domain, with its status read fresh',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/domains/{id}/verify',
     handler: 'verify-domain',
     summary: 'Check DNS verification now',
-    permission: 'full_access',
   },
   {
     method: 'PATCH',
     path: '/v1/domains/{id}',
     handler: 'update-domain',
     summary: "Change a domain's tracking, TLS and tracking subdomain",
-    permission: 'full_access',
   },
   {
     method: 'DELETE',
     path: '/v1/domains/{id}',
     handler: 'delete-domain',
     summary: 'Remove a sending domain',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/templates',
     handler: 'create-template',
     summary: 'Create a template (a draft)',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/templates',
     handler: 'list-templates',
     summary: 'List templates, newest first',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/templates/{id}',
     handler: 'get-template',
     summary: 'Retrieve a template by id or alias',
-    permission: 'full_access',
   },
   {
     method: 'PATCH',
     path: '/v1/templates/{id}',
     handler: 'update-template',
     summary: 'Change a template (a new current version)',
-    permission: 'full_access',
   },
   {
     method: 'DELETE',
     path: '/v1/templates/{id}',
     handler: 'delete-template',
     summary: 'Remove a template',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/templates/{id}/publish',
     handler: 'publish-template',
     summary: 'Publish the current version (what sends use)',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/templates/{id}/duplicate',
     handler: 'duplicate-template',
     summary: 'Copy a template into a new draft',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/api-keys',
     handler: 'create-api-key',
     summary: 'Create an API key (its token is shown once)',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/api-keys',
     handler: 'list-api-keys',
     summary: 'List API keys (never their tokens)',
-    permission: 'full_access',
   },
   {
     method: 'PATCH',
     path: '/v1/api-keys/{id}',
     handler: 'update-api-key',
     summary: 'Rename an API key',
-    permission: 'full_access',
   },
   {
     method: 'DELETE',
     path: '/v1/api-keys/{id}',
     handler: 'delete-api-key',
     summary: 'Revoke an API key',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/suppressions',
     handler: 'add-suppression',
     summary: 'Put an address on the suppression list',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/suppressions',
     handler: 'list-suppressions',
     summary: 'List suppressed addresses, newest first',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/suppressions/{id}',
     handler: 'get-suppression',
     summary: 'Retrieve one suppressed address (by id or address)',
-    permission: 'full_access',
   },
   {
     method: 'DELETE',
     path: '/v1/suppressions/{id}',
     handler: 'delete-suppression',
     summary: "Take an address off the suppression list (and off SES's)",
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/suppressions/batch/add',
     handler: 'batch-add-suppressions',
     summary: 'Put up to 100 addresses on the suppression list',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/suppressions/batch/remove',
     handler: 'batch-remove-suppressions',
     summary: 'Take up to 100 addresses off the suppression list',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/webhooks',
     handler: 'create-webhook',
     summary: 'Add a webhook endpoint (its signing secret is in the answer)',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/webhooks',
     handler: 'list-webhooks',
     summary: 'List webhook endpoints, newest first',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/webhooks/{id}',
     handler: 'get-webhook',
     summary: 'Retrieve one webhook endpoint, with its signing secret',
-    permission: 'full_access',
   },
   {
     method: 'PATCH',
     path: '/v1/webhooks/{id}',
     handler: 'update-webhook',
     summary: "Change an endpoint's URL, events or status",
-    permission: 'full_access',
   },
   {
     method: 'DELETE',
     path: '/v1/webhooks/{id}',
     handler: 'delete-webhook',
     summary: 'Remove a webhook endpoint',
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/webhooks/{id}/signing-secret/rotate',
     handler: 'rotate-webhook-secret',
     summary: 'New signing secret (the old one signs beside it for 24 hours)',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/webhooks/{id}/events',
     handler: 'list-webhook-events',
     summary: "List an endpoint's messages, newest first",
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/webhooks/{id}/events/{event_id}',
     handler: 'get-webhook-event',
     summary: 'Retrieve one message, with its payload',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/webhooks/{id}/events/{event_id}/attempts',
     handler: 'list-webhook-attempts',
     summary: "List a message's delivery attempts",
-    permission: 'full_access',
   },
   {
     method: 'POST',
     path: '/v1/webhooks/{id}/events/{event_id}/replay',
     handler: 'replay-webhook-event',
     summary: 'Send a message again (same id)',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/logs',
     handler: 'list-logs',
     summary: 'List API request logs, newest first (a filter by status class)',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/logs/{id}',
     handler: 'get-log',
     summary: 'Retrieve one request log, with its redacted request and response bodies',
-    permission: 'full_access',
   },
   {
     method: 'GET',
     path: '/v1/openapi.json',
     handler: 'get-openapi',
     summary: 'This API described: an OpenAPI 3.1 document (no key needed)',
-    permission: 'public',
   },
   {
     method: 'GET',
     path: '/docs',
     handler: 'get-api-reference',
     summary: 'The API reference, a page made from the OpenAPI document (no key needed)',
-    permission: 'public',
   },
   {
     method: 'GET',
@@ -358,16 +313,20 @@ export const ROUTES: readonly RouteDefinition[] = [
     handler: 'get-console',
     summary:
       'The web console: a page that signs in with an API key and shows emails, domains, keys… (no key needed to load it)',
-    permission: 'public',
   },
   {
     method: 'GET',
     path: '/assets/{file}',
     handler: 'get-console-asset',
     summary: 'A file of the web console, by its content-hashed name (no key needed)',
-    permission: 'public',
   },
 ];
+
+/** Every route, with its permission (from permissions.ts: one entry per handler, type-checked). */
+export const ROUTES: readonly RouteDefinition[] = DECLARED.map((route) => ({
+  ...route,
+  permission: ROUTE_PERMISSIONS[route.handler],
+}));
 
 /** The routes that need an API key. */
 export const API_ROUTES: readonly ApiRoute[] = ROUTES.filter(

@@ -12,7 +12,7 @@ import type { RequestLogSink } from '../core/request-logs.js';
 import { log as defaultLog } from '../observability/logger.js';
 import { counters as defaultCounters } from '../observability/metrics.js';
 import { observe } from '../observability/middleware.js';
-import { routeOf } from '../routes.js';
+import { permissionOf } from '../permissions.js';
 import { frontDoorOnly } from './front-door.js';
 import { type LoggedContext, withRequestLog } from './request-log.js';
 
@@ -226,7 +226,7 @@ export function httpHandler(
   run: (request: HttpRequest) => Promise<HttpResult>,
 ): (event: HttpEvent, context: Context) => Promise<HttpResponse> {
   const log = deps.log ?? defaultLog;
-  const permission = options.route ? routeOf(options.route)?.permission : undefined;
+  const permission = options.route ? permissionOf(options.route) : undefined;
   if (options.route && !permission) throw new Error(`no route ${options.route} in the route table`);
   if (permission === 'public')
     throw new Error(`${options.route} is a public route: it is served by publicHandler`);
