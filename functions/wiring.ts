@@ -33,6 +33,7 @@ import { cachedForSends } from './core/use-cases/template-cache.js';
 import type { RequeueRetriesDeps } from './core/use-cases/webhook-retries.js';
 import { log } from './observability/logger.js';
 import { counters } from './observability/metrics.js';
+import { countersLoadedAtInit } from './observability/metrics-at-init.js';
 import { requestLogSink } from './observability/request-log-sink.js';
 
 /**
@@ -65,7 +66,7 @@ type PublicFunction = 'get-openapi' | 'get-api-reference' | 'get-console' | 'get
 type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'update-domain' | 'delete-domain';
 
 /** A public page's function (routes.ts): only the front door's secret, when there is one. */
-export function publicDeps(name: PublicFunction) {
+export function publicDeps(_name: PublicFunction) {
   const { FRONT_DOOR_SECRET } = loadConfig('FRONT_DOOR_SECRET');
   return { frontDoorSecret: FRONT_DOOR_SECRET, log };
 }
@@ -134,7 +135,7 @@ export function eventPublisher(webhooks: WebhookRepository, queueUrl: string) {
  * the stack's event destination and delivery time), the DNS its tracking records are looked up in,
  * and where a tracking CNAME points (the HTTPS front; none: no tracking subdomains).
  */
-function domainSending(name: DomainFunction | 'check-domains'): NonNullable<DomainDeps['sending']> {
+function domainSending(): NonNullable<DomainDeps['sending']> {
   const config = loadConfig(
     'TABLE_NAME',
     'SES_EVENTS_TOPIC_ARN',
@@ -163,7 +164,7 @@ export function domainApiDeps(name: DomainFunction) {
   return {
     ...deps,
     identities: createSesIdentities(TABLE_NAME),
-    sending: domainSending(name),
+    sending: domainSending(),
     events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL),
     region: stackRegion(),
   } satisfies DomainDeps;
@@ -214,6 +215,8 @@ export function sendEmailDeps(name: 'send-email' | 'send-batch' = 'send-email') 
     templates: cachedForSends(deps.templates, deps.clock, TEMPLATE_CACHE_TTL_MS),
     queue: new SqsEmailQueue(newSqsClient(), SEND_QUEUE_URL),
     assertSenderDomain: verifiedSenderDomains(deps.domains, deps.clock),
+    // Every send counts what it accepted.
+    counters: countersLoadedAtInit(),
   };
 }
 
@@ -241,7 +244,7 @@ export function eventsConsumerDeps() {
     metrics,
     events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
     log,
-    counters,
+    counters: countersLoadedAtInit(),
   };
 }
 
@@ -255,7 +258,7 @@ export function checkDomainsDeps(): DomainDeps {
   return {
     domains,
     identities: createSesIdentities(TABLE_NAME),
-    sending: domainSending('check-domains'),
+    sending: domainSending(),
     clock: systemClock,
     events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
     region: stackRegion(),

@@ -16,14 +16,15 @@ export const BEYOND_TABLE_BUDGET = 460 * KB;
 export const SEND_IMPORT_RATIO = 1.4;
 
 /**
- * The functions given the larger budget, each with the SDK clients its every request calls: those
- * must be loaded at init (deferring them would move their cost to the first request, not remove it).
+ * The functions given the larger budget, each with the packages its every request uses (the SDK
+ * clients it calls; Powertools' Metrics where every invocation counts): those must be loaded at
+ * init (deferring them would move their cost to the first request, not remove it).
  */
 export const BEYOND_THE_TABLE: Readonly<Record<string, readonly string[]>> = {
   // The send path.
-  'send-email': ['@aws-sdk/client-sqs'],
-  'send-batch': ['@aws-sdk/client-sqs'],
-  'process-send-queue': ['@aws-sdk/client-sesv2', '@aws-sdk/client-sqs'],
+  'send-email': ['@aws-sdk/client-sqs', '@aws-lambda-powertools/metrics'],
+  'send-batch': ['@aws-sdk/client-sqs', '@aws-lambda-powertools/metrics'],
+  'process-send-queue': ['@aws-sdk/client-sesv2', '@aws-sdk/client-sqs', '@aws-lambda-powertools/metrics'],
   // SES identities and configuration sets on every request.
   'create-domain': ['@aws-sdk/client-sesv2'],
   'get-domain': ['@aws-sdk/client-sesv2'],
@@ -41,8 +42,8 @@ export const BEYOND_THE_TABLE: Readonly<Record<string, readonly string[]>> = {
   'replay-webhook-event': ['@aws-sdk/client-sqs'],
   'sweep-emails': ['@aws-sdk/client-sqs'],
   // The SES events consumer (its webhook events go to SQS), and webhook delivery (HTTPS to each endpoint).
-  'process-ses-events': [],
-  'deliver-webhooks': [],
+  'process-ses-events': ['@aws-lambda-powertools/metrics'],
+  'deliver-webhooks': ['@aws-lambda-powertools/metrics'],
 };
 
 export const budgetOf = (name: string): number =>

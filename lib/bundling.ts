@@ -1,6 +1,6 @@
-import { relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
 import { pureSdkSchemas } from './bundling/pure-schemas.js';
 
 /**
@@ -47,21 +47,61 @@ export const LOG_OVERRIDES: Readonly<Record<string, 'error'>> = { 'import-is-und
 // ESM output: some dependencies still call require(); give them one (in each file of the bundle).
 const BANNER = "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);";
 
-/** The file Lambda loads (the function's handler is `index.handler`), and where chunks go. */
+/** The file Lambda loads (the function's handler is `index.handler`). */
 export const ENTRY_FILE = 'index.mjs';
-const CHUNKS = 'chunks';
+
+/**
+ * Islands: modules a function loads with `import()` that are bundled on their own, each with its
+ * own copy of what it imports, instead of as a chunk of the function's build. esbuild splits by
+ * file: a file the function's init reaches through any static import (even one tree-shaking
+ * empties, such as a package's index) stays in the init chunks, with all the code any chunk needs
+ * of it. So a chunk with an SDK client would leave its share of the SDK's common files (the
+ * REST-XML protocol, checksums, streams: ~35 KB for S3) in every cold start. An island leaves
+ * nothing there; the price is a second copy of those files, loaded only with it.
+ *
+ * An island holds no state the function shares: its own logger, its own client plugins (the local
+ * twin's, which deployed functions do not have). Locally and in tests it is an ordinary module.
+ */
+export const ISLANDS: Readonly<Record<string, string>> = {
+  'functions/adapters/s3/content-store-island.ts': 'island-content-store',
+};
+
+/** Resolves `import()` of an island to its own bundle, beside the function's files. */
+const islands = (found: Set<string>): Plugin => ({
+  name: 'islands',
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, ({ path, importer, kind }) => {
+      if (kind !== 'dynamic-import') return undefined;
+      const source = relative(ROOT, resolve(dirname(importer), path)).replace(/\.js$/, '.ts');
+      const island = ISLANDS[source.split('\\').join('/')];
+      if (!island) return undefined;
+      found.add(source);
+      // Every file of a build is in one directory (chunkNames below), so this path holds from any.
+      return { path: `./${island}.mjs`, external: true };
+    });
+  },
+});
 
 /**
  * One function's build, to `outdir`: `index.mjs` and, where it loads code on first use, the chunks
- * in `chunks/`, named by content hash. Paths are relative to the project (the build runs from its
+ * beside it, named by content hash, and its islands. Paths are relative to the project (the build runs from its
  * root whatever the caller's directory), so the same sources give the same bytes on any machine.
  */
-export function buildOptions(name: string, outdir: string): BuildOptions {
+export function buildOptions(name: string, outdir: string, found = new Set<string>()): BuildOptions {
+  return {
+    ...common(outdir),
+    entryPoints: { index: handlerEntry(name) },
+    splitting: true,
+    chunkNames: '[name]-[hash]',
+    plugins: [pureSdkSchemas, islands(found)],
+  };
+}
+
+/** What every build shares: the function's, and each island's. */
+function common(outdir: string): BuildOptions {
   return {
     absWorkingDir: ROOT,
-    entryPoints: { index: handlerEntry(name) },
     bundle: true,
-    splitting: true,
     platform: 'node',
     format: 'esm',
     target: NODE_TARGET,
@@ -72,7 +112,6 @@ export function buildOptions(name: string, outdir: string): BuildOptions {
     logOverride: { ...LOG_OVERRIDES },
     outdir,
     outExtension: { '.js': '.mjs' },
-    chunkNames: `${CHUNKS}/[name]-[hash]`,
     plugins: [pureSdkSchemas],
     metafile: true,
     logLevel: 'error',
@@ -113,8 +152,18 @@ const outputPath = (outdir: string) => (path: string) =>
 
 /** Builds one function into `outdir` (created; existing files of the same names are replaced). */
 export async function buildFunction(name: string, outdir: string): Promise<BuiltFunction> {
-  const result = await build(buildOptions(name, outdir));
+  const found = new Set<string>();
+  const result = await build(buildOptions(name, outdir, found));
   const metafile = result.metafile as Metafile;
+  // Each island it loads, bundled whole (no splitting) beside it.
+  for (const source of [...found].sort()) {
+    const island = await build({
+      ...common(outdir),
+      entryPoints: { [ISLANDS[source] as string]: resolve(ROOT, source) },
+    });
+    Object.assign(metafile.outputs, island.metafile?.outputs);
+    Object.assign(metafile.inputs, island.metafile?.inputs);
+  }
   const init = initFiles(metafile, outdir);
   const rel = outputPath(outdir);
   const files = Object.entries(metafile.outputs).map(([path, out]) => ({

@@ -17,18 +17,27 @@ import { log } from './logger.js';
 let instance: Metrics | undefined;
 let loading: Promise<Metrics> | undefined;
 const waiting: Array<[CounterName, number]> = [];
+/** Powertools' Metrics class, when a function loaded it at init (metrics-at-init.ts). */
+let loaded: typeof Metrics | undefined;
+
+const make = (Class: typeof Metrics) =>
+  (instance = new Class({
+    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'EmailService',
+    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'email-service',
+  }));
 
 const load = (): Promise<Metrics> =>
-  (loading ??= import('@aws-lambda-powertools/metrics').then(({ Metrics }) => {
-    instance = new Metrics({
-      namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'EmailService',
-      serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'email-service',
-    });
-    return instance;
-  }));
+  (loading ??= import('@aws-lambda-powertools/metrics').then(({ Metrics }) => instance ?? make(Metrics)));
+
+/** Gives the counters Powertools' Metrics, loaded already: they count at once, loading nothing later. */
+export function provideMetrics(Class: typeof Metrics): Counters {
+  loaded = Class;
+  return counters;
+}
 
 export const counters: Counters = {
   count(name: CounterName, value = 1) {
+    if (!instance && loaded) make(loaded);
     if (instance) instance.addMetric(name, 'Count', value);
     else {
       waiting.push([name, value]);

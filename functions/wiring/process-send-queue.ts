@@ -20,7 +20,7 @@ import { SendingLimits } from '../core/pacing.js';
 import { systemClock } from '../core/ports.js';
 import { senderOptions } from '../core/use-cases/domains.js';
 import { log } from '../observability/logger.js';
-import { counters } from '../observability/metrics.js';
+import { countersLoadedAtInit } from '../observability/metrics-at-init.js';
 import { eventPublisher } from '../wiring.js';
 
 /**
@@ -109,6 +109,6 @@ export function consumerDeps() {
     clock: systemClock,
     maxReceiveCount: config.SEND_MAX_RECEIVE_COUNT,
     log,
-    counters,
+    counters: countersLoadedAtInit(),
   };
 }

@@ -10,7 +10,7 @@ import { SqsDeliveryQueue } from '../adapters/sqs/delivery-queue.js';
 import { loadConfig } from '../config.js';
 import { systemClock } from '../core/ports.js';
 import { log } from '../observability/logger.js';
-import { counters } from '../observability/metrics.js';
+import { countersLoadedAtInit } from '../observability/metrics-at-init.js';
 import { apiDeps } from '../wiring.js';
 
 /**
@@ -47,6 +47,6 @@ export function webhookDeliveryDeps() {
     queue: new SqsDeliveryQueue(newSqsClient(), config.WEBHOOK_QUEUE_URL),
     clock: systemClock,
     log,
-    counters,
+    counters: countersLoadedAtInit(),
   };
 }

@@ -3,13 +3,9 @@ import { onFirstUse } from '../on-first-use.js';
 
 /** The S3 content store (client-s3 and its presigner: ~150 KB), built on first use. */
 export function contentStoreOnFirstUse(bucket: string): ContentStore {
-  const store = onFirstUse(async () => {
-    const [{ S3ContentStore }, { newS3Client }] = await Promise.all([
-      import('./content-store.js'),
-      import('./client.js'),
-    ]);
-    return new S3ContentStore(newS3Client(), bucket);
-  });
+  const store = onFirstUse(async () =>
+    (await import('./content-store-island.js')).createContentStore(bucket),
+  );
   return {
     put: async (key, bytes, contentType) => (await store()).put(key, bytes, contentType),
     get: async (key) => (await store()).get(key),
