@@ -21,6 +21,7 @@ import { createSesIdentities } from './adapters/ses/identities.js';
 import { SesSuppressions } from './adapters/ses/suppressions.js';
 import { SqsDeliveryQueue } from './adapters/sqs/delivery-queue.js';
 import { SqsDeadLetters, SqsEmailQueue } from './adapters/sqs/email-queue.js';
+import { emailQueueOnFirstUse } from './adapters/sqs/email-queue-on-first-use.js';
 import { FUNCTIONS, type FunctionSpec } from './catalog.js';
 import { loadConfig } from './config.js';
 import { type MetricsRollUp, systemClock, type WebhookRepository } from './core/ports.js';
@@ -225,7 +226,7 @@ export function scheduleChangeDeps() {
   const { SEND_QUEUE_URL } = loadConfig('SEND_QUEUE_URL');
   return {
     ...apiDeps('update-email', { emails: emailRepository }),
-    queue: new SqsEmailQueue(newSqsClient(), SEND_QUEUE_URL),
+    queue: emailQueueOnFirstUse(SEND_QUEUE_URL),
   };
 }
 

@@ -9,7 +9,10 @@ const KB = 1024;
 /** A function that reads and writes the table, and calls anything else only on some requests. */
 export const TABLE_BUDGET = 300 * KB;
 
-/** A function whose every request calls SES, S3, SQS or a webhook endpoint besides the table, or the send path. */
+/**
+ * A function whose every request calls SES, S3 or SQS besides the table, or resolves and connects
+ * on a user's behalf (webhook endpoints), or the send path.
+ */
 export const BEYOND_TABLE_BUDGET = 460 * KB;
 
 /** send-email's median import time, at most this many times list-emails' (the bench). */
@@ -41,9 +44,12 @@ export const BEYOND_THE_TABLE: Readonly<Record<string, readonly string[]>> = {
   // SQS on every request or run.
   'replay-webhook-event': ['@aws-sdk/client-sqs'],
   'sweep-emails': ['@aws-sdk/client-sqs'],
-  // The SES events consumer (its webhook events go to SQS), and webhook delivery (HTTPS to each endpoint).
+  // The SES events consumer (its webhook events go to SQS).
   'process-ses-events': ['@aws-lambda-powertools/metrics'],
-  'deliver-webhooks': ['@aws-lambda-powertools/metrics'],
+  // A user's endpoint, resolved and checked against private addresses (ipaddr.js) on every request:
+  // delivered to, or checked before it is added.
+  'deliver-webhooks': ['@aws-lambda-powertools/metrics', 'ipaddr.js'],
+  'create-webhook': ['ipaddr.js'],
 };
 
 export const budgetOf = (name: string): number =>

@@ -64,6 +64,7 @@ export const ENTRY_FILE = 'index.mjs';
  */
 export const ISLANDS: Readonly<Record<string, string>> = {
   'functions/adapters/s3/content-store-island.ts': 'island-content-store',
+  'functions/adapters/sqs/email-queue-island.ts': 'island-email-queue',
 };
 
 /** Resolves `import()` of an island to its own bundle, beside the function's files. */
@@ -155,8 +156,14 @@ export async function buildFunction(name: string, outdir: string): Promise<Built
   const found = new Set<string>();
   const result = await build(buildOptions(name, outdir, found));
   const metafile = result.metafile as Metafile;
-  // Each island it loads, bundled whole (no splitting) beside it.
+  // Each island its code still loads after tree-shaking, bundled whole (no splitting) beside it.
+  const loaded = new Set(
+    Object.values(metafile.outputs).flatMap((out) =>
+      out.imports.filter((i) => i.external && i.kind === 'dynamic-import').map((i) => i.path),
+    ),
+  );
   for (const source of [...found].sort()) {
+    if (!loaded.has(`./${ISLANDS[source]}.mjs`)) continue;
     const island = await build({
       ...common(outdir),
       entryPoints: { [ISLANDS[source] as string]: resolve(ROOT, source) },

@@ -1,28 +1,17 @@
 import * as z from 'zod/mini';
 import { formatAddress, type ParsedAddress, parseAddress } from './address.js';
 import { attachmentsSchema, type StoredAttachment } from './attachments.js';
+import { address, MAX_SUBJECT_CHARS } from './email-fields.js';
 import type { AutomatedReason } from './engagement.js';
 import type { RecipientOutcome } from './recipients.js';
 import type { EmailStatus, LastEvent } from './status.js';
 
+export { address, MAX_SUBJECT_CHARS, updateEmailSchema } from './email-fields.js';
+
 /** Limits of `POST /v1/emails`. SES refuses a message with more than 50 recipients in all. */
 export const MAX_RECIPIENTS = 50;
-export const MAX_SUBJECT_CHARS = 998;
 
 const codePoints = (s: string) => [...s].length;
-
-// zod/mini: the same validation as classic zod at ~12 KB instead of ~440 KB per bundle.
-export const address = z.pipe(
-  z.string({ error: 'must be a string with an email address' }),
-  z.transform((value: string, ctx) => {
-    const parsed = parseAddress(value);
-    if ('error' in parsed) {
-      ctx.issues.push({ code: 'custom', message: parsed.error, input: value });
-      return z.NEVER;
-    }
-    return parsed;
-  }),
-);
 
 /** One address or a list of them; each entry is checked, and an error names the entry (`to.3`). */
 export const addressList = (field: string) =>
@@ -250,16 +239,6 @@ export const sendEmailSchema = z
       }
     }),
   );
-
-/** `PATCH /v1/emails/{id}`: the new time of a scheduled email (read against the request's time by the use case). */
-export const updateEmailSchema = z.strictObject(
-  {
-    scheduled_at: z.string({
-      error: 'scheduled_at is required: an ISO 8601 time or, for example, "in 1 hour"',
-    }),
-  },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object') },
-);
 
 /** The template a send was rendered from, and its version (a send's `template`, once applied). */
 export interface TemplateUse {

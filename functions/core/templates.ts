@@ -6,7 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { formatAddress } from './address.js';
-import { address, MAX_SUBJECT_CHARS } from './email.js';
+import { address, MAX_SUBJECT_CHARS } from './email-fields.js';
 import { pageQuerySchema, pageShape } from './list.js';
 import {
   checkTemplate,

@@ -1,4 +1,4 @@
-import { updateEmailSchema } from '../core/email.js';
+import { updateEmailSchema } from '../core/email-fields.js';
 import { rescheduleEmail, type ScheduleChangeDeps } from '../core/use-cases/schedule.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { scheduleChangeDeps } from '../wiring.js';

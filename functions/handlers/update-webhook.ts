@@ -3,7 +3,7 @@ import type { WebhookDeps } from '../core/use-cases/webhooks.js';
 import { updateWebhook } from '../core/use-cases/webhooks.js';
 import { updateWebhookSchema } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { webhookApiDeps } from '../wiring/webhooks.js';
+import { webhookUpdateDeps } from '../wiring/webhook-update.js';
 
 /** PATCH /v1/webhooks/{id} `{endpoint?, events?, status?}`: `{object: "webhook", id}`. */
 export const makeHandler = (deps: HttpDeps & WebhookDeps & { guard: EndpointGuard }) =>
@@ -12,4 +12,4 @@ export const makeHandler = (deps: HttpDeps & WebhookDeps & { guard: EndpointGuar
     return { statusCode: 200, body: { object: 'webhook', id: webhook.id } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(webhookApiDeps('update-webhook')));
+export const handler = lazyHttpHandler(() => makeHandler(webhookUpdateDeps()));

@@ -23,8 +23,8 @@ import { apiDeps } from '../wiring.js';
 const guardedHttp = (allowLoopback: string | undefined) =>
   new GuardedHttp({ allowLoopback: allowLoopback === 'true' });
 
-/** The webhook management functions: the above, the endpoint guard, and the queue replays go to. */
-export function webhookApiDeps(name: 'create-webhook' | 'update-webhook') {
+/** POST /v1/webhooks: the endpoints, and the guard every new endpoint is checked by. */
+export function webhookApiDeps(name: 'create-webhook') {
   const deps = apiDeps(name, { webhooks: webhookRepository });
   const { WEBHOOK_ALLOW_LOOPBACK } = loadConfig('WEBHOOK_ALLOW_LOOPBACK');
   return { ...deps, guard: guardedHttp(WEBHOOK_ALLOW_LOOPBACK) };

@@ -4,22 +4,23 @@
  * only holds locally). The wiring entry is the one its handler module calls, found in its source,
  * and run with the synthesized variables while every configuration read is recorded.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionName, specOf } from '../../functions/catalog.js';
 import { CONFIG_KEYS } from '../../functions/config.js';
-import * as attachmentsWiring from '../../functions/wiring/attachments.js';
-import * as getEmailWiring from '../../functions/wiring/get-email.js';
-import * as consumerWiring from '../../functions/wiring/process-send-queue.js';
-import * as sendEmailWiring from '../../functions/wiring/send-email.js';
-import * as webhooksWiring from '../../functions/wiring/webhooks.js';
 import * as wiring from '../../functions/wiring.js';
 
 // wiring.ts, and the modules of the functions that load some of their code on first use.
 const WIRING = new Map<string, unknown>(
-  [wiring, attachmentsWiring, getEmailWiring, consumerWiring, sendEmailWiring, webhooksWiring].flatMap(
-    (module) => Object.entries(module),
-  ),
+  [
+    wiring,
+    // Every module of functions/wiring/.
+    ...(await Promise.all(
+      readdirSync(new URL('../../functions/wiring/', import.meta.url))
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => import(`../../functions/wiring/${file.replace(/\.ts$/, '.js')}`)),
+    )),
+  ].flatMap((module) => Object.entries(module)),
 );
 
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';
