@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { App, type CfnElement, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFunction, ENTRY_FILE } from '../../lib/bundling.js';
@@ -61,6 +62,20 @@ describe('functions as synthesized for deployment', () => {
       expect(asset.handler, name).toBe('index.handler');
       expect(readdirSync(asset.dir), name).toContain(ENTRY_FILE);
     }
+  });
+
+  it('names no path of this machine in any asset, so the same sources hash the same anywhere', () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    for (const [name, asset] of Object.entries(assets))
+      for (const file of Object.keys(filesOf(asset.dir))) {
+        const text = readFileSync(join(asset.dir, file), 'utf8');
+        expect(text.includes(root), `${name}/${file} names ${root}`).toBe(false);
+        // Nor where it was built (lib/function-code.ts builds in a temporary directory), nor cdk.out.
+        expect(text.includes('email-service-functions-'), `${name}/${file} names its build directory`).toBe(
+          false,
+        );
+        expect(text.includes(outdir), `${name}/${file} names ${outdir}`).toBe(false);
+      }
   });
 
   it.each(['list-emails', 'send-email', 'get-console'])(
