@@ -1,5 +1,5 @@
 import { domainRepository } from '../adapters/dynamodb/repositories.js';
-import { createApiKeySchema } from '../core/api-keys.js';
+import { createApiKeySchema } from '../core/api-key-requests.js';
 import { type ApiKeyDeps, createApiKey } from '../core/use-cases/api-keys.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';

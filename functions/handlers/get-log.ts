@@ -1,11 +1,7 @@
 import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
 import { notFound } from '../core/errors.js';
-import {
-  isLogId,
-  type RequestLogRepository,
-  requestLogsAreOff,
-  toLogResponse,
-} from '../core/request-logs.js';
+import { toLogResponse } from '../core/request-log-reads.js';
+import { isLogId, type RequestLogRepository, requestLogsAreOff } from '../core/request-logs.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 

@@ -1,4 +1,5 @@
-import { listApiKeysQuerySchema, toApiKeyBody } from '../core/api-keys.js';
+import { listApiKeysQuerySchema } from '../core/api-key-requests.js';
+import { toApiKeyBody } from '../core/api-keys.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 

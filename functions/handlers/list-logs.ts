@@ -1,10 +1,6 @@
 import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
-import {
-  listLogsQuerySchema,
-  type RequestLogRepository,
-  requestLogsAreOff,
-  toLogSummary,
-} from '../core/request-logs.js';
+import { listLogsQuerySchema, toLogSummary } from '../core/request-log-reads.js';
+import { type RequestLogRepository, requestLogsAreOff } from '../core/request-logs.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 

@@ -1,4 +1,4 @@
-import { updateApiKeySchema } from '../core/api-keys.js';
+import { updateApiKeySchema } from '../core/api-key-requests.js';
 import { renameApiKey } from '../core/use-cases/api-keys.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { createApiKeySchema, listApiKeysQuerySchema, updateApiKeySchema } from '../core/api-keys.js';
+import { createApiKeySchema, listApiKeysQuerySchema, updateApiKeySchema } from '../core/api-key-requests.js';
 import { listAttachmentsQuerySchema } from '../core/attachments.js';
 import { MAX_BATCH, MAX_BATCH_BODY_BYTES } from '../core/batch.js';
 import { createDomainSchema, listDomainsQuerySchema, updateDomainSchema } from '../core/domains.js';
@@ -8,7 +8,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../core/idempotency.js';
 import { MAX_EMAIL_BYTES, MAX_SCHEDULE_DAYS, MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
 import { listEmailsQuerySchema } from '../core/list.js';
 import { emailMetricsQuerySchema, emailMetricsResponseSchema } from '../core/metrics.js';
-import { listLogsQuerySchema, logListResponseSchema, logResponseSchema } from '../core/request-logs.js';
+import { listLogsQuerySchema, logListResponseSchema, logResponseSchema } from '../core/request-log-reads.js';
 import {
   addSuppressionSchema,
   batchAddSuppressionsSchema,

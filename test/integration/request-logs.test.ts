@@ -6,12 +6,8 @@ import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-ke
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
 import { DynamoRequestLogRepository } from '../../functions/adapters/dynamodb/request-log-repository.js';
 import { systemClock } from '../../functions/core/ports.js';
-import {
-  parseRequestLogLine,
-  REDACTED,
-  type RequestLogEntry,
-  type RequestLogSink,
-} from '../../functions/core/request-logs.js';
+import { parseRequestLogLine } from '../../functions/core/request-log-reads.js';
+import { REDACTED, type RequestLogEntry, type RequestLogSink } from '../../functions/core/request-logs.js';
 import { makeHandler as makeCreateKey } from '../../functions/handlers/create-api-key.js';
 import { makeHandler as makeGetLog } from '../../functions/handlers/get-log.js';
 import { makeHandler as makeListKeys } from '../../functions/handlers/list-api-keys.js';

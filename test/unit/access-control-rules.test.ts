@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createApiKeySchema, generateApiKey, hashToken, permits } from '../../functions/core/api-keys.js';
+import { createApiKeySchema } from '../../functions/core/api-key-requests.js';
+import { generateApiKey, hashToken, permits } from '../../functions/core/api-keys.js';
 import { fingerprint, parseIdempotencyKey } from '../../functions/core/idempotency.js';
 import { decide, rateLimitHeaders, windowOf } from '../../functions/core/rate-limit.js';
 import { jsonDepthExceeds } from '../../functions/http/middleware.js';

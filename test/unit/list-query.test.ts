@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listApiKeysQuerySchema } from '../../functions/core/api-keys.js';
+import { listApiKeysQuerySchema } from '../../functions/core/api-key-requests.js';
 import { listDomainsQuerySchema } from '../../functions/core/domains.js';
 import { listEmailsQuerySchema } from '../../functions/core/list.js';
 import { parseInput } from '../../functions/http/middleware.js';

@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { requestLogRepository } from '../../functions/adapters/dynamodb/repositories.js';
 import type { ApiKeyRepository } from '../../functions/core/ports.js';
+import { parseRequestLogLine } from '../../functions/core/request-log-reads.js';
 import {
   bodyForLog,
   LOG_BODY_CAP_BYTES,
   LOG_LINE_MAX_BYTES,
-  parseRequestLogLine,
   REDACTED,
   type RequestLogEntry,
   redact,

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatAddress, parseAddress } from '../../functions/core/address.js';
-import { createApiKeySchema, listApiKeysQuerySchema } from '../../functions/core/api-keys.js';
+import { createApiKeySchema, listApiKeysQuerySchema } from '../../functions/core/api-key-requests.js';
 import { parseBatch } from '../../functions/core/batch.js';
 import { createDomainSchema, listDomainsQuerySchema } from '../../functions/core/domains.js';
 import { MAX_RECIPIENTS, sendEmailSchema, toContent } from '../../functions/core/email.js';

@@ -1,5 +1,6 @@
 import type { Log } from '../ports.js';
-import { parseRequestLogLine, type RequestLogEntry, type RequestLogRepository } from '../request-logs.js';
+import { parseRequestLogLine } from '../request-log-reads.js';
+import type { RequestLogEntry, RequestLogRepository } from '../request-logs.js';
 
 /**
  * The writer's work: the request-log entries among a function's log lines, stored. Lines that are
