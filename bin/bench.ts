@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * `npm run bench`: what speed and cost look like, measured (never asserted in unit tests).
- *  1. Each function's bundle as deployed (lib/bundling.ts): size, gzipped, median import time in
- *     fresh processes (interleaved), first call.
+ *  1. Each function as deployed (lib/bundling.ts), started cold in fresh processes (interleaved) as
+ *     Lambda starts it and given its typical first request (bench/typical.ts) against the local
+ *     service: bytes loaded at init (against its budget, lib/budgets.ts) and by that request,
+ *     gzipped, median import and first-request times (BENCH_FUNCTIONS=a,b for some).
  *  2. A handler's own time per request, its AWS calls stubbed (p50, p99).
  *  3. What one email costs on AWS, accept to delivered: every AWS request by function and
  *     operation, DynamoDB write and read units (metered as AWS bills them), Lambda invocations, log
@@ -26,7 +28,7 @@
  * The email is bin/bench/receipt.ts, a transactional receipt (about 7 KB of HTML and text).
  * The local SES takes 1,000 emails a second here (so the pipeline, not SES's rate, is measured);
  * `npm run burst` measures sending at SES's rate.
- * BENCH_EMAILS=2000 BENCH_CONCURRENCY=8 BENCH_METERED=200 BENCH_IMPORT_RUNS=21 npm run bench
+ * BENCH_EMAILS=2000 BENCH_CONCURRENCY=8 BENCH_METERED=200 BENCH_IMPORT_RUNS=11 npm run bench
  * BENCH_SECTIONS=1,3 npm run bench     only some sections
  */
 import { execFileSync } from 'node:child_process';
@@ -94,7 +96,7 @@ const inChild = <T>(section: string, ...args: (string | number)[]): T => {
 
 if (SECTIONS.has(1)) {
   console.log(
-    '\n## 1. Functions as deployed (esbuild, minified ESM, node22, AWS SDK bundled with lib/bundling.ts)\n',
+    '\n## 1. Functions as deployed (lib/bundling.ts), each started cold and given its typical first request\n',
   );
   await bundleTable(handlers, out, IMPORT_RUNS);
 }
