@@ -5,19 +5,13 @@
  * `cdk synth` runs it once (lib/function-code.ts): CDK's bundling hooks are synchronous, and
  * esbuild's plugins and splitting need its asynchronous API.
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { buildFunction } from '../lib/bundling.js';
+import { allFunctionNames, buildFunctions } from '../lib/bundling.js';
 
 const [outdir, ...named] = process.argv.slice(2);
 if (!outdir) throw new Error('usage: build-functions <outdir> [name…]');
-const names = named.length
-  ? named
-  : readdirSync(new URL('../functions/handlers/', import.meta.url))
-      .filter((file) => file.endsWith('.ts'))
-      .map((file) => file.slice(0, -3));
+const names = named.length ? named : allFunctionNames();
 const started = performance.now();
-const built = await Promise.all(names.map((name) => buildFunction(name, join(outdir, name))));
+const built = Object.values(await buildFunctions(names, outdir));
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 console.error(
   `Built ${built.length} functions in ${((performance.now() - started) / 1000).toFixed(1)} s ` +

@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
@@ -10,12 +9,17 @@ import { ENTRY_FILE } from './bundling.js';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const HANDLERS_DIR = join(ROOT, 'functions', 'handlers');
 
-/** Where this synth's builds are: every function built once, on the first asset CDK bundles. */
-let built: string | undefined;
+/**
+ * Where this synth's builds are, by cloud assembly: every function built once, on the first asset
+ * CDK bundles, into a directory of the assembly (removed when the process exits; a test's assembly
+ * goes with its test), so nothing is left behind in the system's temporary directory.
+ */
+const built = new Map<string, string>();
 
-function buildAll(): string {
-  if (built) return built;
-  const dir = mkdtempSync(join(tmpdir(), 'email-service-functions-'));
+function buildAll(assembly: string): string {
+  const done = built.get(assembly);
+  if (done) return done;
+  const dir = mkdtempSync(join(assembly, '.function-builds-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   // CDK's bundling hook is synchronous; esbuild's API (plugins, splitting) is not: one child
   // process builds every function (bin/build-functions.ts), from the project's root.
@@ -23,7 +27,7 @@ function buildAll(): string {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  built = dir;
+  built.set(assembly, dir);
   return dir;
 }
 
@@ -45,7 +49,8 @@ export function functionCode(name: string): Code {
       command: ['build-function', name],
       local: {
         tryBundle(outputDir: string) {
-          const from = join(buildAll(), name);
+          // CDK bundles into a directory of the cloud assembly.
+          const from = join(buildAll(dirname(outputDir)), name);
           if (!existsSync(join(from, ENTRY_FILE))) throw new Error(`${name} was not built`);
           cpSync(from, outputDir, { recursive: true });
           return true;

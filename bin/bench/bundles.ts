@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { budgetOf, SEND_IMPORT_RATIO } from '../../lib/budgets.js';
-import { type BuiltFunction, buildFunction } from '../../lib/bundling.js';
+import { type BuiltFunction, buildFunction, buildFunctions } from '../../lib/bundling.js';
 import { BUNDLE_RUNNER, startColdService } from './cold.js';
 import { answeredWell, TYPICAL } from './typical.js';
 
@@ -32,12 +32,7 @@ interface Run {
 
 /** Prints the table; returns each function's bytes at init and median import time. */
 export async function bundleTable(handlers: string[], out: string, runs: number) {
-  const built: Record<string, BuiltFunction> = {};
-  await Promise.all(
-    handlers.map(async (name) => {
-      built[name] = await buildFunction(name, join(out, name));
-    }),
-  );
+  const built: Record<string, BuiltFunction> = await buildFunctions(handlers, out);
   // send-email and list-emails make the fixtures of others: built too when not measured.
   const dirOf = async (name: string) => {
     built[name] ??= await buildFunction(name, join(out, name));

@@ -1,24 +1,27 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS } from '../../functions/catalog.js';
-import { BEYOND_THE_TABLE, budgetOf, NOT_AT_INIT, TABLE_BUDGET } from '../../lib/budgets.js';
-import { type BuiltFunction, buildFunction } from '../../lib/bundling.js';
+import {
+  BEYOND_TABLE_CLIENTS,
+  budgetOf,
+  LOADED_AT_INIT,
+  NOT_AT_INIT,
+  ON_BEYOND_TABLE_BUDGET,
+  TABLE_BUDGET,
+} from '../../lib/budgets.js';
+import { allFunctionNames, type BuiltFunction, buildFunctions } from '../../lib/bundling.js';
 
 /**
  * Every function built as `cdk synth` builds it, held to its budget of bytes loaded at init
  * (lib/budgets.ts). Times are measured by `npm run bench`, never here.
  */
-const NAMES = readdirSync('functions/handlers').map((file) => file.replace(/\.ts$/, ''));
+const NAMES = allFunctionNames();
 const dir = mkdtempSync(join(tmpdir(), 'budgets-'));
-const built: Record<string, BuiltFunction> = {};
+let built: Record<string, BuiltFunction> = {};
 beforeAll(async () => {
-  await Promise.all(
-    NAMES.map(async (name) => {
-      built[name] = await buildFunction(name, join(dir, name));
-    }),
-  );
+  built = await buildFunctions(NAMES, dir);
 }, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -40,7 +43,8 @@ function loadedAtInit(fn: BuiltFunction): Set<string> {
 describe('what each function loads at init', () => {
   it('covers every function in the catalog', () => {
     expect(NAMES.sort()).toEqual(Object.keys(FUNCTIONS).sort());
-    for (const name of Object.keys(BEYOND_THE_TABLE)) expect(NAMES).toContain(name);
+    for (const name of [...ON_BEYOND_TABLE_BUDGET, ...Object.keys(LOADED_AT_INIT)])
+      expect(NAMES).toContain(name);
   });
 
   it.each(NAMES)('%s stays within its budget', (name) => {
@@ -52,40 +56,31 @@ describe('what each function loads at init', () => {
     ).toBeLessThanOrEqual(budgetOf(name));
   });
 
-  it.each(NAMES.filter((name) => !(name in BEYOND_THE_TABLE)))(
-    '%s, on the table budget, loads no other AWS client, date parser or MIME table at init',
+  it.each(NAMES.filter((name) => !ON_BEYOND_TABLE_BUDGET.has(name)))(
+    '%s, on the table budget, loads no other AWS client, date parser, MIME table, metrics or address checker at init unless its every request uses it',
     (name) => {
       const atInit = loadedAtInit(built[name] as BuiltFunction);
-      expect(NOT_AT_INIT.filter((pkg) => atInit.has(pkg))).toEqual([]);
+      const needed = LOADED_AT_INIT[name] ?? [];
+      expect(NOT_AT_INIT.filter((pkg) => atInit.has(pkg) && !needed.includes(pkg))).toEqual([]);
       expect(budgetOf(name)).toBe(TABLE_BUDGET);
     },
   );
 
-  it.each(Object.entries(BEYOND_THE_TABLE).filter(([, clients]) => clients.length))(
-    '%s loads at init the clients its every request calls (%s): deferring them would not count',
-    (name, clients) => {
+  it.each(Object.entries(LOADED_AT_INIT))(
+    '%s loads at init what its every request uses (%s): deferring it would not count',
+    (name, packages) => {
       const atInit = loadedAtInit(built[name] as BuiltFunction);
-      for (const client of clients) expect(atInit, `${name} defers ${client}`).toContain(client);
+      for (const pkg of packages) expect(atInit, `${name} defers ${pkg}`).toContain(pkg);
     },
   );
 
-  it.each(Object.keys(BEYOND_THE_TABLE))(
-    '%s is given the larger budget because it calls beyond the table',
+  it.each([...ON_BEYOND_TABLE_BUDGET])(
+    '%s is on the larger budget because it loads an AWS client beyond DynamoDB at init',
     (name) => {
-      // A user's endpoint, checked or called on every request (no AWS grant says so).
-      if (BEYOND_THE_TABLE[name]?.includes('ipaddr.js')) return;
-      const spec = FUNCTIONS[name as keyof typeof FUNCTIONS] as Record<string, unknown>;
-      const beyond = [
-        'sendQueue',
-        'webhookQueue',
-        'content',
-        'sendsEmail',
-        'identities',
-        'configurationSets',
-        'sesSuppressions',
-      ];
+      const atInit = loadedAtInit(built[name] as BuiltFunction);
+      expect(BEYOND_TABLE_CLIENTS.filter((client) => atInit.has(client)).length, name).toBeGreaterThan(0);
       expect(
-        beyond.some((key) => spec[key] !== undefined),
+        LOADED_AT_INIT[name]?.some((pkg) => BEYOND_TABLE_CLIENTS.includes(pkg)),
         name,
       ).toBe(true);
     },

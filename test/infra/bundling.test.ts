@@ -71,9 +71,7 @@ describe('functions as synthesized for deployment', () => {
         const text = readFileSync(join(asset.dir, file), 'utf8');
         expect(text.includes(root), `${name}/${file} names ${root}`).toBe(false);
         // Nor where it was built (lib/function-code.ts builds in a temporary directory), nor cdk.out.
-        expect(text.includes('email-service-functions-'), `${name}/${file} names its build directory`).toBe(
-          false,
-        );
+        expect(text.includes('.function-builds-'), `${name}/${file} names its build directory`).toBe(false);
         expect(text.includes(outdir), `${name}/${file} names ${outdir}`).toBe(false);
       }
   });
