@@ -38,9 +38,10 @@ import { countersLoadedAtInit } from './observability/metrics-at-init.js';
 import { requestLogSink } from './observability/request-log-sink.js';
 
 /**
- * Where every function's dependencies are built, once per container, from exactly the environment
- * its catalog entry names (functions/catalog.ts; a test holds the stack to it). Handlers take what
- * these return and nothing else.
+ * Where every function's dependencies are built, once per container, from the settings each wiring
+ * names (`loadConfig('TABLE_NAME', …)`): test/infra/environment.test.ts holds what a function's
+ * wiring reads equal to its catalog entry (functions/catalog.ts), which the stack sets. No function
+ * loads the catalog itself. Handlers take what these return and nothing else.
  */
 
 /**

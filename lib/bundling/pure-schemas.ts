@@ -21,7 +21,8 @@ export function inlineConstantKeys(source: string): { contents: string; inlined:
   let inlined = 0;
   const contents = source.replace(/\[([\w$]+)\]:/g, (whole, name: string) => {
     const value = strings.get(name);
-    if (value === undefined) return whole;
+    // A literal "__proto__" key sets the prototype where a computed one makes a property.
+    if (value === undefined || value === '"__proto__"') return whole;
     inlined++;
     return `${value}:`;
   });

@@ -43,11 +43,13 @@ const IPADDR = 'node_modules/ipaddr.js/';
 const TEMPLATES = 'functions/core/use-cases/templates.ts';
 const CONTENT_STORE = 'functions/adapters/s3/content-store.ts';
 const GUARDED_HTTP = 'functions/adapters/http/guarded-http.ts';
+const MIME = 'node_modules/mime/';
+const SQS = 'node_modules/@aws-sdk/client-sqs/';
 
 describe('loaded on first use, not at init', { timeout: 120_000 }, () => {
-  it('send-email: S3 and the content store, chrono-node, the template use cases', async () => {
+  it('send-email: S3 and the content store, the MIME table, chrono-node, the template use cases', async () => {
     const { init, lazy } = await inputsOf('send-email');
-    for (const module of [S3, CONTENT_STORE, CHRONO, TEMPLATES]) {
+    for (const module of [S3, CONTENT_STORE, MIME, CHRONO, TEMPLATES]) {
       expect(has(init, module), `${module} at init`).toBe(false);
       expect(has(lazy, module), `${module} in a chunk`).toBe(true);
     }
@@ -55,6 +57,7 @@ describe('loaded on first use, not at init', { timeout: 120_000 }, () => {
 
   it('send-batch: chrono-node, the template use cases; no S3 at all', async () => {
     const { init, lazy } = await inputsOf('send-batch');
+    expect(has(init, MIME), 'the MIME table at init').toBe(false);
     for (const module of [CHRONO, TEMPLATES]) {
       expect(has(init, module), `${module} at init`).toBe(false);
       expect(has(lazy, module), `${module} in a chunk`).toBe(true);
@@ -70,10 +73,21 @@ describe('loaded on first use, not at init', { timeout: 120_000 }, () => {
     }
   });
 
-  it('update-email: chrono-node', async () => {
+  it('update-email: chrono-node, and the send queue (an island of its own)', async () => {
     const { init, lazy } = await inputsOf('update-email');
     expect(has(init, CHRONO)).toBe(false);
     expect(has(lazy, CHRONO)).toBe(true);
+    expect(has(init, SQS), 'SQS at init').toBe(false);
+    expect(has(lazy, SQS), 'SQS in the island').toBe(true);
+    expect((await build('update-email')).files.map((file) => file.path)).toContain('island-email-queue.mjs');
+  });
+
+  it('update-webhook: the endpoint guard (ipaddr.js)', async () => {
+    const { init, lazy } = await inputsOf('update-webhook');
+    for (const module of [GUARDED_HTTP, IPADDR]) {
+      expect(has(init, module), `${module} at init`).toBe(false);
+      expect(has(lazy, module), `${module} in a chunk`).toBe(true);
+    }
   });
 
   it('process-send-queue: S3 and the content store, the guarded fetch of attachments', async () => {
@@ -82,6 +96,7 @@ describe('loaded on first use, not at init', { timeout: 120_000 }, () => {
       expect(has(init, module), `${module} at init`).toBe(false);
       expect(has(lazy, module), `${module} in a chunk`).toBe(true);
     }
+    expect(has(init, MIME), 'the MIME table at init').toBe(false);
   });
 
   it('list-emails: none of these, at init or later', async () => {

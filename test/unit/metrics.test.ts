@@ -89,4 +89,56 @@ describe('metrics (Powertools, embedded metric format)', () => {
     await invoke(() => undefined);
     expect(lines).toEqual([]);
   });
+
+  it('counts at once where Powertools is loaded at init (countersLoadedAtInit), written at the end as ever', async () => {
+    vi.resetModules();
+    const { countersLoadedAtInit } = await import('../../functions/observability/metrics-at-init.js');
+    const counters = countersLoadedAtInit();
+    const { backgroundHandler } = await import('../../functions/observability/middleware.js');
+    const handler = backgroundHandler(() => async () => {
+      counters.count('EmailsSent', 2);
+    });
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    try {
+      await handler(undefined, lambdaContext('process-send-queue', 10_000));
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const [line, ...more] = emfLines();
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ EmailsSent: 2 });
+  });
+});
+
+describe('metrics when Powertools cannot be loaded', () => {
+  afterEach(() => {
+    vi.doUnmock('@aws-lambda-powertools/metrics');
+    vi.resetModules();
+  });
+
+  it('loses the counts with an error in the log, and never fails the invocation whose work is done', async () => {
+    vi.resetModules();
+    vi.doMock('@aws-lambda-powertools/metrics', () => {
+      throw new Error('chunk missing');
+    });
+    const { counters } = await import('../../functions/observability/metrics.js');
+    const { backgroundHandler } = await import('../../functions/observability/middleware.js');
+    const { logger } = await import('../../functions/observability/logger.js');
+    const errors: unknown[][] = [];
+    vi.spyOn(logger, 'error').mockImplementation((...args: unknown[]) => {
+      errors.push(args);
+    });
+    const handler = backgroundHandler(() => async () => {
+      counters.count('EmailsSent');
+      return 'sent';
+    });
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    try {
+      await expect(handler(undefined, lambdaContext('send-email', 10_000))).resolves.toBe('sent');
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(emfLines()).toEqual([]);
+    expect(errors).toEqual([[expect.stringMatching(/metrics lost/), expect.objectContaining({ counts: 1 })]]);
+  });
 });

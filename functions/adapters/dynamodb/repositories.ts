@@ -20,7 +20,7 @@ import { DynamoWebhookRetryStore } from './webhook-retry-store.js';
 export interface Table {
   readonly name: string;
   readonly db: DynamoDBDocumentClient;
-  /** The client of the per-key rate writes (it does not retry throttling), built on first use. */
+  /** The client of the per-key rate writes (it does not retry throttling), built with the API keys' repository. */
   readonly rateDb: () => DynamoDBDocumentClient;
   readonly layout: TableLayout;
   readonly deflateBodies?: boolean;
