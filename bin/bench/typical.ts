@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { Delivery } from '../../functions/core/webhooks.js';
-import type { LocalService } from '../../functions/local/service.js';
+import { type LocalService, scheduledEvent } from '../../functions/local/service.js';
 import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
 import { httpEvent, sqsEvent } from '../../test/support/events.js';
 import { httpsClient } from '../../test/support/https.js';
@@ -224,18 +224,6 @@ export const TYPICAL: Record<string, (fx: Fixtures) => Promise<unknown> | unknow
     });
   },
 };
-
-const scheduledEvent = (name: string) => ({
-  version: '0',
-  id: `bench-${next()}`,
-  'detail-type': 'Scheduled Event',
-  source: 'aws.events',
-  account: '000000000000',
-  time: new Date().toISOString(),
-  region: 'us-east-1',
-  resources: [`arn:aws:events:us-east-1:000000000000:rule/${name}`],
-  detail: {},
-});
 
 /** Whether a function's answer is what its typical request should get (else the bench stops). */
 export function answeredWell(result: unknown, name?: string): boolean {

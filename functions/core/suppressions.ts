@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { parseAddress } from './address.js';
+import { address } from './email-fields.js';
 import { newId } from './ids.js';
 import { pageQuerySchema, pageShape } from './list.js';
 import { SUPPRESSION_ORIGINS, type Suppression } from './ports.js';
@@ -17,15 +17,8 @@ export const MAX_SUPPRESSION_BATCH = 100;
 
 /** An address as the list keeps it: the bare address, lower-cased (`Name <A@B.com>` → `a@b.com`). */
 const listedAddress = z.pipe(
-  z.string({ error: 'must be a string with an email address' }),
-  z.transform((value: string, ctx) => {
-    const parsed = parseAddress(value);
-    if ('error' in parsed) {
-      ctx.issues.push({ code: 'custom', message: parsed.error, input: value });
-      return z.NEVER;
-    }
-    return parsed.email.toLowerCase();
-  }),
+  address,
+  z.transform((parsed) => parsed.email.toLowerCase()),
 );
 
 const bodyError = {

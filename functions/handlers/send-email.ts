@@ -6,7 +6,7 @@ import { MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
 import type { IdempotencyStore, TemplateRepository } from '../core/ports.js';
 import { loadScheduleReader, parseScheduledAt } from '../core/schedule.js';
 import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../core/use-cases/send-email.js';
-import { applySendTemplate } from '../core/use-cases/templates-on-first-use.js';
+import { applySendTemplate, namesTemplate } from '../core/use-cases/templates-on-first-use.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { singleSendDeps } from '../wiring/send-email.js';
 
@@ -33,7 +33,7 @@ export const makeHandler = (
         await loadScheduleReader(made.scheduled_at);
         return made;
       };
-      let input = isObject(body) && body.template !== undefined ? undefined : await prepare();
+      let input = namesTemplate(body) ? undefined : await prepare();
       // Read against this request's time; the email will be sent with this key's permission, if
       // the key still exists then. With an Idempotency-Key, read only once the key is claimed: a
       // retry after the time has passed gets the first request's answer, not "in the past".
@@ -59,8 +59,5 @@ export const makeHandler = (
       return { statusCode: 200, body: await sendEmail(deps, ready, undefined, schedule()) };
     },
   );
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const handler = lazyHttpHandler(() => makeHandler(singleSendDeps()));

@@ -488,7 +488,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
 /** What EventBridge hands a function its schedule invokes. */
-const scheduledEvent = (functionName: string): ScheduledEvent => ({
+export const scheduledEvent = (functionName: string): ScheduledEvent => ({
   version: '0',
   id: randomUUID(),
   'detail-type': 'Scheduled Event',

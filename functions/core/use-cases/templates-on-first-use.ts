@@ -9,12 +9,16 @@ import type { TemplateDeps } from './templates.js';
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Whether a send's body names a `template` (and so loads the template code). */
+export const namesTemplate = (body: unknown): body is Record<string, unknown> =>
+  isObject(body) && body.template !== undefined;
+
 /** `POST /v1/emails`: see templates.ts, applySendTemplate. */
 export async function applySendTemplate(
   deps: Pick<TemplateDeps, 'templates'>,
   body: unknown,
 ): Promise<{ body: unknown; template?: TemplateUse }> {
-  if (!isObject(body) || body.template === undefined) return { body };
+  if (!namesTemplate(body)) return { body };
   return (await import('./templates.js')).applySendTemplate(deps, body);
 }
 
@@ -23,7 +27,6 @@ export async function applyBatchTemplates(
   deps: Pick<TemplateDeps, 'templates'>,
   body: unknown,
 ): Promise<{ body: unknown; templates: Map<number, { template: TemplateUse } | { errors: FieldError[] }> }> {
-  if (!Array.isArray(body) || !body.some((item) => isObject(item) && item.template !== undefined))
-    return { body, templates: new Map() };
+  if (!Array.isArray(body) || !body.some(namesTemplate)) return { body, templates: new Map() };
   return (await import('./templates.js')).applyBatchTemplates(deps, body);
 }
