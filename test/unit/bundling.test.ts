@@ -10,7 +10,7 @@ import * as realEndpointCache from '@aws-sdk/endpoint-cache';
 import * as realEventStreams from '@smithy/core/event-streams';
 import { build, type Metafile } from 'esbuild';
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as credentials from '../../lib/bundling/credentials-from-env.js';
 import { EndpointCache } from '../../lib/bundling/endpoint-cache.js';
 import * as eventStreams from '../../lib/bundling/no-event-streams.js';
@@ -253,6 +253,15 @@ describe('no-event-streams (for @smithy/core/event-streams)', () => {
 });
 
 describe('endpoint-cache (for @aws-sdk/endpoint-cache)', () => {
+  // Both caches stamp expiry times with Date.now(): one frozen clock, so the two are compared at the
+  // same instant (a millisecond passing between their calls is not a difference).
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-11-27T12:00:00Z') });
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+
   it('answers every sequence of calls as the real one does (mnemonist LRU, expiry)', () => {
     const key = fc.constantFrom('a', 'b', 'c', 'd');
     const op = fc.oneof(
