@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
-import { SesLedger, sendingReport } from '../functions/local/ses-ledger.js';
+import { SesLedger, sendingReport } from '../local/ses-ledger.js';
 import { startNpmStart } from '../test/support/npm-start.js';
 
 const RUNS = (process.env.BURST_RUNS ?? '14:2000,1:60').split(',').map((run) => {

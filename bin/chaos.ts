@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run chaos`: a stream of emails against `npm start` while each fault is injected in turn
- * (LOCAL_FAULTS, see functions/local/faults.ts; and a real SIGKILL), then a wait for every email
+ * (LOCAL_FAULTS, see local/faults.ts; and a real SIGKILL), then a wait for every email
  * in the table to reach a final status. Clients retry each request with its Idempotency-Key until
  * answered. Prints, per fault: requests and attempts, accepted, emails stored, requests that made
  * more than one email, stranded (still queued at the end), sent twice (a request whose emails
@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
-import type { LocalFaults } from '../functions/local/faults.js';
+import type { LocalFaults } from '../local/faults.js';
 import { startNpmStart } from '../test/support/npm-start.js';
 
 const EMAILS = Number(process.env.CHAOS_EMAILS ?? 150);

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import fc from 'fast-check';
 import { Agent, fetch } from 'undici';
-import { startLocalService } from '../functions/local/service.js';
 import { ROUTES } from '../functions/routes.js';
+import { startLocalService } from '../local/service.js';
 import { hostileString } from '../test/support/arbitraries.js';
 
 process.env.LOG_LEVEL ??= 'silent';

@@ -1,11 +1,4 @@
 #!/usr/bin/env node
-import { parseFaults } from '../functions/local/faults.js';
-import { DataDirInUse, startLocalService } from '../functions/local/service.js';
-import {
-  LocalSesAccount,
-  type SesAccountSettings,
-  sesAccountFromEnv,
-} from '../functions/local/ses-account.js';
 /**
  * `npm start`: the whole service on this machine over HTTPS, with embedded emulators.
  *   PORT=3000                 HTTPS port of the API (0: any free port)
@@ -13,12 +6,15 @@ import {
  *   LOCAL_DATA_DIR=...        where data survives restarts (default .local-data)
  *   VIEWER_PORT=8005          port of the sent-mail viewer (default 8005, or any free one if taken)
  *   RATE_LIMIT_PER_SECOND=10  requests per second per API key (the stack's keyRateLimit)
- *   LOCAL_FAULTS='{…}'        faults to inject into the stand-ins for AWS (see functions/local/faults.ts)
+ *   LOCAL_FAULTS='{…}'        faults to inject into the stand-ins for AWS (see local/faults.ts)
  *   LOCAL_SES_MAX_SEND_RATE=14, LOCAL_SES_MAX_24H_SEND=50000, LOCAL_SES_SANDBOX=true,
- *   LOCAL_SES_SENDING_PAUSED=true   the local SES account's limits (functions/local/ses-account.ts)
+ *   LOCAL_SES_SENDING_PAUSED=true   the local SES account's limits (local/ses-account.ts)
  *   --in-memory               keep nothing between runs
  */
 import { log } from '../functions/observability/logger.js';
+import { parseFaults } from '../local/faults.js';
+import { DataDirInUse, startLocalService } from '../local/service.js';
+import { LocalSesAccount, type SesAccountSettings, sesAccountFromEnv } from '../local/ses-account.js';
 
 const fail = (message: string): never => {
   console.error(message);

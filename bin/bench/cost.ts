@@ -3,7 +3,7 @@
  * function makes, DynamoDB's write and read units (meter.ts), the Lambda invocations and their
  * time, and the log bytes written, priced at the us-east-1 prices of shared/notes/aws-facts.md.
  */
-import type { invocationStats } from '../../functions/local/invocation.js';
+import type { invocationStats } from '../../local/invocation.js';
 import type { MeterLine } from './meter.js';
 
 export const PRICES = {

@@ -12,7 +12,7 @@ import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-s
 import { useClientPlugin } from '../../functions/adapters/aws-clients.js';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { INDEXES, projectionOf, TABLE_KEYS } from '../../functions/adapters/dynamodb/table.js';
-import { currentFunction } from '../../functions/local/invocation.js';
+import { currentFunction } from '../../local/invocation.js';
 
 type Item = Record<string, unknown>;
 type Key = { pk: string; sk: string };

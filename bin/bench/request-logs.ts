@@ -6,7 +6,7 @@ import { parseRequestLogLine } from '../../functions/core/request-log-reads.js';
 import { LOG_BODY_CAP_BYTES } from '../../functions/core/request-logs.js';
 import type { HttpEvent, HttpResponse } from '../../functions/http/middleware.js';
 import { withRequestLog } from '../../functions/http/request-log.js';
-import { lambdaContext } from '../../functions/local/lambda-context.js';
+import { lambdaContext } from '../../local/lambda-context.js';
 import { httpEvent } from '../../test/support/events.js';
 import { itemBytes } from './meter.js';
 import { receipt } from './receipt.js';

@@ -5,7 +5,7 @@
  * accept rate and latency, and CPU per email (process.cpuUsage: every thread of the process,
  * clients included).
  */
-import { startLocalService } from '../../functions/local/service.js';
+import { startLocalService } from '../../local/service.js';
 import { httpsClient } from '../../test/support/https.js';
 import { receipt } from './receipt.js';
 

@@ -7,7 +7,7 @@ import type { RequestLogSink } from '../core/request-logs.js';
  * prefix); writing to stdout there is synchronous (a pipe, on Linux), so the line is in the log
  * before the handler returns and nothing is left pending when the invocation is frozen. The
  * subscription filter on the log group (lib/constructs/request-logs.ts) delivers the lines to the
- * writer. Elsewhere, where the local service (functions/local/request-log-sink.ts) or a test
+ * writer. Elsewhere, where the local service (local/request-log-sink.ts) or a test
  * directs them, or nowhere.
  */
 let destination: RequestLogSink | undefined;

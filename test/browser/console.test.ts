@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../functions/local/service.js';
-import { localTls } from '../../functions/local/tls.js';
+import type { LocalService } from '../../local/service.js';
+import { localTls } from '../../local/tls.js';
 import { type ConsoleRun, startConsole } from '../support/browser.js';
 import type { httpsClient } from '../support/https.js';
 

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../functions/local/service.js';
+import type { LocalService } from '../../local/service.js';
 import { type ConsoleRun, startConsole } from '../support/browser.js';
 import type { httpsClient } from '../support/https.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { type LocalService, startLocalService } from '../../local/service.js';
 import { httpsClient, waitFor } from '../support/https.js';
 
 let service: LocalService;

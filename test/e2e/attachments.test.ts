@@ -5,8 +5,8 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } fr
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newS3Client } from '../../functions/adapters/s3/client.js';
-import { runAs } from '../../functions/local/invocation.js';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { runAs } from '../../local/invocation.js';
+import { type LocalService, startLocalService } from '../../local/service.js';
 import { httpsClient, waitFor } from '../support/https.js';
 
 /**

@@ -8,10 +8,10 @@ import { promisify } from 'node:util';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureQueueWithDlq } from '../../functions/local/resources.js';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
 import { ROUTES } from '../../functions/routes.js';
 import { buildFunction, ENTRY_FILE } from '../../lib/bundling.js';
+import { ensureQueueWithDlq } from '../../local/resources.js';
+import { type LocalService, startLocalService } from '../../local/service.js';
 import { context, httpEvent, parseBody, sqsEvent } from '../support/events.js';
 import { httpsClient, waitFor } from '../support/https.js';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
-import { SesLedger, sendingReport } from '../../functions/local/ses-ledger.js';
+import { type LocalService, startLocalService } from '../../local/service.js';
+import { SesLedger, sendingReport } from '../../local/ses-ledger.js';
 import { httpsClient, waitFor } from '../support/https.js';
 
 /**

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../functions/http/console.js';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { type LocalService, startLocalService } from '../../local/service.js';
 import { httpsClient } from '../support/https.js';
 
 /**

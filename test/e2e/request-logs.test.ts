@@ -4,7 +4,7 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../functions/core/request-logs.js';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { type LocalService, startLocalService } from '../../local/service.js';
 import { httpsClient, waitFor } from '../support/https.js';
 import { expectResendShape } from '../support/resend-schema.js';
 import { startReceiver } from '../support/webhook-receiver.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { DynamoWebhookRetryStore } from '../../functions/adapters/dynamodb/webhook-retry-store.js';
 import type { ParkedRetry } from '../../functions/core/ports.js';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
+import { type LocalService, startLocalService } from '../../local/service.js';
 import { httpsClient } from '../support/https.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 

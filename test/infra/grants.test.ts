@@ -22,11 +22,11 @@ import { fingerprint, hashIdempotencyKey } from '../../functions/core/idempotenc
 import { newEmailId } from '../../functions/core/ids.js';
 import { EMITTED_EVENT_TYPES } from '../../functions/core/webhooks.js';
 import { parseInput } from '../../functions/http/middleware.js';
-import { type RecordedCall, recordAwsCalls } from '../../functions/local/invocation.js';
-import { type LocalService, startLocalService } from '../../functions/local/service.js';
-import { LOCAL_CONFIGURATION_SET } from '../../functions/local/ses-configuration-sets.js';
 import { PUBLIC_ROUTES } from '../../functions/routes.js';
 import { domainConfigurationSetPrefix, type EmailServiceStack } from '../../lib/email-service-stack.js';
+import { type RecordedCall, recordAwsCalls } from '../../local/invocation.js';
+import { type LocalService, startLocalService } from '../../local/service.js';
+import { LOCAL_CONFIGURATION_SET } from '../../local/ses-configuration-sets.js';
 import { httpsClient, waitFor } from '../support/https.js';
 import { allows, describeRequirement, type Requirement, requirementsOf } from '../support/iam.js';
 import { emailIdCreatedAt } from '../support/ids.js';

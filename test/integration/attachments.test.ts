@@ -22,7 +22,7 @@ import {
   systemClock,
 } from '../../functions/core/ports.js';
 import { deliverEmail } from '../../functions/core/use-cases/deliver-email.js';
-import { type Emulators, startEmulators } from '../../functions/local/emulators.js';
+import { type Emulators, startEmulators } from '../../local/emulators.js';
 import { emailContent, ScriptedMailer } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 

@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => table.stop());
 
-describe('the local DynamoDB refuses what DynamoDB refuses (functions/local/dynamo-parity.ts)', () => {
+describe('the local DynamoDB refuses what DynamoDB refuses (local/dynamo-parity.ts)', () => {
   it('an empty string in a key condition: ValidationException, as on AWS, not an empty answer', async () => {
     const query = (sk: string) =>
       table.db.send(

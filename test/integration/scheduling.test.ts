@@ -28,7 +28,7 @@ import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeSweepFunction } from '../../functions/handlers/sweep-emails.js';
 import { parseInput } from '../../functions/http/middleware.js';
-import { ensureTable } from '../../functions/local/resources.js';
+import { ensureTable } from '../../local/resources.js';
 import { sqsEvent } from '../support/events.js';
 import { awsSweepSettings, emailContent, RecordingQueue, ScriptedMailer } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';

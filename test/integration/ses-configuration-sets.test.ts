@@ -25,15 +25,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { newSesClient } from '../../functions/adapters/aws-clients.js';
 import { PUBLISHED_EVENT_TYPES } from '../../functions/adapters/ses/configuration-sets.js';
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
-import { identifyCallers } from '../../functions/local/caller-identity.js';
-import { type Emulators, startEmulators } from '../../functions/local/emulators.js';
-import { runAs } from '../../functions/local/invocation.js';
-import { ensureQueueWithDlq } from '../../functions/local/resources.js';
-import {
-  LOCAL_CONFIGURATION_SET,
-  LOCAL_EVENTS_TOPIC_ARN,
-} from '../../functions/local/ses-configuration-sets.js';
-import { type SesStandIn, startSesStandIn } from '../../functions/local/ses-stand-in.js';
+import { identifyCallers } from '../../local/caller-identity.js';
+import { type Emulators, startEmulators } from '../../local/emulators.js';
+import { runAs } from '../../local/invocation.js';
+import { ensureQueueWithDlq } from '../../local/resources.js';
+import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from '../../local/ses-configuration-sets.js';
+import { type SesStandIn, startSesStandIn } from '../../local/ses-stand-in.js';
 
 /**
  * SES v2's configuration set API as the local SES answers it, through the SDK's own commands: the

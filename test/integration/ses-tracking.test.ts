@@ -13,14 +13,10 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
 import { newEmailId } from '../../functions/core/ids.js';
-import { type Emulators, startEmulators } from '../../functions/local/emulators.js';
-import { ensureQueueWithDlq } from '../../functions/local/resources.js';
-import { LOCAL_EVENTS_TOPIC_ARN } from '../../functions/local/ses-configuration-sets.js';
-import {
-  type SesStandIn,
-  type SesStandInSettings,
-  startSesStandIn,
-} from '../../functions/local/ses-stand-in.js';
+import { type Emulators, startEmulators } from '../../local/emulators.js';
+import { ensureQueueWithDlq } from '../../local/resources.js';
+import { LOCAL_EVENTS_TOPIC_ARN } from '../../local/ses-configuration-sets.js';
+import { type SesStandIn, type SesStandInSettings, startSesStandIn } from '../../local/ses-stand-in.js';
 
 /**
  * SES's open and click tracking as the local SES does it: what the emulator stores is the message

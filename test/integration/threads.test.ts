@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { startPartThread } from '../../functions/local/threads.js';
+import { startPartThread } from '../../local/threads.js';
 
 const part = new URL('../support/dying-part.ts', import.meta.url);
 

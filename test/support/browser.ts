@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { type LocalServiceOptions, startLocalService } from '../../functions/local/service.js';
+import { type LocalServiceOptions, startLocalService } from '../../local/service.js';
 import { httpsClient, waitFor } from './https.js';
 
 /** Debian's Chromium, or CHROMIUM_PATH. */

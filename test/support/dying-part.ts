@@ -1,4 +1,4 @@
-import { partData, servePart } from '../../functions/local/threads.js';
+import { partData, servePart } from '../../local/threads.js';
 
 /** A local service thread that starts, answers `echo`, then dies when told to (test/integration/threads.test.ts). */
 await servePart(async () => ({

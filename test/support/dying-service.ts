@@ -1,4 +1,4 @@
-import { startPartThread } from '../../functions/local/threads.js';
+import { startPartThread } from '../../local/threads.js';
 
 /** Starts test/support/dying-part.ts and has it die (test/integration/threads.test.ts). */
 const thread = await startPartThread(new URL('./dying-part.ts', import.meta.url), { name: 'consumers' });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, SQSEvent, SQSRecord } from 'aws-lambda';
-import { lambdaContext } from '../../functions/local/lambda-context.js';
+import { lambdaContext } from '../../local/lambda-context.js';
 
 const fixture = <T>(name: string): T =>
   JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as T;

@@ -1,4 +1,4 @@
-import type { RecordedCall } from '../../functions/local/invocation.js';
+import type { RecordedCall } from '../../local/invocation.js';
 import type { Statement } from './template.js';
 
 /** A resource as the synthesized template names it (by logical id), for one AWS call. */

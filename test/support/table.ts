@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
-import { applyDynamoParity } from '../../functions/local/dynamo-parity.js';
-import { ensureTable } from '../../functions/local/resources.js';
+import { applyDynamoParity } from '../../local/dynamo-parity.js';
+import { ensureTable } from '../../local/resources.js';
 
 const require = createRequire(import.meta.url);
 

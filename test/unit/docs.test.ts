@@ -77,7 +77,7 @@ describe('documentation', () => {
       readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
         e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
       );
-    const sources = ['functions', 'lib', 'bin', 'test'].flatMap((dir) => walk(dir));
+    const sources = ['functions', 'local', 'lib', 'bin', 'test'].flatMap((dir) => walk(dir));
     const slug = (section: string) => [...anchorsOf(`# ${section}`)][0] ?? '';
     // README, "Section" or docs/page.md, "Section" (or ’s "Section"), as the comments cite them.
     const citation = /(README|docs\/[\w-]+\.md)[^"\n]{0,4}"([^"$]+)"/g;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { simulatedOutcome, simulateEvents } from '../../functions/local/mailbox-simulator.js';
+import { simulatedOutcome, simulateEvents } from '../../local/mailbox-simulator.js';
 
 describe('local mailbox simulator (SES developer guide, "Using the mailbox simulator")', () => {
   it.each([

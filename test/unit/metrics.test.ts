@@ -4,7 +4,7 @@
  * and with the one dimension the stack's dashboard and alarms read (see constructs.test.ts).
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { lambdaContext } from '../../functions/local/lambda-context.js';
+import { lambdaContext } from '../../local/lambda-context.js';
 
 type Emf = {
   _aws: {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trackHtml } from '../../functions/local/ses-tracking.js';
+import { trackHtml } from '../../local/ses-tracking.js';
 
 /** SES's rewriting of a message's HTML part for open and click tracking, as the local SES does it. */
 const BASE = 'http://127.0.0.1:8006';

@@ -10,7 +10,7 @@ export function decodeAwslogs(event: CloudWatchLogsEvent): CloudWatchLogsDecoded
   return JSON.parse(gunzipSync(Buffer.from(event.awslogs.data, 'base64')).toString('utf8'));
 }
 
-/** The same, built: what the local sink invokes the writer with (functions/local/request-log-sink.ts). */
+/** The same, built: what the local sink invokes the writer with (local/request-log-sink.ts). */
 export function encodeAwslogs(
   data: Omit<CloudWatchLogsDecodedData, 'messageType'> & { messageType: string },
 ): CloudWatchLogsEvent {

@@ -1,4 +1,4 @@
-import { newSqsClient } from '../adapters/aws-clients.js';
+import { newSqsClient } from '../functions/adapters/aws-clients.js';
 import { type EmulatorOptions, startEmulators } from './emulators.js';
 import { type SesStandIn, type SesStandInSettings, startSesStandIn } from './ses-stand-in.js';
 import { partData, servePart } from './threads.js';

@@ -1,4 +1,4 @@
-import { useClientPlugin } from '../adapters/aws-clients.js';
+import { useClientPlugin } from '../functions/adapters/aws-clients.js';
 import { currentFunction } from './invocation.js';
 
 /** The header that tells the local stand-ins for AWS which function (which role) makes a call. */

@@ -7,9 +7,9 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { SesEvent } from '../adapters/ses/events.js';
-import { EMAIL_ID_TAG } from '../adapters/ses/mailer.js';
-import { sesAllows } from '../catalog.js';
+import type { SesEvent } from '../functions/adapters/ses/events.js';
+import { EMAIL_ID_TAG } from '../functions/adapters/ses/mailer.js';
+import { sesAllows } from '../functions/catalog.js';
 import { CALLER_HEADER } from './caller-identity.js';
 import { chance, type LocalFaults } from './faults.js';
 import { joinsSuppressionList, type SentMessage, simulateEvents } from './mailbox-simulator.js';

@@ -1,4 +1,4 @@
-import type { SesEvent } from '../adapters/ses/events.js';
+import type { SesEvent } from '../functions/adapters/ses/events.js';
 import type { MessageTracking } from './ses-tracking.js';
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { PUBLISHED_EVENT_TYPES } from '../adapters/ses/configuration-sets.js';
+import { PUBLISHED_EVENT_TYPES } from '../functions/adapters/ses/configuration-sets.js';
 import type { SesReply } from './ses-identities.js';
 
 /**

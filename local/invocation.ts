@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { useClientPlugin } from '../adapters/aws-clients.js';
+import { useClientPlugin } from '../functions/adapters/aws-clients.js';
 
 /**
  * Which function is running, locally, where every function shares one process: the gateway, the

@@ -11,7 +11,7 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { INDEXES, projectionOf, TABLE_KEYS } from '../adapters/dynamodb/table.js';
+import { INDEXES, projectionOf, TABLE_KEYS } from '../functions/adapters/dynamodb/table.js';
 
 /**
  * Creates the table as the CDK stack defines it (same keys and indexes); when it exists without an

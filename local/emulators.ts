@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { buildApp, interceptLocalhostDns } from 'fauxqs';
-import { missingObjectStatus } from '../catalog.js';
+import { missingObjectStatus } from '../functions/catalog.js';
 import { CALLER_HEADER } from './caller-identity.js';
 import { applyDynamoParity } from './dynamo-parity.js';
 import { chance, type LocalFaults } from './faults.js';

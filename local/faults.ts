@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { useClientPlugin } from '../adapters/aws-clients.js';
+import { useClientPlugin } from '../functions/adapters/aws-clients.js';
 import { currentFunction } from './invocation.js';
 
 /**

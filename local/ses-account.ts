@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ConfigurationError } from '../config.js';
+import { ConfigurationError } from '../functions/config.js';
 import type { SesReply } from './ses-identities.js';
 
 /**

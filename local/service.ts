@@ -5,21 +5,21 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { newSqsClient } from '../adapters/aws-clients.js';
-import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-key-repository.js';
-import { createDocumentClient, isThrottling, pause, writeIf } from '../adapters/dynamodb/client.js';
-import { EmailKeys, parseLayout } from '../adapters/dynamodb/email-keys.js';
-import { DynamoSweepStore } from '../adapters/dynamodb/sweep-store.js';
-import { INDEXES, keys } from '../adapters/dynamodb/table.js';
-import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../core/api-keys.js';
-import { emailIdAt, FIRST_EMAIL_ID } from '../core/ids.js';
-import { dispatchScheduled } from '../core/use-cases/schedule.js';
-import { sweep } from '../core/use-cases/sweep.js';
-import { MAX_ATTEMPTS } from '../core/webhooks.js';
-import { configuredLogLevel, logger } from '../observability/logger.js';
-import { FALLBACK_HANDLER, ROUTES } from '../routes.js';
-import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../send-timings.js';
-import { checkSettings, sweepDeps } from '../wiring.js';
+import { newSqsClient } from '../functions/adapters/aws-clients.js';
+import { DynamoApiKeyRepository } from '../functions/adapters/dynamodb/api-key-repository.js';
+import { createDocumentClient, isThrottling, pause, writeIf } from '../functions/adapters/dynamodb/client.js';
+import { EmailKeys, parseLayout } from '../functions/adapters/dynamodb/email-keys.js';
+import { DynamoSweepStore } from '../functions/adapters/dynamodb/sweep-store.js';
+import { INDEXES, keys } from '../functions/adapters/dynamodb/table.js';
+import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../functions/core/api-keys.js';
+import { emailIdAt, FIRST_EMAIL_ID } from '../functions/core/ids.js';
+import { dispatchScheduled } from '../functions/core/use-cases/schedule.js';
+import { sweep } from '../functions/core/use-cases/sweep.js';
+import { MAX_ATTEMPTS } from '../functions/core/webhooks.js';
+import { configuredLogLevel, logger } from '../functions/observability/logger.js';
+import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
+import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../functions/send-timings.js';
+import { checkSettings, sweepDeps } from '../functions/wiring.js';
 import { identifyCallers } from './caller-identity.js';
 import { startConsumers, startConsumersThread } from './consumers.js';
 import { type Emulators, startEmulators, startEmulatorsThread } from './emulators.js';
@@ -341,7 +341,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       }
     }
 
-    const load = async <T>(name: string) => (await import(`../handlers/${name}.ts`)).handler as T;
+    const load = async <T>(name: string) => (await import(`../functions/handlers/${name}.ts`)).handler as T;
     const handlers: Record<string, HttpLambda> = {};
     for (const route of ROUTES) handlers[route.handler] = await load<HttpLambda>(route.handler);
     const consumerOptions = {

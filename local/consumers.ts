@@ -1,6 +1,6 @@
 import { interceptLocalhostDns } from 'fauxqs';
-import { newSqsClient } from '../adapters/aws-clients.js';
-import { log as functionLog } from '../observability/logger.js';
+import { newSqsClient } from '../functions/adapters/aws-clients.js';
+import { log as functionLog } from '../functions/observability/logger.js';
 import { identifyCallers } from './caller-identity.js';
 import { type SqsHandler, startPoller } from './sqs-poller.js';
 import { startPartThread } from './threads.js';
@@ -32,7 +32,8 @@ export interface Consumers {
 }
 
 export async function startConsumers(options: ConsumerOptions): Promise<Consumers> {
-  const load = async (name: string) => (await import(`../handlers/${name}.ts`)).handler as SqsHandler;
+  const load = async (name: string) =>
+    (await import(`../functions/handlers/${name}.ts`)).handler as SqsHandler;
   // The pollers act for their functions (Lambda's event source polls with the function's role).
   const sqs = newSqsClient({
     endpoint: process.env.AWS_ENDPOINT_URL_SQS,

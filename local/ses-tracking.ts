@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SesEvent } from '../adapters/ses/events.js';
+import type { SesEvent } from '../functions/adapters/ses/events.js';
 import { mailOf, type SentMessage } from './mailbox-simulator.js';
 
 /**
