@@ -40,7 +40,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../functions/adapters/dynamodb/client.js';
 import { createRepositories } from '../functions/adapters/dynamodb/repositories.js';
 import { keys } from '../functions/adapters/dynamodb/table.js';
-import { toQueueMessage } from '../functions/core/send-job.js';
+import { toQueueMessage } from '../functions/emails/send-job.js';
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
 import { invocationStats } from '../local/invocation.js';
 import { startLocalService } from '../local/service.js';

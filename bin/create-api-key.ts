@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DynamoApiKeyRepository } from '../functions/adapters/dynamodb/api-key-repository.js';
 import { createDocumentClient } from '../functions/adapters/dynamodb/client.js';
-import { generateApiKey, type Permission } from '../functions/core/api-keys.js';
+import { generateApiKey, type Permission } from '../functions/api-keys/model.js';
 
 const PERMISSIONS: Permission[] = ['full_access', 'sending_access'];
 

@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
-import { shardCount } from '../functions/core/rate-limit.js';
+import { shardCount } from '../functions/api-keys/rate-limit.js';
 import { startNpmStart } from '../test/support/npm-start.js';
 
 const RPS = Number(process.env.LOAD_RPS ?? 200);

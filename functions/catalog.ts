@@ -1,6 +1,6 @@
 import { INDEXES } from './adapters/dynamodb/table.js';
-import type { Config } from './config.js';
 import { FALLBACK_HANDLER, ROUTES } from './routes.js';
+import type { Config } from './shared/config.js';
 
 /**
  * Every function of the service: the environment it reads (its wiring in wiring.ts loads exactly
@@ -23,7 +23,7 @@ type DynamoAction =
 type IndexName = (typeof INDEXES)[keyof typeof INDEXES]['name'];
 type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes' | 'ChangeMessageVisibility';
 type ContentAction = 's3:PutObject' | 's3:GetObject' | 's3:AbortMultipartUpload';
-/** The content bucket's prefixes (functions/core/attachments.ts names the keys under them). */
+/** The content bucket's prefixes (functions/emails/attachments.ts names the keys under them). */
 type ContentPrefix = 'attachments/' | 'bodies/';
 type SesIdentityAction =
   | 'CreateEmailIdentity'

@@ -1,4 +1,4 @@
-import type { Permission } from './core/api-keys.js';
+import type { Permission } from './api-keys/model.js';
 
 /**
  * The route table's permission column (functions/routes.ts): the least permission a key needs for

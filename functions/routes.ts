@@ -1,4 +1,4 @@
-import type { Permission } from './core/api-keys.js';
+import type { Permission } from './api-keys/model.js';
 import { ROUTE_PERMISSIONS, type RouteHandler } from './permissions.js';
 
 /**

@@ -22,20 +22,22 @@ import { SesSuppressions } from './adapters/ses/suppressions.js';
 import { SqsDeliveryQueue } from './adapters/sqs/delivery-queue.js';
 import { SqsDeadLetters, SqsEmailQueue } from './adapters/sqs/email-queue.js';
 import { emailQueueOnFirstUse } from './adapters/sqs/email-queue-on-first-use.js';
+import { shardCount } from './api-keys/rate-limit.js';
 import { FUNCTIONS, type FunctionSpec } from './catalog.js';
-import { loadConfig } from './config.js';
-import { type MetricsRollUp, systemClock, type WebhookRepository } from './core/ports.js';
-import { shardCount } from './core/rate-limit.js';
-import type { DomainDeps } from './core/use-cases/domains.js';
-import { verifiedSenderDomains } from './core/use-cases/domains.js';
-import { WebhookPublisher } from './core/use-cases/publish-events.js';
-import type { SweepDeps } from './core/use-cases/sweep.js';
-import { cachedForSends } from './core/use-cases/template-cache.js';
-import type { RequeueRetriesDeps } from './core/use-cases/webhook-retries.js';
+import type { DomainDeps } from './domains/domains.js';
+import { verifiedSenderDomains } from './domains/domains.js';
+import type { SweepDeps } from './emails/sweep.js';
+import type { MetricsRollUp } from './metrics/ports.js';
 import { log } from './observability/logger.js';
 import { counters } from './observability/metrics.js';
 import { countersLoadedAtInit } from './observability/metrics-at-init.js';
 import { requestLogSink } from './observability/request-log-sink.js';
+import { loadConfig } from './shared/config.js';
+import { systemClock } from './shared/ports.js';
+import { cachedForSends } from './templates/cache.js';
+import type { WebhookRepository } from './webhooks/ports.js';
+import { WebhookPublisher } from './webhooks/publish.js';
+import type { RequeueRetriesDeps } from './webhooks/retries.js';
 
 /**
  * Where every function's dependencies are built, once per container, from the settings each wiring

@@ -9,8 +9,13 @@ import {
   type TableLayout,
 } from '../functions/adapters/dynamodb/email-keys.js';
 import type { EnvKey } from '../functions/catalog.js';
-import { DEFAULT_LOG_RETENTION_DAYS } from '../functions/core/request-logs.js';
-import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../functions/send-timings.js';
+import {
+  type SendTimings,
+  sendTimings,
+  timingProblems,
+  timingSettings,
+} from '../functions/emails/send-timings.js';
+import { DEFAULT_LOG_RETENTION_DAYS } from '../functions/request-logs/model.js';
 import { ContentBucket } from './constructs/content-bucket.js';
 import { DomainCheck } from './constructs/domain-check.js';
 import { EmailApi } from './constructs/email-api.js';

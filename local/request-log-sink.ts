@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { type CloudWatchLogsEvent, encodeAwslogs } from '../functions/adapters/cloudwatch-logs/awslogs.js';
-import type { RequestLogSink } from '../functions/core/request-logs.js';
 import { directRequestLogs } from '../functions/observability/request-log-sink.js';
+import type { RequestLogSink } from '../functions/request-logs/model.js';
 import { asRuntime, currentFunction, invoke } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 

@@ -11,14 +11,19 @@ import { createDocumentClient, isThrottling, pause, writeIf } from '../functions
 import { EmailKeys, parseLayout } from '../functions/adapters/dynamodb/email-keys.js';
 import { DynamoSweepStore } from '../functions/adapters/dynamodb/sweep-store.js';
 import { INDEXES, keys } from '../functions/adapters/dynamodb/table.js';
-import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../functions/core/api-keys.js';
-import { emailIdAt, FIRST_EMAIL_ID } from '../functions/core/ids.js';
-import { dispatchScheduled } from '../functions/core/use-cases/schedule.js';
-import { sweep } from '../functions/core/use-cases/sweep.js';
-import { MAX_ATTEMPTS } from '../functions/core/webhooks.js';
+import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../functions/api-keys/model.js';
+import { dispatchScheduled } from '../functions/emails/scheduler.js';
+import {
+  type SendTimings,
+  sendTimings,
+  timingProblems,
+  timingSettings,
+} from '../functions/emails/send-timings.js';
+import { sweep } from '../functions/emails/sweep.js';
 import { configuredLogLevel, logger } from '../functions/observability/logger.js';
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
-import { type SendTimings, sendTimings, timingProblems, timingSettings } from '../functions/send-timings.js';
+import { emailIdAt, FIRST_EMAIL_ID } from '../functions/shared/ids.js';
+import { MAX_ATTEMPTS } from '../functions/webhooks/model.js';
 import { checkSettings, sweepDeps } from '../functions/wiring.js';
 import { identifyCallers } from './caller-identity.js';
 import { startConsumers, startConsumersThread } from './consumers.js';

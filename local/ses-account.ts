@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ConfigurationError } from '../functions/config.js';
+import { ConfigurationError } from '../functions/shared/config.js';
 import type { SesReply } from './ses-identities.js';
 
 /**

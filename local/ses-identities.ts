@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { domainOf } from '../functions/core/address.js';
+import { domainOf } from '../functions/shared/address.js';
 
 /**
  * SES v2's identity API, which the SES emulator lacks, for `npm start`: CreateEmailIdentity,

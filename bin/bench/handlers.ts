@@ -15,8 +15,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { generateApiKey } from '../../functions/core/api-keys.js';
-import { newEmailId } from '../../functions/core/ids.js';
+import { generateApiKey } from '../../functions/api-keys/model.js';
+import { newEmailId } from '../../functions/shared/ids.js';
 import { context, httpEvent } from '../../test/support/events.js';
 import { receipt } from './receipt.js';
 

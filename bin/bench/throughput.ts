@@ -27,7 +27,7 @@ export const BENCH_SERVICE = {
   domainVerifyMs: 0,
   domainCheckIntervalMs: 3_600_000,
   sweepIntervalMs: 3_600_000,
-  // Above what the local service sustains, and one rate shard (core/rate-limit.ts): a key's
+  // Above what the local service sustains, and one rate shard (api-keys/rate-limit.ts): a key's
   // requests cost what a default key's do.
   rateLimitPerSecond: 400,
   // Each consumer instance keeps a sender domain's options for a minute, as on AWS.

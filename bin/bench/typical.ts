@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { Delivery } from '../../functions/core/webhooks.js';
 import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
+import type { Delivery } from '../../functions/webhooks/model.js';
 import { type LocalService, scheduledEvent } from '../../local/service.js';
 import { httpEvent, sqsEvent } from '../../test/support/events.js';
 import { httpsClient } from '../../test/support/https.js';

@@ -7,7 +7,7 @@
  * Every figure is a named constant in FIGURES below, with where it comes from: the code, the
  * counts in docs/performance.md (what `npm run bench` meters), or AWS's documentation. Figures marked DESIGN
  * are the design's own choices, each in the code (sharded listing and due indexes: email-keys.ts;
- * sharded key windows: core/rate-limit.ts; endpoints read once a batch, an endpoint's messages over
+ * sharded key windows: api-keys/rate-limit.ts; endpoints read once a batch, an endpoint's messages over
  * WEBHOOK_MESSAGE_SHARDS partitions: the webhook adapters).
  */
 import { METRIC_SHARDS } from '../../functions/adapters/dynamodb/metrics-store.js';
@@ -32,7 +32,7 @@ export const FIGURES = {
   attemptWriteUnits: 2,
   /** process-ses-events: delivered, with its event on the status item (index entries below). */
   deliveredWriteUnits: 1,
-  /** process-send-queue: the send schedule's conditional UpdateItem, one per batch (functions/core/pacing.ts; SENDPACE). */
+  /** process-send-queue: the send schedule's conditional UpdateItem, one per batch (functions/shared/pacing.ts; SENDPACE). */
   paceWritesPerBatch: 1,
 
   // --- Listing and due indexes (DESIGN: listingShards)
@@ -58,7 +58,7 @@ export const FIGURES = {
   /**
    * The webhook endpoints, one strongly consistent Query of the one WEBHOOKS partition per batch
    * that raises an event (email.sent by the send consumer, email.delivered by the events consumer),
-   * with or without endpoints (functions/core/use-cases/publish-events.ts readOncePerInvocation);
+   * with or without endpoints (functions/webhooks/publish.ts readOncePerInvocation);
    * per email see endpointReadsPerEmail.
    */
   endpointReadsPerBatch: 1,

@@ -31,7 +31,7 @@ export function withPlugins<C extends { middlewareStack: { use(plugin: never): v
 export const newDynamoDbClient = () => withPlugins(new DynamoDBClient({}));
 
 /**
- * Retries for the rate writes (core/rate-limit.ts): a throttled write is never retried (its shard
+ * Retries for the rate writes (api-keys/rate-limit.ts): a throttled write is never retried (its shard
  * is taking more than DynamoDB allows: the caller tries another shard, or answers 429, at once,
  * where the SDK would wait 0.5 s and more and add to the load); any other retryable error once,
  * after 20 ms.

@@ -1,7 +1,7 @@
 import { suppressionRepository } from '../adapters/dynamodb/repositories.js';
-import { addSuppressionSchema, toSuppressionBody } from '../core/suppressions.js';
-import { addSuppressions, type SuppressionDeps } from '../core/use-cases/suppressions.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { addSuppressionSchema, toSuppressionBody } from '../suppressions/model.js';
+import { addSuppressions, type SuppressionDeps } from '../suppressions/suppressions.js';
 import { apiDeps } from '../wiring.js';
 
 /**

@@ -1,6 +1,6 @@
-import { batchRemoveSuppressionsSchema } from '../core/suppressions.js';
-import { removeSuppressions, type SuppressionDeps } from '../core/use-cases/suppressions.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { batchRemoveSuppressionsSchema } from '../suppressions/model.js';
+import { removeSuppressions, type SuppressionDeps } from '../suppressions/suppressions.js';
 import { suppressionDeps } from '../wiring.js';
 
 /**

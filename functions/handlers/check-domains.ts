@@ -1,7 +1,7 @@
-import { checkDomains, type DomainDeps } from '../core/use-cases/domains.js';
-import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
+import { checkDomains, type DomainDeps } from '../domains/domains.js';
 import { log } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
+import { readOncePerInvocation } from '../webhooks/publish.js';
 import { checkDomainsDeps } from '../wiring.js';
 
 /**

@@ -1,6 +1,6 @@
 import { domainRepository } from '../adapters/dynamodb/repositories.js';
-import { createApiKeySchema } from '../core/api-key-requests.js';
-import { type ApiKeyDeps, createApiKey } from '../core/use-cases/api-keys.js';
+import { type ApiKeyDeps, createApiKey } from '../api-keys/api-keys.js';
+import { createApiKeySchema } from '../api-keys/requests.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 

@@ -1,7 +1,7 @@
-import { createDomainSchema, toDomainBody } from '../core/domains.js';
-import { validationError } from '../core/errors.js';
-import { createDomain, type DomainDeps } from '../core/use-cases/domains.js';
+import { createDomain, type DomainDeps } from '../domains/domains.js';
+import { createDomainSchema, toDomainBody } from '../domains/model.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { validationError } from '../shared/errors.js';
 import { domainApiDeps } from '../wiring.js';
 
 /**

@@ -1,8 +1,8 @@
 import { templateRepository } from '../adapters/dynamodb/repositories.js';
-import { createTemplateSchema } from '../core/templates.js';
-import type { TemplateDeps } from '../core/use-cases/templates.js';
-import { createTemplate } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { createTemplateSchema } from '../templates/model.js';
+import type { TemplateDeps } from '../templates/templates.js';
+import { createTemplate } from '../templates/templates.js';
 import { apiDeps } from '../wiring.js';
 
 /** POST /v1/templates: a draft template; 201 `{id, object: "template"}` as Resend answers. */

@@ -1,8 +1,8 @@
-import type { EndpointGuard } from '../core/ports.js';
-import type { WebhookDeps } from '../core/use-cases/webhooks.js';
-import { createWebhook } from '../core/use-cases/webhooks.js';
-import { createWebhookSchema } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { createWebhookSchema } from '../webhooks/model.js';
+import type { EndpointGuard } from '../webhooks/ports.js';
+import type { WebhookDeps } from '../webhooks/webhooks.js';
+import { createWebhook } from '../webhooks/webhooks.js';
 import { webhookApiDeps } from '../wiring/webhooks.js';
 
 /**

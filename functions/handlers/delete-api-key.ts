@@ -1,4 +1,4 @@
-import { revokeApiKey } from '../core/use-cases/api-keys.js';
+import { revokeApiKey } from '../api-keys/api-keys.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 

@@ -1,4 +1,4 @@
-import { type DomainDeps, deleteDomain } from '../core/use-cases/domains.js';
+import { type DomainDeps, deleteDomain } from '../domains/domains.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { domainApiDeps } from '../wiring.js';
 

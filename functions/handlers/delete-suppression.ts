@@ -1,5 +1,5 @@
-import { removeOneSuppression, type SuppressionDeps } from '../core/use-cases/suppressions.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { removeOneSuppression, type SuppressionDeps } from '../suppressions/suppressions.js';
 import { suppressionDeps } from '../wiring.js';
 
 /**

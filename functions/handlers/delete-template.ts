@@ -1,7 +1,7 @@
 import { templateRepository } from '../adapters/dynamodb/repositories.js';
-import type { TemplateDeps } from '../core/use-cases/templates.js';
-import { deleteTemplate } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import type { TemplateDeps } from '../templates/templates.js';
+import { deleteTemplate } from '../templates/templates.js';
 import { apiDeps } from '../wiring.js';
 
 /** DELETE /v1/templates/{id or alias}: gone for new sends; emails accepted keep what was rendered. */

@@ -1,7 +1,7 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
-import type { WebhookRepository } from '../core/ports.js';
-import { deleteWebhook } from '../core/use-cases/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import type { WebhookRepository } from '../webhooks/ports.js';
+import { deleteWebhook } from '../webhooks/webhooks.js';
 import { apiDeps } from '../wiring.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { WebhookRepository } from '../core/ports.js';
-import { type DeliverWebhookDeps, deliverWebhook } from '../core/use-cases/deliver-webhook.js';
-import { type RetryLaterDeps, retryLater } from '../core/use-cases/webhook-retries.js';
-import { attemptNumber, parseDelivery, type Webhook } from '../core/webhooks.js';
 import { logger } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
 import { partialBatch } from '../sqs-batch.js';
+import { type DeliverWebhookDeps, deliverWebhook } from '../webhooks/deliver.js';
+import { attemptNumber, parseDelivery, type Webhook } from '../webhooks/model.js';
+import type { WebhookRepository } from '../webhooks/ports.js';
+import { type RetryLaterDeps, retryLater } from '../webhooks/retries.js';
 import { webhookDeliveryDeps } from '../wiring/webhooks.js';
 
 export interface DeliveryDeps extends DeliverWebhookDeps, RetryLaterDeps {
@@ -19,7 +19,7 @@ export interface DeliveryDeps extends DeliverWebhookDeps, RetryLaterDeps {
  * a disabled endpoint applies at once. A failed attempt's message is hidden until its retry is due
  * and reported as a batch item failure (SQS hands it back then); a retry due later than the queue
  * can hold is parked in the table first and its message reported done, so the event source deletes
- * it (see core/use-cases/webhook-retries.ts).
+ * it (see webhooks/retries.ts).
  */
 export const makeHandler =
   (deps: DeliveryDeps) =>

@@ -1,4 +1,4 @@
-import { type AttachmentDeps, getAttachment } from '../core/use-cases/attachments.js';
+import { type AttachmentDeps, getAttachment } from '../emails/attachment-reads.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { contentReaderDeps } from '../wiring/attachments.js';
 

@@ -1,5 +1,5 @@
-import { toDomainBody } from '../core/domains.js';
-import { type DomainDeps, getDomain } from '../core/use-cases/domains.js';
+import { type DomainDeps, getDomain } from '../domains/domains.js';
+import { toDomainBody } from '../domains/model.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { domainApiDeps } from '../wiring.js';
 

@@ -1,8 +1,10 @@
 import { domainRepository, metricsStore } from '../adapters/dynamodb/repositories.js';
-import { emailMetricsQuerySchema } from '../core/metrics.js';
-import type { Clock, DomainRepository, MetricsReader } from '../core/ports.js';
-import { readEmailMetrics } from '../core/use-cases/metrics.js';
+import type { DomainRepository } from '../domains/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { emailMetricsQuerySchema } from '../metrics/model.js';
+import type { MetricsReader } from '../metrics/ports.js';
+import { readEmailMetrics } from '../metrics/read.js';
+import type { Clock } from '../shared/ports.js';
 import { apiDeps } from '../wiring.js';
 
 /**

@@ -1,8 +1,9 @@
-import { toEmailBody } from '../core/email-body.js';
-import { notFound } from '../core/errors.js';
-import { isEmailId } from '../core/ids.js';
-import type { ContentStore, EmailRepository } from '../core/ports.js';
+import { toEmailBody } from '../emails/email-body.js';
+import type { EmailRepository } from '../emails/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { notFound } from '../shared/errors.js';
+import { isEmailId } from '../shared/ids.js';
+import type { ContentStore } from '../shared/ports.js';
 import { emailReaderDeps } from '../wiring/get-email.js';
 
 /**

@@ -1,8 +1,8 @@
 import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
-import { notFound } from '../core/errors.js';
-import { toLogResponse } from '../core/request-log-reads.js';
-import { isLogId, type RequestLogRepository, requestLogsAreOff } from '../core/request-logs.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { isLogId, type RequestLogRepository, requestLogsAreOff } from '../request-logs/model.js';
+import { toLogResponse } from '../request-logs/reads.js';
+import { notFound } from '../shared/errors.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/logs/{id}: one request's log, with its (redacted) request and response bodies. Not logged itself. */

@@ -1,7 +1,7 @@
 import { suppressionRepository } from '../adapters/dynamodb/repositories.js';
-import { toSuppressionBody } from '../core/suppressions.js';
-import { getSuppression, type SuppressionDeps } from '../core/use-cases/suppressions.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { toSuppressionBody } from '../suppressions/model.js';
+import { getSuppression, type SuppressionDeps } from '../suppressions/suppressions.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/suppressions/{id or email}: the entry; 404 when the address is not on the list. */

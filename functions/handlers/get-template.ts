@@ -1,8 +1,8 @@
 import { templateRepository } from '../adapters/dynamodb/repositories.js';
-import { toTemplateBody } from '../core/templates.js';
-import type { TemplateDeps } from '../core/use-cases/templates.js';
-import { findTemplate } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { toTemplateBody } from '../templates/model.js';
+import type { TemplateDeps } from '../templates/templates.js';
+import { findTemplate } from '../templates/templates.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/templates/{id or alias}: the template, its current version. */

@@ -1,8 +1,8 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
-import type { WebhookRepository } from '../core/ports.js';
-import { getMessage } from '../core/use-cases/webhooks.js';
-import { toMessageBody } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { toMessageBody } from '../webhooks/model.js';
+import type { WebhookRepository } from '../webhooks/ports.js';
+import { getMessage } from '../webhooks/webhooks.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/webhooks/{id}/events/{event_id}: one message, its status and its payload as sent. */

@@ -1,8 +1,8 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
-import type { WebhookRepository } from '../core/ports.js';
-import { getWebhook } from '../core/use-cases/webhooks.js';
-import { toWebhookBody } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { toWebhookBody } from '../webhooks/model.js';
+import type { WebhookRepository } from '../webhooks/ports.js';
+import { getWebhook } from '../webhooks/webhooks.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/webhooks/{id}: the endpoint with its signing secret (as Resend shows it) and why it is disabled. */

@@ -1,5 +1,5 @@
-import { listApiKeysQuerySchema } from '../core/api-key-requests.js';
-import { toApiKeyBody } from '../core/api-keys.js';
+import { toApiKeyBody } from '../api-keys/model.js';
+import { listApiKeysQuerySchema } from '../api-keys/requests.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 

@@ -1,5 +1,5 @@
-import { listAttachmentsQuerySchema } from '../core/attachments.js';
-import { type AttachmentDeps, listAttachments } from '../core/use-cases/attachments.js';
+import { type AttachmentDeps, listAttachments } from '../emails/attachment-reads.js';
+import { listAttachmentsQuerySchema } from '../emails/attachments.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { contentReaderDeps } from '../wiring/attachments.js';
 

@@ -1,5 +1,5 @@
-import { listDomainsQuerySchema, toDomainBody } from '../core/domains.js';
-import type { DomainRepository } from '../core/ports.js';
+import { listDomainsQuerySchema, toDomainBody } from '../domains/model.js';
+import type { DomainRepository } from '../domains/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { listDomainsDeps } from '../wiring.js';
 

@@ -1,7 +1,7 @@
 import { emailRepository } from '../adapters/dynamodb/repositories.js';
-import { toEmailBody } from '../core/email-body.js';
-import { listEmailsQuerySchema } from '../core/list.js';
-import type { EmailRepository } from '../core/ports.js';
+import { toEmailBody } from '../emails/email-body.js';
+import { listEmailsQuerySchema } from '../emails/list-query.js';
+import type { EmailRepository } from '../emails/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 

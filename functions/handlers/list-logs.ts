@@ -1,7 +1,7 @@
 import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
-import { listLogsQuerySchema, toLogSummary } from '../core/request-log-reads.js';
-import { type RequestLogRepository, requestLogsAreOff } from '../core/request-logs.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { type RequestLogRepository, requestLogsAreOff } from '../request-logs/model.js';
+import { listLogsQuerySchema, toLogSummary } from '../request-logs/reads.js';
 import { apiDeps } from '../wiring.js';
 
 /**

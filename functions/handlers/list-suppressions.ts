@@ -1,7 +1,7 @@
 import { suppressionRepository } from '../adapters/dynamodb/repositories.js';
-import { listSuppressionsQuerySchema, toSuppressionBody } from '../core/suppressions.js';
-import type { SuppressionDeps } from '../core/use-cases/suppressions.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { listSuppressionsQuerySchema, toSuppressionBody } from '../suppressions/model.js';
+import type { SuppressionDeps } from '../suppressions/suppressions.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/suppressions: `{object: "list", has_more, data}`, newest first; `origin` filters. */

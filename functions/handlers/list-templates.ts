@@ -1,7 +1,7 @@
 import { templateRepository } from '../adapters/dynamodb/repositories.js';
-import { listTemplatesQuerySchema, toTemplateListItem } from '../core/templates.js';
-import type { TemplateDeps } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { listTemplatesQuerySchema, toTemplateListItem } from '../templates/model.js';
+import type { TemplateDeps } from '../templates/templates.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/templates?limit&after&before: `{object: "list", has_more, data}`, newest first. */

@@ -1,8 +1,8 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
-import type { WebhookRepository } from '../core/ports.js';
-import { listAttempts } from '../core/use-cases/webhooks.js';
-import { listAttemptsQuerySchema, toAttemptBody } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { listAttemptsQuerySchema, toAttemptBody } from '../webhooks/model.js';
+import type { WebhookRepository } from '../webhooks/ports.js';
+import { listAttempts } from '../webhooks/webhooks.js';
 import { apiDeps } from '../wiring.js';
 
 /**

@@ -1,8 +1,8 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
-import type { WebhookRepository } from '../core/ports.js';
-import { listMessages } from '../core/use-cases/webhooks.js';
-import { listMessagesQuerySchema, toMessageListed } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { listMessagesQuerySchema, toMessageListed } from '../webhooks/model.js';
+import type { WebhookRepository } from '../webhooks/ports.js';
+import { listMessages } from '../webhooks/webhooks.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/webhooks/{id}/events: the endpoint's messages, newest first, each with its status. */

@@ -1,7 +1,7 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
-import type { WebhookRepository } from '../core/ports.js';
-import { listWebhooksQuerySchema, toWebhookListed } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { listWebhooksQuerySchema, toWebhookListed } from '../webhooks/model.js';
+import type { WebhookRepository } from '../webhooks/ports.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/webhooks: `{object: "list", has_more, data}`, newest first (never the secrets). */

@@ -1,11 +1,11 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { DeferredJob, DueJob, EmailQueue, QueuedJob } from '../core/ports.js';
-import { delaySecondsUntil, MAX_QUEUE_DELAY_SECONDS } from '../core/schedule.js';
-import { parseSendJob } from '../core/send-job.js';
-import { type DeliverDeps, type DeliverOutcome, deliverBatch } from '../core/use-cases/deliver-email.js';
-import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
+import { type DeliverDeps, type DeliverOutcome, deliverBatch } from '../emails/deliver.js';
+import type { DeferredJob, DueJob, EmailQueue, QueuedJob } from '../emails/ports.js';
+import { delaySecondsUntil, MAX_QUEUE_DELAY_SECONDS } from '../emails/schedule.js';
+import { parseSendJob } from '../emails/send-job.js';
 import { logFor, logger } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
+import { readOncePerInvocation } from '../webhooks/publish.js';
 import { consumerDeps } from '../wiring/process-send-queue.js';
 
 export interface ConsumerDeps extends Omit<DeliverDeps, 'time'> {
@@ -95,7 +95,7 @@ function settle(
   (outcome.result === 'unknown' ? log.warn : log.info)('send job', { attempt, ...outcome });
   if (outcome.result === 'not_due') {
     // Due within the queue's longest delay: back on the queue until then. Later than that, it
-    // was moved, and the scheduler queues it when it falls due (see core/use-cases/schedule.ts).
+    // was moved, and the scheduler queues it when it falls due (see emails/scheduler.ts).
     const delaySeconds = delaySecondsUntil(Date.parse(outcome.dueAt), deps.clock.now().getTime());
     if (!deps.queue || delaySeconds >= MAX_QUEUE_DELAY_SECONDS) return true;
     return { id: job.id, content: null, ...(job.key_id ? { key_id: job.key_id } : {}), delaySeconds };

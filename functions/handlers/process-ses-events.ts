@@ -1,19 +1,15 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { fromSesEvent, parseSesEventBody, type SesEvent } from '../adapters/ses/events.js';
-import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
-import {
-  type DeliveryEvent,
-  type RecordEventDeps,
-  recordDeliveryEvents,
-} from '../core/use-cases/record-event.js';
+import { type DeliveryEvent, type RecordEventDeps, recordDeliveryEvents } from '../emails/record-event.js';
 import { logFor, logger } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
+import { readOncePerInvocation } from '../webhooks/publish.js';
 import { eventsConsumerDeps } from '../wiring.js';
 
 /**
  * SES event consumer: SES configuration set → SNS (raw message delivery) → SQS → here, in batches.
  * Each record is one SES event; it moves the email's status forward (never back) and is recorded
- * as an event of the email (core/use-cases/record-event.ts: the batch's `sent` events are checked
+ * as an event of the email (emails/record-event.ts: the batch's `sent` events are checked
  * in one read, and cost nothing when the consumer recorded the send). Failed records are retried
  * individually; an unreadable one goes to the dead-letter queue after its retries. The webhook
  * endpoints are read once a batch, at its first event raised.

@@ -1,7 +1,7 @@
 import { templateRepository } from '../adapters/dynamodb/repositories.js';
-import type { TemplateDeps } from '../core/use-cases/templates.js';
-import { publishTemplate } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import type { TemplateDeps } from '../templates/templates.js';
+import { publishTemplate } from '../templates/templates.js';
 import { apiDeps } from '../wiring.js';
 
 /** POST /v1/templates/{id or alias}/publish: the current version is what sends use from now on. */

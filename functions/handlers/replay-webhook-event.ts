@@ -1,7 +1,7 @@
-import type { DeliveryQueue } from '../core/ports.js';
-import type { WebhookDeps } from '../core/use-cases/webhooks.js';
-import { replayMessage } from '../core/use-cases/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import type { DeliveryQueue } from '../webhooks/ports.js';
+import type { WebhookDeps } from '../webhooks/webhooks.js';
+import { replayMessage } from '../webhooks/webhooks.js';
 import { replayDeps } from '../wiring.js';
 
 /** POST /v1/webhooks/{id}/events/{event_id}/replay: one more attempt, same id; `{object: "webhook_event", id}`. */

@@ -1,7 +1,7 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
-import type { WebhookDeps } from '../core/use-cases/webhooks.js';
-import { rotateSigningSecret } from '../core/use-cases/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import type { WebhookDeps } from '../webhooks/webhooks.js';
+import { rotateSigningSecret } from '../webhooks/webhooks.js';
 import { apiDeps } from '../wiring.js';
 
 /**

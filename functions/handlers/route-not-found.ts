@@ -1,6 +1,6 @@
-import { ApiError } from '../core/errors.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { allowedMethods } from '../routes.js';
+import { ApiError } from '../shared/errors.js';
 import { apiDeps } from '../wiring.js';
 
 /**

@@ -1,16 +1,17 @@
-import { assertMaySendFrom } from '../core/api-keys.js';
+import { assertMaySendFrom } from '../api-keys/model.js';
 import {
   loadBatchScheduleReader,
   MAX_BATCH_BODY_BYTES,
   parseBatch,
   parseBatchValidation,
-} from '../core/batch.js';
-import { parseIdempotencyKey } from '../core/idempotency.js';
-import type { IdempotencyStore, TemplateRepository } from '../core/ports.js';
-import { sendBatch, sendBatchOnce, senderDomainOf } from '../core/use-cases/send-batch.js';
-import type { SendEmailDeps } from '../core/use-cases/send-email.js';
-import { applyBatchTemplates } from '../core/use-cases/templates-on-first-use.js';
+} from '../emails/batch.js';
+import { parseIdempotencyKey } from '../emails/idempotency.js';
+import type { IdempotencyStore } from '../emails/ports.js';
+import { sendBatch, sendBatchOnce, senderDomainOf } from '../emails/send-batch.js';
+import type { SendEmailDeps } from '../emails/send-email.js';
+import { applyBatchTemplates } from '../emails/templates-on-first-use.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import type { TemplateRepository } from '../templates/ports.js';
 import { sendEmailDeps } from '../wiring.js';
 
 /**

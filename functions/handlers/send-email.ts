@@ -1,13 +1,14 @@
-import { domainOf } from '../core/address.js';
-import { assertMaySendFrom } from '../core/api-keys.js';
-import { type SendEmailInput, sendEmailSchema } from '../core/email.js';
-import { parseIdempotencyKey } from '../core/idempotency.js';
-import { MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
-import type { IdempotencyStore, TemplateRepository } from '../core/ports.js';
-import { loadScheduleReader, parseScheduledAt } from '../core/schedule.js';
-import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../core/use-cases/send-email.js';
-import { applySendTemplate, namesTemplate } from '../core/use-cases/templates-on-first-use.js';
+import { assertMaySendFrom } from '../api-keys/model.js';
+import { type SendEmailInput, sendEmailSchema } from '../emails/email.js';
+import { parseIdempotencyKey } from '../emails/idempotency.js';
+import type { IdempotencyStore } from '../emails/ports.js';
+import { loadScheduleReader, parseScheduledAt } from '../emails/schedule.js';
+import { type SendEmailDeps, sendEmail, sendEmailOnce } from '../emails/send-email.js';
+import { applySendTemplate, namesTemplate } from '../emails/templates-on-first-use.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { domainOf } from '../shared/address.js';
+import { MAX_SEND_REQUEST_BYTES } from '../shared/limits.js';
+import type { TemplateRepository } from '../templates/ports.js';
 import { singleSendDeps } from '../wiring/send-email.js';
 
 /**

@@ -1,22 +1,18 @@
 import type { Context } from 'aws-lambda';
-import type { MetricsRollUp } from '../core/ports.js';
-import { readOncePerInvocation } from '../core/use-cases/publish-events.js';
-import { dispatchScheduled } from '../core/use-cases/schedule.js';
-import { type SweepDeps, sweep } from '../core/use-cases/sweep.js';
-import {
-  MAX_REQUEUED_PER_RUN,
-  type RequeueRetriesDeps,
-  requeueDueRetries,
-} from '../core/use-cases/webhook-retries.js';
+import { dispatchScheduled } from '../emails/scheduler.js';
+import { type SweepDeps, sweep } from '../emails/sweep.js';
+import type { MetricsRollUp } from '../metrics/ports.js';
 import { log } from '../observability/logger.js';
 import { backgroundHandler } from '../observability/middleware.js';
+import { readOncePerInvocation } from '../webhooks/publish.js';
+import { MAX_REQUEUED_PER_RUN, type RequeueRetriesDeps, requeueDueRetries } from '../webhooks/retries.js';
 import { sweepRunDeps } from '../wiring.js';
 
 /**
  * Runs on a schedule (EventBridge every minute on AWS, a timer locally): queues the scheduled emails
- * falling due (core/use-cases/schedule.ts), puts stranded emails back on the queue and settles those
- * whose outcome will never come (core/use-cases/sweep.ts); puts parked webhook retries that fell
- * due back on the delivery queue (core/use-cases/webhook-retries.ts); rolls the email metrics'
+ * falling due (emails/scheduler.ts), puts stranded emails back on the queue and settles those
+ * whose outcome will never come (emails/sweep.ts); puts parked webhook retries that fell
+ * due back on the delivery queue (webhooks/retries.ts); rolls the email metrics'
  * finished hours up into day items (adapters/dynamodb/metrics-store.ts).
  */
 export const makeHandler =

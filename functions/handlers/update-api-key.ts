@@ -1,5 +1,5 @@
-import { updateApiKeySchema } from '../core/api-key-requests.js';
-import { renameApiKey } from '../core/use-cases/api-keys.js';
+import { renameApiKey } from '../api-keys/api-keys.js';
+import { updateApiKeySchema } from '../api-keys/requests.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 

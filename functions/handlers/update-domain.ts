@@ -1,5 +1,5 @@
-import { updateDomainSchema } from '../core/domains.js';
-import { type DomainDeps, updateDomain } from '../core/use-cases/domains.js';
+import { type DomainDeps, updateDomain } from '../domains/domains.js';
+import { updateDomainSchema } from '../domains/model.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { domainApiDeps } from '../wiring.js';
 

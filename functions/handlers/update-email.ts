@@ -1,11 +1,11 @@
-import { updateEmailSchema } from '../core/email-fields.js';
-import { rescheduleEmail, type ScheduleChangeDeps } from '../core/use-cases/schedule.js';
+import { updateEmailSchema } from '../emails/reschedule-request.js';
+import { rescheduleEmail, type ScheduleChangeDeps } from '../emails/scheduler.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { scheduleChangeDeps } from '../wiring.js';
 
 /**
  * PATCH /v1/emails/{id} `{scheduled_at}`: moves a scheduled email that still waits → 200
- * `{object: "email", id}`; one already being sent, sent, or canceled → 400 (see core/use-cases/schedule.ts).
+ * `{object: "email", id}`; one already being sent, sent, or canceled → 400 (see emails/scheduler.ts).
  */
 export const makeHandler = (deps: HttpDeps & ScheduleChangeDeps) =>
   httpHandler(deps, { route: 'update-email', jsonBody: true }, async ({ params, body }) => {

@@ -1,8 +1,8 @@
 import { templateRepository } from '../adapters/dynamodb/repositories.js';
-import { updateTemplateSchema } from '../core/templates.js';
-import type { TemplateDeps } from '../core/use-cases/templates.js';
-import { updateTemplate } from '../core/use-cases/templates.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { updateTemplateSchema } from '../templates/model.js';
+import type { TemplateDeps } from '../templates/templates.js';
+import { updateTemplate } from '../templates/templates.js';
 import { apiDeps } from '../wiring.js';
 
 /** PATCH /v1/templates/{id or alias}: what is given changes; `{id, object: "template"}`. */

@@ -1,8 +1,8 @@
-import type { EndpointGuard } from '../core/ports.js';
-import type { WebhookDeps } from '../core/use-cases/webhooks.js';
-import { updateWebhook } from '../core/use-cases/webhooks.js';
-import { updateWebhookSchema } from '../core/webhooks.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
+import { updateWebhookSchema } from '../webhooks/model.js';
+import type { EndpointGuard } from '../webhooks/ports.js';
+import type { WebhookDeps } from '../webhooks/webhooks.js';
+import { updateWebhook } from '../webhooks/webhooks.js';
 import { webhookUpdateDeps } from '../wiring/webhook-update.js';
 
 /** PATCH /v1/webhooks/{id} `{endpoint?, events?, status?}`: `{object: "webhook", id}`. */

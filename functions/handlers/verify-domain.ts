@@ -1,4 +1,4 @@
-import type { DomainDeps } from '../core/use-cases/domains.js';
+import type { DomainDeps } from '../domains/domains.js';
 import { type HttpDeps, lazyHttpHandler } from '../http/middleware.js';
 import { domainApiDeps } from '../wiring.js';
 import { makeHandler as makeGetDomain } from './get-domain.js';

@@ -1,6 +1,6 @@
 import { type CloudWatchLogsEvent, decodeAwslogs } from '../adapters/cloudwatch-logs/awslogs.js';
-import { storeRequestLogs } from '../core/use-cases/request-logs.js';
 import { backgroundHandler } from '../observability/middleware.js';
+import { storeRequestLogs } from '../request-logs/write.js';
 import { requestLogWriterDeps } from '../wiring.js';
 
 /**

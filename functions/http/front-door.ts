@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { ApiError } from '../core/errors.js';
+import { ApiError } from '../shared/errors.js';
 
 /** The header CloudFront adds to every request it forwards, when the front door is on. */
 export const FRONT_DOOR_HEADER = 'x-origin-verify';

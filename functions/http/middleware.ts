@@ -2,17 +2,18 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { onLambda } from '../config.js';
-import { type ApiKey, hashToken, looksLikeToken, permits, restricted } from '../core/api-keys.js';
-import { ApiError, describeFields, fieldErrorsOf, internalError, validationError } from '../core/errors.js';
-import { MAX_EMAIL_BYTES } from '../core/limits.js';
-import type { ApiKeyRepository, Clock, Counters, Log } from '../core/ports.js';
-import { KeyRateLimiter, rateLimitExceeded, rateLimitHeaders } from '../core/rate-limit.js';
-import type { RequestLogSink } from '../core/request-logs.js';
+import { type ApiKey, hashToken, looksLikeToken, permits, restricted } from '../api-keys/model.js';
+import type { ApiKeyRepository } from '../api-keys/ports.js';
+import { KeyRateLimiter, rateLimitExceeded, rateLimitHeaders } from '../api-keys/rate-limit.js';
 import { log as defaultLog } from '../observability/logger.js';
 import { counters as defaultCounters } from '../observability/metrics.js';
 import { observe } from '../observability/middleware.js';
 import { permissionOf } from '../permissions.js';
+import type { RequestLogSink } from '../request-logs/model.js';
+import { onLambda } from '../shared/config.js';
+import { ApiError, describeFields, fieldErrorsOf, internalError, validationError } from '../shared/errors.js';
+import { MAX_EMAIL_BYTES } from '../shared/limits.js';
+import type { Clock, Counters, Log } from '../shared/ports.js';
 import { frontDoorOnly } from './front-door.js';
 import { type LoggedContext, withRequestLog } from './request-log.js';
 
@@ -141,7 +142,7 @@ const bodyLimit = (maxBytes: number): MiddlewareObj<HttpEvent, HttpResponse> => 
  * `Authorization: Bearer <key>`: the key is hashed and looked up; only the hash is ever stored.
  * With a rate limit, the lookup is one conditional write to one of the key's rate shards that also
  * counts the request in its one-second window (shared by every instance) and records
- * `last_used_at`: no read (a second write only when that shard refuses; see core/rate-limit.ts).
+ * `last_used_at`: no read (a second write only when that shard refuses; see api-keys/rate-limit.ts).
  * Then the route's permission is checked.
  */
 const authenticate = (

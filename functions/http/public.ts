@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { onLambda } from '../config.js';
-import { ApiError, internalError, notFound } from '../core/errors.js';
-import type { Log } from '../core/ports.js';
 import { log as defaultLog } from '../observability/logger.js';
 import { observe } from '../observability/middleware.js';
+import { onLambda } from '../shared/config.js';
+import { ApiError, internalError, notFound } from '../shared/errors.js';
+import type { Log } from '../shared/ports.js';
 import { frontDoorOnly } from './front-door.js';
 import { errorResponse, type HttpEvent, type HttpResponse, lazyHttpHandler } from './middleware.js';
 

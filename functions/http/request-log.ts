@@ -1,6 +1,5 @@
 import type { Context } from 'aws-lambda';
-import type { ApiKey } from '../core/api-keys.js';
-import type { Log } from '../core/ports.js';
+import type { ApiKey } from '../api-keys/model.js';
 import {
   bodyForLog,
   headerForLog,
@@ -10,7 +9,8 @@ import {
   logIdOf,
   type RequestLogSink,
   requestLogLine,
-} from '../core/request-logs.js';
+} from '../request-logs/model.js';
+import type { Log } from '../shared/ports.js';
 import type { HttpEvent, HttpResponse } from './middleware.js';
 
 /** What the middleware chain leaves on the invocation's context for the request's log. */
@@ -41,7 +41,7 @@ function requestBodyOf(event: HttpEvent): unknown {
 
 /**
  * Wraps an HTTP function so that every request it answers is written to the request logs: once
- * the answer is ready, one line (core/request-logs.ts: redacted, bodies capped) goes to the sink,
+ * the answer is ready, one line (request-logs/model.ts: redacted, bodies capped) goes to the sink,
  * synchronously, and the answer is returned. Nothing is awaited for the log, and a failure to
  * build or write the line is logged (without the line) and never changes the answer.
  */

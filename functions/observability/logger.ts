@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Log } from '../core/ports.js';
+import type { Log } from '../shared/ports.js';
 
 /**
  * The one logger of every function (Powertools: JSON lines with the request id, function name and
@@ -16,7 +16,7 @@ export const logger = new Logger({
   logLevel: configuredLogLevel(),
 });
 
-/** A Powertools logger as the use cases see it (core/ports.ts). */
+/** A Powertools logger as the use cases see it (shared/ports.ts). */
 export const toLog = (from: Logger): Log => ({
   info: (message, fields) => (fields ? from.info(message, fields) : from.info(message)),
   warn: (message, fields) => (fields ? from.warn(message, fields) : from.warn(message)),

@@ -1,5 +1,5 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Counters } from '../core/ports.js';
+import type { Counters } from '../shared/ports.js';
 import { provideMetrics } from './metrics.js';
 
 /**

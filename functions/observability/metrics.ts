@@ -1,5 +1,5 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { CounterName, Counters } from '../core/ports.js';
+import type { CounterName, Counters } from '../shared/ports.js';
 import { log } from './logger.js';
 
 /**

@@ -1,6 +1,6 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { onLambda } from '../config.js';
+import { onLambda } from '../shared/config.js';
 import { logger } from './logger.js';
 import { flushMetrics } from './metrics.js';
 

@@ -1,5 +1,5 @@
-import { onLambda } from '../config.js';
-import type { RequestLogSink } from '../core/request-logs.js';
+import type { RequestLogSink } from '../request-logs/model.js';
+import { onLambda } from '../shared/config.js';
 
 /**
  * Where request-log lines go. On Lambda: stdout, one line each, as the function's log group

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { MAX_LIMIT } from '../core/list.js';
 import { API_ROUTES, PUBLIC_ROUTES, type RouteDefinition } from '../routes.js';
+import { MAX_LIMIT } from '../shared/list.js';
 import { OPERATIONS, type Operation } from './operations.js';
 import { components, errorSchema } from './schemas.js';
 

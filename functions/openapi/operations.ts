@@ -1,28 +1,28 @@
 import * as z from 'zod/mini';
-import { createApiKeySchema, listApiKeysQuerySchema, updateApiKeySchema } from '../core/api-key-requests.js';
-import { listAttachmentsQuerySchema } from '../core/attachments.js';
-import { MAX_BATCH, MAX_BATCH_BODY_BYTES } from '../core/batch.js';
-import { createDomainSchema, listDomainsQuerySchema, updateDomainSchema } from '../core/domains.js';
-import { MAX_RECIPIENTS, sendEmailSchema, updateEmailSchema } from '../core/email.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../core/idempotency.js';
-import { MAX_EMAIL_BYTES, MAX_SCHEDULE_DAYS, MAX_SEND_REQUEST_BYTES } from '../core/limits.js';
-import { listEmailsQuerySchema } from '../core/list.js';
-import { emailMetricsQuerySchema, emailMetricsResponseSchema } from '../core/metrics.js';
-import { listLogsQuerySchema, logListResponseSchema, logResponseSchema } from '../core/request-log-reads.js';
+import { createApiKeySchema, listApiKeysQuerySchema, updateApiKeySchema } from '../api-keys/requests.js';
+import { createDomainSchema, listDomainsQuerySchema, updateDomainSchema } from '../domains/model.js';
+import { listAttachmentsQuerySchema } from '../emails/attachments.js';
+import { MAX_BATCH, MAX_BATCH_BODY_BYTES } from '../emails/batch.js';
+import { MAX_RECIPIENTS, sendEmailSchema, updateEmailSchema } from '../emails/email.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../emails/idempotency.js';
+import { listEmailsQuerySchema } from '../emails/list-query.js';
+import { emailMetricsQuerySchema, emailMetricsResponseSchema } from '../metrics/model.js';
+import { listLogsQuerySchema, logListResponseSchema, logResponseSchema } from '../request-logs/reads.js';
+import { MAX_EMAIL_BYTES, MAX_SCHEDULE_DAYS, MAX_SEND_REQUEST_BYTES } from '../shared/limits.js';
 import {
   addSuppressionSchema,
   batchAddSuppressionsSchema,
   batchRemoveSuppressionsSchema,
   listSuppressionsQuerySchema,
   MAX_SUPPRESSION_BATCH,
-} from '../core/suppressions.js';
-import { MAX_TEMPLATE_VARIABLES } from '../core/template-render.js';
+} from '../suppressions/model.js';
 import {
   createTemplateSchema,
   listTemplatesQuerySchema,
   templateRefSchema,
   updateTemplateSchema,
-} from '../core/templates.js';
+} from '../templates/model.js';
+import { MAX_TEMPLATE_VARIABLES } from '../templates/render.js';
 import {
   createWebhookSchema,
   listAttemptsQuerySchema,
@@ -30,7 +30,7 @@ import {
   listWebhooksQuerySchema,
   MAX_WEBHOOKS,
   updateWebhookSchema,
-} from '../core/webhooks.js';
+} from '../webhooks/model.js';
 import {
   apiKeyReferenceSchema,
   apiKeySchema,
@@ -111,7 +111,7 @@ const inputJson = (schema: z.ZodMiniType): Json => {
 /**
  * A send's body, in its two forms: its own content (sendEmailSchema), or a template's (the same
  * fields, `template` instead of html and text, and `from` and `subject` taken from the template
- * where left out: use-cases/templates.ts applyTemplate). A batch's emails take no attachments.
+ * where left out: templates/templates.ts applyTemplate). A batch's emails take no attachments.
  */
 function sendBodies(inBatch: boolean): Json[] {
   const plain = inputJson(sendEmailSchema) as Json & { properties: Record<string, Json> };

@@ -1,18 +1,18 @@
 import * as z from 'zod/mini';
-import { PERMISSIONS } from '../core/api-keys.js';
-import { DOMAIN_STATUSES, type DomainStatus, type TlsMode } from '../core/domains.js';
-import { AUTOMATED_REASONS } from '../core/engagement.js';
-import { SUPPRESSION_ORIGINS } from '../core/ports.js';
-import { RECIPIENT_STATUSES, type RecipientKind, type SuppressedReason } from '../core/recipients.js';
-import { type DeliveryEventType, EMAIL_STATUSES, LAST_EVENTS } from '../core/status.js';
-import { VARIABLE_TYPES } from '../core/template-render.js';
-import type { TemplateStatus } from '../core/templates.js';
+import { PERMISSIONS } from '../api-keys/model.js';
+import { DOMAIN_STATUSES, type DomainStatus, type TlsMode } from '../domains/model.js';
+import { AUTOMATED_REASONS } from '../emails/engagement.js';
+import { RECIPIENT_STATUSES, type RecipientKind, type SuppressedReason } from '../emails/recipients.js';
+import { type DeliveryEventType, EMAIL_STATUSES, LAST_EVENTS } from '../emails/status.js';
+import { SUPPRESSION_ORIGINS } from '../suppressions/ports.js';
+import type { TemplateStatus } from '../templates/model.js';
+import { VARIABLE_TYPES } from '../templates/render.js';
 import {
   EMITTED_EVENT_TYPES,
   MESSAGE_STATUSES,
   SUBSCRIBABLE_EVENT_TYPES,
   WEBHOOK_STATUSES,
-} from '../core/webhooks.js';
+} from '../webhooks/model.js';
 
 /**
  * The answers of the API, described once, for the OpenAPI document (document.ts). The requests are
@@ -32,7 +32,7 @@ export const named = <S extends z.ZodMiniType>(id: string, schema: S, descriptio
 /** An ISO 8601 time in UTC, as every `*_at` field. */
 export const timestamp = z.string().register(z.globalRegistry, { format: 'date-time' });
 
-/** The one error shape (core/errors.ts). */
+/** The one error shape (shared/errors.ts). */
 export const errorSchema = named(
   'Error',
   z.object({
@@ -71,7 +71,7 @@ export const sentEmailSchema = named(
 // ---------------------------------------------------------------------------------------------
 // Emails
 
-/** SES's delivery events as an email records them (core/status.ts DeliveryEventType). */
+/** SES's delivery events as an email records them (emails/status.ts DeliveryEventType). */
 const DELIVERY_EVENT_TYPES = [
   'sent',
   'delivered',
@@ -108,7 +108,7 @@ const bounceSchema = z.object({
 
 const addressArray = z.array(z.string());
 
-/** The fields an email has listed and read alike (core/email.ts EmailSummary through toEmailBody). */
+/** The fields an email has listed and read alike (emails/email.ts EmailSummary through toEmailBody). */
 const emailSummaryShape = {
   object: z.literal('email'),
   id: z.string(),

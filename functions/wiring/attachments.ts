@@ -1,7 +1,7 @@
 import { emailRepository } from '../adapters/dynamodb/repositories.js';
 import { newS3Client } from '../adapters/s3/client.js';
 import { S3ContentStore } from '../adapters/s3/content-store.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../shared/config.js';
 import { apiDeps } from '../wiring.js';
 
 /**

@@ -1,6 +1,6 @@
 import { emailRepository } from '../adapters/dynamodb/repositories.js';
 import { contentStoreOnFirstUse } from '../adapters/s3/content-store-on-first-use.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../shared/config.js';
 import { apiDeps } from '../wiring.js';
 
 /**

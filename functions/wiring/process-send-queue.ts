@@ -15,12 +15,12 @@ import { contentStoreOnFirstUse } from '../adapters/s3/content-store-on-first-us
 import { SesSendQuota } from '../adapters/ses/account.js';
 import { SesMailer } from '../adapters/ses/mailer.js';
 import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
-import { loadConfig } from '../config.js';
-import { SendingLimits } from '../core/pacing.js';
-import { systemClock } from '../core/ports.js';
-import { senderOptions } from '../core/use-cases/domains.js';
+import { senderOptions } from '../domains/domains.js';
 import { log } from '../observability/logger.js';
 import { countersLoadedAtInit } from '../observability/metrics-at-init.js';
+import { loadConfig } from '../shared/config.js';
+import { SendingLimits } from '../shared/pacing.js';
+import { systemClock } from '../shared/ports.js';
 import { eventPublisher } from '../wiring.js';
 
 /**

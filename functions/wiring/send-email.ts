@@ -1,5 +1,5 @@
 import { contentStoreOnFirstUse } from '../adapters/s3/content-store-on-first-use.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../shared/config.js';
 import { sendEmailDeps } from '../wiring.js';
 
 /**

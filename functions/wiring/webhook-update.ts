@@ -1,6 +1,6 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import { endpointGuardOnFirstUse } from '../adapters/http/fetcher-on-first-use.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../shared/config.js';
 import { apiDeps } from '../wiring.js';
 
 /*

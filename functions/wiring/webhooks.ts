@@ -7,10 +7,10 @@ import {
 } from '../adapters/dynamodb/repositories.js';
 import { GuardedHttp } from '../adapters/http/guarded-http.js';
 import { SqsDeliveryQueue } from '../adapters/sqs/delivery-queue.js';
-import { loadConfig } from '../config.js';
-import { systemClock } from '../core/ports.js';
 import { log } from '../observability/logger.js';
 import { countersLoadedAtInit } from '../observability/metrics-at-init.js';
+import { loadConfig } from '../shared/config.js';
+import { systemClock } from '../shared/ports.js';
 import { apiDeps } from '../wiring.js';
 
 /**

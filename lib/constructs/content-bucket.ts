@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { MAX_SCHEDULE_DAYS } from '../../functions/core/limits.js';
+import { MAX_SCHEDULE_DAYS } from '../../functions/shared/limits.js';
 
 /**
  * The shortest retention: an email may be scheduled 30 days ahead with its attachments stored when
@@ -19,7 +19,7 @@ export interface ContentBucketProps {
 }
 
 /**
- * Where attachments and large bodies live (keys in functions/core/attachments.ts): private (every
+ * Where attachments and large bodies live (keys in functions/emails/attachments.ts): private (every
  * public access blocked, objects owned by the bucket), encrypted with S3-managed keys, reachable over
  * TLS only, each object expiring after the retention, unfinished multipart uploads cleaned up after a
  * day. Kept when the stack is deleted, as the table is: the table's emails point into it.

@@ -20,7 +20,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import type { CounterName } from '../../functions/core/ports.js';
+import type { CounterName } from '../../functions/shared/ports.js';
 
 /** The dashboard's sections, top to bottom. */
 export const DASHBOARD_SECTIONS = ['emails', 'events', 'queues', 'api', 'functions'] as const;
@@ -96,7 +96,7 @@ export class Monitoring extends Construct {
     for (const section of DASHBOARD_SECTIONS) this.dashboard.addWidgets(this.sections[section]);
   }
 
-  /** One of the service's own counters (functions/core/ports.ts), summed per period. */
+  /** One of the service's own counters (functions/shared/ports.ts COUNTERS), summed per period. */
   counter(name: CounterName, period = Duration.minutes(5)): Metric {
     return new Metric({
       namespace: this.namespace,

@@ -3,7 +3,7 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { FilterPattern, SubscriptionFilter } from 'aws-cdk-lib/aws-logs';
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
 import { Construct } from 'constructs';
-import { LOG_LINE_MARKER, LOG_LINE_TYPE } from '../../functions/core/request-logs.js';
+import { LOG_LINE_MARKER, LOG_LINE_TYPE } from '../../functions/request-logs/model.js';
 import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
 
 export interface RequestLogsProps {

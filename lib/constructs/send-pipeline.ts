@@ -5,7 +5,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { SendTimings } from '../../functions/send-timings.js';
+import type { SendTimings } from '../../functions/emails/send-timings.js';
 import { keepLogicalId, LEGACY_IDS } from '../legacy-ids.js';
 import type { Monitoring } from './monitoring.js';
 import { depth, secureQueue } from './queues.js';
@@ -14,7 +14,7 @@ import { type FunctionLogging, ServiceFunction, type ServiceResources } from './
 export interface SendPipelineProps {
   /** The table, the configuration set and the settings its functions read. */
   readonly resources: Omit<ServiceResources, 'sendQueue' | 'sendDeadLetterQueue'>;
-  /** The pipeline's timings (functions/send-timings.ts). */
+  /** The pipeline's timings (functions/emails/send-timings.ts). */
   readonly timings: SendTimings;
   readonly monitoring: Monitoring;
   /**
@@ -39,7 +39,7 @@ export interface SendPipelineProps {
 /**
  * The send pipeline: the send queue (and its dead-letter queue after `sendMaxAttempts` receives),
  * the consumer that hands each email to SES at most once, and the sweeper that, every minute,
- * leaves nothing accepted `queued` for good (see functions/core/use-cases/sweep.ts). Its alarms:
+ * leaves nothing accepted `queued` for good (see functions/emails/sweep.ts). Its alarms:
  * the dead-letter queue is not empty; the queue's oldest message is older than the sweeper's
  * re-queue window (emails are waiting longer than a retry should take); SES takes no email (the
  * account's 24-hour quota is spent, or sending is paused): emails wait, queued, until it does.

@@ -14,7 +14,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { SendTimings } from '../../functions/send-timings.js';
+import type { SendTimings } from '../../functions/emails/send-timings.js';
 import { keepLogicalId, LEGACY_IDS, legacyEventsSubscriptionId } from '../legacy-ids.js';
 import type { Monitoring } from './monitoring.js';
 import { depth, secureQueue } from './queues.js';

@@ -3,7 +3,7 @@ import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../functions/core/webhooks.js';
+import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../functions/webhooks/model.js';
 import type { Monitoring } from './monitoring.js';
 import { depth, secureQueue } from './queues.js';
 import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestLogsAreOff } from '../../functions/core/request-logs.js';
-import { SUBSCRIBABLE_EVENT_TYPES } from '../../functions/core/webhooks.js';
+import { requestLogsAreOff } from '../../functions/request-logs/model.js';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../../functions/webhooks/model.js';
 import type { LocalService } from '../../local/service.js';
 import { type ConsoleRun, startConsole } from '../support/browser.js';
 import type { httpsClient } from '../support/https.js';

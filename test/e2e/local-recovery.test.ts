@@ -26,7 +26,7 @@ import { createDocumentClient } from '../../functions/adapters/dynamodb/client.j
 import { EmailKeys } from '../../functions/adapters/dynamodb/email-keys.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
-import { newEmailId } from '../../functions/core/ids.js';
+import { newEmailId } from '../../functions/shared/ids.js';
 import { emailContent } from '../support/fakes.js';
 import { httpsClient, waitFor } from '../support/https.js';
 import { type NpmStart, startNpmStart } from '../support/npm-start.js';

@@ -11,7 +11,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
-import { newEmailId } from '../../functions/core/ids.js';
+import { newEmailId } from '../../functions/shared/ids.js';
 import { emailContent } from '../support/fakes.js';
 import { httpsClient, waitFor } from '../support/https.js';
 import { startNpmStart } from '../support/npm-start.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDACTED } from '../../functions/core/request-logs.js';
+import { REDACTED } from '../../functions/request-logs/model.js';
 import { type NpmStart, runSdkProgram } from '../support/npm-start.js';
 import { expectResendShape } from '../support/resend-schema.js';
 

@@ -3,7 +3,7 @@ import { inflateRawSync } from 'node:zlib';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDACTED } from '../../functions/core/request-logs.js';
+import { REDACTED } from '../../functions/request-logs/model.js';
 import { type LocalService, startLocalService } from '../../local/service.js';
 import { httpsClient, waitFor } from '../support/https.js';
 import { expectResendShape } from '../support/resend-schema.js';

@@ -11,7 +11,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { DynamoWebhookRetryStore } from '../../functions/adapters/dynamodb/webhook-retry-store.js';
-import type { ParkedRetry } from '../../functions/core/ports.js';
+import type { ParkedRetry } from '../../functions/webhooks/ports.js';
 import { type LocalService, startLocalService } from '../../local/service.js';
 import { httpsClient } from '../support/https.js';
 import { startReceiver } from '../support/webhook-receiver.js';

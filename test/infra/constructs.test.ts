@@ -9,7 +9,7 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COUNTERS } from '../../functions/core/ports.js';
+import { COUNTERS } from '../../functions/shared/ports.js';
 import { Monitoring } from '../../lib/constructs/monitoring.js';
 import { ServiceFunction } from '../../lib/constructs/service-function.js';
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionName, specOf } from '../../functions/catalog.js';
-import { CONFIG_KEYS } from '../../functions/config.js';
+import { CONFIG_KEYS } from '../../functions/shared/config.js';
 import * as wiring from '../../functions/wiring.js';
 
 // wiring.ts, and the modules of the functions that load some of their code on first use.

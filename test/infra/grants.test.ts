@@ -17,12 +17,12 @@ import { createDocumentClient } from '../../functions/adapters/dynamodb/client.j
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
 import { missingObjectStatus, sesAllows } from '../../functions/catalog.js';
-import { sendEmailSchema, toContent } from '../../functions/core/email.js';
-import { fingerprint, hashIdempotencyKey } from '../../functions/core/idempotency.js';
-import { newEmailId } from '../../functions/core/ids.js';
-import { EMITTED_EVENT_TYPES } from '../../functions/core/webhooks.js';
+import { sendEmailSchema, toContent } from '../../functions/emails/email.js';
+import { fingerprint, hashIdempotencyKey } from '../../functions/emails/idempotency.js';
 import { parseInput } from '../../functions/http/middleware.js';
 import { PUBLIC_ROUTES } from '../../functions/routes.js';
+import { newEmailId } from '../../functions/shared/ids.js';
+import { EMITTED_EVENT_TYPES } from '../../functions/webhooks/model.js';
 import { domainConfigurationSetPrefix, type EmailServiceStack } from '../../lib/email-service-stack.js';
 import { type RecordedCall, recordAwsCalls } from '../../local/invocation.js';
 import { type LocalService, startLocalService } from '../../local/service.js';

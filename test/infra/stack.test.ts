@@ -4,9 +4,9 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { PUBLISHED_EVENT_TYPES } from '../../functions/adapters/ses/configuration-sets.js';
-import { IDEMPOTENCY_LEASE_MS } from '../../functions/core/idempotency.js';
+import { IDEMPOTENCY_LEASE_MS } from '../../functions/emails/idempotency.js';
+import { timingProblems } from '../../functions/emails/send-timings.js';
 import { API_ROUTES, ROUTES } from '../../functions/routes.js';
-import { timingProblems } from '../../functions/send-timings.js';
 import { REQUEST_LOG_FILTER } from '../../lib/constructs/request-logs.js';
 import { domainConfigurationSetPrefix, EmailServiceStack } from '../../lib/email-service-stack.js';
 import {

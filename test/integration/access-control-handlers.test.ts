@@ -3,12 +3,13 @@ import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
-import { generateApiKey, type Permission } from '../../functions/core/api-keys.js';
-import type { DomainIdentity } from '../../functions/core/domains.js';
-import type { Clock, SendingIdentities } from '../../functions/core/ports.js';
-import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
+import { generateApiKey, type Permission } from '../../functions/api-keys/model.js';
+import { verifiedSenderDomains } from '../../functions/domains/domains.js';
+import type { DomainIdentity } from '../../functions/domains/model.js';
+import type { SendingIdentities } from '../../functions/domains/ports.js';
 import { log, logger } from '../../functions/observability/logger.js';
 import { FALLBACK_HANDLER, API_ROUTES as ROUTES } from '../../functions/routes.js';
+import type { Clock } from '../../functions/shared/ports.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { RecordingQueue, storeDomain } from '../support/fakes.js';
 import { emailIdCreatedAt } from '../support/ids.js';
@@ -582,8 +583,8 @@ describe('Idempotency-Key on POST /v1/emails', () => {
 
   it('a request that died holding the key is finished by a retry under the same email id, queued again', async () => {
     const { token, key } = await newKey('sending_access');
-    const { hashIdempotencyKey, fingerprint } = await import('../../functions/core/idempotency.js');
-    const { newEmailId } = await import('../../functions/core/ids.js');
+    const { hashIdempotencyKey, fingerprint } = await import('../../functions/emails/idempotency.js');
+    const { newEmailId } = await import('../../functions/shared/ids.js');
     // As if a request had stored the email and died before queueing it or answering.
     const id = newEmailId();
     await repos.idempotency.begin(
@@ -594,7 +595,7 @@ describe('Idempotency-Key on POST /v1/emails', () => {
       now - 60_000,
     );
     const { parseInput } = await import('../../functions/http/middleware.js');
-    const { sendEmailSchema, toContent } = await import('../../functions/core/email.js');
+    const { sendEmailSchema, toContent } = await import('../../functions/emails/email.js');
     await repos.emails.create({
       id,
       created_at: new Date(now - 60_000).toISOString(),
@@ -669,8 +670,8 @@ describe('Idempotency-Key on POST /v1/emails', () => {
 
   it("resuming a request that died before storing its email stores it under the key's id, and moves the sweeper back to it", async () => {
     const { token, key } = await newKey('sending_access');
-    const { hashIdempotencyKey, fingerprint } = await import('../../functions/core/idempotency.js');
-    const { emailIdAt } = await import('../../functions/core/ids.js');
+    const { hashIdempotencyKey, fingerprint } = await import('../../functions/emails/idempotency.js');
+    const { emailIdAt } = await import('../../functions/shared/ids.js');
     const oldId = emailIdCreatedAt(Date.now() - 3_600_000);
     await repos.idempotency.begin(
       key.id,
@@ -709,10 +710,10 @@ describe('Idempotency-Key on POST /v1/emails', () => {
 
   it("resuming a request whose email went on meanwhile answers the email's status now, and queues nothing", async () => {
     const { token, key } = await newKey('sending_access');
-    const { hashIdempotencyKey, fingerprint } = await import('../../functions/core/idempotency.js');
-    const { newEmailId } = await import('../../functions/core/ids.js');
+    const { hashIdempotencyKey, fingerprint } = await import('../../functions/emails/idempotency.js');
+    const { newEmailId } = await import('../../functions/shared/ids.js');
     const { parseInput } = await import('../../functions/http/middleware.js');
-    const { sendEmailSchema, toContent } = await import('../../functions/core/email.js');
+    const { sendEmailSchema, toContent } = await import('../../functions/emails/email.js');
     const id = newEmailId();
     await repos.idempotency.begin(
       key.id,
@@ -738,7 +739,7 @@ describe('Idempotency-Key on POST /v1/emails', () => {
   });
 
   it("a claim retried by the SDK after its answer was lost is still the request's own: new, not a 409", async () => {
-    const { hashIdempotencyKey } = await import('../../functions/core/idempotency.js');
+    const { hashIdempotencyKey } = await import('../../functions/emails/idempotency.js');
     const keyHash = hashIdempotencyKey('lost-begin');
     expect((await repos.idempotency.begin('scope', keyHash, 'print', 'em_mine', now)).outcome).toBe('new');
     // The same PutItem again, as the SDK's retry sends it: it finds its own first try.
@@ -750,7 +751,7 @@ describe('Idempotency-Key on POST /v1/emails', () => {
   });
 
   it("completes a key only for its own email: a key taken over meanwhile keeps the other request's answer", async () => {
-    const { hashIdempotencyKey } = await import('../../functions/core/idempotency.js');
+    const { hashIdempotencyKey } = await import('../../functions/emails/idempotency.js');
     const keyHash = hashIdempotencyKey('taken-over');
     await repos.idempotency.begin('scope', keyHash, 'print', 'em_first', now);
     await repos.idempotency.abandon('scope', keyHash, 'em_first');

@@ -11,17 +11,13 @@ import {
   bodyKey,
   MAX_MESSAGE_BYTES,
   type StoredAttachment,
-} from '../../functions/core/attachments.js';
-import type { EmailContent } from '../../functions/core/email.js';
-import { newEmailId } from '../../functions/core/ids.js';
-import {
-  FetchError,
-  type FileFetcher,
-  MailerError,
-  type Suppression,
-  systemClock,
-} from '../../functions/core/ports.js';
-import { deliverEmail } from '../../functions/core/use-cases/deliver-email.js';
+} from '../../functions/emails/attachments.js';
+import { deliverEmail } from '../../functions/emails/deliver.js';
+import type { EmailContent } from '../../functions/emails/email.js';
+import { MailerError } from '../../functions/emails/ports.js';
+import { newEmailId } from '../../functions/shared/ids.js';
+import { FetchError, type FileFetcher, systemClock } from '../../functions/shared/ports.js';
+import type { Suppression } from '../../functions/suppressions/ports.js';
 import { type Emulators, startEmulators } from '../../local/emulators.js';
 import { emailContent, ScriptedMailer } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';

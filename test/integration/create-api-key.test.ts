@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
-import { hashToken } from '../../functions/core/api-keys.js';
+import { hashToken } from '../../functions/api-keys/model.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 const run = promisify(execFile);

@@ -4,10 +4,10 @@ import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-ke
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
 import { EmailKeys } from '../../functions/adapters/dynamodb/email-keys.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
-import { generateApiKey } from '../../functions/core/api-keys.js';
-import { newEmailId } from '../../functions/core/ids.js';
-import type { PageQuery } from '../../functions/core/list.js';
-import { readBound } from '../../functions/core/sorted-merge.js';
+import { generateApiKey } from '../../functions/api-keys/model.js';
+import { newEmailId } from '../../functions/shared/ids.js';
+import type { PageQuery } from '../../functions/shared/list.js';
+import { readBound } from '../../functions/shared/sorted-merge.js';
 import { emailContent, storeDomain } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 

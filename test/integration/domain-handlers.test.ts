@@ -17,20 +17,21 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
 import { OWNER_TAG, SesIdentities, toDomainStatus } from '../../functions/adapters/ses/identities.js';
-import type { Domain } from '../../functions/core/domains.js';
-import type { Clock, DomainRepository } from '../../functions/core/ports.js';
 import {
   MAX_CHECKS_PER_RUN,
   VERIFIED_RECHECK_MS,
   verifiedSenderDomains,
-} from '../../functions/core/use-cases/domains.js';
-import { domainEvent } from '../../functions/core/use-cases/publish-events.js';
+} from '../../functions/domains/domains.js';
+import type { Domain } from '../../functions/domains/model.js';
+import type { DomainRepository } from '../../functions/domains/ports.js';
 import { makeHandler as makeCheck } from '../../functions/handlers/check-domains.js';
 import { makeHandler as makeCreate } from '../../functions/handlers/create-domain.js';
 import { makeHandler as makeDelete } from '../../functions/handlers/delete-domain.js';
 import { makeHandler as makeGet } from '../../functions/handlers/get-domain.js';
 import { makeHandler as makeList } from '../../functions/handlers/list-domains.js';
 import { makeHandler as makeVerify } from '../../functions/handlers/verify-domain.js';
+import type { Clock } from '../../functions/shared/ports.js';
+import { domainEvent } from '../../functions/webhooks/publish.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { fullAccessKey, storeDomain } from '../support/fakes.js';
 import { expectResendShape } from '../support/resend-schema.js';

@@ -33,7 +33,6 @@ import {
   SesConfigurationSets,
 } from '../../functions/adapters/ses/configuration-sets.js';
 import { OWNER_TAG, SesIdentities } from '../../functions/adapters/ses/identities.js';
-import type { Clock, DnsLookup } from '../../functions/core/ports.js';
 import {
   checkDomains,
   type DomainDeps,
@@ -42,11 +41,13 @@ import {
   senderOptions,
   TRACKING_RECHECK_MS,
   VERIFIED_RECHECK_MS,
-} from '../../functions/core/use-cases/domains.js';
+} from '../../functions/domains/domains.js';
+import type { DnsLookup } from '../../functions/domains/ports.js';
 import { makeHandler as makeCreate } from '../../functions/handlers/create-domain.js';
 import { makeHandler as makeDelete } from '../../functions/handlers/delete-domain.js';
 import { makeHandler as makeGet } from '../../functions/handlers/get-domain.js';
 import { makeHandler as makeUpdate } from '../../functions/handlers/update-domain.js';
+import type { Clock } from '../../functions/shared/ports.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { fullAccessKey } from '../support/fakes.js';
 import { expectResendShape } from '../support/resend-schema.js';

@@ -18,12 +18,12 @@ import {
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { keys, shardOf } from '../../functions/adapters/dynamodb/table.js';
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
-import { newEmailId } from '../../functions/core/ids.js';
-import { emailMetricsResponseSchema } from '../../functions/core/metrics.js';
-import { type Mailer, MailerError } from '../../functions/core/ports.js';
+import { type Mailer, MailerError } from '../../functions/emails/ports.js';
 import { makeHandler as makeMetrics } from '../../functions/handlers/get-email-metrics.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
+import { emailMetricsResponseSchema } from '../../functions/metrics/model.js';
+import { newEmailId } from '../../functions/shared/ids.js';
 import { context, httpEvent, parseBody, sqsEvent } from '../support/events.js';
 import { emailContent, fullAccessKey, storeDomain } from '../support/fakes.js';
 import { losingFirstAnswer } from '../support/losing-answer.js';

@@ -5,15 +5,15 @@ import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency-store.js';
 import { DynamoTemplateRepository } from '../../functions/adapters/dynamodb/template-repository.js';
-import { MAX_SEND_REQUEST_BYTES } from '../../functions/core/limits.js';
-import { systemClock } from '../../functions/core/ports.js';
-import { verifiedSenderDomains } from '../../functions/core/use-cases/domains.js';
+import { verifiedSenderDomains } from '../../functions/domains/domains.js';
 import { makeHandler as makeGetAttachment } from '../../functions/handlers/get-attachment.js';
 import { makeHandler as makeGet } from '../../functions/handlers/get-email.js';
 import { makeHandler as makeListAttachments } from '../../functions/handlers/list-attachments.js';
 import { makeHandler as makeList } from '../../functions/handlers/list-emails.js';
 import { makeHandler as makeFallback } from '../../functions/handlers/route-not-found.js';
 import { makeHandler as makeSend, handler as sendHandler } from '../../functions/handlers/send-email.js';
+import { MAX_SEND_REQUEST_BYTES } from '../../functions/shared/limits.js';
+import { systemClock } from '../../functions/shared/ports.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { fullAccessKey, MemoryContentStore, RecordingQueue, storeDomain } from '../support/fakes.js';
 import { expectResendShape } from '../support/resend-schema.js';

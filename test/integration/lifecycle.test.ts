@@ -4,13 +4,13 @@ import { writeIf } from '../../functions/adapters/dynamodb/client.js';
 import { conditionOf, withCondition } from '../../functions/adapters/dynamodb/email-conditions.js';
 import { toState } from '../../functions/adapters/dynamodb/email-items.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
-import { newEmailId } from '../../functions/core/ids.js';
 import {
   allows,
   TRANSITIONS,
   type Transition,
   type TransitionContext,
-} from '../../functions/core/lifecycle.js';
+} from '../../functions/emails/lifecycle.js';
+import { newEmailId } from '../../functions/shared/ids.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
@@ -48,7 +48,7 @@ const contexts: TransitionContext[] = [
   { nowMs: NOW, attemptStartedAt: 2_000, scheduledAt: iso(4_000), notSinceMs: 2_000 },
 ];
 
-describe('the lifecycle (core/lifecycle.ts) and the writes that carry it (dynalite)', () => {
+describe('the lifecycle (emails/lifecycle.ts) and the writes that carry it (dynalite)', () => {
   it('allows a transition in code exactly where DynamoDB applies its conditional write, state by state', async () => {
     const id = newEmailId();
     const key = { pk: keys.email(id), sk: keys.status };

@@ -6,8 +6,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
-import { generateApiKey } from '../../functions/core/api-keys.js';
-import { KeyRateLimiter, seededRandom, shardCount } from '../../functions/core/rate-limit.js';
+import { generateApiKey } from '../../functions/api-keys/model.js';
+import { KeyRateLimiter, seededRandom, shardCount } from '../../functions/api-keys/rate-limit.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;

@@ -10,12 +10,13 @@ import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-r
 import { DynamoSuppressionRepository } from '../../functions/adapters/dynamodb/suppression-repository.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
-import type { EmailContent } from '../../functions/core/email.js';
-import { newEmailId } from '../../functions/core/ids.js';
-import { type Suppression, systemClock } from '../../functions/core/ports.js';
-import { newSuppressionId } from '../../functions/core/suppressions.js';
+import type { EmailContent } from '../../functions/emails/email.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
+import { newEmailId } from '../../functions/shared/ids.js';
+import { systemClock } from '../../functions/shared/ports.js';
+import { newSuppressionId } from '../../functions/suppressions/model.js';
+import type { Suppression } from '../../functions/suppressions/ports.js';
 import { sqsEvent } from '../support/events.js';
 import { emailContent, ScriptedMailer } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';

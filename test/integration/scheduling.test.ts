@@ -9,25 +9,25 @@ import { DEFAULT_LAYOUT } from '../../functions/adapters/dynamodb/email-keys.js'
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
-import { generateApiKey } from '../../functions/core/api-keys.js';
-import { sendEmailSchema } from '../../functions/core/email.js';
-import type { ApiError } from '../../functions/core/errors.js';
-import { newEmailId } from '../../functions/core/ids.js';
-import type { DeadLetters, DueJob } from '../../functions/core/ports.js';
-import { SCHEDULE_AHEAD_MS } from '../../functions/core/schedule.js';
+import { generateApiKey } from '../../functions/api-keys/model.js';
+import { sendEmailSchema } from '../../functions/emails/email.js';
+import type { DeadLetters, DueJob } from '../../functions/emails/ports.js';
+import { SCHEDULE_AHEAD_MS } from '../../functions/emails/schedule.js';
 import {
   cancelEmail,
   dispatchScheduled,
   LOST_DISPATCH_AFTER_MS,
   rescheduleEmail,
   SCHEDULER_TIME_MARGIN_MS,
-} from '../../functions/core/use-cases/schedule.js';
-import { sendBatch } from '../../functions/core/use-cases/send-batch.js';
-import { type SendEmailDeps, sendEmail } from '../../functions/core/use-cases/send-email.js';
-import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
+} from '../../functions/emails/scheduler.js';
+import { sendBatch } from '../../functions/emails/send-batch.js';
+import { type SendEmailDeps, sendEmail } from '../../functions/emails/send-email.js';
+import { type SweepDeps, sweep } from '../../functions/emails/sweep.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeSweepFunction } from '../../functions/handlers/sweep-emails.js';
 import { parseInput } from '../../functions/http/middleware.js';
+import type { ApiError } from '../../functions/shared/errors.js';
+import { newEmailId } from '../../functions/shared/ids.js';
 import { ensureTable } from '../../local/resources.js';
 import { sqsEvent } from '../support/events.js';
 import { awsSweepSettings, emailContent, RecordingQueue, ScriptedMailer } from '../support/fakes.js';

@@ -12,10 +12,11 @@ import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-r
 import { SesIdentities } from '../../functions/adapters/ses/identities.js';
 import { SesMailer } from '../../functions/adapters/ses/mailer.js';
 import { SesSuppressions } from '../../functions/adapters/ses/suppressions.js';
-import { newEmailId } from '../../functions/core/ids.js';
-import { type Mailer, MailerError, systemClock } from '../../functions/core/ports.js';
+import { type Mailer, MailerError } from '../../functions/emails/ports.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
+import { newEmailId } from '../../functions/shared/ids.js';
+import { systemClock } from '../../functions/shared/ports.js';
 import { type Emulators, startEmulators } from '../../local/emulators.js';
 import { ensureQueueWithDlq } from '../../local/resources.js';
 import { type SesStandIn, startSesStandIn } from '../../local/ses-stand-in.js';

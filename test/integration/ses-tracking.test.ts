@@ -12,7 +12,7 @@ import {
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SesEvent } from '../../functions/adapters/ses/events.js';
-import { newEmailId } from '../../functions/core/ids.js';
+import { newEmailId } from '../../functions/shared/ids.js';
 import { type Emulators, startEmulators } from '../../local/emulators.js';
 import { ensureQueueWithDlq } from '../../local/resources.js';
 import { LOCAL_EVENTS_TOPIC_ARN } from '../../local/ses-configuration-sets.js';

@@ -5,11 +5,11 @@ import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-r
 import { DynamoSuppressionRepository } from '../../functions/adapters/dynamodb/suppression-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
-import { emailIdAt, FIRST_EMAIL_ID, newEmailId } from '../../functions/core/ids.js';
-import type { ListEmailsQuery } from '../../functions/core/list.js';
-import { readBound } from '../../functions/core/sorted-merge.js';
-import type { EmailStatus } from '../../functions/core/status.js';
-import { newSuppressionId } from '../../functions/core/suppressions.js';
+import type { ListEmailsQuery } from '../../functions/emails/list-query.js';
+import type { EmailStatus } from '../../functions/emails/status.js';
+import { emailIdAt, FIRST_EMAIL_ID, newEmailId } from '../../functions/shared/ids.js';
+import { readBound } from '../../functions/shared/sorted-merge.js';
+import { newSuppressionId } from '../../functions/suppressions/model.js';
 import { emailContent } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 

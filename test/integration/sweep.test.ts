@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
-import { emailIdAt, FIRST_EMAIL_ID } from '../../functions/core/ids.js';
-import type { DeadLetters, EventPublisher, SendJob, SweepProgress } from '../../functions/core/ports.js';
-import { type SweepDeps, sweep } from '../../functions/core/use-cases/sweep.js';
-import type { WebhookEvent } from '../../functions/core/webhooks.js';
+import type { DeadLetters, SendJob, SweepProgress } from '../../functions/emails/ports.js';
+import { type SweepDeps, sweep } from '../../functions/emails/sweep.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
+import { emailIdAt, FIRST_EMAIL_ID } from '../../functions/shared/ids.js';
+import type { WebhookEvent } from '../../functions/webhooks/model.js';
+import type { EventPublisher } from '../../functions/webhooks/ports.js';
 import { sqsEvent } from '../support/events.js';
 import { awsSweepSettings, emailContent, RecordingQueue, ScriptedMailer } from '../support/fakes.js';
 import { emailIdCreatedAt } from '../support/ids.js';

@@ -2,13 +2,13 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys, TTL_ATTRIBUTE } from '../../functions/adapters/dynamodb/table.js';
 import { DynamoWebhookRepository } from '../../functions/adapters/dynamodb/webhook-repository.js';
-import type { PageQuery } from '../../functions/core/list.js';
+import type { PageQuery } from '../../functions/shared/list.js';
 import {
   messageId,
   newAttemptId,
   type WebhookAttempt,
   type WebhookMessage,
-} from '../../functions/core/webhooks.js';
+} from '../../functions/webhooks/model.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 /**

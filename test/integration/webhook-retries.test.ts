@@ -6,14 +6,14 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys, WEBHOOK_RETRY_SHARDS, webhookRetryShard } from '../../functions/adapters/dynamodb/table.js';
 import { DynamoWebhookRetryStore } from '../../functions/adapters/dynamodb/webhook-retry-store.js';
-import type { ParkedRetry } from '../../functions/core/ports.js';
-import { emailEvent } from '../../functions/core/use-cases/publish-events.js';
+import { type Delivery, deliveryFor } from '../../functions/webhooks/model.js';
+import type { ParkedRetry } from '../../functions/webhooks/ports.js';
+import { emailEvent } from '../../functions/webhooks/publish.js';
 import {
   MAX_REQUEUED_PER_RUN,
   REQUEUE_MARGIN_MS,
   requeueDueRetries,
-} from '../../functions/core/use-cases/webhook-retries.js';
-import { type Delivery, deliveryFor } from '../../functions/core/webhooks.js';
+} from '../../functions/webhooks/retries.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;

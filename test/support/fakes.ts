@@ -1,23 +1,17 @@
-import { generateApiKey } from '../../functions/core/api-keys.js';
+import { generateApiKey } from '../../functions/api-keys/model.js';
+import type { ApiKeyRepository } from '../../functions/api-keys/ports.js';
 import {
   DEFAULT_SETTINGS,
   type DnsRecord,
   type DomainStatus,
   type SenderOptions,
-} from '../../functions/core/domains.js';
-import type { EmailContent } from '../../functions/core/email.js';
-import { newId } from '../../functions/core/ids.js';
-import type {
-  ApiKeyRepository,
-  ContentStore,
-  DomainRepository,
-  DueJob,
-  EmailQueue,
-  Mailer,
-  OutgoingFile,
-  SendJob,
-} from '../../functions/core/ports.js';
-import type { SweepSettings } from '../../functions/core/use-cases/sweep.js';
+} from '../../functions/domains/model.js';
+import type { DomainRepository } from '../../functions/domains/ports.js';
+import type { EmailContent } from '../../functions/emails/email.js';
+import type { DueJob, EmailQueue, Mailer, OutgoingFile, SendJob } from '../../functions/emails/ports.js';
+import type { SweepSettings } from '../../functions/emails/sweep.js';
+import { newId } from '../../functions/shared/ids.js';
+import type { ContentStore } from '../../functions/shared/ports.js';
 
 export class RecordingQueue implements EmailQueue {
   readonly jobs: (SendJob | DueJob)[] = [];
@@ -99,7 +93,7 @@ export async function storeDomain(domains: DomainRepository, name: string, statu
   return { ...domain, version: 1 };
 }
 
-/** The sweeper's settings as the stack sets them on AWS (see functions/send-timings.ts). */
+/** The sweeper's settings as the stack sets them on AWS (see functions/emails/send-timings.ts). */
 export const awsSweepSettings: SweepSettings = {
   requeueAfterMs: 15 * 60_000,
   backlogGraceMs: 4 * 15 * 60_000,

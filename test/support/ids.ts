@@ -1,4 +1,4 @@
-import { encodeBase32 } from '../../functions/core/ids.js';
+import { encodeBase32 } from '../../functions/shared/ids.js';
 
 /** An email id as if the email had been accepted at `ms` (a UUIDv7 of that millisecond). */
 export function emailIdCreatedAt(ms: number): string {

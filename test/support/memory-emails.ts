@@ -1,19 +1,19 @@
-import type { EmailEvent } from '../../functions/core/email.js';
-import { allows } from '../../functions/core/lifecycle.js';
+import type { EmailEvent } from '../../functions/emails/email.js';
+import { allows } from '../../functions/emails/lifecycle.js';
 import type {
   EmailRepository,
   FinishOptions,
   RecipientNews,
   RecipientOutcomeFlag,
   SentMark,
-} from '../../functions/core/ports.js';
-import { positionsOf, type Recipient } from '../../functions/core/recipients.js';
+} from '../../functions/emails/ports.js';
+import { positionsOf, type Recipient } from '../../functions/emails/recipients.js';
 import {
   type EmailStatus,
   type EventMarks,
   settledStatus,
   type TerminalStatus,
-} from '../../functions/core/status.js';
+} from '../../functions/emails/status.js';
 
 /**
  * The part of EmailRepository the events consumer uses, in memory, with the contract the DynamoDB

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createApiKeySchema } from '../../functions/core/api-key-requests.js';
-import { generateApiKey, hashToken, permits } from '../../functions/core/api-keys.js';
-import { fingerprint, parseIdempotencyKey } from '../../functions/core/idempotency.js';
-import { decide, rateLimitHeaders, windowOf } from '../../functions/core/rate-limit.js';
+import { generateApiKey, hashToken, permits } from '../../functions/api-keys/model.js';
+import { decide, rateLimitHeaders, windowOf } from '../../functions/api-keys/rate-limit.js';
+import { createApiKeySchema } from '../../functions/api-keys/requests.js';
+import { fingerprint, parseIdempotencyKey } from '../../functions/emails/idempotency.js';
 import { jsonDepthExceeds } from '../../functions/http/middleware.js';
 import { API_ROUTES, PUBLIC_ROUTES, ROUTES } from '../../functions/routes.js';
 

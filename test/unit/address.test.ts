@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { domainOf, formatAddress, parseAddress } from '../../functions/core/address.js';
+import { domainOf, formatAddress, parseAddress } from '../../functions/shared/address.js';
 
 describe('parseAddress', () => {
   it.each([

@@ -10,20 +10,20 @@ import {
   storedAttachments,
   type TypedAttachment,
   withContentTypes,
-} from '../../functions/core/attachments.js';
-import { contentTypeOf } from '../../functions/core/content-types.js';
+} from '../../functions/emails/attachments.js';
+import { contentTypeOf } from '../../functions/emails/content-types.js';
 import {
   MAX_HEADERS,
   MAX_RECIPIENTS,
   MAX_TAGS,
   sendEmailSchema,
   toContent,
-} from '../../functions/core/email.js';
-import type { ApiError } from '../../functions/core/errors.js';
-import { newEmailId } from '../../functions/core/ids.js';
-import { FetchError } from '../../functions/core/ports.js';
-import { JOB_INLINE_MAX_BYTES, parseSendJob, toQueueMessage } from '../../functions/core/send-job.js';
+} from '../../functions/emails/email.js';
+import { JOB_INLINE_MAX_BYTES, parseSendJob, toQueueMessage } from '../../functions/emails/send-job.js';
 import { parseInput } from '../../functions/http/middleware.js';
+import type { ApiError } from '../../functions/shared/errors.js';
+import { newEmailId } from '../../functions/shared/ids.js';
+import { FetchError } from '../../functions/shared/ports.js';
 
 const email = (attachments: unknown) => ({
   from: 'billing@acme.com',
@@ -86,7 +86,7 @@ describe('attachments: what POST /v1/emails takes', () => {
         { filename: 'README', content: 'eA==' },
       ]),
     );
-    // Not at parse time (the MIME table is loaded on first use, core/content-types.ts) …
+    // Not at parse time (the MIME table is loaded on first use, emails/content-types.ts) …
     expect(input.attachments?.[1]).not.toHaveProperty('content_type');
     // … but before anything is stored.
     expect((await withContentTypes(input.attachments ?? [])).map((a) => a.content_type)).toEqual([

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { batchIds, parseBatch, parseBatchValidation } from '../../functions/core/batch.js';
-import type { ApiError } from '../../functions/core/errors.js';
-import { isEmailId, newEmailId } from '../../functions/core/ids.js';
-import { loadScheduleReader } from '../../functions/core/schedule.js';
+import { batchIds, parseBatch, parseBatchValidation } from '../../functions/emails/batch.js';
+import { loadScheduleReader } from '../../functions/emails/schedule.js';
+import type { ApiError } from '../../functions/shared/errors.js';
+import { isEmailId, newEmailId } from '../../functions/shared/ids.js';
 
 // Times in words are read by a module loaded on first use (handlers load it; these call the parser).
 beforeAll(() => loadScheduleReader('in 1 hour'));

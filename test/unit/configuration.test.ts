@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError, loadConfig } from '../../functions/config.js';
+import { ConfigurationError, loadConfig } from '../../functions/shared/config.js';
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createDomainSchema, normalizeDomainName } from '../../functions/core/domains.js';
+import { createDomainSchema, normalizeDomainName } from '../../functions/domains/model.js';
 
 const ok = (input: string) => normalizeDomainName(input);
 const error = (input: string) => {

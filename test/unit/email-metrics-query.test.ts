@@ -8,7 +8,7 @@ import {
   metricsAnswer,
   periodOf,
   resolveMetricsQuery,
-} from '../../functions/core/metrics.js';
+} from '../../functions/metrics/model.js';
 
 const HOUR = 3_600_000;
 const at = (iso: string) => Date.parse(iso);

@@ -5,12 +5,12 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { automatedReason } from '../../functions/core/engagement.js';
-import type { CounterName } from '../../functions/core/ports.js';
-import { recipientOutcomes, recipientsOf } from '../../functions/core/recipients.js';
-import { lastEventOf } from '../../functions/core/status.js';
-import { type DeliveryEvent, recordDeliveryEvent } from '../../functions/core/use-cases/record-event.js';
-import { messageBody, type WebhookEvent, type WebhookEventType } from '../../functions/core/webhooks.js';
+import { automatedReason } from '../../functions/emails/engagement.js';
+import { recipientOutcomes, recipientsOf } from '../../functions/emails/recipients.js';
+import { type DeliveryEvent, recordDeliveryEvent } from '../../functions/emails/record-event.js';
+import { lastEventOf } from '../../functions/emails/status.js';
+import type { CounterName } from '../../functions/shared/ports.js';
+import { messageBody, type WebhookEvent, type WebhookEventType } from '../../functions/webhooks/model.js';
 import { permutations } from '../support/arbitraries.js';
 import { emailContent } from '../support/fakes.js';
 import { MemoryEmails } from '../support/memory-emails.js';

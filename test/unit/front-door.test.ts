@@ -5,8 +5,8 @@
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import type { ApiKey } from '../../functions/core/api-keys.js';
-import type { ApiKeyRepository } from '../../functions/core/ports.js';
+import type { ApiKey } from '../../functions/api-keys/model.js';
+import type { ApiKeyRepository } from '../../functions/api-keys/ports.js';
 import { makeHandler } from '../../functions/handlers/route-not-found.js';
 import { FRONT_DOOR_HEADER } from '../../functions/http/front-door.js';
 import type { HttpDeps } from '../../functions/http/middleware.js';

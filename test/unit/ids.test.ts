@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeBase32, isEmailId, newEmailId } from '../../functions/core/ids.js';
+import { encodeBase32, isEmailId, newEmailId } from '../../functions/shared/ids.js';
 
 describe('email ids', () => {
   it('have the shape em_<26 base32 characters>', () => {

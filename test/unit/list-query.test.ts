@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { listApiKeysQuerySchema } from '../../functions/core/api-key-requests.js';
-import { listDomainsQuerySchema } from '../../functions/core/domains.js';
-import { listEmailsQuerySchema } from '../../functions/core/list.js';
+import { listApiKeysQuerySchema } from '../../functions/api-keys/requests.js';
+import { listDomainsQuerySchema } from '../../functions/domains/model.js';
+import { listEmailsQuerySchema } from '../../functions/emails/list-query.js';
 import { parseInput } from '../../functions/http/middleware.js';
 
 const parse = (query: Record<string, string>) => parseInput(listEmailsQuerySchema, query);

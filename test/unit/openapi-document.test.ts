@@ -2,22 +2,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { toApiKeyBody } from '../../functions/core/api-keys.js';
-import { toAttachmentBody } from '../../functions/core/attachments.js';
-import { type Domain, toDomainBody, trackingRecords } from '../../functions/core/domains.js';
-import { toEmailBody } from '../../functions/core/email-body.js';
-import { toSuppressionBody } from '../../functions/core/suppressions.js';
-import { type Template, toTemplateBody, toTemplateListItem } from '../../functions/core/templates.js';
+import { toApiKeyBody } from '../../functions/api-keys/model.js';
+import { type Domain, toDomainBody, trackingRecords } from '../../functions/domains/model.js';
+import { toAttachmentBody } from '../../functions/emails/attachments.js';
+import { toEmailBody } from '../../functions/emails/email-body.js';
+import { COMMON_ERRORS } from '../../functions/openapi/document.js';
+import { OPERATIONS } from '../../functions/openapi/operations.js';
+import { API_ROUTES, PUBLIC_ROUTES, ROUTES } from '../../functions/routes.js';
+import { toSuppressionBody } from '../../functions/suppressions/model.js';
+import { type Template, toTemplateBody, toTemplateListItem } from '../../functions/templates/model.js';
 import {
   messageBody,
   toAttemptBody,
   toMessageBody,
   toWebhookBody,
   toWebhookListed,
-} from '../../functions/core/webhooks.js';
-import { COMMON_ERRORS } from '../../functions/openapi/document.js';
-import { OPERATIONS } from '../../functions/openapi/operations.js';
-import { API_ROUTES, PUBLIC_ROUTES, ROUTES } from '../../functions/routes.js';
+} from '../../functions/webhooks/model.js';
 import { compileSchema, openApiDocument, operations, validateAnswer } from '../support/openapi.js';
 import { resendAnswer } from '../support/resend-schema.js';
 

@@ -9,7 +9,7 @@ import {
   type SendQuota,
   slotsFor,
   slotTimes,
-} from '../../functions/core/pacing.js';
+} from '../../functions/shared/pacing.js';
 
 const timings: DeferTimings = {
   throttleBackoffMs: 1_000,

@@ -1,5 +1,5 @@
 /**
- * One key past one item's write ceiling: its rate window spread over rate shards (core/rate-limit.ts),
+ * One key past one item's write ceiling: its rate window spread over rate shards (api-keys/rate-limit.ts),
  * with a fake key store that counts per shard and window as the table does.
  */
 import { createServer, type Server } from 'node:http';
@@ -8,8 +8,8 @@ import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newDynamoDbRateClient } from '../../functions/adapters/aws-clients.js';
-import { type ApiKey, generateApiKey, hashToken } from '../../functions/core/api-keys.js';
-import type { ApiKeyRepository, KeyCount } from '../../functions/core/ports.js';
+import { type ApiKey, generateApiKey, hashToken } from '../../functions/api-keys/model.js';
+import type { ApiKeyRepository, KeyCount } from '../../functions/api-keys/ports.js';
 import {
   KeyRateLimiter,
   MEMO_OVER,
@@ -18,7 +18,7 @@ import {
   seededRandom,
   shardCount,
   shardLimit,
-} from '../../functions/core/rate-limit.js';
+} from '../../functions/api-keys/rate-limit.js';
 import { makeHandler } from '../../functions/handlers/route-not-found.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
-import { newEmailId } from '../../functions/core/ids.js';
+import { newEmailId } from '../../functions/shared/ids.js';
 
 /**
  * The local DynamoDB has one copy of each item, so every read sees the last write; DynamoDB's

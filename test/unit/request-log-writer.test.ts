@@ -4,8 +4,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { encodeAwslogs } from '../../functions/adapters/cloudwatch-logs/awslogs.js';
 import { DynamoRequestLogRepository } from '../../functions/adapters/dynamodb/request-log-repository.js';
-import { logIdOf, type RequestLogEntry, requestLogLine } from '../../functions/core/request-logs.js';
 import { makeHandler } from '../../functions/handlers/write-request-logs.js';
+import { logIdOf, type RequestLogEntry, requestLogLine } from '../../functions/request-logs/model.js';
 
 /**
  * The writer against DynamoDB's documented BatchWriteItem answers (aws-sdk-client-mock): what a

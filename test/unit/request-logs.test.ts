@@ -1,7 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { requestLogRepository } from '../../functions/adapters/dynamodb/repositories.js';
-import type { ApiKeyRepository } from '../../functions/core/ports.js';
-import { parseRequestLogLine } from '../../functions/core/request-log-reads.js';
+import type { ApiKeyRepository } from '../../functions/api-keys/ports.js';
+import { makeHandler as makeGetLog } from '../../functions/handlers/get-log.js';
+import { makeHandler as makeListLogs } from '../../functions/handlers/list-logs.js';
+import { httpHandler, MAX_BODY_BYTES } from '../../functions/http/middleware.js';
+import { requestLogSink } from '../../functions/observability/request-log-sink.js';
 import {
   bodyForLog,
   LOG_BODY_CAP_BYTES,
@@ -10,11 +13,8 @@ import {
   type RequestLogEntry,
   redact,
   requestLogLine,
-} from '../../functions/core/request-logs.js';
-import { makeHandler as makeGetLog } from '../../functions/handlers/get-log.js';
-import { makeHandler as makeListLogs } from '../../functions/handlers/list-logs.js';
-import { httpHandler, MAX_BODY_BYTES } from '../../functions/http/middleware.js';
-import { requestLogSink } from '../../functions/observability/request-log-sink.js';
+} from '../../functions/request-logs/model.js';
+import { parseRequestLogLine } from '../../functions/request-logs/reads.js';
 import { apiDeps } from '../../functions/wiring.js';
 import { REQUEST_LOG_FILTER } from '../../lib/constructs/request-logs.js';
 import { context, httpEvent } from '../support/events.js';

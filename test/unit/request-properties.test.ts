@@ -6,16 +6,16 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatAddress, parseAddress } from '../../functions/core/address.js';
-import { createApiKeySchema, listApiKeysQuerySchema } from '../../functions/core/api-key-requests.js';
-import { parseBatch } from '../../functions/core/batch.js';
-import { createDomainSchema, listDomainsQuerySchema } from '../../functions/core/domains.js';
-import { MAX_RECIPIENTS, sendEmailSchema, toContent } from '../../functions/core/email.js';
-import { ApiError } from '../../functions/core/errors.js';
-import { listEmailsQuerySchema } from '../../functions/core/list.js';
-import { loadScheduleReader } from '../../functions/core/schedule.js';
+import { createApiKeySchema, listApiKeysQuerySchema } from '../../functions/api-keys/requests.js';
+import { createDomainSchema, listDomainsQuerySchema } from '../../functions/domains/model.js';
+import { parseBatch } from '../../functions/emails/batch.js';
+import { MAX_RECIPIENTS, sendEmailSchema, toContent } from '../../functions/emails/email.js';
+import { listEmailsQuerySchema } from '../../functions/emails/list-query.js';
+import { loadScheduleReader } from '../../functions/emails/schedule.js';
 import { jsonDepthExceeds, parseInput } from '../../functions/http/middleware.js';
 import { allowedMethods, findRoute, ROUTES } from '../../functions/routes.js';
+import { formatAddress, parseAddress } from '../../functions/shared/address.js';
+import { ApiError } from '../../functions/shared/errors.js';
 import { hostileString } from '../support/arbitraries.js';
 
 // Times in words are read by a module loaded on first use (handlers load it; these call the parser).

@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sendEmailSchema } from '../../functions/core/email.js';
-import type { ApiError } from '../../functions/core/errors.js';
+import { sendEmailSchema } from '../../functions/emails/email.js';
 import {
   delaySecondsUntil,
   dueJob,
   loadScheduleReader,
   MAX_SCHEDULE_MS,
   parseScheduledAt,
-} from '../../functions/core/schedule.js';
-import { lastEventOf } from '../../functions/core/status.js';
+} from '../../functions/emails/schedule.js';
+import { lastEventOf } from '../../functions/emails/status.js';
+import type { ApiError } from '../../functions/shared/errors.js';
 
 // Times in words are read by a module loaded on first use (handlers load it; these call the parser).
 beforeAll(() => loadScheduleReader('in 1 hour'));

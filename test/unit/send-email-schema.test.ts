@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { sendEmailSchema, toContent } from '../../functions/core/email.js';
-import { ApiError } from '../../functions/core/errors.js';
+import { sendEmailSchema, toContent } from '../../functions/emails/email.js';
 import { parseInput } from '../../functions/http/middleware.js';
+import { ApiError } from '../../functions/shared/errors.js';
 
 const valid = { from: 'Acme <hello@acme.com>', to: 'user@example.com', subject: 'Hi', text: 'Hello' };
 

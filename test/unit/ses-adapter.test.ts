@@ -5,8 +5,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { newSesSendClient } from '../../functions/adapters/aws-clients.js';
 import { fromSesEvent, type SesEvent } from '../../functions/adapters/ses/events.js';
 import { SesMailer, toSesAddress } from '../../functions/adapters/ses/mailer.js';
-import { newEmailId } from '../../functions/core/ids.js';
-import { MailerError } from '../../functions/core/ports.js';
+import { MailerError } from '../../functions/emails/ports.js';
+import { newEmailId } from '../../functions/shared/ids.js';
 import { emailContent } from '../support/fakes.js';
 
 const bounceFixture = readFileSync(new URL('../fixtures/ses-event-bounce.json', import.meta.url), 'utf8');

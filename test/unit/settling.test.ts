@@ -5,9 +5,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { recipientOutcomes, recipientsOf } from '../../functions/core/recipients.js';
-import { lastEventOf, lostReason } from '../../functions/core/status.js';
-import { type DeliveryEvent, recordDeliveryEvent } from '../../functions/core/use-cases/record-event.js';
+import { recipientOutcomes, recipientsOf } from '../../functions/emails/recipients.js';
+import { type DeliveryEvent, recordDeliveryEvent } from '../../functions/emails/record-event.js';
+import { lastEventOf, lostReason } from '../../functions/emails/status.js';
 import { permutations } from '../support/arbitraries.js';
 import { emailContent } from '../support/fakes.js';
 import { MemoryEmails } from '../support/memory-emails.js';

@@ -2,14 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LAYOUT, EmailKeys, parseLayout } from '../../functions/adapters/dynamodb/email-keys.js';
 import { shardOf } from '../../functions/adapters/dynamodb/table.js';
-import { newEmailId } from '../../functions/core/ids.js';
+import { newEmailId } from '../../functions/shared/ids.js';
 import {
   chunkOf,
   type MergeOrder,
   mergeSorted,
   readBound,
   type SortedSource,
-} from '../../functions/core/sorted-merge.js';
+} from '../../functions/shared/sorted-merge.js';
 
 /** A source over a sorted array that may answer with fewer entries than asked (DynamoDB's 1 MB pages). */
 function arraySource(entries: string[], short = 0): SortedSource<string> & { reads: number } {

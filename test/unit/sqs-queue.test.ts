@@ -2,7 +2,7 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SqsEmailQueue } from '../../functions/adapters/sqs/email-queue.js';
-import type { SendJob } from '../../functions/core/ports.js';
+import type { SendJob } from '../../functions/emails/ports.js';
 import { emailContent } from '../support/fakes.js';
 
 const sqs = mockClient(SQSClient);

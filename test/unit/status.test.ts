@@ -7,7 +7,7 @@ import {
   LAST_EVENTS,
   lastEventOf,
   statusForEvent,
-} from '../../functions/core/status.js';
+} from '../../functions/emails/status.js';
 
 describe('email status rules', () => {
   it('maps final events to statuses and leaves the others alone', () => {

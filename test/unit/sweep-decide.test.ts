@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EmailState } from '../../functions/core/ports.js';
-import { decide } from '../../functions/core/use-cases/sweep.js';
+import type { EmailState } from '../../functions/emails/ports.js';
+import { decide } from '../../functions/emails/sweep.js';
 import { awsSweepSettings } from '../support/fakes.js';
 
 const settings = awsSweepSettings;

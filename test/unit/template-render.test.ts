@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { FieldError } from '../../functions/core/errors.js';
+import type { FieldError } from '../../functions/shared/errors.js';
 import {
   checkTemplate,
   MAX_TEMPLATE_VARIABLES,
@@ -12,7 +12,7 @@ import {
   VARIABLE_KEY,
   VARIABLE_TYPES,
   type VariableType,
-} from '../../functions/core/template-render.js';
+} from '../../functions/templates/render.js';
 import { hostileString } from '../support/arbitraries.js';
 
 const variable = (key: string, type: VariableType = 'string', fallback?: unknown): TemplateVariableInput =>

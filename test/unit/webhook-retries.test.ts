@@ -1,17 +1,6 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import type {
-  DeliveryQueue,
-  ParkedRetry,
-  PostResult,
-  WebhookRetryStore,
-} from '../../functions/core/ports.js';
-import { emailEvent } from '../../functions/core/use-cases/publish-events.js';
-import {
-  MAX_REQUEUED_PER_RUN,
-  REQUEUE_MARGIN_MS,
-  requeueDueRetries,
-} from '../../functions/core/use-cases/webhook-retries.js';
+import { makeHandler } from '../../functions/handlers/deliver-webhooks.js';
 import {
   attemptNumber,
   type Delivery,
@@ -25,8 +14,19 @@ import {
   retryWaitsIn,
   type Webhook,
   type WebhookMessage,
-} from '../../functions/core/webhooks.js';
-import { makeHandler } from '../../functions/handlers/deliver-webhooks.js';
+} from '../../functions/webhooks/model.js';
+import type {
+  DeliveryQueue,
+  ParkedRetry,
+  PostResult,
+  WebhookRetryStore,
+} from '../../functions/webhooks/ports.js';
+import { emailEvent } from '../../functions/webhooks/publish.js';
+import {
+  MAX_REQUEUED_PER_RUN,
+  REQUEUE_MARGIN_MS,
+  requeueDueRetries,
+} from '../../functions/webhooks/retries.js';
 
 /** Parked retries in memory, as the table keeps them: by due time, then message id. */
 class MemoryRetryStore implements WebhookRetryStore {

@@ -4,12 +4,10 @@ import { Resend } from 'resend';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuardedHttp } from '../../functions/adapters/http/guarded-http.js';
-import { DEFAULT_SETTINGS, type Domain } from '../../functions/core/domains.js';
-import { newEmailId } from '../../functions/core/ids.js';
-import type { DeliveryQueue, PostResult, WebhookRepository } from '../../functions/core/ports.js';
-import { addressProblem, urlProblem } from '../../functions/core/targets.js';
-import { deliverWebhook } from '../../functions/core/use-cases/deliver-webhook.js';
-import { domainEvent, emailEvent, WebhookPublisher } from '../../functions/core/use-cases/publish-events.js';
+import { DEFAULT_SETTINGS, type Domain } from '../../functions/domains/model.js';
+import { newEmailId } from '../../functions/shared/ids.js';
+import { addressProblem, urlProblem } from '../../functions/shared/targets.js';
+import { deliverWebhook } from '../../functions/webhooks/deliver.js';
 import {
   type Delivery,
   deliveryFor,
@@ -27,7 +25,9 @@ import {
   type Webhook,
   type WebhookAttempt,
   type WebhookMessage,
-} from '../../functions/core/webhooks.js';
+} from '../../functions/webhooks/model.js';
+import type { DeliveryQueue, PostResult, WebhookRepository } from '../../functions/webhooks/ports.js';
+import { domainEvent, emailEvent, WebhookPublisher } from '../../functions/webhooks/publish.js';
 import { expectResendShape } from '../support/resend-schema.js';
 
 describe('signing (Standard Webhooks)', () => {

@@ -47,7 +47,7 @@ interface List<T> {
   data: T[];
 }
 
-/** The types the service raises (functions/core/webhooks.ts EMITTED_EVENT_TYPES). */
+/** The types the service raises (functions/webhooks/model.ts EMITTED_EVENT_TYPES). */
 const SENT_TYPES = [
   'email.sent',
   'email.delivered',

@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import type { DnsLookup } from '../../core/ports.js';
+import type { DnsLookup } from '../../domains/ports.js';
 
 /** DNS answers that mean "no such record" rather than "cannot tell now". */
 const ABSENT = new Set(['ENODATA', 'ENOTFOUND']);

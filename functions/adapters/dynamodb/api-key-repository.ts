@@ -5,9 +5,9 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { API_KEY_ID_PREFIX, type ApiKey, type Permission } from '../../core/api-keys.js';
-import type { PageQuery } from '../../core/list.js';
-import type { ApiKeyRepository } from '../../core/ports.js';
+import { API_KEY_ID_PREFIX, type ApiKey, type Permission } from '../../api-keys/model.js';
+import type { ApiKeyRepository } from '../../api-keys/ports.js';
+import type { PageQuery } from '../../shared/list.js';
 import { attributesIf, batchGetAll, isThrottling, newestFirstPage, writeIf } from './client.js';
 import { keys, TTL_ATTRIBUTE } from './table.js';
 
@@ -49,7 +49,7 @@ const toKey = (item: Item, hash: string): ApiKey => {
  * itself is never stored) and a listing item in the `APIKEYS` partition (what GET /v1/api-keys
  * reads), which holds the hash so a key can be revoked by id.
  *
- * A key whose rate limit needs more than one rate shard (core/rate-limit.ts) has shard items
+ * A key whose rate limit needs more than one rate shard (api-keys/rate-limit.ts) has shard items
  * `APIKEY#<sha256>#<k>` beside its lookup item (shard 0), each with a copy of what authentication
  * reads and its own window and count; the lookup item lists the ones that exist (`rs`). They are
  * written when the key is created (`shards` of them) and, for a key created when the limit needed

@@ -8,8 +8,8 @@ import {
   type QueryCommandInput,
   type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { PageQuery } from '../../core/list.js';
-import { mergeSorted, type SortedSource } from '../../core/sorted-merge.js';
+import type { PageQuery } from '../../shared/list.js';
+import { mergeSorted, type SortedSource } from '../../shared/sorted-merge.js';
 import { newDynamoDbClient } from '../aws-clients.js';
 
 /** One client per container, reused by every invocation. Endpoint from AWS_ENDPOINT_URL_DYNAMODB when set (local). */
@@ -104,7 +104,7 @@ export async function newestFirstPage(
 
 /**
  * The same page over several partitions merged, as if they were one: each is read from its newest
- * (or from the cursor outwards) in chunks, only as far as the page needs (core/sorted-merge.ts:
+ * (or from the cursor outwards) in chunks, only as far as the page needs (shared/sorted-merge.ts:
  * at most readBound(offset + limit + 2, partitions) index entries). `read`: how many were read.
  */
 export async function newestFirstMerged(

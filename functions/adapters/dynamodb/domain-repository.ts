@@ -13,9 +13,9 @@ import {
   type DomainConfigurationSet,
   type DomainStatus,
   type TlsMode,
-} from '../../core/domains.js';
-import type { PageQuery } from '../../core/list.js';
-import type { DomainRepository, NameClaim } from '../../core/ports.js';
+} from '../../domains/model.js';
+import type { DomainRepository, NameClaim } from '../../domains/ports.js';
+import type { PageQuery } from '../../shared/list.js';
 import { newestFirstPage, queryPages, writeIf } from './client.js';
 import { keys } from './table.js';
 

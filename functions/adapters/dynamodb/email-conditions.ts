@@ -3,10 +3,10 @@ import {
   TRANSITIONS,
   type Transition,
   type TransitionContext,
-} from '../../core/lifecycle.js';
+} from '../../emails/lifecycle.js';
 
 /**
- * The lifecycle's requirements (core/lifecycle.ts) as DynamoDB condition expressions on an email's
+ * The lifecycle's requirements (emails/lifecycle.ts) as DynamoDB condition expressions on an email's
  * status item: a transition's write carries its condition, so it happens only where the lifecycle
  * allows it, atomically. test/integration/lifecycle.test.ts holds each one to `allows`.
  */

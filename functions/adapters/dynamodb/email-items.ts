@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EmailContent, EmailEvent, EmailSummary } from '../../core/email.js';
-import { type EmailState, type SuppressedRecipients, suppressedPositions } from '../../core/ports.js';
-import type { SuppressedReason } from '../../core/recipients.js';
-import { type EmailStatus, lastEventOf, type RecipientTally } from '../../core/status.js';
+import type { EmailContent, EmailEvent, EmailSummary } from '../../emails/email.js';
+import { type EmailState, type SuppressedRecipients, suppressedPositions } from '../../emails/ports.js';
+import type { SuppressedReason } from '../../emails/recipients.js';
+import { type EmailStatus, lastEventOf, type RecipientTally } from '../../emails/status.js';
 import { batchGetAll } from './client.js';
 import { DUE_INDEX, keys } from './table.js';
 

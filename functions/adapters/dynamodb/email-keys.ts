@@ -9,7 +9,7 @@ import { DUE_INDEX, INDEXES, keys, LEGACY_INDEXES, shardOf, TTL_ATTRIBUTE } from
  * indexes are sorted by time-ordered ids, so DynamoDB cannot split a partition for heat. Each email
  * goes to one of `shards` partitions of each index, chosen by a hash of its id (FNV-1a):
  * `EMAILS#07` in `emails-by-time-keys`, `EMAILS#<status>#07` in `emails-by-status`, `DUE#07` in
- * `emails-by-due`. Readers read every shard and merge them (core/sorted-merge.ts); a table written
+ * `emails-by-due`. Readers read every shard and merge them (shared/sorted-merge.ts); a table written
  * before sharding has its emails in the unsharded partitions (`EMAILS`, `EMAILS#<status>`, `DUE`),
  * which readers read as one more shard, so nothing needs rewriting. The shard count may be raised
  * (new emails spread wider, readers read every shard up to the new count) but never lowered: the

@@ -6,11 +6,10 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { StoredAttachment } from '../../core/attachments.js';
-import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from '../../core/email.js';
-import { FIRST_EMAIL_ID } from '../../core/ids.js';
-import type { Transition, TransitionContext } from '../../core/lifecycle.js';
-import type { ListEmailsQuery } from '../../core/list.js';
+import type { StoredAttachment } from '../../emails/attachments.js';
+import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from '../../emails/email.js';
+import type { Transition, TransitionContext } from '../../emails/lifecycle.js';
+import type { ListEmailsQuery } from '../../emails/list-query.js';
 import type {
   ClaimResult,
   EmailRepository,
@@ -22,14 +21,15 @@ import type {
   SentMark,
   SentNews,
   SuppressedRecipients,
-} from '../../core/ports.js';
-import { positionsOf, recipientOutcomes, recipientsOf } from '../../core/recipients.js';
+} from '../../emails/ports.js';
+import { positionsOf, recipientOutcomes, recipientsOf } from '../../emails/recipients.js';
 import {
   type EmailStatus,
   type RecipientTally,
   settledStatus,
   type TerminalStatus,
-} from '../../core/status.js';
+} from '../../emails/status.js';
+import { FIRST_EMAIL_ID } from '../../shared/ids.js';
 import { attributesIf, batchGetAll, newestFirstMerged, pause, queryPages, writeIf } from './client.js';
 import { conditionOf, withCondition } from './email-conditions.js';
 import {
@@ -77,7 +77,7 @@ const DUE_KEYS = EmailKeys.dueKeys;
 /**
  * Emails in the single table. Status, summary and bodies are separate items (see table.ts, and
  * email-items.ts for what each holds). Every change of the status item is a transition of the
- * lifecycle (core/lifecycle.ts), written with that transition's condition (email-conditions.ts).
+ * lifecycle (emails/lifecycle.ts), written with that transition's condition (email-conditions.ts).
  */
 export class DynamoEmailRepository implements EmailRepository {
   private readonly deflate: boolean;
@@ -462,7 +462,7 @@ export class DynamoEmailRepository implements EmailRepository {
 
   /**
    * One write of the email's status item as a transition of its lifecycle, conditional on what the
-   * transition requires (core/lifecycle.ts): the attributes it returns ({} unless asked), or null
+   * transition requires (emails/lifecycle.ts): the attributes it returns ({} unless asked), or null
    * when the lifecycle did not allow it.
    */
   private transition(

@@ -10,8 +10,8 @@ import {
   IDEMPOTENCY_TTL_MS,
   type IdempotencyBegin,
   type StoredResponse,
-} from '../../core/idempotency.js';
-import type { IdempotencyStore } from '../../core/ports.js';
+} from '../../emails/idempotency.js';
+import type { IdempotencyStore } from '../../emails/ports.js';
 import { writeIf } from './client.js';
 import { keys } from './table.js';
 

@@ -6,13 +6,13 @@ import {
   METRIC_RETENTION_DAYS,
   type MetricCounts,
   MetricsBehindError,
-} from '../../core/metrics.js';
-import type { MetricsCounter, MetricsReader, MetricsRollUp } from '../../core/ports.js';
+} from '../../metrics/model.js';
+import type { MetricsCounter, MetricsReader, MetricsRollUp } from '../../metrics/ports.js';
 import { queryPages, writeIf } from './client.js';
 import { keys, shardOf, TTL_ATTRIBUTE } from './table.js';
 
 /**
- * The email metrics' counters in the single table (core/metrics.ts).
+ * The email metrics' counters in the single table (metrics/model.ts).
  *
  * **Writes.** A count is one UpdateItem (ADD) on a small item (the keys and at most 14 numbers,
  * under 1 KB: one write unit): `METRICS#HOUR#<UTC hour>#<shard>` / `<sender domain>`, the shard

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../shared/config.js';
 import { newDynamoDbRateClient } from '../aws-clients.js';
 import { DynamoApiKeyRepository } from './api-key-repository.js';
 import { createDocumentClient } from './client.js';
@@ -30,7 +30,7 @@ export interface Table {
 export interface TableOptions {
   /** Whether new emails' bodies over 1 KB are stored deflated. @default true */
   deflateBodies?: boolean;
-  /** Rate shards written with each new API key (core/rate-limit.ts shardCount). @default 1 */
+  /** Rate shards written with each new API key (api-keys/rate-limit.ts shardCount). @default 1 */
   keyRateShards?: number;
   /** The rate writes' client. @default `db` when it is given, else one that does not retry throttling */
   rateDb?: DynamoDBDocumentClient;

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SendPacer } from '../../core/ports.js';
+import type { SendPacer } from '../../shared/ports.js';
 import { attributesIf, writeIf } from './client.js';
 import { keys } from './table.js';
 

@@ -5,9 +5,9 @@ import {
   PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { PageQuery } from '../../core/list.js';
-import type { Suppression, SuppressionOrigin, SuppressionRepository } from '../../core/ports.js';
-import { SUPPRESSION_ID_PREFIX } from '../../core/suppressions.js';
+import type { PageQuery } from '../../shared/list.js';
+import { SUPPRESSION_ID_PREFIX } from '../../suppressions/model.js';
+import type { Suppression, SuppressionOrigin, SuppressionRepository } from '../../suppressions/ports.js';
 import { batchGetAll, newestFirstPage, writeIf } from './client.js';
 import { DEFAULT_LAYOUT, type TableLayout } from './email-keys.js';
 import { INDEXES, keys } from './table.js';

@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EmailContent } from '../../core/email.js';
-import { FIRST_EMAIL_ID } from '../../core/ids.js';
-import type { DueEntry, EmailState, ScheduleCursor, SweepProgress, SweepStore } from '../../core/ports.js';
-import { mergeSorted } from '../../core/sorted-merge.js';
+import type { EmailContent } from '../../emails/email.js';
+import type { DueEntry, EmailState, ScheduleCursor, SweepProgress, SweepStore } from '../../emails/ports.js';
+import { FIRST_EMAIL_ID } from '../../shared/ids.js';
+import { mergeSorted } from '../../shared/sorted-merge.js';
 import { queryPages, querySource, writeIf } from './client.js';
 import { conditionOf, withCondition } from './email-conditions.js';
 import { readContent, readStates } from './email-items.js';

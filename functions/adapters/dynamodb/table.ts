@@ -51,8 +51,7 @@
  * shard; webhook-repository.ts), listed newest first by their time-sortable ids, and expire after
  * WEBHOOK_MESSAGE_RETENTION_DAYS (TTL).
  *
- * Webhook retries too long to wait on the queue are parked until due (core/use-cases/
- * webhook-retries.ts) under WEBHOOK_RETRY_SHARDS partitions, the shard a digest of the message id,
+ * Webhook retries too long to wait on the queue are parked until due (webhooks/retries.ts) under WEBHOOK_RETRY_SHARDS partitions, the shard a digest of the message id,
  * so their writes spread over as many partitions; each partition sorts them by due time, and the
  * scheduler reads those due with one Query per partition (no index).
  *
@@ -202,9 +201,9 @@ export const keys = {
   /** What sorts after every retry due at `until`: `$` follows the `#` after the time. */
   webhookRetryDueBound: (until: string) => `${until}$`,
   messageIdOfRetrySk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
-  /** The sweeper's progress through the queued emails (see core/use-cases/sweep.ts). */
+  /** The sweeper's progress through the queued emails (see emails/sweep.ts). */
   sweep: 'SWEEP',
-  /** The scheduler's progress through each partition of the due index (see core/use-cases/schedule.ts). */
+  /** The scheduler's progress through each partition of the due index (see emails/scheduler.ts). */
   schedule: 'SCHEDULE',
   scheduleShard: (partition: string) => `SHARD#${partition}`,
   sendPace: 'SENDPACE',

@@ -1,12 +1,12 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { PageQuery } from '../../core/list.js';
-import type { AliasClaim, TemplateRepository } from '../../core/ports.js';
+import type { PageQuery } from '../../shared/list.js';
 import {
   type PublishedTemplate,
   TEMPLATE_ID_PREFIX,
   type Template,
   type TemplateContent,
-} from '../../core/templates.js';
+} from '../../templates/model.js';
+import type { AliasClaim, TemplateRepository } from '../../templates/ports.js';
 import { newestFirstPage, writeIf } from './client.js';
 import { bodiesOf, storedBodies } from './email-items.js';
 import { keys, TTL_ATTRIBUTE } from './table.js';

@@ -6,8 +6,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { PageQuery } from '../../core/list.js';
-import type { WebhookRepository } from '../../core/ports.js';
+import type { PageQuery } from '../../shared/list.js';
 import {
   ATTEMPT_ID_PREFIX,
   MESSAGE_ID_PREFIX,
@@ -15,7 +14,8 @@ import {
   type Webhook,
   type WebhookAttempt,
   type WebhookMessage,
-} from '../../core/webhooks.js';
+} from '../../webhooks/model.js';
+import type { WebhookRepository } from '../../webhooks/ports.js';
 import { attributesIf, newestFirstMerged, newestFirstPage, pause, queryPages, writeIf } from './client.js';
 import {
   keys,

@@ -1,6 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ParkedRetry, WebhookRetryStore } from '../../core/ports.js';
-import { type Delivery, parseDelivery } from '../../core/webhooks.js';
+import { type Delivery, parseDelivery } from '../../webhooks/model.js';
+import type { ParkedRetry, WebhookRetryStore } from '../../webhooks/ports.js';
 import { pause, queryPages } from './client.js';
 import { keys, WEBHOOK_RETRY_SHARDS, webhookRetryShard } from './table.js';
 

@@ -1,4 +1,5 @@
-import type { EndpointGuard, FileFetcher } from '../../core/ports.js';
+import type { FileFetcher } from '../../shared/ports.js';
+import type { EndpointGuard } from '../../webhooks/ports.js';
 import { onFirstUse } from '../on-first-use.js';
 
 /** The guarded fetch of attachments' `path` (with ipaddr.js), built on first use. */

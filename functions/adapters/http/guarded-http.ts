@@ -3,15 +3,10 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import {
-  type EndpointGuard,
-  FetchError,
-  type FileFetcher,
-  type PostResult,
-  type WebhookSender,
-} from '../../core/ports.js';
-import { addressProblem, hostOf, type TargetPolicy, urlProblem } from '../../core/targets.js';
-import { ATTEMPT_TIMEOUT_MS, MAX_RESPONSE_KEPT } from '../../core/webhooks.js';
+import { FetchError, type FileFetcher } from '../../shared/ports.js';
+import { addressProblem, hostOf, type TargetPolicy, urlProblem } from '../../shared/targets.js';
+import { ATTEMPT_TIMEOUT_MS, MAX_RESPONSE_KEPT } from '../../webhooks/model.js';
+import type { EndpointGuard, PostResult, WebhookSender } from '../../webhooks/ports.js';
 
 export type Resolve = (host: string) => Promise<LookupAddress[]>;
 

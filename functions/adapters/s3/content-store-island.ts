@@ -1,4 +1,4 @@
-import type { ContentStore } from '../../core/ports.js';
+import type { ContentStore } from '../../shared/ports.js';
 import { newS3Client } from './client.js';
 import { S3ContentStore } from './content-store.js';
 

@@ -1,4 +1,4 @@
-import type { ContentStore } from '../../core/ports.js';
+import type { ContentStore } from '../../shared/ports.js';
 import { onFirstUse } from '../on-first-use.js';
 
 /** The S3 content store (client-s3 and its presigner: ~150 KB), built on first use. */

@@ -10,7 +10,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ContentStore } from '../../core/ports.js';
+import type { ContentStore } from '../../shared/ports.js';
 
 /**
  * How S3 answers a read of a key that holds nothing: 404 (NoSuchKey, or NotFound for a HEAD) when

@@ -1,6 +1,6 @@
 import { GetAccountCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
-import type { SendQuota } from '../../core/pacing.js';
-import type { SendQuotaReader } from '../../core/ports.js';
+import type { SendQuota } from '../../shared/pacing.js';
+import type { SendQuotaReader } from '../../shared/ports.js';
 
 /** The account's sending limits from SES v2's GetAccount (`SendQuota`, `SendingEnabled`). */
 export class SesSendQuota implements SendQuotaReader {

@@ -8,8 +8,8 @@ import {
   type SESv2Client,
   UpdateConfigurationSetEventDestinationCommand,
 } from '@aws-sdk/client-sesv2';
-import type { DomainConfigurationSet } from '../../core/domains.js';
-import type { ConfigurationSets } from '../../core/ports.js';
+import type { DomainConfigurationSet } from '../../domains/model.js';
+import type { ConfigurationSets } from '../../domains/ports.js';
 import { newSesClient } from '../aws-clients.js';
 import { OWNER_TAG, toIdentityError } from './identities.js';
 

@@ -1,6 +1,6 @@
-import { automatedReason, secondsBetween } from '../../core/engagement.js';
-import { isEmailId } from '../../core/ids.js';
-import type { DeliveryEvent } from '../../core/use-cases/record-event.js';
+import { automatedReason, secondsBetween } from '../../emails/engagement.js';
+import type { DeliveryEvent } from '../../emails/record-event.js';
+import { isEmailId } from '../../shared/ids.js';
 import { EMAIL_ID_TAG, TEMPLATE_ID_TAG } from './mailer.js';
 
 /**

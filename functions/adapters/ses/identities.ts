@@ -8,8 +8,8 @@ import {
   type SESv2Client,
   type Tag,
 } from '@aws-sdk/client-sesv2';
-import type { DnsRecord, DomainIdentity, DomainStatus } from '../../core/domains.js';
-import { IdentityError, type SendingIdentities } from '../../core/ports.js';
+import type { DnsRecord, DomainIdentity, DomainStatus } from '../../domains/model.js';
+import { IdentityError, type SendingIdentities } from '../../domains/ports.js';
 import { newSesClient } from '../aws-clients.js';
 
 /** The tag that marks an SES identity as created by this service (value: the table name). */

@@ -1,7 +1,7 @@
 import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { parseAddress } from '../../core/address.js';
-import type { SenderOptions } from '../../core/domains.js';
-import { type Mailer, MailerError, type OutgoingFile, type SendJob } from '../../core/ports.js';
+import type { SenderOptions } from '../../domains/model.js';
+import { type Mailer, MailerError, type OutgoingFile, type SendJob } from '../../emails/ports.js';
+import { parseAddress } from '../../shared/address.js';
 
 /** The message tag that carries our email id; SES returns it on every event of the message. */
 export const EMAIL_ID_TAG = 'email_id';

@@ -1,5 +1,5 @@
 import { DeleteSuppressedDestinationCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
-import type { ProviderSuppressions } from '../../core/ports.js';
+import type { ProviderSuppressions } from '../../suppressions/ports.js';
 
 /**
  * SES's account-level suppression list. SES adds hard-bounced and complaining addresses to it by

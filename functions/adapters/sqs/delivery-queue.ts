@@ -1,6 +1,6 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DeliveryQueue } from '../../core/ports.js';
-import type { Delivery } from '../../core/webhooks.js';
+import type { Delivery } from '../../webhooks/model.js';
+import type { DeliveryQueue } from '../../webhooks/ports.js';
 
 /** SQS's limit on a SendMessageBatch call's messages together, less a margin for the envelope. */
 const BATCH_BYTES = 250 * 1024;
@@ -12,7 +12,7 @@ export const MAX_VISIBILITY_SECONDS = 12 * 3600;
  * The webhook delivery queue: one message per (event, endpoint), ten to a SendMessageBatch call.
  * A short retry waits here: a failed attempt's message is hidden for the retry's delay
  * (ChangeMessageVisibility) and handed back to the delivery function when it is due (longer ones
- * wait parked in the table: core/use-cases/webhook-retries.ts).
+ * wait parked in the table: webhooks/retries.ts).
  */
 export class SqsDeliveryQueue implements DeliveryQueue {
   constructor(

@@ -1,4 +1,4 @@
-import type { EmailQueue } from '../../core/ports.js';
+import type { EmailQueue } from '../../emails/ports.js';
 import { newSqsClient } from '../aws-clients.js';
 import { SqsEmailQueue } from './email-queue.js';
 

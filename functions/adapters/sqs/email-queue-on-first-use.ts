@@ -1,4 +1,4 @@
-import type { EmailQueue } from '../../core/ports.js';
+import type { EmailQueue } from '../../emails/ports.js';
 import { onFirstUse } from '../on-first-use.js';
 
 /**

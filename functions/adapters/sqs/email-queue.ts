@@ -5,8 +5,8 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DeadLetters, DeferredJob, DueJob, EmailQueue, SendJob } from '../../core/ports.js';
-import { parseSendJob, toQueueMessage } from '../../core/send-job.js';
+import type { DeadLetters, DeferredJob, DueJob, EmailQueue, SendJob } from '../../emails/ports.js';
+import { parseSendJob, toQueueMessage } from '../../emails/send-job.js';
 
 /** SQS's limit on a SendMessageBatch call's messages together, less a margin for the envelope. */
 const BATCH_BYTES = 250 * 1024;

@@ -1,0 +1,413 @@
+import { countMetrics } from '../metrics/count.js';
+import type { MetricsCounter } from '../metrics/ports.js';
+import { emailIdAt, FIRST_EMAIL_ID } from '../shared/ids.js';
+import type { Clock, Counters, Log } from '../shared/ports.js';
+import type { EventPublisher } from '../webhooks/ports.js';
+import { emailEvent, publishQuietly, tagsObject } from '../webhooks/publish.js';
+import type { EmailContent } from './email.js';
+import type {
+  DeadLetters,
+  EmailQueue,
+  EmailRepository,
+  EmailState,
+  SweepProgress,
+  SweepStore,
+} from './ports.js';
+import { recipientsOf } from './recipients.js';
+import { dueJob } from './schedule.js';
+import { settleUnreported } from './status.js';
+
+/**
+ * The sweeper: nothing accepted is ever left `queued` for good. It runs on a schedule (every minute
+ * on AWS, every second locally) and
+ * 1. ends `failed` every email whose send message reached the dead-letter queue without any
+ *    attempt having begun (the consumer could not even claim it: the table was failing);
+ * 2. puts back on the queue each email that is queued, not sent, with no attempt under way, not
+ *    scheduled for later, and older than `requeueAfterMs` (its message was lost: the send function
+ *    died between storing and queueing it, or a local restart emptied the in-memory queue);
+ * 3. ends `failed` each email whose attempt began but whose outcome stayed unknown (no Send event)
+ *    for `unknownOutcomeAfterMs`: SES may or may not have it, and it is never sent again blindly;
+ * 4. settles each sent email some of whose recipients SES reported no final event for (delivery or
+ *    bounce) within `finalEventsAfterMs` of sending, from what is known (status.ts,
+ *    settleUnreported): `bounced` if one is known not to have it, `delivered` if some got it and
+ *    none is known not to, `failed` if nothing is known; the reason names the silent ones.
+ *
+ * Cost: it reads the index of queued emails (every shard, merged oldest first) from where it
+ * stopped, a page a run. It moves past emails still open (an attempt under way, a deferral) and
+ * starts the pass again from the oldest of them once it reaches the newest, so everything before
+ * the older of the two marks is known to be sent or final, and a crowd of open emails never holds
+ * up the look at those after them. A run that finds nothing stranded is one Query per shard (plus
+ * reading its progress item).
+ * Every change it makes is a conditional write, so it may race the consumer, a retry or another
+ * run of itself without sending anything twice.
+ */
+export interface SweepSettings {
+  /**
+   * How long an unsent email waits, since it was accepted, last refused or last re-queued, before
+   * it is taken as stranded: longer than its message can be retried (maxReceiveCount × visibility
+   * timeout).
+   */
+  requeueAfterMs: number;
+  /**
+   * How much longer a stranded email may wait while the send queue has a backlog (its message may
+   * be waiting in it) before it is re-queued anyway; a duplicate message is harmless, only wasteful.
+   */
+  backlogGraceMs: number;
+  /** How long an attempt may stay unconfirmed before its email ends `failed` (longer than a Send event can take). */
+  unknownOutcomeAfterMs: number;
+  /** How long after sending SES may still report a final event (its maximum delivery time, and a margin). */
+  finalEventsAfterMs: number;
+  /** How often the emails waiting longest for final events are looked at. */
+  oldCheckEveryMs: number;
+  /** Most emails looked at per run, in each scan. */
+  maxPerRun: number;
+  /** Most old queued emails read per hourly check (they are paged through). */
+  maxOldPerCheck: number;
+  /** Most dead-letter messages read per run. */
+  maxDeadLettersPerRun: number;
+  /** The send queue's maxReceiveCount, for the failure reason of a dead-lettered email. */
+  maxAttempts: number;
+}
+
+export interface SweepDeps {
+  emails: Pick<EmailRepository, 'finish'>;
+  /** Where email.failed goes for the emails the sweeper fails (absent: nowhere). */
+  events?: EventPublisher;
+  store: SweepStore;
+  queue: EmailQueue;
+  deadLetters: DeadLetters;
+  clock: Clock;
+  settings: SweepSettings;
+  log?: Log;
+  counters?: Counters;
+  /** Where the email metrics are counted (absent: nothing is; metrics/model.ts). */
+  metrics?: MetricsCounter;
+}
+
+export interface SweepReport {
+  /** Queued emails looked at (both scans). */
+  examined: number;
+  requeued: number;
+  /** Stranded, but left for the next run because the queue has a backlog it may be waiting in. */
+  deferred: number;
+  failedFromDeadLetters: number;
+  failedUnknownOutcome: number;
+  failedNoFinalEvent: number;
+}
+
+export type SweepAction =
+  | { action: 'none'; resolved: boolean }
+  /** `waitedMs`: since it was accepted, last refused or last re-queued. */
+  | { action: 'requeue'; waitedMs: number }
+  | { action: 'fail-unknown'; attemptStartedAt: number; reason: string };
+
+const minutes = (ms: number) =>
+  `${Math.round(ms / 60_000)} minute${Math.round(ms / 60_000) === 1 ? '' : 's'}`;
+const age = (ms: number) =>
+  ms >= 2 * 3_600_000
+    ? `${Math.round(ms / 3_600_000)} hours`
+    : ms >= 60_000
+      ? minutes(ms)
+      : `${Math.round(ms / 1000)} seconds`;
+
+/**
+ * What the sweeper does with one queued email it found older than `requeueAfterMs`. `resolved`:
+ * nothing about it can strand any more (it is sent or final), so later runs need not look again.
+ */
+export function decide(state: EmailState, nowMs: number, settings: SweepSettings): SweepAction {
+  if (state.status !== 'queued' || state.sent_at) return { action: 'none', resolved: true };
+  // Not due yet: the scheduler watches it (the due index holds it until it is sent or final).
+  if (state.scheduled_at && Date.parse(state.scheduled_at) > nowMs) return { action: 'none', resolved: true };
+  if (state.send_started_at !== undefined) {
+    if (nowMs - state.send_started_at < settings.unknownOutcomeAfterMs)
+      return { action: 'none', resolved: false };
+    return {
+      action: 'fail-unknown',
+      attemptStartedAt: state.send_started_at,
+      reason:
+        `outcome unknown: the attempt to hand it to SES got no answer${state.attempt_error ? ` (${state.attempt_error})` : ''} ` +
+        `and SES reported no Send event within ${age(settings.unknownOutcomeAfterMs)}; ` +
+        'it was not sent again, so that it cannot arrive twice',
+    };
+  }
+  const waitingSince = Math.max(
+    Date.parse(state.created_at),
+    state.refused_at ?? 0,
+    state.requeued_at ?? 0,
+    state.scheduled_at ? Date.parse(state.scheduled_at) : 0,
+  );
+  const waitedMs = nowMs - waitingSince;
+  if (waitedMs < settings.requeueAfterMs) return { action: 'none', resolved: false };
+  return { action: 'requeue', waitedMs };
+}
+
+export async function sweep(
+  deps: SweepDeps,
+  /**
+   * A local start, when the in-memory queue is known to be empty: `requeueAfterMs: 0` puts every
+   * unsent email back at once; `fromStart` scans all queued emails and leaves the progress as it is.
+   */
+  override: { requeueAfterMs?: number; fromStart?: boolean } = {},
+): Promise<SweepReport> {
+  const report: SweepReport = {
+    examined: 0,
+    requeued: 0,
+    deferred: 0,
+    failedFromDeadLetters: 0,
+    failedUnknownOutcome: 0,
+    failedNoFinalEvent: 0,
+  };
+  const now = deps.clock.now().getTime();
+  await failDeadLetters(deps, report);
+  if (override.fromStart) {
+    const requeueAfterMs = override.requeueAfterMs ?? deps.settings.requeueAfterMs;
+    let at: Pick<SweepProgress, 'fromId' | 'unresolvedFromId'> = { fromId: FIRST_EMAIL_ID };
+    // Page by page to the newest (the pass ends when it comes back to where it started over).
+    for (;;) {
+      const before = report.examined;
+      at = await scanUnsent(deps, report, { fromId: at.fromId }, now, requeueAfterMs);
+      if (report.examined - before < deps.settings.maxPerRun) break;
+    }
+    return report;
+  }
+  const progress = await deps.store.progress();
+  const next = { ...progress };
+  const scanned = await scanUnsent(deps, report, progress, now, deps.settings.requeueAfterMs);
+  next.fromId = scanned.fromId;
+  if (scanned.unresolvedFromId) next.unresolvedFromId = scanned.unresolvedFromId;
+  else delete next.unresolvedFromId;
+  // A pass through the old emails goes on at every run until it has read them all, then waits.
+  const midPass = progress.oldFromId !== FIRST_EMAIL_ID;
+  if (midPass || now - progress.oldCheckedAtMs >= deps.settings.oldCheckEveryMs) {
+    next.oldFromId = await settleOld(deps, report, progress.oldFromId, now);
+    if (next.oldFromId === FIRST_EMAIL_ID) next.oldCheckedAtMs = now;
+  }
+  if (
+    next.fromId !== progress.fromId ||
+    next.unresolvedFromId !== progress.unresolvedFromId ||
+    next.oldCheckedAtMs !== progress.oldCheckedAtMs ||
+    next.oldFromId !== progress.oldFromId
+  )
+    await deps.store.saveProgress(next, progress);
+  return report;
+}
+
+async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
+  const { settings, clock } = deps;
+  for (let read = 0; read < settings.maxDeadLettersPerRun; ) {
+    const messages = await deps.deadLetters.receive(Math.min(10, settings.maxDeadLettersPerRun - read));
+    if (messages.length === 0) return;
+    read += messages.length;
+    for (const { job, messageId } of messages) {
+      if (!job) {
+        deps.log?.warn('unreadable message in the dead-letter queue', { messageId });
+        continue;
+      }
+      const failed = await deps.emails.finish(job.id, 'failed', clock.now().toISOString(), {
+        reason: failedReason(settings.maxAttempts),
+        as: 'endUnsent',
+      });
+      if (failed) {
+        report.failedFromDeadLetters++;
+        deps.counters?.count('EmailsFailedDeadLetter');
+        await countFailed(deps, job.id, job.content?.from);
+        await raiseFailed(
+          deps,
+          job.id,
+          failedReason(settings.maxAttempts),
+          async () => job.content ?? (await deps.store.content(job.id)),
+        );
+      }
+    }
+  }
+}
+
+/**
+ * Looks at a page of queued emails (at most `maxPerRun`) from where the scan stands, up to those
+ * `requeueAfterMs` old; returns where the next page starts. The scan moves past emails still open
+ * (an attempt under way, a deferral, a re-queue), remembering the oldest of them; once it reaches
+ * the newest, it starts over from that one. So a crowd of open emails (SES throttling) never holds
+ * up the look at the ones after them, and each open one is looked at again within a pass.
+ */
+async function scanUnsent(
+  deps: SweepDeps,
+  report: SweepReport,
+  at: Pick<SweepProgress, 'fromId' | 'unresolvedFromId'>,
+  now: number,
+  requeueAfterMs: number,
+): Promise<Pick<SweepProgress, 'fromId' | 'unresolvedFromId'>> {
+  const { store, settings } = deps;
+  const boundary = emailIdAt(now - requeueAfterMs);
+  const ids = await store.queuedIds(at.fromId, boundary, settings.maxPerRun);
+  report.examined += ids.length;
+  let firstUnresolved: string | undefined;
+  if (ids.length > 0) {
+    const states = new Map((await store.states(ids)).map((state) => [state.id, state]));
+    let backlog: number | undefined;
+    for (const id of ids) {
+      const state = states.get(id);
+      const decision: SweepAction = state
+        ? decide(state, now, { ...settings, requeueAfterMs })
+        : { action: 'none', resolved: true };
+      let resolved = decision.action === 'none' && decision.resolved;
+      try {
+        if (decision.action === 'requeue') {
+          // A message waiting behind a backlog is not lost: come back when the queue has caught up,
+          // or once it has waited long past any backlog worth waiting for.
+          backlog ??= await deps.queue.backlog();
+          if (backlog > 0 && decision.waitedMs < requeueAfterMs + settings.backlogGraceMs) {
+            report.deferred++;
+            deps.counters?.count('SweepDeferred');
+          } else if (state && (await requeue(deps, state, now, requeueAfterMs))) {
+            report.requeued++;
+            deps.counters?.count('SweepRequeued');
+          }
+        } else if (decision.action === 'fail-unknown') {
+          resolved = await deps.emails.finish(id, 'failed', new Date(now).toISOString(), {
+            reason: decision.reason,
+            as: 'failAttempt',
+            attemptStartedAt: decision.attemptStartedAt,
+          });
+          if (resolved) {
+            report.failedUnknownOutcome++;
+            deps.counters?.count('EmailsFailedUnknownOutcome');
+            await countFailed(deps, id);
+            await raiseFailed(deps, id, decision.reason, () => deps.store.content(id));
+          }
+        }
+      } catch (error) {
+        // One email's trouble (a throttled write, the queue down) must not stop the others'.
+        deps.log?.warn('sweep: could not handle an email; next run tries again', { email_id: id, error });
+        resolved = false;
+      }
+      if (!resolved) firstUnresolved ??= id;
+    }
+  }
+  const oldest = [at.unresolvedFromId, firstUnresolved]
+    .filter((id): id is string => id !== undefined && id !== FIRST_EMAIL_ID)
+    .sort()[0];
+  if (ids.length >= settings.maxPerRun) {
+    // More to read: the pass goes on after this page. Ids have one length, so this sorts after the
+    // last one and before any later id.
+    deps.log?.warn('sweep: more queued emails than one run looks at', { maxPerRun: settings.maxPerRun });
+    return { fromId: `${ids[ids.length - 1]}0`, ...(oldest ? { unresolvedFromId: oldest } : {}) };
+  }
+  // The pass reached the newest: the next starts from the oldest email still open. Nothing open
+  // and nothing read: the start stays where it is (a quiet minute writes nothing, and an email
+  // stored meanwhile under an older id, by a resumed request, is still ahead of it).
+  if (oldest) return { fromId: oldest };
+  return { fromId: ids.length === 0 ? at.fromId : boundary };
+}
+
+async function requeue(
+  deps: SweepDeps,
+  state: EmailState,
+  now: number,
+  requeueAfterMs: number,
+): Promise<boolean> {
+  const { id } = state;
+  if (!(await deps.store.markRequeued(id, now, now - requeueAfterMs))) return false;
+  // A scheduled email goes as the scheduler queues it: a reference, its key checked when sent.
+  if (state.scheduled_at) {
+    await deps.queue.enqueue(dueJob(state, now));
+    deps.log?.warn('requeued a stranded email', { email_id: id });
+    return true;
+  }
+  const content = await deps.store.content(id);
+  if (!content) return false;
+  await deps.queue.enqueue({ id, content });
+  deps.log?.warn('requeued a stranded email', { email_id: id });
+  return true;
+}
+
+/**
+ * Sent emails still waiting for a final event long after SES stopped trying: settled from what is
+ * known. Paged through from `from`, at most `maxOldPerCheck` a run; returns where the next run goes
+ * on, or FIRST_EMAIL_ID once the pass has read every old queued email. Emails that are not its
+ * business (unsent ones, scheduled ones waiting for their time, up to 30 days) are read and passed
+ * over, so however many of them there are, the pass moves on and every sent one is reached.
+ */
+async function settleOld(deps: SweepDeps, report: SweepReport, from: string, now: number): Promise<string> {
+  const { store, settings } = deps;
+  const boundary = emailIdAt(now - settings.finalEventsAfterMs);
+  let cursor = from;
+  for (let read = 0; read < settings.maxOldPerCheck; ) {
+    const ids = await store.queuedIds(
+      cursor,
+      boundary,
+      Math.min(settings.maxPerRun, settings.maxOldPerCheck - read),
+    );
+    if (ids.length === 0) return FIRST_EMAIL_ID;
+    read += ids.length;
+    report.examined += ids.length;
+    await settlePage(deps, report, ids, now);
+    // Ids have one length, so this sorts after the last one and before any later id.
+    cursor = `${ids[ids.length - 1]}0`;
+  }
+  return cursor;
+}
+
+async function settlePage(deps: SweepDeps, report: SweepReport, ids: string[], now: number) {
+  const { settings } = deps;
+  for (const state of await deps.store.states(ids)) {
+    if (state.status !== 'queued' || !state.sent_at) continue;
+    if (now - Date.parse(state.sent_at) < settings.finalEventsAfterMs) continue;
+    // From what is known of its recipients (nothing, for an email stored before they were counted).
+    const { status, reason } = settleUnreported(
+      state.tally ?? { total: 0, done: 0, lost: 0 },
+      age(settings.finalEventsAfterMs),
+    );
+    const settled = await deps.emails.finish(state.id, status, new Date(now).toISOString(), {
+      reason,
+      as: 'settleSent',
+    });
+    if (settled) {
+      report.failedNoFinalEvent++;
+      deps.counters?.count('EmailsFailedNoFinalEvent');
+      if (status === 'failed') await countFailed(deps, state.id);
+      if (status === 'failed') await raiseFailed(deps, state.id, reason, () => deps.store.content(state.id));
+    }
+  }
+}
+
+/** An email the sweeper failed, in the email metrics (its sender read back when not at hand; rare). */
+async function countFailed(deps: SweepDeps, id: string, from?: string) {
+  if (!deps.metrics) return;
+  const sender = from ?? (await deps.store.content(id).catch(() => null))?.from;
+  await countMetrics(deps, sender, { failed: 1 }, id);
+}
+
+const failedReason = (maxAttempts: number) =>
+  `could not be handed to SES: its send message failed ${maxAttempts} times and went to the dead-letter queue`;
+
+/**
+ * email.failed for an email the sweeper failed, to every recipient, its content read only when an
+ * endpoint subscribes (a failure to publish is logged and counted, never stops the sweep).
+ */
+export async function raiseFailed(
+  deps: SweepDeps,
+  id: string,
+  reason: string,
+  content: () => Promise<EmailContent | null>,
+) {
+  const at = deps.clock.now().toISOString();
+  await publishQuietly(deps, 'email.failed', async () => {
+    const found = await content();
+    if (!found) return [];
+    return [
+      emailEvent(
+        'email.failed',
+        at,
+        {
+          email_id: id,
+          from: found.from,
+          subject: found.subject,
+          tags: tagsObject(found.tags),
+          ...(found.template ? { template_id: found.template.id } : {}),
+        },
+        recipientsOf(found).map((r) => r.email),
+        { failed: { reason } },
+      ),
+    ];
+  });
+}

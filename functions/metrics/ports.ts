@@ -1,0 +1,20 @@
+import type { HourCounts, MetricCounts } from './model.js';
+
+/**
+ * Counts for the email metrics (metrics/model.ts): adds these counts to the sender domain's counter
+ * of the current hour. Called right after the write that recorded what it counts for the first time.
+ */
+export interface MetricsCounter {
+  count(domain: string, counts: MetricCounts, spreadBy: string): Promise<void>;
+}
+
+/** Reads the email metrics' counts, by UTC hour and sender domain (metrics/model.ts). */
+export interface MetricsReader {
+  /** Every sender domain's counts in the UTC hours from `fromHourMs` to `toHourMs` (both included). */
+  hours(fromHourMs: number, toHourMs: number): Promise<HourCounts[]>;
+}
+
+/** Folds finished hours' sharded counters into per-day items, so a read costs few items. */
+export interface MetricsRollUp {
+  rollUp(nowMs: number): Promise<{ hours: number }>;
+}

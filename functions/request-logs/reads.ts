@@ -1,0 +1,139 @@
+import * as z from 'zod/mini';
+import { bothCursors, DEFAULT_LIMIT, MAX_LIMIT, type PageQuery, queryInteger } from '../shared/list.js';
+import {
+  isLogId,
+  LOG_LINE_MARKER,
+  LOG_LINE_TYPE,
+  LOG_METHODS,
+  type RequestLogEntry,
+  STATUS_CLASSES,
+  type StatusClass,
+  UUID,
+} from './model.js';
+
+/*
+ * Reading request logs: a log line parsed back (the writer), the log routes' query and answers.
+ * Apart from request-logs.ts, which every API function loads to write its line: zod builds these
+ * schemas when their module loads, and only the log routes and the writer use them.
+ */
+
+const lineSchema = z.object({
+  [LOG_LINE_MARKER]: z.literal(LOG_LINE_TYPE),
+  id: z.string().check(z.regex(UUID)),
+  created_at: z.string(),
+  method: z.string(),
+  endpoint: z.string(),
+  response_status: z.number().check(z.int()),
+  user_agent: z.nullable(z.string()),
+  api_key_id: z.nullable(z.string()),
+  duration_ms: z.number(),
+  request_body: z.nullable(z.string()),
+  response_body: z.nullable(z.string()),
+});
+
+/**
+ * The entry in a line of a function's log, or null for any other line (the writer skips it). A
+ * line may arrive with the runtime's prefix (`<time>\t<request id>\tINFO\t…`) or wrapped in its
+ * JSON log format (`{"message": "…"}`): the entry is the JSON object from the first `{`.
+ */
+export function parseRequestLogLine(message: string): RequestLogEntry | null {
+  const start = message.indexOf('{');
+  if (start < 0) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message.slice(start));
+  } catch {
+    return null;
+  }
+  const wrapped = (parsed as { message?: unknown } | null)?.message;
+  if (typeof wrapped === 'string' && !(parsed as Record<string, unknown>)[LOG_LINE_MARKER])
+    return parseRequestLogLine(wrapped);
+  const result = lineSchema.safeParse(parsed);
+  if (!result.success) return null;
+  const { [LOG_LINE_MARKER]: _marker, ...entry } = result.data;
+  return entry as RequestLogEntry;
+}
+
+// The API: the list's query, and the answers (exported for the OpenAPI document).
+
+const logIdCursor = (field: string) =>
+  z.optional(z.string().check(z.refine(isLogId, `${field} must be a log id (a UUID) from a listed log`)));
+
+/** `GET /v1/logs`: `limit` (1–100, default 20), a cursor (`after` or `before`, a log id), and `status` (2xx, 3xx, 4xx, 5xx). */
+export const listLogsQuerySchema = z.pipe(
+  z
+    .strictObject({
+      limit: z._default(queryInteger('limit', 1, MAX_LIMIT), DEFAULT_LIMIT),
+      after: logIdCursor('after'),
+      before: logIdCursor('before'),
+      status: z.optional(
+        z.enum(STATUS_CLASSES, { error: `status must be one of ${STATUS_CLASSES.join(', ')}` }),
+      ),
+    })
+    .check(
+      z.superRefine((query, ctx) => {
+        const q = query as { after?: string; before?: string };
+        if (q.after !== undefined && q.before !== undefined) ctx.issues.push(bothCursors(q.before));
+      }),
+    ),
+  z.transform((query) => ({ ...query, offset: 0 })),
+);
+
+export interface ListLogsQuery extends PageQuery {
+  status?: StatusClass;
+}
+
+const logFields = {
+  id: z.string(),
+  created_at: z.string(),
+  endpoint: z.string(),
+  method: z.enum(LOG_METHODS),
+  response_status: z.number().check(z.int()),
+  user_agent: z.nullable(z.string()),
+  /** Ours: the key that made the request (null: no valid key). */
+  api_key_id: z.nullable(z.string()),
+  /** Ours: how long the handler took, in milliseconds. */
+  duration_ms: z.number(),
+};
+
+/** One log in a list (Resend's LogSummary, and our api_key_id and duration_ms). */
+export const logSummarySchema = z.object(logFields);
+
+/** `GET /v1/logs`'s answer (Resend's ListLogsResponse). */
+export const logListResponseSchema = z.object({
+  object: z.literal('list'),
+  has_more: z.boolean(),
+  data: z.array(logSummarySchema),
+});
+
+/** `GET /v1/logs/{id}`'s answer (Resend's Log, with our additions). */
+export const logResponseSchema = z.object({
+  object: z.literal('log'),
+  ...logFields,
+  request_body: z.nullable(z.record(z.string(), z.unknown())),
+  response_body: z.nullable(z.record(z.string(), z.unknown())),
+});
+
+export type LogSummary = z.infer<typeof logSummarySchema>;
+export type LogResponse = z.infer<typeof logResponseSchema>;
+
+export const toLogSummary = (entry: RequestLogEntry): LogSummary => ({
+  id: entry.id,
+  created_at: entry.created_at,
+  endpoint: entry.endpoint,
+  method: entry.method as LogSummary['method'],
+  response_status: entry.response_status,
+  user_agent: entry.user_agent,
+  api_key_id: entry.api_key_id,
+  duration_ms: entry.duration_ms,
+});
+
+const parsedBody = (text: string | null): Record<string, unknown> | null =>
+  text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+
+export const toLogResponse = (entry: RequestLogEntry): LogResponse => ({
+  object: 'log',
+  ...toLogSummary(entry),
+  request_body: parsedBody(entry.request_body),
+  response_body: parsedBody(entry.response_body),
+});

@@ -1,0 +1,154 @@
+import * as z from 'zod/mini';
+
+/**
+ * Configuration, read once per container from the environment the stack (or the local runtime)
+ * sets, and validated so a missing variable fails loudly at the first request.
+ */
+const SETTINGS = {
+  TABLE_NAME: () => z.string().check(z.minLength(1)),
+  /**
+   * How the table spreads and keeps emails (adapters/dynamodb/email-keys.ts: shards, the time
+   * index, retention), as JSON; set with TABLE_NAME wherever the table is granted. Absent: defaults.
+   */
+  TABLE_LAYOUT: () => z.optional(z.string()),
+  SEND_QUEUE_URL: () => z.string().check(z.minLength(1)),
+  CONFIGURATION_SET_NAME: () => z.string().check(z.minLength(1)),
+  /** The send queue's maxReceiveCount: the attempt after which a message goes to the dead-letter queue. */
+  SEND_MAX_RECEIVE_COUNT: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 5),
+  /** Requests per second each API key may make (all function instances together). */
+  RATE_LIMIT_PER_SECOND: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 10),
+  /** Longest wait for a connection to SES (ms); past it SES never saw the request, so it is retried. */
+  SES_CONNECT_TIMEOUT_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(100)), 2_000),
+  /** Longest wait for SES's answer to SendEmail (ms); past it the outcome is unknown and never retried. */
+  SES_REQUEST_TIMEOUT_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(100)), 10_000),
+  /** Longest fetch of an attachment's `path` (ms); the consumer's time checks count on it. */
+  SEND_FETCH_TIMEOUT_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(100)), 20_000),
+  /** What a claim leaves room for besides SES's answer and a fetch: the writes around them (ms). */
+  SEND_CLAIM_MARGIN_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 3_000),
+  /** How long deferred emails wait (ms; see shared/pacing.ts): throttles back off from the first... */
+  SEND_THROTTLE_BACKOFF_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 1_000),
+  SEND_THROTTLE_BACKOFF_MAX_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 300_000),
+  /** ...and a spent quota or paused sending waits between these. */
+  SEND_BLOCKED_RETRY_MIN_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 300_000),
+  SEND_BLOCKED_RETRY_MAX_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 900_000),
+  /** How often a consumer instance reads the account's SES limits again (GetAccount, ms). */
+  SES_ACCOUNT_REFRESH_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 300_000),
+  /**
+   * The stack's `sesMaxSendRate`: recipients per second all send consumers together stay within,
+   * instead of the account's rate from SES (for an account whose rate other senders share).
+   */
+  SES_MAX_SEND_RATE: () => z.optional(z.coerce.number().check(z.gt(0))),
+  /** How long a send function instance keeps a template's published version (ms); 0: not at all. */
+  TEMPLATE_CACHE_TTL_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 1_000),
+  /** How long a send consumer instance keeps a sender domain's options (tracking, its set; ms). */
+  SENDER_OPTIONS_TTL_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 60_000),
+  /** The send queue's dead-letter queue (read by the sweeper). */
+  SEND_DEAD_LETTER_QUEUE_URL: () => z.string().check(z.minLength(1)),
+  /** The sweeper's bounds (ms); the stack derives them from its queues (see lib/, "invariants"). */
+  SWEEP_REQUEUE_AFTER_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 15 * 60_000),
+  SWEEP_BACKLOG_GRACE_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 60 * 60_000),
+  SWEEP_UNKNOWN_OUTCOME_AFTER_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 30 * 60_000),
+  SWEEP_FINAL_EVENTS_AFTER_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 15 * 3_600_000),
+  SWEEP_OLD_CHECK_EVERY_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 3_600_000),
+  /** The webhook delivery queue: one message per (event, endpoint). */
+  WEBHOOK_QUEUE_URL: () => z.string().check(z.minLength(1)),
+  /**
+   * Local development only (`npm start` sets it): webhook endpoints may be plain http on a loopback
+   * host (localhost, 127.0.0.1, ::1). Never set by the stack: on AWS, endpoints are https and public.
+   */
+  WEBHOOK_ALLOW_LOOPBACK: () => z.optional(z.enum(['true', 'false'])),
+  /**
+   * Whether new emails' bodies over 1 KB are stored deflated (the stack's `deflateBodies`). Versions
+   * before it cannot read them back: `false` while a rollback to one must stay possible.
+   */
+  DEFLATE_BODIES: () => z._default(z.enum(['true', 'false']), 'true'),
+  /** The API's request logs (docs/logs.md): 'false' (the stack's requestLogs setting) emits no line and the log routes say so. */
+  REQUEST_LOGS: () => z._default(z.enum(['true', 'false']), 'true'),
+  /** The bucket attachments and large bodies are kept in (S3; the local emulator's locally). */
+  CONTENT_BUCKET: () => z.string().check(z.minLength(1)),
+  /**
+   * Local development only (`npm start` sets it): an attachment's `path` may be plain http on a
+   * loopback host, so tests and local servers can serve files. Never set by the stack.
+   */
+  ATTACHMENT_ALLOW_LOOPBACK: () => z.optional(z.enum(['true', 'false'])),
+  /** The stack's SES events topic: the event destination of every domain's own configuration set. */
+  SES_EVENTS_TOPIC_ARN: () => z.string().check(z.minLength(1)),
+  /** SES's maximum delivery time, as the stack's configuration set has it (domains' own sets too). */
+  SES_MAX_DELIVERY_SECONDS: () => z.coerce.number().check(z.int(), z.gte(300), z.lte(50_400)),
+  /** Domains' own configuration sets are named this plus the domain's id (IAM grants `<prefix>*`). */
+  DOMAIN_CONFIGURATION_SET_PREFIX: () => z.string().check(z.minLength(1), z.maxLength(34)),
+  /**
+   * The stack's `trackingHttpsTarget`: the host name of the HTTPS front for tracking subdomains (a
+   * CloudFront distribution in front of SES's tracking host, docs/tracking.md). Absent: domains
+   * cannot have a tracking subdomain (SES would write https links to a host that serves no HTTPS).
+   */
+  TRACKING_HTTPS_TARGET: () => z.optional(z.string().check(z.minLength(1))),
+  /**
+   * Local development only (`npm start` sets it): tracking records are looked up in a stand-in
+   * that answers as if every record were published. Never set by the stack.
+   */
+  LOCAL_DNS_PUBLISHED: () => z.optional(z.enum(['true', 'false'])),
+  /**
+   * Set only behind the optional front door (CloudFront + WAF): the value CloudFront sends in
+   * `x-origin-verify`; requests without it went around the firewall and are refused.
+   */
+  /** Days request logs are kept (DynamoDB TTL; the stack's logRetentionDays). */
+  LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
+  FRONT_DOOR_SECRET: () => z.optional(z.string().check(z.minLength(16))),
+} satisfies Record<string, () => z.ZodMiniType>;
+
+type Settings = typeof SETTINGS;
+export type Config = { [K in keyof Settings]: z.output<ReturnType<Settings[K]>> };
+
+/** Every variable configuration may read. */
+export const CONFIG_KEYS = Object.keys(SETTINGS) as (keyof Config)[];
+
+export function loadConfig<K extends keyof Config>(...required: K[]): Pick<Config, K> {
+  // Only the schemas of the settings asked for are built: each function reads a few of them.
+  const shape = Object.fromEntries(required.map((key) => [key, SETTINGS[key]()]));
+  const result = z.object(shape).safeParse(process.env);
+  if (!result.success) throw new ConfigurationError(result.error.issues);
+  return result.data as unknown as Pick<Config, K>;
+}
+
+type Issue = {
+  path: readonly PropertyKey[];
+  code?: string;
+  values?: readonly unknown[];
+  expected?: string;
+  origin?: string;
+  minimum?: unknown;
+};
+
+/** What a setting may be, from the schema's complaint about it (zod/mini carries no messages). */
+function allowed(issue: Issue): string {
+  if (issue.code === 'invalid_value' && issue.values)
+    return `allowed: ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+  if (issue.code === 'too_small' && issue.origin === 'string') return 'allowed: any non-empty value';
+  if (issue.code === 'too_small') return `allowed: a number of at least ${String(issue.minimum)}`;
+  if (issue.expected === 'int' || issue.expected === 'number') return 'allowed: a whole number';
+  return `allowed: a ${issue.expected ?? 'valid value'}`;
+}
+
+/**
+ * A setting that is missing or not one of its allowed values. Its message names each such setting,
+ * what it was set to and what it may be (`WEBHOOK_ALLOW_LOOPBACK is "1"; allowed: "true" or
+ * "false"`): `npm start` stops with it, and a Lambda function fails its init with it (its log says
+ * why), rather than answering 500 later.
+ */
+export class ConfigurationError extends Error {
+  constructor(issues: readonly Issue[]) {
+    const described = issues.map((issue) => {
+      const key = String(issue.path[0] ?? '');
+      const value = process.env[key];
+      return value === undefined
+        ? `${key} is not set`
+        : `${key} is ${JSON.stringify(value)}; ${allowed(issue)}`;
+    });
+    super(`Invalid configuration: ${described.join('; ')}`);
+    this.name = 'ConfigurationError';
+  }
+}
+
+/** On Lambda (not in the local runtime or the tests, which never set it). */
+export const onLambda = () => Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);

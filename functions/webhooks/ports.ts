@@ -1,0 +1,109 @@
+import type { PageQuery } from '../shared/list.js';
+import type {
+  Delivery,
+  Webhook,
+  WebhookAttempt,
+  WebhookEvent,
+  WebhookEventType,
+  WebhookMessage,
+} from './model.js';
+
+export interface WebhookRepository {
+  /** Stores a new endpoint; false when the service already has MAX_WEBHOOKS of them. */
+  create(webhook: Webhook): Promise<void>;
+  get(id: string): Promise<Webhook | null>;
+  list(query: PageQuery): Promise<{ data: Webhook[]; has_more: boolean }>;
+  /** Every endpoint, read strongly consistent (the publisher reads it for every event it raises). */
+  all(): Promise<Webhook[]>;
+  /** Writes the endpoint as given, if it still exists; false when it was deleted meanwhile. */
+  save(webhook: Webhook): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
+  /**
+   * Records a failed attempt on the endpoint (its first failure since the last success stands) and
+   * returns when that first failure was; null when the endpoint is gone or disabled.
+   */
+  failing(id: string, at: string): Promise<string | null>;
+  /** Clears the failing mark after a success. */
+  recovered(id: string): Promise<void>;
+  /** Disables a failing endpoint (unless it recovered or was changed meanwhile). */
+  disable(id: string, reason: string, failingSince: string): Promise<boolean>;
+  /** The message's state and one attempt, in one write. */
+  recordAttempt(message: WebhookMessage, attempt?: WebhookAttempt): Promise<void>;
+  getMessage(webhookId: string, messageId: string): Promise<WebhookMessage | null>;
+  listMessages(webhookId: string, query: PageQuery): Promise<{ data: WebhookMessage[]; has_more: boolean }>;
+  listAttempts(
+    webhookId: string,
+    messageId: string,
+    query: PageQuery,
+  ): Promise<{ data: WebhookAttempt[]; has_more: boolean }>;
+}
+
+/** The delivery queue: one message per (event, endpoint). */
+export interface DeliveryQueue {
+  enqueue(deliveries: Delivery[]): Promise<void>;
+}
+
+/** A retry waiting in the table until it is due (see use-cases/webhook-retries.ts). */
+export interface ParkedRetry {
+  /** When it is due (ISO UTC). */
+  due_at: string;
+  message_id: string;
+  /** The message to put back on the queue (with its attempts made); null when the item is unreadable. */
+  delivery: Delivery | null;
+}
+
+/** Where retries longer than the queue can hold wait, due by time. */
+export interface WebhookRetryStore {
+  /** Keeps it until it is due; parking the same message for the same time again changes nothing. */
+  park(retry: ParkedRetry & { delivery: Delivery }): Promise<void>;
+  /**
+   * The retries due at or before `until` (ISO), in pages, at most `limit` in all. A page's retries
+   * removed before the next page is read do not disturb the reading.
+   */
+  due(until: string, limit: number): AsyncIterable<ParkedRetry[]>;
+  /**
+   * The same, one reader per partition of the store, to be read side by side (each at most its
+   * share of `limit`); `due` reads them one after the other.
+   */
+  dueByPartition(until: string, limit: number): AsyncIterable<ParkedRetry[]>[];
+  /** Takes them out (those already gone are no error). */
+  remove(retries: readonly Pick<ParkedRetry, 'due_at' | 'message_id'>[]): Promise<void>;
+}
+
+/** How an attempt went. */
+export interface PostResult {
+  /** The HTTP status, 0 when there was no answer. */
+  status: number;
+  durationMs: number;
+  /** The start of the answer's body, or what went wrong. */
+  response: string;
+}
+
+/** POSTs a signed message to an endpoint, refusing private and metadata addresses. */
+export interface WebhookSender {
+  post(url: string, headers: Record<string, string>, body: string): Promise<PostResult>;
+}
+
+/** Checks an endpoint before it is saved: the scheme, and every address its name resolves to. */
+export interface EndpointGuard {
+  /** Undefined when the endpoint may be used, else why not. */
+  check(url: string): Promise<string | undefined>;
+}
+
+/** Where the service's events go: every endpoint subscribed to them. */
+export interface EventPublisher {
+  /**
+   * The endpoints as they are now (one strongly consistent read, never a list kept across
+   * invocations), so an endpoint created, changed or deleted before the read takes effect for the
+   * events published through it (publish-events.ts: a batch reads once).
+   */
+  subscriptions(): Promise<Subscriptions>;
+}
+
+/** The endpoints read for the events raised now. */
+export interface Subscriptions {
+  /** Whether some enabled endpoint takes this type. */
+  wants(type: WebhookEventType): boolean;
+  /** One message per event and endpoint subscribed to its type. */
+  publish(events: WebhookEvent[]): Promise<void>;
+}
