@@ -40,8 +40,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../functions/adapters/dynamodb/client.js';
 import { createRepositories } from '../functions/adapters/dynamodb/repositories.js';
 import { keys } from '../functions/adapters/dynamodb/table.js';
+import { FUNCTIONS } from '../functions/catalog.js';
 import { toQueueMessage } from '../functions/emails/send-job.js';
-import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
 import { invocationStats } from '../local/invocation.js';
 import { startLocalService } from '../local/service.js';
 import { httpsClient, waitFor } from '../test/support/https.js';
@@ -62,16 +62,8 @@ const PROFILED = process.env.BENCH_PROFILE ? process.env.BENCH_PROFILE.split(','
 const PROFILE_RUNS = Number(process.env.BENCH_PROFILE_RUNS ?? 5);
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-const ALL = [
-  ...ROUTES.map((r) => r.handler),
-  FALLBACK_HANDLER,
-  'process-send-queue',
-  'process-ses-events',
-  'check-domains',
-  'sweep-emails',
-  'deliver-webhooks',
-  'write-request-logs',
-];
+/** Every function of the catalog, the routes' first. */
+const ALL = Object.keys(FUNCTIONS);
 /** BENCH_FUNCTIONS=send-email,list-emails: section 1 for these only. */
 const handlers = process.env.BENCH_FUNCTIONS ? process.env.BENCH_FUNCTIONS.split(',') : ALL;
 const out = mkdtempSync(join(tmpdir(), 'bench-'));

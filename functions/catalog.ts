@@ -433,11 +433,13 @@ export const FUNCTIONS = {
     table: { actions: ['GetItem', 'PutItem', 'BatchWriteItem', 'UpdateItem'] },
     webhookQueue: ['ChangeMessageVisibility'],
   },
-  // Its progress item (GetItem, PutItem), the queued emails' index entries (Query on one index),
-  // status items and contents (BatchGetItem), and its conditional transitions (UpdateItem).
+  // Its progress item (GetItem, PutItem), the queued emails' index entries (Query on the status
+  // index), their status items and contents (BatchGetItem), its conditional transitions
+  // (UpdateItem); the webhook endpoints (Query) for the email.failed of the emails it fails, and
+  // the metrics' counters (UpdateItem) for them.
   'sweep-emails': {
     description:
-      'Queues scheduled emails and parked webhook retries as they fall due; re-queues stranded emails and settles those whose outcome will never come',
+      'Re-queues stranded emails, fails those whose send message reached the dead-letter queue, and settles those whose outcome will never come',
     env: [
       'TABLE_NAME',
       'SEND_QUEUE_URL',
@@ -450,19 +452,51 @@ export const FUNCTIONS = {
       'SWEEP_OLD_CHECK_EVERY_MS',
       'WEBHOOK_QUEUE_URL',
     ],
-    // The webhook endpoints (Query on the table) for the email.failed of the emails it fails. It
-    // also runs the scheduler: the due index (Query), scheduled emails' states and marks; and puts
-    // parked webhook retries that fell due back on the webhook queue (Query, SendMessage), then
-    // takes them out (BatchWriteItem). It rolls the email metrics' finished hours up: their
-    // counter shards (Query) into day items, and its mark (GetItem, UpdateItem).
     table: {
-      actions: ['GetItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
-      indexes: [INDEXES.emailsByStatus.name, INDEXES.emailsByDue.name],
+      actions: ['GetItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem'],
+      indexes: [INDEXES.emailsByStatus.name],
     },
     // Re-queues (and reads the backlog first); reads the dead-letter queue without deleting.
     sendQueue: ['SendMessage', 'GetQueueAttributes'],
     sendDeadLetters: ['ReceiveMessage'],
     ...PUBLISHES,
+  },
+  // The due index (Query), the scheduler's cursors (Query, PutItem), scheduled emails' states and
+  // contents (BatchGetItem) and their marks and transitions (UpdateItem); the webhook endpoints
+  // (Query) and the metrics' counters (UpdateItem) for the emails it fails.
+  'dispatch-scheduled': {
+    description:
+      'Queues scheduled emails as they fall due, and watches those due for a lost message or an unknown outcome',
+    env: [
+      'TABLE_NAME',
+      'SEND_QUEUE_URL',
+      'SWEEP_REQUEUE_AFTER_MS',
+      'SWEEP_BACKLOG_GRACE_MS',
+      'SWEEP_UNKNOWN_OUTCOME_AFTER_MS',
+      'WEBHOOK_QUEUE_URL',
+    ],
+    table: {
+      actions: ['PutItem', 'Query', 'BatchGetItem', 'UpdateItem'],
+      indexes: [INDEXES.emailsByDue.name],
+    },
+    // Queues (delayed), and reads the backlog before re-queueing a stranded one.
+    sendQueue: ['SendMessage', 'GetQueueAttributes'],
+    ...PUBLISHES,
+  },
+  // The parked retries that fell due (Query on their partitions), put on the delivery queue
+  // (SendMessage), then taken out (BatchWriteItem).
+  'requeue-webhook-retries': {
+    description: 'Puts parked webhook retries back on the delivery queue as they fall due',
+    env: ['TABLE_NAME', 'WEBHOOK_QUEUE_URL'],
+    table: { actions: ['Query', 'BatchWriteItem'] },
+    webhookQueue: ['SendMessage'],
+  },
+  // Its mark (GetItem, UpdateItem), a finished hour's counter shards (Query) summed into day items
+  // (UpdateItem).
+  'roll-up-metrics': {
+    description: "Rolls the email metrics' finished hours up into day items",
+    env: ['TABLE_NAME'],
+    table: { actions: ['GetItem', 'Query', 'UpdateItem'] },
   },
   // The API functions' request-log lines, delivered by their log groups' subscription filters,
   // stored 25 to a BatchWriteItem (each item keyed by its log id).
@@ -474,6 +508,19 @@ export const FUNCTIONS = {
 } as const satisfies Record<string, FunctionSpec>;
 
 export type FunctionName = keyof typeof FUNCTIONS;
+
+/**
+ * The functions run on a schedule (EventBridge every minute on AWS; timers locally), one job each,
+ * each with its own timeout and errors: the domain check, the scheduler of scheduled emails, the
+ * sweeper, the parked webhook retries and the metrics' roll-up.
+ */
+export const SCHEDULED_FUNCTIONS = [
+  'check-domains',
+  'dispatch-scheduled',
+  'sweep-emails',
+  'requeue-webhook-retries',
+  'roll-up-metrics',
+] as const satisfies readonly FunctionName[];
 
 /**
  * How S3 answers this caller's read of a missing object: 403 AccessDenied to one of the service's

@@ -26,6 +26,7 @@ import { shardCount } from './api-keys/rate-limit.js';
 import { FUNCTIONS, type FunctionSpec } from './catalog.js';
 import type { DomainDeps } from './domains/domains.js';
 import { verifiedSenderDomains } from './domains/domains.js';
+import type { SchedulerDeps } from './emails/scheduler.js';
 import type { SweepDeps } from './emails/sweep.js';
 import type { MetricsRollUp } from './metrics/ports.js';
 import { log } from './observability/logger.js';
@@ -33,7 +34,7 @@ import { counters } from './observability/metrics.js';
 import { countersLoadedAtInit } from './observability/metrics-at-init.js';
 import { requestLogSink } from './observability/request-log-sink.js';
 import { loadConfig } from './shared/config.js';
-import { systemClock } from './shared/ports.js';
+import { type Clock, systemClock } from './shared/ports.js';
 import { cachedForSends } from './templates/cache.js';
 import type { WebhookRepository } from './webhooks/ports.js';
 import { WebhookPublisher } from './webhooks/publish.js';
@@ -61,7 +62,10 @@ export type ApiFunction = Exclude<
   | 'process-send-queue'
   | 'process-ses-events'
   | 'check-domains'
+  | 'dispatch-scheduled'
   | 'sweep-emails'
+  | 'requeue-webhook-retries'
+  | 'roll-up-metrics'
   | 'deliver-webhooks'
   | PublicFunction
   | 'write-request-logs'
@@ -285,21 +289,11 @@ export function sweepDeps(): SweepDeps {
     'SWEEP_OLD_CHECK_EVERY_MS',
     'SEND_MAX_RECEIVE_COUNT',
   );
-  const repositories = repositoriesOf(openTable(config.TABLE_NAME), {
-    emails: emailRepository,
-    metrics: metricsStore,
-    webhooks: webhookRepository,
-    sweep: sweepStore,
-  });
   const sqs = newSqsClient();
   return {
-    emails: repositories.emails,
-    metrics: repositories.metrics,
-    events: eventPublisher(repositories.webhooks, config.WEBHOOK_QUEUE_URL),
-    store: repositories.sweep,
-    queue: new SqsEmailQueue(sqs, config.SEND_QUEUE_URL),
+    ...sweepParts(config),
     deadLetters: new SqsDeadLetters(sqs, config.SEND_DEAD_LETTER_QUEUE_URL),
-    clock: systemClock,
+    queue: new SqsEmailQueue(sqs, config.SEND_QUEUE_URL),
     settings: {
       requeueAfterMs: config.SWEEP_REQUEUE_AFTER_MS,
       backlogGraceMs: config.SWEEP_BACKLOG_GRACE_MS,
@@ -311,25 +305,56 @@ export function sweepDeps(): SweepDeps {
       maxDeadLettersPerRun: 100,
       maxAttempts: config.SEND_MAX_RECEIVE_COUNT,
     },
+  };
+}
+
+/** The scheduler: the due index and the emails' states, the send queue, and the sweeper's rules' bounds. */
+export function schedulerDeps(): SchedulerDeps {
+  const config = loadConfig(
+    'TABLE_NAME',
+    'WEBHOOK_QUEUE_URL',
+    'SEND_QUEUE_URL',
+    'SWEEP_REQUEUE_AFTER_MS',
+    'SWEEP_BACKLOG_GRACE_MS',
+    'SWEEP_UNKNOWN_OUTCOME_AFTER_MS',
+  );
+  return {
+    ...sweepParts(config),
+    queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),
+    settings: {
+      requeueAfterMs: config.SWEEP_REQUEUE_AFTER_MS,
+      backlogGraceMs: config.SWEEP_BACKLOG_GRACE_MS,
+      unknownOutcomeAfterMs: config.SWEEP_UNKNOWN_OUTCOME_AFTER_MS,
+    },
+  };
+}
+
+/** What the sweeper and the scheduler both use: the emails, their store, the metrics and the webhooks. */
+function sweepParts(config: { TABLE_NAME: string; WEBHOOK_QUEUE_URL: string }) {
+  const repositories = repositoriesOf(openTable(config.TABLE_NAME), {
+    emails: emailRepository,
+    metrics: metricsStore,
+    webhooks: webhookRepository,
+    sweep: sweepStore,
+  });
+  return {
+    emails: repositories.emails,
+    metrics: repositories.metrics,
+    events: eventPublisher(repositories.webhooks, config.WEBHOOK_QUEUE_URL),
+    store: repositories.sweep,
+    clock: systemClock,
     log,
     counters,
   };
 }
 
-/** The sweep function's run: the sweeper (and scheduler) above, and the parked webhook retries. */
-export function sweepRunDeps(): SweepDeps & {
-  webhookRetries: RequeueRetriesDeps;
-  metricsRollUp: MetricsRollUp;
-} {
+/** The email metrics' roll-up of finished hours into day items. */
+export function metricsRollUpDeps(): { metrics: MetricsRollUp; clock: Clock } {
   const { TABLE_NAME } = loadConfig('TABLE_NAME');
-  return {
-    ...sweepDeps(),
-    webhookRetries: webhookRetryDeps(),
-    metricsRollUp: metricsStore(openTable(TABLE_NAME)),
-  };
+  return { metrics: metricsStore(openTable(TABLE_NAME)), clock: systemClock };
 }
 
-/** Parked webhook retries that fell due, back on the delivery queue (the sweep function runs it). */
+/** Parked webhook retries that fell due, back on the delivery queue. */
 export function webhookRetryDeps(): RequeueRetriesDeps {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
   return {

@@ -37,6 +37,8 @@ export const ON_BEYOND_TABLE_BUDGET: ReadonlySet<string> = new Set([
   'get-attachment',
   'process-ses-events',
   'sweep-emails',
+  'dispatch-scheduled',
+  'requeue-webhook-retries',
   'deliver-webhooks',
 ]);
 
@@ -66,6 +68,10 @@ export const LOADED_AT_INIT: Readonly<Record<string, readonly string[]>> = {
   // SQS on every request or run.
   'replay-webhook-event': ['@aws-sdk/client-sqs'],
   'sweep-emails': ['@aws-sdk/client-sqs'],
+  // SQS on every run that finds something due: a function run on a schedule keeps no caller
+  // waiting on its cold start, and is warm for most runs.
+  'dispatch-scheduled': ['@aws-sdk/client-sqs'],
+  'requeue-webhook-retries': ['@aws-sdk/client-sqs'],
   // The SES events consumer: every event counted, its webhook events to SQS.
   'process-ses-events': ['@aws-sdk/client-sqs', '@aws-lambda-powertools/metrics'],
   // A user's endpoint, resolved and checked against private addresses (ipaddr.js) on every request:

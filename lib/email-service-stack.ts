@@ -23,6 +23,7 @@ import { EmailTable, type UpgradeStep } from './constructs/email-table.js';
 import { FrontDoor, FrontDoorFirewall, type FrontDoorFirewallProps } from './constructs/front-door.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { RequestLogs } from './constructs/request-logs.js';
+import { ScheduledFunction } from './constructs/scheduled-function.js';
 import { SendPipeline } from './constructs/send-pipeline.js';
 import {
   domainSetPattern,
@@ -161,6 +162,8 @@ export class EmailServiceStack extends Stack {
   /** Undefined when the requestLogs setting is false. */
   public readonly requestLogs: RequestLogs | undefined;
   public readonly webhooks: Webhooks;
+  /** Rolls the email metrics' finished hours up into day items, every minute. */
+  public readonly metricsRollUp: ServiceFunction;
   public readonly content: ContentBucket;
   public readonly monitoring: Monitoring;
   /** The front door, when it is on. */
@@ -321,25 +324,31 @@ export class EmailServiceStack extends Stack {
       every: Duration.minutes(props.domainCheckMinutes ?? 1),
       logging,
     });
+    this.metricsRollUp = new ScheduledFunction(this, 'MetricsRollUp', {
+      name: 'roll-up-metrics',
+      description: "Rolls the email metrics' finished hours up into day items",
+      resources: { table, settings },
+      logging,
+    }).fn;
+    const background = [
+      this.send.consumer,
+      this.send.sweeper,
+      this.send.scheduler,
+      this.sesEvents.consumer,
+      this.domainCheck.checker,
+      this.webhooks.delivery,
+      this.webhooks.retries,
+      this.metricsRollUp,
+    ];
     this.monitoring.watchFunctions(
       'Background',
-      [
-        this.send.consumer,
-        this.send.sweeper,
-        this.sesEvents.consumer,
-        this.domainCheck.checker,
-        this.webhooks.delivery,
-      ],
-      'The send consumer, the sweeper, the SES events consumer, the domain check and webhook delivery',
+      background,
+      'The send consumer, the sweeper, the scheduler, the SES events consumer, the domain check, webhook delivery and retries, and the metrics roll-up',
     );
 
     this.serviceFunctions = [
       ...this.api.functions.values(),
-      this.send.consumer,
-      this.send.sweeper,
-      this.sesEvents.consumer,
-      this.domainCheck.checker,
-      this.webhooks.delivery,
+      ...background,
       ...(this.requestLogs ? [this.requestLogs.writer] : []),
     ];
     this.functions = Object.fromEntries(this.serviceFunctions.map((fn) => [fn.name, fn.function]));

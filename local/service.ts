@@ -12,6 +12,7 @@ import { EmailKeys, parseLayout } from '../functions/adapters/dynamodb/email-key
 import { DynamoSweepStore } from '../functions/adapters/dynamodb/sweep-store.js';
 import { INDEXES, keys } from '../functions/adapters/dynamodb/table.js';
 import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../functions/api-keys/model.js';
+import { SCHEDULED_FUNCTIONS } from '../functions/catalog.js';
 import { dispatchScheduled } from '../functions/emails/scheduler.js';
 import {
   type SendTimings,
@@ -24,7 +25,7 @@ import { configuredLogLevel, logger } from '../functions/observability/logger.js
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../functions/shared/ids.js';
 import { MAX_ATTEMPTS } from '../functions/webhooks/model.js';
-import { checkSettings, sweepDeps } from '../functions/wiring.js';
+import { checkSettings, schedulerDeps, sweepDeps } from '../functions/wiring.js';
 import { identifyCallers } from './caller-identity.js';
 import { startConsumers, startConsumersThread } from './consumers.js';
 import { type Emulators, startEmulators, startEmulatorsThread } from './emulators.js';
@@ -63,7 +64,10 @@ export interface LocalServiceOptions {
   sendRetryDelaySeconds?: number;
   /** How long the consumer waits for SES's answer before the outcome is unknown. @default 5000 */
   sesRequestTimeoutMs?: number;
-  /** How often the sweeper runs (EventBridge's one-minute schedule on AWS). @default 1000 */
+  /**
+   * How often the sweeper, the scheduler, the webhook retries and the metrics' roll-up run (each
+   * EventBridge's one-minute schedule on AWS). @default 1000
+   */
   sweepIntervalMs?: number;
   /**
    * How long a send consumer keeps a sender domain's options (a minute on AWS). @default 0: a
@@ -128,8 +132,8 @@ export interface LocalService {
   timings: SendTimings;
   /** Pauses or resumes sending for the account, as SES does for an account under review. */
   setSesSendingPaused(paused: boolean): Promise<void>;
-  /** Runs a scheduled function now (`check-domains`, `sweep-emails`), as its timer would. */
-  runScheduled(functionName: string): Promise<unknown>;
+  /** Runs a scheduled function now (one of SCHEDULED_FUNCTIONS: `check-domains`, `sweep-emails`…), as its timer would. */
+  runScheduled(functionName: (typeof SCHEDULED_FUNCTIONS)[number]): Promise<unknown>;
   /** Resolves when no send, event or consumer batch is in progress (for tests and benchmarks). */
   idle(): Promise<void>;
   /** The request-log lines the API functions emitted so far, and the bytes CloudWatch Logs would bill. */
@@ -375,26 +379,25 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       ? await startConsumersThread(consumerOptions)
       : await startConsumers({ ...consumerOptions, log: options.log });
     stops.unshift(() => consumers.stop());
-    const schedules = new Map([
-      [
-        'check-domains',
-        startSchedule(
-          'check-domains',
-          await load<ScheduledHandler>('check-domains'),
-          options.domainCheckIntervalMs ?? 1000,
-          options.log,
+    // Every scheduled function on its timer: the domain check on its own, the sweep jobs together.
+    const schedules = new Map(
+      await Promise.all(
+        SCHEDULED_FUNCTIONS.map(
+          async (name) =>
+            [
+              name,
+              startSchedule(
+                name,
+                await load<ScheduledHandler>(name),
+                name === 'check-domains'
+                  ? (options.domainCheckIntervalMs ?? 1000)
+                  : (options.sweepIntervalMs ?? 1000),
+                options.log,
+              ),
+            ] as const,
         ),
-      ],
-      [
-        'sweep-emails',
-        startSchedule(
-          'sweep-emails',
-          await load<ScheduledHandler>('sweep-emails'),
-          options.sweepIntervalMs ?? 1000,
-          options.log,
-        ),
-      ],
-    ]);
+      ),
+    );
     stops.unshift(async () => {
       await Promise.all([...schedules.values()].map((schedule) => schedule.stop()));
     });
@@ -603,7 +606,9 @@ async function recoverFromLastRun(
   );
   // The scheduled emails due now or soon: their delayed messages were in the lost queue. One that
   // fell due while the service was down goes now.
-  const scheduled = await runAs('sweep-emails', () => dispatchScheduled(sweepDeps(), { all: true }));
+  const scheduled = await runAs('dispatch-scheduled', () =>
+    dispatchScheduled(schedulerDeps(), { all: true }),
+  );
   log?.('recovered emails left open by the previous run', {
     open: open.size,
     republished,

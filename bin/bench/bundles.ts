@@ -13,7 +13,7 @@ import { gzipSync } from 'node:zlib';
 import { budgetOf, SEND_IMPORT_RATIO } from '../../lib/budgets.js';
 import { type BuiltFunction, buildFunction, buildFunctions } from '../../lib/bundling.js';
 import { BUNDLE_RUNNER, startColdService } from './cold.js';
-import { answeredWell, TYPICAL } from './typical.js';
+import { answeredWell, typicalOf } from './typical.js';
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const median = (values: number[]) => {
@@ -59,7 +59,7 @@ export async function bundleTable(handlers: string[], out: string, runs: number)
     > = {};
     for (let round = 0; round <= runs; round++)
       for (const name of handlers) {
-        const typical = TYPICAL[name];
+        const typical = typicalOf(name);
         if (!typical) throw new Error(`${name} has no typical request (bin/bench/typical.ts)`);
         // Round 0 records which files are loaded (module hooks, which slow loading); the rest are timed.
         const r = await run(name, await typical(fx), round === 0);

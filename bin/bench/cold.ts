@@ -15,7 +15,7 @@ import { ensureQueueWithDlq } from '../../local/resources.js';
 import { type LocalService, startLocalService } from '../../local/service.js';
 import { startReceiver } from '../../test/support/webhook-receiver.js';
 import { BENCH_SERVICE } from './throughput.js';
-import { answeredWell, type Fixtures, makeFixtures, TYPICAL } from './typical.js';
+import { answeredWell, type Fixtures, makeFixtures, typicalOf } from './typical.js';
 
 /** Imports a built function, calls its handler once, prints one JSON line (its result, timings). */
 export const BUNDLE_RUNNER = fileURLToPath(new URL('../../test/support/bundle-runner.mjs', import.meta.url));
@@ -87,7 +87,7 @@ export async function startColdService(
     };
     const result = (stdout: string) =>
       (JSON.parse(stdout.trim().split('\n').at(-1) as string) as { result: unknown }).result;
-    const typical = (name: string) => TYPICAL[name] as (f: Fixtures) => unknown;
+    const typical = (name: string) => typicalOf(name) as (f: Fixtures) => unknown;
 
     const fx = await makeFixtures(service, {
       receiverUrl: receiver.url,

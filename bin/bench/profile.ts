@@ -29,7 +29,7 @@ import {
   summarize,
   top,
 } from './cpu-profile.js';
-import { answeredWell, TYPICAL } from './typical.js';
+import { answeredWell, typicalOf } from './typical.js';
 
 const RUNNER = fileURLToPath(new URL('./profile-runner.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -66,7 +66,7 @@ export async function profileTable(names: string[], out: string, runs: number, r
     // Round 0 warms the disk cache and the local service; the others are counted.
     for (let round = 0; round <= runs; round++)
       for (const name of names) {
-        const typical = TYPICAL[name];
+        const typical = typicalOf(name);
         if (!typical) throw new Error(`${name} has no typical request (bin/bench/typical.ts)`);
         const dir = await dirOf(name);
         const profiles = join(out, 'profiles', `${name}-${++runId}`);

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { FunctionName } from '../../functions/catalog.js';
 import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
 import type { Delivery } from '../../functions/webhooks/model.js';
 import { type LocalService, scheduledEvent } from '../../local/service.js';
@@ -88,7 +89,7 @@ const sesEvent = (emailId: string) =>
   );
 
 /** Each function's typical request: the event it is invoked with (made afresh for each run). */
-export const TYPICAL: Record<string, (fx: Fixtures) => Promise<unknown> | unknown> = {
+export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | unknown> = {
   'send-email': (fx) => http(fx, 'send-email', { body: receipt(unique++) }),
   'send-batch': (fx) => http(fx, 'send-batch', { body: [receipt(unique++), receipt(unique++)] }),
   'list-emails': (fx) => http(fx, 'list-emails', { query: { limit: '20' } }),
@@ -211,7 +212,10 @@ export const TYPICAL: Record<string, (fx: Fixtures) => Promise<unknown> | unknow
     return sqsEvent([{ body: JSON.stringify(delivery) }]);
   },
   'check-domains': () => scheduledEvent('check-domains'),
+  'dispatch-scheduled': () => scheduledEvent('dispatch-scheduled'),
   'sweep-emails': () => scheduledEvent('sweep-emails'),
+  'requeue-webhook-retries': () => scheduledEvent('requeue-webhook-retries'),
+  'roll-up-metrics': () => scheduledEvent('roll-up-metrics'),
   'write-request-logs': async (fx) => {
     const { encodeAwslogs } = await import('../../functions/adapters/cloudwatch-logs/awslogs.js');
     return encodeAwslogs({
@@ -224,6 +228,10 @@ export const TYPICAL: Record<string, (fx: Fixtures) => Promise<unknown> | unknow
     });
   },
 };
+
+/** A function's typical request, by its name (a name the catalog lacks has none). */
+export const typicalOf = (name: string): ((fx: Fixtures) => Promise<unknown> | unknown) | undefined =>
+  Object.hasOwn(TYPICAL, name) ? TYPICAL[name as FunctionName] : undefined;
 
 /** Whether a function's answer is what its typical request should get (else the bench stops). */
 export function answeredWell(result: unknown, name?: string): boolean {

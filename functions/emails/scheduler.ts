@@ -4,12 +4,17 @@ import type { DueEntry, EmailQueue, EmailRepository, EmailState } from './ports.
 import { dueJob, loadScheduleReader, parseScheduledAt, SCHEDULE_AHEAD_MS } from './schedule.js';
 import { decide, raiseFailed, type SweepDeps } from './sweep.js';
 
+/** What the scheduler needs: the sweeper's, without the dead letters, and of its settings only those of its rules. */
+export type SchedulerDeps = Omit<SweepDeps, 'deadLetters' | 'settings'> & {
+  settings: Pick<SweepDeps['settings'], 'requeueAfterMs' | 'backlogGraceMs' | 'unknownOutcomeAfterMs'>;
+};
+
 /**
  * Scheduled emails. One is stored like any other (status `queued`), with its time, the API key
  * that scheduled it, and an entry in the due index (table.ts). From there:
  *
- * - **The scheduler** (`dispatchScheduled`, run by the sweep function every minute on AWS, every
- *   second locally) reads the due index up to SCHEDULE_AHEAD_MS ahead and puts each email on the
+ * - **The scheduler** (`dispatchScheduled`, run by the dispatch-scheduled function every minute on
+ *   AWS, every second locally) reads the due index up to SCHEDULE_AHEAD_MS ahead and puts each email on the
  *   send queue with a delay that makes its message visible at its time (a reference: the consumer
  *   reads its state, its key and its content then). It marks which time it queued the email for,
  *   so the next run does not queue it again. An email stays in the index until it is sent or final,
@@ -68,11 +73,12 @@ export const FRONTIER_MARGIN_MS = 60_000;
 const PARTITIONS_AT_ONCE = 4;
 
 /**
- * A run starts no further partition with less than this left of its invocation: the webhook
- * retries and the sweep run after it in the same function (60 s). The partitions left go first
- * at the next run (each run starts at another one), so none waits behind the others for good.
+ * A run starts no further partition with less than this left of its invocation (60 s): room for
+ * the partitions under way to finish (two bounded reads each, and their dispatch). The partitions
+ * left go first at the next run (each run starts at another one), so none waits behind the others
+ * for good.
  */
-export const SCHEDULER_TIME_MARGIN_MS = 35_000;
+export const SCHEDULER_TIME_MARGIN_MS = 15_000;
 
 /**
  * Queues the scheduled emails that fall due within SCHEDULE_AHEAD_MS, and watches those due and
@@ -90,7 +96,7 @@ export const SCHEDULER_TIME_MARGIN_MS = 35_000;
  * throttled), and each waiting one is looked at again within a pass.
  */
 export async function dispatchScheduled(
-  deps: SweepDeps,
+  deps: SchedulerDeps,
   options: { all?: boolean; perPartition?: number; timeLeft?: () => number } = {},
 ): Promise<DispatchReport> {
   const cap = options.perPartition ?? MAX_DUE_PER_PARTITION;
@@ -165,7 +171,7 @@ export async function dispatchScheduled(
  * the next look at it.
  */
 async function handleDue(
-  deps: SweepDeps,
+  deps: SchedulerDeps,
   entries: DueEntry[],
   now: number,
   report: DispatchReport,
@@ -236,7 +242,7 @@ async function handleDue(
 
 /** Queues these emails for their times (ten a call), then marks each as queued for that time. */
 async function dispatch(
-  deps: SweepDeps,
+  deps: SchedulerDeps,
   ready: EmailState[],
   now: number,
   report: DispatchReport,

@@ -114,7 +114,11 @@ const age = (ms: number) =>
  * What the sweeper does with one queued email it found older than `requeueAfterMs`. `resolved`:
  * nothing about it can strand any more (it is sent or final), so later runs need not look again.
  */
-export function decide(state: EmailState, nowMs: number, settings: SweepSettings): SweepAction {
+export function decide(
+  state: EmailState,
+  nowMs: number,
+  settings: Pick<SweepSettings, 'requeueAfterMs' | 'unknownOutcomeAfterMs'>,
+): SweepAction {
   if (state.status !== 'queued' || state.sent_at) return { action: 'none', resolved: true };
   // Not due yet: the scheduler watches it (the due index holds it until it is sent or final).
   if (state.scheduled_at && Date.parse(state.scheduled_at) > nowMs) return { action: 'none', resolved: true };
@@ -385,7 +389,7 @@ const failedReason = (maxAttempts: number) =>
  * endpoint subscribes (a failure to publish is logged and counted, never stops the sweep).
  */
 export async function raiseFailed(
-  deps: SweepDeps,
+  deps: Pick<SweepDeps, 'events' | 'clock' | 'log' | 'counters'>,
   id: string,
   reason: string,
   content: () => Promise<EmailContent | null>,

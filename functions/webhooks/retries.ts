@@ -7,8 +7,8 @@ import type { DeliveryQueue, ParkedRetry, WebhookRetryStore } from './ports.js';
  * the delivery queue, its message hidden until due. A longer one (30 min to 10 h) is parked in the
  * table, due by time, and its message deleted: a hidden message counts against SQS's in-flight
  * limit (about 120,000 on a standard queue), which one dead endpoint, its messages each hidden for
- * hours, would fill, stalling delivery to every endpoint. The scheduler (the sweep function, every
- * minute on AWS, every second locally) puts the parked retries that fell due back on the queue as
+ * hours, would fill, stalling delivery to every endpoint. The requeue-webhook-retries function
+ * (every minute on AWS, every second locally) puts the parked retries that fell due back on the queue as
  * new messages, carrying the attempts made so far, so a retry is at most a run late.
  *
  * Never lost: a retry is parked before its message is deleted, and taken out of the table only
@@ -71,9 +71,8 @@ export interface RequeueRetriesDeps {
  * page's ten SendMessageBatch and four BatchWriteItem deletes side by side: about 60 ms a page, but
  * a partition takes 1,000 deletes a second, so about 8,000 retries a second while the run lasts,
  * the rate they can be parked at. A run stops taking pages REQUEUE_MARGIN_MS before its
- * invocation's end (the sweep function's timeout is 60 s: the scheduler before it and the sweep
- * after it keep that margin), and after MAX_REQUEUED_PER_RUN (30,000 a partition: 30 s of its
- * deletes). So a run re-queues up to about 240,000 (4,000 a second over the minute between runs),
+ * invocation's end (its function's timeout is 60 s: the pages under way finish within the margin),
+ * and after MAX_REQUEUED_PER_RUN (30,000 a partition: 30 s of its deletes). So a run re-queues up to about 240,000 (4,000 a second over the minute between runs),
  * where it took 10,000 before. What is left is due still, and the next run takes it.
  */
 export const MAX_REQUEUED_PER_RUN = 240_000;

@@ -9,6 +9,7 @@ import type { SendTimings } from '../../functions/emails/send-timings.js';
 import { keepLogicalId, LEGACY_IDS } from '../legacy-ids.js';
 import type { Monitoring } from './monitoring.js';
 import { depth, secureQueue } from './queues.js';
+import { ScheduledFunction } from './scheduled-function.js';
 import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
 
 export interface SendPipelineProps {
@@ -38,8 +39,9 @@ export interface SendPipelineProps {
 
 /**
  * The send pipeline: the send queue (and its dead-letter queue after `sendMaxAttempts` receives),
- * the consumer that hands each email to SES at most once, and the sweeper that, every minute,
- * leaves nothing accepted `queued` for good (see functions/emails/sweep.ts). Its alarms:
+ * the consumer that hands each email to SES at most once, the sweeper that, every minute, leaves
+ * nothing accepted `queued` for good (see functions/emails/sweep.ts), and the scheduler that queues
+ * scheduled emails as they fall due (functions/emails/scheduler.ts). Its alarms:
  * the dead-letter queue is not empty; the queue's oldest message is older than the sweeper's
  * re-queue window (emails are waiting longer than a retry should take); SES takes no email (the
  * account's 24-hour quota is spent, or sending is paused): emails wait, queued, until it does.
@@ -49,6 +51,8 @@ export class SendPipeline extends Construct {
   public readonly deadLetterQueue: Queue;
   public readonly consumer: ServiceFunction;
   public readonly sweeper: ServiceFunction;
+  /** Queues scheduled emails as they fall due (a function of its own, so the sweeper never holds it up). */
+  public readonly scheduler: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: SendPipelineProps) {
     super(scope, id);
@@ -94,6 +98,12 @@ export class SendPipeline extends Construct {
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(this.sweeper.function, { retryAttempts: 0 })],
     });
+    this.scheduler = new ScheduledFunction(this, 'Scheduler', {
+      name: 'dispatch-scheduled',
+      description: 'Queues scheduled emails as they fall due',
+      resources,
+      logging: props.logging,
+    }).fn;
 
     monitoring.alarm('SendDeadLetters', depth(this.deadLetterQueue), {
       threshold: 1,

@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../functions/webhooks/model.js';
 import type { Monitoring } from './monitoring.js';
 import { depth, secureQueue } from './queues.js';
+import { ScheduledFunction } from './scheduled-function.js';
 import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
 
 export interface WebhooksProps {
@@ -40,6 +41,8 @@ export class Webhooks extends Construct {
   public readonly queue: Queue;
   public readonly deadLetterQueue: Queue;
   public readonly delivery: ServiceFunction;
+  /** Puts parked retries back on the queue as they fall due, every minute. */
+  public readonly retries: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
@@ -67,6 +70,12 @@ export class Webhooks extends Construct {
         maxConcurrency: Math.max(2, props.concurrency ?? 5),
       }),
     );
+    this.retries = new ScheduledFunction(this, 'Retries', {
+      name: 'requeue-webhook-retries',
+      description: 'Puts parked webhook retries back on the delivery queue as they fall due',
+      resources: { ...props.resources, webhookQueue: this.queue },
+      logging: props.logging,
+    }).fn;
 
     monitoring.alarm('WebhookDeadLetters', depth(this.deadLetterQueue), {
       threshold: 1,

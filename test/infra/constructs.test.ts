@@ -230,7 +230,7 @@ describe('the stack, as composed', () => {
       'AWS/SQS:ApproximateNumberOfMessagesVisible',
       'AWS/SQS:ApproximateNumberOfMessagesNotVisible',
     ];
-    const background = (metric: string) => Array(5).fill(`AWS/Lambda:${metric}`);
+    const background = (metric: string) => Array(8).fill(`AWS/Lambda:${metric}`);
     expect(table).toEqual({
       SendDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       SendQueueAge: {
@@ -285,9 +285,12 @@ describe('the stack, as composed', () => {
     for (const fn of [
       stack.send.consumer,
       stack.send.sweeper,
+      stack.send.scheduler,
       stack.sesEvents.consumer,
       stack.domainCheck.checker,
       stack.webhooks.delivery,
+      stack.webhooks.retries,
+      stack.metricsRollUp,
     ])
       expect(text('BackgroundErrors')).toContain(logicalId(stack, fn.function));
   });

@@ -7,6 +7,7 @@ import { App, type CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SCHEDULED_FUNCTIONS } from '../../functions/catalog.js';
 import { FRONT_DOOR_HEADER } from '../../functions/http/front-door.js';
 import { buildApp } from '../../lib/app.js';
 import { FrontDoorFirewall } from '../../lib/constructs/front-door.js';
@@ -27,7 +28,7 @@ const variablesOf = (template: Template, stack: EmailServiceStack, name: string)
   );
 };
 const API_FUNCTIONS = (stack: EmailServiceStack) => [...stack.api.functions.keys()];
-const BACKGROUND = ['process-send-queue', 'process-ses-events', 'sweep-emails', 'check-domains'];
+const BACKGROUND = ['process-send-queue', 'process-ses-events', ...SCHEDULED_FUNCTIONS];
 
 describe('the front door, off (the default)', () => {
   it('adds nothing: no distribution, no web ACL, no secret; the API is reached at its execute-api URL', () => {

@@ -411,6 +411,8 @@ beforeAll(async () => {
     });
     await repos.emails.claim(unknown, Date.now() - service.timings.unknownOutcomeAfterMs - 1000);
     await service.runScheduled('sweep-emails');
+    // The metrics' roll-up of the hours the scenarios so far counted in.
+    await service.runScheduled('roll-up-metrics');
     await service.idle();
     expect((await repos.emails.getState(stranded))?.status).not.toBe('queued');
     expect((await repos.emails.getState(deadId))?.status).toBe('failed');
@@ -479,7 +481,7 @@ beforeAll(async () => {
       content: toContent(parseInput(sendEmailSchema, email())),
       schedule: { at: soonAt(), key_id: devKey?.id ?? '', dispatched: false },
     });
-    await service.runScheduled('sweep-emails');
+    await service.runScheduled('dispatch-scheduled');
     expect((await repos.emails.getState(left))?.dispatched).toBeDefined();
     expect(
       (
@@ -547,7 +549,7 @@ beforeAll(async () => {
       delivery: parked.delivery,
       due_at: new Date(Date.now() - 1000).toISOString(),
     });
-    await service.runScheduled('sweep-emails');
+    await service.runScheduled('requeue-webhook-retries');
     expect(await parkedRetries()).toEqual([]);
     await waitFor(
       () => api.call('GET', `/webhooks/${hookId}/events/${message.id}`),

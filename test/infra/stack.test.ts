@@ -4,6 +4,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { PUBLISHED_EVENT_TYPES } from '../../functions/adapters/ses/configuration-sets.js';
+import { SCHEDULED_FUNCTIONS } from '../../functions/catalog.js';
 import { IDEMPOTENCY_LEASE_MS } from '../../functions/emails/idempotency.js';
 import { timingProblems } from '../../functions/emails/send-timings.js';
 import { API_ROUTES, ROUTES } from '../../functions/routes.js';
@@ -72,11 +73,31 @@ describe('EmailServiceStack', () => {
     });
   });
 
+  it('runs each scheduled job as a function of its own, on its own schedule, with its own timeout', () => {
+    const rules = Object.values(resources('AWS::Events::Rule'));
+    const targeted = rules.flatMap((rule) =>
+      (rule.Properties.Targets as { Arn: { 'Fn::GetAtt': [string, string] } }[]).map((target) => ({
+        fn: target.Arn['Fn::GetAtt'][0],
+        schedule: rule.Properties.ScheduleExpression,
+      })),
+    );
+    const byLogicalId = new Map(
+      Object.entries(stack.functions).map(([name, fn]) => [logicalId(stack, fn as never), name]),
+    );
+    expect(targeted.map((t) => byLogicalId.get(t.fn)).sort()).toEqual([...SCHEDULED_FUNCTIONS].sort());
+    for (const { schedule } of targeted) expect(schedule).toBe('rate(1 minute)');
+    const functions = resources('AWS::Lambda::Function');
+    for (const name of SCHEDULED_FUNCTIONS)
+      expect(functions[logicalId(stack, stack.functions[name] as never)]?.Properties.Timeout, name).toBe(60);
+  });
+
   it('bundles every function for Node 22 on arm64', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
-    // one per route + fallback + send consumer + SES events consumer + domain check + sweeper +
-    // webhook delivery + request-log writer (+ none other)
-    expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(ROUTES.length + 7);
+    // one per route + fallback + send consumer + SES events consumer + webhook delivery +
+    // request-log writer + each scheduled job (+ none other)
+    expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(
+      ROUTES.length + 5 + SCHEDULED_FUNCTIONS.length,
+    );
     for (const fn of functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
     }
@@ -428,6 +449,9 @@ describe('EmailServiceStack', () => {
       'replay-webhook-event': ['sqs:SendMessage'],
       // Re-queues (SendMessage, and GetQueueAttributes for the backlog); reads the DLQ without deleting.
       'sweep-emails': ['sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
+      // Queues scheduled emails (and reads the backlog before re-queueing a stranded one).
+      'dispatch-scheduled': ['sqs:GetQueueAttributes', 'sqs:SendMessage'],
+      'requeue-webhook-retries': ['sqs:SendMessage'],
     };
     for (const name of Object.keys(stack.functions)) {
       const sqs = actionsOf(name).filter((action) => action.startsWith('sqs:'));
@@ -474,7 +498,7 @@ describe('EmailServiceStack', () => {
     });
   });
 
-  it('reaches the listing indexes by name only from the lists (and the sweeper, its queued emails and the due index; a suppression by id), and uses no managed policy', () => {
+  it('reaches the listing indexes by name only from the lists (and the sweeper its queued emails, the scheduler the due index; a suppression by id), and uses no managed policy', () => {
     const policyText = (name: string) => JSON.stringify(policiesOf(name));
     for (const name of Object.keys(stack.functions)) {
       expect(policyText(name), name).not.toContain('/index/*');
@@ -487,7 +511,11 @@ describe('EmailServiceStack', () => {
         expect(policyText(name), name).not.toContain(`/index/${INDEXES.emailsByStatus.name}`);
       } else if (name === 'sweep-emails') {
         expect(policyText(name)).toContain(`/index/${INDEXES.emailsByStatus.name}`);
+        expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByDue.name}`);
+        expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByTime.name}`);
+      } else if (name === 'dispatch-scheduled') {
         expect(policyText(name)).toContain(`/index/${INDEXES.emailsByDue.name}`);
+        expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByStatus.name}`);
         expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByTime.name}`);
       } else {
         expect(policyText(name), name).not.toContain('/index/');

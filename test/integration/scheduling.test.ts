@@ -23,6 +23,7 @@ import {
 import { sendBatch } from '../../functions/emails/send-batch.js';
 import { type SendEmailDeps, sendEmail } from '../../functions/emails/send-email.js';
 import { type SweepDeps, sweep } from '../../functions/emails/sweep.js';
+import { makeHandler as makeSchedulerFunction } from '../../functions/handlers/dispatch-scheduled.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeSweepFunction } from '../../functions/handlers/sweep-emails.js';
 import { parseInput } from '../../functions/http/middleware.js';
@@ -308,8 +309,8 @@ describe('the scheduler (dynalite)', () => {
   });
 });
 
-describe('the sweep function: scheduler and sweeper side by side', () => {
-  it('a failing scheduler does not stop the sweep (dead letters are still failed), and the run fails', async () => {
+describe('the scheduler and the sweeper: a scheduled function each', () => {
+  it('a failing scheduler fails its own run, and the sweeper still fails the dead letters in its own', async () => {
     const dead = newEmailId();
     await emails.create({ id: dead, created_at: new Date(now).toISOString(), content: emailContent() });
     const deadLetters: DeadLetters = {
@@ -324,8 +325,10 @@ describe('the sweep function: scheduler and sweeper side by side', () => {
           Object.assign(new Error('Throughput exceeds the index'), { name: 'ThrottlingException' }),
         ),
     });
-    const run = makeSweepFunction({ ...sweepDeps(), store: throttled, deadLetters });
-    await expect(run()).rejects.toThrow('Throughput exceeds the index');
+    const scheduler = makeSchedulerFunction({ ...sweepDeps(), store: throttled });
+    await expect(scheduler()).rejects.toThrow('Throughput exceeds the index');
+    const sweeper = makeSweepFunction({ ...sweepDeps(), store: throttled, deadLetters });
+    expect(await sweeper()).toMatchObject({ failedFromDeadLetters: 1 });
     expect((await emails.getState(dead))?.status).toBe('failed');
   });
 });
