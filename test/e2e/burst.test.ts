@@ -36,6 +36,20 @@ beforeAll(async () => {
     () => api.call('POST', `/domains/${domain.json.id}/verify`),
     (r) => r.json?.status === 'verified',
   );
+  // One email through the whole path first, so that what the burst measures is the pacing, not
+  // the consumer's first send (its clients and lazily loaded code, the sender's options read once).
+  const warmUp = await api.call('POST', '/emails', {
+    body: {
+      from: 'Acme <hello@acme.test>',
+      to: 'success@simulator.amazonses.com',
+      subject: 'Warm-up',
+      text: 'x',
+    },
+  });
+  await waitFor(
+    () => api.call('GET', `/emails/${warmUp.json.id}`),
+    (r) => r.json?.status === 'delivered',
+  );
 }, 30_000);
 afterAll(async () => {
   await api?.close();
@@ -70,7 +84,11 @@ describe('a burst past SES’s rate', () => {
     const final = await waitFor(statuses, (list) => list.every((s) => s !== 'queued'), 60_000);
     expect(final.filter((s) => s === 'delivered')).toHaveLength(EMAILS);
 
-    const report = sendingReport(new SesLedger(join(dataDir, 'ses', 'sent.jsonl')).entries(), RATE);
+    const burst = new Set(ids);
+    const report = sendingReport(
+      new SesLedger(join(dataDir, 'ses', 'sent.jsonl')).entries().filter((e) => burst.has(e.emailId)),
+      RATE,
+    );
     expect(report.accepted).toBe(EMAILS);
     // Paced at the rate: never faster (the schedule books 1 % under it), with a few slow sends'
     // neighbours arriving close together for at most a moment: a send may go up to its slot's
