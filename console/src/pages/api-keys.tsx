@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ApiKey, ApiKeys, CreatedApiKey, Domain, Domains } from '../answers.js';
 import { api } from '../api.js';
 import {
   CopyButton,
@@ -12,32 +13,16 @@ import {
 } from '../components.js';
 import { Confirm } from '../confirm.js';
 import { href } from '../router.js';
-import type { Domain } from './domains.js';
 
-interface ApiKey {
-  id: string;
-  name: string;
-  permission: 'full_access' | 'sending_access';
-  domain_id?: string | null;
-  created_at: string;
-  last_used_at?: string | null;
-}
-interface List<T> {
-  has_more: boolean;
-  data: T[];
-}
-interface Created {
-  id: string;
-  token: string;
-  name: string;
-}
+/** A new key's token, and the name it was given (which its answer does not repeat). */
+type Created = CreatedApiKey & { name: string };
 
 const WHAT = 'the API keys';
 
 export function ApiKeysPage() {
-  const keys = useLoad(() => api<List<ApiKey>>('/v1/api-keys?limit=100', { what: WHAT }), []);
+  const keys = useLoad(() => api<ApiKeys>('/v1/api-keys?limit=100', { what: WHAT }), []);
   // For the names of the domains keys are restricted to, and the choice when creating one.
-  const domains = useLoad(() => api<List<Domain>>('/v1/domains?limit=100', { what: 'the domains' }), []);
+  const domains = useLoad(() => api<Domains>('/v1/domains?limit=100', { what: 'the domains' }), []);
   const [created, setCreated] = useState<Created>();
   const domainName = (id: string) => domains.data?.data.find((d) => d.id === id)?.name ?? id;
   const data = keys.data?.data ?? [];
@@ -102,7 +87,7 @@ function CreateKey({ domains, onCreated }: { domains: Domain[]; onCreated: (key:
     try {
       const body: Record<string, string> = { name: name.trim(), permission };
       if (permission === 'sending_access' && domainId) body.domain_id = domainId;
-      const key = await api<{ id: string; token: string }>('/v1/api-keys', {
+      const key = await api<CreatedApiKey>('/v1/api-keys', {
         method: 'POST',
         body,
         what: WHAT,

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import type { Domain, DomainRecord, Domains } from '../answers.js';
 import { api } from '../api.js';
 import {
   CopyButton,
@@ -14,34 +15,6 @@ import {
 import { Confirm } from '../confirm.js';
 import { href } from '../router.js';
 
-export interface DnsRecord {
-  record: string;
-  type: string;
-  name: string;
-  value: string;
-  ttl?: string;
-  priority?: number;
-  status: string;
-}
-export interface Domain {
-  id: string;
-  name: string;
-  status: string;
-  region: string;
-  created_at: string;
-  open_tracking?: boolean;
-  click_tracking?: boolean;
-  tls?: 'opportunistic' | 'enforced';
-  tracking_subdomain?: string;
-  records?: DnsRecord[];
-  mail_from_domain?: string;
-  dmarc_record?: Omit<DnsRecord, 'record'>;
-}
-interface DomainList {
-  has_more: boolean;
-  data: Domain[];
-}
-
 const WHAT = 'the domains';
 const path = (id: string) => `/v1/domains/${encodeURIComponent(id)}`;
 
@@ -50,7 +23,7 @@ export function DomainsPage({ id }: { id?: string | undefined }) {
 }
 
 function DomainList() {
-  const list = useLoad(() => api<DomainList>('/v1/domains?limit=100', { what: WHAT }), []);
+  const list = useLoad(() => api<Domains>('/v1/domains?limit=100', { what: WHAT }), []);
   const data = list.data?.data ?? [];
   return (
     <>
@@ -269,12 +242,13 @@ function Records({ domain }: { domain: Domain }) {
   );
 }
 
+/** A row: a record SES checks, or the suggested DMARC record (which has no priority). */
 function RecordRow({
   record,
   label,
   kind,
 }: {
-  record: Omit<DnsRecord, 'record'>;
+  record: Omit<DomainRecord, 'record'> | Domain['dmarc_record'];
   label: string;
   kind: string;
 }) {
@@ -294,7 +268,9 @@ function RecordRow({
           <CopyButton value={record.value} label={`value of ${label}`} />
         </div>
       </td>
-      <td class="nowrap">{record.priority ?? <span class="muted">—</span>}</td>
+      <td class="nowrap">
+        {('priority' in record ? record.priority : undefined) ?? <span class="muted">—</span>}
+      </td>
       <td class="nowrap">{record.ttl ?? <span class="muted">—</span>}</td>
       <td class="nowrap">
         <Status value={record.status} />

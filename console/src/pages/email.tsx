@@ -1,54 +1,9 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import type { Attachments, Email, EmailRecipient } from '../answers.js';
 import { ApiFailure, api } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When, webUrl } from '../components.js';
 import { ConfirmAction } from '../confirm-action.js';
-
-interface Recipient {
-  email: string;
-  kind: string;
-  status: string;
-  last_event?: string;
-  at?: string;
-  detail?: string;
-}
-interface EmailEvent {
-  type: string;
-  at: string;
-  recipients?: string[];
-  detail?: string;
-  automated?: boolean;
-}
-interface Email {
-  id: string;
-  from: string;
-  to: string[];
-  cc?: string[];
-  bcc?: string[];
-  reply_to?: string[];
-  subject: string;
-  status: string;
-  last_event?: string;
-  created_at: string;
-  sent_at?: string;
-  scheduled_at?: string | null;
-  message_id?: string;
-  failure_reason?: string;
-  html?: string;
-  text?: string;
-  bodies_expired?: boolean;
-  tags?: { name: string; value: string }[];
-  headers?: Record<string, string>;
-  recipients?: Recipient[];
-  events?: EmailEvent[];
-}
-interface Attachment {
-  id: string;
-  filename?: string;
-  size?: number;
-  content_type?: string;
-  download_url?: string;
-}
 
 /** Asked again this often while the email waits for its outcome… */
 const REFRESH_MS = 3000;
@@ -68,7 +23,7 @@ export function EmailPage({ id }: { id: string }) {
   }, [email.data]);
   const attachments = useLoad(
     () =>
-      api<{ data: Attachment[] }>(`/v1/emails/${encodeURIComponent(id)}/attachments`, {
+      api<Attachments>(`/v1/emails/${encodeURIComponent(id)}/attachments`, {
         what: 'attachments',
       }),
     [id],
@@ -240,7 +195,7 @@ export function EmailPage({ id }: { id: string }) {
   );
 }
 
-function Recipients({ recipients }: { recipients: Recipient[] }) {
+function Recipients({ recipients }: { recipients: EmailRecipient[] }) {
   if (!recipients.length) return <Empty title="No recipient outcome yet." />;
   return (
     <div class="table-wrap">

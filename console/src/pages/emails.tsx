@@ -1,23 +1,9 @@
 import { useState } from 'preact/hooks';
+import type { Emails } from '../answers.js';
 import { api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, restricted, Status, useLoad, When } from '../components.js';
 import { type PageCursor, Pager, pagerState } from '../pager.js';
 import { href } from '../router.js';
-
-export interface EmailItem {
-  id: string;
-  to: string[];
-  from: string;
-  subject: string;
-  status: string;
-  last_event?: string;
-  created_at: string;
-  scheduled_at?: string | null;
-}
-interface EmailList {
-  has_more: boolean;
-  data: EmailItem[];
-}
 
 const STATUSES = ['queued', 'delivered', 'bounced', 'failed'] as const;
 const PAGE_SIZE = 20;
@@ -28,8 +14,7 @@ export function EmailsPage() {
   const [status, setStatus] = useState('');
   const [cursor, setCursor] = useState<PageCursor>();
   const list = useLoad(
-    () =>
-      api<EmailList>(`/v1/emails${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the emails' }),
+    () => api<Emails>(`/v1/emails${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the emails' }),
     [status, cursor && JSON.stringify(cursor)],
     REFRESH_MS,
   );

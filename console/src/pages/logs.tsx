@@ -1,28 +1,10 @@
 import { useState } from 'preact/hooks';
+import type { Log, Logs } from '../answers.js';
 import { ApiFailure, api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, restricted, useLoad, When } from '../components.js';
 import '../lists.css';
 import { type PageCursor, Pager, pagerState } from '../pager.js';
 import { href } from '../router.js';
-
-interface LogItem {
-  id: string;
-  created_at: string;
-  endpoint: string;
-  method: string;
-  response_status: number;
-  user_agent: string | null;
-  api_key_id: string | null;
-  duration_ms: number;
-}
-interface Log extends LogItem {
-  request_body: unknown;
-  response_body: unknown;
-}
-interface LogList {
-  has_more: boolean;
-  data: LogItem[];
-}
 
 const CLASSES = ['2xx', '4xx', '5xx'] as const;
 const PAGE_SIZE = 20;
@@ -40,7 +22,7 @@ function LogList() {
   const [cursor, setCursor] = useState<PageCursor>();
   const list = useLoad(
     () =>
-      api<LogList>(`/v1/logs${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the request logs' }),
+      api<Logs>(`/v1/logs${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the request logs' }),
     [status, cursor && JSON.stringify(cursor)],
   );
   const data = list.data?.data ?? [];

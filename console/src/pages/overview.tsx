@@ -1,23 +1,28 @@
 import { useState } from 'preact/hooks';
+import type { EmailMetrics, MetricName } from '../answers.js';
 import { api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, useLoad } from '../components.js';
 
-type Counts = {
-  sent: number;
-  delivered: number;
-  bounced: number;
-  complained: number;
-  opened: number;
-  clicked: number;
-  bounce_rate: number;
-  complaint_rate: number;
-};
-interface Metrics {
+/** The metrics the page asks for, by the service's names. */
+const METRICS = [
+  'sent',
+  'delivered',
+  'bounced',
+  'complained',
+  'opened',
+  'clicked',
+  'bounce_rate',
+  'complaint_rate',
+] as const satisfies readonly MetricName[];
+type Counts = Record<(typeof METRICS)[number], number>;
+/**
+ * The answer, with the metrics asked for: its schema holds whichever metrics and dimensions a query
+ * names, and this one asks for these, by day.
+ */
+type Metrics = Omit<EmailMetrics, 'totals' | 'data'> & {
   totals: Counts;
-  data?: (Counts & { period: string })[];
-}
-
-const METRICS = 'sent,delivered,bounced,complained,opened,clicked,bounce_rate,complaint_rate';
+  data?: (NonNullable<EmailMetrics['data']>[number] & Counts & { period: string })[];
+};
 /** The rates above which SES reviews an account (and may pause its sending). */
 const BOUNCE_REVIEW = 0.05;
 const COMPLAINT_REVIEW = 0.001;
@@ -35,7 +40,7 @@ export function OverviewPage() {
   const metrics = useLoad(() => {
     const start = new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
     return api<Metrics>(
-      `/v1/emails/metrics${query({ start_date: start, granularity: 'daily', dimensions: 'period', metrics: METRICS })}`,
+      `/v1/emails/metrics${query({ start_date: start, granularity: 'daily', dimensions: 'period', metrics: METRICS.join(',') })}`,
       { what: 'the metrics' },
     );
   }, [days]);

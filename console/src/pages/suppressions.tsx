@@ -1,21 +1,10 @@
 import { useState } from 'preact/hooks';
+import type { Suppressions } from '../answers.js';
 import { api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, restricted, Status, useLoad, When } from '../components.js';
 import { ConfirmAction } from '../confirm-action.js';
 import '../lists.css';
 import { type PageCursor, Pager, pagerState } from '../pager.js';
-
-interface Suppression {
-  id: string;
-  email: string;
-  origin: string;
-  source_id?: string | null;
-  created_at: string;
-}
-interface SuppressionList {
-  has_more: boolean;
-  data: Suppression[];
-}
 
 const ORIGINS = ['bounce', 'complaint', 'manual'] as const;
 const PAGE_SIZE = 20;
@@ -25,7 +14,7 @@ export function SuppressionsPage() {
   const [cursor, setCursor] = useState<PageCursor>();
   const list = useLoad(
     () =>
-      api<SuppressionList>(`/v1/suppressions${query({ limit: PAGE_SIZE, origin, ...cursor })}`, {
+      api<Suppressions>(`/v1/suppressions${query({ limit: PAGE_SIZE, origin, ...cursor })}`, {
         what: 'the suppression list',
       }),
     [origin, cursor && JSON.stringify(cursor)],

@@ -1,4 +1,12 @@
 import { useState } from 'preact/hooks';
+import type {
+  Webhook,
+  WebhookAttempts,
+  WebhookMessage,
+  WebhookMessages,
+  WebhookSecret,
+  Webhooks,
+} from '../answers.js';
 import { ApiFailure, api, query } from '../api.js';
 import {
   CopyButton,
@@ -15,37 +23,6 @@ import { ConfirmAction } from '../confirm-action.js';
 import { href } from '../router.js';
 import '../lists.css';
 import { type PageCursor, Pager, pagerState } from '../pager.js';
-
-interface WebhookItem {
-  id: string;
-  endpoint: string;
-  events: string[];
-  status: string;
-  created_at: string;
-}
-interface Webhook extends WebhookItem {
-  signing_secret: string;
-  disabled_reason?: string | null;
-}
-interface Message {
-  id: string;
-  type: string;
-  created_at: string;
-  status: string;
-  next_attempt_at: string | null;
-  attempts: number;
-}
-interface Attempt {
-  id: string;
-  http_status_code: number;
-  response: string;
-  sent_at: string;
-  duration_ms: number;
-}
-interface List<T> {
-  has_more: boolean;
-  data: T[];
-}
 
 /** The types the service raises (functions/webhooks/model.ts EMITTED_EVENT_TYPES). */
 const SENT_TYPES = [
@@ -90,7 +67,7 @@ export function WebhooksPage({ id }: { id?: string | undefined }) {
 
 function WebhookList() {
   const list = useLoad(
-    () => api<List<WebhookItem>>(`/v1/webhooks${query({ limit: 100 })}`, { what: 'the webhooks' }),
+    () => api<Webhooks>(`/v1/webhooks${query({ limit: 100 })}`, { what: 'the webhooks' }),
     [],
   );
   const data = list.data?.data ?? [];
@@ -166,7 +143,7 @@ function AddWebhook() {
     }
     setBusy(true);
     try {
-      const created = await api<{ id: string }>('/v1/webhooks', {
+      const created = await api<WebhookSecret>('/v1/webhooks', {
         method: 'POST',
         body: { endpoint: endpoint.trim(), events },
         what: 'webhooks',
@@ -377,7 +354,7 @@ function Messages({ id }: { id: string }) {
   const [cursor, setCursor] = useState<PageCursor>();
   const list = useLoad(
     () =>
-      api<List<Message>>(`${path(id, 'events')}${query({ limit: PAGE_SIZE, ...cursor })}`, {
+      api<WebhookMessages>(`${path(id, 'events')}${query({ limit: PAGE_SIZE, ...cursor })}`, {
         what: "the webhook's messages",
       }),
     [id, cursor && JSON.stringify(cursor)],
@@ -414,13 +391,13 @@ function MessageEntry({
   onReplayed,
 }: {
   hookId: string;
-  message: Message;
+  message: WebhookMessage;
   onReplayed: () => void;
 }) {
   // Asked again when the message's count of attempts or status moves.
   const attempts = useLoad(
     () =>
-      api<List<Attempt>>(`${path(hookId, 'events', message.id, 'attempts')}${query({ limit: 100 })}`, {
+      api<WebhookAttempts>(`${path(hookId, 'events', message.id, 'attempts')}${query({ limit: 100 })}`, {
         what: "the message's attempts",
       }),
     [hookId, message.id, message.attempts, message.status],
