@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { PERMISSIONS } from '../../../functions/api-keys/permissions.js';
 import type { ApiKey, ApiKeys, CreatedApiKey, Domain, Domains } from '../answers.js';
 import { api } from '../api.js';
 import {
@@ -16,6 +17,13 @@ import { href } from '../router.js';
 
 /** A new key's token, and the name it was given (which its answer does not repeat). */
 type Created = CreatedApiKey & { name: string };
+
+type Permission = (typeof PERMISSIONS)[number];
+/** What each permission lets a key call, beside its name in the choice. */
+const PERMISSION_SCOPES: Record<Permission, string> = {
+  full_access: 'every endpoint',
+  sending_access: 'send only',
+};
 
 const WHAT = 'the API keys';
 
@@ -76,7 +84,7 @@ export function ApiKeysPage() {
 
 function CreateKey({ domains, onCreated }: { domains: Domain[]; onCreated: (key: Created) => void }) {
   const [name, setName] = useState('');
-  const [permission, setPermission] = useState<'full_access' | 'sending_access'>('full_access');
+  const [permission, setPermission] = useState<Permission>('full_access');
   const [domainId, setDomainId] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -123,12 +131,11 @@ function CreateKey({ domains, onCreated }: { domains: Domain[]; onCreated: (key:
           <select
             id="key-permission"
             value={permission}
-            onChange={(e) =>
-              setPermission((e.currentTarget as HTMLSelectElement).value as 'full_access' | 'sending_access')
-            }
+            onChange={(e) => setPermission((e.currentTarget as HTMLSelectElement).value as Permission)}
           >
-            <option value="full_access">full_access (every endpoint)</option>
-            <option value="sending_access">sending_access (send only)</option>
+            {PERMISSIONS.map((p) => (
+              <option key={p} value={p}>{`${p} (${PERMISSION_SCOPES[p]})`}</option>
+            ))}
           </select>
         </div>
         {permission === 'sending_access' && (

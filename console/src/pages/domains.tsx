@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { TLS_MODES } from '../../../functions/domains/tls-modes.js';
 import type { Domain, DomainRecord, Domains } from '../answers.js';
 import { api } from '../api.js';
 import {
@@ -346,12 +347,15 @@ function Settings({ domain, onSaved }: { domain: Domain; onSaved: () => void }) 
             value={tls}
             aria-describedby="tls-help"
             onChange={(e) => {
-              setTls((e.currentTarget as HTMLSelectElement).value as 'opportunistic' | 'enforced');
+              setTls((e.currentTarget as HTMLSelectElement).value as Domain['tls']);
               touched();
             }}
           >
-            <option value="opportunistic">opportunistic</option>
-            <option value="enforced">enforced</option>
+            {TLS_MODES.map((mode) => (
+              <option key={mode} value={mode}>
+                {mode}
+              </option>
+            ))}
           </select>
           <p id="tls-help" class="muted">
             Enforced: SES delivers only over TLS, or the email bounces.

@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
+import { EMAIL_STATUSES } from '../../../functions/emails/status.js';
 import type { Emails } from '../answers.js';
 import { api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, restricted, Status, useLoad, When } from '../components.js';
 import { type PageCursor, Pager, pagerState } from '../pager.js';
 import { href } from '../router.js';
 
-const STATUSES = ['queued', 'delivered', 'bounced', 'failed'] as const;
 const PAGE_SIZE = 20;
 /** The list is asked again this often while it is open. */
 const REFRESH_MS = 3000;
@@ -35,7 +35,7 @@ export function EmailsPage() {
               }}
             >
               <option value="">Any status</option>
-              {STATUSES.map((s) => (
+              {EMAIL_STATUSES.map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>

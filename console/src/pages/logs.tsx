@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { STATUS_CLASSES } from '../../../functions/request-logs/status-classes.js';
 import type { Log, Logs } from '../answers.js';
 import { ApiFailure, api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, restricted, useLoad, When } from '../components.js';
@@ -6,7 +7,8 @@ import '../lists.css';
 import { type PageCursor, Pager, pagerState } from '../pager.js';
 import { href } from '../router.js';
 
-const CLASSES = ['2xx', '4xx', '5xx'] as const;
+/** The status classes to filter by: the API redirects nothing, so no request answered 3xx. */
+const CLASSES = STATUS_CLASSES.filter((c) => c !== '3xx');
 const PAGE_SIZE = 20;
 
 /** The 404 of a deployment whose request logs are turned off says so: shown as it is, not as a missing page. */

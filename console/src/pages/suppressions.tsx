@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { SUPPRESSION_ORIGINS } from '../../../functions/suppressions/ports.js';
 import type { Suppressions } from '../answers.js';
 import { api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, restricted, Status, useLoad, When } from '../components.js';
@@ -6,7 +7,6 @@ import { ConfirmAction } from '../confirm-action.js';
 import '../lists.css';
 import { type PageCursor, Pager, pagerState } from '../pager.js';
 
-const ORIGINS = ['bounce', 'complaint', 'manual'] as const;
 const PAGE_SIZE = 20;
 
 export function SuppressionsPage() {
@@ -69,7 +69,7 @@ export function SuppressionsPage() {
               }}
             >
               <option value="">Any origin</option>
-              {ORIGINS.map((o) => (
+              {SUPPRESSION_ORIGINS.map((o) => (
                 <option key={o} value={o}>
                   {o}
                 </option>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { EMITTED_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../../functions/webhooks/event-types.js';
 import type {
   Webhook,
   WebhookAttempts,
@@ -24,35 +25,11 @@ import { href } from '../router.js';
 import '../lists.css';
 import { type PageCursor, Pager, pagerState } from '../pager.js';
 
-/** The types the service raises (functions/webhooks/model.ts EMITTED_EVENT_TYPES). */
-const SENT_TYPES = [
-  'email.sent',
-  'email.delivered',
-  'email.delivery_delayed',
-  'email.bounced',
-  'email.complained',
-  'email.opened',
-  'email.clicked',
-  'email.failed',
-  'email.suppressed',
-  'domain.created',
-  'domain.updated',
-  'domain.deleted',
-];
-/** Types Resend takes in a subscription that this service never sends (SUBSCRIBABLE_EVENT_TYPES). */
-const NEVER_SENT_TYPES = [
-  'email.scheduled',
-  'email.received',
-  'contact.created',
-  'contact.updated',
-  'contact.deleted',
-  'contact.topics.updated',
-  'suppression.added',
-  'suppression.removed',
-  'topic.created',
-  'topic.updated',
-  'topic.deleted',
-];
+type EventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+/** Types Resend takes in a subscription that this service never sends. */
+const NEVER_SENT_TYPES = SUBSCRIBABLE_EVENT_TYPES.filter(
+  (type) => !(EMITTED_EVENT_TYPES as readonly string[]).includes(type),
+);
 
 /** The messages of an open webhook page are asked again this often. */
 const REFRESH_MS = 3000;
@@ -127,10 +104,10 @@ function WebhookList() {
 
 function AddWebhook() {
   const [endpoint, setEndpoint] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
+  const [events, setEvents] = useState<EventType[]>([]);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
-  const toggle = (type: string, on: boolean) =>
+  const toggle = (type: EventType, on: boolean) =>
     setEvents((list) => (on ? [...list, type] : list.filter((t) => t !== type)));
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -155,7 +132,7 @@ function AddWebhook() {
       setBusy(false);
     }
   };
-  const box = (type: string) => (
+  const box = (type: EventType) => (
     <li key={type}>
       <label class="check">
         <input
@@ -191,14 +168,14 @@ function AddWebhook() {
         <fieldset>
           <legend>Events</legend>
           <div class="actions">
-            <button type="button" class="secondary small" onClick={() => setEvents([...SENT_TYPES])}>
+            <button type="button" class="secondary small" onClick={() => setEvents([...EMITTED_EVENT_TYPES])}>
               Select every event sent
             </button>
             <button type="button" class="secondary small" onClick={() => setEvents([])}>
               Clear
             </button>
           </div>
-          <ul class="checks">{SENT_TYPES.map(box)}</ul>
+          <ul class="checks">{EMITTED_EVENT_TYPES.map(box)}</ul>
           <details>
             <summary>Types Resend takes that this service never sends</summary>
             <ul class="checks">{NEVER_SENT_TYPES.map(box)}</ul>
