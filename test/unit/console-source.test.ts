@@ -145,3 +145,40 @@ describe("the console and the server's vocabularies", () => {
     expect(offending).toEqual([]);
   });
 });
+
+/**
+ * One list component: every list's table, empty state and pager is list.tsx's, so a page that
+ * writes its own table or pager is one that drifts from the others.
+ */
+const LIST_MARKUP = /<table\b|<thead\b|<tbody\b|class="table-wrap"|<Pager\b|\bpagerState\(/;
+const LIST_MODULES = ['console/src/list.tsx', 'console/src/pager.tsx'];
+
+describe("the console's lists", () => {
+  it('are all drawn by list.tsx: no other source writes a table or a pager', () => {
+    const offenders = sources(ROOT).filter(
+      (file) => !LIST_MODULES.includes(file) && LIST_MARKUP.test(readFileSync(file, 'utf8')),
+    );
+    expect(offenders).toEqual([]);
+    expect(LIST_MARKUP.test(readFileSync('console/src/list.tsx', 'utf8'))).toBe(true);
+  });
+
+  it('catches a page drawing its own (the check itself)', () => {
+    for (const line of [
+      '<div class="table-wrap">',
+      '<table>',
+      '<thead>',
+      '<Pager {...pagerState(list.data, cursor)} onPage={setCursor} />',
+    ])
+      expect(LIST_MARKUP.test(line), line).toBe(true);
+    expect(LIST_MARKUP.test("<List list={list} columns={['To']} row={(email) => <tr />} />")).toBe(false);
+  });
+
+  it("take the API's answer types from one module, answers.ts (the server's schemas may move)", () => {
+    const typeImports = sources(ROOT).filter(
+      (file) =>
+        file !== join(ROOT, 'answers.ts') &&
+        /^import\s+type\b[^;]*?from '(?:\.\.\/)+functions\//m.test(readFileSync(file, 'utf8')),
+    );
+    expect(typeImports).toEqual([]);
+  });
+});

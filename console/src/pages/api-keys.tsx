@@ -2,17 +2,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { PERMISSIONS } from '../../../functions/api-keys/permissions.js';
 import type { ApiKey, ApiKeys, CreatedApiKey, Domain, Domains } from '../answers.js';
 import { api } from '../api.js';
-import {
-  CopyButton,
-  Empty,
-  ErrorNote,
-  Loading,
-  PageHeading,
-  restricted,
-  useLoad,
-  When,
-} from '../components.js';
+import { CopyButton, ErrorNote, PageHeading, restricted, useLoad, When } from '../components.js';
 import { Confirm } from '../confirm.js';
+import { List } from '../list.js';
 import { href } from '../router.js';
 
 /** A new key's token, and the name it was given (which its answer does not repeat). */
@@ -33,7 +25,6 @@ export function ApiKeysPage() {
   const domains = useLoad(() => api<Domains>('/v1/domains?limit=100', { what: 'the domains' }), []);
   const [created, setCreated] = useState<Created>();
   const domainName = (id: string) => domains.data?.data.find((d) => d.id === id)?.name ?? id;
-  const data = keys.data?.data ?? [];
   return (
     <>
       <PageHeading>API keys</PageHeading>
@@ -47,37 +38,18 @@ export function ApiKeysPage() {
         />
       )}
       {created && <NewToken created={created} onDone={() => setCreated(undefined)} />}
-      <ErrorNote error={keys.error} />
-      {!keys.data && keys.loading && <Loading />}
-      {keys.data && data.length === 0 && (
-        <Empty title="No API key yet.">
-          <p>Create one above; give each application that only sends a sending-access key of its own.</p>
-        </Empty>
-      )}
-      {data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Permission</th>
-                <th scope="col">Domain</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((key) => (
-                <KeyRow key={key.id} apiKey={key} domainName={domainName} onChanged={keys.reload} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {keys.data?.has_more && <p class="muted">The newest 100 keys are shown.</p>}
+      <List
+        list={keys}
+        empty={{
+          title: 'No API key yet.',
+          help: (
+            <p>Create one above; give each application that only sends a sending-access key of its own.</p>
+          ),
+        }}
+        columns={['Name', 'Permission', 'Domain', 'Created', 'Last used', { label: 'Actions', hidden: true }]}
+        row={(key) => <KeyRow apiKey={key} domainName={domainName} onChanged={keys.reload} />}
+        more="The newest 100 keys are shown."
+      />
     </>
   );
 }

@@ -4,7 +4,6 @@ import type { Domain, DomainRecord, Domains } from '../answers.js';
 import { api } from '../api.js';
 import {
   CopyButton,
-  Empty,
   ErrorNote,
   Loading,
   PageHeading,
@@ -14,6 +13,7 @@ import {
   When,
 } from '../components.js';
 import { Confirm } from '../confirm.js';
+import { List, Table } from '../list.js';
 import { href } from '../router.js';
 
 const WHAT = 'the domains';
@@ -25,56 +25,44 @@ export function DomainsPage({ id }: { id?: string | undefined }) {
 
 function DomainList() {
   const list = useLoad(() => api<Domains>('/v1/domains?limit=100', { what: WHAT }), []);
-  const data = list.data?.data ?? [];
   return (
     <>
       <PageHeading>Domains</PageHeading>
       {!restricted(list.error) && <AddDomain />}
-      <ErrorNote error={list.error} />
-      {!list.data && list.loading && <Loading />}
-      {list.data && data.length === 0 && (
-        <Empty title="No domain yet.">
-          <p>
-            Email is sent only from a domain you added and verified. Add one above, or with the API, then
-            publish the DNS records it shows:
-          </p>
-          <pre>{`curl -X POST "$API/domains" -H "Authorization: Bearer $API_KEY" -H 'Content-Type: application/json' -d '{"domain":"example.com"}'`}</pre>
-          <p class="muted">
-            Here <code>$API</code> is <code>{location.origin}/v1</code>.
-          </p>
-        </Empty>
-      )}
-      {data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Region</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((domain) => (
-                <tr key={domain.id}>
-                  <td>
-                    <a href={href('domains', domain.id)}>{domain.name}</a>
-                  </td>
-                  <td>
-                    <Status value={domain.status} />
-                  </td>
-                  <td>{domain.region}</td>
-                  <td>
-                    <When at={domain.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {list.data?.has_more && <p class="muted">The newest 100 domains are shown.</p>}
+      <List
+        list={list}
+        empty={{
+          title: 'No domain yet.',
+          help: (
+            <>
+              <p>
+                Email is sent only from a domain you added and verified. Add one above, or with the API, then
+                publish the DNS records it shows:
+              </p>
+              <pre>{`curl -X POST "$API/domains" -H "Authorization: Bearer $API_KEY" -H 'Content-Type: application/json' -d '{"domain":"example.com"}'`}</pre>
+              <p class="muted">
+                Here <code>$API</code> is <code>{location.origin}/v1</code>.
+              </p>
+            </>
+          ),
+        }}
+        columns={['Name', 'Status', 'Region', 'Created']}
+        row={(domain) => (
+          <tr>
+            <td>
+              <a href={href('domains', domain.id)}>{domain.name}</a>
+            </td>
+            <td>
+              <Status value={domain.status} />
+            </td>
+            <td>{domain.region}</td>
+            <td>
+              <When at={domain.created_at} />
+            </td>
+          </tr>
+        )}
+        more="The newest 100 domains are shown."
+      />
     </>
   );
 }
@@ -217,27 +205,12 @@ function Records({ domain }: { domain: Domain }) {
       <p class="muted">
         Names are fully qualified: in a DNS provider that appends the domain, enter only the part before it.
       </p>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Record</th>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col">Priority</th>
-              <th scope="col">TTL</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {named.map(({ record, label }) => (
-              <RecordRow key={label} record={record} label={label} kind={record.record} />
-            ))}
-            {dmarc && <RecordRow record={dmarc} label="DMARC record (suggested)" kind="DMARC" />}
-          </tbody>
-        </table>
-      </div>
+      <Table columns={['Record', 'Type', 'Name', 'Value', 'Priority', 'TTL', 'Status']}>
+        {named.map(({ record, label }) => (
+          <RecordRow key={label} record={record} label={label} kind={record.record} />
+        ))}
+        {dmarc && <RecordRow record={dmarc} label="DMARC record (suggested)" kind="DMARC" />}
+      </Table>
       {dmarc && <p class="muted">The DMARC record is a suggestion (report only); SES does not check it.</p>}
     </section>
   );

@@ -4,6 +4,7 @@ import type { Attachments, Email, EmailRecipient } from '../answers.js';
 import { ApiFailure, api } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When, webUrl } from '../components.js';
 import { ConfirmAction } from '../confirm-action.js';
+import { Table } from '../list.js';
 
 /** Asked again this often while the email waits for its outcome… */
 const REFRESH_MS = 3000;
@@ -198,38 +199,24 @@ export function EmailPage({ id }: { id: string }) {
 function Recipients({ recipients }: { recipients: EmailRecipient[] }) {
   if (!recipients.length) return <Empty title="No recipient outcome yet." />;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Address</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Status</th>
-            <th scope="col">Last event</th>
-            <th scope="col">When</th>
-            <th scope="col">What SES said</th>
-          </tr>
-        </thead>
-        <tbody>
-          {recipients.map((r) => (
-            <tr key={`${r.kind}-${r.email}`}>
-              <td>{r.email}</td>
-              <td>{r.kind}</td>
-              <td>
-                <Status value={r.status} />
-              </td>
-              <td>
-                <Status value={r.last_event} />
-              </td>
-              <td>
-                <When at={r.at} />
-              </td>
-              <td>{r.detail ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table columns={['Address', 'Kind', 'Status', 'Last event', 'When', 'What SES said']}>
+      {recipients.map((r) => (
+        <tr key={`${r.kind}-${r.email}`}>
+          <td>{r.email}</td>
+          <td>{r.kind}</td>
+          <td>
+            <Status value={r.status} />
+          </td>
+          <td>
+            <Status value={r.last_event} />
+          </td>
+          <td>
+            <When at={r.at} />
+          </td>
+          <td>{r.detail ?? ''}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 

@@ -11,7 +11,6 @@ import type {
 import { ApiFailure, api, query } from '../api.js';
 import {
   CopyButton,
-  Empty,
   ErrorNote,
   Loading,
   PageHeading,
@@ -23,7 +22,7 @@ import {
 import { ConfirmAction } from '../confirm-action.js';
 import { href } from '../router.js';
 import '../lists.css';
-import { type PageCursor, Pager, pagerState } from '../pager.js';
+import { List, usePagedList } from '../list.js';
 
 type EventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 /** Types Resend takes in a subscription that this service never sends. */
@@ -47,56 +46,44 @@ function WebhookList() {
     () => api<Webhooks>(`/v1/webhooks${query({ limit: 100 })}`, { what: 'the webhooks' }),
     [],
   );
-  const data = list.data?.data ?? [];
   return (
     <>
       <PageHeading>Webhooks</PageHeading>
       <p class="muted">
         Endpoints that receive the service's events as they happen, signed as Resend signs them.
       </p>
-      <ErrorNote error={list.error} />
-      {!list.data && list.loading && <Loading />}
-      {list.data && data.length === 0 && (
-        <Empty title="No webhook yet.">
-          <p>
-            Add one below, or with the API (the endpoint must be <code>https</code> and public):
-          </p>
-          <pre>{`curl ${location.origin}/v1/webhooks -H "Authorization: Bearer $API_KEY" \\
+      <List
+        list={list}
+        empty={{
+          title: 'No webhook yet.',
+          help: (
+            <>
+              <p>
+                Add one below, or with the API (the endpoint must be <code>https</code> and public):
+              </p>
+              <pre>{`curl ${location.origin}/v1/webhooks -H "Authorization: Bearer $API_KEY" \\
   -H 'Content-Type: application/json' \\
   -d '{"endpoint":"https://example.com/hooks","events":["email.delivered","email.bounced"]}'`}</pre>
-        </Empty>
-      )}
-      {data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((hook) => (
-                <tr key={hook.id}>
-                  <td>
-                    <a href={href('webhooks', hook.id)}>{hook.endpoint}</a>
-                  </td>
-                  <td>{hook.events.join(', ')}</td>
-                  <td>
-                    <Status value={hook.status} />
-                  </td>
-                  <td>
-                    <When at={hook.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {list.data?.has_more && <p class="muted">Only the newest 100 are listed.</p>}
+            </>
+          ),
+        }}
+        columns={['Endpoint', 'Events', 'Status', 'Created']}
+        row={(hook) => (
+          <tr>
+            <td>
+              <a href={href('webhooks', hook.id)}>{hook.endpoint}</a>
+            </td>
+            <td>{hook.events.join(', ')}</td>
+            <td>
+              <Status value={hook.status} />
+            </td>
+            <td>
+              <When at={hook.created_at} />
+            </td>
+          </tr>
+        )}
+        more="Only the newest 100 are listed."
+      />
       {!restricted(list.error) && <AddWebhook />}
     </>
   );
@@ -328,36 +315,32 @@ function WebhookPage({ id }: { id: string }) {
 }
 
 function Messages({ id }: { id: string }) {
-  const [cursor, setCursor] = useState<PageCursor>();
-  const list = useLoad(
-    () =>
+  const list = usePagedList(
+    (_, cursor) =>
       api<WebhookMessages>(`${path(id, 'events')}${query({ limit: PAGE_SIZE, ...cursor })}`, {
         what: "the webhook's messages",
       }),
-    [id, cursor && JSON.stringify(cursor)],
+    [id],
     REFRESH_MS,
   );
-  const data = list.data?.data ?? [];
   return (
     <section aria-labelledby="messages-heading">
       <h2 id="messages-heading">Messages sent</h2>
       <p class="muted">Refreshed every {REFRESH_MS / 1000} seconds while open. Newest first.</p>
-      <ErrorNote error={list.error} />
-      {!list.data && list.loading && <Loading />}
-      {list.data && data.length === 0 && (
-        <Empty title="No message yet.">
-          <p>
-            Events it subscribes to arrive here as they happen: send an email (see{' '}
-            <a href="#/emails">Emails</a>) and its events follow within seconds.
-          </p>
-        </Empty>
-      )}
-      <ul class="messages">
-        {data.map((message) => (
-          <MessageEntry key={message.id} hookId={id} message={message} onReplayed={list.reload} />
-        ))}
-      </ul>
-      <Pager {...pagerState(list.data, cursor)} onPage={setCursor} />
+      <List
+        list={list}
+        empty={{
+          title: 'No message yet.',
+          help: (
+            <p>
+              Events it subscribes to arrive here as they happen: send an email (see{' '}
+              <a href="#/emails">Emails</a>) and its events follow within seconds.
+            </p>
+          ),
+        }}
+        entriesClass="messages"
+        entries={(message) => <MessageEntry hookId={id} message={message} onReplayed={list.reload} />}
+      />
     </section>
   );
 }
@@ -395,7 +378,6 @@ function MessageEntry({
       setBusy(false);
     }
   };
-  const rows = attempts.data?.data ?? [];
   return (
     <li class="message" data-message-id={message.id}>
       <div class="message-head">
@@ -423,42 +405,27 @@ function MessageEntry({
         {replayed && <span role="status"> Replay queued: one more attempt, same message id.</span>}
       </div>
       <ErrorNote error={error} />
-      <ErrorNote error={attempts.error} />
-      {rows.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Attempts of {message.id}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Status code</th>
-                <th scope="col">Time</th>
-                <th scope="col" class="num">
-                  Duration
-                </th>
-                <th scope="col">Answer or error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((attempt) => (
-                <tr key={attempt.id}>
-                  <td
-                    class={attempt.http_status_code >= 200 && attempt.http_status_code < 300 ? 'ok' : 'over'}
-                  >
-                    {attempt.http_status_code === 0 ? 'no answer' : attempt.http_status_code}
-                  </td>
-                  <td>
-                    <When at={attempt.sent_at} />
-                  </td>
-                  <td class="num">{attempt.duration_ms} ms</td>
-                  <td>
-                    <code>{attempt.response}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <List
+        list={attempts}
+        quiet
+        caption={`Attempts of ${message.id}`}
+        captionClass="visually-hidden"
+        columns={['Status code', 'Time', { label: 'Duration', class: 'num' }, 'Answer or error']}
+        row={(attempt) => (
+          <tr>
+            <td class={attempt.http_status_code >= 200 && attempt.http_status_code < 300 ? 'ok' : 'over'}>
+              {attempt.http_status_code === 0 ? 'no answer' : attempt.http_status_code}
+            </td>
+            <td>
+              <When at={attempt.sent_at} />
+            </td>
+            <td class="num">{attempt.duration_ms} ms</td>
+            <td>
+              <code>{attempt.response}</code>
+            </td>
+          </tr>
+        )}
+      />
     </li>
   );
 }
