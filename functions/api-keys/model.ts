@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
+import type { PERMISSIONS } from './permissions.js';
 
 /**
  * API keys: `esk_` followed by 32 random bytes in base64url (256 bits). Only the SHA-256 of the
@@ -12,12 +13,7 @@ export const TOKEN_PREFIX = 'esk_';
 // Generated tokens have 43 characters after the prefix; a chosen local key (DEV_API_KEY) may differ.
 const TOKEN_SHAPE = /^esk_[A-Za-z0-9_-]{16,128}$/;
 
-/**
- * - `full_access`: every endpoint.
- * - `sending_access`: only the endpoints the route table marks as sending (POST /v1/emails), and
- *   with a `domain_id`, only from that domain.
- */
-export const PERMISSIONS = ['full_access', 'sending_access'] as const;
+export { PERMISSIONS } from './permissions.js';
 export type Permission = (typeof PERMISSIONS)[number];
 
 export interface ApiKey {

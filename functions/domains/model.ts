@@ -8,6 +8,7 @@ import { domainToASCII } from 'node:url';
 import * as z from 'zod/mini';
 import { DOMAIN_ID_PREFIX } from '../shared/ids.js';
 import { pageQuerySchema, pageShape } from '../shared/list.js';
+import type { TLS_MODES } from './tls-modes.js';
 
 /**
  * - `pending`: the records have not been seen in DNS yet (SES keeps looking for up to 72 hours).
@@ -60,7 +61,7 @@ export interface DomainIdentity {
   records: DnsRecord[];
 }
 
-export type TlsMode = 'opportunistic' | 'enforced';
+export type TlsMode = (typeof TLS_MODES)[number];
 
 /**
  * What the domain's owner chose (Resend's fields). Tracking is off by default, as on Resend: a

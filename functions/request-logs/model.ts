@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { notFound } from '../shared/errors.js';
 import type { ListLogsQuery } from './reads.js';
+import type { STATUS_CLASSES } from './status-classes.js';
 
 /**
  * Request logs (`GET /v1/logs`, `GET /v1/logs/{id}`): one entry per API request a handler answered,
@@ -22,8 +23,7 @@ export const LOG_LINE_TYPE = 'api_request';
 /** What replaces a secret. */
 export const REDACTED = '[redacted]';
 
-/** Response status classes the list filters by. */
-export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
+export { STATUS_CLASSES } from './status-classes.js';
 export type StatusClass = (typeof STATUS_CLASSES)[number];
 export const statusClassOf = (status: number): StatusClass =>
   status >= 500 ? '5xx' : status >= 400 ? '4xx' : status >= 300 ? '3xx' : '2xx';

@@ -8,6 +8,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import * as z from 'zod/mini';
 import { encodeBase32, newId } from '../shared/ids.js';
 import { pageQuerySchema, pageShape } from '../shared/list.js';
+import { EMITTED_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from './event-types.js';
 
 export const WEBHOOK_ID_PREFIX = 'wh';
 export const MESSAGE_ID_PREFIX = 'msg';
@@ -15,42 +16,8 @@ export const ATTEMPT_ID_PREFIX = 'atmpt';
 export const newWebhookId = (): string => newId(WEBHOOK_ID_PREFIX);
 export const newAttemptId = (): string => newId(ATTEMPT_ID_PREFIX);
 
-/** The events this service raises (see docs/api.md, "Webhooks"). */
-export const EMITTED_EVENT_TYPES = [
-  'email.sent',
-  'email.delivered',
-  'email.delivery_delayed',
-  'email.bounced',
-  'email.complained',
-  'email.opened',
-  'email.clicked',
-  'email.failed',
-  'email.suppressed',
-  'domain.created',
-  'domain.updated',
-  'domain.deleted',
-] as const;
+export { EMITTED_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from './event-types.js';
 export type WebhookEventType = (typeof EMITTED_EVENT_TYPES)[number];
-
-/**
- * Every event type Resend's API takes in a subscription, so code written for Resend subscribes
- * unchanged; those not in EMITTED_EVENT_TYPES (scheduling, contacts…) need features this service
- * does not have, and are never sent.
- */
-export const SUBSCRIBABLE_EVENT_TYPES = [
-  ...EMITTED_EVENT_TYPES,
-  'email.scheduled',
-  'email.received',
-  'contact.created',
-  'contact.updated',
-  'contact.deleted',
-  'contact.topics.updated',
-  'suppression.added',
-  'suppression.removed',
-  'topic.created',
-  'topic.updated',
-  'topic.deleted',
-] as const;
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;

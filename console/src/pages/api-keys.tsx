@@ -1,46 +1,30 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { PERMISSIONS } from '../../../functions/api-keys/permissions.js';
+import type { ApiKey, ApiKeys, CreatedApiKey, Domain, Domains } from '../answers.js';
 import { api } from '../api.js';
-import {
-  CopyButton,
-  Empty,
-  ErrorNote,
-  Loading,
-  PageHeading,
-  restricted,
-  useLoad,
-  When,
-} from '../components.js';
+import { CopyButton, ErrorNote, PageHeading, restricted, useLoad, When } from '../components.js';
 import { Confirm } from '../confirm.js';
+import { List } from '../list.js';
 import { href } from '../router.js';
-import type { Domain } from './domains.js';
 
-interface ApiKey {
-  id: string;
-  name: string;
-  permission: 'full_access' | 'sending_access';
-  domain_id?: string | null;
-  created_at: string;
-  last_used_at?: string | null;
-}
-interface List<T> {
-  has_more: boolean;
-  data: T[];
-}
-interface Created {
-  id: string;
-  token: string;
-  name: string;
-}
+/** A new key's token, and the name it was given (which its answer does not repeat). */
+type Created = CreatedApiKey & { name: string };
+
+type Permission = (typeof PERMISSIONS)[number];
+/** What each permission lets a key call, beside its name in the choice. */
+const PERMISSION_SCOPES: Record<Permission, string> = {
+  full_access: 'every endpoint',
+  sending_access: 'send only',
+};
 
 const WHAT = 'the API keys';
 
 export function ApiKeysPage() {
-  const keys = useLoad(() => api<List<ApiKey>>('/v1/api-keys?limit=100', { what: WHAT }), []);
+  const keys = useLoad(() => api<ApiKeys>('/v1/api-keys?limit=100', { what: WHAT }), []);
   // For the names of the domains keys are restricted to, and the choice when creating one.
-  const domains = useLoad(() => api<List<Domain>>('/v1/domains?limit=100', { what: 'the domains' }), []);
+  const domains = useLoad(() => api<Domains>('/v1/domains?limit=100', { what: 'the domains' }), []);
   const [created, setCreated] = useState<Created>();
   const domainName = (id: string) => domains.data?.data.find((d) => d.id === id)?.name ?? id;
-  const data = keys.data?.data ?? [];
   return (
     <>
       <PageHeading>API keys</PageHeading>
@@ -54,44 +38,25 @@ export function ApiKeysPage() {
         />
       )}
       {created && <NewToken created={created} onDone={() => setCreated(undefined)} />}
-      <ErrorNote error={keys.error} />
-      {!keys.data && keys.loading && <Loading />}
-      {keys.data && data.length === 0 && (
-        <Empty title="No API key yet.">
-          <p>Create one above; give each application that only sends a sending-access key of its own.</p>
-        </Empty>
-      )}
-      {data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Permission</th>
-                <th scope="col">Domain</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((key) => (
-                <KeyRow key={key.id} apiKey={key} domainName={domainName} onChanged={keys.reload} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {keys.data?.has_more && <p class="muted">The newest 100 keys are shown.</p>}
+      <List
+        list={keys}
+        empty={{
+          title: 'No API key yet.',
+          help: (
+            <p>Create one above; give each application that only sends a sending-access key of its own.</p>
+          ),
+        }}
+        columns={['Name', 'Permission', 'Domain', 'Created', 'Last used', { label: 'Actions', hidden: true }]}
+        row={(key) => <KeyRow apiKey={key} domainName={domainName} onChanged={keys.reload} />}
+        more="The newest 100 keys are shown."
+      />
     </>
   );
 }
 
 function CreateKey({ domains, onCreated }: { domains: Domain[]; onCreated: (key: Created) => void }) {
   const [name, setName] = useState('');
-  const [permission, setPermission] = useState<'full_access' | 'sending_access'>('full_access');
+  const [permission, setPermission] = useState<Permission>('full_access');
   const [domainId, setDomainId] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -102,7 +67,7 @@ function CreateKey({ domains, onCreated }: { domains: Domain[]; onCreated: (key:
     try {
       const body: Record<string, string> = { name: name.trim(), permission };
       if (permission === 'sending_access' && domainId) body.domain_id = domainId;
-      const key = await api<{ id: string; token: string }>('/v1/api-keys', {
+      const key = await api<CreatedApiKey>('/v1/api-keys', {
         method: 'POST',
         body,
         what: WHAT,
@@ -138,12 +103,11 @@ function CreateKey({ domains, onCreated }: { domains: Domain[]; onCreated: (key:
           <select
             id="key-permission"
             value={permission}
-            onChange={(e) =>
-              setPermission((e.currentTarget as HTMLSelectElement).value as 'full_access' | 'sending_access')
-            }
+            onChange={(e) => setPermission((e.currentTarget as HTMLSelectElement).value as Permission)}
           >
-            <option value="full_access">full_access (every endpoint)</option>
-            <option value="sending_access">sending_access (send only)</option>
+            {PERMISSIONS.map((p) => (
+              <option key={p} value={p}>{`${p} (${PERMISSION_SCOPES[p]})`}</option>
+            ))}
           </select>
         </div>
         {permission === 'sending_access' && (

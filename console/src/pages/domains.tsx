@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
+import { TLS_MODES } from '../../../functions/domains/tls-modes.js';
+import type { Domain, DomainRecord, Domains } from '../answers.js';
 import { api } from '../api.js';
 import {
   CopyButton,
-  Empty,
   ErrorNote,
   Loading,
   PageHeading,
@@ -12,35 +13,8 @@ import {
   When,
 } from '../components.js';
 import { Confirm } from '../confirm.js';
+import { List, Table } from '../list.js';
 import { href } from '../router.js';
-
-export interface DnsRecord {
-  record: string;
-  type: string;
-  name: string;
-  value: string;
-  ttl?: string;
-  priority?: number;
-  status: string;
-}
-export interface Domain {
-  id: string;
-  name: string;
-  status: string;
-  region: string;
-  created_at: string;
-  open_tracking?: boolean;
-  click_tracking?: boolean;
-  tls?: 'opportunistic' | 'enforced';
-  tracking_subdomain?: string;
-  records?: DnsRecord[];
-  mail_from_domain?: string;
-  dmarc_record?: Omit<DnsRecord, 'record'>;
-}
-interface DomainList {
-  has_more: boolean;
-  data: Domain[];
-}
 
 const WHAT = 'the domains';
 const path = (id: string) => `/v1/domains/${encodeURIComponent(id)}`;
@@ -50,57 +24,45 @@ export function DomainsPage({ id }: { id?: string | undefined }) {
 }
 
 function DomainList() {
-  const list = useLoad(() => api<DomainList>('/v1/domains?limit=100', { what: WHAT }), []);
-  const data = list.data?.data ?? [];
+  const list = useLoad(() => api<Domains>('/v1/domains?limit=100', { what: WHAT }), []);
   return (
     <>
       <PageHeading>Domains</PageHeading>
       {!restricted(list.error) && <AddDomain />}
-      <ErrorNote error={list.error} />
-      {!list.data && list.loading && <Loading />}
-      {list.data && data.length === 0 && (
-        <Empty title="No domain yet.">
-          <p>
-            Email is sent only from a domain you added and verified. Add one above, or with the API, then
-            publish the DNS records it shows:
-          </p>
-          <pre>{`curl -X POST "$API/domains" -H "Authorization: Bearer $API_KEY" -H 'Content-Type: application/json' -d '{"domain":"example.com"}'`}</pre>
-          <p class="muted">
-            Here <code>$API</code> is <code>{location.origin}/v1</code>.
-          </p>
-        </Empty>
-      )}
-      {data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Region</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((domain) => (
-                <tr key={domain.id}>
-                  <td>
-                    <a href={href('domains', domain.id)}>{domain.name}</a>
-                  </td>
-                  <td>
-                    <Status value={domain.status} />
-                  </td>
-                  <td>{domain.region}</td>
-                  <td>
-                    <When at={domain.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {list.data?.has_more && <p class="muted">The newest 100 domains are shown.</p>}
+      <List
+        list={list}
+        empty={{
+          title: 'No domain yet.',
+          help: (
+            <>
+              <p>
+                Email is sent only from a domain you added and verified. Add one above, or with the API, then
+                publish the DNS records it shows:
+              </p>
+              <pre>{`curl -X POST "$API/domains" -H "Authorization: Bearer $API_KEY" -H 'Content-Type: application/json' -d '{"domain":"example.com"}'`}</pre>
+              <p class="muted">
+                Here <code>$API</code> is <code>{location.origin}/v1</code>.
+              </p>
+            </>
+          ),
+        }}
+        columns={['Name', 'Status', 'Region', 'Created']}
+        row={(domain) => (
+          <tr>
+            <td>
+              <a href={href('domains', domain.id)}>{domain.name}</a>
+            </td>
+            <td>
+              <Status value={domain.status} />
+            </td>
+            <td>{domain.region}</td>
+            <td>
+              <When at={domain.created_at} />
+            </td>
+          </tr>
+        )}
+        more="The newest 100 domains are shown."
+      />
     </>
   );
 }
@@ -243,38 +205,24 @@ function Records({ domain }: { domain: Domain }) {
       <p class="muted">
         Names are fully qualified: in a DNS provider that appends the domain, enter only the part before it.
       </p>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Record</th>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col">Priority</th>
-              <th scope="col">TTL</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {named.map(({ record, label }) => (
-              <RecordRow key={label} record={record} label={label} kind={record.record} />
-            ))}
-            {dmarc && <RecordRow record={dmarc} label="DMARC record (suggested)" kind="DMARC" />}
-          </tbody>
-        </table>
-      </div>
+      <Table columns={['Record', 'Type', 'Name', 'Value', 'Priority', 'TTL', 'Status']}>
+        {named.map(({ record, label }) => (
+          <RecordRow key={label} record={record} label={label} kind={record.record} />
+        ))}
+        {dmarc && <RecordRow record={dmarc} label="DMARC record (suggested)" kind="DMARC" />}
+      </Table>
       {dmarc && <p class="muted">The DMARC record is a suggestion (report only); SES does not check it.</p>}
     </section>
   );
 }
 
+/** A row: a record SES checks, or the suggested DMARC record (which has no priority). */
 function RecordRow({
   record,
   label,
   kind,
 }: {
-  record: Omit<DnsRecord, 'record'>;
+  record: Omit<DomainRecord, 'record'> | Domain['dmarc_record'];
   label: string;
   kind: string;
 }) {
@@ -294,7 +242,9 @@ function RecordRow({
           <CopyButton value={record.value} label={`value of ${label}`} />
         </div>
       </td>
-      <td class="nowrap">{record.priority ?? <span class="muted">—</span>}</td>
+      <td class="nowrap">
+        {('priority' in record ? record.priority : undefined) ?? <span class="muted">—</span>}
+      </td>
       <td class="nowrap">{record.ttl ?? <span class="muted">—</span>}</td>
       <td class="nowrap">
         <Status value={record.status} />
@@ -370,12 +320,15 @@ function Settings({ domain, onSaved }: { domain: Domain; onSaved: () => void }) 
             value={tls}
             aria-describedby="tls-help"
             onChange={(e) => {
-              setTls((e.currentTarget as HTMLSelectElement).value as 'opportunistic' | 'enforced');
+              setTls((e.currentTarget as HTMLSelectElement).value as Domain['tls']);
               touched();
             }}
           >
-            <option value="opportunistic">opportunistic</option>
-            <option value="enforced">enforced</option>
+            {TLS_MODES.map((mode) => (
+              <option key={mode} value={mode}>
+                {mode}
+              </option>
+            ))}
           </select>
           <p id="tls-help" class="muted">
             Enforced: SES delivers only over TLS, or the email bounces.

@@ -1,54 +1,10 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import type { Attachments, Email, EmailRecipient } from '../answers.js';
 import { ApiFailure, api } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When, webUrl } from '../components.js';
 import { ConfirmAction } from '../confirm-action.js';
-
-interface Recipient {
-  email: string;
-  kind: string;
-  status: string;
-  last_event?: string;
-  at?: string;
-  detail?: string;
-}
-interface EmailEvent {
-  type: string;
-  at: string;
-  recipients?: string[];
-  detail?: string;
-  automated?: boolean;
-}
-interface Email {
-  id: string;
-  from: string;
-  to: string[];
-  cc?: string[];
-  bcc?: string[];
-  reply_to?: string[];
-  subject: string;
-  status: string;
-  last_event?: string;
-  created_at: string;
-  sent_at?: string;
-  scheduled_at?: string | null;
-  message_id?: string;
-  failure_reason?: string;
-  html?: string;
-  text?: string;
-  bodies_expired?: boolean;
-  tags?: { name: string; value: string }[];
-  headers?: Record<string, string>;
-  recipients?: Recipient[];
-  events?: EmailEvent[];
-}
-interface Attachment {
-  id: string;
-  filename?: string;
-  size?: number;
-  content_type?: string;
-  download_url?: string;
-}
+import { Table } from '../list.js';
 
 /** Asked again this often while the email waits for its outcome… */
 const REFRESH_MS = 3000;
@@ -68,7 +24,7 @@ export function EmailPage({ id }: { id: string }) {
   }, [email.data]);
   const attachments = useLoad(
     () =>
-      api<{ data: Attachment[] }>(`/v1/emails/${encodeURIComponent(id)}/attachments`, {
+      api<Attachments>(`/v1/emails/${encodeURIComponent(id)}/attachments`, {
         what: 'attachments',
       }),
     [id],
@@ -240,41 +196,27 @@ export function EmailPage({ id }: { id: string }) {
   );
 }
 
-function Recipients({ recipients }: { recipients: Recipient[] }) {
+function Recipients({ recipients }: { recipients: EmailRecipient[] }) {
   if (!recipients.length) return <Empty title="No recipient outcome yet." />;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Address</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Status</th>
-            <th scope="col">Last event</th>
-            <th scope="col">When</th>
-            <th scope="col">What SES said</th>
-          </tr>
-        </thead>
-        <tbody>
-          {recipients.map((r) => (
-            <tr key={`${r.kind}-${r.email}`}>
-              <td>{r.email}</td>
-              <td>{r.kind}</td>
-              <td>
-                <Status value={r.status} />
-              </td>
-              <td>
-                <Status value={r.last_event} />
-              </td>
-              <td>
-                <When at={r.at} />
-              </td>
-              <td>{r.detail ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table columns={['Address', 'Kind', 'Status', 'Last event', 'When', 'What SES said']}>
+      {recipients.map((r) => (
+        <tr key={`${r.kind}-${r.email}`}>
+          <td>{r.email}</td>
+          <td>{r.kind}</td>
+          <td>
+            <Status value={r.status} />
+          </td>
+          <td>
+            <Status value={r.last_event} />
+          </td>
+          <td>
+            <When at={r.at} />
+          </td>
+          <td>{r.detail ?? ''}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 

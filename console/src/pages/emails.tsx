@@ -1,72 +1,36 @@
-import { useState } from 'preact/hooks';
+import { EMAIL_STATUSES } from '../../../functions/emails/status.js';
+import type { Emails } from '../answers.js';
 import { api, query } from '../api.js';
-import { Empty, ErrorNote, Loading, PageHeading, restricted, Status, useLoad, When } from '../components.js';
-import { type PageCursor, Pager, pagerState } from '../pager.js';
+import { PageHeading, Status, When } from '../components.js';
+import { List, usePagedList } from '../list.js';
 import { href } from '../router.js';
 
-export interface EmailItem {
-  id: string;
-  to: string[];
-  from: string;
-  subject: string;
-  status: string;
-  last_event?: string;
-  created_at: string;
-  scheduled_at?: string | null;
-}
-interface EmailList {
-  has_more: boolean;
-  data: EmailItem[];
-}
-
-const STATUSES = ['queued', 'delivered', 'bounced', 'failed'] as const;
 const PAGE_SIZE = 20;
 /** The list is asked again this often while it is open. */
 const REFRESH_MS = 3000;
 
 export function EmailsPage() {
-  const [status, setStatus] = useState('');
-  const [cursor, setCursor] = useState<PageCursor>();
-  const list = useLoad(
-    () =>
-      api<EmailList>(`/v1/emails${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the emails' }),
-    [status, cursor && JSON.stringify(cursor)],
+  const list = usePagedList(
+    (status, cursor) =>
+      api<Emails>(`/v1/emails${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the emails' }),
+    [],
     REFRESH_MS,
   );
-  const data = list.data?.data ?? [];
+  const status = list.filter;
   return (
     <>
       <PageHeading>Emails</PageHeading>
-      {!restricted(list.error) && (
-        <div class="toolbar">
-          <div>
-            <label for="status-filter">Status</label>
-            <select
-              id="status-filter"
-              value={status}
-              onChange={(e) => {
-                setStatus((e.currentTarget as HTMLSelectElement).value);
-                setCursor(undefined);
-              }}
-            >
-              <option value="">Any status</option>
-              {STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </div>
+      <List
+        list={list}
+        filter={{ id: 'status-filter', label: 'Status', any: 'Any status', values: EMAIL_STATUSES }}
+        tools={
           <p class="muted" aria-live="off">
             Refreshed every {REFRESH_MS / 1000} seconds while open.
           </p>
-        </div>
-      )}
-      <ErrorNote error={list.error} />
-      {!list.data && list.loading && <Loading />}
-      {list.data && data.length === 0 && (
-        <Empty title={status ? `No ${status} email.` : 'No email yet.'}>
-          {!status && (
+        }
+        empty={{
+          title: status ? `No ${status} email.` : 'No email yet.',
+          help: !status && (
             <p>
               Send one with the API: <code>POST /v1/emails</code> with a key, from an address of a verified
               domain (see <a href="#/domains">Domains</a>):
@@ -74,44 +38,27 @@ export function EmailsPage() {
   -H 'Content-Type: application/json' \\
   -d '{"from":"you@your-domain","to":"success@simulator.amazonses.com","subject":"Hi","text":"Hello"}'`}</pre>
             </p>
-          )}
-        </Empty>
-      )}
-      {data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">To</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last event</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((email) => (
-                <tr key={email.id}>
-                  <td>{email.to.join(', ')}</td>
-                  <td>
-                    <a href={href('emails', email.id)}>{email.subject || '(no subject)'}</a>
-                  </td>
-                  <td>
-                    <Status value={email.status} />
-                  </td>
-                  <td>
-                    <Status value={email.last_event} />
-                  </td>
-                  <td>
-                    <When at={email.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager {...pagerState(list.data, cursor)} onPage={setCursor} />
+          ),
+        }}
+        columns={['To', 'Subject', 'Status', 'Last event', 'Created']}
+        row={(email) => (
+          <tr>
+            <td>{email.to.join(', ')}</td>
+            <td>
+              <a href={href('emails', email.id)}>{email.subject || '(no subject)'}</a>
+            </td>
+            <td>
+              <Status value={email.status} />
+            </td>
+            <td>
+              <Status value={email.last_event} />
+            </td>
+            <td>
+              <When at={email.created_at} />
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

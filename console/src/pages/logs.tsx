@@ -1,30 +1,13 @@
-import { useState } from 'preact/hooks';
+import { STATUS_CLASSES } from '../../../functions/request-logs/status-classes.js';
+import type { Log, Logs } from '../answers.js';
 import { ApiFailure, api, query } from '../api.js';
-import { Empty, ErrorNote, Loading, PageHeading, restricted, useLoad, When } from '../components.js';
+import { ErrorNote, Loading, PageHeading, useLoad, When } from '../components.js';
 import '../lists.css';
-import { type PageCursor, Pager, pagerState } from '../pager.js';
+import { List, usePagedList } from '../list.js';
 import { href } from '../router.js';
 
-interface LogItem {
-  id: string;
-  created_at: string;
-  endpoint: string;
-  method: string;
-  response_status: number;
-  user_agent: string | null;
-  api_key_id: string | null;
-  duration_ms: number;
-}
-interface Log extends LogItem {
-  request_body: unknown;
-  response_body: unknown;
-}
-interface LogList {
-  has_more: boolean;
-  data: LogItem[];
-}
-
-const CLASSES = ['2xx', '4xx', '5xx'] as const;
+/** The status classes to filter by: the API redirects nothing, so no request answered 3xx. */
+const CLASSES = STATUS_CLASSES.filter((c) => c !== '3xx');
 const PAGE_SIZE = 20;
 
 /** The 404 of a deployment whose request logs are turned off says so: shown as it is, not as a missing page. */
@@ -36,14 +19,12 @@ export function LogsPage({ id }: { id?: string | undefined }) {
 }
 
 function LogList() {
-  const [status, setStatus] = useState('');
-  const [cursor, setCursor] = useState<PageCursor>();
-  const list = useLoad(
-    () =>
-      api<LogList>(`/v1/logs${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the request logs' }),
-    [status, cursor && JSON.stringify(cursor)],
+  const list = usePagedList(
+    (status, cursor) =>
+      api<Logs>(`/v1/logs${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the request logs' }),
+    [],
   );
-  const data = list.data?.data ?? [];
+  const status = list.filter;
   return (
     <>
       <PageHeading>Logs</PageHeading>
@@ -59,82 +40,41 @@ function LogList() {
           <p>Deploy with the requestLogs setting on (the default) to record requests.</p>
         </div>
       ) : (
-        <>
-          {!restricted(list.error) && (
-            <div class="toolbar">
-              <div>
-                <label for="status-class">Status</label>
-                <select
-                  id="status-class"
-                  value={status}
-                  onChange={(e) => {
-                    setStatus((e.currentTarget as HTMLSelectElement).value);
-                    setCursor(undefined);
-                  }}
-                >
-                  <option value="">Any status</option>
-                  {CLASSES.map((c) => (
-                    <option key={c} value={c}>
-                      {c}
-                    </option>
-                  ))}
-                </select>
-              </div>
-              <button type="button" class="secondary" onClick={list.reload}>
-                Refresh
-              </button>
-            </div>
+        <List
+          list={list}
+          filter={{ id: 'status-class', label: 'Status', any: 'Any status', values: CLASSES }}
+          tools={
+            <button type="button" class="secondary" onClick={list.reload}>
+              Refresh
+            </button>
+          }
+          empty={{
+            title: status ? `No request answered ${status}.` : 'No request logged yet.',
+            help: !status && (
+              <p>
+                Every request to the API is logged here within seconds, for example:
+                <pre>{`curl ${location.origin}/v1/domains -H "Authorization: Bearer $API_KEY"`}</pre>
+              </p>
+            ),
+          }}
+          columns={['Method', 'Endpoint', 'Status', 'Key', { label: 'Duration', class: 'num' }, 'Time']}
+          row={(log) => (
+            <tr>
+              <td class="nowrap">{log.method}</td>
+              <td>
+                <a href={href('logs', log.id)}>{log.endpoint}</a>
+              </td>
+              <td class={log.response_status >= 400 ? 'over' : 'ok'}>{log.response_status}</td>
+              <td class="nowrap">
+                {log.api_key_id ? <code>{log.api_key_id}</code> : <span class="muted">none</span>}
+              </td>
+              <td class="num nowrap">{log.duration_ms} ms</td>
+              <td>
+                <When at={log.created_at} />
+              </td>
+            </tr>
           )}
-          <ErrorNote error={list.error} />
-          {!list.data && list.loading && <Loading />}
-          {list.data && data.length === 0 && (
-            <Empty title={status ? `No request answered ${status}.` : 'No request logged yet.'}>
-              {!status && (
-                <p>
-                  Every request to the API is logged here within seconds, for example:
-                  <pre>{`curl ${location.origin}/v1/domains -H "Authorization: Bearer $API_KEY"`}</pre>
-                </p>
-              )}
-            </Empty>
-          )}
-          {data.length > 0 && (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Method</th>
-                    <th scope="col">Endpoint</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Key</th>
-                    <th scope="col" class="num">
-                      Duration
-                    </th>
-                    <th scope="col">Time</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.map((log) => (
-                    <tr key={log.id}>
-                      <td class="nowrap">{log.method}</td>
-                      <td>
-                        <a href={href('logs', log.id)}>{log.endpoint}</a>
-                      </td>
-                      <td class={log.response_status >= 400 ? 'over' : 'ok'}>{log.response_status}</td>
-                      <td class="nowrap">
-                        {log.api_key_id ? <code>{log.api_key_id}</code> : <span class="muted">none</span>}
-                      </td>
-                      <td class="num nowrap">{log.duration_ms} ms</td>
-                      <td>
-                        <When at={log.created_at} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          <Pager {...pagerState(list.data, cursor)} onPage={setCursor} />
-        </>
+        />
       )}
     </>
   );

@@ -1,23 +1,29 @@
 import { useState } from 'preact/hooks';
+import type { EmailMetrics, MetricName } from '../answers.js';
 import { api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, useLoad } from '../components.js';
+import { Table } from '../list.js';
 
-type Counts = {
-  sent: number;
-  delivered: number;
-  bounced: number;
-  complained: number;
-  opened: number;
-  clicked: number;
-  bounce_rate: number;
-  complaint_rate: number;
-};
-interface Metrics {
+/** The metrics the page asks for, by the service's names. */
+const METRICS = [
+  'sent',
+  'delivered',
+  'bounced',
+  'complained',
+  'opened',
+  'clicked',
+  'bounce_rate',
+  'complaint_rate',
+] as const satisfies readonly MetricName[];
+type Counts = Record<(typeof METRICS)[number], number>;
+/**
+ * The answer, with the metrics asked for: its schema holds whichever metrics and dimensions a query
+ * names, and this one asks for these, by day.
+ */
+type Metrics = Omit<EmailMetrics, 'totals' | 'data'> & {
   totals: Counts;
-  data?: (Counts & { period: string })[];
-}
-
-const METRICS = 'sent,delivered,bounced,complained,opened,clicked,bounce_rate,complaint_rate';
+  data?: (NonNullable<EmailMetrics['data']>[number] & Counts & { period: string })[];
+};
 /** The rates above which SES reviews an account (and may pause its sending). */
 const BOUNCE_REVIEW = 0.05;
 const COMPLAINT_REVIEW = 0.001;
@@ -35,7 +41,7 @@ export function OverviewPage() {
   const metrics = useLoad(() => {
     const start = new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
     return api<Metrics>(
-      `/v1/emails/metrics${query({ start_date: start, granularity: 'daily', dimensions: 'period', metrics: METRICS })}`,
+      `/v1/emails/metrics${query({ start_date: start, granularity: 'daily', dimensions: 'period', metrics: METRICS.join(',') })}`,
       { what: 'the metrics' },
     );
   }, [days]);
@@ -89,57 +95,39 @@ export function OverviewPage() {
             </Empty>
           ) : null}
           <h2>By day</h2>
-          <div class="table-wrap">
-            <table>
-              <caption class="muted">Days in UTC</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  <th scope="col" class="num">
-                    Sent
-                  </th>
-                  <th scope="col">
-                    <span class="visually-hidden">Sent, as a bar</span>
-                  </th>
-                  <th scope="col" class="num">
-                    Delivered
-                  </th>
-                  <th scope="col" class="num">
-                    Bounce rate
-                  </th>
-                  <th scope="col" class="num">
-                    Complaint rate
-                  </th>
-                  <th scope="col" class="num">
-                    Opened
-                  </th>
-                  <th scope="col" class="num">
-                    Clicked
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.period}>
-                    <th scope="row">{day.format(new Date(row.period))}</th>
-                    <td class="num">{row.sent}</td>
-                    <td>
-                      <progress class="bar" max={busiest} value={row.sent} aria-label={`${row.sent} sent`} />
-                    </td>
-                    <td class="num">{row.delivered}</td>
-                    <td class={`num${row.bounce_rate > BOUNCE_REVIEW ? ' over' : ''}`}>
-                      {percent(row.bounce_rate)}
-                    </td>
-                    <td class={`num${row.complaint_rate > COMPLAINT_REVIEW ? ' over' : ''}`}>
-                      {percent(row.complaint_rate)}
-                    </td>
-                    <td class="num">{row.opened}</td>
-                    <td class="num">{row.clicked}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            caption="Days in UTC"
+            captionClass="muted"
+            columns={[
+              'Day',
+              { label: 'Sent', class: 'num' },
+              { label: 'Sent, as a bar', hidden: true },
+              { label: 'Delivered', class: 'num' },
+              { label: 'Bounce rate', class: 'num' },
+              { label: 'Complaint rate', class: 'num' },
+              { label: 'Opened', class: 'num' },
+              { label: 'Clicked', class: 'num' },
+            ]}
+          >
+            {rows.map((row) => (
+              <tr key={row.period}>
+                <th scope="row">{day.format(new Date(row.period))}</th>
+                <td class="num">{row.sent}</td>
+                <td>
+                  <progress class="bar" max={busiest} value={row.sent} aria-label={`${row.sent} sent`} />
+                </td>
+                <td class="num">{row.delivered}</td>
+                <td class={`num${row.bounce_rate > BOUNCE_REVIEW ? ' over' : ''}`}>
+                  {percent(row.bounce_rate)}
+                </td>
+                <td class={`num${row.complaint_rate > COMPLAINT_REVIEW ? ' over' : ''}`}>
+                  {percent(row.complaint_rate)}
+                </td>
+                <td class="num">{row.opened}</td>
+                <td class="num">{row.clicked}</td>
+              </tr>
+            ))}
+          </Table>
         </>
       )}
     </>

@@ -1,35 +1,23 @@
 import { useState } from 'preact/hooks';
+import { SUPPRESSION_ORIGINS } from '../../../functions/suppressions/ports.js';
+import type { Suppressions } from '../answers.js';
 import { api, query } from '../api.js';
-import { Empty, ErrorNote, Loading, PageHeading, restricted, Status, useLoad, When } from '../components.js';
+import { ErrorNote, PageHeading, restricted, Status, When } from '../components.js';
 import { ConfirmAction } from '../confirm-action.js';
 import '../lists.css';
-import { type PageCursor, Pager, pagerState } from '../pager.js';
+import { List, usePagedList } from '../list.js';
 
-interface Suppression {
-  id: string;
-  email: string;
-  origin: string;
-  source_id?: string | null;
-  created_at: string;
-}
-interface SuppressionList {
-  has_more: boolean;
-  data: Suppression[];
-}
-
-const ORIGINS = ['bounce', 'complaint', 'manual'] as const;
 const PAGE_SIZE = 20;
 
 export function SuppressionsPage() {
-  const [origin, setOrigin] = useState('');
-  const [cursor, setCursor] = useState<PageCursor>();
-  const list = useLoad(
-    () =>
-      api<SuppressionList>(`/v1/suppressions${query({ limit: PAGE_SIZE, origin, ...cursor })}`, {
+  const list = usePagedList(
+    (origin, cursor) =>
+      api<Suppressions>(`/v1/suppressions${query({ limit: PAGE_SIZE, origin, ...cursor })}`, {
         what: 'the suppression list',
       }),
-    [origin, cursor && JSON.stringify(cursor)],
+    [],
   );
+  const origin = list.filter;
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState('');
@@ -49,7 +37,6 @@ export function SuppressionsPage() {
       setBusy(false);
     }
   };
-  const data = list.data?.data ?? [];
   return (
     <>
       <PageHeading>Suppressions</PageHeading>
@@ -67,95 +54,56 @@ export function SuppressionsPage() {
       )}
       <ErrorNote error={error} />
       <h2>Suppressed addresses</h2>
-      {!restricted(list.error) && (
-        <div class="toolbar">
-          <div>
-            <label for="origin-filter">Origin</label>
-            <select
-              id="origin-filter"
-              value={origin}
-              onChange={(e) => {
-                setOrigin((e.currentTarget as HTMLSelectElement).value);
-                setCursor(undefined);
-              }}
-            >
-              <option value="">Any origin</option>
-              {ORIGINS.map((o) => (
-                <option key={o} value={o}>
-                  {o}
-                </option>
-              ))}
-            </select>
-          </div>
-        </div>
-      )}
-      <ErrorNote error={list.error} />
-      {!list.data && list.loading && <Loading />}
-      {list.data && data.length === 0 && (
-        <Empty title={origin ? `No address suppressed by ${origin}.` : 'No address is suppressed.'}>
-          {!origin && (
+      <List
+        list={list}
+        filter={{ id: 'origin-filter', label: 'Origin', any: 'Any origin', values: SUPPRESSION_ORIGINS }}
+        empty={{
+          title: origin ? `No address suppressed by ${origin}.` : 'No address is suppressed.',
+          help: !origin && (
             <p>
               A hard bounce or a complaint adds the address by itself. Add one by hand above, or with the API:
               <pre>{`curl ${location.origin}/v1/suppressions -H "Authorization: Bearer $API_KEY" \\
   -H 'Content-Type: application/json' -d '{"email":"someone@example.com"}'`}</pre>
             </p>
-          )}
-        </Empty>
-      )}
-      {data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Origin</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((entry) => (
-                <tr key={entry.id}>
-                  <td>{entry.email}</td>
-                  <td>
-                    <Status value={entry.origin} />
-                    {entry.source_id && (
-                      <div class="muted">
-                        by <a href={`#/emails/${encodeURIComponent(entry.source_id)}`}>an email</a>
-                      </div>
-                    )}
-                  </td>
-                  <td>
-                    <When at={entry.created_at} />
-                  </td>
-                  <td>
-                    <ConfirmAction
-                      label="Remove"
-                      confirmLabel="Remove"
-                      small
-                      busy={busy}
-                      question={`Take ${entry.email} off the list (and off SES's)? It will be mailed again.`}
-                      onConfirm={() =>
-                        act(
-                          () =>
-                            api(`/v1/suppressions/${encodeURIComponent(entry.id)}`, {
-                              method: 'DELETE',
-                              what: 'the suppression list',
-                            }),
-                          `${entry.email} is no longer suppressed.`,
-                        )
-                      }
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager {...pagerState(list.data, cursor)} onPage={setCursor} />
+          ),
+        }}
+        columns={['Email', 'Origin', 'Created', { label: 'Actions', hidden: true }]}
+        row={(entry) => (
+          <tr>
+            <td>{entry.email}</td>
+            <td>
+              <Status value={entry.origin} />
+              {entry.source_id && (
+                <div class="muted">
+                  by <a href={`#/emails/${encodeURIComponent(entry.source_id)}`}>an email</a>
+                </div>
+              )}
+            </td>
+            <td>
+              <When at={entry.created_at} />
+            </td>
+            <td>
+              <ConfirmAction
+                label="Remove"
+                confirmLabel="Remove"
+                small
+                busy={busy}
+                question={`Take ${entry.email} off the list (and off SES's)? It will be mailed again.`}
+                onConfirm={() =>
+                  act(
+                    () =>
+                      api(`/v1/suppressions/${encodeURIComponent(entry.id)}`, {
+                        method: 'DELETE',
+                        what: 'the suppression list',
+                      }),
+                    `${entry.email} is no longer suppressed.`,
+                  )
+                }
+              />
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

@@ -1,8 +1,16 @@
 import { useState } from 'preact/hooks';
+import { EMITTED_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../../functions/webhooks/event-types.js';
+import type {
+  Webhook,
+  WebhookAttempts,
+  WebhookMessage,
+  WebhookMessages,
+  WebhookSecret,
+  Webhooks,
+} from '../answers.js';
 import { ApiFailure, api, query } from '../api.js';
 import {
   CopyButton,
-  Empty,
   ErrorNote,
   Loading,
   PageHeading,
@@ -14,68 +22,13 @@ import {
 import { ConfirmAction } from '../confirm-action.js';
 import { href } from '../router.js';
 import '../lists.css';
-import { type PageCursor, Pager, pagerState } from '../pager.js';
+import { List, usePagedList } from '../list.js';
 
-interface WebhookItem {
-  id: string;
-  endpoint: string;
-  events: string[];
-  status: string;
-  created_at: string;
-}
-interface Webhook extends WebhookItem {
-  signing_secret: string;
-  disabled_reason?: string | null;
-}
-interface Message {
-  id: string;
-  type: string;
-  created_at: string;
-  status: string;
-  next_attempt_at: string | null;
-  attempts: number;
-}
-interface Attempt {
-  id: string;
-  http_status_code: number;
-  response: string;
-  sent_at: string;
-  duration_ms: number;
-}
-interface List<T> {
-  has_more: boolean;
-  data: T[];
-}
-
-/** The types the service raises (functions/webhooks/model.ts EMITTED_EVENT_TYPES). */
-const SENT_TYPES = [
-  'email.sent',
-  'email.delivered',
-  'email.delivery_delayed',
-  'email.bounced',
-  'email.complained',
-  'email.opened',
-  'email.clicked',
-  'email.failed',
-  'email.suppressed',
-  'domain.created',
-  'domain.updated',
-  'domain.deleted',
-];
-/** Types Resend takes in a subscription that this service never sends (SUBSCRIBABLE_EVENT_TYPES). */
-const NEVER_SENT_TYPES = [
-  'email.scheduled',
-  'email.received',
-  'contact.created',
-  'contact.updated',
-  'contact.deleted',
-  'contact.topics.updated',
-  'suppression.added',
-  'suppression.removed',
-  'topic.created',
-  'topic.updated',
-  'topic.deleted',
-];
+type EventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+/** Types Resend takes in a subscription that this service never sends. */
+const NEVER_SENT_TYPES = SUBSCRIBABLE_EVENT_TYPES.filter(
+  (type) => !(EMITTED_EVENT_TYPES as readonly string[]).includes(type),
+);
 
 /** The messages of an open webhook page are asked again this often. */
 const REFRESH_MS = 3000;
@@ -90,59 +43,47 @@ export function WebhooksPage({ id }: { id?: string | undefined }) {
 
 function WebhookList() {
   const list = useLoad(
-    () => api<List<WebhookItem>>(`/v1/webhooks${query({ limit: 100 })}`, { what: 'the webhooks' }),
+    () => api<Webhooks>(`/v1/webhooks${query({ limit: 100 })}`, { what: 'the webhooks' }),
     [],
   );
-  const data = list.data?.data ?? [];
   return (
     <>
       <PageHeading>Webhooks</PageHeading>
       <p class="muted">
         Endpoints that receive the service's events as they happen, signed as Resend signs them.
       </p>
-      <ErrorNote error={list.error} />
-      {!list.data && list.loading && <Loading />}
-      {list.data && data.length === 0 && (
-        <Empty title="No webhook yet.">
-          <p>
-            Add one below, or with the API (the endpoint must be <code>https</code> and public):
-          </p>
-          <pre>{`curl ${location.origin}/v1/webhooks -H "Authorization: Bearer $API_KEY" \\
+      <List
+        list={list}
+        empty={{
+          title: 'No webhook yet.',
+          help: (
+            <>
+              <p>
+                Add one below, or with the API (the endpoint must be <code>https</code> and public):
+              </p>
+              <pre>{`curl ${location.origin}/v1/webhooks -H "Authorization: Bearer $API_KEY" \\
   -H 'Content-Type: application/json' \\
   -d '{"endpoint":"https://example.com/hooks","events":["email.delivered","email.bounced"]}'`}</pre>
-        </Empty>
-      )}
-      {data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((hook) => (
-                <tr key={hook.id}>
-                  <td>
-                    <a href={href('webhooks', hook.id)}>{hook.endpoint}</a>
-                  </td>
-                  <td>{hook.events.join(', ')}</td>
-                  <td>
-                    <Status value={hook.status} />
-                  </td>
-                  <td>
-                    <When at={hook.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {list.data?.has_more && <p class="muted">Only the newest 100 are listed.</p>}
+            </>
+          ),
+        }}
+        columns={['Endpoint', 'Events', 'Status', 'Created']}
+        row={(hook) => (
+          <tr>
+            <td>
+              <a href={href('webhooks', hook.id)}>{hook.endpoint}</a>
+            </td>
+            <td>{hook.events.join(', ')}</td>
+            <td>
+              <Status value={hook.status} />
+            </td>
+            <td>
+              <When at={hook.created_at} />
+            </td>
+          </tr>
+        )}
+        more="Only the newest 100 are listed."
+      />
       {!restricted(list.error) && <AddWebhook />}
     </>
   );
@@ -150,10 +91,10 @@ function WebhookList() {
 
 function AddWebhook() {
   const [endpoint, setEndpoint] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
+  const [events, setEvents] = useState<EventType[]>([]);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
-  const toggle = (type: string, on: boolean) =>
+  const toggle = (type: EventType, on: boolean) =>
     setEvents((list) => (on ? [...list, type] : list.filter((t) => t !== type)));
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -166,7 +107,7 @@ function AddWebhook() {
     }
     setBusy(true);
     try {
-      const created = await api<{ id: string }>('/v1/webhooks', {
+      const created = await api<WebhookSecret>('/v1/webhooks', {
         method: 'POST',
         body: { endpoint: endpoint.trim(), events },
         what: 'webhooks',
@@ -178,7 +119,7 @@ function AddWebhook() {
       setBusy(false);
     }
   };
-  const box = (type: string) => (
+  const box = (type: EventType) => (
     <li key={type}>
       <label class="check">
         <input
@@ -214,14 +155,14 @@ function AddWebhook() {
         <fieldset>
           <legend>Events</legend>
           <div class="actions">
-            <button type="button" class="secondary small" onClick={() => setEvents([...SENT_TYPES])}>
+            <button type="button" class="secondary small" onClick={() => setEvents([...EMITTED_EVENT_TYPES])}>
               Select every event sent
             </button>
             <button type="button" class="secondary small" onClick={() => setEvents([])}>
               Clear
             </button>
           </div>
-          <ul class="checks">{SENT_TYPES.map(box)}</ul>
+          <ul class="checks">{EMITTED_EVENT_TYPES.map(box)}</ul>
           <details>
             <summary>Types Resend takes that this service never sends</summary>
             <ul class="checks">{NEVER_SENT_TYPES.map(box)}</ul>
@@ -374,36 +315,32 @@ function WebhookPage({ id }: { id: string }) {
 }
 
 function Messages({ id }: { id: string }) {
-  const [cursor, setCursor] = useState<PageCursor>();
-  const list = useLoad(
-    () =>
-      api<List<Message>>(`${path(id, 'events')}${query({ limit: PAGE_SIZE, ...cursor })}`, {
+  const list = usePagedList(
+    (_, cursor) =>
+      api<WebhookMessages>(`${path(id, 'events')}${query({ limit: PAGE_SIZE, ...cursor })}`, {
         what: "the webhook's messages",
       }),
-    [id, cursor && JSON.stringify(cursor)],
+    [id],
     REFRESH_MS,
   );
-  const data = list.data?.data ?? [];
   return (
     <section aria-labelledby="messages-heading">
       <h2 id="messages-heading">Messages sent</h2>
       <p class="muted">Refreshed every {REFRESH_MS / 1000} seconds while open. Newest first.</p>
-      <ErrorNote error={list.error} />
-      {!list.data && list.loading && <Loading />}
-      {list.data && data.length === 0 && (
-        <Empty title="No message yet.">
-          <p>
-            Events it subscribes to arrive here as they happen: send an email (see{' '}
-            <a href="#/emails">Emails</a>) and its events follow within seconds.
-          </p>
-        </Empty>
-      )}
-      <ul class="messages">
-        {data.map((message) => (
-          <MessageEntry key={message.id} hookId={id} message={message} onReplayed={list.reload} />
-        ))}
-      </ul>
-      <Pager {...pagerState(list.data, cursor)} onPage={setCursor} />
+      <List
+        list={list}
+        empty={{
+          title: 'No message yet.',
+          help: (
+            <p>
+              Events it subscribes to arrive here as they happen: send an email (see{' '}
+              <a href="#/emails">Emails</a>) and its events follow within seconds.
+            </p>
+          ),
+        }}
+        entriesClass="messages"
+        entries={(message) => <MessageEntry hookId={id} message={message} onReplayed={list.reload} />}
+      />
     </section>
   );
 }
@@ -414,13 +351,13 @@ function MessageEntry({
   onReplayed,
 }: {
   hookId: string;
-  message: Message;
+  message: WebhookMessage;
   onReplayed: () => void;
 }) {
   // Asked again when the message's count of attempts or status moves.
   const attempts = useLoad(
     () =>
-      api<List<Attempt>>(`${path(hookId, 'events', message.id, 'attempts')}${query({ limit: 100 })}`, {
+      api<WebhookAttempts>(`${path(hookId, 'events', message.id, 'attempts')}${query({ limit: 100 })}`, {
         what: "the message's attempts",
       }),
     [hookId, message.id, message.attempts, message.status],
@@ -441,7 +378,6 @@ function MessageEntry({
       setBusy(false);
     }
   };
-  const rows = attempts.data?.data ?? [];
   return (
     <li class="message" data-message-id={message.id}>
       <div class="message-head">
@@ -469,42 +405,27 @@ function MessageEntry({
         {replayed && <span role="status"> Replay queued: one more attempt, same message id.</span>}
       </div>
       <ErrorNote error={error} />
-      <ErrorNote error={attempts.error} />
-      {rows.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Attempts of {message.id}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Status code</th>
-                <th scope="col">Time</th>
-                <th scope="col" class="num">
-                  Duration
-                </th>
-                <th scope="col">Answer or error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((attempt) => (
-                <tr key={attempt.id}>
-                  <td
-                    class={attempt.http_status_code >= 200 && attempt.http_status_code < 300 ? 'ok' : 'over'}
-                  >
-                    {attempt.http_status_code === 0 ? 'no answer' : attempt.http_status_code}
-                  </td>
-                  <td>
-                    <When at={attempt.sent_at} />
-                  </td>
-                  <td class="num">{attempt.duration_ms} ms</td>
-                  <td>
-                    <code>{attempt.response}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <List
+        list={attempts}
+        quiet
+        caption={`Attempts of ${message.id}`}
+        captionClass="visually-hidden"
+        columns={['Status code', 'Time', { label: 'Duration', class: 'num' }, 'Answer or error']}
+        row={(attempt) => (
+          <tr>
+            <td class={attempt.http_status_code >= 200 && attempt.http_status_code < 300 ? 'ok' : 'over'}>
+              {attempt.http_status_code === 0 ? 'no answer' : attempt.http_status_code}
+            </td>
+            <td>
+              <When at={attempt.sent_at} />
+            </td>
+            <td class="num">{attempt.duration_ms} ms</td>
+            <td>
+              <code>{attempt.response}</code>
+            </td>
+          </tr>
+        )}
+      />
     </li>
   );
 }

@@ -1,0 +1,57 @@
+/**
+ * The API's answers as the console reads them: the types of the schemas the OpenAPI document is
+ * made of (and the contract test holds the service's answers to), not declared again here. Type
+ * imports only: nothing of the server, nor zod, goes into the console's bundle.
+ */
+import type * as z from 'zod/mini';
+import type { emailMetricsResponseSchema } from '../../functions/metrics/model.js';
+import type {
+  apiKeySchema,
+  attachmentSchema,
+  createdApiKeySchema,
+  domainRecordSchema,
+  domainSchema,
+  emailListItemSchema,
+  emailRecipientSchema,
+  emailSchema,
+  listOf,
+  suppressionListItemSchema,
+  webhookAttemptSchema,
+  webhookListItemSchema,
+  webhookMessageListItemSchema,
+  webhookSchema,
+  webhookSecretSchema,
+} from '../../functions/openapi/schemas.js';
+import type { logListResponseSchema, logResponseSchema } from '../../functions/request-logs/reads.js';
+
+/** A page of a list: `{object: "list", has_more, data}` (a list's answer is named in the plural). */
+export type ListOf<Item extends z.ZodMiniType> = z.output<ReturnType<typeof listOf<Item>>>;
+
+export type EmailListItem = z.output<typeof emailListItemSchema>;
+export type Emails = ListOf<typeof emailListItemSchema>;
+export type Email = z.output<typeof emailSchema>;
+export type EmailRecipient = z.output<typeof emailRecipientSchema>;
+export type Attachments = ListOf<typeof attachmentSchema>;
+
+export type EmailMetrics = z.output<typeof emailMetricsResponseSchema>;
+export type { MetricName } from '../../functions/metrics/model.js';
+
+export type Domain = z.output<typeof domainSchema>;
+export type DomainRecord = z.output<typeof domainRecordSchema>;
+export type Domains = ListOf<typeof domainSchema>;
+
+export type ApiKey = z.output<typeof apiKeySchema>;
+export type ApiKeys = ListOf<typeof apiKeySchema>;
+export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
+
+export type Suppressions = ListOf<typeof suppressionListItemSchema>;
+
+export type Webhooks = ListOf<typeof webhookListItemSchema>;
+export type Webhook = z.output<typeof webhookSchema>;
+export type WebhookSecret = z.output<typeof webhookSecretSchema>;
+export type WebhookMessage = z.output<typeof webhookMessageListItemSchema>;
+export type WebhookMessages = ListOf<typeof webhookMessageListItemSchema>;
+export type WebhookAttempts = ListOf<typeof webhookAttemptSchema>;
+
+export type Logs = z.output<typeof logListResponseSchema>;
+export type Log = z.output<typeof logResponseSchema>;
