@@ -85,6 +85,44 @@ const islands = (found: Set<string>): Plugin => ({
 });
 
 /**
+ * The functions that build the OpenAPI document, and so load every route's schemas (each route's
+ * declaration names its schemas with `import()`, loaded on demand: shared/route.ts).
+ */
+export const BUILD_THE_DOCUMENT: ReadonlySet<string> = new Set(['get-openapi', 'get-api-reference']);
+
+/**
+ * Every other function leaves the declarations' schema imports out of its build. Its handler
+ * imports its own route's declaration, and esbuild would bundle every `import()` that declaration
+ * names: the answers' schemas, and the send body's JSON Schema with zod's JSON Schema code. A chunk
+ * loaded on first use still leaves in the init chunks what it needs of any file the init reaches
+ * (zod's core, here: 20 KB of zod's JSON Schema code in list-emails' cold start). Such an import is
+ * replaced by a module that throws, never loaded: no function but the document's asks a declaration
+ * for its schemas (the middleware reads only its permission, body and logging). A build of another
+ * function that reaches the document fails, rather than deploy a document without schemas.
+ */
+const routeSchemasLeftOut = (name: string): Plugin => ({
+  name: 'route-schemas-left-out',
+  setup(build) {
+    const project = (file: string) => relative(ROOT, file).split('\\').join('/');
+    build.onResolve({ filter: /^\./ }, ({ path, importer, kind }) => {
+      const target = project(resolve(dirname(importer), path)).replace(/\.js$/, '.ts');
+      if (target === 'functions/api-reference/document.ts')
+        throw new Error(
+          `${name} builds the OpenAPI document: add it to BUILD_THE_DOCUMENT (lib/bundling.ts)`,
+        );
+      if (kind !== 'dynamic-import' || !/^functions\/[\w-]+\/routes\.ts$/.test(project(importer)))
+        return undefined;
+      return { path: 'route-schemas', namespace: 'left-out' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({
+      contents:
+        'throw new Error("a route\'s schemas are loaded only by the functions that build the OpenAPI document (lib/bundling.ts)");',
+      loader: 'js',
+    }));
+  },
+});
+
+/**
  * One function's build, to `outdir`: `index.mjs` and, where it loads code on first use, the chunks
  * beside it, named by content hash, and its islands. Paths are relative to the project (the build runs from its
  * root whatever the caller's directory), so the same sources give the same bytes on any machine.
@@ -95,7 +133,11 @@ export function buildOptions(name: string, outdir: string, found = new Set<strin
     entryPoints: { index: handlerEntry(name) },
     splitting: true,
     chunkNames: '[name]-[hash]',
-    plugins: [pureSdkSchemas, islands(found)],
+    plugins: [
+      pureSdkSchemas,
+      islands(found),
+      ...(BUILD_THE_DOCUMENT.has(name) ? [] : [routeSchemasLeftOut(name)]),
+    ],
   };
 }
 

@@ -4,25 +4,25 @@
  * imports only: nothing of the server, nor zod, goes into the console's bundle.
  */
 import type * as z from 'zod/mini';
-import type { emailMetricsResponseSchema } from '../../functions/metrics/model.js';
+import type { apiKeySchema, createdApiKeySchema } from '../../functions/api-keys/answers.js';
+import type { domainRecordSchema, domainSchema } from '../../functions/domains/answers.js';
 import type {
-  apiKeySchema,
   attachmentSchema,
-  createdApiKeySchema,
-  domainRecordSchema,
-  domainSchema,
   emailListItemSchema,
   emailRecipientSchema,
   emailSchema,
-  listOf,
-  suppressionListItemSchema,
+} from '../../functions/emails/answers.js';
+import type { emailMetricsResponseSchema } from '../../functions/metrics/model.js';
+import type { logListResponseSchema, logResponseSchema } from '../../functions/request-logs/reads.js';
+import type { listOf } from '../../functions/shared/answers.js';
+import type { suppressionListItemSchema } from '../../functions/suppressions/answers.js';
+import type {
   webhookAttemptSchema,
   webhookListItemSchema,
   webhookMessageListItemSchema,
   webhookSchema,
   webhookSecretSchema,
-} from '../../functions/openapi/schemas.js';
-import type { logListResponseSchema, logResponseSchema } from '../../functions/request-logs/reads.js';
+} from '../../functions/webhooks/answers.js';
 
 /** A page of a list: `{object: "list", has_more, data}` (a list's answer is named in the plural). */
 export type ListOf<Item extends z.ZodMiniType> = z.output<ReturnType<typeof listOf<Item>>>;

@@ -6,17 +6,11 @@ import {
   validationError,
 } from '../shared/errors.js';
 import { decodeBase32, encodeBase32 } from '../shared/ids.js';
-import { MAX_EMAIL_BYTES } from '../shared/limits.js';
+import { MAX_BATCH, MAX_EMAIL_BYTES } from '../shared/limits.js';
 import { type SendEmailInput, sendEmailSchema, type TemplateUse } from './email.js';
 import { loadScheduleReader, parseScheduledAt } from './schedule.js';
 
-/** `POST /v1/emails/batch`: 1 to 100 emails, as Resend takes them. */
-export const MAX_BATCH = 100;
-/**
- * A batch's body: at most 5 MiB (Lambda takes 6 MB for a synchronous call's event, body and all),
- * and each email in it at most what a single send may be.
- */
-export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
+export { MAX_BATCH, MAX_BATCH_BODY_BYTES } from '../shared/limits.js';
 
 /**
  * Resend's SDK sends `x-batch-validation`: `strict` (the default) refuses the whole batch when one

@@ -1,6 +1,7 @@
 import { suppressionRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { addSuppressionSchema, toSuppressionBody } from '../suppressions/model.js';
+import { addSuppressionRoute } from '../suppressions/routes.js';
 import { addSuppressions, type SuppressionDeps } from '../suppressions/suppressions.js';
 import { apiDeps } from '../wiring.js';
 
@@ -9,7 +10,7 @@ import { apiDeps } from '../wiring.js';
  * 201 with the new entry, or 200 with the entry it already has.
  */
 export const makeHandler = (deps: HttpDeps & Pick<SuppressionDeps, 'suppressions' | 'clock'>) =>
-  httpHandler(deps, { route: 'add-suppression', jsonBody: true }, async ({ body }) => {
+  httpHandler(deps, addSuppressionRoute, async ({ body }) => {
     const { email } = parseInput(addSuppressionSchema, body);
     const [result] = await addSuppressions(deps, [email]);
     if (!result) throw new Error('no result for the address');

@@ -1,6 +1,7 @@
 import { suppressionRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { batchAddSuppressionsSchema } from '../suppressions/model.js';
+import { batchAddSuppressionsRoute } from '../suppressions/routes.js';
 import { addSuppressions, type SuppressionDeps } from '../suppressions/suppressions.js';
 import { apiDeps } from '../wiring.js';
 
@@ -9,7 +10,7 @@ import { apiDeps } from '../wiring.js';
  * per address given, in order (an address already listed keeps its entry).
  */
 export const makeHandler = (deps: HttpDeps & Pick<SuppressionDeps, 'suppressions' | 'clock'>) =>
-  httpHandler(deps, { route: 'batch-add-suppressions', jsonBody: true }, async ({ body }) => {
+  httpHandler(deps, batchAddSuppressionsRoute, async ({ body }) => {
     const { emails } = parseInput(batchAddSuppressionsSchema, body);
     const results = await addSuppressions(deps, emails);
     return {

@@ -1,5 +1,6 @@
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { batchRemoveSuppressionsSchema } from '../suppressions/model.js';
+import { batchRemoveSuppressionsRoute } from '../suppressions/routes.js';
 import { removeSuppressions, type SuppressionDeps } from '../suppressions/suppressions.js';
 import { suppressionDeps } from '../wiring.js';
 
@@ -8,7 +9,7 @@ import { suppressionDeps } from '../wiring.js';
  * off SES's); 200 with one entry per one given, in order, `deleted: false` where none was listed.
  */
 export const makeHandler = (deps: HttpDeps & SuppressionDeps) =>
-  httpHandler(deps, { route: 'batch-remove-suppressions', jsonBody: true }, async ({ body }) => {
+  httpHandler(deps, batchRemoveSuppressionsRoute, async ({ body }) => {
     const input = parseInput(batchRemoveSuppressionsSchema, body);
     const results = await removeSuppressions(deps, input.emails ?? input.ids ?? []);
     return {

@@ -1,4 +1,5 @@
 import { emailRepository } from '../adapters/dynamodb/repositories.js';
+import { cancelEmailRoute } from '../emails/routes.js';
 import { cancelEmail } from '../emails/scheduler.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
@@ -9,7 +10,7 @@ import { apiDeps } from '../wiring.js';
  * being sent or sent → 400 (see emails/scheduler.ts). A repeated cancel answers 200 again.
  */
 export const makeHandler = (deps: HttpDeps & Parameters<typeof cancelEmail>[0]) =>
-  httpHandler(deps, { route: 'cancel-email' }, async ({ params }) => ({
+  httpHandler(deps, cancelEmailRoute, async ({ params }) => ({
     statusCode: 200,
     body: await cancelEmail(deps, params.id ?? ''),
   }));

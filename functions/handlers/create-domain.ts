@@ -1,5 +1,6 @@
 import { createDomain, type DomainDeps } from '../domains/domains.js';
 import { createDomainSchema, toDomainBody } from '../domains/model.js';
+import { createDomainRoute } from '../domains/routes.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { validationError } from '../shared/errors.js';
 import { domainApiDeps } from '../wiring.js';
@@ -10,7 +11,7 @@ import { domainApiDeps } from '../wiring.js';
  * is refused rather than quietly ignored.
  */
 export const makeHandler = (deps: HttpDeps & DomainDeps) =>
-  httpHandler(deps, { route: 'create-domain', jsonBody: true }, async ({ body }) => {
+  httpHandler(deps, createDomainRoute, async ({ body }) => {
     const { domain, region, settings } = parseInput(createDomainSchema, body);
     const here = deps.region ?? 'us-east-1';
     if (region !== undefined && region !== here) {

@@ -1,6 +1,7 @@
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { createWebhookSchema } from '../webhooks/model.js';
 import type { EndpointGuard } from '../webhooks/ports.js';
+import { createWebhookRoute } from '../webhooks/routes.js';
 import type { WebhookDeps } from '../webhooks/webhooks.js';
 import { createWebhook } from '../webhooks/webhooks.js';
 import { webhookApiDeps } from '../wiring/webhooks.js';
@@ -10,7 +11,7 @@ import { webhookApiDeps } from '../wiring/webhooks.js';
  * endpoint must be https and resolve to public addresses only.
  */
 export const makeHandler = (deps: HttpDeps & WebhookDeps & { guard: EndpointGuard }) =>
-  httpHandler(deps, { route: 'create-webhook', jsonBody: true }, async ({ body }) => {
+  httpHandler(deps, createWebhookRoute, async ({ body }) => {
     const webhook = await createWebhook(deps, parseInput(createWebhookSchema, body));
     return {
       statusCode: 201,

@@ -1,4 +1,5 @@
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { deleteSuppressionRoute } from '../suppressions/routes.js';
 import { removeOneSuppression, type SuppressionDeps } from '../suppressions/suppressions.js';
 import { suppressionDeps } from '../wiring.js';
 
@@ -7,7 +8,7 @@ import { suppressionDeps } from '../wiring.js';
  * account-level list), so it is mailed again; 404 when it is not on the list.
  */
 export const makeHandler = (deps: HttpDeps & SuppressionDeps) =>
-  httpHandler(deps, { route: 'delete-suppression' }, async ({ params }) => {
+  httpHandler(deps, deleteSuppressionRoute, async ({ params }) => {
     const entry = await removeOneSuppression(deps, params.id ?? '');
     return {
       statusCode: 200,

@@ -1,6 +1,7 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import type { WebhookRepository } from '../webhooks/ports.js';
+import { deleteWebhookRoute } from '../webhooks/routes.js';
 import { deleteWebhook } from '../webhooks/webhooks.js';
 import { apiDeps } from '../wiring.js';
 
@@ -9,7 +10,7 @@ import { apiDeps } from '../wiring.js';
  * it are dropped when their turn comes.
  */
 export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
-  httpHandler(deps, { route: 'delete-webhook' }, async ({ params }) => {
+  httpHandler(deps, deleteWebhookRoute, async ({ params }) => {
     const id = params.id ?? '';
     await deleteWebhook(deps, id);
     return { statusCode: 200, body: { object: 'webhook', id, deleted: true } };

@@ -1,4 +1,4 @@
-import { consoleAsset } from '../http/console.js';
+import { consoleAsset } from '../console/pages.js';
 import { lazyPublicHandler, type PublicDeps, publicFileHandler } from '../http/public.js';
 import { publicDeps } from '../wiring.js';
 

@@ -1,4 +1,4 @@
-import { consoleIndex } from '../http/console.js';
+import { consoleIndex } from '../console/pages.js';
 import { lazyPublicHandler, type PublicDeps, publicHandler } from '../http/public.js';
 import { publicDeps } from '../wiring.js';
 

@@ -4,6 +4,7 @@ import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http
 import { emailMetricsQuerySchema } from '../metrics/model.js';
 import type { MetricsReader } from '../metrics/ports.js';
 import { readEmailMetrics } from '../metrics/read.js';
+import { getEmailMetricsRoute } from '../metrics/routes.js';
 import type { Clock } from '../shared/ports.js';
 import { apiDeps } from '../wiring.js';
 
@@ -14,7 +15,7 @@ import { apiDeps } from '../wiring.js';
 export const makeHandler = (
   deps: HttpDeps & { metrics: MetricsReader; domains: Pick<DomainRepository, 'get' | 'all'>; clock: Clock },
 ) =>
-  httpHandler(deps, { route: 'get-email-metrics' }, async ({ query }) => ({
+  httpHandler(deps, getEmailMetricsRoute, async ({ query }) => ({
     statusCode: 200,
     body: await readEmailMetrics(deps, parseInput(emailMetricsQuerySchema, query)),
   }));

@@ -1,5 +1,6 @@
 import { toEmailBody } from '../emails/email-body.js';
 import type { EmailRepository } from '../emails/ports.js';
+import { getEmailRoute } from '../emails/routes.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { notFound } from '../shared/errors.js';
 import { isEmailId } from '../shared/ids.js';
@@ -12,7 +13,7 @@ import { emailReaderDeps } from '../wiring/get-email.js';
  * the email is shown without them and `bodies_expired: true`); attachments have their own route.
  */
 export const makeHandler = (deps: HttpDeps & { emails: EmailRepository; content?: ContentStore }) =>
-  httpHandler(deps, { route: 'get-email' }, async ({ params }) => {
+  httpHandler(deps, getEmailRoute, async ({ params }) => {
     const id = params.id ?? '';
     const email = isEmailId(id) ? await deps.emails.get(id) : null;
     if (!email) throw notFound(`Email ${JSON.stringify(id)} not found.`);

@@ -2,6 +2,7 @@ import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { isLogId, type RequestLogRepository, requestLogsAreOff } from '../request-logs/model.js';
 import { toLogResponse } from '../request-logs/reads.js';
+import { getLogRoute } from '../request-logs/routes.js';
 import { notFound } from '../shared/errors.js';
 import { apiDeps } from '../wiring.js';
 
@@ -13,7 +14,7 @@ export const makeHandler = (
     requestLogsOff?: boolean;
   },
 ) =>
-  httpHandler(deps, { route: 'get-log', logged: false }, async ({ params }) => {
+  httpHandler(deps, getLogRoute, async ({ params }) => {
     if (deps.requestLogsOff) throw requestLogsAreOff();
     const id = params.id ?? '';
     // Not a log id: no such log (ids are UUIDs; anything else names nothing).

@@ -2,6 +2,7 @@ import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { type RequestLogRepository, requestLogsAreOff } from '../request-logs/model.js';
 import { listLogsQuerySchema, toLogSummary } from '../request-logs/reads.js';
+import { listLogsRoute } from '../request-logs/routes.js';
 import { apiDeps } from '../wiring.js';
 
 /**
@@ -15,7 +16,7 @@ export const makeHandler = (
     requestLogsOff?: boolean;
   },
 ) =>
-  httpHandler(deps, { route: 'list-logs', logged: false }, async ({ query }) => {
+  httpHandler(deps, listLogsRoute, async ({ query }) => {
     if (deps.requestLogsOff) throw requestLogsAreOff();
     const page = await deps.requestLogs.list(parseInput(listLogsQuerySchema, query));
     return {

@@ -1,12 +1,13 @@
 import { suppressionRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { listSuppressionsQuerySchema, toSuppressionBody } from '../suppressions/model.js';
+import { listSuppressionsRoute } from '../suppressions/routes.js';
 import type { SuppressionDeps } from '../suppressions/suppressions.js';
 import { apiDeps } from '../wiring.js';
 
 /** GET /v1/suppressions: `{object: "list", has_more, data}`, newest first; `origin` filters. */
 export const makeHandler = (deps: HttpDeps & Pick<SuppressionDeps, 'suppressions'>) =>
-  httpHandler(deps, { route: 'list-suppressions' }, async ({ query }) => {
+  httpHandler(deps, listSuppressionsRoute, async ({ query }) => {
     const page = await deps.suppressions.list(parseInput(listSuppressionsQuerySchema, query));
     return {
       statusCode: 200,

@@ -2,6 +2,7 @@ import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { listAttemptsQuerySchema, toAttemptBody } from '../webhooks/model.js';
 import type { WebhookRepository } from '../webhooks/ports.js';
+import { listWebhookAttemptsRoute } from '../webhooks/routes.js';
 import { listAttempts } from '../webhooks/webhooks.js';
 import { apiDeps } from '../wiring.js';
 
@@ -10,7 +11,7 @@ import { apiDeps } from '../wiring.js';
  * answer), duration and the first 1 KB of the answer, newest first.
  */
 export const makeHandler = (deps: HttpDeps & { webhooks: WebhookRepository }) =>
-  httpHandler(deps, { route: 'list-webhook-attempts' }, async ({ params, query }) => {
+  httpHandler(deps, listWebhookAttemptsRoute, async ({ params, query }) => {
     const page = await listAttempts(
       deps,
       params.id ?? '',

@@ -1,5 +1,6 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
+import { rotateWebhookSecretRoute } from '../webhooks/routes.js';
 import type { WebhookDeps } from '../webhooks/webhooks.js';
 import { rotateSigningSecret } from '../webhooks/webhooks.js';
 import { apiDeps } from '../wiring.js';
@@ -9,7 +10,7 @@ import { apiDeps } from '../wiring.js';
  * secret; the old one keeps signing beside it for 24 hours.
  */
 export const makeHandler = (deps: HttpDeps & WebhookDeps) =>
-  httpHandler(deps, { route: 'rotate-webhook-secret' }, async ({ params }) => {
+  httpHandler(deps, rotateWebhookSecretRoute, async ({ params }) => {
     const webhook = await rotateSigningSecret(deps, params.id ?? '');
     return {
       statusCode: 200,

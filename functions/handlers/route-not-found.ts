@@ -1,5 +1,5 @@
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
-import { allowedMethods } from '../routes.js';
+import { allowedMethods, FALLBACK_HANDLER } from '../routes.js';
 import { ApiError } from '../shared/errors.js';
 import { apiDeps } from '../wiring.js';
 
@@ -9,7 +9,7 @@ import { apiDeps } from '../wiring.js';
  * then answered 405 with `Allow` when the path exists under another method, else 404.
  */
 export const makeHandler = (deps: HttpDeps) =>
-  httpHandler(deps, {}, async ({ event }) => {
+  httpHandler(deps, { handler: FALLBACK_HANDLER }, async ({ event }) => {
     const { method, path } = event.requestContext.http;
     const allowed = allowedMethods(path);
     if (allowed.length > 0) {

@@ -1,5 +1,6 @@
 import { type DomainDeps, updateDomain } from '../domains/domains.js';
 import { updateDomainSchema } from '../domains/model.js';
+import { updateDomainRoute } from '../domains/routes.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { domainApiDeps } from '../wiring.js';
 
@@ -8,7 +9,7 @@ import { domainApiDeps } from '../wiring.js';
  * capabilities), each field optional; answers Resend's `{object: "domain", id}`.
  */
 export const makeHandler = (deps: HttpDeps & DomainDeps) =>
-  httpHandler(deps, { route: 'update-domain', jsonBody: true }, async ({ params, body }) => {
+  httpHandler(deps, updateDomainRoute, async ({ params, body }) => {
     const domain = await updateDomain(deps, params.id ?? '', parseInput(updateDomainSchema, body));
     return { statusCode: 200, body: { object: 'domain', id: domain.id } };
   });

@@ -8,12 +8,12 @@ import { KeyRateLimiter, rateLimitExceeded, rateLimitHeaders } from '../api-keys
 import { log as defaultLog } from '../observability/logger.js';
 import { counters as defaultCounters } from '../observability/metrics.js';
 import { observe } from '../observability/middleware.js';
-import { permissionOf } from '../permissions.js';
 import type { RequestLogSink } from '../request-logs/model.js';
 import { onLambda } from '../shared/config.js';
 import { ApiError, describeFields, fieldErrorsOf, internalError, validationError } from '../shared/errors.js';
 import { MAX_EMAIL_BYTES } from '../shared/limits.js';
 import type { Clock, Counters, Log } from '../shared/ports.js';
+import type { RouteDeclaration } from '../shared/route.js';
 import { frontDoorOnly } from './front-door.js';
 import { type LoggedContext, withRequestLog } from './request-log.js';
 
@@ -214,23 +214,28 @@ const requireJson = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
 });
 
 /**
- * The one HTTP middleware chain: error shape, size limit, authentication, JSON parsing, then the
- * endpoint's own function, which returns a status code and a body.
+ * What the chain reads of a route's declaration (shared/route.ts): who may call it, the body it
+ * takes, whether it is logged. The fallback has no permission of its own: a valid key is enough to
+ * be told 404 or 405.
+ */
+export type HandledRoute = Pick<RouteDeclaration, 'handler' | 'body' | 'logged'> & {
+  readonly permission?: RouteDeclaration['permission'];
+};
+
+/**
+ * The one HTTP middleware chain: error shape, size limit, authentication and the route's
+ * permission, JSON parsing, then the endpoint's own function, which returns a status code and a
+ * body. `route`: the handler's own declaration (its concept's routes.ts).
  */
 export function httpHandler(
   deps: HttpDeps,
-  /**
-   * `route`: the handler's name in the route table, where its permission is declared.
-   * `logged: false`: the request is not written to the request logs (the log routes' own reads).
-   */
-  options: { route?: string; jsonBody?: boolean; maxBodyBytes?: number; logged?: false },
+  route: HandledRoute,
   run: (request: HttpRequest) => Promise<HttpResult>,
 ): (event: HttpEvent, context: Context) => Promise<HttpResponse> {
   const log = deps.log ?? defaultLog;
-  const permission = options.route ? permissionOf(options.route) : undefined;
-  if (options.route && !permission) throw new Error(`no route ${options.route} in the route table`);
+  const { permission } = route;
   if (permission === 'public')
-    throw new Error(`${options.route} is a public route: it is served by publicHandler`);
+    throw new Error(`${route.handler} is a public route: it is served by publicHandler`);
   const chain = middy<HttpEvent, HttpResponse, Error, HttpContext>()
     .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext>)
     .use(errorResponder(log));
@@ -241,8 +246,8 @@ export function httpHandler(
       request.context.passedDoor = true;
     },
   });
-  chain.use(bodyLimit(options.maxBodyBytes ?? MAX_BODY_BYTES)).use(authenticate(deps, permission));
-  if (options.jsonBody) chain.use(requireJson()).use(httpJsonBodyParser());
+  chain.use(bodyLimit(route.body?.maxBytes ?? MAX_BODY_BYTES)).use(authenticate(deps, permission));
+  if (route.body?.type === 'json') chain.use(requireJson()).use(httpJsonBodyParser());
   const answer = chain.handler(async (event, context) => {
     const result = await run({
       event,
@@ -254,7 +259,7 @@ export function httpHandler(
     context.responseBody = result.body;
     return jsonResponse(result.statusCode, result.body, { ...result.headers, ...context.rateHeaders });
   });
-  if (!deps.requestLog || options.logged === false)
+  if (!deps.requestLog || route.logged === false)
     return (event, context) => answer(event, context as HttpContext);
   return withRequestLog(deps.requestLog, log, (event, context) => answer(event, context as HttpContext));
 }

@@ -64,7 +64,7 @@ const etagOf = (page: BuiltPage) =>
   page.etag ?? `"${createHash('sha256').update(page.body).digest('base64url').slice(0, 27)}"`;
 
 /** The middleware chain of every public route: observed, errors in the one shape, the front door. */
-function publicChain(deps: PublicDeps, answer: (event: HttpEvent) => HttpResponse) {
+function publicChain(deps: PublicDeps, answer: (event: HttpEvent) => HttpResponse | Promise<HttpResponse>) {
   const log = deps.log ?? defaultLog;
   const chain = middy<HttpEvent, HttpResponse, Error, Context>()
     .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, Context>)
@@ -83,18 +83,20 @@ function publicChain(deps: PublicDeps, answer: (event: HttpEvent) => HttpRespons
 }
 
 /**
- * A public route's handler (routes.ts, `permission: 'public'`): no key, no request input read, no
- * table, nothing but the page built into the service, built once per instance on first use. Behind
- * the front door it answers only requests that came through it, as every route does.
+ * A public route's handler (`permission: 'public'`): no key, no request input read, no table,
+ * nothing but the page built into the service, built once per instance on first use. Behind the
+ * front door it answers only requests that came through it, as every route does.
  */
-export function publicHandler(deps: PublicDeps, build: () => BuiltPage) {
-  let page: { page: BuiltPage; etag: string } | undefined;
-  return publicChain(deps, () => {
-    if (!page) {
-      const built = build();
-      page = { page: built, etag: etagOf(built) };
-    }
-    return { statusCode: 200, headers: publicHeaders(page.page, page.etag), body: page.page.body };
+export function publicHandler(deps: PublicDeps, build: () => BuiltPage | Promise<BuiltPage>) {
+  let page: Promise<{ page: BuiltPage; etag: string }> | undefined;
+  return publicChain(deps, async () => {
+    page ??= Promise.resolve(build()).then((built) => ({ page: built, etag: etagOf(built) }));
+    // A build that failed is tried again by the next request.
+    const built = await page.catch((error: unknown) => {
+      page = undefined;
+      throw error;
+    });
+    return { statusCode: 200, headers: publicHeaders(built.page, built.etag), body: built.page.body };
   });
 }
 

@@ -1,7 +1,9 @@
 /**
+ * The sends' limits, in a module of their own (no import), so that the HTTP layer and the route
+ * declarations read them without bundling the email schema into every function.
+ *
  * The largest email of a batch, as JSON, and the default limit of a request body: an email this
- * size keeps its bodies in one DynamoDB item (400 KB). A module of its own, so the HTTP layer reads
- * it without bundling the email schema into every function.
+ * size keeps its bodies in one DynamoDB item (400 KB).
  */
 export const MAX_EMAIL_BYTES = 256 * 1024;
 
@@ -16,3 +18,12 @@ export const MAX_SEND_REQUEST_BYTES = 5 * 1024 * 1024;
 
 /** How far ahead an email may be scheduled (`scheduled_at`), as Resend allows. */
 export const MAX_SCHEDULE_DAYS = 30;
+
+/** `POST /v1/emails/batch`: 1 to 100 emails, as Resend takes them. */
+export const MAX_BATCH = 100;
+
+/**
+ * A batch's body: at most 5 MiB (Lambda takes 6 MB for a synchronous call's event, body and all),
+ * and each email in it at most what a single send may be.
+ */
+export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_CSP } from '../../functions/http/console.js';
+import { CONSOLE_CSP } from '../../functions/console/pages.js';
 import { type LocalService, startLocalService } from '../../local/service.js';
 import { httpsClient } from '../support/https.js';
 

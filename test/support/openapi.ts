@@ -1,18 +1,20 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { buildDocument } from '../../functions/openapi/document.js';
+import { buildDocument } from '../../functions/api-reference/document.js';
 
 /**
- * Our OpenAPI document (functions/openapi/document.ts) as a validator of answers: the schema of an
+ * Our OpenAPI document (functions/api-reference/document.ts) as a validator of answers: the schema of an
  * operation's answer for a status, with `#/components/...` resolved against the whole document.
  */
 type Json = Record<string, unknown>;
 
 let state: { doc: Json; ajv: Ajv2020; compiled: Map<string, ValidateFunction> } | undefined;
+/** The document, built once per test file (its schemas are loaded on demand, so the build is async). */
+const DOCUMENT = await buildDocument();
 
 function load() {
   if (state) return state;
-  const doc = buildDocument();
+  const doc = DOCUMENT;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addSchema(doc, 'ours');

@@ -68,12 +68,4 @@ describe('architecture', () => {
     );
     expect(rows).toEqual(ROUTES.map((r) => `${r.method} ${r.path} ${r.permission}`));
   });
-
-  it('gives every HTTP handler its route, so its permission comes from the route table', () => {
-    for (const route of ROUTES) {
-      const source = readFileSync(`functions/handlers/${route.handler}.ts`, 'utf8');
-      const named = source.includes(`'${route.handler}'`);
-      expect(named, `${route.handler} names its route`).toBe(true);
-    }
-  });
 });

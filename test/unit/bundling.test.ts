@@ -15,7 +15,7 @@ import * as credentials from '../../lib/bundling/credentials-from-env.js';
 import { EndpointCache } from '../../lib/bundling/endpoint-cache.js';
 import * as eventStreams from '../../lib/bundling/no-event-streams.js';
 import { inlineConstantKeys, pureSdkSchemas } from '../../lib/bundling/pure-schemas.js';
-import { ALIASES, buildOptions } from '../../lib/bundling.js';
+import { ALIASES, BUILD_THE_DOCUMENT, buildOptions } from '../../lib/bundling.js';
 
 /**
  * The stand-ins lib/bundling.ts puts in place of SDK modules: each must export every name the
@@ -56,9 +56,10 @@ function namesImported(metafile: Metafile, specifier: string): { names: Set<stri
 describe('the bundles’ stand-ins for SDK modules', () => {
   let metafile: Metafile;
   beforeAll(async () => {
-    // Every handler, built as the stack builds them (one esbuild run, nothing written).
+    // Every handler, built as the stack builds them (one esbuild run, nothing written; with the
+    // options of a function that builds the document, which keep every route's schemas).
     ({ metafile } = await build({
-      ...buildOptions('list-emails', tmpdir()),
+      ...buildOptions('get-openapi', tmpdir()),
       entryPoints: HANDLERS,
       outdir: tmpdir(),
       write: false,
@@ -356,5 +357,47 @@ describe("pure-sdk-schemas (the SDK clients' schemas, made tree-shakeable)", () 
 
   it('is in the build every function gets', () => {
     expect(buildOptions('list-emails', tmpdir()).plugins).toContain(pureSdkSchemas);
+  });
+});
+
+describe("route-schemas-left-out (a route's schemas, in the document's functions only)", () => {
+  const inputsOf = async (name: string, entry?: string) => {
+    const { metafile } = await build({
+      ...buildOptions(name, tmpdir()),
+      ...(entry ? { entryPoints: { index: entry } } : {}),
+      write: false,
+      logLevel: 'silent',
+    });
+    // The files whose code is in the build (a file reached but tree-shaken away adds no bytes).
+    const bytes = new Map<string, number>();
+    for (const output of Object.values(metafile?.outputs ?? {}))
+      for (const [input, { bytesInOutput }] of Object.entries(output.inputs))
+        bytes.set(input, (bytes.get(input) ?? 0) + bytesInOutput);
+    return [...bytes].filter(([, n]) => n > 0).map(([input]) => input);
+  };
+
+  it("leaves every route's schemas out of a function that does not build the document", async () => {
+    const inputs = await inputsOf('list-emails');
+    expect(inputs).toContain('functions/emails/routes.ts');
+    for (const file of [
+      'functions/emails/answers.ts',
+      'functions/emails/send-bodies.ts',
+      'functions/shared/answers.ts',
+    ])
+      expect(inputs).not.toContain(file);
+    expect(inputs.some((file) => file.includes('zod/v4/core/to-json-schema'))).toBe(false);
+  });
+
+  it('keeps them all in the functions that build it', async () => {
+    expect([...BUILD_THE_DOCUMENT].sort()).toEqual(['get-api-reference', 'get-openapi']);
+    const inputs = await inputsOf('get-openapi');
+    for (const concept of ['emails', 'domains', 'templates', 'api-keys', 'suppressions', 'webhooks'])
+      expect(inputs).toContain(`functions/${concept}/answers.ts`);
+  });
+
+  it('fails the build of any other function that reaches the document', async () => {
+    await expect(inputsOf('list-emails', 'functions/handlers/get-openapi.ts')).rejects.toThrow(
+      /list-emails builds the OpenAPI document: add it to BUILD_THE_DOCUMENT/,
+    );
   });
 });

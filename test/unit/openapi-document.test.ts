@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { toApiKeyBody } from '../../functions/api-keys/model.js';
+import { COMMON_ERRORS } from '../../functions/api-reference/document.js';
+import { ROUTE_DOCS } from '../../functions/api-reference/route-docs.js';
 import { type Domain, toDomainBody, trackingRecords } from '../../functions/domains/model.js';
 import { toAttachmentBody } from '../../functions/emails/attachments.js';
 import { toEmailBody } from '../../functions/emails/email-body.js';
-import { COMMON_ERRORS } from '../../functions/openapi/document.js';
-import { OPERATIONS } from '../../functions/openapi/operations.js';
 import { API_ROUTES, PUBLIC_ROUTES, ROUTES } from '../../functions/routes.js';
+import type { RouteDeclaration } from '../../functions/shared/route.js';
 import { toSuppressionBody } from '../../functions/suppressions/model.js';
 import { type Template, toTemplateBody, toTemplateListItem } from '../../functions/templates/model.js';
 import {
@@ -53,7 +54,7 @@ describe('the OpenAPI document', () => {
       .map(({ path, method }) => `${method.toUpperCase()} ${path}`)
       .sort();
     expect(listed).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
-    expect(Object.keys(OPERATIONS).sort()).toEqual(API_ROUTES.map((r) => r.handler).sort());
+    expect(Object.keys(ROUTE_DOCS).sort()).toEqual(ROUTES.map((r) => r.handler).sort());
     for (const { path, method, operation } of operations()) {
       const route = ROUTES.find((r) => r.path === path && r.method === method.toUpperCase());
       expect(operation.operationId).toBe(route?.handler);
@@ -76,10 +77,10 @@ describe('the OpenAPI document', () => {
 
   it("has an example of every route's answer, and each fits its schema", () => {
     for (const route of API_ROUTES) {
-      const operation = OPERATIONS[route.handler];
-      expect(operation?.ok.example, route.handler).toBeDefined();
-      for (const status of [operation?.ok.status ?? 0, ...(operation?.ok.alsoStatuses ?? [])])
-        expect(validateAnswer(route.handler, status, operation?.ok.example)).toEqual([]);
+      const docs = ROUTE_DOCS[route.handler as keyof typeof ROUTE_DOCS];
+      expect(docs?.example, route.handler).toBeDefined();
+      for (const status of route.ok ?? [200])
+        expect(validateAnswer(route.handler, status, docs?.example)).toEqual([]);
     }
   });
 
@@ -127,14 +128,15 @@ describe('the OpenAPI document', () => {
     expect(names).toEqual(expect.arrayContaining(['Idempotency-Key', 'x-batch-validation']));
   });
 
-  it('accepts and refuses the same bodies as the schema each handler validates with', () => {
+  it('accepts and refuses the same bodies as the schema each handler validates with', async () => {
     // The example, and bodies that differ from it in shape: none, not an object, an unknown field,
     // each field missing, each field of the wrong type, each list empty. For each, the document
     // and the handler's own schema must agree (what the document cannot say, a domain name's
     // syntax, is not among them).
     const disagreements: string[] = [];
     for (const { operation } of operations()) {
-      const spec = OPERATIONS[String(operation.operationId)];
+      const route: RouteDeclaration | undefined = ROUTES.find((r) => r.handler === operation.operationId);
+      const spec = await route?.schemas?.();
       if (!spec?.body || spec.bodyJsonSchema) continue; // the send and the batch: the test above
       const content = (operation.requestBody as Json).content as Record<
         string,
@@ -172,13 +174,7 @@ describe('the OpenAPI document', () => {
   it('documents every error status the code can answer (the e2e answers are checked one by one; this covers the rest)', () => {
     const files = (dir: string): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-        e.isDirectory()
-          ? e.name === 'local'
-            ? []
-            : files(join(dir, e.name))
-          : e.name.endsWith('.ts')
-            ? [join(dir, e.name)]
-            : [],
+        e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
       );
     const thrown = new Set<number>();
     for (const file of files('functions'))
@@ -231,13 +227,13 @@ describe('the OpenAPI document', () => {
     for (const route of API_ROUTES) {
       const resend = resendAnswer(route.method, route.path);
       if (!resend) continue;
-      const operation = OPERATIONS[route.handler];
+      const docs = ROUTE_DOCS[route.handler as keyof typeof ROUTE_DOCS];
       compared.push(route.handler);
-      expect(String(operation?.ok.status), `${route.handler}: Resend answers ${resend.status}`).toBe(
+      expect(String(route.ok?.[0] ?? 200), `${route.handler}: Resend answers ${resend.status}`).toBe(
         resend.status,
       );
       const known = KNOWN_DIFFERENCES[route.handler];
-      const errors = resend.validate(operation?.ok.example).filter((e) => {
+      const errors = resend.validate(docs?.example).filter((e) => {
         if (known?.error.test(e)) {
           seenDifferences.add(route.handler);
           return false;
@@ -251,7 +247,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('checks an answer against the document: undocumented fields and statuses fail, errors have the one shape', () => {
-    const sent = OPERATIONS['send-email']?.ok.example as Json;
+    const sent = ROUTE_DOCS['send-email'].example as Json;
     expect(validateAnswer('send-email', 200, sent)).toEqual([]);
     expect(validateAnswer('send-email', 200, { ...sent, extra: 1 })).not.toEqual([]);
     expect(validateAnswer('send-email', 418, sent)).toEqual(['send-email: status 418 is not documented']);

@@ -40,7 +40,7 @@ async function lineOf(event: ReturnType<typeof httpEvent>) {
   const lines: string[] = [];
   const handler = httpHandler(
     { apiKeys: anyKey, log, requestLog: { write: (line) => void lines.push(line) } },
-    { jsonBody: true },
+    { handler: 'echo', body: { type: 'json' } },
     async (request) => ({ statusCode: 200, body: request.body }),
   );
   const response = await handler(event, context());

@@ -60,6 +60,8 @@
  * sharded: entries come from bounces and complaints, a few in a hundred emails at most (SES reviews
  * an account past 5 % bounces), well within one partition's 1,000 writes a second at 10,000 emails/s.
  */
+
+import type { IndexKey } from '../../shared/function-spec.js';
 export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
 /**
@@ -123,7 +125,7 @@ export const INDEXES = {
   emailsByTime: { name: 'emails-by-time-keys', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   emailsByStatus: { name: 'emails-by-status', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   emailsByDue: DUE_INDEX,
-} as const;
+} as const satisfies Record<IndexKey, { name: string; partitionKey: string; sortKey: string }>;
 
 /** The index the keys-only time index replaced; a table upgraded in steps has both for a while. */
 export const LEGACY_INDEXES = {

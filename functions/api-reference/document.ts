@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
-import { API_ROUTES, PUBLIC_ROUTES, type RouteDefinition } from '../routes.js';
+import { ROUTES } from '../routes.js';
+import { components, errorSchema } from '../shared/answers.js';
 import { MAX_LIMIT } from '../shared/list.js';
-import { OPERATIONS, type Operation } from './operations.js';
-import { components, errorSchema } from './schemas.js';
+import type { RouteDeclaration, RouteDocs, RouteSchemas } from '../shared/route.js';
+import { ROUTE_DOCS } from './route-docs.js';
 
 type Json = Record<string, unknown>;
 
@@ -100,23 +101,23 @@ const pathParameters = (path: string): Json[] =>
         : `The ${(name ?? '').replace(/_/g, ' ')}.`,
   }));
 
-const tagOf = (route: RouteDefinition) => {
+const tagOf = (route: RouteDeclaration) => {
   const segment = route.path.split('/')[2] ?? '';
   return segment === 'api-keys' ? 'API keys' : segment.charAt(0).toUpperCase() + segment.slice(1);
 };
 
-function errorResponses(operation: Operation): Record<string, Json> {
-  const statuses = [...new Set([...COMMON_ERRORS, ...(operation.errors ?? [])])].sort((a, b) => a - b);
+function errorResponses(route: RouteDeclaration): Record<string, Json> {
+  const statuses = [...new Set([...COMMON_ERRORS, ...(route.errors ?? [])])].sort((a, b) => a - b);
   return Object.fromEntries(
     statuses.map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]),
   );
 }
 
-function apiOperation(route: RouteDefinition & { permission: string }, operation: Operation): Json {
+function apiOperation(route: RouteDeclaration, docs: RouteDocs, schemas: RouteSchemas): Json {
   const parameters = [
     ...pathParameters(route.path),
-    ...(operation.query ? queryParameters(operation.query) : []),
-    ...(operation.headers ?? []).map((h) => ({
+    ...(schemas.query ? queryParameters(schemas.query) : []),
+    ...(docs.headers ?? []).map((h) => ({
       name: h.name,
       in: 'header',
       required: false,
@@ -124,15 +125,15 @@ function apiOperation(route: RouteDefinition & { permission: string }, operation
       schema: h.schema,
     })),
   ];
-  const body =
-    operation.bodyJsonSchema?.() ?? (operation.body ? jsonSchemaOf(operation.body, 'input') : undefined);
-  const okContent: Json = { schema: jsonSchemaOf(operation.ok.schema, 'output') };
-  if (operation.ok.example !== undefined) okContent.example = operation.ok.example;
+  const body = schemas.bodyJsonSchema?.() ?? (schemas.body ? jsonSchemaOf(schemas.body, 'input') : undefined);
+  if (!schemas.answer) throw new Error(`${route.handler} declares no answer schema`);
+  const okContent: Json = { schema: jsonSchemaOf(schemas.answer, 'output') };
+  if (docs.example !== undefined) okContent.example = docs.example;
   return {
     operationId: route.handler,
     summary: route.summary,
     description: [
-      operation.description,
+      docs.description,
       route.permission === 'sending_access'
         ? 'Permission: any key (`sending_access` or `full_access`).'
         : 'Permission: a `full_access` key.',
@@ -149,7 +150,7 @@ function apiOperation(route: RouteDefinition & { permission: string }, operation
             content: {
               'application/json': {
                 schema: body,
-                ...(operation.requestExample !== undefined ? { example: operation.requestExample } : {}),
+                ...(docs.requestExample !== undefined ? { example: docs.requestExample } : {}),
               },
             },
           },
@@ -157,16 +158,16 @@ function apiOperation(route: RouteDefinition & { permission: string }, operation
       : {}),
     responses: {
       ...Object.fromEntries(
-        [operation.ok.status, ...(operation.ok.alsoStatuses ?? [])].map((status) => [
+        (route.ok ?? [200]).map((status) => [
           String(status),
           {
-            description: operation.ok.description,
+            description: docs.ok,
             headers: rateHeaderRefs(),
             content: { 'application/json': okContent },
           },
         ]),
       ),
-      ...errorResponses(operation),
+      ...errorResponses(route),
     },
   };
 }
@@ -176,44 +177,10 @@ const rateHeaderRefs = () =>
     Object.keys(RATE_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
   );
 
-/** What the public pages answer (routes.ts: `permission: 'public'`). */
-const PUBLIC_ANSWERS: Record<
-  string,
-  {
-    /** Its media type, or the ones it may answer. */
-    type: string | readonly string[];
-    schema: Json;
-    description: string;
-    /** It may answer 404. */
-    notFound?: boolean;
-  }
-> = {
-  'get-openapi': {
-    type: 'application/json',
-    schema: { type: 'object', description: 'This document (OpenAPI 3.1).' },
-    description: 'This document.',
-  },
-  'get-api-reference': {
-    type: 'text/html',
-    schema: { type: 'string' },
-    description: 'The API reference: this document as a page (no scripts, works offline).',
-  },
-  'get-console': {
-    type: 'text/html',
-    schema: { type: 'string' },
-    description: "The web console's page (it loads its script and style sheet from /assets/).",
-  },
-  'get-console-asset': {
-    type: ['text/javascript', 'text/css'],
-    schema: { type: 'string' },
-    description: 'The file: a script (text/javascript) or a style sheet (text/css), cached for a year.',
-    notFound: true,
-  },
-};
-
-function publicOperation(route: RouteDefinition): Json {
-  const answer = PUBLIC_ANSWERS[route.handler];
-  if (!answer) throw new Error(`no answer described for the public route ${route.handler}`);
+/** A public page's operation (`permission: 'public'`): what it answers, from its declaration and docs. */
+function publicOperation(route: RouteDeclaration, docs: RouteDocs): Json {
+  if (!route.page) throw new Error(`the public route ${route.handler} declares no page answer`);
+  const types = typeof route.page.type === 'string' ? [route.page.type] : route.page.type;
   return {
     operationId: route.handler,
     summary: route.summary,
@@ -223,16 +190,13 @@ function publicOperation(route: RouteDefinition): Json {
     security: [],
     responses: {
       '200': {
-        description: answer.description,
+        description: docs.ok,
         content: Object.fromEntries(
-          (typeof answer.type === 'string' ? [answer.type] : answer.type).map((type) => [
-            type,
-            { schema: answer.schema },
-          ]),
+          types.map((type) => [type, { schema: docs.pageSchema ?? { type: 'string' } }]),
         ),
       },
       '403': { $ref: '#/components/responses/Error403' },
-      ...(answer.notFound ? { '404': { $ref: '#/components/responses/Error404' } } : {}),
+      ...(route.page.notFound ? { '404': { $ref: '#/components/responses/Error404' } } : {}),
       '500': { $ref: '#/components/responses/Error500' },
     },
     ...(route.path.includes('{') ? { parameters: pathParameters(route.path) } : {}),
@@ -240,24 +204,33 @@ function publicOperation(route: RouteDefinition): Json {
 }
 
 /**
- * The OpenAPI 3.1 document of the API, built from the route table, the schemas the handlers
- * validate with and the answers' schemas: GET /v1/openapi.json serves it, GET /docs shows it.
+ * The OpenAPI 3.1 document of the API, built from the routes' declarations, the schemas the handlers
+ * validate with, the answers' schemas and the routes' docs: GET /v1/openapi.json serves it, GET
+ * /docs shows it. `routes` and `docs`: another table's (a test builds one with a route added).
  */
-export function buildDocument(): Json {
+export async function buildDocument(
+  routes: readonly RouteDeclaration[] = ROUTES,
+  docs: Readonly<Record<string, RouteDocs>> = ROUTE_DOCS,
+): Promise<Json> {
   const paths: Record<string, Record<string, Json>> = {};
-  const add = (route: RouteDefinition, operation: Json) => {
+  const add = (route: RouteDeclaration, operation: Json) => {
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, Json>)[route.method.toLowerCase()] = operation;
   };
-  for (const route of API_ROUTES) {
-    const operation = OPERATIONS[route.handler];
-    if (!operation)
-      throw new Error(`functions/openapi/operations.ts describes no operation for ${route.handler}`);
-    add(route, apiOperation(route, operation));
-  }
-  for (const route of PUBLIC_ROUTES) add(route, publicOperation(route));
+  const docsOf = (route: RouteDeclaration) => {
+    const found = docs[route.handler];
+    if (!found) throw new Error(`no docs for the route ${route.handler} (its concept's docs.ts)`);
+    return found;
+  };
+  const apiRoutes = routes.filter((route) => route.permission !== 'public');
+  const operations = await Promise.all(
+    apiRoutes.map(async (route) => apiOperation(route, docsOf(route), (await route.schemas?.()) ?? {})),
+  );
+  apiRoutes.forEach((route, i) => add(route, operations[i] as Json));
+  for (const route of routes)
+    if (route.permission === 'public') add(route, publicOperation(route, docsOf(route)));
   const statuses = new Set<number>([403, 500, ...COMMON_ERRORS]);
-  for (const operation of Object.values(OPERATIONS)) for (const s of operation.errors ?? []) statuses.add(s);
+  for (const route of apiRoutes) for (const s of route.errors ?? []) statuses.add(s);
   return {
     openapi: '3.1.0',
     info: {
@@ -270,7 +243,7 @@ export function buildDocument(): Json {
     },
     servers: [{ url: '/', description: 'Where this document is served from' }],
     security: [{ apiKey: [] }],
-    tags: [...new Set([...API_ROUTES.map(tagOf), 'Service'])].map((name) => ({ name })),
+    tags: [...new Set([...apiRoutes.map(tagOf), 'Service'])].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {

@@ -1,6 +1,6 @@
-import { CONSOLE_ASSETS, CONSOLE_INDEX } from '../console/assets.generated.js';
-import type { ConsoleFile } from '../console/files.js';
-import type { BuiltPage } from './public.js';
+import type { BuiltPage } from '../http/public.js';
+import { CONSOLE_ASSETS, CONSOLE_INDEX } from './assets.generated.js';
+import type { ConsoleFile } from './files.js';
 
 /**
  * The web console's policy: its own script and style sheet only (no inline script, no other origin),

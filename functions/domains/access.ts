@@ -1,0 +1,36 @@
+import type {
+  FunctionAccess,
+  SesConfigurationSetAction,
+  SesIdentityAction,
+} from '../shared/function-spec.js';
+
+/**
+ * What the domain functions (the routes and the scheduled check) may do beyond the table, shared
+ * by their declarations (routes.ts, workers.ts).
+ */
+
+export const READ_IDENTITY: readonly SesIdentityAction[] = ['GetEmailIdentity'];
+
+/**
+ * What a function that brings a domain's configuration set to its settings calls (adapters/ses/
+ * configuration-sets.ts): create it (tagged) or update its options, and its event destination.
+ */
+export const PUT_CONFIGURATION_SET: readonly SesConfigurationSetAction[] = [
+  'CreateConfigurationSet',
+  'TagResource',
+  'PutConfigurationSetDeliveryOptions',
+  'PutConfigurationSetTrackingOptions',
+  'CreateConfigurationSetEventDestination',
+  'UpdateConfigurationSetEventDestination',
+];
+
+/** The settings every domain function reads to keep a domain's own configuration set. */
+export const DOMAIN_SETTINGS = {
+  env: [
+    'WEBHOOK_QUEUE_URL',
+    'SES_EVENTS_TOPIC_ARN',
+    'SES_MAX_DELIVERY_SECONDS',
+    'DOMAIN_CONFIGURATION_SET_PREFIX',
+  ],
+  optionalEnv: ['TRACKING_HTTPS_TARGET', 'LOCAL_DNS_PUBLISHED'],
+} as const satisfies FunctionAccess;

@@ -1,0 +1,63 @@
+import * as z from 'zod/mini';
+import { named, reference, timestamp } from '../shared/answers.js';
+import { DOMAIN_STATUSES, type DomainStatus, type TlsMode } from './model.js';
+
+/**
+ * The domain routes' answers (shared/answers.ts says how answers are described).
+ */
+
+export const domainRecordSchema = named(
+  'DomainRecord',
+  z.object({
+    record: z.enum(['DKIM', 'SPF', 'Tracking', 'TrackingCAA']),
+    type: z.enum(['CNAME', 'MX', 'TXT', 'CAA']),
+    name: z.string(),
+    value: z.string(),
+    priority: z.optional(z.number().check(z.int())),
+    ttl: z.literal('Auto'),
+    status: z.enum(DOMAIN_STATUSES),
+  }),
+  "A DNS record to publish, in Resend's terms: `DKIM`, `SPF` (the MAIL FROM subdomain's MX and TXT), and with a tracking subdomain `Tracking` (its CNAME) and `TrackingCAA`.",
+);
+
+export const domainSchema = named(
+  'Domain',
+  z.object({
+    object: z.literal('domain'),
+    id: z.string(),
+    name: z.string(),
+    domain: z
+      .string()
+      .register(z.globalRegistry, { description: 'The same as `name` (our spec names it so).' }),
+    status: z
+      .enum(['pending', 'verified', 'failed'] as const satisfies readonly DomainStatus[])
+      .register(z.globalRegistry, {
+        description: "SES's verification state, in Resend's terms (a temporary failure is still `pending`).",
+      }),
+    created_at: timestamp,
+    region: z.string(),
+    open_tracking: z.boolean(),
+    click_tracking: z.boolean(),
+    tls: z.enum(['opportunistic', 'enforced'] as const satisfies readonly TlsMode[]),
+    tracking_subdomain: z.optional(z.string()),
+    capabilities: z.object({ sending: z.literal('enabled'), receiving: z.literal('disabled') }),
+    records: z.array(domainRecordSchema),
+    mail_from_domain: z.string().register(z.globalRegistry, {
+      description: 'Ours: the MAIL FROM (Return-Path) subdomain, so SPF aligns with the domain.',
+    }),
+    dmarc_record: z
+      .object({
+        type: z.literal('TXT'),
+        name: z.string(),
+        value: z.string(),
+        ttl: z.literal('Auto'),
+        status: z.literal('not_checked'),
+      })
+      .register(z.globalRegistry, {
+        description: 'Ours: a suggested report-only DMARC record; SES does not check it (`not_checked`).',
+      }),
+  }),
+  "A sending domain: Resend's domain object with the records to publish, and our own `domain`, `tls`, `mail_from_domain` and `dmarc_record`.",
+);
+
+export const domainReferenceSchema = reference('domain');

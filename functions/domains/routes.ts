@@ -1,0 +1,130 @@
+import { PUBLISHES } from '../shared/function-spec.js';
+import type { RouteDeclaration } from '../shared/route.js';
+import { DOMAIN_SETTINGS, PUT_CONFIGURATION_SET, READ_IDENTITY } from './access.js';
+
+/** The domains' routes (shared/route.ts says what a declaration holds; docs.ts has their words). */
+
+const answers = () => import('./answers.js');
+const model = () => import('./model.js');
+
+export const createDomainRoute = {
+  handler: 'create-domain',
+  method: 'POST',
+  path: '/v1/domains',
+  permission: 'full_access',
+  summary: 'Add a sending domain',
+  body: { type: 'json' },
+  ok: [201],
+  errors: [409],
+  schemas: async () => ({ body: (await model()).createDomainSchema, answer: (await answers()).domainSchema }),
+  access: {
+    ...DOMAIN_SETTINGS,
+    ...PUBLISHES,
+    actions: ['PutItem', 'DeleteItem', 'Query'],
+    identities: [
+      'CreateEmailIdentity',
+      'TagResource',
+      'GetEmailIdentity',
+      'PutEmailIdentityMailFromAttributes',
+    ],
+    // A new domain's set is named by its new id: only ever created, never found there already.
+    configurationSets: ['CreateConfigurationSet', 'TagResource', 'CreateConfigurationSetEventDestination'],
+  },
+} as const satisfies RouteDeclaration;
+
+export const listDomainsRoute = {
+  handler: 'list-domains',
+  method: 'GET',
+  path: '/v1/domains',
+  permission: 'full_access',
+  summary: 'List sending domains, newest first',
+  schemas: async () => ({
+    query: (await model()).listDomainsQuerySchema,
+    answer: (await import('../shared/answers.js')).listOf((await answers()).domainSchema),
+  }),
+  access: { actions: ['Query'] },
+} as const satisfies RouteDeclaration;
+
+// A read that finds SES's state (or DNS) changed stores it, over the version it read (GetItem
+// after a lost race), and brings the domain's configuration set along.
+export const getDomainRoute = {
+  handler: 'get-domain',
+  method: 'GET',
+  path: '/v1/domains/{id}',
+  permission: 'full_access',
+  summary: 'Retrieve one domain, with its status read fresh',
+  errors: [404],
+  schemas: async () => ({ answer: (await answers()).domainSchema }),
+  access: {
+    ...DOMAIN_SETTINGS,
+    ...PUBLISHES,
+    actions: ['GetItem', 'PutItem', 'Query'],
+    identities: READ_IDENTITY,
+    configurationSets: PUT_CONFIGURATION_SET,
+  },
+} as const satisfies RouteDeclaration;
+
+export const verifyDomainRoute = {
+  handler: 'verify-domain',
+  method: 'POST',
+  path: '/v1/domains/{id}/verify',
+  permission: 'full_access',
+  summary: 'Check DNS verification now',
+  errors: [404],
+  schemas: async () => ({ answer: (await answers()).domainSchema }),
+  access: {
+    ...DOMAIN_SETTINGS,
+    ...PUBLISHES,
+    actions: ['GetItem', 'PutItem', 'Query'],
+    identities: READ_IDENTITY,
+    configurationSets: PUT_CONFIGURATION_SET,
+  },
+} as const satisfies RouteDeclaration;
+
+export const updateDomainRoute = {
+  handler: 'update-domain',
+  method: 'PATCH',
+  path: '/v1/domains/{id}',
+  permission: 'full_access',
+  summary: "Change a domain's tracking, TLS and tracking subdomain",
+  body: { type: 'json' },
+  errors: [404, 409],
+  schemas: async () => ({
+    body: (await model()).updateDomainSchema,
+    answer: (await answers()).domainReferenceSchema,
+  }),
+  access: {
+    ...DOMAIN_SETTINGS,
+    ...PUBLISHES,
+    actions: ['GetItem', 'PutItem', 'Query'],
+    configurationSets: PUT_CONFIGURATION_SET,
+  },
+} as const satisfies RouteDeclaration;
+
+// Its set is retired (PutItem), not deleted: the scheduled check deletes it later.
+export const deleteDomainRoute = {
+  handler: 'delete-domain',
+  method: 'DELETE',
+  path: '/v1/domains/{id}',
+  permission: 'full_access',
+  summary: 'Remove a sending domain',
+  errors: [404],
+  schemas: async () => ({
+    answer: (await import('../shared/answers.js')).deletion('domain'),
+  }),
+  access: {
+    ...DOMAIN_SETTINGS,
+    ...PUBLISHES,
+    actions: ['GetItem', 'DeleteItem', 'Query', 'PutItem'],
+    identities: ['DeleteEmailIdentity'],
+  },
+} as const satisfies RouteDeclaration;
+
+export const DOMAIN_ROUTES = [
+  createDomainRoute,
+  listDomainsRoute,
+  getDomainRoute,
+  verifyDomainRoute,
+  updateDomainRoute,
+  deleteDomainRoute,
+] as const;

@@ -1,0 +1,17 @@
+import { PUBLISHES, type WorkerSpec } from '../shared/function-spec.js';
+import { DOMAIN_SETTINGS, PUT_CONFIGURATION_SET, READ_IDENTITY } from './access.js';
+
+/** The domains' background function: the scheduled check (shared/function-spec.ts). */
+
+export const DOMAIN_WORKERS = {
+  'check-domains': {
+    description: 'Re-reads the verification of pending sending domains',
+    env: ['TABLE_NAME', ...DOMAIN_SETTINGS.env],
+    optionalEnv: DOMAIN_SETTINGS.optionalEnv,
+    // Retired sets: listed (Query), deleted from SES, then forgotten (DeleteItem).
+    table: { actions: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+    identities: READ_IDENTITY,
+    configurationSets: [...PUT_CONFIGURATION_SET, 'DeleteConfigurationSet'],
+    ...PUBLISHES,
+  },
+} as const satisfies Record<string, WorkerSpec>;

@@ -1,0 +1,103 @@
+import { PUBLISHES, type WorkerSpec } from '../shared/function-spec.js';
+
+/** The emails' background functions: the send consumer, the SES events consumer, the sweeper and the scheduler (shared/function-spec.ts). */
+
+export const EMAIL_WORKERS = {
+  'process-send-queue': {
+    description: 'Hands queued emails to SES, at most once each, at the account’s SES pace',
+    env: [
+      'TABLE_NAME',
+      'CONFIGURATION_SET_NAME',
+      'SEND_MAX_RECEIVE_COUNT',
+      'SES_CONNECT_TIMEOUT_MS',
+      'SES_REQUEST_TIMEOUT_MS',
+      'SEND_FETCH_TIMEOUT_MS',
+      'SEND_CLAIM_MARGIN_MS',
+      'SEND_THROTTLE_BACKOFF_MS',
+      'SEND_THROTTLE_BACKOFF_MAX_MS',
+      'SEND_BLOCKED_RETRY_MIN_MS',
+      'SEND_BLOCKED_RETRY_MAX_MS',
+      'SES_ACCOUNT_REFRESH_MS',
+      'WEBHOOK_QUEUE_URL',
+      'CONTENT_BUCKET',
+      'SEND_QUEUE_URL',
+    ],
+    optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK', 'SES_MAX_SEND_RATE', 'SENDER_OPTIONS_TTL_MS'],
+    // The suppression list (BatchGetItem, once per email; also a large job's content); the attempt
+    // record and its outcomes, suppressed recipients included, and the shared send schedule
+    // (UpdateItem); why a claim was refused, a scheduled email's state and its API key, how far the
+    // schedule is booked (GetItem); the webhook endpoints (Query).
+    table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query'] },
+    // A scheduled email's message that came before its time goes back on the queue, delayed; so
+    // does an email deferred for SES's limits (SendMessage, batched).
+    sendQueue: ['SendMessage'],
+    sendsEmail: true,
+    // The account's send rate, 24-hour quota and whether sending is paused (GetAccount).
+    sesAccount: true,
+    ...PUBLISHES,
+    // Attachments and large bodies read; a file fetched from its `path` kept (in parts when large).
+    content: {
+      'attachments/': ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
+      'bodies/': ['s3:GetObject'],
+    },
+  },
+  'process-ses-events': {
+    description: "Applies SES's events to the emails and the suppression list",
+    env: ['TABLE_NAME', 'WEBHOOK_QUEUE_URL'],
+    // Events and suppressions (PutItem); outcomes and statuses (UpdateItem); an email's recipients
+    // and a suppression that stands (GetItem); whether the batch's sends are recorded already
+    // (BatchGetItem); the webhook endpoints (Query).
+    table: { actions: ['UpdateItem', 'PutItem', 'GetItem', 'BatchGetItem', 'Query'] },
+    ...PUBLISHES,
+  },
+  // Its progress item (GetItem, PutItem), the queued emails' index entries (Query on the status
+  // index), their status items and contents (BatchGetItem), its conditional transitions
+  // (UpdateItem); the webhook endpoints (Query) for the email.failed of the emails it fails, and
+  // the metrics' counters (UpdateItem) for them.
+  'sweep-emails': {
+    description:
+      'Re-queues stranded emails, fails those whose send message reached the dead-letter queue, and settles those whose outcome will never come',
+    env: [
+      'TABLE_NAME',
+      'SEND_QUEUE_URL',
+      'SEND_DEAD_LETTER_QUEUE_URL',
+      'SEND_MAX_RECEIVE_COUNT',
+      'SWEEP_REQUEUE_AFTER_MS',
+      'SWEEP_BACKLOG_GRACE_MS',
+      'SWEEP_UNKNOWN_OUTCOME_AFTER_MS',
+      'SWEEP_FINAL_EVENTS_AFTER_MS',
+      'SWEEP_OLD_CHECK_EVERY_MS',
+      'WEBHOOK_QUEUE_URL',
+    ],
+    table: {
+      actions: ['GetItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem'],
+      indexes: ['emailsByStatus'],
+    },
+    // Re-queues (and reads the backlog first); reads the dead-letter queue without deleting.
+    sendQueue: ['SendMessage', 'GetQueueAttributes'],
+    sendDeadLetters: ['ReceiveMessage'],
+    ...PUBLISHES,
+  },
+  // The due index (Query), the scheduler's cursors (Query, PutItem), scheduled emails' states and
+  // contents (BatchGetItem) and their marks and transitions (UpdateItem); the webhook endpoints
+  // (Query) and the metrics' counters (UpdateItem) for the emails it fails.
+  'dispatch-scheduled': {
+    description:
+      'Queues scheduled emails as they fall due, and watches those due for a lost message or an unknown outcome',
+    env: [
+      'TABLE_NAME',
+      'SEND_QUEUE_URL',
+      'SWEEP_REQUEUE_AFTER_MS',
+      'SWEEP_BACKLOG_GRACE_MS',
+      'SWEEP_UNKNOWN_OUTCOME_AFTER_MS',
+      'WEBHOOK_QUEUE_URL',
+    ],
+    table: {
+      actions: ['PutItem', 'Query', 'BatchGetItem', 'UpdateItem'],
+      indexes: ['emailsByDue'],
+    },
+    // Queues (delayed), and reads the backlog before re-queueing a stranded one.
+    sendQueue: ['SendMessage', 'GetQueueAttributes'],
+    ...PUBLISHES,
+  },
+} as const satisfies Record<string, WorkerSpec>;

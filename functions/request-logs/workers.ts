@@ -1,0 +1,13 @@
+import type { WorkerSpec } from '../shared/function-spec.js';
+
+/** The request logs' background function: the writer (shared/function-spec.ts). */
+
+export const LOG_WORKERS = {
+  // The API functions' request-log lines, delivered by their log groups' subscription filters,
+  // stored 25 to a BatchWriteItem (each item keyed by its log id).
+  'write-request-logs': {
+    description: "Stores the API's request logs, delivered from the API functions' log groups",
+    env: ['TABLE_NAME', 'LOG_RETENTION_DAYS'],
+    table: { actions: ['BatchWriteItem'] },
+  },
+} as const satisfies Record<string, WorkerSpec>;

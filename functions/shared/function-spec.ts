@@ -1,0 +1,93 @@
+import type { Config } from './config.js';
+
+/**
+ * What a function of the service may do on AWS, and the settings it reads: its entry in the
+ * catalog (functions/catalog.ts), from which the stack grants its role exactly these and sets these
+ * variables. Declared beside the code that needs it: a route's in its concept's routes.ts, a worker's
+ * in its concept's workers.ts. Tests hold each function's synthesized role to the calls its code
+ * makes, and its variables to what its wiring reads.
+ */
+export type EnvKey = keyof Config;
+export type DynamoAction =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'BatchGetItem'
+  | 'BatchWriteItem';
+/** The table's indexes, by what they serve (adapters/dynamodb/table.ts INDEXES names each). */
+export type IndexKey = 'emailsByTime' | 'emailsByStatus' | 'emailsByDue';
+export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes' | 'ChangeMessageVisibility';
+export type ContentAction = 's3:PutObject' | 's3:GetObject' | 's3:AbortMultipartUpload';
+/** The content bucket's prefixes (functions/emails/attachments.ts names the keys under them). */
+export type ContentPrefix = 'attachments/' | 'bodies/';
+export type SesIdentityAction =
+  | 'CreateEmailIdentity'
+  | 'TagResource'
+  | 'GetEmailIdentity'
+  | 'PutEmailIdentityMailFromAttributes'
+  | 'DeleteEmailIdentity';
+export type SesConfigurationSetAction =
+  | 'CreateConfigurationSet'
+  | 'TagResource'
+  | 'PutConfigurationSetDeliveryOptions'
+  | 'PutConfigurationSetTrackingOptions'
+  | 'CreateConfigurationSetEventDestination'
+  | 'UpdateConfigurationSetEventDestination'
+  | 'DeleteConfigurationSet';
+
+/** What a function may call beyond the table, and the settings it reads. */
+export interface FunctionAccess {
+  /** Environment variables its wiring reads (all of them set by the stack, none left to a default). */
+  readonly env?: readonly EnvKey[];
+  /** Variables it also reads, set only where a setting turns a feature on (absent: off). */
+  readonly optionalEnv?: readonly EnvKey[];
+  /** Actions on the send queue and on its dead-letter queue. */
+  readonly sendQueue?: readonly SqsAction[];
+  readonly sendDeadLetters?: readonly SqsAction[];
+  /** Hands emails to SES (ses:SendEmail, with this stack's configuration set). */
+  readonly sendsEmail?: true;
+  /** SES identity actions (sending domains). */
+  readonly identities?: readonly SesIdentityAction[];
+  /** SES actions on domains' own configuration sets (named by the stack's prefix). */
+  readonly configurationSets?: readonly SesConfigurationSetAction[];
+  /** Takes addresses off SES's account-level suppression list (ses:DeleteSuppressedDestination). */
+  readonly sesSuppressions?: true;
+  /** Reads the account's sending limits (ses:GetAccount). */
+  readonly sesAccount?: true;
+  /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
+  readonly webhookQueue?: readonly SqsAction[];
+  /**
+   * S3 actions on the content bucket, per key prefix (granted on `<prefix>*` only). There is no
+   * s3:ListBucket among them (no function lists the bucket), so on AWS a read of a missing object
+   * answers 403 AccessDenied rather than 404 NoSuchKey; the local S3 answers the same (catalog.ts
+   * missingObjectStatus), and the content store takes either as "missing".
+   */
+  readonly content?: { readonly [P in ContentPrefix]?: readonly ContentAction[] };
+}
+
+/** A background function (a queue's consumer, a scheduled job): all it reads and may call. */
+export interface WorkerSpec extends FunctionAccess {
+  /** What the function does, for the stack's descriptions. */
+  readonly description: string;
+  readonly env: readonly EnvKey[];
+  /** DynamoDB actions on the table, and the indexes it queries (none: no index). */
+  readonly table: { readonly actions: readonly DynamoAction[]; readonly indexes?: readonly IndexKey[] };
+}
+
+/**
+ * What a route's function may do beyond what every API function does (find the caller's key and
+ * count its request: catalog.ts adds those grants and settings): its settings, its table actions
+ * and indexes, and what else it calls.
+ */
+export interface RouteAccess extends FunctionAccess {
+  readonly actions?: readonly DynamoAction[];
+  readonly indexes?: readonly IndexKey[];
+}
+
+/**
+ * What a function that raises webhook events needs: the endpoints (one strongly consistent Query of
+ * their partition per invocation that raises one) and the delivery queue (SendMessage, batched).
+ */
+export const PUBLISHES = { webhookQueue: ['SendMessage'] } as const satisfies FunctionAccess;
