@@ -226,7 +226,7 @@ export async function buildDocument(
   const operations = await Promise.all(
     apiRoutes.map(async (route) => apiOperation(route, docsOf(route), (await route.schemas?.()) ?? {})),
   );
-  apiRoutes.forEach((route, i) => add(route, operations[i] as Json));
+  for (const [i, route] of apiRoutes.entries()) add(route, operations[i] as Json);
   for (const route of routes)
     if (route.permission === 'public') add(route, publicOperation(route, docsOf(route)));
   const statuses = new Set<number>([403, 500, ...COMMON_ERRORS]);

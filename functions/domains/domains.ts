@@ -2,7 +2,8 @@ import { ApiError, conflict, notFound, validationError } from '../shared/errors.
 import { isId, newId } from '../shared/ids.js';
 import type { Clock, Counters, Log } from '../shared/ports.js';
 import type { EventPublisher } from '../webhooks/ports.js';
-import { domainEvent, publishQuietly } from '../webhooks/publish.js';
+import { publishQuietly } from '../webhooks/publish.js';
+import { domainEvent } from './events.js';
 import {
   applyUpdate,
   DEFAULT_SETTINGS,

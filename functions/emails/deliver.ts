@@ -26,9 +26,11 @@ import {
 } from '../shared/ports.js';
 import { type Suppression, type SuppressionRepository, suppressedReason } from '../suppressions/ports.js';
 import type { EventPublisher } from '../webhooks/ports.js';
-import { type EmailFacts, emailEvent, publishQuietly, tagsObject } from '../webhooks/publish.js';
+import { publishQuietly } from '../webhooks/publish.js';
 import { attachmentKey, encodedBytes, MAX_MESSAGE_BYTES, messageBytes } from './attachments.js';
 import type { EmailContent } from './email.js';
+import { endEmail } from './end.js';
+import { type EmailFacts, emailEvent, emailFacts, sourceOf } from './events.js';
 import {
   type EmailRepository,
   type Mailer,
@@ -207,15 +209,16 @@ async function prepare(
     // Nobody to send to: settled in one write, never handed to SES (and never claimed, so the
     // write holds only while no attempt ever began).
     const at = deps.clock.now().toISOString();
-    const settled = await deps.emails.finish(job.id, 'bounced', at, {
+    const settled = await endEmail(deps, job.id, {
+      ending: 'allSuppressed',
+      at,
       reason: `every recipient is on the suppression list (${left.summary}); nothing was sent`,
-      as: 'endUnsent',
-      suppressed: { byReason: left.byReason, at },
+      email: job.content,
+      count: left.positions.length,
+      webhookEvents: (facts) => suppressedEvents(facts, left.named, at),
+      write: { suppressed: { byReason: left.byReason, at } },
     });
     if (!settled) return { result: 'skipped', why: 'done' };
-    await countMetrics(deps, job.content.from, { suppressed: 1 }, job.id);
-    deps.counters?.count('RecipientsSuppressed', left.positions.length);
-    await raiseSuppressed(deps, job, left.named, at);
     return { result: 'suppressed', recipients: left.positions.length };
   }
   const recipients = recipientsOf(job.content).length - left.positions.length;
@@ -443,7 +446,10 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
   if (claim === 'claimed_suppressed') {
     await countMetrics(deps, job.content.from, { suppressed: 1 }, job.id);
     deps.counters?.count('RecipientsSuppressed', left.positions.length);
-    await raiseSuppressed(deps, job, left.named, new Date(startedAt).toISOString());
+    const at = new Date(startedAt).toISOString();
+    await publishQuietly(deps, 'email.suppressed', () =>
+      suppressedEvents(emailFacts(job.id, sourceOf(job.content)), left.named, at),
+    );
   }
   const toSend = {
     ...(left.positions.length ? { ...job, content: without(job.content, left.emails) } : job),
@@ -486,17 +492,14 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
         break;
     }
     const gaveUp = failure.kind === 'refused';
-    count(gaveUp ? 'EmailsFailedGaveUp' : 'EmailsFailedRejected');
     const finalReason = gaveUp ? `gave up after repeated temporary refusals (${reason})` : reason;
-    const failedAt = deps.clock.now().toISOString();
-    const failed = await deps.emails.finish(job.id, 'failed', failedAt, { reason: finalReason });
-    await countMetrics(deps, job.content.from, { failed: one(failed) }, job.id);
-    if (failed)
-      await publishQuietly(deps, 'email.failed', () => [
-        emailEvent('email.failed', failedAt, factsOf(job), sentTo(toSend), {
-          failed: { reason: finalReason },
-        }),
-      ]);
+    await endEmail(deps, job.id, {
+      ending: gaveUp ? 'gaveUp' : 'rejected',
+      at: deps.clock.now().toISOString(),
+      reason: finalReason,
+      email: job.content,
+      recipients: sentTo(toSend),
+    });
     return { result: 'failed', reason: finalReason, gaveUp };
   }
 
@@ -510,7 +513,12 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
     await countMetrics(deps, job.content.from, { sent: one(news.first) }, job.id);
     if (news.first)
       await publishQuietly(deps, 'email.sent', () => [
-        emailEvent('email.sent', sentAt, { ...factsOf(job), message_id: messageId }, sentTo(toSend)),
+        emailEvent(
+          'email.sent',
+          sentAt,
+          emailFacts(job.id, sourceOf(job.content), messageId),
+          sentTo(toSend),
+        ),
       ]);
   } catch (error) {
     deps.log?.error('sent, but recording it failed; the Send event will', {
@@ -660,18 +668,13 @@ async function failUnsent(
 ): Promise<DeliverOutcome> {
   if (problem.temporary && !finalAttempt) return { result: 'retry', reason: problem.reason };
   const reason = problem.temporary ? `gave up: ${problem.reason}` : problem.reason;
-  const at = deps.clock.now().toISOString();
-  const failed = await deps.emails.finish(job.id, 'failed', at, { reason, as: 'endUnsent' });
+  const failed = await endEmail(deps, job.id, {
+    ending: problem.temporary ? 'unsendableGaveUp' : 'unsendable',
+    at: deps.clock.now().toISOString(),
+    reason,
+    email: job.content ?? (() => deps.emails.getContent(job.id)),
+  });
   if (!failed) return { result: 'skipped', why: 'done' };
-  deps.counters?.count(problem.temporary ? 'EmailsFailedGaveUp' : 'EmailsFailedRejected');
-  const content = job.content ?? (await deps.emails.getContent(job.id));
-  await countMetrics(deps, content?.from, { failed: 1 }, job.id);
-  if (content)
-    await publishQuietly(deps, 'email.failed', () => [
-      emailEvent('email.failed', at, factsOf({ id: job.id, content }), sentTo({ id: job.id, content }), {
-        failed: { reason },
-      }),
-    ]);
   return { result: 'failed', reason, gaveUp: problem.temporary };
 }
 
@@ -713,15 +716,6 @@ const without = (content: EmailContent, emails: Set<string>): EmailContent => ({
   bcc: content.bcc.filter((a) => !emails.has(addressKey(a))),
 });
 
-/** What an email event says about this email. */
-const factsOf = (job: SendJob): EmailFacts => ({
-  email_id: job.id,
-  from: job.content.from,
-  subject: job.content.subject,
-  tags: tagsObject(job.content.tags),
-  ...(job.content.template ? { template_id: job.content.template.id } : {}),
-});
-
 /** The bare addresses a send went to. */
 const sentTo = (job: SendJob) => recipientsOf(job.content).map((r) => r.email);
 
@@ -733,17 +727,9 @@ const SUPPRESSED_MESSAGES: Record<SuppressedReason, string> = {
 };
 
 /** email.suppressed, one event per reason, naming the recipients left out for it. */
-async function raiseSuppressed(
-  deps: DeliverDeps,
-  job: SendJob,
-  named: Map<SuppressedReason, string[]>,
-  at: string,
-) {
-  await publishQuietly(deps, 'email.suppressed', () =>
-    [...named].map(([reason, emails]) =>
-      emailEvent('email.suppressed', at, factsOf(job), emails, {
-        suppressed: { type: 'Suppressed', reason, message: SUPPRESSED_MESSAGES[reason] },
-      }),
-    ),
+const suppressedEvents = (facts: EmailFacts, named: Map<SuppressedReason, string[]>, at: string) =>
+  [...named].map(([reason, emails]) =>
+    emailEvent('email.suppressed', at, facts, emails, {
+      suppressed: { type: 'Suppressed', reason, message: SUPPRESSED_MESSAGES[reason] },
+    }),
   );
-}

@@ -1,4 +1,8 @@
+import type { MetricCounts } from '../metrics/model.js';
+import type { CounterName } from '../shared/ports.js';
+import type { WebhookEventType } from '../webhooks/model.js';
 import type { EmailState } from './ports.js';
+import type { TerminalStatus } from './status.js';
 
 /**
  * An email's life, in one place: every change of its status item, and what must hold for it.
@@ -95,6 +99,95 @@ export type FinalTransition = Extract<
   Transition,
   'cancel' | 'endUnsent' | 'failAttempt' | 'settleSent' | 'settleEvent'
 >;
+
+/**
+ * Why an email ends, each with the final transition that writes it and what follows once that
+ * write changed the email: the status it ends in (for a settle, its recipients' outcomes say), the
+ * service's own counter, the email metric (metrics/model.ts) and the webhook event. end.ts
+ * performs the write and these, and every site that ends an email calls it. An ending whose
+ * status its recipients decide (a settle) has the metric and the webhook only when it ends
+ * `failed`. SES's own events raise their own webhooks (record-event.ts): their endings raise none.
+ */
+export interface Ending {
+  readonly as: FinalTransition;
+  readonly status?: TerminalStatus;
+  readonly counter?: CounterName;
+  readonly metric?: keyof MetricCounts;
+  readonly webhook?: Extract<WebhookEventType, 'email.failed' | 'email.suppressed'>;
+}
+
+export const ENDINGS = {
+  /** A scheduled email canceled while it waited (`failure_reason: canceled`). */
+  canceled: { as: 'cancel', status: 'failed' },
+  /** Its send message reached the dead-letter queue, no attempt ever begun. */
+  deadLettered: {
+    as: 'endUnsent',
+    status: 'failed',
+    counter: 'EmailsFailedDeadLetter',
+    metric: 'failed',
+    webhook: 'email.failed',
+  },
+  /** Its content cannot be sent (a file gone, a key revoked before it was due), no attempt begun. */
+  unsendable: {
+    as: 'endUnsent',
+    status: 'failed',
+    counter: 'EmailsFailedRejected',
+    metric: 'failed',
+    webhook: 'email.failed',
+  },
+  /** The same, after a problem that could have passed did not, on its last attempt. */
+  unsendableGaveUp: {
+    as: 'endUnsent',
+    status: 'failed',
+    counter: 'EmailsFailedGaveUp',
+    metric: 'failed',
+    webhook: 'email.failed',
+  },
+  /** Every recipient is on the suppression list: never handed to SES. */
+  allSuppressed: {
+    as: 'endUnsent',
+    status: 'bounced',
+    counter: 'RecipientsSuppressed',
+    metric: 'suppressed',
+    webhook: 'email.suppressed',
+  },
+  /** SES refused it for good. */
+  rejected: {
+    as: 'settleEvent',
+    status: 'failed',
+    counter: 'EmailsFailedRejected',
+    metric: 'failed',
+    webhook: 'email.failed',
+  },
+  /** SES refused it for now on every attempt. */
+  gaveUp: {
+    as: 'settleEvent',
+    status: 'failed',
+    counter: 'EmailsFailedGaveUp',
+    metric: 'failed',
+    webhook: 'email.failed',
+  },
+  /** Its attempt got no answer, and SES reported no Send event for too long: never sent again. */
+  unknownOutcome: {
+    as: 'failAttempt',
+    status: 'failed',
+    counter: 'EmailsFailedUnknownOutcome',
+    metric: 'failed',
+    webhook: 'email.failed',
+  },
+  /** Sent long ago and SES said nothing more: settled from what is known of its recipients. */
+  noFinalEvent: {
+    as: 'settleSent',
+    counter: 'EmailsFailedNoFinalEvent',
+    metric: 'failed',
+    webhook: 'email.failed',
+  },
+  /** SES's event says it failed (a rejection, a rendering failure): the event raises its webhook. */
+  providerFailed: { as: 'settleEvent', status: 'failed', metric: 'failed' },
+  /** Its recipients' outcomes settle it (they are counted as they are recorded; the events raise theirs). */
+  settled: { as: 'settleEvent' },
+} as const satisfies Record<string, Ending>;
+export type EndingName = keyof typeof ENDINGS;
 
 /** What the requirements are measured against: the moment, and the attempt or time the caller means. */
 export interface TransitionContext {

@@ -6,10 +6,11 @@ import { newSuppressionId } from '../suppressions/model.js';
 import type { SuppressionRepository } from '../suppressions/ports.js';
 import type { WebhookEvent, WebhookEventType } from '../webhooks/model.js';
 import type { EventPublisher } from '../webhooks/ports.js';
-import { type EmailFacts, emailEvent } from '../webhooks/publish.js';
 import type { EmailEvent } from './email.js';
+import { endEmail } from './end.js';
 import type { AutomatedReason } from './engagement.js';
-import type { EmailRepository } from './ports.js';
+import { type EmailSource, emailEvent, emailFacts } from './events.js';
+import type { EmailRepository, RecipientOutcomeFlag, SentMark } from './ports.js';
 import { addressKey } from './recipients.js';
 import { type DeliveryEventType, lostReason, settledStatus } from './status.js';
 
@@ -24,7 +25,7 @@ export interface DeliveryEvent {
   /** Every provider event says the provider accepted the email: when, and under which message id. */
   sent: { at: string; providerMessageId: string };
   /** What the provider's event says of the email (for webhooks): the sender, subject and tags. */
-  email?: { from: string; subject: string; tags: Record<string, string>; template_id?: string };
+  email?: EmailSource;
   /**
    * An open's or click's particulars (Resend's `data.click` for a click: the link, when, by which
    * IP address and user agent); `link` is set for a click only.
@@ -81,14 +82,11 @@ async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: Webhook
   if (!events) return;
   const now = await events.subscriptions();
   const built: WebhookEvent[] = [];
-  const facts: EmailFacts = {
-    email_id: event.emailId,
-    from: event.email?.from ?? '',
-    subject: event.email?.subject ?? '',
-    tags: event.email?.tags ?? {},
-    message_id: event.sent.providerMessageId,
-    ...(event.email?.template_id ? { template_id: event.email.template_id } : {}),
-  };
+  const facts = emailFacts(
+    event.emailId,
+    event.email ?? { from: '', subject: '', tags: {} },
+    event.sent.providerMessageId,
+  );
   for (const type of types) {
     if (!now.wants(type)) continue;
     if (type === 'email.sent') {
@@ -167,88 +165,121 @@ export async function recordDeliveryEvent(
   deps: RecordEventDeps,
   event: DeliveryEvent,
 ): Promise<{ statusChanged: boolean }> {
-  const { emails, counters } = deps;
-  const { emailId, sent } = event;
-  counters?.count(EVENT_COUNTERS[event.type]);
-  // The metrics count what each write records first (metrics/model.ts): a repeated or late event
-  // finds it recorded and counts nothing.
-  const count = (counts: MetricCounts) => countMetrics(deps, event.email?.from, counts, emailId);
-  if (event.type === 'sent') {
-    // email.sent is raised once, by whichever records the send first: the consumer, or this.
-    const news = await emails.recordSent(emailId, sent.providerMessageId, sent.at);
-    await count({ sent: one(news.first) });
-    if (news.first) await raise(deps, event, ['email.sent']);
-    return { statusChanged: false };
+  deps.counters?.count(EVENT_COUNTERS[event.type]);
+  // Each write, then what it recorded first counted at once (metrics/model.ts: a repeated or late
+  // event finds it recorded and counts nothing; the writes after it may fail, and the retried event
+  // then finds it recorded), then every webhook the writes made news of, once they are all done (a
+  // receiver that reads the email back sees what the event says).
+  let statusChanged = false;
+  const raised: WebhookEventType[] = [];
+  for (const write of writesOf(deps, event)) {
+    const news = await write();
+    if (news.counts) await countMetrics(deps, event.email?.from, news.counts, event.emailId);
+    raised.push(...(news.raise ?? []));
+    statusChanged ||= news.statusChanged === true;
   }
+  if (raised.length) await raise(deps, event, raised);
+  return { statusChanged };
+}
+
+/** What one write of an event recorded first: the metrics it counts, the webhooks it raises. */
+interface News {
+  counts?: MetricCounts;
+  raise?: WebhookEventType[];
+  statusChanged?: boolean;
+}
+
+/** An event's writes, in order (recordDeliveryEvent performs them and what follows each). */
+function writesOf(deps: RecordEventDeps, event: DeliveryEvent): (() => Promise<News>)[] {
+  const { emails } = deps;
+  const { emailId, sent } = event;
+  const type = WEBHOOK_TYPES[event.type];
+  const entry = entryOf(event);
+  /** The send every event implies (SES has the email), with the mark it sets on the status item. */
+  const recordSend =
+    (mark?: SentMark, counted?: 'unique_opened' | 'unique_clicked' | 'delivery_delayed') =>
+    async (): Promise<News> => {
+      const news = await emails.recordSent(emailId, sent.providerMessageId, sent.at, mark);
+      // email.sent is raised once, by whichever records the send first: the consumer, or this.
+      return {
+        counts: { sent: one(news.first), ...(counted ? { [counted]: one(news.newMark) } : {}) },
+        raise: news.first ? ['email.sent'] : [],
+      };
+    };
+  /** The event kept on the email; an open or click is counted as soon as it is stored. */
+  const keep = (counted?: 'opened' | 'clicked') => async (): Promise<News> => {
+    const added = await emails.addEvent(emailId, entry);
+    return counted ? { counts: { [counted]: one(added) } } : {};
+  };
+  const suppress = async (): Promise<News> => {
+    await suppressAddresses(deps, event);
+    return {};
+  };
+  const raises = async (): Promise<News> => ({ raise: [type] });
+  switch (event.type) {
+    case 'sent':
+      return [recordSend()];
+    case 'opened':
+    case 'clicked': {
+      const kind = event.type;
+      if (event.automated) deps.counters?.count('EventsAutomated');
+      // An open or click also means the provider has the email; the mark never touches the status.
+      return [keep(kind), suppress, recordSend(kind, `unique_${kind}`), raises];
+    }
+    case 'delayed':
+      // A delay also means the provider has the email.
+      return [keep(), suppress, recordSend('delayed', 'delivery_delayed'), raises];
+    case 'failed':
+      return [
+        keep(),
+        suppress,
+        async () => ({
+          statusChanged: await endEmail(deps, emailId, {
+            ending: 'providerFailed',
+            at: event.at,
+            ...(event.detail ? { reason: event.detail } : {}),
+            ...(event.email ? { email: event.email } : {}),
+            write: { sent },
+          }),
+        }),
+        raises,
+      ];
+    default:
+      return [
+        suppress,
+        async () => {
+          const result = await emails.settleRecipients(emailId, {
+            addresses: event.recipients,
+            outcome: event.type as RecipientOutcomeFlag,
+            at: event.at,
+            ...(event.detail ? { reason: event.detail } : {}),
+            sent,
+            event: entry,
+          });
+          if (!result) return {};
+          let statusChanged = result.changed;
+          const next = !statusChanged && result.status === 'queued' ? settledStatus(result.tally) : undefined;
+          if (next)
+            statusChanged = await endEmail(deps, emailId, {
+              ending: 'settled',
+              status: next,
+              at: event.at,
+              ...(next === 'bounced' ? { reason: lostReason(result.tally) } : {}),
+              write: { sent },
+            });
+          return { counts: outcomeCounts(result.newly, event.bounce?.type), raise: [type], statusChanged };
+        },
+      ];
+  }
+}
+
+/** The event as the email keeps it. */
+function entryOf(event: DeliveryEvent): EmailEvent {
   const entry: EmailEvent = { type: event.type, at: event.at, recipients: event.recipients };
   if (event.detail) entry.detail = event.detail;
   if (event.bounce) entry.bounce = event.bounce;
   if (event.type === 'opened' || event.type === 'clicked') engagementEntry(entry, event);
-  // An outcome's event is recorded with the outcome (for a one-recipient email, in the same write).
-  const newEvent =
-    (event.type === 'delayed' ||
-      event.type === 'failed' ||
-      event.type === 'opened' ||
-      event.type === 'clicked') &&
-    (await emails.addEvent(emailId, entry));
-  // An open or click is counted as soon as its event is stored: the writes after it may fail, and
-  // the retried event then finds it stored (what is counted below is news of later writes).
-  if (newEvent && (event.type === 'opened' || event.type === 'clicked')) await count({ [event.type]: 1 });
-  await suppress(deps, event);
-
-  switch (event.type) {
-    case 'opened':
-    case 'clicked': {
-      if (event.automated) counters?.count('EventsAutomated');
-      // An open or click also means the provider has the email; the mark never touches the status.
-      const news = await emails.recordSent(emailId, sent.providerMessageId, sent.at, event.type);
-      await count({ sent: one(news.first), [`unique_${event.type}`]: one(news.newMark) });
-      const type = WEBHOOK_TYPES[event.type];
-      await raise(deps, event, news.first ? ['email.sent', type] : [type]);
-      return { statusChanged: false };
-    }
-    case 'delayed': {
-      // A delay also means the provider has the email.
-      const news = await emails.recordSent(emailId, sent.providerMessageId, sent.at, 'delayed');
-      await count({ sent: one(news.first), delivery_delayed: one(news.newMark) });
-      await raise(
-        deps,
-        event,
-        news.first ? ['email.sent', 'email.delivery_delayed'] : ['email.delivery_delayed'],
-      );
-      return { statusChanged: false };
-    }
-    case 'failed': {
-      const statusChanged = await emails.finish(emailId, 'failed', event.at, {
-        ...(event.detail ? { reason: event.detail } : {}),
-        sent,
-      });
-      await count({ failed: one(statusChanged) });
-      await raise(deps, event, ['email.failed']);
-      return { statusChanged };
-    }
-    default: {
-      const result = await emails.settleRecipients(emailId, {
-        addresses: event.recipients,
-        outcome: event.type,
-        at: event.at,
-        ...(event.detail ? { reason: event.detail } : {}),
-        sent,
-        event: entry,
-      });
-      if (!result) return { statusChanged: false };
-      await count(outcomeCounts(result.newly, event.bounce?.type));
-      let statusChanged = result.changed;
-      const next = !statusChanged && result.status === 'queued' ? settledStatus(result.tally) : undefined;
-      if (next)
-        statusChanged = await emails.finish(emailId, next, event.at, {
-          ...(next === 'bounced' ? { reason: lostReason(result.tally) } : {}),
-          sent,
-        });
-      await raise(deps, event, [WEBHOOK_TYPES[event.type]]);
-      return { statusChanged };
-    }
-  }
+  return entry;
 }
 
 /**
@@ -322,7 +353,7 @@ function outcomeCounts(newly: readonly string[], bounceType: string | undefined)
 }
 
 /** Puts a hard-bounced or complaining address on the suppression list (a transient bounce is not). */
-async function suppress({ suppressions, counters, log }: RecordEventDeps, event: DeliveryEvent) {
+async function suppressAddresses({ suppressions, counters, log }: RecordEventDeps, event: DeliveryEvent) {
   const origin =
     event.type === 'complained'
       ? 'complaint'

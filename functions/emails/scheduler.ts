@@ -1,8 +1,9 @@
 import { notFound, validationError } from '../shared/errors.js';
 import type { Clock, Log } from '../shared/ports.js';
+import { endEmail } from './end.js';
 import type { DueEntry, EmailQueue, EmailRepository, EmailState } from './ports.js';
 import { dueJob, loadScheduleReader, parseScheduledAt, SCHEDULE_AHEAD_MS } from './schedule.js';
-import { decide, raiseFailed, type SweepDeps } from './sweep.js';
+import { decide, failUnknown, type SweepDeps } from './sweep.js';
 
 /** What the scheduler needs: the sweeper's, without the dead letters, and of its settings only those of its rules. */
 export type SchedulerDeps = Omit<SweepDeps, 'deadLetters' | 'settings'> & {
@@ -217,16 +218,7 @@ async function handleDue(
             deps.counters?.count('SweepRequeued');
           }
         } else if (decision.action === 'fail-unknown') {
-          const failed = await deps.emails.finish(state.id, 'failed', new Date(now).toISOString(), {
-            reason: decision.reason,
-            as: 'failAttempt',
-            attemptStartedAt: decision.attemptStartedAt,
-          });
-          if (failed) {
-            report.failedUnknownOutcome++;
-            deps.counters?.count('EmailsFailedUnknownOutcome');
-            await raiseFailed(deps, state.id, decision.reason, () => deps.store.content(state.id));
-          }
+          if (await failUnknown(deps, state.id, decision, now)) report.failedUnknownOutcome++;
         }
       } catch (error) {
         deps.log?.warn('scheduler: could not handle an email; next run tries again', {
@@ -304,10 +296,7 @@ export async function cancelEmail(
   if (isCanceled(state)) return { object: 'email', id }; // a repeated cancel changes nothing
   assertWaiting(state);
   const at = deps.clock.now().toISOString();
-  const canceled = await deps.emails.finish(id, 'failed', at, {
-    reason: 'canceled',
-    as: 'cancel',
-  });
+  const canceled = await endEmail(deps, id, { ending: 'canceled', at, reason: 'canceled' });
   if (!canceled) {
     const now = await stateOf(deps, id);
     if (!isCanceled(now)) assertWaiting(now, true);

@@ -1,10 +1,8 @@
-import { countMetrics } from '../metrics/count.js';
 import type { MetricsCounter } from '../metrics/ports.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../shared/ids.js';
 import type { Clock, Counters, Log } from '../shared/ports.js';
 import type { EventPublisher } from '../webhooks/ports.js';
-import { emailEvent, publishQuietly, tagsObject } from '../webhooks/publish.js';
-import type { EmailContent } from './email.js';
+import { type EndDeps, endEmail } from './end.js';
 import type {
   DeadLetters,
   EmailQueue,
@@ -13,7 +11,6 @@ import type {
   SweepProgress,
   SweepStore,
 } from './ports.js';
-import { recipientsOf } from './recipients.js';
 import { dueJob } from './schedule.js';
 import { settleUnreported } from './status.js';
 
@@ -207,21 +204,13 @@ async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
         deps.log?.warn('unreadable message in the dead-letter queue', { messageId });
         continue;
       }
-      const failed = await deps.emails.finish(job.id, 'failed', clock.now().toISOString(), {
+      const failed = await endEmail(deps, job.id, {
+        ending: 'deadLettered',
+        at: clock.now().toISOString(),
         reason: failedReason(settings.maxAttempts),
-        as: 'endUnsent',
+        email: async () => job.content ?? (await deps.store.content(job.id)),
       });
-      if (failed) {
-        report.failedFromDeadLetters++;
-        deps.counters?.count('EmailsFailedDeadLetter');
-        await countFailed(deps, job.id, job.content?.from);
-        await raiseFailed(
-          deps,
-          job.id,
-          failedReason(settings.maxAttempts),
-          async () => job.content ?? (await deps.store.content(job.id)),
-        );
-      }
+      if (failed) report.failedFromDeadLetters++;
     }
   }
 }
@@ -267,17 +256,8 @@ async function scanUnsent(
             deps.counters?.count('SweepRequeued');
           }
         } else if (decision.action === 'fail-unknown') {
-          resolved = await deps.emails.finish(id, 'failed', new Date(now).toISOString(), {
-            reason: decision.reason,
-            as: 'failAttempt',
-            attemptStartedAt: decision.attemptStartedAt,
-          });
-          if (resolved) {
-            report.failedUnknownOutcome++;
-            deps.counters?.count('EmailsFailedUnknownOutcome');
-            await countFailed(deps, id);
-            await raiseFailed(deps, id, decision.reason, () => deps.store.content(id));
-          }
+          resolved = await failUnknown(deps, id, decision, now);
+          if (resolved) report.failedUnknownOutcome++;
         }
       } catch (error) {
         // One email's trouble (a throttled write, the queue down) must not stop the others'.
@@ -361,57 +341,35 @@ async function settlePage(deps: SweepDeps, report: SweepReport, ids: string[], n
       state.tally ?? { total: 0, done: 0, lost: 0 },
       age(settings.finalEventsAfterMs),
     );
-    const settled = await deps.emails.finish(state.id, status, new Date(now).toISOString(), {
+    const settled = await endEmail(deps, state.id, {
+      ending: 'noFinalEvent',
+      status,
+      at: new Date(now).toISOString(),
       reason,
-      as: 'settleSent',
+      email: () => deps.store.content(state.id),
     });
-    if (settled) {
-      report.failedNoFinalEvent++;
-      deps.counters?.count('EmailsFailedNoFinalEvent');
-      if (status === 'failed') await countFailed(deps, state.id);
-      if (status === 'failed') await raiseFailed(deps, state.id, reason, () => deps.store.content(state.id));
-    }
+    if (settled) report.failedNoFinalEvent++;
   }
-}
-
-/** An email the sweeper failed, in the email metrics (its sender read back when not at hand; rare). */
-async function countFailed(deps: SweepDeps, id: string, from?: string) {
-  if (!deps.metrics) return;
-  const sender = from ?? (await deps.store.content(id).catch(() => null))?.from;
-  await countMetrics(deps, sender, { failed: 1 }, id);
 }
 
 const failedReason = (maxAttempts: number) =>
   `could not be handed to SES: its send message failed ${maxAttempts} times and went to the dead-letter queue`;
 
 /**
- * email.failed for an email the sweeper failed, to every recipient, its content read only when an
- * endpoint subscribes (a failure to publish is logged and counted, never stops the sweep).
+ * Ends `failed` an email whose attempt got no answer and which SES never reported sent (the
+ * sweeper's rule, which the scheduler applies to scheduled emails too): only while that attempt is
+ * the one on record, so a racing Send event or another run changes nothing twice.
  */
-export async function raiseFailed(
-  deps: Pick<SweepDeps, 'events' | 'clock' | 'log' | 'counters'>,
+export const failUnknown = (
+  deps: EndDeps & { store: Pick<SweepStore, 'content'> },
   id: string,
-  reason: string,
-  content: () => Promise<EmailContent | null>,
-) {
-  const at = deps.clock.now().toISOString();
-  await publishQuietly(deps, 'email.failed', async () => {
-    const found = await content();
-    if (!found) return [];
-    return [
-      emailEvent(
-        'email.failed',
-        at,
-        {
-          email_id: id,
-          from: found.from,
-          subject: found.subject,
-          tags: tagsObject(found.tags),
-          ...(found.template ? { template_id: found.template.id } : {}),
-        },
-        recipientsOf(found).map((r) => r.email),
-        { failed: { reason } },
-      ),
-    ];
+  decision: { reason: string; attemptStartedAt: number },
+  now: number,
+): Promise<boolean> =>
+  endEmail(deps, id, {
+    ending: 'unknownOutcome',
+    at: new Date(now).toISOString(),
+    reason: decision.reason,
+    email: () => deps.store.content(id),
+    write: { attemptStartedAt: decision.attemptStartedAt },
   });
-}

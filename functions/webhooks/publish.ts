@@ -1,5 +1,3 @@
-import { checkedRecords, type Domain, resendDomainStatus } from '../domains/model.js';
-import { emailIdTime } from '../shared/ids.js';
 import type { Counters, Log } from '../shared/ports.js';
 import { deliveryFor, type WebhookEvent, type WebhookEventType } from './model.js';
 import type { DeliveryQueue, EventPublisher, Subscriptions, WebhookRepository } from './ports.js';
@@ -61,77 +59,6 @@ export function readOncePerInvocation<D extends { events?: EventPublisher }>(dep
   };
   return { ...deps, events: once };
 }
-
-/** What an email event says about its email (Resend's `data`, less the recipients and the detail). */
-export interface EmailFacts {
-  email_id: string;
-  from: string;
-  subject: string;
-  tags: Record<string, string>;
-  /** The provider's message id, once it has one. */
-  message_id?: string;
-  /** The template it was rendered from, as Resend's events carry it. */
-  template_id?: string;
-}
-
-/**
- * An email event in Resend's shape: `data` has the email's id, its creation time, the sender as
- * sent, the recipients the event concerns, the subject, the provider's message id and the tags as
- * an object, then the event's own detail (`bounce`, `failed`, `suppressed`).
- */
-export function emailEvent(
-  type: Extract<WebhookEventType, `email.${string}`>,
-  at: string,
-  facts: EmailFacts,
-  to: readonly string[],
-  detail: Record<string, unknown> = {},
-): WebhookEvent {
-  return {
-    type,
-    created_at: at,
-    key: `${type}|${facts.email_id}|${at}|${[...to].sort().join(',')}`,
-    data: {
-      email_id: facts.email_id,
-      created_at: new Date(emailIdTime(facts.email_id)).toISOString(),
-      from: facts.from,
-      to: [...to],
-      subject: facts.subject,
-      ...(facts.message_id ? { message_id: facts.message_id } : {}),
-      tags: facts.tags,
-      ...(facts.template_id ? { template_id: facts.template_id } : {}),
-      ...detail,
-    },
-  };
-}
-
-/**
- * A domain event: Resend's domain object (with its records) under `data`, its status in Resend's
- * terms (see resendDomainStatus). `region` is the stack's; Resend's document lists four regions.
- */
-export function domainEvent(
-  type: Extract<WebhookEventType, `domain.${string}`>,
-  at: string,
-  domain: Domain,
-  region: string,
-): WebhookEvent {
-  return {
-    type,
-    created_at: at,
-    key: `${type}|${domain.id}|${at}|${domain.status}`,
-    data: {
-      id: domain.id,
-      name: domain.domain,
-      status: resendDomainStatus(domain.status),
-      created_at: domain.created_at,
-      region,
-      records: checkedRecords(domain.records),
-    },
-  };
-}
-
-/** Tags as Resend's events carry them: `{name: value}`. */
-export const tagsObject = (tags: readonly { name: string; value: string }[]): Record<string, string> =>
-  Object.fromEntries(tags.map((t) => [t.name, t.value]));
 
 /**
  * Publishes events where losing them is better than failing what raised them (an email accepted

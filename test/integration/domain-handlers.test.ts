@@ -22,6 +22,7 @@ import {
   VERIFIED_RECHECK_MS,
   verifiedSenderDomains,
 } from '../../functions/domains/domains.js';
+import { domainEvent } from '../../functions/domains/events.js';
 import type { Domain } from '../../functions/domains/model.js';
 import type { DomainRepository } from '../../functions/domains/ports.js';
 import { makeHandler as makeCheck } from '../../functions/handlers/check-domains.js';
@@ -31,7 +32,6 @@ import { makeHandler as makeGet } from '../../functions/handlers/get-domain.js';
 import { makeHandler as makeList } from '../../functions/handlers/list-domains.js';
 import { makeHandler as makeVerify } from '../../functions/handlers/verify-domain.js';
 import type { Clock } from '../../functions/shared/ports.js';
-import { domainEvent } from '../../functions/webhooks/publish.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { fullAccessKey, storeDomain } from '../support/fakes.js';
 import { expectResendShape } from '../support/resend-schema.js';

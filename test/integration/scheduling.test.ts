@@ -212,6 +212,39 @@ describe('the scheduler (dynalite)', () => {
     expect((await emails.getState(unanswered))?.status).toBe('failed');
   });
 
+  it('counts the email it ends for an unknown outcome as failed in the email metrics, and raises email.failed, as the sweeper does', async () => {
+    const unanswered = await scheduled(10_000);
+    await dispatchScheduled(sweepDeps());
+    now += 10_000;
+    await emails.claim(unanswered, now);
+    now += awsSweepSettings.unknownOutcomeAfterMs + awsSweepSettings.requeueAfterMs;
+    const counted: { domain: string; counts: Record<string, number>; spreadBy: string }[] = [];
+    const raised: { type: string; data: Record<string, unknown> }[] = [];
+    const deps = {
+      ...sweepDeps(),
+      metrics: {
+        count: async (domain: string, counts: Record<string, number>, spreadBy: string) => {
+          counted.push({ domain, counts, spreadBy });
+        },
+      },
+      events: {
+        subscriptions: async () => ({
+          wants: () => true,
+          publish: async (events: { type: string; data: Record<string, unknown> }[]) => {
+            raised.push(...events);
+          },
+        }),
+      },
+    };
+    expect(await dispatchScheduled(deps)).toMatchObject({ failedUnknownOutcome: 1 });
+    expect(counted).toEqual([{ domain: 'acme.com', counts: { failed: 1 }, spreadBy: unanswered }]);
+    expect(raised.map((e) => [e.type, e.data.email_id])).toEqual([['email.failed', unanswered]]);
+    // Ended once: the next run finds it final, and counts and raises nothing more.
+    await dispatchScheduled(deps);
+    expect(counted).toHaveLength(1);
+    expect(raised).toHaveLength(1);
+  });
+
   it('queues again within minutes one marked queued whose message never went (the send path died between)', async () => {
     // Stored as the send path stores one due within 90 s, marked as queued by it: then nothing.
     const lost = await scheduled(30_000, { dispatched: true });

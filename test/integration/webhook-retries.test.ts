@@ -6,9 +6,9 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys, WEBHOOK_RETRY_SHARDS, webhookRetryShard } from '../../functions/adapters/dynamodb/table.js';
 import { DynamoWebhookRetryStore } from '../../functions/adapters/dynamodb/webhook-retry-store.js';
+import { emailEvent } from '../../functions/emails/events.js';
 import { type Delivery, deliveryFor } from '../../functions/webhooks/model.js';
 import type { ParkedRetry } from '../../functions/webhooks/ports.js';
-import { emailEvent } from '../../functions/webhooks/publish.js';
 import {
   MAX_REQUEUED_PER_RUN,
   REQUEUE_MARGIN_MS,

@@ -1,5 +1,6 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { emailEvent } from '../../functions/emails/events.js';
 import { makeHandler } from '../../functions/handlers/deliver-webhooks.js';
 import {
   attemptNumber,
@@ -21,7 +22,6 @@ import type {
   PostResult,
   WebhookRetryStore,
 } from '../../functions/webhooks/ports.js';
-import { emailEvent } from '../../functions/webhooks/publish.js';
 import {
   MAX_REQUEUED_PER_RUN,
   REQUEUE_MARGIN_MS,

@@ -4,7 +4,9 @@ import { Resend } from 'resend';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuardedHttp } from '../../functions/adapters/http/guarded-http.js';
+import { domainEvent } from '../../functions/domains/events.js';
 import { DEFAULT_SETTINGS, type Domain } from '../../functions/domains/model.js';
+import { emailEvent } from '../../functions/emails/events.js';
 import { newEmailId } from '../../functions/shared/ids.js';
 import { addressProblem, urlProblem } from '../../functions/shared/targets.js';
 import { deliverWebhook } from '../../functions/webhooks/deliver.js';
@@ -27,7 +29,7 @@ import {
   type WebhookMessage,
 } from '../../functions/webhooks/model.js';
 import type { DeliveryQueue, PostResult, WebhookRepository } from '../../functions/webhooks/ports.js';
-import { domainEvent, emailEvent, WebhookPublisher } from '../../functions/webhooks/publish.js';
+import { WebhookPublisher } from '../../functions/webhooks/publish.js';
 import { expectResendShape } from '../support/resend-schema.js';
 
 describe('signing (Standard Webhooks)', () => {

@@ -1,4 +1,5 @@
 import { automatedReason, secondsBetween } from '../../emails/engagement.js';
+import type { EmailSource } from '../../emails/events.js';
 import type { DeliveryEvent } from '../../emails/record-event.js';
 import { isEmailId } from '../../shared/ids.js';
 import { EMAIL_ID_TAG, TEMPLATE_ID_TAG } from './mailer.js';
@@ -77,7 +78,7 @@ export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
   const base = {
     emailId,
     sent: { at: event.mail.timestamp, providerMessageId: event.mail.messageId },
-    email: emailFacts(event),
+    email: sourceOfEvent(event),
   };
   switch (event.eventType ?? event.notificationType) {
     case 'Send':
@@ -162,10 +163,11 @@ export function fromSesEvent(event: SesEvent): DeliveryEvent | undefined {
 }
 
 /**
- * What the event says about its email, for webhook payloads: the sender as sent, the subject, and
- * the user's tags (SES's own `ses:` tags and our email and template id tags left out), the template.
+ * What the event says of its email (emails/events.ts builds its webhooks' facts from it): the
+ * sender as sent, the subject, the user's tags (SES's own `ses:` tags and our email and template
+ * id tags left out), the template.
  */
-function emailFacts(event: SesEvent): NonNullable<DeliveryEvent['email']> {
+function sourceOfEvent(event: SesEvent): EmailSource {
   const headers = event.mail.commonHeaders;
   const tags: Record<string, string> = {};
   for (const [name, values] of Object.entries(event.mail.tags ?? {}))

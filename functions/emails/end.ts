@@ -1,0 +1,100 @@
+import { countMetrics } from '../metrics/count.js';
+import type { MetricsCounter } from '../metrics/ports.js';
+import type { Counters, Log } from '../shared/ports.js';
+import type { WebhookEvent } from '../webhooks/model.js';
+import type { EventPublisher } from '../webhooks/ports.js';
+import { publishQuietly } from '../webhooks/publish.js';
+import type { EmailContent } from './email.js';
+import { type EmailFacts, type EmailSource, emailEvent, emailFacts, sourceOf } from './events.js';
+import { ENDINGS, type EndingName } from './lifecycle.js';
+import type { EmailRepository, FinishOptions } from './ports.js';
+import { recipientsOf } from './recipients.js';
+import type { TerminalStatus } from './status.js';
+
+export interface EndDeps {
+  emails: Pick<EmailRepository, 'finish'>;
+  /** Where webhook events go (absent: none are raised). */
+  events?: EventPublisher;
+  counters?: Counters;
+  /** Where the email metrics are counted (absent: nothing is; metrics/model.ts). */
+  metrics?: MetricsCounter;
+  log?: Log;
+}
+
+export interface End {
+  /** Why it ends (lifecycle.ts ENDINGS): the transition, and what follows. */
+  ending: EndingName;
+  /** When (ISO UTC). */
+  at: string;
+  /** The status, where its recipients decide it (a settle); otherwise the ending's. */
+  status?: TerminalStatus;
+  /** Its `failure_reason` (and the `email.failed` event's). */
+  reason?: string;
+  /**
+   * The email as what ends it knows it (its sender for the metric, its facts for the webhook): its
+   * stored content, what SES's event says of it, or how to read its content, read only when a
+   * consequence needs it (some endpoint subscribes, or metrics are counted), and once. Absent: its
+   * ending needs none of it.
+   */
+  email?: EmailContent | EmailSource | (() => Promise<EmailContent | null>);
+  /** Whom its webhook names (default: every recipient of its content). */
+  recipients?: readonly string[];
+  /** The webhook's events, where they are not one `email.failed` (the suppressed, one per reason). */
+  webhookEvents?: (facts: EmailFacts) => WebhookEvent[];
+  /** How much its counter counts (default 1: the email). */
+  count?: number;
+  /** The transition's particulars (the attempt it concerns, SES's send, the suppressed recipients). */
+  write?: Pick<FinishOptions, 'attemptStartedAt' | 'sent' | 'suppressed'>;
+}
+
+/**
+ * Ends an email: one conditional write (its ending's transition: a late, repeated or racing end
+ * changes nothing), then, only when that write changed the email, what its ending names: the
+ * counter, the email metric and the webhook event. Neither of these fails the end once written:
+ * a metric not counted and an event not published are logged and counted (metrics/count.ts,
+ * webhooks/publish.ts). Returns whether this write ended it.
+ */
+export async function endEmail(deps: EndDeps, id: string, end: End): Promise<boolean> {
+  const ending = ENDINGS[end.ending];
+  const status = end.status ?? ('status' in ending ? ending.status : undefined);
+  if (!status) throw new Error(`ending ${end.ending} needs the status its recipients decide`);
+  const ended = await deps.emails.finish(id, status, end.at, {
+    as: ending.as,
+    ...(end.reason ? { reason: end.reason } : {}),
+    ...end.write,
+  });
+  if (!ended) return false;
+  // An ending whose status its recipients decide has its metric and webhook only when it failed.
+  const follows = !('status' in ending) ? status === 'failed' : true;
+  if ('counter' in ending) deps.counters?.count(ending.counter, end.count ?? 1);
+  let read: Promise<EmailContent | EmailSource | null> | undefined;
+  const email = () => {
+    const given = end.email;
+    read ??=
+      typeof given === 'function'
+        ? given().catch((error) => {
+            deps.log?.warn('could not read an ended email back for its metric and event', {
+              email_id: id,
+              error,
+            });
+            return null;
+          })
+        : Promise.resolve(given ?? null);
+    return read;
+  };
+  if (follows && 'metric' in ending && deps.metrics)
+    await countMetrics(deps, (await email())?.from, { [ending.metric]: 1 }, id);
+  if (follows && 'webhook' in ending) {
+    const type = ending.webhook;
+    await publishQuietly(deps, type, async () => {
+      const found = await email();
+      if (!found) return [];
+      const stored = 'to' in found;
+      const facts = emailFacts(id, stored ? sourceOf(found) : found);
+      if (end.webhookEvents) return end.webhookEvents(facts);
+      const to = end.recipients ?? (stored ? recipientsOf(found).map((r) => r.email) : []);
+      return [emailEvent(type, end.at, facts, to, { failed: { reason: end.reason ?? status } })];
+    });
+  }
+  return true;
+}
