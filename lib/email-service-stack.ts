@@ -16,6 +16,7 @@ import {
   timingSettings,
 } from '../functions/emails/send-timings.js';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../functions/request-logs/model.js';
+import { ConceptStacks } from './constructs/concept-stacks.js';
 import { ContentBucket } from './constructs/content-bucket.js';
 import { DomainCheck } from './constructs/domain-check.js';
 import { EmailApi } from './constructs/email-api.js';
@@ -23,7 +24,6 @@ import { EmailTable, type UpgradeStep } from './constructs/email-table.js';
 import { FrontDoor, FrontDoorFirewall, type FrontDoorFirewallProps } from './constructs/front-door.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { RequestLogs } from './constructs/request-logs.js';
-import { ScheduledFunction } from './constructs/scheduled-function.js';
 import { SendPipeline } from './constructs/send-pipeline.js';
 import {
   domainSetPattern,
@@ -151,6 +151,8 @@ export interface EmailServiceStackProps extends StackProps {
  * consumer); the send pipeline (queue → consumer → SES, and the sweeper); the HTTP API (a function
  * per route); the scheduled domain check; and the alarms and dashboard watching all of it.
  * Every function is built from its entry in functions/catalog.ts and bound to what it needs.
+ * This stack holds what is stateful or shared, and every function's log group; each concept's
+ * functions are in a nested stack of their own (ConceptStacks; docs/architecture.md, "Stacks").
  */
 export class EmailServiceStack extends Stack {
   public readonly table: EmailTable;
@@ -170,6 +172,8 @@ export class EmailServiceStack extends Stack {
   public readonly frontDoor?: FrontDoor;
   /** The send pipeline's timings (queues, timeouts, the sweeper's bounds) and their invariants. */
   public readonly timings: SendTimings;
+  /** The nested stack of each concept, holding its functions; their log groups stay here. */
+  public readonly concepts: ConceptStacks;
   /** Every function of the stack, by handler (for inspection and tests; the stack itself looks none up). */
   public readonly functions: Record<string, LambdaFunction>;
   public readonly serviceFunctions: readonly ServiceFunction[];
@@ -261,6 +265,8 @@ export class EmailServiceStack extends Stack {
     };
 
     this.monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: props.alarmEmail });
+    this.concepts = new ConceptStacks(this, 'Concepts', { logging });
+    const functions = this.concepts;
     const table = this.table.table;
     this.content = new ContentBucket(this, 'Content', { retentionDays: props.contentRetentionDays });
     const contentBucket = this.content.bucket;
@@ -268,7 +274,7 @@ export class EmailServiceStack extends Stack {
       resources: { table, settings },
       monitoring: this.monitoring,
       concurrency: props.webhookConcurrency,
-      logging,
+      functions,
     });
     const webhookQueue = this.webhooks.queue;
     this.sesEvents = new SesEventsPipeline(this, 'SesEvents', {
@@ -276,7 +282,7 @@ export class EmailServiceStack extends Stack {
       timings,
       monitoring: this.monitoring,
       concurrency: eventsConcurrency,
-      logging,
+      functions,
     });
     const configurationSet = this.sesEvents.configurationSet;
     const domainConfigurationSets = {
@@ -290,11 +296,11 @@ export class EmailServiceStack extends Stack {
       monitoring: this.monitoring,
       concurrency,
       batchSize: sendBatchSize,
-      logging,
+      functions,
     });
     // The destination takes Open and Click events, and such a destination turns tracking on for
     // every email of the set unless the send turns it off (the consumer's code does): updated after
-    // that code, so no deploy sends an email tracked in between.
+    // that code (after the consumer's stack), so no deploy sends an email tracked in between.
     this.sesEvents.eventDestination.node.addDependency(this.send.consumer.function);
     this.api = new EmailApi(this, 'Http', {
       resources: {
@@ -307,9 +313,10 @@ export class EmailServiceStack extends Stack {
         contentBucket,
       },
       monitoring: this.monitoring,
+      functions,
       rateLimit: props.apiRateLimit,
       burstLimit: props.apiBurstLimit,
-      logging,
+      accessLogRetention: logging.retention,
     });
     this.requestLogs =
       props.requestLogs === false
@@ -317,19 +324,20 @@ export class EmailServiceStack extends Stack {
         : new RequestLogs(this, 'RequestLogs', {
             resources: { table, settings },
             sources: [...this.api.functions.values()],
-            logging,
+            functions,
           });
     this.domainCheck = new DomainCheck(this, 'Domains', {
       resources: { table, settings, webhookQueue, domainConfigurationSets },
       every: Duration.minutes(props.domainCheckMinutes ?? 1),
-      logging,
+      functions,
     });
-    this.metricsRollUp = new ScheduledFunction(this, 'MetricsRollUp', {
-      name: 'roll-up-metrics',
-      description: "Rolls the email metrics' finished hours up into day items",
-      resources: { table, settings },
-      logging,
-    }).fn;
+    this.metricsRollUp = functions
+      .add('roll-up-metrics', { timeout: Duration.seconds(60) })
+      .bind({ table, settings });
+    this.metricsRollUp.runEvery(
+      Duration.minutes(1),
+      "Rolls the email metrics' finished hours up into day items",
+    );
     const background = [
       this.send.consumer,
       this.send.sweeper,

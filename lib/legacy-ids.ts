@@ -76,6 +76,31 @@ export const LEGACY_LOG_GROUP_IDS: Record<string, string> = {
   'check-domains': 'CheckDomainsLogs6C725BC0',
 };
 
+/**
+ * The construct paths (under the stack) of the log groups of the functions that are neither routes
+ * nor in LEGACY_LOG_GROUP_IDS, when every function was in the one template.
+ */
+const LOG_GROUP_PATHS: Record<string, readonly string[]> = {
+  'deliver-webhooks': ['Webhooks', 'Delivery', 'Logs'],
+  'requeue-webhook-retries': ['Webhooks', 'Retries', 'Function', 'Logs'],
+  'dispatch-scheduled': ['Send', 'Scheduler', 'Function', 'Logs'],
+  'roll-up-metrics': ['MetricsRollUp', 'Function', 'Logs'],
+  'write-request-logs': ['RequestLogs', 'Writer', 'Logs'],
+};
+
+/**
+ * The logical id of a function's log group: the one it had when every function was in the one
+ * template (a route's function was `Http/<handler>`), so the log groups stay where they were, with
+ * their logs, while the functions move to their concepts' stacks. A function added since, other
+ * than a route's, has none: its log group takes the id of where it is made.
+ */
+export function logGroupIdOf(name: string, { route }: { route: boolean }): string | undefined {
+  const legacy = LEGACY_LOG_GROUP_IDS[name];
+  if (legacy) return legacy;
+  const path = route ? ['Http', name, 'Logs'] : LOG_GROUP_PATHS[name];
+  return path ? logicalIdAt([...path, 'Resource']) : undefined;
+}
+
 /** Pins a construct's CloudFormation resource to a logical id it had before. */
 export function keepLogicalId(construct: { node: { defaultChild?: unknown } }, logicalId: string) {
   (construct.node.defaultChild as { overrideLogicalId(id: string): void }).overrideLogicalId(logicalId);

@@ -1,25 +1,28 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, type HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { CfnRoute, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { GraphWidget, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
 import { keepLogicalId, LEGACY_IDS, legacyRouteId } from '../legacy-ids.js';
+import { ApiIntegrations } from './api-integrations.js';
+import type { ConceptStacks } from './concept-stacks.js';
 import type { Monitoring } from './monitoring.js';
-import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
+import type { ServiceFunction, ServiceResources } from './service-function.js';
 
 export interface EmailApiProps {
   /** What the route functions are bound to (the table, the send queue, the settings). */
   readonly resources: ServiceResources;
+  /** Where its functions are deployed (each in its concept's stack, with its integration). */
+  readonly functions: ConceptStacks;
   readonly monitoring: Monitoring;
   /** API Gateway stage throttling, all keys together. @default 50 requests/s */
   readonly rateLimit?: number;
   /** @default 100 */
   readonly burstLimit?: number;
-  /** How its functions log. @default 30 days, INFO */
-  readonly logging?: FunctionLogging;
+  /** How long its access log is kept. @default RetentionDays.ONE_MONTH */
+  readonly accessLogRetention?: RetentionDays;
 }
 
 /**
@@ -27,6 +30,9 @@ export interface EmailApiProps {
  * entry of the route table, and `$default` for everything else (so even unknown routes get the
  * service's error shape), a throttled stage and an access log of one JSON line per request, with
  * no header (so no key) in it. Its alarm: API 5xx answers (a failing or throttled function).
+ * The API, its stage, access log and routes are in this stack; each route's function and its
+ * integration in the function's concept stack (ConceptStacks), invoked through that stack's one
+ * role (ApiIntegrations).
  */
 export class EmailApi extends Construct {
   public readonly api: HttpApi;
@@ -46,21 +52,30 @@ export class EmailApi extends Construct {
   constructor(scope: Construct, id: string, props: EmailApiProps) {
     super(scope, id);
     const functions = new Map<string, ServiceFunction>();
-    const make = (handler: string, memorySize?: number) => {
-      const fn = new ServiceFunction(this, handler, {
-        name: handler as never,
-        logging: props.logging,
-        ...(memorySize ? { memorySize } : {}),
-      }).bind(props.resources);
+    this.api = new HttpApi(this, 'Api', { createDefaultStage: false, description: 'Email sending API' });
+    const integrations = new Map<Stack, ApiIntegrations>();
+    /** A route to its own function, with its id of old (a route key exists once per API). */
+    const route = (routeKey: string, constructId: string, handler: string, memorySize?: number) => {
+      const fn = props.functions
+        .add(handler as never, memorySize ? { memorySize } : {})
+        .bind(props.resources);
       functions.set(handler, fn);
-      return fn;
+      const stack = Stack.of(fn);
+      let into = integrations.get(stack);
+      if (!into) {
+        into = new ApiIntegrations(stack, `${stack.node.id}Api`, { api: this.api });
+        integrations.set(stack, into);
+      }
+      const integration = into.integrate(handler, fn.function);
+      // An update keeps each route and points it at its new integration: a second route with the
+      // same key would be refused.
+      new CfnRoute(this.api, constructId, {
+        apiId: this.api.apiId,
+        routeKey,
+        authorizationType: 'NONE',
+        target: `integrations/${integration.integrationId}`,
+      }).overrideLogicalId(legacyRouteId(constructId));
     };
-    const fallback = make(FALLBACK_HANDLER, 256);
-    this.api = new HttpApi(this, 'Api', {
-      createDefaultStage: false,
-      description: 'Email sending API',
-      defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback.function),
-    });
     keepLogicalId(this.api, LEGACY_IDS.api);
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',
@@ -69,7 +84,7 @@ export class EmailApi extends Construct {
         "API's own error shape; an authorizer would add an invocation and latency to every request.",
     });
     this.accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: props.logging?.retention ?? RetentionDays.ONE_MONTH,
+      retention: props.accessLogRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     keepLogicalId(this.accessLogs, LEGACY_IDS.accessLogs);
@@ -95,17 +110,10 @@ export class EmailApi extends Construct {
       },
     });
     keepLogicalId(this.stage, LEGACY_IDS.stage);
-    for (const route of ROUTES) {
-      const fn = make(route.handler);
-      const routes = this.api.addRoutes({
-        path: route.path,
-        methods: [route.method as HttpMethod],
-        integration: new HttpLambdaIntegration(`${route.handler}-integration`, fn.function),
-      });
-      // A route key exists once per API: an update keeps each route and points it at its new integration.
-      for (const created of routes) keepLogicalId(created, legacyRouteId(created.node.id));
-    }
-    keepLogicalId(this.api.node.findChild('DefaultRoute'), legacyRouteId('DefaultRoute'));
+    route('$default', 'DefaultRoute', FALLBACK_HANDLER, 256);
+    // The construct id HttpApi.addRoutes gave each route (a construct id reads `/` as `--`).
+    for (const { method, path, handler } of ROUTES)
+      route(`${method} ${path}`, `${method}${path}`.replaceAll('/', '--'), handler);
     this.functions = functions;
 
     const apiMetric = (metricName: string, statistic = 'Sum') =>

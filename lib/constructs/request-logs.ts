@@ -4,15 +4,16 @@ import { FilterPattern, SubscriptionFilter } from 'aws-cdk-lib/aws-logs';
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
 import { Construct } from 'constructs';
 import { LOG_LINE_MARKER, LOG_LINE_TYPE } from '../../functions/request-logs/model.js';
-import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
+import type { ConceptStacks } from './concept-stacks.js';
+import type { ServiceFunction, ServiceResources } from './service-function.js';
 
 export interface RequestLogsProps {
   /** What the writer is bound to (the table, and LOG_RETENTION_DAYS among the settings). */
   readonly resources: ServiceResources;
   /** The functions whose request-log lines are stored: the API's. */
   readonly sources: readonly ServiceFunction[];
-  /** How the writer logs. @default 30 days, INFO */
-  readonly logging?: FunctionLogging;
+  /** Where the writer is deployed (in its concept's stack). */
+  readonly functions: ConceptStacks;
 }
 
 /** The subscription filter's pattern: the marked JSON lines only (Powertools' lines have no such field). */
@@ -25,7 +26,8 @@ export const REQUEST_LOG_FILTER = `{ $.${LOG_LINE_MARKER} = "${LOG_LINE_TYPE}" }
  * asynchronously with batches of lines, and retries a failed invocation (Lambda's asynchronous
  * retries, twice); the items are keyed by log id, so a batch written again changes nothing.
  * Defaults: the writer has 256 MB and 30 s; one invoke permission for the account's log groups
- * in this region (one per group would grow the function's policy past its 20 KB limit).
+ * in this region (one per group would grow the function's policy past its 20 KB limit). Each filter
+ * is made beside its function (in that function's concept stack), after the writer's permission.
  */
 export class RequestLogs extends Construct {
   public readonly writer: ServiceFunction;
@@ -33,12 +35,9 @@ export class RequestLogs extends Construct {
 
   constructor(scope: Construct, id: string, props: RequestLogsProps) {
     super(scope, id);
-    this.writer = new ServiceFunction(this, 'Writer', {
-      name: 'write-request-logs',
-      logging: props.logging,
-      memorySize: 256,
-      timeout: Duration.seconds(30),
-    }).bind(props.resources);
+    this.writer = props.functions
+      .add('write-request-logs', { memorySize: 256, timeout: Duration.seconds(30) })
+      .bind(props.resources);
     const stack = Stack.of(this);
     this.writer.function.addPermission('FromApiLogGroups', {
       principal: new ServicePrincipal('logs.amazonaws.com'),
@@ -57,7 +56,9 @@ export class RequestLogs extends Construct {
         logGroup: source.logGroup,
         destination,
         filterPattern: FilterPattern.literal(REQUEST_LOG_FILTER),
-        filterName: 'request-logs',
+        // Named by CloudFormation, not by us: a filter that moves (with its function, to another
+        // stack) is made before the one it replaces is deleted, and a log group takes two, but
+        // not two of one name (the old one's deletion would take the new one with it).
       });
       filter.node.addDependency(permission);
       this.filters.push(filter);

@@ -1,16 +1,14 @@
 import { Duration } from 'aws-cdk-lib';
 import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SendTimings } from '../../functions/emails/send-timings.js';
 import { keepLogicalId, LEGACY_IDS } from '../legacy-ids.js';
+import type { ConceptStacks } from './concept-stacks.js';
 import type { Monitoring } from './monitoring.js';
 import { depth, secureQueue } from './queues.js';
-import { ScheduledFunction } from './scheduled-function.js';
-import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
+import type { ServiceFunction, ServiceResources } from './service-function.js';
 
 export interface SendPipelineProps {
   /** The table, the configuration set and the settings its functions read. */
@@ -33,8 +31,8 @@ export interface SendPipelineProps {
    * @default 10
    */
   readonly batchSize?: number;
-  /** How its functions log. @default 30 days, INFO */
-  readonly logging?: FunctionLogging;
+  /** Where its functions are deployed (each in its concept's stack). */
+  readonly functions: ConceptStacks;
 }
 
 /**
@@ -74,11 +72,9 @@ export class SendPipeline extends Construct {
       sendDeadLetterQueue: this.deadLetterQueue,
     };
 
-    this.consumer = new ServiceFunction(this, 'Consumer', {
-      name: 'process-send-queue',
-      logging: props.logging,
-      timeout: Duration.seconds(timings.consumerTimeoutSeconds),
-    }).bind(resources);
+    this.consumer = props.functions
+      .add('process-send-queue', { timeout: Duration.seconds(timings.consumerTimeoutSeconds) })
+      .bind(resources);
     this.consumer.function.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: props.batchSize ?? 10,
@@ -88,22 +84,15 @@ export class SendPipeline extends Construct {
       }),
     );
 
-    this.sweeper = new ServiceFunction(this, 'Sweeper', {
-      name: 'sweep-emails',
-      logging: props.logging,
-      timeout: Duration.seconds(60),
-    }).bind(resources);
-    new Rule(this, 'SweepSchedule', {
-      description: 'Re-queues stranded emails and settles those whose outcome will never come',
-      schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(this.sweeper.function, { retryAttempts: 0 })],
-    });
-    this.scheduler = new ScheduledFunction(this, 'Scheduler', {
-      name: 'dispatch-scheduled',
-      description: 'Queues scheduled emails as they fall due',
-      resources,
-      logging: props.logging,
-    }).fn;
+    this.sweeper = props.functions.add('sweep-emails', { timeout: Duration.seconds(60) }).bind(resources);
+    this.sweeper.runEvery(
+      Duration.minutes(1),
+      'Re-queues stranded emails and settles those whose outcome will never come',
+    );
+    this.scheduler = props.functions
+      .add('dispatch-scheduled', { timeout: Duration.seconds(60) })
+      .bind(resources);
+    this.scheduler.runEvery(Duration.minutes(1), 'Queues scheduled emails as they fall due');
 
     monitoring.alarm('SendDeadLetters', depth(this.deadLetterQueue), {
       threshold: 1,

@@ -1,5 +1,7 @@
-import { type CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -12,7 +14,6 @@ import { parseLayout } from '../../functions/adapters/dynamodb/email-keys.js';
 import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { type EnvKey, type FunctionName, type FunctionSpec, specOf } from '../../functions/catalog.js';
 import { functionCode } from '../function-code.js';
-import { keepLogicalId, LEGACY_LOG_GROUP_IDS } from '../legacy-ids.js';
 
 /**
  * The names of domains' own sets: the stack's prefix and a domain id (`dom_…`), so another stack
@@ -50,23 +51,32 @@ export interface FunctionLogging {
 export interface ServiceFunctionProps {
   /** The handler module in functions/handlers/, and its entry in functions/catalog.ts. */
   readonly name: FunctionName;
-  /** How long its logs are kept, and from which level. */
+  /** How long its logs are kept (in a log group of its own), and from which level. */
   readonly logging?: FunctionLogging;
+  /**
+   * The log group it writes to, made elsewhere (the stack keeps every function's log group in the
+   * parent template, so a function moving between stacks keeps its logs). Its retention is the group's.
+   * @default a log group of its own, kept `logging.retention`
+   */
+  readonly logGroup?: LogGroup;
   /** @default Duration.seconds(10) */
   readonly timeout?: Duration;
   /** @default 512 */
   readonly memorySize?: number;
-  /** The service name in logs and the dimension of its metrics. @default the stack's name */
+  /**
+   * The service name in logs and the dimension of its metrics.
+   * @default the name of the stack it is deployed with (the parent's, for a nested stack)
+   */
   readonly serviceName?: string;
   /** The namespace of its metrics. @default 'EmailService' */
   readonly metricsNamespace?: string;
 }
 
 /**
- * One Lambda function of the service, with what it owns: its log group (30 days), its own role
- * (allowed to write to that log group and nothing else until it is granted more), the function
- * built as the stack builds every function (lib/bundling.ts, lib/function-code.ts), and the cdk-nag findings it
- * acknowledges. Its access and environment come from its catalog entry through `bind`, or one
+ * One Lambda function of the service, with what it owns: its log group (30 days; or one given to
+ * it), its own role (allowed to write to that log group and nothing else until it is granted
+ * more), its schedule if it runs on one, the function built as the stack builds every function
+ * (lib/bundling.ts, lib/function-code.ts), and the cdk-nag findings it acknowledges. Its access and environment come from its catalog entry through `bind`, or one
  * grant at a time; each grant sets the matching variable in the same call. The synth fails if a
  * variable its wiring reads is left unset.
  */
@@ -82,12 +92,12 @@ export class ServiceFunction extends Construct {
     super(scope, id);
     this.name = props.name;
     this.spec = specOf(props.name);
-    this.logGroup = new LogGroup(this, 'Logs', {
-      retention: props.logging?.retention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    const legacyLogGroup = LEGACY_LOG_GROUP_IDS[props.name];
-    if (legacyLogGroup) keepLogicalId(this.logGroup, legacyLogGroup);
+    this.logGroup =
+      props.logGroup ??
+      new LogGroup(this, 'Logs', {
+        retention: props.logging?.retention ?? RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
     // Its own role, allowed to write to its own log group only (not the managed basic-execution policy).
     this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     this.role.addToPolicy(
@@ -105,7 +115,7 @@ export class ServiceFunction extends Construct {
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
       environment: {
-        POWERTOOLS_SERVICE_NAME: props.serviceName ?? Stack.of(this).stackName,
+        POWERTOOLS_SERVICE_NAME: props.serviceName ?? deployedStack(this).stackName,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'EmailService',
         POWERTOOLS_LOG_LEVEL: props.logging?.level ?? 'INFO',
       },
@@ -128,6 +138,18 @@ export class ServiceFunction extends Construct {
   }
 
   private readonly set = new Set<EnvKey>();
+
+  /**
+   * Runs it every `every` (EventBridge), one job each: its own timeout, errors and alarm. Never
+   * retried by EventBridge: the next run is the retry.
+   */
+  runEvery(every: Duration, description: string): Rule {
+    return new Rule(this, 'Schedule', {
+      description,
+      schedule: Schedule.rate(every),
+      targets: [new LambdaTarget(this.function, { retryAttempts: 0 })],
+    });
+  }
 
   /** Sets a variable its wiring reads; one it does not read is refused (no stray configuration). */
   setEnvironment(key: EnvKey, value: string): this {
@@ -202,7 +224,7 @@ export class ServiceFunction extends Construct {
    * bucket is encrypted with S3-managed keys, so no KMS grant goes with them.
    */
   grantContent(bucket: IBucket): this {
-    const bucketId = Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnElement);
+    const bucketArn = nagReference(this, bucket.node.defaultChild as CfnElement, 'Arn');
     for (const [prefix, actions] of Object.entries(this.spec.content ?? {})) {
       this.role.addToPolicy(
         new PolicyStatement({
@@ -211,7 +233,7 @@ export class ServiceFunction extends Construct {
         }),
       );
       Validations.of(this.role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+        id: `AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}*]`,
         reason: `Objects are named by email at run time: limited to the ${prefix} prefix of the content bucket.`,
       });
     }
@@ -373,4 +395,22 @@ export class ServiceFunction extends Construct {
     const identities = `arn:<AWS::Partition>:ses:${shown(stack.region, 'Region')}:${shown(stack.account, 'AccountId')}:identity/*`;
     Validations.of(this.role).acknowledge({ id: `AwsSolutions-IAM5[Resource::${identities}]`, reason });
   }
+}
+
+/** The stack a construct is deployed with: its own, or for a nested stack, the top-level one. */
+function deployedStack(scope: Construct): Stack {
+  let stack = Stack.of(scope);
+  while (stack.nestedStackParent) stack = stack.nestedStackParent;
+  return stack;
+}
+
+/**
+ * How cdk-nag shows a resource's attribute in a finding of `scope`'s stack: `<Id.Attribute>` in its
+ * own stack; from a nested stack, the parameter CDK passes it as (`reference-to-` and the resource's
+ * unique id and attribute, alphanumerics only).
+ */
+function nagReference(scope: Construct, resource: CfnElement, attribute: string): string {
+  const stack = Stack.of(scope);
+  if (resource.stack === stack) return `<${stack.getLogicalId(resource)}.${attribute}>`;
+  return `<referenceto${Names.nodeUniqueId(resource.node)}${attribute}>`;
 }

@@ -16,17 +16,18 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SendTimings } from '../../functions/emails/send-timings.js';
 import { keepLogicalId, LEGACY_IDS, legacyEventsSubscriptionId } from '../legacy-ids.js';
+import type { ConceptStacks } from './concept-stacks.js';
 import type { Monitoring } from './monitoring.js';
 import { depth, secureQueue } from './queues.js';
-import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
+import type { ServiceFunction, ServiceResources } from './service-function.js';
 
 export interface SesEventsPipelineProps {
   readonly resources: Omit<ServiceResources, 'configurationSet'>;
   /** The pipeline's timings: the events queue's visibility and attempts, SES's maximum delivery time. */
   readonly timings: SendTimings;
   readonly monitoring: Monitoring;
-  /** How its functions log. @default 30 days, INFO */
-  readonly logging?: FunctionLogging;
+  /** Where its consumer is deployed (in its concept's stack). */
+  readonly functions: ConceptStacks;
   /**
    * Most concurrent consumer invocations (2 to 1,000, the SQS event source's bounds), each applying
    * a batch of up to `timings.eventsBatchSize` events: how fast a backlog of events is applied, and
@@ -130,11 +131,9 @@ export class SesEventsPipeline extends Construct {
     keepLogicalId(destination, LEGACY_IDS.configurationSetEventDestination);
     this.eventDestination = destination;
 
-    this.consumer = new ServiceFunction(this, 'Consumer', {
-      name: 'process-ses-events',
-      logging: props.logging,
-      timeout: Duration.seconds(timings.eventsConsumerTimeoutSeconds),
-    }).bind(props.resources);
+    this.consumer = props.functions
+      .add('process-ses-events', { timeout: Duration.seconds(timings.eventsConsumerTimeoutSeconds) })
+      .bind(props.resources);
     this.consumer.function.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: timings.eventsBatchSize,

@@ -4,10 +4,10 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../functions/webhooks/model.js';
+import type { ConceptStacks } from './concept-stacks.js';
 import type { Monitoring } from './monitoring.js';
 import { depth, secureQueue } from './queues.js';
-import { ScheduledFunction } from './scheduled-function.js';
-import { type FunctionLogging, ServiceFunction, type ServiceResources } from './service-function.js';
+import type { ServiceFunction, ServiceResources } from './service-function.js';
 
 export interface WebhooksProps {
   /** The table and the settings its function reads. */
@@ -21,7 +21,8 @@ export interface WebhooksProps {
   readonly concurrency?: number;
   /** @default 10 */
   readonly batchSize?: number;
-  readonly logging?: FunctionLogging;
+  /** Where its functions are deployed (each in its concept's stack). */
+  readonly functions: ConceptStacks;
 }
 
 /** Receives more than the schedule's attempts before a message counts as undeliverable (crashes, timeouts). */
@@ -58,11 +59,9 @@ export class Webhooks extends Construct {
       retentionPeriod: Duration.days(4),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_ATTEMPTS + SPARE_RECEIVES },
     });
-    this.delivery = new ServiceFunction(this, 'Delivery', {
-      name: 'deliver-webhooks',
-      logging: props.logging,
-      timeout,
-    }).bind({ ...props.resources, webhookQueue: this.queue });
+    this.delivery = props.functions
+      .add('deliver-webhooks', { timeout })
+      .bind({ ...props.resources, webhookQueue: this.queue });
     this.delivery.function.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: props.batchSize ?? 10,
@@ -70,12 +69,13 @@ export class Webhooks extends Construct {
         maxConcurrency: Math.max(2, props.concurrency ?? 5),
       }),
     );
-    this.retries = new ScheduledFunction(this, 'Retries', {
-      name: 'requeue-webhook-retries',
-      description: 'Puts parked webhook retries back on the delivery queue as they fall due',
-      resources: { ...props.resources, webhookQueue: this.queue },
-      logging: props.logging,
-    }).fn;
+    this.retries = props.functions
+      .add('requeue-webhook-retries', { timeout: Duration.seconds(60) })
+      .bind({ ...props.resources, webhookQueue: this.queue });
+    this.retries.runEvery(
+      Duration.minutes(1),
+      'Puts parked webhook retries back on the delivery queue as they fall due',
+    );
 
     monitoring.alarm('WebhookDeadLetters', depth(this.deadLetterQueue), {
       threshold: 1,

@@ -37,13 +37,16 @@ describe('functions as synthesized for deployment', () => {
     const app = new App({ outdir });
     stack = new EmailServiceStack(app, 'Bundled', { env: { account: '123456789012', region: 'us-east-1' } });
     const assembly = app.synth();
-    const template = assembly.getStackByName(stack.stackName).template as {
-      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-    };
+    type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    // A function's template: its concept's nested stack's, a file of the assembly (as CloudFormation gets it).
+    const templateOf = (of: Stack): { Resources: Resources } =>
+      of.nestedStackParent
+        ? JSON.parse(readFileSync(join(assembly.directory, of.templateFile), 'utf8'))
+        : assembly.getStackByName(of.stackName).template;
     assets = {};
     for (const [name, fn] of Object.entries(stack.functions)) {
       const id = Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement);
-      const props = template.Resources[id]?.Properties as {
+      const props = templateOf(Stack.of(fn)).Resources[id]?.Properties as {
         Code: { S3Key: string };
         Handler: string;
       };

@@ -12,7 +12,7 @@ import { FRONT_DOOR_HEADER } from '../../functions/http/front-door.js';
 import { buildApp } from '../../lib/app.js';
 import { FrontDoorFirewall } from '../../lib/constructs/front-door.js';
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';
-import { logicalId, resourcesOf, synthStack } from '../support/template.js';
+import { logicalId, resourcesOf, synthStack, templateOf } from '../support/template.js';
 
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
@@ -168,7 +168,7 @@ describe('the front door, on, outside us-east-1 (bin/app.ts)', () => {
       Scope: 'CLOUDFRONT',
       Rules: [Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 600 }) } })],
     });
-    const template = Template.fromStack(service);
+    const template = templateOf(service);
     template.resourceCountIs('AWS::WAFv2::WebACL', 0);
     // CDK's cross-region reference: read from SSM in us-east-1 by a custom resource at deploy time.
     const [distribution] = Object.values(resourcesOf(template, 'AWS::CloudFront::Distribution'));

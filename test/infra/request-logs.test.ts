@@ -1,9 +1,9 @@
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../lib/app.js';
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';
-import { logicalId, type Resource, resourcesOf, synthStack } from '../support/template.js';
+import { logicalId, type Resource, resourcesOf, synthStack, templateOf } from '../support/template.js';
 
 /**
  * The request logs' wiring: the API functions log as text, so the line each writes to stdout
@@ -18,7 +18,7 @@ beforeAll(() => {
   on = synthStack();
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], requestLogs: 'false' } });
   const { service } = buildApp(app, { account: '123456789012', region: 'us-east-1' });
-  off = { stack: service, template: Template.fromStack(service) };
+  off = { stack: service, template: templateOf(service) };
 });
 
 const apiFunctionsOf = ({ stack, template }: typeof on) => {

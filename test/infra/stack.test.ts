@@ -1,4 +1,4 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,17 +12,20 @@ import { REQUEST_LOG_FILTER } from '../../lib/constructs/request-logs.js';
 import { domainConfigurationSetPrefix, EmailServiceStack } from '../../lib/email-service-stack.js';
 import {
   actionsOf as actionsOfFunction,
+  deployedBy,
   logicalId,
   policiesOf as policiesOfFunction,
   resourcesOf,
   synthStack,
+  templateOf,
 } from '../support/template.js';
 
 let template: Template;
+let templates: Map<string, Template>;
 let stack: EmailServiceStack;
 
 beforeAll(() => {
-  ({ stack, template } = synthStack());
+  ({ stack, template, templates } = synthStack());
 });
 
 const resources = (type: string) => resourcesOf(template, type);
@@ -225,7 +228,9 @@ describe('EmailServiceStack', () => {
     const [destination] = Object.values(
       template.findResources('AWS::SES::ConfigurationSetEventDestination'),
     ) as { DependsOn?: string[] }[];
-    expect(destination?.DependsOn).toContain(logicalId(stack, stack.send.consumer.function));
+    // The consumer is in a nested stack: the destination waits for that whole stack's update.
+    expect(destination?.DependsOn).toContain(deployedBy(stack.send.consumer.function));
+    expect(deployedBy(stack.send.consumer.function)).not.toBe(logicalId(stack, stack.send.consumer.function));
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'sqs', RawMessageDelivery: true });
     // Its consumer takes the events in batches of up to 100 gathered over 2 s: fewer invocations,
     // receives and deletes per email, and an email's Send and Delivery events often in one batch.
@@ -647,7 +652,7 @@ describe('EmailServiceStack', () => {
       );
     expect(bodies(template)).toEqual(['true', 'true']);
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const off = Template.fromStack(new EmailServiceStack(app, 'Plain', { deflateBodies: false }));
+    const off = templateOf(new EmailServiceStack(app, 'Plain', { deflateBodies: false }));
     expect(bodies(off)).toEqual(['false', 'false']);
   });
 
@@ -662,7 +667,7 @@ describe('EmailServiceStack', () => {
       TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
     });
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const custom = Template.fromStack(new EmailServiceStack(app, 'Custom', { keyRateLimit: 25 }));
+    const custom = templateOf(new EmailServiceStack(app, 'Custom', { keyRateLimit: 25 }));
     custom.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ RATE_LIMIT_PER_SECOND: '25' }) },
     });
@@ -693,9 +698,25 @@ describe('EmailServiceStack', () => {
       SourceAccount: stack.account,
     });
     expect(JSON.stringify(permission.Properties.SourceArn)).toContain(':log-group:*');
-    // Each filter is created after the permission (CloudWatch checks it can invoke the writer).
-    for (const [, filter] of Object.entries(resources('AWS::Logs::SubscriptionFilter')))
-      expect((filter as { DependsOn?: string[] }).DependsOn).toContain(permissionId);
+    // Each filter is created after the permission (CloudWatch checks it can invoke the writer): in
+    // the permission's template, it depends on it; in another, its stack depends on the permission's.
+    const permissionElement = writer.node.findChild('FromApiLogGroups') as CfnElement;
+    expect(permissionElement.stack.resolve(permissionElement.logicalId)).toBe(permissionId);
+    const parentResources = templates.get(stack.node.path)?.toJSON().Resources;
+    expect(stack.requestLogs?.filters).toHaveLength(filters.length);
+    for (const filter of stack.requestLogs?.filters ?? []) {
+      const element = filter.node.defaultChild as CfnElement;
+      const dependsOn =
+        element.stack === permissionElement.stack
+          ? (resources('AWS::Logs::SubscriptionFilter')[logicalId(stack, filter)] as { DependsOn?: string[] })
+              .DependsOn
+          : parentResources[deployedBy(filter)].DependsOn;
+      expect(dependsOn, filter.node.path).toContain(
+        element.stack === permissionElement.stack
+          ? permissionId
+          : deployedBy({ node: { defaultChild: permissionElement } }),
+      );
+    }
     // The writer: BatchWriteItem on the table, the retention as its setting (30 days by default).
     expect(actionsOf('write-request-logs')).toEqual([
       'dynamodb:BatchWriteItem',
@@ -711,7 +732,7 @@ describe('EmailServiceStack', () => {
   it('keeps request logs logRetentionDays (1 to 3,650); refuses others naming the setting', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const custom = new EmailServiceStack(app, 'Logs90', { logRetentionDays: 90 });
-    Template.fromStack(custom).hasResourceProperties('AWS::Lambda::Function', {
+    templateOf(custom).hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ LOG_RETENTION_DAYS: '90' }) },
     });
     for (const bad of [0, 1.5, 4000])
