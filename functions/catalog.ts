@@ -85,6 +85,15 @@ const FALLBACK: RouteDeclaration = {
   summary: 'Every request no route matches: 401, 404 or 405',
 };
 
+/** Each concept's background functions, by the concept's folder. */
+export const WORKERS_BY_CONCEPT = {
+  emails: EMAIL_WORKERS,
+  domains: DOMAIN_WORKERS,
+  webhooks: WEBHOOK_WORKERS,
+  metrics: METRICS_WORKERS,
+  'request-logs': LOG_WORKERS,
+} as const satisfies Record<string, Record<string, WorkerSpec>>;
+
 /** The background functions, concept by concept. */
 export const WORKERS = {
   ...EMAIL_WORKERS,

@@ -10,6 +10,20 @@ import { SUPPRESSION_ROUTES } from './suppressions/routes.js';
 import { TEMPLATE_ROUTES } from './templates/routes.js';
 import { WEBHOOK_ROUTES } from './webhooks/routes.js';
 
+/** Each concept's routes, by the concept's folder. */
+export const ROUTES_BY_CONCEPT = {
+  emails: EMAIL_ROUTES,
+  metrics: METRICS_ROUTES,
+  domains: DOMAIN_ROUTES,
+  templates: TEMPLATE_ROUTES,
+  'api-keys': API_KEY_ROUTES,
+  suppressions: SUPPRESSION_ROUTES,
+  webhooks: WEBHOOK_ROUTES,
+  'request-logs': LOG_ROUTES,
+  'api-reference': API_REFERENCE_ROUTES,
+  console: CONSOLE_ROUTES,
+} as const satisfies Record<string, readonly RouteDeclaration[]>;
+
 /**
  * The route table: every concept's routes (each declared once, in its concept's routes.ts), read
  * by the stack (one API Gateway route and one function each), the local gateway, the fallback (404

@@ -1,4 +1,5 @@
-import type { FunctionName } from '../functions/catalog.js';
+import { WORKERS_BY_CONCEPT } from '../functions/catalog.js';
+import { FALLBACK_HANDLER, ROUTES_BY_CONCEPT } from '../functions/routes.js';
 
 /**
  * The parts of the service the stack deploys apart: each is a nested stack of its own, holding its
@@ -19,74 +20,45 @@ export const CONCEPTS = [
 export type Concept = (typeof CONCEPTS)[number];
 
 /**
- * Each function's concept: the one place the stack reads it from, until each concept declares its
- * own routes and functions. Typed by the catalog, so a function added there without a concept here
- * fails the type check.
+ * Where each concept folder's functions go: a stack of its own, but for the public pages (the API
+ * reference's and the console's), which go with the fallback route.
  */
-const CONCEPT_OF: Record<FunctionName, Concept> = {
-  'send-email': 'emails',
-  'send-batch': 'emails',
-  'list-emails': 'emails',
-  'get-email': 'emails',
-  'update-email': 'emails',
-  'cancel-email': 'emails',
-  'list-attachments': 'emails',
-  'get-attachment': 'emails',
-  'process-send-queue': 'emails',
-  'process-ses-events': 'emails',
-  'sweep-emails': 'emails',
-  'dispatch-scheduled': 'emails',
-  'get-email-metrics': 'metrics',
-  'roll-up-metrics': 'metrics',
-  'create-domain': 'domains',
-  'list-domains': 'domains',
-  'get-domain': 'domains',
-  'verify-domain': 'domains',
-  'update-domain': 'domains',
-  'delete-domain': 'domains',
-  'check-domains': 'domains',
-  'create-template': 'templates',
-  'list-templates': 'templates',
-  'get-template': 'templates',
-  'update-template': 'templates',
-  'delete-template': 'templates',
-  'publish-template': 'templates',
-  'duplicate-template': 'templates',
-  'create-api-key': 'api-keys',
-  'list-api-keys': 'api-keys',
-  'update-api-key': 'api-keys',
-  'delete-api-key': 'api-keys',
-  'add-suppression': 'suppressions',
-  'batch-add-suppressions': 'suppressions',
-  'list-suppressions': 'suppressions',
-  'get-suppression': 'suppressions',
-  'delete-suppression': 'suppressions',
-  'batch-remove-suppressions': 'suppressions',
-  'create-webhook': 'webhooks',
-  'list-webhooks': 'webhooks',
-  'get-webhook': 'webhooks',
-  'update-webhook': 'webhooks',
-  'delete-webhook': 'webhooks',
-  'rotate-webhook-secret': 'webhooks',
-  'list-webhook-events': 'webhooks',
-  'get-webhook-event': 'webhooks',
-  'list-webhook-attempts': 'webhooks',
-  'replay-webhook-event': 'webhooks',
-  'deliver-webhooks': 'webhooks',
-  'requeue-webhook-retries': 'webhooks',
-  'list-logs': 'request-logs',
-  'get-log': 'request-logs',
-  'write-request-logs': 'request-logs',
-  'get-openapi': 'pages',
-  'get-api-reference': 'pages',
-  'get-console': 'pages',
-  'get-console-asset': 'pages',
-  'route-not-found': 'pages',
+const STACK_OF_FOLDER: Record<keyof typeof ROUTES_BY_CONCEPT | keyof typeof WORKERS_BY_CONCEPT, Concept> = {
+  emails: 'emails',
+  metrics: 'metrics',
+  domains: 'domains',
+  templates: 'templates',
+  'api-keys': 'api-keys',
+  suppressions: 'suppressions',
+  webhooks: 'webhooks',
+  'request-logs': 'request-logs',
+  'api-reference': 'pages',
+  console: 'pages',
 };
+
+/**
+ * Each function's concept, from the declarations: the folder whose routes.ts declares its route, or
+ * whose workers.ts its background function (the fallback route goes with the pages).
+ */
+const CONCEPT_OF = new Map<string, Concept>([
+  [FALLBACK_HANDLER, 'pages'],
+  ...Object.entries(ROUTES_BY_CONCEPT).flatMap(([folder, routes]) =>
+    routes.map((route): [string, Concept] => [
+      route.handler,
+      STACK_OF_FOLDER[folder as keyof typeof STACK_OF_FOLDER],
+    ]),
+  ),
+  ...Object.entries(WORKERS_BY_CONCEPT).flatMap(([folder, workers]) =>
+    Object.keys(workers).map((name): [string, Concept] => [
+      name,
+      STACK_OF_FOLDER[folder as keyof typeof STACK_OF_FOLDER],
+    ]),
+  ),
+]);
 
 /** The concept a function belongs to; one the catalog does not know fails the synth. */
 export function conceptOf(name: string): Concept {
-  const concept = (CONCEPT_OF as Record<string, Concept | undefined>)[name];
-  if (!concept) throw new Error(`lib/concepts.ts gives the function "${name}" no concept`);
+  const concept = CONCEPT_OF.get(name);
+  if (!concept) throw new Error(`the function "${name}" is declared in no concept's routes.ts or workers.ts`);
   return concept;
 }

@@ -54,7 +54,7 @@ describe('the concepts', () => {
     }
     // No concept without a function; none unknown.
     expect(new Set(Object.keys(FUNCTIONS).map(conceptOf))).toEqual(new Set(CONCEPTS));
-    expect(() => conceptOf('no-such-function')).toThrow(/no concept/);
+    expect(() => conceptOf('no-such-function')).toThrow(/declared in no concept/);
   });
 
   it('leave each function’s log group in the parent, and nothing but functions’ own resources in the nested stacks', () => {
