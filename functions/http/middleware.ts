@@ -264,13 +264,8 @@ export function httpHandler(
   return withRequestLog(deps.requestLog, log, (event, context) => answer(event, context as HttpContext));
 }
 
-/** Validates input with a zod schema; failures become a 400 that names each offending field. */
-export function parseInput<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const fields = fieldErrorsOf(result.error.issues as Parameters<typeof fieldErrorsOf>[0]);
-  throw validationError(`Invalid request: ${describeFields(fields)}`, fields);
-}
+/** Input validation, for the handlers: the one shared rule (shared/parse.ts). */
+export { parseInput } from '../shared/parse.js';
 
 /**
  * The exported Lambda handler of an HTTP function. On Lambda it is built (clients, configuration)

@@ -319,7 +319,7 @@ describe('code loaded on first use, by built bundles in fresh processes', () => 
     const sent = await coldSend({ template: { id: created.json.id, variables: { NAME: 'Ann' } } });
     expect(sent.result.statusCode, JSON.stringify(sent.json)).toBe(200);
     expect(
-      sent.loadedLater.some((file) => file.startsWith('templates-')),
+      sent.loadedLater.some((file) => file.startsWith('send-templates-')),
       sent.loadedLater.join(),
     ).toBe(true);
     const email = await get(`/emails/${sent.json.id}`);

@@ -21,7 +21,7 @@ import { makeHandler as makeBatch } from '../../functions/handlers/send-batch.js
 import { makeHandler as makeSend } from '../../functions/handlers/send-email.js';
 import { makeHandler as makeUpdate } from '../../functions/handlers/update-template.js';
 import { systemClock } from '../../functions/shared/ports.js';
-import { cachedForSends } from '../../functions/templates/templates.js';
+import { cachedForSends } from '../../functions/templates/cache.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { fullAccessKey, MemoryContentStore, RecordingQueue, storeDomain } from '../support/fakes.js';
 import { expectResendShape } from '../support/resend-schema.js';

@@ -40,7 +40,7 @@ const has = (inputs: string[], module: string) => inputs.some((input) => input.i
 const CHRONO = 'node_modules/chrono-node/';
 const S3 = 'node_modules/@aws-sdk/client-s3/';
 const IPADDR = 'node_modules/ipaddr.js/';
-const TEMPLATES = 'functions/templates/templates.ts';
+const TEMPLATES = 'functions/emails/send-templates.ts';
 const CONTENT_STORE = 'functions/adapters/s3/content-store.ts';
 const GUARDED_HTTP = 'functions/adapters/http/guarded-http.ts';
 const MIME = 'node_modules/mime/';
