@@ -1,5 +1,17 @@
 import type { SesEvent } from '../functions/adapters/ses/events.js';
-import type { MessageTracking } from './ses-tracking.js';
+
+export interface TrackedLink {
+  token: string;
+  url: string;
+  /** From the anchor's `ses:tags="name:value;…"`, as SES reports them in the Click event. */
+  tags: Record<string, string[]>;
+}
+
+/** What tracking put in a message: its pixel's token (open tracking), its rewritten links (click tracking). */
+export interface MessageTracking {
+  open?: string;
+  links: TrackedLink[];
+}
 
 /**
  * What SES's mailbox simulator does with each address, reproduced locally so the same tests pass

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SesEvent } from '../functions/adapters/ses/events.js';
-import { mailOf, type SentMessage } from './mailbox-simulator.js';
+import { type MessageTracking, mailOf, type SentMessage, type TrackedLink } from './mailbox-simulator.js';
 
 /**
  * SES's open and click tracking, locally. With tracking on for a send, SES rewrites the HTML part
@@ -22,18 +22,7 @@ import { mailOf, type SentMessage } from './mailbox-simulator.js';
  */
 
 /** A link the tracking rewrote: its token redirects to `url`. */
-export interface TrackedLink {
-  token: string;
-  url: string;
-  /** From the anchor's `ses:tags="name:value;…"`, as SES reports them in the Click event. */
-  tags: Record<string, string[]>;
-}
-
-/** What tracking put in a message: its pixel's token (open tracking), its rewritten links (click tracking). */
-export interface MessageTracking {
-  open?: string;
-  links: TrackedLink[];
-}
+export type { MessageTracking, TrackedLink } from './mailbox-simulator.js';
 
 const OPEN_PATH = '/I0/';
 const CLICK_PATH = '/L0/';

@@ -1,9 +1,7 @@
 import * as z from 'zod/mini';
-import { ROUTES } from '../routes.js';
 import { components, errorSchema } from '../shared/answers.js';
 import { MAX_LIMIT } from '../shared/list.js';
 import type { RouteDeclaration, RouteDocs, RouteSchemas } from '../shared/route.js';
-import { ROUTE_DOCS } from './route-docs.js';
 
 type Json = Record<string, unknown>;
 
@@ -204,13 +202,13 @@ function publicOperation(route: RouteDeclaration, docs: RouteDocs): Json {
 }
 
 /**
- * The OpenAPI 3.1 document of the API, built from the routes' declarations, the schemas the handlers
- * validate with, the answers' schemas and the routes' docs: GET /v1/openapi.json serves it, GET
- * /docs shows it. `routes` and `docs`: another table's (a test builds one with a route added).
+ * The OpenAPI 3.1 document of these routes (the route table, functions/routes.ts, and their docs,
+ * functions/route-docs.ts), built from their declarations, the schemas the handlers validate with,
+ * the answers' schemas and the routes' words: GET /v1/openapi.json serves it, GET /docs shows it.
  */
 export async function buildDocument(
-  routes: readonly RouteDeclaration[] = ROUTES,
-  docs: Readonly<Record<string, RouteDocs>> = ROUTE_DOCS,
+  routes: readonly RouteDeclaration[],
+  docs: Readonly<Record<string, RouteDocs>>,
 ): Promise<Json> {
   const paths: Record<string, Record<string, Json>> = {};
   const add = (route: RouteDeclaration, operation: Json) => {

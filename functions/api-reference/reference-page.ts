@@ -1,5 +1,5 @@
-import type { BuiltPage } from '../http/public.js';
-import { cspHash } from '../http/public.js';
+import type { BuiltPage } from '../shared/page.js';
+import { cspHash } from '../shared/page.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import type { BuiltPage } from '../http/public.js';
+import type { BuiltPage } from '../shared/page.js';
 import { CONSOLE_ASSETS, CONSOLE_INDEX } from './assets.generated.js';
 import type { ConsoleFile } from './files.js';
 

@@ -1,5 +1,6 @@
 import { ApiError, conflict, notFound, validationError } from '../shared/errors.js';
 import { isId, newId } from '../shared/ids.js';
+import { AGAIN, optimistically } from '../shared/optimistic.js';
 import type { Clock, Counters, Log } from '../shared/ports.js';
 import type { EventPublisher } from '../webhooks/ports.js';
 import { publishQuietly } from '../webhooks/publish.js';
@@ -343,40 +344,43 @@ export async function refreshDomain(
 export async function updateDomain(deps: DomainDeps, id: string, update: DomainUpdate): Promise<Domain> {
   // Whether SES was given a set this request did not store: it must end as what is stored.
   let dirty = false;
-  for (let attempt = 0; ; attempt++) {
-    const domain = await find(deps, id);
-    const settings = applyUpdate(domain, update, domain.domain);
-    if (sameSettings(domain, settings)) {
+  return optimistically(
+    `Domain ${id}`,
+    async () => {
+      const domain = await find(deps, id);
+      const settings = applyUpdate(domain, update, domain.domain);
+      if (sameSettings(domain, settings)) {
+        if (dirty) await restoreConfigurationSet(deps, id);
+        // What sends read, written again: a request whose change was stored but not its name item
+        // (it failed between the two) is repaired by its retry.
+        await deps.domains.syncName(domain);
+        return domain;
+      }
+      assertSettingsPossible(deps, domain, settings);
+      let changed: Domain;
+      try {
+        changed = await withConfigurationSet(
+          deps,
+          await withTrackingRecords(deps, { ...domain, ...settings }),
+          dirty,
+        );
+      } catch (error) {
+        await restoreConfigurationSet(deps, id);
+        if (error instanceof IdentityError) throw settingsFailure(domain.domain, error);
+        throw error;
+      }
+      if (await deps.domains.save(changed, 'existing')) {
+        await raise(deps, 'domain.updated', changed);
+        return { ...changed, version: (domain.version ?? 0) + 1 };
+      }
+      // Deleted (find answers 404 next) or changed by another writer: apply the change to theirs.
+      dirty = dirty || changed.configuration_set !== domain.configuration_set;
+      return AGAIN;
+    },
+    async () => {
       if (dirty) await restoreConfigurationSet(deps, id);
-      // What sends read, written again: a request whose change was stored but not its name item
-      // (it failed between the two) is repaired by its retry.
-      await deps.domains.syncName(domain);
-      return domain;
-    }
-    assertSettingsPossible(deps, domain, settings);
-    let changed: Domain;
-    try {
-      changed = await withConfigurationSet(
-        deps,
-        await withTrackingRecords(deps, { ...domain, ...settings }),
-        dirty,
-      );
-    } catch (error) {
-      await restoreConfigurationSet(deps, id);
-      if (error instanceof IdentityError) throw settingsFailure(domain.domain, error);
-      throw error;
-    }
-    if (await deps.domains.save(changed, 'existing')) {
-      await raise(deps, 'domain.updated', changed);
-      return { ...changed, version: (domain.version ?? 0) + 1 };
-    }
-    // Deleted (find answers 404 next) or changed by another writer: apply the change to theirs.
-    dirty = dirty || changed.configuration_set !== domain.configuration_set;
-    if (attempt >= 4) {
-      if (dirty) await restoreConfigurationSet(deps, id);
-      throw conflict(`Domain ${id} is being changed by other requests; try again.`);
-    }
-  }
+    },
+  );
 }
 
 /** Settings this deployment cannot give (a change to them): a 400 that says what to set up, and where. */

@@ -1,10 +1,8 @@
 import type { PageQuery } from '../shared/list.js';
+import type { NameClaim } from '../shared/ports.js';
 import type { Domain, DomainConfigurationSet, DomainIdentity, DomainStatus, SenderOptions } from './model.js';
 
-/** How a claim on a domain name went: taken for this id, or already held by another. */
-export type NameClaim =
-  | { claimed: true }
-  | { claimed: false; id: string; state: 'creating' | 'active'; claimedAtMs: number };
+export type { NameClaim } from '../shared/ports.js';
 
 export interface DomainRepository {
   /**

@@ -2,7 +2,7 @@ import type { SenderOptions } from '../domains/model.js';
 import type { StoredAttachment } from './attachments.js';
 import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from './email.js';
 import type { IdempotencyBegin, StoredResponse } from './idempotency.js';
-import type { FinalTransition } from './lifecycle.js';
+import type { EmailState, FinalTransition } from './lifecycle.js';
 import type { ListEmailsQuery } from './list-query.js';
 import type { SuppressedReason } from './recipients.js';
 import type { EmailStatus, RecipientTally, TerminalStatus } from './status.js';
@@ -35,34 +35,7 @@ export type ClaimResult =
   /** No such email. */
   | 'missing';
 
-/** What the status item of an email says, read on its own (one GetItem). */
-export interface EmailState {
-  id: string;
-  status: EmailStatus;
-  created_at: string;
-  /** When the provider accepted it (our consumer's record, or the provider's Send event). */
-  sent_at?: string;
-  /** When an attempt to hand it to the provider began (epoch ms); kept until the email is sent or final. */
-  send_started_at?: number;
-  /** Why that attempt's outcome is unknown (a timeout, a 5xx), recorded by the worker that made it. */
-  attempt_error?: string;
-  /** When the sweeper last put it back on the queue (epoch ms). */
-  requeued_at?: number;
-  /** When the provider last refused it without taking it (epoch ms): its message is retried from then. */
-  refused_at?: number;
-  /** A scheduled email is not due before this time (ISO UTC). */
-  scheduled_at?: string;
-  /** The API key that scheduled it: it is sent only while that key exists. */
-  key_id?: string;
-  /** The scheduled time it was last put on the queue for (absent: not yet, for its current time). */
-  dispatched?: string;
-  /** Whether it is still in the due index (scheduled, not yet sent or final). */
-  due_indexed?: boolean;
-  /** A scheduled email canceled before it was sent. */
-  canceled?: boolean;
-  /** Its recipients' final outcomes so far (absent on emails stored before they were counted). */
-  tally?: RecipientTally;
-}
+export type { EmailState } from './lifecycle.js';
 
 /**
  * Recipients (positions in to, cc, bcc order) left out of the send because they are on the

@@ -1,4 +1,5 @@
-import type { EmailContent, EmailEvent } from './email.js';
+import type { SuppressedReason } from '../suppressions/ports.js';
+import type { EmailContent, EmailEvent } from './content.js';
 import { type EmailStatus, type LastEvent, lastEventOf } from './status.js';
 
 /**
@@ -12,8 +13,7 @@ export type RecipientKind = 'to' | 'cc' | 'bcc';
 export const RECIPIENT_STATUSES = ['queued', 'delivered', 'bounced', 'complained', 'suppressed'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
-/** Why a recipient was left out: what put its address on the suppression list. */
-export type SuppressedReason = 'previous_bounce' | 'previous_complaint' | 'manual';
+export type { SuppressedReason } from '../suppressions/ports.js';
 
 export interface Recipient {
   email: string;

@@ -1,6 +1,7 @@
 import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
-import { isLogId, type RequestLogRepository, requestLogsAreOff } from '../request-logs/model.js';
+import { isLogId, requestLogsAreOff } from '../request-logs/model.js';
+import type { RequestLogRepository } from '../request-logs/ports.js';
 import { toLogResponse } from '../request-logs/reads.js';
 import { getLogRoute } from '../request-logs/routes.js';
 import { notFound } from '../shared/errors.js';

@@ -1,5 +1,7 @@
 import { buildDocument } from '../api-reference/document.js';
 import { lazyPublicHandler, type PublicDeps, publicHandler } from '../http/public.js';
+import { ROUTE_DOCS } from '../route-docs.js';
+import { ROUTES } from '../routes.js';
 import { publicDeps } from '../wiring.js';
 
 /**
@@ -9,7 +11,7 @@ import { publicDeps } from '../wiring.js';
 export const makeHandler = (deps: PublicDeps) =>
   publicHandler(deps, async () => ({
     contentType: 'application/json; charset=utf-8',
-    body: JSON.stringify(await buildDocument()),
+    body: JSON.stringify(await buildDocument(ROUTES, ROUTE_DOCS)),
   }));
 
 export const handler = lazyPublicHandler(() => makeHandler(publicDeps('get-openapi')));

@@ -1,6 +1,7 @@
 import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { type RequestLogRepository, requestLogsAreOff } from '../request-logs/model.js';
+import { requestLogsAreOff } from '../request-logs/model.js';
+import type { RequestLogRepository } from '../request-logs/ports.js';
 import { listLogsQuerySchema, toLogSummary } from '../request-logs/reads.js';
 import { listLogsRoute } from '../request-logs/routes.js';
 import { apiDeps } from '../wiring.js';

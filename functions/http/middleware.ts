@@ -1,7 +1,6 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type * as z from 'zod/mini';
+import type { Context } from 'aws-lambda';
 import { type ApiKey, hashToken, looksLikeToken, permits, restricted } from '../api-keys/model.js';
 import type { ApiKeyRepository } from '../api-keys/ports.js';
 import { KeyRateLimiter, rateLimitExceeded, rateLimitHeaders } from '../api-keys/rate-limit.js';
@@ -10,10 +9,11 @@ import { counters as defaultCounters } from '../observability/metrics.js';
 import { observe } from '../observability/middleware.js';
 import type { RequestLogSink } from '../request-logs/model.js';
 import { onLambda } from '../shared/config.js';
-import { ApiError, describeFields, fieldErrorsOf, internalError, validationError } from '../shared/errors.js';
+import { ApiError, internalError, validationError } from '../shared/errors.js';
 import { MAX_EMAIL_BYTES } from '../shared/limits.js';
 import type { Clock, Counters, Log } from '../shared/ports.js';
 import type { RouteDeclaration } from '../shared/route.js';
+import type { HttpEvent, HttpResponse } from './event.js';
 import { frontDoorOnly } from './front-door.js';
 import { type LoggedContext, withRequestLog } from './request-log.js';
 
@@ -26,8 +26,7 @@ export const MAX_JSON_DEPTH = 32;
 /** Without a rate limit, `last_used_at` is written at most this often per key (with one, every request's write records it). */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-export type HttpEvent = APIGatewayProxyEventV2;
-export type HttpResponse = APIGatewayProxyStructuredResultV2;
+export type { HttpEvent, HttpResponse } from './event.js';
 
 export interface HttpDeps {
   apiKeys: ApiKeyRepository;

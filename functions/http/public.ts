@@ -5,6 +5,7 @@ import { log as defaultLog } from '../observability/logger.js';
 import { observe } from '../observability/middleware.js';
 import { onLambda } from '../shared/config.js';
 import { ApiError, internalError, notFound } from '../shared/errors.js';
+import type { BuiltPage } from '../shared/page.js';
 import type { Log } from '../shared/ports.js';
 import { frontDoorOnly } from './front-door.js';
 import { errorResponse, type HttpEvent, type HttpResponse, lazyHttpHandler } from './middleware.js';
@@ -15,22 +16,7 @@ export interface PublicDeps {
   log?: Log;
 }
 
-/** A page built into the service: its media type and its bytes (the same for every request). */
-export interface BuiltPage {
-  contentType: string;
-  body: string;
-  /** The hashes of the inline styles it carries, for its Content-Security-Policy (HTML pages). */
-  styleHashes?: readonly string[];
-  /** Its own Content-Security-Policy, instead of the one made from `styleHashes`. */
-  contentSecurityPolicy?: string;
-  /** Its own Cache-Control (default: `public, max-age=300`). */
-  cacheControl?: string;
-  /** Its ETag, when it was computed at build time (default: a hash of the body). */
-  etag?: string;
-}
-
-/** `'sha256-…'` of an inline style or script, as a Content-Security-Policy source. */
-export const cspHash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+export type { BuiltPage } from '../shared/page.js';
 
 /**
  * The headers of a public page: no framing, no sniffing, no referrer; an HTML page may load nothing

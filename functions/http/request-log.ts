@@ -11,7 +11,7 @@ import {
   requestLogLine,
 } from '../request-logs/model.js';
 import type { Log } from '../shared/ports.js';
-import type { HttpEvent, HttpResponse } from './middleware.js';
+import type { HttpEvent, HttpResponse } from './event.js';
 
 /** What the middleware chain leaves on the invocation's context for the request's log. */
 export interface LoggedContext {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { notFound } from '../shared/errors.js';
-import type { ListLogsQuery } from './reads.js';
 import type { STATUS_CLASSES } from './status-classes.js';
 
 /**
@@ -289,14 +288,6 @@ export const requestLogsAreOff = () =>
   notFound(
     'Request logs are turned off on this deployment (its requestLogs setting is false): no request is recorded.',
   );
-
-/** Where request logs are kept and read (adapters/dynamodb/request-log-repository.ts). */
-export interface RequestLogRepository {
-  /** Stores entries; storing one again (a line delivered twice) writes the same item. */
-  put(entries: readonly RequestLogEntry[], retentionDays: number): Promise<void>;
-  list(query: ListLogsQuery): Promise<{ data: RequestLogEntry[]; has_more: boolean }>;
-  get(id: string): Promise<RequestLogEntry | null>;
-}
 
 /** Where the middleware sends a request's line (stdout on Lambda; the local sink locally). */
 export interface RequestLogSink {

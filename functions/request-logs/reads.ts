@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { bothCursors, DEFAULT_LIMIT, MAX_LIMIT, type PageQuery, queryInteger } from '../shared/list.js';
+import { bothCursors, DEFAULT_LIMIT, MAX_LIMIT, queryInteger } from '../shared/list.js';
 import {
   isLogId,
   LOG_LINE_MARKER,
@@ -7,7 +7,6 @@ import {
   LOG_METHODS,
   type RequestLogEntry,
   STATUS_CLASSES,
-  type StatusClass,
   UUID,
 } from './model.js';
 
@@ -79,9 +78,7 @@ export const listLogsQuerySchema = z.pipe(
   z.transform((query) => ({ ...query, offset: 0 })),
 );
 
-export interface ListLogsQuery extends PageQuery {
-  status?: StatusClass;
-}
+export type { ListLogsQuery } from './ports.js';
 
 const logFields = {
   id: z.string(),

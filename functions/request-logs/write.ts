@@ -1,5 +1,6 @@
 import type { Log } from '../shared/ports.js';
-import type { RequestLogEntry, RequestLogRepository } from './model.js';
+import type { RequestLogEntry } from './model.js';
+import type { RequestLogRepository } from './ports.js';
 import { parseRequestLogLine } from './reads.js';
 
 /**

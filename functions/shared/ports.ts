@@ -125,3 +125,9 @@ export interface FileFetcher {
   /** The URL's bytes, at most `maxBytes` of them; throws FetchError. */
   fetch(url: string, maxBytes: number): Promise<Uint8Array>;
 }
+
+/**
+ * How a claim on a unique name went (a domain's name, a template's alias): taken for this id, or
+ * held by another, for good (`active`: its entity exists) or by a create under way (`creating`).
+ */
+export type NameClaim = { claimed: true } | { claimed: false; id: string; state: 'creating' | 'active' };

@@ -1,5 +1,7 @@
-import type { SuppressedReason } from '../emails/recipients.js';
 import type { PageQuery } from '../shared/list.js';
+
+/** Why a recipient was left out: what put its address on the suppression list. */
+export type SuppressedReason = 'previous_bounce' | 'previous_complaint' | 'manual';
 
 /** Where an address on the suppression list came from. */
 export const SUPPRESSION_ORIGINS = ['bounce', 'complaint', 'manual'] as const;

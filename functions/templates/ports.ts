@@ -1,7 +1,9 @@
 import type { PageQuery } from '../shared/list.js';
+import type { NameClaim } from '../shared/ports.js';
 import type { PublishedTemplate, Template } from './model.js';
 
-export type AliasClaim = { claimed: true } | { claimed: false; id: string };
+/** How a claim on an alias went (shared/ports.ts NameClaim). */
+export type AliasClaim = NameClaim;
 
 export interface TemplateRepository {
   /**

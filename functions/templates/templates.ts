@@ -1,31 +1,20 @@
-import { MAX_BATCH } from '../emails/batch.js';
-import {
-  conflict,
-  describeFields,
-  type FieldError,
-  fieldErrorsOf,
-  notFound,
-  validationError,
-} from '../shared/errors.js';
+import { conflict, notFound, validationError } from '../shared/errors.js';
 import { isId, newId } from '../shared/ids.js';
-import { MAX_EMAIL_BYTES, MAX_SEND_REQUEST_BYTES } from '../shared/limits.js';
+import { AGAIN, optimistically } from '../shared/optimistic.js';
 import type { Clock } from '../shared/ports.js';
 import {
   type CreateTemplateInput,
-  type PublishedTemplate,
   TEMPLATE_ID_PREFIX,
   TEMPLATE_VARIABLE_PREFIX,
   TEMPLATE_VERSION_PREFIX,
   type Template,
   type TemplateContent,
-  type TemplateRef,
   templateProblems,
-  templateRefSchema,
   type UpdateTemplateInput,
   withVariableIds,
 } from './model.js';
 import type { TemplateRepository } from './ports.js';
-import { renderTemplate, type TemplateVariableInput } from './render.js';
+import type { TemplateVariableInput } from './render.js';
 
 export interface TemplateDeps {
   templates: TemplateRepository;
@@ -130,93 +119,101 @@ export async function updateTemplate(
   idOrAlias: string,
   input: UpdateTemplateInput,
 ): Promise<Template> {
-  for (let attempt = 0; ; attempt++) {
-    const current = await findTemplate(deps, idOrAlias);
-    const now = deps.clock.now().toISOString();
-    const declared =
-      input.variables ??
-      current.variables.map(({ key, type, fallback_value }) => ({ key, type, fallback_value }));
-    // Left out: kept; null (as the SDK's types allow): cleared.
-    const kept = <K extends 'from' | 'subject' | 'text'>(key: K) => {
-      const value = input[key] === undefined ? current[key] : input[key];
-      return value == null ? {} : ({ [key]: value } as { [P in K]: string });
-    };
-    const content: TemplateContent = {
-      ...kept('from'),
-      ...kept('subject'),
-      reply_to: input.reply_to === undefined ? current.reply_to : (input.reply_to ?? []),
-      html: input.html ?? current.html,
-      ...kept('text'),
-      variables: withVariableIds(declared, current.variables, now, () => newId(TEMPLATE_VARIABLE_PREFIX)),
-    };
-    assertValid(content, declared);
-    const changed = contentChanged(current, content);
-    const alias = input.alias === undefined ? current.alias : (input.alias ?? undefined);
-    const { from: _f, subject: _s, text: _t, alias: _a, ...unchanged } = current;
-    const next: Template = {
-      ...unchanged,
-      ...content,
-      name: input.name ?? current.name,
-      ...(alias ? { alias } : {}),
-      updated_at: now,
-      ...(changed
-        ? { current_version_id: newId(TEMPLATE_VERSION_PREFIX), has_unpublished_versions: true }
-        : {}),
-    };
-    // Aliases are one whatever their case: `Welcome` to `welcome` keeps the same one.
-    const newAlias =
-      input.alias != null && input.alias.toLowerCase() !== current.alias?.toLowerCase()
-        ? input.alias
-        : undefined;
-    if (newAlias) {
-      const claim = await deps.templates.claimAlias(newAlias, current.id, deps.clock.now().getTime());
-      if (!claim.claimed) throw aliasTaken(newAlias, claim.id);
-    }
-    if (await deps.templates.save(next, 'existing')) {
-      if ((newAlias || input.alias === null) && current.alias)
-        await deps.templates.releaseAlias(current.alias, current.id).catch(() => undefined);
-      return { ...next, version: (current.version ?? 0) + 1 };
-    }
-    // Changed by another request meanwhile: apply this change to theirs (or 404, deleted).
-    if (newAlias) await deps.templates.releaseAlias(newAlias, current.id).catch(() => undefined);
-    if (attempt >= 4) throw conflict(`Template ${current.id} is being changed by other requests; try again.`);
-  }
+  let found = idOrAlias;
+  return optimistically(
+    () => `Template ${found}`,
+    async () => {
+      const current = await findTemplate(deps, idOrAlias);
+      found = current.id;
+      const now = deps.clock.now().toISOString();
+      const declared =
+        input.variables ??
+        current.variables.map(({ key, type, fallback_value }) => ({ key, type, fallback_value }));
+      // Left out: kept; null (as the SDK's types allow): cleared.
+      const kept = <K extends 'from' | 'subject' | 'text'>(key: K) => {
+        const value = input[key] === undefined ? current[key] : input[key];
+        return value == null ? {} : ({ [key]: value } as { [P in K]: string });
+      };
+      const content: TemplateContent = {
+        ...kept('from'),
+        ...kept('subject'),
+        reply_to: input.reply_to === undefined ? current.reply_to : (input.reply_to ?? []),
+        html: input.html ?? current.html,
+        ...kept('text'),
+        variables: withVariableIds(declared, current.variables, now, () => newId(TEMPLATE_VARIABLE_PREFIX)),
+      };
+      assertValid(content, declared);
+      const changed = contentChanged(current, content);
+      const alias = input.alias === undefined ? current.alias : (input.alias ?? undefined);
+      const { from: _f, subject: _s, text: _t, alias: _a, ...unchanged } = current;
+      const next: Template = {
+        ...unchanged,
+        ...content,
+        name: input.name ?? current.name,
+        ...(alias ? { alias } : {}),
+        updated_at: now,
+        ...(changed
+          ? { current_version_id: newId(TEMPLATE_VERSION_PREFIX), has_unpublished_versions: true }
+          : {}),
+      };
+      // Aliases are one whatever their case: `Welcome` to `welcome` keeps the same one.
+      const newAlias =
+        input.alias != null && input.alias.toLowerCase() !== current.alias?.toLowerCase()
+          ? input.alias
+          : undefined;
+      if (newAlias) {
+        const claim = await deps.templates.claimAlias(newAlias, current.id, deps.clock.now().getTime());
+        if (!claim.claimed) throw aliasTaken(newAlias, claim.id);
+      }
+      if (await deps.templates.save(next, 'existing')) {
+        if ((newAlias || input.alias === null) && current.alias)
+          await deps.templates.releaseAlias(current.alias, current.id).catch(() => undefined);
+        return { ...next, version: (current.version ?? 0) + 1 };
+      }
+      // Changed by another request meanwhile: apply this change to theirs (or 404, deleted).
+      if (newAlias) await deps.templates.releaseAlias(newAlias, current.id).catch(() => undefined);
+      return AGAIN;
+    },
+  );
 }
 
 /** `POST /v1/templates/{id}/publish`: the current version becomes the one sends use. */
 export async function publishTemplate(deps: TemplateDeps, idOrAlias: string): Promise<Template> {
-  for (let attempt = 0; ; attempt++) {
-    const current = await findTemplate(deps, idOrAlias);
-    const now = deps.clock.now().toISOString();
-    const { id, from, subject, reply_to, html, text, variables, current_version_id } = current;
-    // The version first, then the template saying so: a template never says published before it is.
-    const put = await deps.templates.putPublished(current.version ?? 0, {
-      id,
-      ...(from ? { from } : {}),
-      ...(subject !== undefined ? { subject } : {}),
-      reply_to,
-      html,
-      ...(text !== undefined ? { text } : {}),
-      variables,
-      version_id: current_version_id,
-      published_at: now,
-    });
-    if (!put) {
+  let found = idOrAlias;
+  return optimistically(
+    () => `Template ${found}`,
+    async () => {
+      const current = await findTemplate(deps, idOrAlias);
+      found = current.id;
+      const now = deps.clock.now().toISOString();
+      const { id, from, subject, reply_to, html, text, variables, current_version_id } = current;
+      // The version first, then the template saying so: a template never says published before it is.
+      const put = await deps.templates.putPublished(current.version ?? 0, {
+        id,
+        ...(from ? { from } : {}),
+        ...(subject !== undefined ? { subject } : {}),
+        reply_to,
+        html,
+        ...(text !== undefined ? { text } : {}),
+        variables,
+        version_id: current_version_id,
+        published_at: now,
+      });
       // Deleted meanwhile (404 on the next read), or a newer read was published: read again.
-      if (attempt >= 4) throw conflict(`Template ${id} is being changed by other requests; try again.`);
-      continue;
-    }
-    const next: Template = {
-      ...current,
-      status: 'published',
-      published_at: now,
-      updated_at: now,
-      has_unpublished_versions: false,
-    };
-    if (await deps.templates.save(next, 'existing')) return { ...next, version: (current.version ?? 0) + 1 };
-    // Edited meanwhile: publish what it is now.
-    if (attempt >= 4) throw conflict(`Template ${id} is being changed by other requests; try again.`);
-  }
+      if (!put) return AGAIN;
+      const next: Template = {
+        ...current,
+        status: 'published',
+        published_at: now,
+        updated_at: now,
+        has_unpublished_versions: false,
+      };
+      if (await deps.templates.save(next, 'existing'))
+        return { ...next, version: (current.version ?? 0) + 1 };
+      // Edited meanwhile: publish what it is now.
+      return AGAIN;
+    },
+  );
 }
 
 /** `POST /v1/templates/{id}/duplicate`: a new draft with the current version's content, no alias. */

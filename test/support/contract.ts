@@ -29,7 +29,12 @@ let checker: ((answer: RecordedAnswer) => string | undefined) | undefined;
 async function makeChecker() {
   // Loaded only by a file whose tests talked to the local service.
   const { buildDocument } = await import('../../functions/api-reference/document.js');
-  const doc = (await buildDocument()) as { paths: Record<string, Record<string, Json>>; components: Json };
+  const { ROUTES } = await import('../../functions/routes.js');
+  const { ROUTE_DOCS } = await import('../../functions/route-docs.js');
+  const doc = (await buildDocument(ROUTES, ROUTE_DOCS)) as {
+    paths: Record<string, Record<string, Json>>;
+    components: Json;
+  };
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addSchema(doc, 'api');

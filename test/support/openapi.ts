@@ -1,6 +1,8 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { buildDocument } from '../../functions/api-reference/document.js';
+import { ROUTE_DOCS } from '../../functions/route-docs.js';
+import { ROUTES } from '../../functions/routes.js';
 
 /**
  * Our OpenAPI document (functions/api-reference/document.ts) as a validator of answers: the schema of an
@@ -10,7 +12,7 @@ type Json = Record<string, unknown>;
 
 let state: { doc: Json; ajv: Ajv2020; compiled: Map<string, ValidateFunction> } | undefined;
 /** The document, built once per test file (its schemas are loaded on demand, so the build is async). */
-const DOCUMENT = await buildDocument();
+const DOCUMENT = await buildDocument(ROUTES, ROUTE_DOCS);
 
 function load() {
   if (state) return state;

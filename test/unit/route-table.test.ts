@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { TYPICAL } from '../../bin/bench/typical.js';
 import { buildDocument } from '../../functions/api-reference/document.js';
-import { ROUTE_DOCS } from '../../functions/api-reference/route-docs.js';
 import { buildCatalog, FUNCTIONS, WORKERS } from '../../functions/catalog.js';
+import { ROUTE_DOCS } from '../../functions/route-docs.js';
 import {
   FALLBACK_HANDLER,
   findRoute,

@@ -18,6 +18,7 @@ import type { DomainRepository, NameClaim } from '../../domains/ports.js';
 import type { PageQuery } from '../../shared/list.js';
 import { newestFirstPage, queryPages, writeIf } from './client.js';
 import { keys } from './table.js';
+import { UniqueNames } from './unique-names.js';
 
 type Item = Record<string, unknown>;
 
@@ -44,10 +45,15 @@ const toDomain = (item: Item): Domain => ({
  * one Query) and a small name item that keeps names unique and answers the send path's check.
  */
 export class DynamoDomainRepository implements DomainRepository {
+  /** Domain names, one domain each: a name's claim is held for good once its domain exists. */
+  private readonly names: UniqueNames;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.names = new UniqueNames(db, tableName, (name) => this.nameKey(name));
+  }
 
   private nameKey(domain: string) {
     return { pk: keys.domainName(domain), sk: keys.domainNameSk };
@@ -57,43 +63,16 @@ export class DynamoDomainRepository implements DomainRepository {
     return { pk: keys.domains, sk: keys.domain(id) };
   }
 
-  async claimName(domain: string, id: string, nowMs: number, leaseMs: number): Promise<NameClaim> {
-    if (
-      await writeIf(
-        this.db,
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...this.nameKey(domain), id, state: 'creating', claimed_at: nowMs },
-          // Free, or claimed by a create that has not finished within its lease (it died).
-          ConditionExpression: 'attribute_not_exists(pk) OR (#state = :creating AND claimed_at < :stale)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':creating': 'creating', ':stale': nowMs - leaseMs },
-        }),
-      )
-    )
-      return { claimed: true };
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: this.nameKey(domain), ConsistentRead: true }),
-    );
-    return {
-      claimed: false,
-      id: String(Item?.id ?? ''),
-      state: Item?.state === 'active' ? 'active' : 'creating',
-      claimedAtMs: Number(Item?.claimed_at ?? nowMs),
-    };
+  claimName(domain: string, id: string, nowMs: number, leaseMs: number): Promise<NameClaim> {
+    return this.names.claim(domain, id, {
+      nowMs,
+      leaseMs,
+      holds: async (holder) => (await this.get(holder)) !== null,
+    });
   }
 
-  async releaseName(domain: string, id: string): Promise<void> {
-    await writeIf(
-      this.db,
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: this.nameKey(domain),
-        ConditionExpression: 'id = :id AND #state = :creating',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':id': id, ':creating': 'creating' },
-      }),
-    );
+  releaseName(domain: string, id: string): Promise<void> {
+    return this.names.release(domain, id);
   }
 
   async save(domain: Domain, mode: 'new' | 'existing'): Promise<boolean> {

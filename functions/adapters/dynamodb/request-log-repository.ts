@@ -1,8 +1,8 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { RequestLogEntry, RequestLogRepository } from '../../request-logs/model.js';
+import type { RequestLogEntry } from '../../request-logs/model.js';
 import { statusClassOf } from '../../request-logs/model.js';
-import type { ListLogsQuery } from '../../request-logs/reads.js';
+import type { ListLogsQuery, RequestLogRepository } from '../../request-logs/ports.js';
 import { batchGetAll, newestFirstMerged, pause } from './client.js';
 import { INDEXES, keys, LOG_SHARDS, shardOf, TTL_ATTRIBUTE } from './table.js';
 

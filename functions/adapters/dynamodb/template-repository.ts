@@ -10,6 +10,7 @@ import type { AliasClaim, TemplateRepository } from '../../templates/ports.js';
 import { newestFirstPage, writeIf } from './client.js';
 import { bodiesOf, storedBodies } from './email-items.js';
 import { keys, TTL_ATTRIBUTE } from './table.js';
+import { UniqueNames } from './unique-names.js';
 
 type Item = Record<string, unknown>;
 
@@ -58,10 +59,18 @@ const toTemplate = (item: Item): Template => ({
  * read, one GetItem), and an item per alias that keeps aliases unique.
  */
 export class DynamoTemplateRepository implements TemplateRepository {
+  /**
+   * Aliases, one template each: a claim is held while its template has that alias (whatever its
+   * case); one whose create or change died is taken over after ALIAS_CLAIM_LEASE_MS.
+   */
+  private readonly aliases: UniqueNames;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.aliases = new UniqueNames(db, tableName, (name) => this.aliasKey(name));
+  }
 
   private templateKey(id: string) {
     return { pk: keys.templates, sk: keys.template(id) };
@@ -75,51 +84,17 @@ export class DynamoTemplateRepository implements TemplateRepository {
     return { pk: keys.templateAlias(alias), sk: keys.templateAliasSk };
   }
 
-  async claimAlias(alias: string, id: string, nowMs: number): Promise<AliasClaim> {
-    if (
-      await writeIf(
-        this.db,
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...this.aliasKey(alias), id, alias, claimed_at: nowMs },
-          ConditionExpression: 'attribute_not_exists(pk) OR id = :id',
-          ExpressionAttributeValues: { ':id': id },
-        }),
-      )
-    )
-      return { claimed: true };
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: this.aliasKey(alias), ConsistentRead: true }),
-    );
-    const holder = String(Item?.id ?? '');
-    // Held for a template that is not there, or that has another alias now, for longer than a
-    // create or a change takes (one that died between its writes, not one under way): taken over.
-    const held = holder ? await this.get(holder) : null;
-    if (holder && held?.alias?.toLowerCase() !== alias.toLowerCase()) {
-      const taken = await writeIf(
-        this.db,
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...this.aliasKey(alias), id, alias, claimed_at: nowMs },
-          ConditionExpression: 'id = :holder AND (attribute_not_exists(claimed_at) OR claimed_at < :stale)',
-          ExpressionAttributeValues: { ':holder': holder, ':stale': nowMs - ALIAS_CLAIM_LEASE_MS },
-        }),
-      );
-      if (taken) return { claimed: true };
-    }
-    return { claimed: false, id: holder };
+  claimAlias(alias: string, id: string, nowMs: number): Promise<AliasClaim> {
+    return this.aliases.claim(alias, id, {
+      nowMs,
+      leaseMs: ALIAS_CLAIM_LEASE_MS,
+      holds: async (holder) => (await this.get(holder))?.alias?.toLowerCase() === alias.toLowerCase(),
+      fields: { alias },
+    });
   }
 
-  async releaseAlias(alias: string, id: string): Promise<void> {
-    await writeIf(
-      this.db,
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: this.aliasKey(alias),
-        ConditionExpression: 'id = :id',
-        ExpressionAttributeValues: { ':id': id },
-      }),
-    );
+  releaseAlias(alias: string, id: string): Promise<void> {
+    return this.aliases.release(alias, id);
   }
 
   async save(template: Template, mode: 'new' | 'existing'): Promise<boolean> {

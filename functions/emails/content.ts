@@ -1,0 +1,55 @@
+import type { StoredAttachment } from './attachments.js';
+import type { AutomatedReason } from './engagement.js';
+
+/**
+ * What an email is, as stored: its addressed content and the events recorded against it. Types
+ * only, apart from the send request's schema (email.ts), so that what reads them loads none of it.
+ */
+
+/** The template a send was rendered from, and its version (a send's `template`, once applied). */
+export interface TemplateUse {
+  id: string;
+  version_id: string;
+}
+
+export interface Tag {
+  name: string;
+  value: string;
+}
+
+/** The addressed content of an email, as stored and as handed to the mailer. */
+export interface EmailContent {
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  reply_to: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  /** As given, in order; sent to SES as message tags. */
+  tags: Tag[];
+  /** As given; added to the message by SES. */
+  headers: Record<string, string>;
+  /** Files sent with it; their bytes are in the content store (see attachments.ts). */
+  attachments?: StoredAttachment[];
+  /** Set when the bodies are kept in the content store at this key (html and text are null here). */
+  body_key?: string;
+  /** The template it was rendered from (its content is what was rendered, at acceptance). */
+  template?: TemplateUse;
+}
+
+/** What one delivery event recorded against an email (per-recipient detail lives here). */
+export interface EmailEvent {
+  type: string;
+  at: string;
+  recipients: string[];
+  detail?: string;
+  /** A bounce's type and subtype, as SES reports them (Permanent/General, Transient/MailboxFull, …). */
+  bounce?: { type: string; subType: string };
+  /** An open's or click's user agent and IP address, as SES reports them (bounded). */
+  user_agent?: string;
+  ip_address?: string;
+  /** Why an open or click looks made by a machine (engagement.ts); absent when nothing says so. */
+  automated?: AutomatedReason;
+}
