@@ -13,6 +13,9 @@ import {
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { INDEXES, projectionOf, TABLE_KEYS } from '../functions/adapters/dynamodb/table.js';
 
+/** The local service's table (the stack's is named by CloudFormation). */
+export const TABLE_NAME = 'email-service';
+
 /**
  * Creates the table as the CDK stack defines it (same keys and indexes); when it exists without an
  * index added since (the due index, say), moves its items into a table that has them: dynalite

@@ -1,45 +1,37 @@
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context, ScheduledEvent } from 'aws-lambda';
 import { newSqsClient } from '../functions/adapters/aws-clients.js';
-import { DynamoApiKeyRepository } from '../functions/adapters/dynamodb/api-key-repository.js';
-import { createDocumentClient, isThrottling, pause, writeIf } from '../functions/adapters/dynamodb/client.js';
-import { EmailKeys, parseLayout } from '../functions/adapters/dynamodb/email-keys.js';
-import { DynamoSweepStore } from '../functions/adapters/dynamodb/sweep-store.js';
-import { INDEXES, keys } from '../functions/adapters/dynamodb/table.js';
-import { generateApiKey, hashToken, looksLikeToken, TOKEN_PREFIX } from '../functions/api-keys/model.js';
+import { createDocumentClient, isThrottling, pause } from '../functions/adapters/dynamodb/client.js';
 import { SCHEDULED_FUNCTIONS } from '../functions/catalog.js';
-import { dispatchScheduled } from '../functions/emails/scheduler.js';
 import {
   type SendTimings,
   sendTimings,
   timingProblems,
   timingSettings,
 } from '../functions/emails/send-timings.js';
-import { sweep } from '../functions/emails/sweep.js';
 import { configuredLogLevel, logger } from '../functions/observability/logger.js';
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
-import { emailIdAt, FIRST_EMAIL_ID } from '../functions/shared/ids.js';
 import { MAX_ATTEMPTS } from '../functions/webhooks/model.js';
-import { checkSettings, schedulerDeps, sweepDeps } from '../functions/wiring.js';
+import { checkSettings } from '../functions/wiring.js';
 import { identifyCallers } from './caller-identity.js';
 import { startConsumers, startConsumersThread } from './consumers.js';
+import { issueDevKey } from './dev-key.js';
 import { type Emulators, startEmulators, startEmulatorsThread } from './emulators.js';
 import { injectClientFaults, type LocalFaults } from './faults.js';
 import { type HttpLambda, startHttpsGateway } from './https-gateway.js';
-import { invoke, runAs } from './invocation.js';
-import { lambdaContext } from './lambda-context.js';
+import { recoverFromLastRun, stillRunning } from './recovery.js';
 import { startRequestLogSubscription } from './request-log-sink.js';
-import { ensureQueueWithDlq, ensureTable } from './resources.js';
+import { ensureQueueWithDlq, ensureTable, TABLE_NAME } from './resources.js';
+import { type ScheduledHandler, startSchedule } from './schedules.js';
 import type { SesAccountSettings } from './ses-account.js';
 import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from './ses-configuration-sets.js';
 import { type LocalSes, type SesStandInSettings, startSesHere } from './ses-stand-in.js';
 import { localTls } from './tls.js';
 
+export { DataDirInUse } from './recovery.js';
+export { scheduledEvent } from './schedules.js';
 export interface LocalServiceOptions {
   /** HTTPS port (0: any free port). @default 3000 */
   port?: number;
@@ -141,7 +133,6 @@ export interface LocalService {
   stop(): Promise<void>;
 }
 
-const TABLE_NAME = 'email-service';
 const CONFIGURATION_SET = LOCAL_CONFIGURATION_SET;
 /** Where a local tracking subdomain's CNAME points: the local SES serves tracking itself. */
 const LOCAL_TRACKING_TARGET = 'tracking.email-service.localhost';
@@ -493,216 +484,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   }
 }
 
-type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
-
-/** What EventBridge hands a function its schedule invokes. */
-export const scheduledEvent = (functionName: string): ScheduledEvent => ({
-  version: '0',
-  id: randomUUID(),
-  'detail-type': 'Scheduled Event',
-  source: 'aws.events',
-  account: '000000000000',
-  time: new Date().toISOString(),
-  region: 'us-east-1',
-  resources: [`arn:aws:events:us-east-1:000000000000:rule/${functionName}`],
-  detail: {},
-});
-
-/** Runs a scheduled function every `intervalMs`, one run at a time (EventBridge's rule on AWS). */
-function startSchedule(
-  functionName: string,
-  handler: ScheduledHandler,
-  intervalMs: number,
-  log?: (message: string, fields?: Record<string, unknown>) => void,
-) {
-  let running: Promise<unknown> | undefined;
-  const run = () => handler(scheduledEvent(functionName), lambdaContext(functionName, 60_000));
-  const start = () =>
-    (running ??= invoke(functionName, run)
-      .catch((error) => log?.('scheduled run failed', { functionName, error: String(error) }))
-      .finally(() => {
-        running = undefined;
-      }));
-  const timer = setInterval(start, intervalMs);
-  return {
-    async runNow() {
-      await running;
-      return start();
-    },
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
-}
-
 async function stopAll(stops: (() => Promise<void>)[]) {
   for (const stop of stops.splice(0)) await stop().catch(() => undefined);
-}
-
-/**
- * The local full-access key: DEV_API_KEY when given, else a new one. Only its hash is stored, and
- * the token issued by the previous start is revoked, so exactly one local key works at a time; the
- * key keeps its id from start to start.
- */
-async function issueDevKey(db: ReturnType<typeof createDocumentClient>, chosen?: string): Promise<string> {
-  const repo = new DynamoApiKeyRepository(db, TABLE_NAME);
-  const tableName = TABLE_NAME;
-  const pointer = { pk: keys.localDevKey, sk: 'LOCAL' };
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: pointer }));
-  let token: string;
-  const { key, token: generated } = generateApiKey('local development', 'full_access', new Date());
-  if (chosen !== undefined) {
-    if (!looksLikeToken(chosen)) {
-      throw new Error(
-        `DEV_API_KEY must be "${TOKEN_PREFIX}" followed by 16 to 128 letters, digits, "-" or "_".`,
-      );
-    }
-    token = chosen;
-    key.hash = hashToken(chosen);
-  } else {
-    token = generated;
-  }
-  if (Item?.hash && Item.hash !== key.hash) {
-    // The new key keeps the old one's id: what is scoped to the local key (its idempotency keys,
-    // the emails it scheduled, which are sent only while their key exists) carries over a restart.
-    const previous = await repo.findByHash(String(Item.hash));
-    if (previous) key.id = previous.id;
-    await repo.deleteByHash(String(Item.hash));
-  }
-  // The same DEV_API_KEY as last time keeps its key (and id): what is scoped to it, its idempotency
-  // keys above all, carries over a restart.
-  if (!(Item?.hash === key.hash && (await repo.findByHash(key.hash)))) await repo.put(key);
-  await db.send(new PutCommand({ TableName: tableName, Item: { ...pointer, hash: key.hash } }));
-  return token;
-}
-
-/**
- * Locally the queues live in memory, so a stop (or a kill) loses their messages; the table and the
- * SES ledger are on disk. At a start, before anything else runs:
- * 1. SES publishes again the events it owed for every email it took that is not final yet (its
- *    Send event marks an email sent whose worker died before recording it);
- * 2. the sweeper puts every queued, unsent email back on the (empty) queue at once. Those whose
- *    attempt began and was never confirmed are settled by the sweeper's timer, as on AWS.
- */
-async function recoverFromLastRun(
-  db: ReturnType<typeof createDocumentClient>,
-  ses: Pick<LocalSes, 'republish'>,
-  killed: boolean,
-  log?: (message: string, fields?: Record<string, unknown>) => void,
-) {
-  const store = new DynamoSweepStore(db, TABLE_NAME);
-  if (killed) {
-    const reindexed = await reindexQueuedEmails(db, store);
-    if (reindexed) log?.('re-indexed queued emails the last run was killed while changing', { reindexed });
-  }
-  const open = new Set(
-    await store.queuedIds(FIRST_EMAIL_ID, emailIdAt(Date.now() + 1000), Number.MAX_SAFE_INTEGER),
-  );
-  if (open.size === 0) return;
-  const republished = await ses.republish(open);
-  const report = await runAs('sweep-emails', () =>
-    sweep(sweepDeps(), { requeueAfterMs: 0, fromStart: true }),
-  );
-  // The scheduled emails due now or soon: their delayed messages were in the lost queue. One that
-  // fell due while the service was down goes now.
-  const scheduled = await runAs('dispatch-scheduled', () =>
-    dispatchScheduled(schedulerDeps(), { all: true }),
-  );
-  log?.('recovered emails left open by the previous run', {
-    open: open.size,
-    republished,
-    requeued: report.requeued,
-    scheduled: scheduled.dispatched,
-  });
-}
-
-/**
- * dynalite writes an item's index entries before the item itself, as separate writes (DynamoDB
- * writes an item at once). A kill between them can leave an email whose status item still says
- * `queued` out of the queued index, where neither the sweeper nor this recovery would look for it.
- * After a kill, every queued status item is found by a scan (local data is small) and the ones the
- * index lost get their index key written again, which puts them back in it.
- */
-async function reindexQueuedEmails(db: ReturnType<typeof createDocumentClient>, store: DynamoSweepStore) {
-  const emailKeys = new EmailKeys(parseLayout(process.env.TABLE_LAYOUT));
-  const indexed = new Set(
-    await store.queuedIds(FIRST_EMAIL_ID, emailIdAt(Date.now() + 1000), Number.MAX_SAFE_INTEGER),
-  );
-  let reindexed = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: TABLE_NAME,
-        FilterExpression: 'sk = :status AND #status = :queued',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': keys.status, ':queued': 'queued' },
-        ProjectionExpression: 'pk, scheduled_at, sent_at',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const id = keys.idOf(String(item.pk));
-      if (item.scheduled_at && !item.sent_at) {
-        // A scheduled one's due-index keys too, written again (whether or not the kill lost them).
-        const due = Object.entries(emailKeys.due(id, String(item.scheduled_at)));
-        await writeIf(
-          db,
-          new UpdateCommand({
-            TableName: TABLE_NAME,
-            Key: { pk: item.pk, sk: keys.status },
-            UpdateExpression: `SET ${due.map(([name]) => `${name} = :${name}`).join(', ')}`,
-            ConditionExpression: '#status = :queued AND attribute_not_exists(sent_at)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':queued': 'queued',
-              ...Object.fromEntries(due.map(([name, value]) => [`:${name}`, value])),
-            },
-          }),
-        );
-      }
-      if (indexed.has(id)) continue;
-      await db.send(
-        new UpdateCommand({
-          TableName: TABLE_NAME,
-          Key: { pk: item.pk, sk: keys.status },
-          // The index key its status says, written again: dynalite puts the index entry back.
-          UpdateExpression: 'SET #statusPk = :queuedPk',
-          ConditionExpression: '#status = :queued',
-          ExpressionAttributeNames: { '#status': 'status', '#statusPk': INDEXES.emailsByStatus.partitionKey },
-          ExpressionAttributeValues: { ':queued': 'queued', ':queuedPk': emailKeys.withStatus(id, 'queued') },
-        }),
-      );
-      reindexed++;
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return reindexed;
-}
-
-/** Thrown when another local service still runs with the same data folder. */
-export class DataDirInUse extends Error {
-  constructor(
-    readonly dataDir: string,
-    readonly pid: number,
-  ) {
-    super(`another npm start (process ${pid}) is using ${dataDir}`);
-    this.name = 'DataDirInUse';
-  }
-}
-
-/**
- * Whether the process that wrote the marker still runs. Killing `npm start`'s npm process leaves
- * its node process running (and holding the data), so a second start must not open the table.
- */
-function stillRunning(marker: string): boolean {
-  const pid = Number(readFileSync(marker, 'utf8'));
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0); // signal 0: only asks whether the process exists
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false; // gone: it was killed
-  }
-  throw new DataDirInUse(dirname(marker), pid);
 }

@@ -12,7 +12,7 @@ import type {
   emailRecipientSchema,
   emailSchema,
 } from '../../functions/emails/answers.js';
-import type { emailMetricsResponseSchema } from '../../functions/metrics/model.js';
+import type { emailMetricsResponseSchema } from '../../functions/metrics/answers.js';
 import type { logListResponseSchema, logResponseSchema } from '../../functions/request-logs/reads.js';
 import type { listOf } from '../../functions/shared/answers.js';
 import type { suppressionListItemSchema } from '../../functions/suppressions/answers.js';

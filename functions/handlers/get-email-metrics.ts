@@ -1,8 +1,8 @@
 import { domainRepository, metricsStore } from '../adapters/dynamodb/repositories.js';
 import type { DomainRepository } from '../domains/ports.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { emailMetricsQuerySchema } from '../metrics/model.js';
 import type { MetricsReader } from '../metrics/ports.js';
+import { emailMetricsQuerySchema } from '../metrics/query.js';
 import { readEmailMetrics } from '../metrics/read.js';
 import { getEmailMetricsRoute } from '../metrics/routes.js';
 import type { Clock } from '../shared/ports.js';

@@ -3,14 +3,13 @@ import { ApiError, validationError } from '../shared/errors.js';
 import type { Clock } from '../shared/ports.js';
 import {
   type EmailMetricsBody,
-  type EmailMetricsQueryInput,
   hoursOf,
   type KnownDomain,
   MetricsBehindError,
   metricsAnswer,
-  resolveMetricsQuery,
 } from './model.js';
 import type { MetricsReader } from './ports.js';
+import { type EmailMetricsQueryInput, resolveMetricsQuery } from './query.js';
 
 export interface EmailMetricsDeps {
   metrics: MetricsReader;

@@ -12,7 +12,7 @@ export const getEmailMetricsRoute = {
   summary: 'Email metrics: sent, delivered, bounced, opened… and their rates, by period and domain',
   errors: [503],
   schemas: async () => ({
-    query: (await import('./model.js')).emailMetricsQuerySchema,
+    query: (await import('./query.js')).emailMetricsQuerySchema,
     answer: (await import('./answers.js')).emailMetricsSchema,
   }),
   access: { actions: ['GetItem', 'Query'] },

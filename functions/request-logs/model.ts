@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { notFound } from '../shared/errors.js';
+import { UUID, uuidV7Of } from '../shared/ids.js';
 import type { STATUS_CLASSES } from './status-classes.js';
 
 /**
@@ -231,24 +232,14 @@ export function bodyForLog(body: unknown, cap = LOG_BODY_CAP_BYTES): string | nu
 }
 
 /**
- * A log's id: a UUIDv7 (so ids sort by time, as Resend's are UUIDs) whose time is the request's
+ * A log's id: a UUIDv7 (shared/ids.ts: ids sort by time, and Resend's are UUIDs) whose time is the request's
  * and whose other bits come from the request's id, so the same request always has the same log id
  * and a line delivered twice writes the same item.
  */
-export function logIdOf(requestId: string, atMs: number): string {
-  const bytes = createHash('sha256').update(requestId).digest().subarray(0, 16);
-  let t = Math.max(0, Math.floor(atMs));
-  for (let i = 5; i >= 0; i--) {
-    bytes[i] = t % 256;
-    t = Math.floor(t / 256);
-  }
-  bytes[6] = 0x70 | ((bytes[6] ?? 0) & 0x0f);
-  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+export const logIdOf = (requestId: string, atMs: number): string =>
+  uuidV7Of(atMs, createHash('sha256').update(requestId).digest());
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export { UUID } from '../shared/ids.js';
 export const isLogId = (value: string) => UUID.test(value);
 
 /**

@@ -1,10 +1,12 @@
 import { uuidv7obj } from 'uuidv7';
 
 /**
- * Ids are TypeID-shaped: a prefix, `_`, then a UUIDv7 written in 26 lowercase Crockford base32
- * characters. UUIDv7 starts with a millisecond timestamp and the `uuidv7` package keeps ids
- * monotonic within a millisecond, so sorting ids as strings sorts emails by creation time and the
- * listing index needs no separate timestamp sort key.
+ * The ids' rule, for every concept: the service's own resources have TypeIDs (`em_…`, `dom_…`: a
+ * prefix, `_`, then a UUIDv7 written in 26 lowercase Crockford base32 characters); where Resend's
+ * document says a field is `format: uuid` (a request log's id), the
+ * id is a UUIDv7 in its usual form (`uuidV7Of`). Both start with a millisecond timestamp, and the
+ * `uuidv7` package keeps ids monotonic within a millisecond, so sorting ids as strings sorts by
+ * creation time: cursors and newest-first lists need no separate timestamp sort key.
  */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;
@@ -67,4 +69,24 @@ export function emailIdAt(ms: number): string {
 /** When an email id was created (the UUIDv7's millisecond timestamp). */
 export function emailIdTime(id: string): number {
   return Number(decodeBase32(id.slice(EMAIL_ID_PREFIX.length + 1)) >> 80n);
+}
+
+/** A UUID in its usual form (8-4-4-4-12 lowercase hex digits). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * A UUIDv7 whose time is `atMs` and whose other bits are the first 16 bytes of `bits` (so the same
+ * bits at the same time give the same id: an id derived from a request's, written twice as one).
+ */
+export function uuidV7Of(atMs: number, bits: Uint8Array): string {
+  const bytes = Buffer.from(bits.subarray(0, 16));
+  let t = Math.max(0, Math.floor(atMs));
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = t % 256;
+    t = Math.floor(t / 256);
+  }
+  bytes[6] = 0x70 | ((bytes[6] ?? 0) & 0x0f);
+  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

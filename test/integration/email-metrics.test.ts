@@ -22,7 +22,7 @@ import { type Mailer, MailerError } from '../../functions/emails/ports.js';
 import { makeHandler as makeMetrics } from '../../functions/handlers/get-email-metrics.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
-import { emailMetricsResponseSchema } from '../../functions/metrics/model.js';
+import { emailMetricsResponseSchema } from '../../functions/metrics/answers.js';
 import { newEmailId } from '../../functions/shared/ids.js';
 import { context, httpEvent, parseBody, sqsEvent } from '../support/events.js';
 import { emailContent, fullAccessKey, storeDomain } from '../support/fakes.js';

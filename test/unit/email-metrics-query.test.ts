@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   COUNTED_METRICS,
-  emailMetricsQuerySchema,
   hoursOf,
   MAX_ANSWER_ROWS,
   MAX_ANSWER_VALUES,
   metricsAnswer,
   periodOf,
-  resolveMetricsQuery,
 } from '../../functions/metrics/model.js';
+import { emailMetricsQuerySchema, resolveMetricsQuery } from '../../functions/metrics/query.js';
 
 const HOUR = 3_600_000;
 const at = (iso: string) => Date.parse(iso);

@@ -1,55 +1,37 @@
 import { randomBytes } from 'node:crypto';
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import type { StoredAttachment } from '../../emails/attachments.js';
-import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from '../../emails/email.js';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { EmailEvent } from '../../emails/email.js';
 import type { Transition, TransitionContext } from '../../emails/lifecycle.js';
-import type { ListEmailsQuery } from '../../emails/list-query.js';
 import type {
   ClaimResult,
   EmailRepository,
-  EmailState,
   FinishOptions,
-  NewEmail,
   RecipientNews,
   RecipientOutcomeFlag,
   SentMark,
   SentNews,
   SuppressedRecipients,
 } from '../../emails/ports.js';
-import { positionsOf, recipientOutcomes, recipientsOf } from '../../emails/recipients.js';
+import { positionsOf, recipientsOf } from '../../emails/recipients.js';
 import {
   type EmailStatus,
   type RecipientTally,
   settledStatus,
   type TerminalStatus,
 } from '../../emails/status.js';
-import { FIRST_EMAIL_ID } from '../../shared/ids.js';
-import { attributesIf, batchGetAll, newestFirstMerged, pause, queryPages, writeIf } from './client.js';
+import { attributesIf, writeIf } from './client.js';
 import { conditionOf, withCondition } from './email-conditions.js';
 import {
-  bodiesOf,
   bounded,
   eventKey,
-  extras,
-  extrasOf,
   INLINE_EVENT,
   INLINE_EVENT_MAX_BYTES,
-  readContent,
-  readStates,
-  storedBodies,
   suppressedMarks,
-  suppressedOf,
   tallyOf,
   toState,
-  toSummary,
 } from './email-items.js';
-import { EmailKeys, type TableLayout } from './email-keys.js';
+import { EmailKeys } from './email-keys.js';
+import { DynamoEmailStore } from './email-store.js';
 import { INDEXES, keys } from './table.js';
 
 type Item = Record<string, unknown>;
@@ -75,234 +57,11 @@ const newFlags = (before: Item, flags: Item): RecipientOutcomeFlag[] =>
 const DUE_KEYS = EmailKeys.dueKeys;
 
 /**
- * Emails in the single table. Status, summary and bodies are separate items (see table.ts, and
- * email-items.ts for what each holds). Every change of the status item is a transition of the
- * lifecycle (emails/lifecycle.ts), written with that transition's condition (email-conditions.ts).
+ * Emails in the single table: stored and read as email-store.ts does, and every change of the
+ * status item after that a transition of the lifecycle (emails/lifecycle.ts), written with that
+ * transition's condition (email-conditions.ts).
  */
-export class DynamoEmailRepository implements EmailRepository {
-  private readonly deflate: boolean;
-  private readonly keys: EmailKeys;
-
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    options: { deflateBodies?: boolean; layout?: TableLayout } = {},
-  ) {
-    this.deflate = options.deflateBodies ?? true;
-    this.keys = new EmailKeys(options.layout);
-  }
-
-  getContent(id: string): Promise<EmailContent | null> {
-    return readContent(this.db, this.tableName, id);
-  }
-
-  async getAttachments(id: string): Promise<StoredAttachment[] | null> {
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { pk: keys.email(id), sk: keys.body },
-        ProjectionExpression: 'pk, attachments',
-        ConsistentRead: true,
-      }),
-    );
-    if (!Item) return null;
-    return (Item.attachments as StoredAttachment[] | undefined) ?? [];
-  }
-
-  async create(email: NewEmail): Promise<void> {
-    // Summary and bodies first, the status item last: an email shows up (in lists, to the
-    // consumer) only once all of it is stored; a failure in between leaves nothing visible.
-    await this.batchWrite(this.contentItems(email));
-    if (!(await this.putStatus(this.statusItem(email))))
-      throw new Error(`An email ${email.id} exists already`);
-  }
-
-  /** An email's summary and body items (immutable), expiring with it. */
-  private contentItems({ id, created_at, content, schedule }: NewEmail): Item[] {
-    const pk = keys.email(id);
-    const { html, text, tags, headers, attachments, body_key, template, ...summary } = content;
-    const expiry = this.keys.expiry(created_at, schedule?.at);
-    return [
-      { pk, sk: keys.summary, ...summary, ...expiry },
-      {
-        pk,
-        sk: keys.body,
-        ...storedBodies(html, text, this.deflate),
-        ...extras({ tags, headers, attachments, body_key, template }),
-        ...expiry,
-      },
-    ];
-  }
-
-  /**
-   * A new email's status item: queued, in both listing indexes, with how many recipients it has; a
-   * scheduled one also in the due index, with the key that scheduled it and, when the send path
-   * queues it itself (it is due soon), its time as the one already dispatched.
-   */
-  private statusItem({ id, created_at, content, schedule }: NewEmail): Item {
-    return {
-      pk: keys.email(id),
-      sk: keys.status,
-      status: 'queued',
-      created_at,
-      rcpts: recipientsOf(content).length,
-      ...this.keys.created(id, schedule?.at),
-      ...this.keys.expiry(created_at, schedule?.at),
-      ...(schedule
-        ? {
-            scheduled_at: schedule.at,
-            key_id: schedule.key_id,
-            ...(schedule.dispatched ? { dispatched: schedule.at } : {}),
-          }
-        : {}),
-    };
-  }
-
-  /**
-   * Puts a new email's status item, never over an existing one; false when one exists that this
-   * write did not make. (The SDK retries a write whose answer was lost; the retry then finds the
-   * item its first try wrote: ids are unique, so an item with this id and creation time is its own.)
-   */
-  private async putStatus(item: Item): Promise<boolean> {
-    const put = new PutCommand({
-      TableName: this.tableName,
-      Item: item,
-      ConditionExpression: 'attribute_not_exists(pk)',
-    });
-    if (await writeIf(this.db, put)) return true;
-    return (await this.getState(keys.idOf(String(item.pk))))?.created_at === item.created_at;
-  }
-
-  async createMany(
-    emails: NewEmail[],
-    options: { mayExist?: boolean } = {},
-  ): Promise<{ existing: string[] }> {
-    const parts = emails.flatMap((email) => this.contentItems(email));
-    // The immutable parts 25 items a call (DynamoDB's limit), the calls side by side. Written again
-    // for an email that exists, they are the same content (the same request, resumed).
-    const inChunks = (items: Item[]) => {
-      const chunks: Item[][] = [];
-      for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
-      return Promise.all(chunks.map((chunk) => this.batchWrite(chunk)));
-    };
-    await inChunks(parts);
-    if (!options.mayExist) {
-      // Fresh ids: no status item exists, so batch writes (which cannot be conditional) are safe.
-      await inChunks(emails.map((email) => this.statusItem(email)));
-      return { existing: [] };
-    }
-    // Ids a request that died may have used: each status item conditional, never over an email
-    // that exists (its status and attempt record would be reset). The same write units.
-    const written = await Promise.all(emails.map((email) => this.putStatus(this.statusItem(email))));
-    return { existing: emails.filter((_, i) => !written[i]).map(({ id }) => id) };
-  }
-
-  async states(ids: string[]): Promise<EmailState[]> {
-    return readStates(this.db, this.tableName, ids);
-  }
-
-  async get(id: string): Promise<EmailDetail | null> {
-    const items: Item[] = [];
-    for await (const page of queryPages(this.db, {
-      TableName: this.tableName,
-      // Strongly consistent: GET right after the POST that stored it finds it (an eventually
-      // consistent read may not reflect a write just made; the local DynamoDB always does).
-      ConsistentRead: true,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.email(id) },
-    }))
-      items.push(...page);
-
-    const bySk = (sk: string) => items.find((item) => item.sk === sk);
-    const status = bySk(keys.status);
-    const summary = bySk(keys.summary);
-    if (!status || !summary) return null;
-    const body = bySk(keys.body) ?? {};
-    const toEvent = (item: Item): EmailEvent => ({
-      type: String(item.type),
-      at: String(item.at),
-      recipients: (item.recipients as string[] | undefined) ?? [],
-      ...(item.detail ? { detail: String(item.detail) } : {}),
-      ...(item.bounce ? { bounce: item.bounce as EmailEvent['bounce'] & object } : {}),
-      ...(item.user_agent ? { user_agent: String(item.user_agent) } : {}),
-      ...(item.ip_address ? { ip_address: String(item.ip_address) } : {}),
-      ...(item.automated ? { automated: item.automated as EmailEvent['automated'] & string } : {}),
-    });
-    const events = items.filter((item) => String(item.sk).startsWith(keys.eventPrefix)).map(toEvent);
-    // The event a one-recipient email was settled by, kept on its status item; in time order, and
-    // once (the same event delivered again later is an item of its own).
-    const inlineEvent = status[INLINE_EVENT] ? toEvent(status[INLINE_EVENT] as Item) : undefined;
-    if (inlineEvent && !events.some((e) => eventKey(e) === eventKey(inlineEvent))) {
-      const at = events.findIndex((e) => e.at > inlineEvent.at);
-      events.splice(at < 0 ? events.length : at, 0, inlineEvent);
-    }
-    const emailSummary = toSummary(id, status, summary);
-    return {
-      ...emailSummary,
-      ...bodiesOf(body),
-      ...extrasOf(body),
-      sent_at: (status.sent_at as string | undefined) ?? null,
-      failure_reason: (status.failure_reason as string | undefined) ?? null,
-      recipients: recipientOutcomes(recipientsOf(emailSummary), events, {
-        status: emailSummary.status,
-        sentAt: (status.sent_at as string | undefined) ?? null,
-        suppressed: suppressedOf(status),
-        suppressedAt: (status.suppressed_at as string | undefined) ?? null,
-      }),
-      events,
-    };
-  }
-
-  async list(query: ListEmailsQuery): Promise<{ data: EmailSummary[]; has_more: boolean }> {
-    const { status } = query;
-    const index = status ? INDEXES.emailsByStatus : INDEXES.emailsByTime;
-    // The index's sort key is the id, and ids sort by creation time: its shards merge into one list.
-    const { items: page, has_more } = await newestFirstMerged(
-      this.db,
-      {
-        TableName: this.tableName,
-        IndexName: status ? index.name : this.keys.layout.timeIndex,
-        partitionKey: index.partitionKey,
-        sortKey: index.sortKey,
-        partitions: status ? this.keys.statusPartitions(status) : this.keys.timePartitions(),
-        prefix: FIRST_EMAIL_ID,
-        sortKeyOf: (id) => id,
-      },
-      query,
-    );
-    if (page.length === 0) return { data: [], has_more };
-
-    // The summaries and the status items (what last_event and message_id come from), 100 keys a call.
-    const wanted = page.flatMap((entry) => [
-      { pk: entry.pk, sk: keys.summary },
-      { pk: entry.pk, sk: keys.status },
-    ]);
-    const found = await batchGetAll(this.db, this.tableName, wanted);
-    // An item the eventually consistent read did not see yet (the email was just stored, or has
-    // just expired) is read again, strongly consistent: rare, and the page stays exact.
-    const missed = wanted.filter((key) => !found.some((item) => item.pk === key.pk && item.sk === key.sk));
-    if (missed.length) found.push(...(await batchGetAll(this.db, this.tableName, missed, undefined, true)));
-    const bySk = (sk: string) =>
-      new Map(found.filter((item) => item.sk === sk).map((item) => [item.pk, item]));
-    const summaries = bySk(keys.summary);
-    const states = bySk(keys.status);
-    const data: EmailSummary[] = [];
-    for (const entry of page) {
-      const summary = summaries.get(entry.pk);
-      const state = states.get(entry.pk);
-      // Both gone: the email expired between the index read and this one.
-      if (summary && state) data.push(toSummary(keys.idOf(String(entry.pk)), state, summary));
-    }
-    return { data, has_more };
-  }
-
-  async getState(id: string): Promise<EmailState | null> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: this.statusKey(id), ConsistentRead: true }),
-    );
-    return Item ? toState(id, Item) : null;
-  }
-
+export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepository {
   async claim(id: string, nowMs: number, suppressed?: SuppressedRecipients): Promise<ClaimResult> {
     const marks = suppressedMarks(suppressed);
     // This claim's own mark. If DynamoDB applies the write but its answer is lost, the SDK's retry
@@ -683,23 +442,5 @@ export class DynamoEmailRepository implements EmailRepository {
         ),
       ),
     );
-  }
-
-  private statusKey(id: string) {
-    return { pk: keys.email(id), sk: keys.status };
-  }
-
-  private async batchWrite(items: Item[]): Promise<void> {
-    let requests = items.map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; requests.length > 0; attempt++) {
-      if (attempt > 0) {
-        if (attempt > 5) throw new Error('DynamoDB did not accept the write after 5 retries');
-        await pause(25 * 2 ** attempt);
-      }
-      const result = await this.db.send(
-        new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
-      );
-      requests = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
-    }
   }
 }

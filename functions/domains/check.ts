@@ -1,0 +1,74 @@
+import type { DomainDeps } from './deps.js';
+import type { Domain } from './model.js';
+import { refreshDomain } from './sync.js';
+
+/** A verified domain is re-read from the provider at most this often by the scheduled check. */
+export const VERIFIED_RECHECK_MS = 60 * 60 * 1000;
+
+/** Tracking records still pending in DNS are looked up again by the scheduled check this often. */
+export const TRACKING_RECHECK_MS = 5 * 60 * 1000;
+
+/** Most domains the scheduled check reads from the provider in one run (SES throttles identity reads). */
+export const MAX_CHECKS_PER_RUN = 50;
+
+/** Most retired sets the scheduled check deletes in one run. */
+export const MAX_RETIRED_SETS_PER_RUN = 10;
+
+/** Still waiting for SES to see DNS. */
+const waiting = (status: string) => status === 'pending' || status === 'temporary_failure';
+
+/**
+ * The scheduled re-check: domains with records still waiting for DNS (pending, temporary_failure)
+ * every run, verified ones once an hour (DNS records can be removed later). Failed ones are left
+ * alone: SES stops looking after 72 hours. At most MAX_CHECKS_PER_RUN a run, the least recently
+ * checked first, so however many are waiting, each is looked at in turn.
+ */
+export async function checkDomains(deps: DomainDeps): Promise<{ checked: number; changed: number }> {
+  const now = deps.clock.now().getTime();
+  const due: Domain[] = [];
+  for await (const domain of deps.domains.all()) {
+    const since = now - Date.parse(domain.checked_at);
+    const waitingFor = (kinds: readonly string[]) =>
+      domain.records.some((r) => kinds.includes(r.record) && waiting(r.status));
+    if (
+      waiting(domain.status) ||
+      // Verified by DKIM while the MAIL FROM records are still being looked for.
+      (domain.status === 'verified' && waitingFor(['DKIM', 'SPF'])) ||
+      // Tracking records nobody may ever publish: looked for less often (a read of the domain
+      // looks at once).
+      (waitingFor(['Tracking', 'TrackingCAA']) && since >= TRACKING_RECHECK_MS) ||
+      (domain.status === 'verified' && since >= VERIFIED_RECHECK_MS)
+    )
+      due.push(domain);
+  }
+  due.sort((a, b) => Date.parse(a.checked_at) - Date.parse(b.checked_at));
+  let changed = 0;
+  const batch = due.slice(0, MAX_CHECKS_PER_RUN);
+  for (const domain of batch) {
+    try {
+      // The hourly look at a verified domain also puts its set again, whatever drifted.
+      const hourly = now - Date.parse(domain.checked_at) >= VERIFIED_RECHECK_MS;
+      // Changed by another writer meanwhile (null): its next run looks again.
+      const refreshed = await refreshDomain(deps, domain, true, hourly);
+      if (refreshed && refreshed.status !== domain.status) changed++;
+    } catch (error) {
+      deps.log?.error('domain check failed', { domain_id: domain.id, error });
+    }
+  }
+  await deleteRetiredSets(deps, now);
+  return { checked: batch.length, changed };
+}
+
+/** Deletes the configuration sets of deleted domains whose time has come (a few a run). */
+async function deleteRetiredSets(deps: DomainDeps, now: number): Promise<void> {
+  if (!deps.sending) return;
+  const due = (await deps.domains.retiredConfigurationSets(now)).slice(0, MAX_RETIRED_SETS_PER_RUN);
+  for (const name of due) {
+    try {
+      await deps.sending.configurationSets.delete(name);
+      await deps.domains.forgetRetiredConfigurationSet(name);
+    } catch (error) {
+      deps.log?.error('could not delete a retired configuration set', { name, error });
+    }
+  }
+}

@@ -1,0 +1,188 @@
+import { type DomainDeps, raise } from './deps.js';
+import {
+  type Domain,
+  type DomainIdentity,
+  identityRecordsOf,
+  mailFromDomain,
+  neededConfigurationSet,
+  type RecordStatus,
+  sameConfigurationSet,
+  sameRecords,
+  trackingHost,
+  trackingRecords,
+} from './model.js';
+import type { DnsLookup } from './ports.js';
+
+/**
+ * A domain kept in line with SES and DNS: its records' statuses read, its tracking records looked
+ * up, its own configuration set put or given back to what is stored, and retired when it goes.
+ */
+
+export const sameState = (a: Domain, b: Domain) =>
+  a.status === b.status &&
+  a.sendable === b.sendable &&
+  sameRecords(a.records, b.records) &&
+  sameConfigurationSet(a.configuration_set, b.configuration_set);
+
+/** Amazon's CAA issuer names: any of them lets ACM issue the tracking host's certificate. */
+const AMAZON_CAS = new Set(['amazon.com', 'amazontrust.com', 'awstrust.com', 'amazonaws.com']);
+
+const bare = (name: string) => name.toLowerCase().replace(/\.$/, '');
+
+/**
+ * Looks the tracking records up in DNS: the CNAME is verified once it points at the target; the
+ * CAA record once no CAA record above the tracking host keeps Amazon from issuing (the closest
+ * name with CAA records decides, as for a CA). A DNS failure is `temporary_failure`.
+ */
+async function trackingStatus(
+  dns: DnsLookup,
+  domain: Pick<Domain, 'domain' | 'tracking_subdomain'>,
+  target: string,
+): Promise<{ cname: RecordStatus; caa: RecordStatus }> {
+  const host = trackingHost(domain) ?? domain.domain;
+  const labels = host.split('.');
+  // The names above the host, up to the domain, closest first: looked up side by side.
+  const above = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
+  const names = above.slice(0, above.length - domain.domain.split('.').length + 1);
+  const lookups = Promise.all([
+    dns.cname(host).then(
+      (targets): RecordStatus => (targets.some((t) => bare(t) === bare(target)) ? 'verified' : 'pending'),
+      (): RecordStatus => 'temporary_failure',
+    ),
+    Promise.all(names.map((name) => dns.caaIssuers(name))).then(
+      (found): RecordStatus => {
+        const closest = found.find((issuers) => issuers.length);
+        return !closest || closest.some((issuer) => AMAZON_CAS.has(bare(issuer))) ? 'verified' : 'pending';
+      },
+      (): RecordStatus => 'temporary_failure',
+    ),
+  ]);
+  // However slow DNS is, a request waits for it this long at most.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<[RecordStatus, RecordStatus]>((resolve) => {
+    timer = setTimeout(() => resolve(['temporary_failure', 'temporary_failure']), DNS_WAIT_MS);
+  });
+  const [cname, caa] = await Promise.race([lookups, late]).finally(() => clearTimeout(timer));
+  return { cname, caa };
+}
+
+/** The longest a request waits for the tracking records' DNS lookups. */
+export const DNS_WAIT_MS = 2_500;
+
+/**
+ * The domain with its tracking records looked up in DNS (none without a tracking subdomain, or on
+ * a deployment without the HTTPS front). Never throws: DNS that cannot answer is `temporary_failure`.
+ */
+export async function withTrackingRecords(deps: DomainDeps, domain: Domain): Promise<Domain> {
+  const target = deps.sending?.trackingTarget;
+  const tracking =
+    domain.tracking_subdomain && target && deps.sending
+      ? trackingRecords(domain, target, await trackingStatus(deps.sending.dns, domain, target))
+      : [];
+  return { ...domain, records: [...identityRecordsOf(domain.records), ...tracking] };
+}
+
+/**
+ * The domain with its configuration set brought to what its settings and records need: put to SES
+ * first, then recorded (what is recorded is what SES has). With `force`, put even when the record
+ * says SES has it already (after a put that was not stored). Throws the provider's IdentityError.
+ */
+export async function withConfigurationSet(deps: DomainDeps, domain: Domain, force = false): Promise<Domain> {
+  const { sending } = deps;
+  if (!sending) return domain;
+  const needed = neededConfigurationSet(domain, sending.configurationSetName(domain.id));
+  if (!needed || (!force && sameConfigurationSet(needed, domain.configuration_set))) return domain;
+  await sending.configurationSets.put(needed);
+  return { ...domain, configuration_set: needed };
+}
+
+/**
+ * After a put SES took but the store did not (a lost race, a put that failed half way), brings SES
+ * back to what the store records, so the two cannot stay apart. Best effort: the scheduled check
+ * puts every domain's set again once an hour.
+ */
+export async function restoreConfigurationSet(deps: DomainDeps, id: string): Promise<void> {
+  try {
+    const stored = await deps.domains.get(id);
+    if (stored?.configuration_set) await deps.sending?.configurationSets.put(stored.configuration_set);
+  } catch (error) {
+    deps.log?.error("could not bring the domain's configuration set back to what is stored", {
+      domain_id: id,
+      error,
+    });
+  }
+}
+
+/**
+ * Reads the domain's state from the provider (and its tracking records from DNS, bringing its
+ * configuration set along) and stores it when it changed (or always, with `touch`, so
+ * `checked_at` says when it was last looked at). `converge` puts its set again even if nothing
+ * changed (the hourly check: whatever drifted, or a new delivery time after a deploy). An identity
+ * deleted behind our back makes the domain `failed`. If the provider cannot be read, the stored
+ * state is returned as is; null when the domain was deleted or changed meanwhile (nothing stored
+ * over it).
+ */
+export async function refreshDomain(
+  deps: DomainDeps,
+  domain: Domain,
+  touch = false,
+  converge = false,
+): Promise<Domain | null> {
+  let identity: DomainIdentity | null;
+  try {
+    identity = await deps.identities.get(
+      domain.domain,
+      mailFromDomain(domain.domain, domain.custom_return_path),
+    );
+  } catch (error) {
+    deps.log?.warn('could not read the identity; returning the stored status', {
+      domain: domain.domain,
+      error,
+    });
+    return domain;
+  }
+  const current: DomainIdentity = identity ?? {
+    status: 'failed',
+    sendable: false,
+    records: identityRecordsOf(domain.records).map((r) => ({ ...r, status: 'failed' })),
+  };
+  let refreshed = await withTrackingRecords(deps, {
+    ...domain,
+    ...current,
+    checked_at: deps.clock.now().toISOString(),
+  });
+  const before = refreshed;
+  let putFailed = false;
+  try {
+    refreshed = await withConfigurationSet(deps, refreshed, converge && Boolean(domain.configuration_set));
+  } catch (error) {
+    // The set stays recorded as it was (the records are kept); the next look tries again.
+    deps.log?.warn("could not bring the domain's configuration set up to date", {
+      domain_id: domain.id,
+      error,
+    });
+    putFailed = true;
+  }
+  const put = putFailed || refreshed !== before;
+  if (!touch && sameState(domain, refreshed)) return domain;
+  // Deleted meanwhile (it stays deleted), or changed by another writer: theirs stands.
+  if (!(await deps.domains.save(refreshed, 'existing'))) {
+    if (put) await restoreConfigurationSet(deps, domain.id);
+    return null;
+  }
+  if (putFailed) await restoreConfigurationSet(deps, domain.id);
+  if (!sameState(domain, refreshed)) await raise(deps, 'domain.updated', refreshed);
+  return { ...refreshed, version: (domain.version ?? 0) + 1 };
+}
+
+/** How long a deleted domain's configuration set is kept: SES reports opens, clicks and late bounces through it. */
+export const RETIRED_SET_KEEP_MS = 30 * 24 * 3600 * 1000;
+
+/** Marks a domain's set (by its name: made or not) for deletion by the scheduled check after `keepMs`. */
+export async function retireSet(deps: DomainDeps, id: string, keepMs: number): Promise<void> {
+  if (!deps.sending) return;
+  const name = deps.sending.configurationSetName(id);
+  await deps.domains
+    .retireConfigurationSet(name, deps.clock.now().getTime() + keepMs)
+    .catch((error) => deps.log?.error('could not retire a configuration set', { name, error }));
+}

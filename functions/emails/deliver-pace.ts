@@ -1,0 +1,139 @@
+import { durationMs, MAX_DEFER_MS, pacedRate, slotsFor, slotTimes } from '../shared/pacing.js';
+
+import { type DeliverDeps, type DeliverOutcome, defer, type Ready } from './deliver-deps.js';
+
+/**
+ * When each ready email may go: with `pace`, slots booked together on the shared schedule, one
+ * per recipient at the account's rate; an outcome instead for each when SES takes nothing now (a
+ * spent quota, sending paused) or the schedule is booked further ahead than the invocation can
+ * wait for it. Without `pace`, at once.
+ *
+ * An email needs its slot to begin while enough of the invocation is left for what follows it
+ * (SES's longest answer, and the longest fetch when a file comes from its `path`); its recipients
+ * after the first are booked after it (they are SES's debt, repaid at the rate), but it need not
+ * wait for them. When the whole batch does not fit, the first emails that do are booked (a second
+ * write) and the others put back for later.
+ */
+export async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(Slot | DeliverOutcome)[]> {
+  if (!deps.pace || !ready.length)
+    return ready.map(() => ({ at: deps.clock.now().getTime(), strict: false }));
+  const { ratePerSecond: sesRate, blocked } = await deps.pace.limits.current(deps.clock.now().getTime());
+  // Read after the limits (which may have waited for SES): the schedule is booked from now.
+  const now = deps.clock.now().getTime();
+  const ratePerSecond = pacedRate(sesRate);
+  if (blocked)
+    return Promise.all(
+      ready.map((email) =>
+        defer(
+          deps,
+          email.queued,
+          blocked,
+          blocked === 'quota'
+            ? "the account's 24-hour SES quota is spent; it is sent once SES takes emails again"
+            : 'SES sending is paused for the account; it is sent once SES takes emails again',
+        ),
+      ),
+    );
+  const slots = ready.map((email) => slotsFor(email.recipients));
+  /** The latest each email may start (without a time limit, within SQS's longest delay). */
+  const latestOf = ready.map((email) =>
+    deps.time
+      ? now + deps.time.left() - needMs(deps.time, fetches(email)) - WAKE_TOLERANCE_MS
+      : now + MAX_DEFER_MS,
+  );
+  /** When the schedule starting at `from` books the first `count` emails: each starts by its latest. */
+  const fits = (from: number, count: number) => {
+    let before = 0;
+    for (let i = 0; i < count; i++) {
+      if (from + durationMs(before, ratePerSecond) > (latestOf[i] as number)) return false;
+      before += slots[i] ?? 0;
+    }
+    return true;
+  };
+  /** Books the first `count` emails: the schedule's start must leave each its own latest start. */
+  const book = (count: number) => {
+    let latest = Number.POSITIVE_INFINITY;
+    let before = 0;
+    for (let i = 0; i < count; i++) {
+      latest = Math.min(latest, (latestOf[i] as number) - durationMs(before, ratePerSecond));
+      before += slots[i] ?? 0;
+    }
+    return (deps.pace as NonNullable<DeliverDeps['pace']>).pacer.reserve(
+      durationMs(before, ratePerSecond),
+      now,
+      latest,
+    );
+  };
+  let booked: { startAt: number } | { busyUntil: number };
+  let count = ready.length;
+  try {
+    booked = await book(count);
+    if ('busyUntil' in booked) {
+      // The first emails that would still fit after what is booked, if any.
+      const from = Math.max(now, booked.busyUntil);
+      for (count = 0; count < ready.length && fits(from, count + 1); ) count++;
+      if (count > 0) booked = await book(count);
+    }
+  } catch (error) {
+    // The schedule could not be read or written (the table): nothing was claimed, so the batch is
+    // simply put back for a moment, as for a full schedule, rather than counted as an attempt.
+    deps.log?.warn('could not book the send schedule; the batch is put back', { error });
+    booked = { busyUntil: now };
+    count = 0;
+  }
+  // Below 2 a second SES's allowance for bursts holds a single send: a late one would crowd the next.
+  const strict = sesRate < 2;
+  const startTimes: (Slot | DeliverOutcome)[] =
+    'startAt' in booked
+      ? slotTimes(booked.startAt, slots.slice(0, count), ratePerSecond).map((at) => ({ at, strict }))
+      : [];
+  // The rest come back once the schedule is free again: after what is booked (this batch's too).
+  const busyUntil =
+    'busyUntil' in booked
+      ? booked.busyUntil
+      : booked.startAt +
+        durationMs(
+          slots.slice(0, count).reduce((sum, n) => sum + n, 0),
+          ratePerSecond,
+        );
+  const rest = await Promise.all(
+    ready
+      .slice(startTimes.length)
+      .map((email) =>
+        defer(
+          deps,
+          email.queued,
+          'busy',
+          `the send schedule is booked ${Math.round((Math.max(busyUntil, now) - now) / 1000)} s ahead at ${sesRate}/s`,
+          Math.max(0, busyUntil - now),
+        ),
+      ),
+  );
+  return [...startTimes, ...rest];
+}
+
+/** What may still follow an email's claim: SES's longest answer, and a fetch of its files first. */
+export const needMs = (time: NonNullable<DeliverDeps['time']>, fetching: boolean) =>
+  (fetching ? time.fetchMs + time.marginMs : 0) + time.sendMs + time.marginMs;
+
+/** Whether a file of the email may still have to be fetched from its `path` (unless an earlier attempt kept it). */
+export const fetches = (email: Ready) => (email.job.content.attachments ?? []).some((a) => a.path);
+
+/** How late a timer may wake for a slot (a busy event loop) without the email missing it. */
+const WAKE_TOLERANCE_MS = 500;
+
+/**
+ * An email's moment on the schedule. `strict`: SES's allowance for bursts (about a second of
+ * sending) holds a single send at this rate, so an email that comes to its claim more than LATE_MS
+ * after its slot (held by the file gate, a slow fetch) would crowd the sends booked after it: it goes
+ * back for a new slot instead. At higher rates the allowance absorbs a late send.
+ */
+export interface Slot {
+  at: number;
+  strict: boolean;
+}
+export const LATE_MS = 1_000;
+
+/** Why not to start an email's claim now: too little of the invocation is left for what follows it. */
+export const tooLate = (deps: DeliverDeps, fetching: boolean): boolean =>
+  deps.time !== undefined && deps.time.left() < needMs(deps.time, fetching);
