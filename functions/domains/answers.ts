@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { named, reference, timestamp } from '../shared/answers.js';
-import { DOMAIN_STATUSES, type DomainStatus, type TlsMode } from './model.js';
+import { DOMAIN_STATUSES, type DomainStatus } from './model.js';
+import { TLS_MODES } from './tls-modes.js';
 
 /**
  * The domain routes' answers (shared/answers.ts says how answers are described).
@@ -38,7 +39,7 @@ export const domainSchema = named(
     region: z.string(),
     open_tracking: z.boolean(),
     click_tracking: z.boolean(),
-    tls: z.enum(['opportunistic', 'enforced'] as const satisfies readonly TlsMode[]),
+    tls: z.enum(TLS_MODES),
     tracking_subdomain: z.optional(z.string()),
     capabilities: z.object({ sending: z.literal('enabled'), receiving: z.literal('disabled') }),
     records: z.array(domainRecordSchema),

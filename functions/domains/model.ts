@@ -8,7 +8,7 @@ import { domainToASCII } from 'node:url';
 import * as z from 'zod/mini';
 import { DOMAIN_ID_PREFIX } from '../shared/ids.js';
 import { pageQuerySchema, pageShape } from '../shared/list.js';
-import type { TLS_MODES } from './tls-modes.js';
+import { TLS_MODES } from './tls-modes.js';
 
 /**
  * - `pending`: the records have not been seen in DNS yet (SES keeps looking for up to 72 hours).
@@ -199,7 +199,7 @@ const subdomainLabels = (what: string) =>
     }),
   );
 
-const tlsMode = z.enum(['opportunistic', 'enforced'], {
+const tlsMode = z.enum(TLS_MODES, {
   error: 'must be "opportunistic" or "enforced"',
 });
 

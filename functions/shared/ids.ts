@@ -3,10 +3,10 @@ import { uuidv7obj } from 'uuidv7';
 /**
  * The ids' rule, for every concept: the service's own resources have TypeIDs (`em_…`, `dom_…`: a
  * prefix, `_`, then a UUIDv7 written in 26 lowercase Crockford base32 characters); where Resend's
- * document says a field is `format: uuid` (a request log's id), the
- * id is a UUIDv7 in its usual form (`uuidV7Of`). Both start with a millisecond timestamp, and the
- * `uuidv7` package keeps ids monotonic within a millisecond, so sorting ids as strings sorts by
- * creation time: cursors and newest-first lists need no separate timestamp sort key.
+ * document says a field is `format: uuid` (a request log's id), the id is a UUIDv7 in its usual
+ * form (`uuidV7Of`). Both start with a millisecond timestamp, and the `uuidv7` package keeps ids
+ * monotonic within a millisecond, so sorting ids as strings sorts by creation time: cursors and
+ * newest-first lists need no separate timestamp sort key.
  */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;
