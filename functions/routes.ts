@@ -42,8 +42,6 @@ export const ROUTES = [
   ...CONSOLE_ROUTES,
 ] as const satisfies readonly RouteDeclaration[];
 
-/** A route of the table, as declared. */
-export type RouteDefinition = RouteDeclaration;
 /** A route's handler: its function's name. */
 export type RouteHandler = (typeof ROUTES)[number]['handler'];
 /** A route that needs an API key (every route but the public pages). */
@@ -58,10 +56,6 @@ export const API_ROUTES: readonly ApiRoute[] = ROUTES.filter(
 export const PUBLIC_ROUTES: readonly RouteDeclaration[] = ROUTES.filter(
   (route) => route.permission === 'public',
 );
-
-/** The route a handler module serves. */
-export const routeOf = (handler: string): RouteDeclaration | undefined =>
-  ROUTES.find((r) => r.handler === handler);
 
 /** Answers every request no route matches (API Gateway's `$default` route). */
 export const FALLBACK_HANDLER = 'route-not-found';
@@ -130,6 +124,7 @@ const RANKED = rankRoutes(ROUTES);
 /** The route a request goes to, and its path's parameters. */
 export const findRoute = (method: string, path: string) => findRouteIn(RANKED, method, path);
 
-/** The methods a path answers to (empty: no such path). */
-export const allowedMethods = (path: string): string[] =>
-  ROUTES.filter((route) => matchPath(route.path, path)).map((route) => route.method);
+/** The methods a path answers to, each once (empty: no such path). */
+export const allowedMethods = (path: string): string[] => [
+  ...new Set(ROUTES.filter((route) => matchPath(route.path, path)).map((route) => route.method)),
+];

@@ -82,9 +82,6 @@ export const LEGACY_LOG_GROUP_IDS: Record<string, string> = {
  */
 const LOG_GROUP_PATHS: Record<string, readonly string[]> = {
   'deliver-webhooks': ['Webhooks', 'Delivery', 'Logs'],
-  'requeue-webhook-retries': ['Webhooks', 'Retries', 'Function', 'Logs'],
-  'dispatch-scheduled': ['Send', 'Scheduler', 'Function', 'Logs'],
-  'roll-up-metrics': ['MetricsRollUp', 'Function', 'Logs'],
   'write-request-logs': ['RequestLogs', 'Writer', 'Logs'],
 };
 

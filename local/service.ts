@@ -370,7 +370,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       ? await startConsumersThread(consumerOptions)
       : await startConsumers({ ...consumerOptions, log: options.log });
     stops.unshift(() => consumers.stop());
-    // Every scheduled function on its timer: the domain check on its own, the sweep jobs together.
+    // Every scheduled function on its timer: the domain check at its interval, the other jobs at the sweep's.
     const schedules = new Map(
       await Promise.all(
         SCHEDULED_FUNCTIONS.map(

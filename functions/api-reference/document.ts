@@ -37,7 +37,7 @@ const RATE_HEADERS = {
 
 /**
  * A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect). A schema registered as a component
- * (schemas.ts) is referred to by `$ref`, wherever it appears.
+ * (shared/answers.ts) is referred to by `$ref`, wherever it appears.
  */
 function jsonSchemaOf(schema: z.ZodMiniType, io: 'input' | 'output'): Json {
   const id = components.get(schema)?.id;
@@ -221,10 +221,11 @@ export async function buildDocument(
     return found;
   };
   const apiRoutes = routes.filter((route) => route.permission !== 'public');
-  const operations = await Promise.all(
-    apiRoutes.map(async (route) => apiOperation(route, docsOf(route), (await route.schemas?.()) ?? {})),
-  );
-  for (const [i, route] of apiRoutes.entries()) add(route, operations[i] as Json);
+  // One route after another: each route's answers register their components as their modules
+  // load, and the components come out in that order, so the document is the same bytes (and ETag)
+  // on every instance.
+  for (const route of apiRoutes)
+    add(route, apiOperation(route, docsOf(route), (await route.schemas?.()) ?? {}));
   for (const route of routes)
     if (route.permission === 'public') add(route, publicOperation(route, docsOf(route)));
   const statuses = new Set<number>([403, 500, ...COMMON_ERRORS]);

@@ -5,6 +5,7 @@ import { parseInput } from '../shared/parse.js';
 import type { TemplateRepository } from '../templates/ports.js';
 import { type BatchValidation, loadBatchScheduleReader, parseBatch } from './batch.js';
 import { type SendEmailInput, sendEmailSchema, type TemplateUse } from './email.js';
+import { namesTemplate } from './names-template.js';
 import type { IdempotencyStore } from './ports.js';
 import { loadScheduleReader, parseScheduledAt } from './schedule.js';
 import { sendBatch, sendBatchOnce, senderDomainOf } from './send-batch.js';
@@ -29,13 +30,6 @@ export interface SendRequest {
   /** The request's Idempotency-Key (parsed). */
   idempotencyKey?: string;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Whether a send's body names a `template` (and so loads the template code: send-templates.ts). */
-const namesTemplate = (body: unknown): body is Record<string, unknown> =>
-  isObject(body) && body.template !== undefined;
 
 /** The templates' code, loaded by the first send that names one. */
 const templating = () => import('./send-templates.js');

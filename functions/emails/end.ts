@@ -31,12 +31,13 @@ export interface End {
   /** Its `failure_reason` (and the `email.failed` event's). */
   reason?: string;
   /**
-   * The email as what ends it knows it (its sender for the metric, its facts for the webhook): its
-   * stored content, what SES's event says of it, or how to read its content, read only when a
-   * consequence needs it (some endpoint subscribes, or metrics are counted), and once. Absent: its
-   * ending needs none of it.
+   * The email's stored content (its sender for the metric, its facts and recipients for the
+   * webhook), or how to read it: read only when a consequence needs it (some endpoint subscribes,
+   * or metrics are counted), and once. Absent: its ending needs none of it.
    */
-  email?: EmailContent | EmailSource | (() => Promise<EmailContent | null>);
+  email?: EmailContent | (() => Promise<EmailContent | null>);
+  /** What SES's event says of the email, where that is what ends it (its content is not read). */
+  source?: EmailSource;
   /** Whom its webhook names (default: every recipient of its content). */
   recipients?: readonly string[];
   /** The webhook's events, where they are not one `email.failed` (the suppressed, one per reason). */
@@ -64,35 +65,36 @@ export async function endEmail(deps: EndDeps, id: string, end: End): Promise<boo
     ...end.write,
   });
   if (!ended) return false;
-  // An ending whose status its recipients decide has its metric and webhook only when it failed.
-  const follows = !('status' in ending) ? status === 'failed' : true;
   if ('counter' in ending) deps.counters?.count(ending.counter, end.count ?? 1);
-  let read: Promise<EmailContent | EmailSource | null> | undefined;
-  const email = () => {
+  if ('failedOnly' in ending && status !== 'failed') return true;
+  let read: Promise<EmailContent | null> | undefined;
+  const content = () => {
     const given = end.email;
-    read ??=
-      typeof given === 'function'
-        ? given().catch((error) => {
-            deps.log?.warn('could not read an ended email back for its metric and event', {
-              email_id: id,
-              error,
-            });
-            return null;
-          })
-        : Promise.resolve(given ?? null);
+    read ??= typeof given === 'function' ? given() : Promise.resolve(given ?? null);
     return read;
   };
-  if (follows && 'metric' in ending && deps.metrics)
-    await countMetrics(deps, (await email())?.from, { [ending.metric]: 1 }, id);
-  if (follows && 'webhook' in ending) {
+  if ('metric' in ending && deps.metrics) {
+    // A sender that cannot be read back is counted under no domain: the count is made, not lost.
+    const from =
+      end.source?.from ??
+      (
+        await content().catch((error) => {
+          deps.log?.warn('could not read an ended email back for its sender', { email_id: id, error });
+          return null;
+        })
+      )?.from;
+    await countMetrics(deps, from, { [ending.metric]: 1 }, id);
+  }
+  if ('webhook' in ending) {
     const type = ending.webhook;
+    // A read that fails fails the publishing, which is logged and counted (webhooks/publish.ts).
     await publishQuietly(deps, type, async () => {
-      const found = await email();
-      if (!found) return [];
-      const stored = 'to' in found;
-      const facts = emailFacts(id, stored ? sourceOf(found) : found);
+      const found = end.source ? null : await content();
+      const source = end.source ?? (found ? sourceOf(found) : undefined);
+      if (!source) return [];
+      const facts = emailFacts(id, source);
       if (end.webhookEvents) return end.webhookEvents(facts);
-      const to = end.recipients ?? (stored ? recipientsOf(found).map((r) => r.email) : []);
+      const to = end.recipients ?? (found ? recipientsOf(found).map((r) => r.email) : []);
       return [emailEvent(type, end.at, facts, to, { failed: { reason: end.reason ?? status } })];
     });
   }

@@ -132,16 +132,18 @@ export type FinalTransition = Extract<
  * Why an email ends, each with the final transition that writes it and what follows once that
  * write changed the email: the status it ends in (for a settle, its recipients' outcomes say), the
  * service's own counter, the email metric (metrics/model.ts) and the webhook event. end.ts
- * performs the write and these, and every site that ends an email calls it. An ending whose
- * status its recipients decide (a settle) has the metric and the webhook only when it ends
- * `failed`. SES's own events raise their own webhooks (record-event.ts): their endings raise none.
+ * performs the write and these, and every site that ends an email calls it. SES's own events
+ * raise their own webhooks (record-event.ts): their endings raise none.
  */
 export interface Ending {
   readonly as: FinalTransition;
+  /** The status it ends in; absent: its recipients' outcomes decide (the site gives it). */
   readonly status?: TerminalStatus;
   readonly counter?: CounterName;
   readonly metric?: keyof MetricCounts;
   readonly webhook?: Extract<WebhookEventType, 'email.failed' | 'email.suppressed'>;
+  /** Its metric and webhook only when it ends `failed` (its counter whatever it ends in). */
+  readonly failedOnly?: true;
 }
 
 export const ENDINGS = {
@@ -209,6 +211,7 @@ export const ENDINGS = {
     counter: 'EmailsFailedNoFinalEvent',
     metric: 'failed',
     webhook: 'email.failed',
+    failedOnly: true,
   },
   /** SES's event says it failed (a rejection, a rendering failure): the event raises its webhook. */
   providerFailed: { as: 'settleEvent', status: 'failed', metric: 'failed' },

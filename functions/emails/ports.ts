@@ -166,7 +166,7 @@ export interface SentNews {
 /** The flags on an email that say some recipient got it, bounced or complained. */
 export type RecipientOutcomeFlag = 'delivered' | 'bounced' | 'complained';
 
-/** What the sweeper reads and changes, besides EmailRepository (see use-cases/sweep.ts). */
+/** What the sweeper reads and changes, besides EmailRepository (see sweep.ts and scheduler.ts). */
 export interface SweepStore {
   /**
    * Ids of queued emails from `fromId` (inclusive) to `toId` (exclusive), oldest first, read from

@@ -209,6 +209,7 @@ function writesOf(deps: RecordEventDeps, event: DeliveryEvent): (() => Promise<N
   /** The event kept on the email; an open or click is counted as soon as it is stored. */
   const keep = (counted?: 'opened' | 'clicked') => async (): Promise<News> => {
     const added = await emails.addEvent(emailId, entry);
+    if (counted && event.automated) deps.counters?.count('EventsAutomated');
     return counted ? { counts: { [counted]: one(added) } } : {};
   };
   const suppress = async (): Promise<News> => {
@@ -222,7 +223,6 @@ function writesOf(deps: RecordEventDeps, event: DeliveryEvent): (() => Promise<N
     case 'opened':
     case 'clicked': {
       const kind = event.type;
-      if (event.automated) deps.counters?.count('EventsAutomated');
       // An open or click also means the provider has the email; the mark never touches the status.
       return [keep(kind), suppress, recordSend(kind, `unique_${kind}`), raises];
     }
@@ -238,17 +238,18 @@ function writesOf(deps: RecordEventDeps, event: DeliveryEvent): (() => Promise<N
             ending: 'providerFailed',
             at: event.at,
             ...(event.detail ? { reason: event.detail } : {}),
-            ...(event.email ? { email: event.email } : {}),
+            ...(event.email ? { source: event.email } : {}),
             write: { sent },
           }),
         }),
         raises,
       ];
-    default:
+    default: {
+      let settled: Awaited<ReturnType<EmailRepository['settleRecipients']>> = null;
       return [
         suppress,
         async () => {
-          const result = await emails.settleRecipients(emailId, {
+          settled = await emails.settleRecipients(emailId, {
             addresses: event.recipients,
             outcome: event.type as RecipientOutcomeFlag,
             at: event.at,
@@ -256,20 +257,33 @@ function writesOf(deps: RecordEventDeps, event: DeliveryEvent): (() => Promise<N
             sent,
             event: entry,
           });
-          if (!result) return {};
-          let statusChanged = result.changed;
-          const next = !statusChanged && result.status === 'queued' ? settledStatus(result.tally) : undefined;
-          if (next)
-            statusChanged = await endEmail(deps, emailId, {
+          if (!settled) return {};
+          return {
+            counts: outcomeCounts(settled.newly, event.bounce?.type),
+            raise: [type],
+            statusChanged: settled.changed,
+          };
+        },
+        // Every recipient has an outcome, and the write that recorded the last did not settle the
+        // email (it has more than one recipient): it settles now.
+        async () => {
+          const next =
+            settled && !settled.changed && settled.status === 'queued'
+              ? settledStatus(settled.tally)
+              : undefined;
+          if (!settled || !next) return {};
+          return {
+            statusChanged: await endEmail(deps, emailId, {
               ending: 'settled',
               status: next,
               at: event.at,
-              ...(next === 'bounced' ? { reason: lostReason(result.tally) } : {}),
+              ...(next === 'bounced' ? { reason: lostReason(settled.tally) } : {}),
               write: { sent },
-            });
-          return { counts: outcomeCounts(result.newly, event.bounce?.type), raise: [type], statusChanged };
+            }),
+          };
         },
       ];
+    }
   }
 }
 

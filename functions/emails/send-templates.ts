@@ -10,6 +10,7 @@ import {
 import type { TemplateRepository } from '../templates/ports.js';
 import { renderTemplate } from '../templates/render.js';
 import type { TemplateUse } from './email.js';
+import { namesTemplate } from './names-template.js';
 
 /**
  * A send by template: its published version rendered into the send's body, once, when the email is
@@ -31,9 +32,6 @@ function refOf(
   return { errors };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * `POST /v1/emails` with `template`: the body with the template rendered into it, and what it
  * used; a body without one as it is. A problem is a 400 naming it.
@@ -42,7 +40,7 @@ export async function applySendTemplate(
   deps: { templates: TemplateRepository },
   body: unknown,
 ): Promise<{ body: unknown; template?: TemplateUse }> {
-  if (!isObject(body) || body.template === undefined) return { body };
+  if (!namesTemplate(body)) return { body };
   const applied = await applyTemplate(deps, body);
   if ('errors' in applied)
     throw validationError(`Invalid request: ${describeFields(applied.errors)}`, applied.errors);
@@ -59,17 +57,12 @@ export async function applyBatchTemplates(
 ): Promise<{ body: unknown; templates: Map<number, { template: TemplateUse } | { errors: FieldError[] }> }> {
   const templates = new Map<number, { template: TemplateUse } | { errors: FieldError[] }>();
   // Not a batch parseBatch takes (it says why): nothing read for it.
-  if (
-    !Array.isArray(body) ||
-    body.length === 0 ||
-    body.length > MAX_BATCH ||
-    !body.some((item) => isObject(item) && item.template !== undefined)
-  )
+  if (!Array.isArray(body) || body.length === 0 || body.length > MAX_BATCH || !body.some(namesTemplate))
     return { body, templates };
   const cached = cachedTemplates(deps.templates);
   const rendered = await Promise.all(
     body.map(async (item: unknown, index) => {
-      if (!isObject(item) || item.template === undefined) return item;
+      if (!namesTemplate(item)) return item;
       const applied = await applyTemplate({ templates: cached }, item, `${index}.`, MAX_EMAIL_BYTES);
       if ('errors' in applied) {
         templates.set(index, applied);

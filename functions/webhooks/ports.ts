@@ -43,7 +43,7 @@ export interface DeliveryQueue {
   enqueue(deliveries: Delivery[]): Promise<void>;
 }
 
-/** A retry waiting in the table until it is due (see use-cases/webhook-retries.ts). */
+/** A retry waiting in the table until it is due (see retries.ts). */
 export interface ParkedRetry {
   /** When it is due (ISO UTC). */
   due_at: string;
@@ -95,7 +95,7 @@ export interface EventPublisher {
   /**
    * The endpoints as they are now (one strongly consistent read, never a list kept across
    * invocations), so an endpoint created, changed or deleted before the read takes effect for the
-   * events published through it (publish-events.ts: a batch reads once).
+   * events published through it (publish.ts: an invocation reads once).
    */
   subscriptions(): Promise<Subscriptions>;
 }

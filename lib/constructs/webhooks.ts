@@ -34,7 +34,7 @@ const SPARE_RECEIVES = 2;
  * message, and the dead-letter queue for what cannot even be attempted (an unreadable message, or
  * one whose attempts keep crashing). A failed attempt's retry due within 15 minutes waits on the
  * queue (its message hidden until then); a later one is parked in the table and put back on the
- * queue by the sweep function's schedule, so no message is in flight for hours and a dead endpoint
+ * queue by the requeue-webhook-retries function (every minute), so no message is in flight for hours and a dead endpoint
  * cannot fill the queue's in-flight limit. Its alarms: the dead-letter queue is not empty; events
  * could not be published; an endpoint was disabled after failing for days.
  */
@@ -49,7 +49,7 @@ export class Webhooks extends Construct {
     super(scope, id);
     const { monitoring } = props;
     const timeout = Duration.seconds(Math.ceil(ATTEMPT_TIMEOUT_MS / 1000) * 2);
-    // A retry that cannot be parked waits on the queue instead (webhook-retries.ts): within 12 hours.
+    // A retry that cannot be parked waits on the queue instead (functions/webhooks/retries.ts): within 12 hours.
     if (Math.max(...RETRY_DELAYS_SECONDS) > 12 * 3600)
       throw new Error("a webhook retry delay is longer than SQS's 12-hour visibility limit");
     this.deadLetterQueue = secureQueue(this, 'DeadLetterQueue', { retentionPeriod: Duration.days(14) });

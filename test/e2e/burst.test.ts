@@ -90,12 +90,17 @@ describe('a burst past SES’s rate', () => {
       RATE,
     );
     expect(report.accepted).toBe(EMAILS);
-    // Paced at the rate: never faster (the schedule books 1 % under it), with a few slow sends'
-    // neighbours arriving close together for at most a moment: a send may go up to its slot's
-    // lateness bound (1 s, deliver-email.ts LATE_MS, within SES's allowance for bursts) after its
-    // slot, so over one-second windows the rate may be passed for up to about two seconds on a
-    // busy machine. Whether SES's allowance held is the throttled share below.
-    expect(report.achievedRate).toBeLessThanOrEqual(RATE * 1.02);
+    // Paced at the rate: the schedule books 1 % under it, each slot exactly (held by
+    // test/integration/send-pacer.test.ts and test/unit/pacing.test.ts). What SES's ledger sees is
+    // each slot plus that send's way there (its claim, then SES's answer), which varies: measured
+    // here from 7 to 311 ms, so over a 5-second burst the rate from the first acceptance to the
+    // last may read up to about 6 % above the booked one (it read 19.7 to 20.5 on 2 cores). Twice
+    // the rate (two consumers booking the same moments) fails it. A few slow sends' neighbours
+    // arrive close together for at most a moment: a send may go up to its slot's lateness bound
+    // (1 s, emails/deliver-pace.ts LATE_MS, within SES's allowance for bursts) after its slot, so
+    // over one-second windows the rate may be passed for up to about two seconds on a busy
+    // machine. Whether SES's allowance held is the throttled share below.
+    expect(report.achievedRate).toBeLessThanOrEqual(RATE * 1.06);
     expect(report.longestAboveRateMs).toBeLessThanOrEqual(2000);
     expect(report.throttled / report.calls).toBeLessThanOrEqual(0.02);
   }, 90_000);

@@ -517,7 +517,7 @@ beforeAll(async () => {
       (r) => r.json.attempts === 3,
     );
     // A retry due in more than 15 minutes is parked in the table (the delivery function's PutItem);
-    // once due, the sweep function puts it back on the queue (Query, SendMessage) and takes it out
+    // once due, requeue-webhook-retries puts it back on the queue (Query, SendMessage) and takes it out
     // (BatchWriteItem), and it is delivered.
     const shown = (await api.call('GET', `/webhooks/${hookId}/events/${message.id}`)).json;
     receiver.failNext(503);

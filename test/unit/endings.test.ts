@@ -102,4 +102,31 @@ describe("an email's end, in one place (lifecycle.ts ENDINGS, end.ts)", () => {
     await endEmail({ emails: quiet.deps.emails }, 'em_1', end('unknownOutcome', { email }));
     expect(reads).toBe(1);
   });
+
+  it('counts the metric under no domain, and fails the webhook loudly (WebhookPublishFailed), when the email cannot be read back', async () => {
+    const { deps, counters, metrics, raised } = ending(true);
+    const email = async () => {
+      throw Object.assign(new Error('Throughput exceeds the table'), { name: 'ThrottlingException' });
+    };
+    expect(await endEmail(deps, 'em_1', end('deadLettered', { email }))).toBe(true);
+    expect(metrics).toEqual([{ failed: 1 }]);
+    expect(raised).toEqual([]);
+    expect(counters.map(([c]) => c)).toEqual(['EmailsFailedDeadLetter', 'WebhookPublishFailed']);
+  });
+
+  it("builds an ending SES's event brings from what the event says, reading no content", async () => {
+    const { deps, metrics } = ending(true);
+    let reads = 0;
+    await endEmail(deps, 'em_1', {
+      ending: 'providerFailed',
+      at: '2026-11-27T12:00:00.000Z',
+      source: { from: 'Acme <hello@acme.test>', subject: 'Hi', tags: {} },
+      email: async () => {
+        reads++;
+        return emailContent();
+      },
+    });
+    expect(reads).toBe(0);
+    expect(metrics).toEqual([{ failed: 1 }]);
+  });
 });

@@ -112,3 +112,30 @@ describe('settling an email with three recipients, over every order of its event
     expect(emails.reason).toContain('550 5.1.1');
   });
 });
+
+describe('counting what an event records first', () => {
+  it('counts an outcome once it is recorded, even when the write that settles the email fails after it (its retry finds the outcome recorded)', async () => {
+    const emails = new MemoryEmails(recipientsOf(emailContent({ to: [a, b] })));
+    const counted: Record<string, number>[] = [];
+    const deps = {
+      emails: emails as never,
+      metrics: {
+        count: async (_domain: string, counts: Record<string, number>) => void counted.push(counts),
+      },
+    };
+    await recordDeliveryEvent(deps, bounceOf(a));
+    // The last recipient's outcome (the email's first delivery) is recorded, then the write that
+    // settles the email throws.
+    const finish = emails.finish.bind(emails);
+    emails.finish = async () => {
+      throw Object.assign(new Error('Throughput exceeds the table'), { name: 'ThrottlingException' });
+    };
+    await expect(
+      recordDeliveryEvent(deps, event('delivered', b, '2026-11-24T10:01:00.000Z')),
+    ).rejects.toThrow(/Throughput/);
+    emails.finish = finish;
+    await recordDeliveryEvent(deps, event('delivered', b, '2026-11-24T10:01:00.000Z'));
+    expect(emails.status).toBe('bounced');
+    expect(counted.filter((c) => c.delivered)).toEqual([{ delivered: 1 }]);
+  });
+});

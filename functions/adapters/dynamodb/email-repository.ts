@@ -68,7 +68,7 @@ export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepo
     // finds the email claimed; the mark tells that claim is this one, so the email is still sent.
     const token = randomBytes(9).toString('base64url');
     // The recipients left out are settled in the same write: the claim and they stand together.
-    // No expiry: once an attempt began, no other is ever started (see deliver-email.ts). A
+    // No expiry: once an attempt began, no other is ever started (see emails/deliver.ts). A
     // scheduled email only once it is due: a reschedule or cancel and this claim are transitions
     // of the same item, so exactly one of them happens.
     // A claim released after a throttle leaves its suppressed marks, and the next claim writes the
