@@ -4,9 +4,9 @@ import { type DeliverDeps, type DeliverOutcome, defer, type Ready } from './deli
 
 /**
  * When each ready email may go: with `pace`, slots booked together on the shared schedule, one
- * per recipient at the account's rate; an outcome instead for each when SES takes nothing now (a
- * spent quota, sending paused) or the schedule is booked further ahead than the invocation can
- * wait for it. Without `pace`, at once.
+ * per recipient at the account's rate; an outcome instead for each when the rate is not known yet,
+ * when SES takes nothing now (a spent quota, sending paused), or when the schedule is booked
+ * further ahead than the invocation can wait for it. Without `pace`, at once.
  *
  * An email needs its slot to begin while enough of the invocation is left for what follows it
  * (SES's longest answer, and the longest fetch when a file comes from its `path`); its recipients
@@ -17,7 +17,19 @@ import { type DeliverDeps, type DeliverOutcome, defer, type Ready } from './deli
 export async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(Slot | DeliverOutcome)[]> {
   if (!deps.pace || !ready.length)
     return ready.map(() => ({ at: deps.clock.now().getTime(), strict: false }));
-  const { ratePerSecond: sesRate, blocked } = await deps.pace.limits.current(deps.clock.now().getTime());
+  const limits = await deps.pace.limits.current(deps.clock.now().getTime());
+  if (limits.blocked === 'unknown')
+    return Promise.all(
+      ready.map((email) =>
+        defer(
+          deps,
+          email.queued,
+          'unknown',
+          "the account's SES send rate is not known yet (GetAccount not read, or failing); it is sent once it is",
+        ),
+      ),
+    );
+  const { ratePerSecond: sesRate, blocked } = limits;
   // Read after the limits (which may have waited for SES): the schedule is booked from now.
   const now = deps.clock.now().getTime();
   const ratePerSecond = pacedRate(sesRate);

@@ -7,6 +7,7 @@ import {
   openTable,
   repositoriesOf,
   sendPacer,
+  sendQuotaStore,
   suppressionRepository,
   webhookRepository,
 } from '../adapters/dynamodb/repositories.js';
@@ -55,7 +56,7 @@ export function consumerDeps() {
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
   });
-  const { emails, suppressions, webhooks, apiKeys, pacer, domains, metrics } = repositoriesOf(
+  const { emails, suppressions, webhooks, apiKeys, pacer, quotaStore, domains, metrics } = repositoriesOf(
     openTable(config.TABLE_NAME),
     {
       emails: emailRepository,
@@ -63,6 +64,7 @@ export function consumerDeps() {
       webhooks: webhookRepository,
       apiKeys: apiKeyRepository,
       pacer: sendPacer,
+      quotaStore: sendQuotaStore,
       domains: domainRepository,
       metrics: metricsStore,
     },
@@ -84,15 +86,17 @@ export function consumerDeps() {
       { allowLoopback: config.ATTACHMENT_ALLOW_LOOPBACK === 'true' },
       { fetchTimeoutMs: config.SEND_FETCH_TIMEOUT_MS },
     ),
-    // Every consumer instance books its batches on one schedule in the table, at the account's rate.
+    // Every consumer instance books its batches on one schedule in the table, at the account's rate,
+    // which one instance reads from SES for all and keeps beside the schedule.
     pace: {
       pacer,
       limits: new SendingLimits(new SesSendQuota(newSesAccountClient()), {
         refreshMs: config.SES_ACCOUNT_REFRESH_MS,
         blockedRecheckMs: config.SEND_BLOCKED_RETRY_MIN_MS,
+        store: quotaStore,
         ...(config.SES_MAX_SEND_RATE ? { rateOverride: config.SES_MAX_SEND_RATE } : {}),
         onReadError: (error) =>
-          log.warn('could not read the SES account limits; using the last known', { error }),
+          log.warn('could not read the SES account limits; using the last known, if any', { error }),
       }),
     },
     budget: {

@@ -5,6 +5,7 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newSesClient } from '../../functions/adapters/aws-clients.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
@@ -17,7 +18,7 @@ import { type Mailer, MailerError } from '../../functions/emails/ports.js';
 import { parseSendJob } from '../../functions/emails/send-job.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { newEmailId } from '../../functions/shared/ids.js';
-import { SendingLimits } from '../../functions/shared/pacing.js';
+import { type ACCOUNT_READ_TIMINGS, SendingLimits } from '../../functions/shared/pacing.js';
 import { type CounterName, systemClock } from '../../functions/shared/ports.js';
 import { identifyCallers } from '../../local/caller-identity.js';
 import { type Emulators, startEmulators } from '../../local/emulators.js';
@@ -108,7 +109,11 @@ const quick = {
 };
 
 /** The consumer as wired on AWS: the real queue, and (with `client`) paced at the account's limits. */
-function consumer(mailer: Mailer, client?: SESv2Client, options: { refreshMs?: number } = {}) {
+function consumer(
+  mailer: Mailer,
+  client?: SESv2Client,
+  options: { refreshMs?: number; timings?: Partial<typeof ACCOUNT_READ_TIMINGS> } = {},
+) {
   return makeConsumer({
     emails,
     mailer,
@@ -124,6 +129,8 @@ function consumer(mailer: Mailer, client?: SESv2Client, options: { refreshMs?: n
             limits: new SendingLimits(new SesSendQuota(client), {
               refreshMs: options.refreshMs ?? 60_000,
               blockedRecheckMs: 1_000,
+              // One instance here: its reads need no spacing from other instances'.
+              timings: { leaseMs: 0, ...options.timings },
             }),
           },
         }
@@ -376,6 +383,31 @@ describe('the send consumer at SES’s limits', () => {
     expect(await requeued(2)).toHaveLength(2);
   });
 
+  it('while the account’s rate is unknown (GetAccount failing, never read): the batch waits for it, then goes back on the queue, neither lost nor failed nor an attempt; once SES answers, it is sent', async () => {
+    const { mailer } = await ses({});
+    // The account's reads on a client of their own, failing as SES does when throttled.
+    const reads = new SESv2Client({ region: 'us-east-1', credentials });
+    const account = mockClient(reads);
+    account
+      .on(GetAccountCommand)
+      .rejects(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
+    const handle = consumer(mailer, reads, { timings: { waitMs: 300, pollMs: 100 } });
+    const { id, body } = await queuedEmail();
+    const result = await handle(sqsEvent([{ body, receiveCount: 5 }]));
+    expect(result.batchItemFailures).toEqual([]);
+    expect(account.commandCalls(GetAccountCommand).length).toBeGreaterThanOrEqual(1);
+    expect(await emails.getState(id)).toMatchObject({ status: 'queued', refused_at: expect.any(Number) });
+    expect((await emails.getState(id))?.send_started_at).toBeUndefined();
+    const [back] = await requeued(1);
+    expect(back).toMatchObject({ id, attempts: 4 });
+    account.on(GetAccountCommand).resolves({
+      SendQuota: { MaxSendRate: 14, Max24HourSend: 50_000, SentLast24Hours: 0 },
+      SendingEnabled: true,
+    });
+    await handle(sqsEvent([{ body: JSON.stringify(back) }]));
+    expect((await emails.getState(id))?.sent_at).toBeDefined();
+  });
+
   it('while sending is paused: emails wait queued; once SES resumes, they go by themselves', async () => {
     const { client, mailer, standIn: twin } = await ses({ sendingPaused: true });
     const paused = await queuedEmail();
@@ -427,7 +459,8 @@ describe('the send consumer at SES’s limits', () => {
         mailer,
         clock: { now: () => new Date(now) },
         sleep: async (ms) => {
-          wakes.push(ms);
+          // To the microsecond the schedule books in (the clock's ms since 1970 carry about 0.2 µs).
+          wakes.push(Math.round(ms * 1000) / 1000);
           // A timer that wakes late (a busy event loop, say) moves the clock past the slot.
           if (options.wakesLateBy) now += ms + options.wakesLateBy;
         },
@@ -466,8 +499,8 @@ describe('the send consumer at SES’s limits', () => {
         20_000,
       );
       expect(result.batchItemFailures).toEqual([]);
-      // 1/s booked at 0.95/s: slots 1,053 ms apart, from 0 to 4.2 s: five of them (the first at once).
-      expect(consumer.wakes.sort((a, b) => a - b)).toEqual([1053, 2106, 3158, 4211]);
+      // 1/s booked at 0.95/s: slots 1,052.632 ms apart, from 0 to 4.2 s: five of them (the first at once).
+      expect(consumer.wakes.sort((a, b) => a - b)).toEqual([1052.632, 2105.264, 3157.895, 4210.527]);
       expect(consumer.sent.map((j) => j.id).sort()).toEqual(
         batch
           .slice(0, 5)
@@ -530,7 +563,7 @@ describe('the send consumer at SES’s limits', () => {
       // Nothing booked for it: an email without a file waits exactly as long as before.
       const next = await queuedEmail();
       await consumer.invoke([next.body], 40_000);
-      expect(consumer.wakes.at(-1)).toBe(10_527);
+      expect(consumer.wakes.at(-1)).toBe(10_526.316);
     });
     it('at 1 a second, an email more than a second late for its slot takes a new one; at 14 a second it goes', async () => {
       const strict = atOnePerSecond(7_000_000_000_000, { wakesLateBy: 1_500 });

@@ -1,15 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { DeliverDeps, Ready } from '../../functions/emails/deliver-deps.js';
+import { bookSlots, type Slot } from '../../functions/emails/deliver-pace.js';
 import {
   blockedBy,
   type DeferTimings,
   deferDelayMs,
   durationMs,
   MAX_DEFER_MS,
+  pacedRate,
   SendingLimits,
   type SendQuota,
   slotsFor,
   slotTimes,
 } from '../../functions/shared/pacing.js';
+import type { SendPacer } from '../../functions/shared/ports.js';
 
 const timings: DeferTimings = {
   throttleBackoffMs: 1_000,
@@ -164,21 +168,58 @@ describe('SendingLimits (what one consumer instance knows of the account)', () =
     expect(await limits.current(2001)).toEqual({ ratePerSecond: 20 });
   });
 
-  it('keeps the last known limits when a read fails, and starts at the sandbox’s 1 per second', async () => {
+  /** A clock that moves only when the limits wait (their sleep), and what they waited. */
+  const fakeTime = () => {
+    const time = { now: 0, waited: [] as number[] };
+    return {
+      time,
+      clock: () => time.now,
+      sleep: async (ms: number) => {
+        time.waited.push(ms);
+        time.now += ms;
+      },
+    };
+  };
+
+  it('never paces at a guessed rate: with no read yet, a batch waits a few seconds for one, then is told the rate is unknown', async () => {
     const errors: unknown[] = [];
-    const r = reader([new Error('AccessDenied'), quota({ maxSendRate: 14 }), new Error('throttled')]);
+    const r = reader([new Error('AccessDenied'), new Error('Throttling'), new Error('Throttling'), quota()]);
+    const { time, clock, sleep } = fakeTime();
     const limits = new SendingLimits(r, {
-      refreshMs: 1000,
-      blockedRecheckMs: 1000,
+      refreshMs: 300_000,
+      blockedRecheckMs: 300_000,
       onReadError: (e) => errors.push(e),
+      clock,
+      sleep,
+      timings: { waitMs: 5_000, pollMs: 500, leaseMs: 2_000 },
     });
-    expect(await limits.current(0)).toEqual({ ratePerSecond: 1 });
-    // Nothing known yet: the next read is waited for too.
-    expect(await limits.current(1000)).toEqual({ ratePerSecond: 14 });
-    expect(await limits.current(2000)).toEqual({ ratePerSecond: 14 });
-    await Promise.resolve();
-    expect(await limits.current(2001)).toEqual({ ratePerSecond: 14 });
-    expect(errors).toHaveLength(2);
+    expect(await limits.current(0)).toEqual({ blocked: 'unknown' });
+    // It waited 5 s, retrying the read each time its claim had passed: at 0, 2 and 4 s.
+    expect(time.now).toBe(5_000);
+    expect(r.reads).toHaveLength(3);
+    expect(errors).toHaveLength(3);
+    // SES answers again: the next batch has its rate, read once, and keeps it when a later read fails.
+    expect(await limits.current(6_000)).toEqual({ ratePerSecond: 14 });
+    expect(r.reads).toHaveLength(4);
+    const failing = reader([quota({ maxSendRate: 14 }), new Error('Throttling')]);
+    const kept = new SendingLimits(failing, { refreshMs: 1_000, blockedRecheckMs: 1_000, clock, sleep });
+    expect(await kept.current(10_000)).toEqual({ ratePerSecond: 14 });
+    expect(await kept.current(20_000)).toEqual({ ratePerSecond: 14 });
+    await vi.waitFor(() => expect(failing.reads).toHaveLength(2));
+    expect(await kept.current(20_001)).toEqual({ ratePerSecond: 14 });
+  });
+
+  it('with a rate set by the operator, an unknown SES rate holds nothing back: the operator’s rate is used at once', async () => {
+    const { time, clock, sleep } = fakeTime();
+    const limits = new SendingLimits(reader([new Error('AccessDenied')]), {
+      refreshMs: 300_000,
+      blockedRecheckMs: 300_000,
+      rateOverride: 5,
+      clock,
+      sleep,
+    });
+    expect(await limits.current(0)).toEqual({ ratePerSecond: 5 });
+    expect(time.waited).toEqual([]);
   });
 
   it('counts what it sent against the quota until the next read', async () => {
@@ -208,5 +249,71 @@ describe('SendingLimits (what one consumer instance knows of the account)', () =
     await limits.current(305_010);
     await Promise.resolve();
     expect(await limits.current(305_020)).toEqual({ ratePerSecond: 14 });
+  });
+});
+
+describe('booking precision (the consumer’s booking code on a schedule that books as the table does)', () => {
+  /**
+   * Books `batches` full batches of `batchSize` one-recipient emails at SES's `rate` through
+   * bookSlots, all at one moment, on a schedule item kept in memory the way DynamoSendPacer keeps
+   * it (each booking starts where the last ended): what rate the schedule carries, and how many
+   * writes a second its item takes at that rate.
+   */
+  async function carried(rate: number, batchSize: number, batches: number) {
+    let nextAt = Number.NEGATIVE_INFINITY;
+    let writes = 0;
+    const pacer: SendPacer = {
+      reserve: async (durationMs, nowMs, latestStartMs) => {
+        const startAt = Math.max(nextAt, nowMs);
+        if (startAt > latestStartMs) return { busyUntil: startAt };
+        writes++;
+        nextAt = startAt + durationMs;
+        return { startAt };
+      },
+    };
+    const now = 1_700_000_000_000;
+    const limits = new SendingLimits(reader(quota({ maxSendRate: rate })), {
+      refreshMs: 300_000,
+      blockedRecheckMs: 300_000,
+    });
+    const deps = { clock: { now: () => new Date(now) }, pace: { pacer, limits } } as unknown as DeliverDeps;
+    const email = { recipients: 1, job: { content: {} }, queued: {} } as unknown as Ready;
+    const starts: number[] = [];
+    for (let b = 0; b < batches; b++) {
+      const slots = await bookSlots(
+        deps,
+        Array.from({ length: batchSize }, () => email),
+      );
+      for (const slot of slots) starts.push((slot as Slot).at);
+    }
+    const seconds = (nextAt - now) / 1000;
+    // No two sends closer than the paced rate allows.
+    const sorted = [...starts].sort((a, b) => a - b);
+    const closest = Math.min(...sorted.slice(1).map((at, i) => at - (sorted[i] as number)));
+    expect(closest).toBeGreaterThanOrEqual(1000 / pacedRate(rate) - 1e-3);
+    return { perSecond: starts.length / seconds, writesPerSecond: writes / seconds };
+  }
+  const reader = (q: SendQuota) => ({ read: async () => q });
+
+  it('at SES 20,000/s with batches of 40 carries at least 19,700/s (99.5 % of the 19,800 it paces at), its item under 60 % of 1,000 writes a second', async () => {
+    const { perSecond, writesPerSecond } = await carried(20_000, 40, 500);
+    expect(perSecond).toBeGreaterThanOrEqual(0.995 * pacedRate(20_000));
+    expect(perSecond).toBeLessThanOrEqual(pacedRate(20_000));
+    expect(writesPerSecond).toBeLessThan(600);
+    // Batches of 20 carry the rate too (whole milliseconds carried 10,000/s), at 980 writes a second.
+    expect((await carried(20_000, 20, 500)).perSecond).toBeGreaterThanOrEqual(19_700);
+  });
+
+  it('at SES 1,000/s with the default batches of 10 carries at least 985/s (whole milliseconds carried 909/s)', async () => {
+    const { perSecond } = await carried(1_000, 10, 100);
+    expect(perSecond).toBeGreaterThanOrEqual(0.995 * pacedRate(1_000));
+    expect(perSecond).toBeLessThanOrEqual(pacedRate(1_000));
+  });
+
+  it('rounds a booking up to a whole microsecond, never down', () => {
+    expect(durationMs(20, 19_800)).toBe(1.011);
+    expect(durationMs(40, 19_800)).toBe(2.021);
+    expect(durationMs(10, 990)).toBe(10.102);
+    expect(durationMs(1, 1_000_000)).toBe(0.001);
   });
 });

@@ -9,7 +9,7 @@ import { DynamoEmailRepository } from './email-repository.js';
 import { DynamoIdempotencyStore } from './idempotency-store.js';
 import { DynamoMetricsStore } from './metrics-store.js';
 import { DynamoRequestLogRepository } from './request-log-repository.js';
-import { DynamoSendPacer } from './send-pacer.js';
+import { DynamoSendPacer, DynamoSendQuotaStore } from './send-pacer.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoTemplateRepository } from './template-repository.js';
@@ -66,6 +66,7 @@ export const suppressionRepository = (t: Table) => new DynamoSuppressionReposito
 export const webhookRepository = (t: Table) => new DynamoWebhookRepository(t.db, t.name);
 export const webhookRetryStore = (t: Table) => new DynamoWebhookRetryStore(t.db, t.name);
 export const sendPacer = (t: Table) => new DynamoSendPacer(t.db, t.name);
+export const sendQuotaStore = (t: Table) => new DynamoSendQuotaStore(t.db, t.name);
 export const templateRepository = (t: Table) => new DynamoTemplateRepository(t.db, t.name);
 export const metricsStore = (t: Table) => new DynamoMetricsStore(t.db, t.name);
 export const requestLogRepository = (t: Table) =>

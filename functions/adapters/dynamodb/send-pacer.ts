@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SendQuota, SendQuotaStore, StoredSendQuota } from '../../shared/pacing.js';
 import type { SendPacer } from '../../shared/ports.js';
 import { attributesIf, writeIf } from './client.js';
 import { keys } from './table.js';
@@ -13,7 +14,10 @@ import { keys } from './table.js';
  * try first follows the last `next_at` this instance saw: under load the first, when idle the
  * second, so a batch costs one write (two when traffic just started or stopped). When the
  * schedule is booked beyond the latest start, nothing is booked and one read says until when.
- * (One item takes up to 1,000 writes a second: a batch of 10 a write, 10,000 emails a second.)
+ * Durations are fractions of a millisecond (whole microseconds: shared/pacing.ts durationMs), so
+ * the schedule carries the rate itself, not the whole milliseconds above it. One item takes up to
+ * 1,000 writes a second; a batch is a write, so the schedule carries up to 1,000 × sendBatchSize
+ * emails a second, and the service keeps it under 60 % of that (docs/scale.md).
  */
 export class DynamoSendPacer implements SendPacer {
   private lastSeen = Number.NEGATIVE_INFINITY;
@@ -89,5 +93,80 @@ export class DynamoSendPacer implements SendPacer {
     )
       return undefined;
     return nowMs;
+  }
+}
+
+/**
+ * The account's SES limits beside the schedule (`SENDPACE` / `SES_ACCOUNT`), so that one consumer
+ * instance reads GetAccount for all: `read_at` (ms) says when SES was read, `claimed_until` (ms)
+ * until when the instance whose conditional claim won is reading it. A claim and a read kept are
+ * one UpdateItem each, once per read of SES (every few minutes); the instances read the item
+ * every few seconds (GetItem). Its writes are a handful a refresh against the partition's 1,000 a
+ * second, which the schedule's bookings use at most 60 % of (docs/scale.md).
+ */
+export class DynamoSendQuotaStore implements SendQuotaStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  private readonly key = { pk: keys.sendPace, sk: keys.sendPaceAccount };
+
+  async get(): Promise<StoredSendQuota> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: this.key, ConsistentRead: true }),
+    );
+    if (!Item) return {};
+    const claim = Item.claimed_until === undefined ? {} : { claimedUntil: Number(Item.claimed_until) };
+    if (Item.read_at === undefined) return claim;
+    return {
+      quota: {
+        maxSendRate: Number(Item.max_send_rate),
+        max24HourSend: Number(Item.max_24_hour_send),
+        sentLast24Hours: Number(Item.sent_last_24_hours),
+        sendingEnabled: Item.sending_enabled === true,
+      },
+      readAt: Number(Item.read_at),
+      ...claim,
+    };
+  }
+
+  claim(nowMs: number, seenReadAt: number | undefined, leaseMs: number): Promise<boolean> {
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key,
+        UpdateExpression: 'SET claimed_until = :until',
+        ConditionExpression: `(attribute_not_exists(claimed_until) OR claimed_until <= :now) AND ${
+          seenReadAt === undefined ? 'attribute_not_exists(read_at)' : 'read_at = :seen'
+        }`,
+        ExpressionAttributeValues: {
+          ':until': nowMs + leaseMs,
+          ':now': nowMs,
+          ...(seenReadAt === undefined ? {} : { ':seen': seenReadAt }),
+        },
+      }),
+    );
+  }
+
+  async put(quota: SendQuota, readAtMs: number): Promise<void> {
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key,
+        UpdateExpression:
+          'SET max_send_rate = :rate, max_24_hour_send = :max, sent_last_24_hours = :sent, sending_enabled = :enabled, read_at = :at',
+        ConditionExpression: 'attribute_not_exists(read_at) OR read_at < :at',
+        ExpressionAttributeValues: {
+          ':rate': quota.maxSendRate,
+          ':max': quota.max24HourSend,
+          ':sent': quota.sentLast24Hours,
+          ':enabled': quota.sendingEnabled,
+          ':at': readAtMs,
+        },
+      }),
+    );
   }
 }

@@ -22,6 +22,7 @@
  * | sweeper progress    | SWEEP            | SWEEP     |                       |                           |
  * | scheduler progress  | SCHEDULE         | SHARD#<partition> |               |                           |
  * | send schedule (next free moment at the SES rate) | SENDPACE | SENDPACE |     |                           |
+ * | the account's SES limits (read for all consumers) | SENDPACE | SES_ACCOUNT |  |                           |
  * | suppression         | SUPPRESSION#<address> | SUPPRESSION | SUPPRESSIONS / <id> | SUPPRESSIONS#<origin> / <id> |
  * | webhook endpoint    | WEBHOOKS         | WEBHOOK#<id> |                    |                           |
  * | webhook message     | WEBHOOK#<id>#<shard> | MSG#<msg id> |                |                           |
@@ -209,6 +210,8 @@ export const keys = {
   schedule: 'SCHEDULE',
   scheduleShard: (partition: string) => `SHARD#${partition}`,
   sendPace: 'SENDPACE',
+  /** Beside the schedule, in its partition: the account's SES limits, as one instance read them for all. */
+  sendPaceAccount: 'SES_ACCOUNT',
   /** A request log: its own partition (so writes spread), listed through the two listing indexes. */
   log: (id: string) => `LOG#${id}`,
   logSk: 'LOG',
