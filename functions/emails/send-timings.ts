@@ -26,7 +26,7 @@ export interface SendTimingInputs {
   /** While the 24-hour quota is spent or sending paused, emails come back between these (ms). */
   blockedRetryMinMs: number;
   blockedRetryMaxMs: number;
-  /** How often a consumer instance reads the account's sending limits again (GetAccount, ms). */
+  /** How often the account's sending limits are read again from SES (GetAccount, ms), by one consumer instance for all. */
   accountRefreshMs: number;
   /** The send queue: how long a received message stays hidden (s), and receives before its DLQ. */
   sendVisibilitySeconds: number;

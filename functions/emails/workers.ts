@@ -24,15 +24,17 @@ export const EMAIL_WORKERS = {
     ],
     optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK', 'SES_MAX_SEND_RATE', 'SENDER_OPTIONS_TTL_MS'],
     // The suppression list (BatchGetItem, once per email; also a large job's content); the attempt
-    // record and its outcomes, suppressed recipients included, and the shared send schedule
-    // (UpdateItem); why a claim was refused, a scheduled email's state and its API key, how far the
-    // schedule is booked (GetItem); the webhook endpoints (Query).
+    // record and its outcomes, suppressed recipients included, the shared send schedule, and the
+    // claim and keeping of a read of the account's SES limits beside it (UpdateItem); why a claim
+    // was refused, a scheduled email's state and its API key, how far the schedule is booked, the
+    // kept SES limits (GetItem); the webhook endpoints (Query).
     table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query'] },
     // A scheduled email's message that came before its time goes back on the queue, delayed; so
     // does an email deferred for SES's limits (SendMessage, batched).
     sendQueue: ['SendMessage'],
     sendsEmail: true,
-    // The account's send rate, 24-hour quota and whether sending is paused (GetAccount).
+    // The account's send rate, 24-hour quota and whether sending is paused (GetAccount), read by
+    // the one instance whose claim won, for all of them.
     sesAccount: true,
     ...PUBLISHES,
     // Attachments and large bodies read; a file fetched from its `path` kept (in parts when large).
