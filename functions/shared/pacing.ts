@@ -106,7 +106,7 @@ export const slotsFor = (recipients: number): number => Math.max(1, recipients);
  * number, exact to 38 digits).
  */
 export const durationMs = (slots: number, ratePerSecond: number): number =>
-  Math.ceil((slots * 1_000_000) / Math.max(ratePerSecond, 0.001) - 1e-6) / 1000;
+  slots <= 0 ? 0 : Math.ceil((slots * 1_000_000) / Math.max(ratePerSecond, 0.001) - 1e-6) / 1000;
 
 /**
  * The start times of each email of a batch within one reservation that starts at `startAt`: each

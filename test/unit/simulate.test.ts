@@ -124,7 +124,9 @@ describe('npm run simulate (the model)', () => {
     const { stdout } = await promisify(execFile)('npm', ['run', '-s', 'simulate'], { timeout: 60_000 });
     expect(stdout).toContain('**First ceiling: receipts, no webhook endpoint**');
     expect(stdout).toMatch(/\| 10,000\/s \| SES, account send rate at 13.86\/s/);
-    expect(stdout).toMatch(/\| 20,000\/s \| 40 \| 19,800\/s \| 19,792.1\/s \| 99.96 % \| 494.8 \| 49.48 % \|/);
+    expect(stdout).toMatch(
+      /\| 20,000\/s \| 40 \| 19,800\/s \| 19,792.1\/s \| 99.96 % \| 494.8 \| 49.48 % \|/,
+    );
     expect(stdout).toContain("Webhook message log (an endpoint's shards)");
     expect(stdout).toContain('**Cost per 1,000 emails at 10,000/s');
   }, 60_000);
