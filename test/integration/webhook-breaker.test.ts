@@ -17,7 +17,11 @@ import {
   FIRST_PAUSE_MS,
   NO_ANSWER_WEIGHT,
 } from '../../functions/webhooks/breaker.js';
-import { type DeliverBatchDeps, deliverBatch } from '../../functions/webhooks/deliver-batch.js';
+import {
+  type DeliverBatchDeps,
+  deliverBatch,
+  type QueuedMessage,
+} from '../../functions/webhooks/deliver-batch.js';
 import { tendHeldMessages } from '../../functions/webhooks/held.js';
 import {
   type Delivery,
@@ -91,7 +95,7 @@ const message = (minutesAgo = 0) => {
   );
   return { id: `sqs-${serial}`, body: JSON.stringify(delivery), receiveCount: 1, delivery };
 };
-const batch = (messages: ReturnType<typeof message>[]) => deliverBatch(deps(), messages);
+const batch = (messages: QueuedMessage[]) => deliverBatch(deps(), messages);
 const heldNow = async () => {
   const found: HeldMessage[] = [];
   for (const partition of held.oldest(hook.id, 1000)) for await (const page of partition) found.push(...page);
