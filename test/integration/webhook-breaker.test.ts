@@ -28,11 +28,13 @@ import {
   deliveryFor,
   FAILING_DISABLES_AFTER_MS,
   newSigningSecret,
+  newWebhookId,
   RETRY_WINDOW_MS,
   toWebhookBody,
   type Webhook,
 } from '../../functions/webhooks/model.js';
 import type { HeldMessage, PostResult } from '../../functions/webhooks/ports.js';
+import { updateWebhook } from '../../functions/webhooks/webhooks.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
@@ -113,7 +115,7 @@ beforeEach(async () => {
   queue.sent = [];
   serial += 1000;
   hook = {
-    id: `wh_breaker${serial}`,
+    id: newWebhookId(),
     endpoint: 'https://hooks.example.com/in',
     events: ['email.delivered'],
     status: 'enabled',
@@ -235,6 +237,14 @@ describe("an endpoint's circuit breaker", () => {
       (m) => m.attempts === 0,
     );
     expect(first).toMatchObject({ status: 'failed', next_attempt_at: null });
+    // Enabled again, it starts afresh: no failing mark, its breaker closed.
+    await updateWebhook({ webhooks, clock, guard: { check: async () => undefined } }, hook.id, {
+      status: 'enabled',
+    });
+    const enabled = await endpoint();
+    expect(enabled.status).toBe('enabled');
+    for (const field of ['failing_since', 'failures', 'paused_until', 'trips', 'probe_at'] as const)
+      expect(enabled[field]).toBeUndefined();
   });
 
   it('marks a message held past the retry window failed, even while paused', async () => {
