@@ -188,7 +188,10 @@ describe('the Webhooks page', () => {
           timeout: 30_000,
         })
         .not.toBeNull();
-      await page.goto(`${origin}/#/webhooks`);
+      // Away and back: the list is read again.
+      await page.getByRole('link', { name: 'Overview', exact: true }).click();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
       const row = page.getByRole('row').filter({ hasText: failing.url });
       await row.getByText('paused').waitFor({ timeout: 10_000 });
       expect(await row.getByText('enabled').count()).toBe(1);
@@ -196,6 +199,8 @@ describe('the Webhooks page', () => {
       await page.getByText('Paused until').waitFor();
       await page.getByText('Failing since').waitFor();
       await page.getByText('delivered, oldest first, once a probe').waitFor();
+      await page.getByRole('link', { name: '← Webhooks' }).click();
+      await page.getByRole('link', { name: receiver.url, exact: true }).waitFor();
     } finally {
       await failing.close();
     }
