@@ -9,6 +9,7 @@
  *   LOCAL_FAULTS='{…}'        faults to inject into the stand-ins for AWS (see local/faults.ts)
  *   LOCAL_SES_MAX_SEND_RATE=14, LOCAL_SES_MAX_24H_SEND=50000, LOCAL_SES_SANDBOX=true,
  *   LOCAL_SES_SENDING_PAUSED=true   the local SES account's limits (local/ses-account.ts)
+ *   LOCAL_SQS_MAX_IN_FLIGHT=120000  most messages in flight on one local queue (local/sqs-in-flight.ts)
  *   --in-memory               keep nothing between runs
  */
 import { log } from '../functions/observability/logger.js';

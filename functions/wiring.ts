@@ -13,6 +13,7 @@ import {
   suppressionRepository,
   sweepStore,
   templateRepository,
+  webhookHoldStore,
   webhookRepository,
   webhookRetryStore,
 } from './adapters/dynamodb/repositories.js';
@@ -36,6 +37,7 @@ import { requestLogSink } from './observability/request-log-sink.js';
 import { loadConfig } from './shared/config.js';
 import { type Clock, systemClock } from './shared/ports.js';
 import { cachedForSends } from './templates/cache.js';
+import type { TendHeldDeps } from './webhooks/held.js';
 import type { WebhookRepository } from './webhooks/ports.js';
 import { WebhookPublisher } from './webhooks/publish.js';
 import type { RequeueRetriesDeps } from './webhooks/retries.js';
@@ -354,11 +356,14 @@ export function metricsRollUpDeps(): { metrics: MetricsRollUp; clock: Clock } {
   return { metrics: metricsStore(openTable(TABLE_NAME)), clock: systemClock };
 }
 
-/** Parked webhook retries that fell due, back on the delivery queue. */
-export function webhookRetryDeps(): RequeueRetriesDeps {
+/** Parked webhook retries that fell due, and the messages paused endpoints held, back on the delivery queue. */
+export function webhookRetryDeps(): RequeueRetriesDeps & TendHeldDeps {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
+  const table = openTable(TABLE_NAME);
   return {
-    retries: webhookRetryStore(openTable(TABLE_NAME)),
+    retries: webhookRetryStore(table),
+    webhooks: webhookRepository(table),
+    held: webhookHoldStore(table),
     queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL),
     clock: systemClock,
     log,

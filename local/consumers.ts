@@ -70,6 +70,8 @@ export async function startConsumers(options: ConsumerOptions): Promise<Consumer
       queueUrl: queues.webhooks.url,
       queueArn: queues.webhooks.arn,
       functionName: 'deliver-webhooks',
+      // The stack's default maximum concurrency (lib/constructs/webhooks.ts).
+      concurrency: 5,
       handler: await load('deliver-webhooks'),
       log: options.log,
     }),

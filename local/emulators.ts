@@ -9,6 +9,7 @@ import { applyDynamoParity } from './dynamo-parity.js';
 import { chance, type LocalFaults } from './faults.js';
 import { fauxqsStores } from './s3-store.js';
 import type { LocalSes, SesStandInSettings } from './ses-stand-in.js';
+import { enforceInFlightLimit, maxInFlightOf } from './sqs-in-flight.js';
 import { startPartThread } from './threads.js';
 
 const require = createRequire(import.meta.url);
@@ -46,6 +47,8 @@ export interface EmulatorOptions {
   buckets?: string[];
   /** Where S3 objects are kept across restarts; none: in memory. */
   s3Dir?: string;
+  /** Most messages in flight on one queue (sqs-in-flight.ts). @default LOCAL_SQS_MAX_IN_FLIGHT, or 120,000 */
+  sqsMaxInFlight?: number;
 }
 
 /**
@@ -179,6 +182,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
   const stores = await fauxqsStores(options.s3Dir, options.buckets ?? []);
   const sqs = buildApp({ logger: false, host: 'localhost', stores: stores as never });
   answerAsTheCallersRole(sqs);
+  enforceInFlightLimit(sqs as never, stores.sqsStore as never, options.sqsMaxInFlight ?? maxInFlightOf());
   await sqs.listen({ host: '127.0.0.1', port: 0 });
   const sqsPort = (sqs.server.address() as AddressInfo).port;
   // SQS calls are POSTs to / (the JSON protocol); anything else is S3, counted by method.

@@ -54,6 +54,9 @@ export const COUNTERS = [
   'WebhooksDisabled',
   'WebhookRetriesParked',
   'WebhookRetriesRequeued',
+  'WebhookEndpointsPaused',
+  'WebhookMessagesHeld',
+  'WebhookMessagesReleased',
   'ScheduledDispatched',
   'MetricCountsLost',
 ] as const;

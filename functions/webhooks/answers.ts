@@ -17,6 +17,14 @@ const webhookListedShape = {
   events: z.array(z.enum(SUBSCRIBABLE_EVENT_TYPES)),
   status: z.enum(WEBHOOK_STATUSES),
   created_at: timestamp,
+  paused_until: z.nullable(timestamp).register(z.globalRegistry, {
+    description:
+      'Ours: until when its circuit breaker pauses it after failures in a row (its events are kept, and delivered once a probe succeeds); once passed, a probe is due. Null when it is not paused. `status` stays `enabled`.',
+  }),
+  failing_since: z.nullable(timestamp).register(z.globalRegistry, {
+    description:
+      'Ours: the first failed attempt since its last successful one; null when its last attempt succeeded. After 3 days of failures it is disabled.',
+  }),
 };
 
 export const webhookListItemSchema = named(

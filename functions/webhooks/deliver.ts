@@ -1,4 +1,5 @@
 import type { Clock, Counters, Log } from '../shared/ports.js';
+import { failureWeight, hasBreakerState, pauseMs, trips } from './breaker.js';
 import {
   type Delivery,
   FAILING_DISABLES_AFTER_MS,
@@ -14,21 +15,25 @@ import {
 import type { WebhookRepository, WebhookSender } from './ports.js';
 
 export interface DeliverWebhookDeps {
-  webhooks: Pick<WebhookRepository, 'recordAttempt' | 'failing' | 'recovered' | 'disable'>;
+  webhooks: Pick<WebhookRepository, 'recordAttempt' | 'failing' | 'recovered' | 'disable' | 'pause'>;
   sender: WebhookSender;
   clock: Clock;
   counters?: Counters;
   log?: Log;
 }
 
-export type AttemptOutcome =
+export type AttemptOutcome = (
   | { result: 'success' }
   /** Failed; the next attempt is due after `delaySeconds`, at `nextAttemptAt` (ISO). */
   | { result: 'retry'; delaySeconds: number; nextAttemptAt: string }
   /** Failed, and that was the last attempt. */
   | { result: 'failed' }
   /** Not attempted: the endpoint was deleted or disabled since the event was published. */
-  | { result: 'dropped'; why: 'deleted' | 'disabled' };
+  | { result: 'dropped'; why: 'deleted' | 'disabled' }
+) & {
+  /** The endpoint as a failed attempt left it (its breaker's state): what the batch's next messages see. */
+  endpoint?: Webhook;
+};
 
 const DISABLED_REASON = (since: string) =>
   `every attempt since ${since} failed (no 2xx for ${FAILING_DISABLES_AFTER_MS / 86_400_000} days); ` +
@@ -40,6 +45,9 @@ const DISABLED_REASON = (since: string) =>
  * retried on the schedule (webhooks.ts) until the last attempt, then the message is `failed`. An
  * endpoint whose attempts have all failed for FAILING_DISABLES_AFTER_MS is disabled.
  *
+ * A failed attempt adds to the endpoint's breaker (breaker.ts), and opens it at its threshold; a
+ * failed `probe` opens it again, for longer. A success closes it.
+ *
  * `attempt` is 1-based (attemptNumber: the attempts made before the message was last parked, and
  * the queue's receive count); a replay gets one attempt only.
  */
@@ -48,6 +56,7 @@ export async function deliverWebhook(
   delivery: Delivery,
   attempt: number,
   webhook: Webhook | null,
+  probe = false,
 ): Promise<AttemptOutcome> {
   if (!webhook) return { result: 'dropped', why: 'deleted' };
   const number = (delivery.replay?.previous_attempts ?? 0) + attempt;
@@ -92,7 +101,11 @@ export async function deliverWebhook(
   if (ok) {
     deps.counters?.count('WebhookAttemptsSucceeded');
     await deps.webhooks.recordAttempt({ ...message, status: 'success' }, record);
-    if (webhook.failing_since) await deps.webhooks.recovered(webhook.id);
+    if (hasBreakerState(webhook)) {
+      await deps.webhooks.recovered(webhook.id);
+      if (webhook.paused_until)
+        deps.log?.info('webhook endpoint resumed: its probe succeeded', { webhook_id: webhook.id });
+    }
     return { result: 'success' };
   }
 
@@ -114,14 +127,31 @@ export async function deliverWebhook(
     next_attempt_in_seconds: delaySeconds ?? null,
   });
 
-  const since = await deps.webhooks.failing(webhook.id, failedAt.toISOString());
+  let endpoint =
+    (await deps.webhooks.failing(webhook.id, failedAt.toISOString(), failureWeight(answer.status))) ??
+    undefined;
+  const since = endpoint?.failing_since;
   if (since && failedAt.getTime() - Date.parse(since) >= FAILING_DISABLES_AFTER_MS) {
     if (await deps.webhooks.disable(webhook.id, DISABLED_REASON(since), since)) {
       deps.counters?.count('WebhooksDisabled');
       deps.log?.warn('webhook endpoint disabled after failing for days', { webhook_id: webhook.id, since });
+      endpoint = { ...webhook, status: 'disabled' };
+    }
+  } else if (endpoint && (probe || trips(endpoint, failedAt.getTime()))) {
+    const trip = (endpoint.trips ?? 0) + 1;
+    const until = new Date(failedAt.getTime() + pauseMs(trip)).toISOString();
+    if (await deps.webhooks.pause(webhook.id, until, trip, failedAt.toISOString())) {
+      deps.counters?.count('WebhookEndpointsPaused');
+      deps.log?.warn('webhook endpoint paused by its circuit breaker', {
+        webhook_id: webhook.id,
+        paused_until: until,
+        trips: trip,
+      });
+      const { probe_at: _, ...rest } = endpoint;
+      endpoint = { ...rest, paused_until: until, trips: trip, failures: 0 };
     }
   }
   return delaySeconds === undefined || nextAttemptAt === null
-    ? { result: 'failed' }
-    : { result: 'retry', delaySeconds, nextAttemptAt };
+    ? { result: 'failed', endpoint }
+    : { result: 'retry', delaySeconds, nextAttemptAt, endpoint };
 }

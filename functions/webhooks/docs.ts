@@ -13,6 +13,8 @@ const webhookListedExample = {
   events: ['email.delivered', 'email.bounced'],
   status: 'enabled',
   created_at: T0,
+  paused_until: null,
+  failing_since: null,
 };
 
 const messageListedExample = {
@@ -40,7 +42,7 @@ export const WEBHOOK_DOCS: DocsOf<typeof WEBHOOK_ROUTES> = {
     description: LIST,
   },
   'get-webhook': {
-    ok: 'The endpoint, with its signing secret.',
+    ok: 'The endpoint, with its signing secret, and whether its circuit breaker pauses it (`paused_until`, `failing_since`: ours).',
     example: { object: 'webhook', ...webhookListedExample, signing_secret: SECRET, disabled_reason: null },
   },
   'update-webhook': {

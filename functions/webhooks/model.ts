@@ -37,6 +37,16 @@ export interface Webhook {
   disabled_reason?: string;
   /** The first failed attempt since the last successful one. */
   failing_since?: string;
+  /** The circuit breaker (breaker.ts): the weight of the failures in a row since the last success. */
+  failures?: number;
+  /** The breaker is open until then (then half open: one probe); absent while it is closed. */
+  paused_until?: string;
+  /** The breaker's trips in a row (each pause is longer). */
+  trips?: number;
+  /** When the probe under way was claimed. */
+  probe_at?: string;
+  /** Set when some of its messages were held (held.ts) and not yet put back: what the requeue function tends. */
+  held_at?: string;
 }
 
 /** How long the previous secret signs beside the new one after a rotation (Resend: 24 hours). */
@@ -45,8 +55,11 @@ export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 /** An endpoint none of whose attempts has succeeded for this long is disabled. */
 export const FAILING_DISABLES_AFTER_MS = 3 * 24 * 3_600_000;
 
-/** A 2xx within this time is a success; anything else (a timeout included) is a failed attempt. */
-export const ATTEMPT_TIMEOUT_MS = 15_000;
+/**
+ * A 2xx within this time is a success; anything else (a timeout included) is a failed attempt.
+ * Resend's own is about as long; a hanging endpoint holds a delivery lane no longer than this.
+ */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
 
 /** How much of the receiver's answer an attempt keeps. */
 export const MAX_RESPONSE_KEPT = 1024;
@@ -62,16 +75,22 @@ export const MAX_WEBHOOKS = 50;
 export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
+/**
+ * How long after its event a message may still be attempted: the schedule's waits together (about
+ * 27.6 hours). A message held by an endpoint's open breaker past it is marked failed.
+ */
+export const RETRY_WINDOW_MS = RETRY_DELAYS_SECONDS.reduce((sum, s) => sum + s, 0) * 1000;
+
 /** The wait after failed attempt `attempt` (1-based), or undefined when it was the last. */
 export const retryDelaySeconds = (attempt: number): number | undefined =>
   attempt >= MAX_ATTEMPTS ? undefined : RETRY_DELAYS_SECONDS[Math.max(0, attempt - 1)];
 
 /**
- * The longest wait a retry spends on the delivery queue (hidden there until due), SQS's longest
- * message delay. A longer one is parked in the table instead, due at its time, and put back on the
- * queue by the scheduler: a message hidden on the queue counts against SQS's in-flight limit
- * (about 120,000 for a standard queue), which one dead endpoint's messages, each hidden for hours,
- * would fill within a day at an event a second, stalling delivery to every endpoint.
+ * The longest wait a retry spends on the delivery queue, as a new message sent with that delay
+ * (SQS's longest message delay). A longer one is parked in the table instead, due at its time, and
+ * put back on the queue by the scheduler. No retry waits hidden on the queue: a hidden message
+ * counts against SQS's in-flight limit (about 120,000 for a standard queue), which one dead
+ * endpoint's messages would fill, stalling delivery to every endpoint; a delayed one does not.
  */
 export const MAX_QUEUE_WAIT_SECONDS = 15 * 60;
 
@@ -286,13 +305,18 @@ export const listWebhooksQuerySchema = pageQuerySchema(pageShape(WEBHOOK_ID_PREF
 export const listMessagesQuerySchema = pageQuerySchema(pageShape(MESSAGE_ID_PREFIX));
 export const listAttemptsQuerySchema = pageQuerySchema(pageShape(ATTEMPT_ID_PREFIX));
 
-/** The listed form (Resend's list entries). */
+/**
+ * The listed form (Resend's list entries), and two fields of ours: until when its breaker pauses
+ * it (null when closed; once passed, a probe is due) and since when its attempts fail.
+ */
 export const toWebhookListed = (webhook: Webhook) => ({
   id: webhook.id,
   endpoint: webhook.endpoint,
   events: webhook.events,
   status: webhook.status,
   created_at: webhook.created_at,
+  paused_until: webhook.paused_until ?? null,
+  failing_since: webhook.failing_since ?? null,
 });
 
 /** `GET /v1/webhooks/{id}`: Resend's object (with the secret, as Resend shows it), and why it is disabled. */

@@ -19,12 +19,27 @@ export interface WebhookRepository {
   save(webhook: Webhook): Promise<boolean>;
   delete(id: string): Promise<boolean>;
   /**
-   * Records a failed attempt on the endpoint (its first failure since the last success stands) and
-   * returns when that first failure was; null when the endpoint is gone or disabled.
+   * Records a failed attempt on the endpoint: its first failure since the last success stands
+   * (`failing_since`), and `weight` is added to its breaker's failures. Returns the endpoint as it
+   * is now; null when it is gone or disabled.
    */
-  failing(id: string, at: string): Promise<string | null>;
-  /** Clears the failing mark after a success. */
+  failing(id: string, at: string, weight: number): Promise<Webhook | null>;
+  /** Clears the failing mark and the breaker after a success. */
   recovered(id: string): Promise<void>;
+  /**
+   * Opens the breaker until `until`, its trip number `trips` (breaker.ts), unless it is open
+   * already (paused until after `now`); false when it was.
+   */
+  pause(id: string, until: string, trips: number, now: string): Promise<boolean>;
+  /**
+   * Claims the one probe of a breaker whose pause (`pausedUntil`, as read) ended: false when it
+   * was paused again, or another probe was claimed after `staleBefore`.
+   */
+  claimProbe(id: string, pausedUntil: string, at: string, staleBefore: string): Promise<boolean>;
+  /** Marks the endpoint as having held messages (`held_at` = `token`); false when it is gone. */
+  markHeld(id: string, token: string): Promise<boolean>;
+  /** Clears the mark, unless it was set again since it read `token`. */
+  clearHeld(id: string, token: string): Promise<void>;
   /** Disables a failing endpoint (unless it recovered or was changed meanwhile). */
   disable(id: string, reason: string, failingSince: string): Promise<boolean>;
   /** The message's state and one attempt, in one write. */
@@ -40,7 +55,31 @@ export interface WebhookRepository {
 
 /** The delivery queue: one message per (event, endpoint). */
 export interface DeliveryQueue {
-  enqueue(deliveries: Delivery[]): Promise<void>;
+  /** Sends them, each hidden for `delaySeconds` first (at most 900, SQS's longest delay). */
+  enqueue(deliveries: Delivery[], delaySeconds?: number): Promise<void>;
+}
+
+/** A message held while its endpoint's breaker is open (held.ts). */
+export interface HeldMessage {
+  webhook_id: string;
+  message_id: string;
+  /** The event's time: held messages are read oldest first. */
+  created_at: string;
+  /** The message to put back on the queue (with its attempts made); null when the item is unreadable. */
+  delivery: Delivery | null;
+}
+
+/** Where an open breaker's messages wait, per endpoint, oldest event first. */
+export interface WebhookHoldStore {
+  /** Keeps them (holding the same message again changes nothing). */
+  hold(deliveries: readonly Delivery[]): Promise<void>;
+  /**
+   * An endpoint's held messages, oldest first within each of the store's partitions (read side by
+   * side), in pages, at most `limit` in all.
+   */
+  oldest(webhookId: string, limit: number): AsyncIterable<HeldMessage[]>[];
+  /** Takes them out (those already gone are no error). */
+  remove(held: readonly HeldMessage[]): Promise<void>;
 }
 
 /** A retry waiting in the table until it is due (see retries.ts). */

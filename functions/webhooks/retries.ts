@@ -3,59 +3,48 @@ import { type Delivery, retryWaitsIn } from './model.js';
 import type { DeliveryQueue, ParkedRetry, WebhookRetryStore } from './ports.js';
 
 /**
- * Where a webhook retry waits. A short one (5 s, 5 min: up to MAX_QUEUE_WAIT_SECONDS) waits on
- * the delivery queue, its message hidden until due. A longer one (30 min to 10 h) is parked in the
- * table, due by time, and its message deleted: a hidden message counts against SQS's in-flight
- * limit (about 120,000 on a standard queue), which one dead endpoint, its messages each hidden for
- * hours, would fill, stalling delivery to every endpoint. The requeue-webhook-retries function
- * (every minute on AWS, every second locally) puts the parked retries that fell due back on the queue as
- * new messages, carrying the attempts made so far, so a retry is at most a run late.
+ * Where a webhook retry waits. No retry keeps its message in flight: a short one (5 s, 5 min: up
+ * to MAX_QUEUE_WAIT_SECONDS) is a new message sent with that delay; a longer one (30 min to 10 h)
+ * is parked in the table, due by time. Either way the received message is then deleted: a hidden
+ * message counts against SQS's in-flight limit (about 120,000 on a standard queue), which one dead
+ * endpoint would fill, stalling delivery to every endpoint, while a delayed message does not. The
+ * requeue-webhook-retries function (every minute on AWS, every second locally) puts the parked
+ * retries that fell due back on the queue as new messages, carrying the attempts made so far, so a
+ * retry is at most a run late.
  *
- * Never lost: a retry is parked before its message is deleted, and taken out of the table only
- * after its new message is on the queue. A step that fails in between makes a duplicate attempt
- * (the same `webhook-id`, which receivers deduplicate on), never a missing one.
+ * Never lost: a retry is sent or parked before its message is deleted, and taken out of the table
+ * only after its new message is on the queue. A step that fails in between makes a duplicate
+ * attempt (the same `webhook-id`, which receivers deduplicate on), never a missing one; a retry
+ * that can be neither sent nor parked leaves its message to come back after the queue's
+ * visibility timeout (an attempt early).
  */
 
 export interface RetryLaterDeps {
   retries: Pick<WebhookRetryStore, 'park'>;
-  /** Hides a received message for `seconds`: it comes back as the next attempt. */
-  queue: { retryAfter(receiptHandle: string, seconds: number): Promise<void> };
+  queue: DeliveryQueue;
   counters?: Counters;
   log?: Log;
 }
 
 /**
- * Keeps a failed attempt's retry until it is due: `queue` when its message waits hidden on the
- * queue (keep it), `table` when it is parked (its message may be deleted now). A retry that could
- * not be parked waits on the queue instead (SQS hides a message up to 12 hours), as it did before
- * retries were parked.
+ * Keeps a failed attempt's retry until it is due: `queue` when it was sent as a delayed message,
+ * `table` when it is parked. Either way its received message may be deleted now; throws when
+ * neither could be done (the message is then kept, to come back).
  */
 export async function retryLater(
   deps: RetryLaterDeps,
   delivery: Delivery,
   attempt: number,
   retry: { delaySeconds: number; nextAttemptAt: string },
-  receiptHandle: string,
 ): Promise<'queue' | 'table'> {
-  if (retryWaitsIn(retry.delaySeconds) === 'table') {
-    try {
-      await deps.retries.park({
-        due_at: retry.nextAttemptAt,
-        message_id: delivery.message_id,
-        delivery: { ...delivery, attempts_made: attempt },
-      });
-      deps.counters?.count('WebhookRetriesParked');
-      return 'table';
-    } catch (error) {
-      deps.log?.warn('could not park a webhook retry; its message waits on the queue', {
-        webhook_id: delivery.webhook_id,
-        message_id: delivery.message_id,
-        error,
-      });
-    }
+  const next: Delivery = { ...delivery, attempts_made: attempt };
+  if (retryWaitsIn(retry.delaySeconds) === 'queue') {
+    await deps.queue.enqueue([next], retry.delaySeconds);
+    return 'queue';
   }
-  await deps.queue.retryAfter(receiptHandle, retry.delaySeconds);
-  return 'queue';
+  await deps.retries.park({ due_at: retry.nextAttemptAt, message_id: delivery.message_id, delivery: next });
+  deps.counters?.count('WebhookRetriesParked');
+  return 'table';
 }
 
 export interface RequeueRetriesDeps {

@@ -80,6 +80,11 @@ export async function updateWebhook(
     next.status = 'enabled';
     delete next.disabled_reason;
     delete next.failing_since;
+    // Its circuit breaker starts afresh too (breaker.ts).
+    delete next.failures;
+    delete next.paused_until;
+    delete next.trips;
+    delete next.probe_at;
   } else if (patch.status === 'disabled' && webhook.status !== 'disabled') {
     next.status = 'disabled';
     next.disabled_reason = `disabled by request at ${deps.clock.now().toISOString()}`;

@@ -2,6 +2,7 @@ import { newSqsClient } from '../adapters/aws-clients.js';
 import {
   openTable,
   repositoriesOf,
+  webhookHoldStore,
   webhookRepository,
   webhookRetryStore,
 } from '../adapters/dynamodb/repositories.js';
@@ -32,17 +33,20 @@ export function webhookApiDeps(name: 'create-webhook') {
 
 /**
  * The delivery function: the endpoints and their messages, guarded HTTP, the queue its short
- * retries wait on, and the table its long ones are parked in.
+ * retries are sent to (delayed), the table its long ones are parked in, and where the messages of
+ * a paused endpoint are held.
  */
 export function webhookDeliveryDeps() {
   const config = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL', 'WEBHOOK_ALLOW_LOOPBACK');
-  const { webhooks, webhookRetries } = repositoriesOf(openTable(config.TABLE_NAME), {
+  const { webhooks, webhookRetries, held } = repositoriesOf(openTable(config.TABLE_NAME), {
     webhooks: webhookRepository,
     webhookRetries: webhookRetryStore,
+    held: webhookHoldStore,
   });
   return {
     webhooks,
     retries: webhookRetries,
+    held,
     sender: guardedHttp(config.WEBHOOK_ALLOW_LOOPBACK),
     queue: new SqsDeliveryQueue(newSqsClient(), config.WEBHOOK_QUEUE_URL),
     clock: systemClock,

@@ -3,7 +3,8 @@ import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../functions/webhooks/model.js';
+import { ENDPOINT_SHARE } from '../../functions/webhooks/breaker.js';
+import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS } from '../../functions/webhooks/model.js';
 import type { ConceptStacks } from './concept-stacks.js';
 import type { Monitoring } from './monitoring.js';
 import { depth, secureQueue } from './queues.js';
@@ -14,8 +15,9 @@ export interface WebhooksProps {
   readonly resources: Omit<ServiceResources, 'webhookQueue'>;
   readonly monitoring: Monitoring;
   /**
-   * Most concurrent delivery invocations (each makes up to `batchSize` attempts side by side): the
-   * bound on how hard the service calls its users' endpoints. At least 2 (Lambda's minimum).
+   * Most concurrent delivery invocations (each makes up to `batchSize` attempts side by side, at
+   * most ENDPOINT_SHARE (4) to one endpoint): the bound on how hard the service calls its users'
+   * endpoints. At least 2 (Lambda's minimum).
    * @default 5
    */
   readonly concurrency?: number;
@@ -32,11 +34,12 @@ const SPARE_RECEIVES = 2;
  * Webhook delivery: the delivery queue (one message per event and endpoint, which the SES events
  * consumer, the send consumer and the domain functions write to), the function that POSTs each
  * message, and the dead-letter queue for what cannot even be attempted (an unreadable message, or
- * one whose attempts keep crashing). A failed attempt's retry due within 15 minutes waits on the
- * queue (its message hidden until then); a later one is parked in the table and put back on the
- * queue by the requeue-webhook-retries function (every minute), so no message is in flight for hours and a dead endpoint
- * cannot fill the queue's in-flight limit. Its alarms: the dead-letter queue is not empty; events
- * could not be published; an endpoint was disabled after failing for days.
+ * one whose attempts keep crashing). A failed attempt's retry due within 15 minutes is a new
+ * message sent with that delay; a later one is parked in the table; an endpoint whose circuit
+ * breaker is open has its messages held in the table. The requeue-webhook-retries function (every
+ * minute) puts parked retries and held messages back on the queue, so no retry is in flight and
+ * a dead endpoint cannot fill the queue's in-flight limit. Its alarms: the dead-letter queue is
+ * not empty; events could not be published; an endpoint was disabled after failing for days.
  */
 export class Webhooks extends Construct {
   public readonly queue: Queue;
@@ -48,10 +51,11 @@ export class Webhooks extends Construct {
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
     const { monitoring } = props;
-    const timeout = Duration.seconds(Math.ceil(ATTEMPT_TIMEOUT_MS / 1000) * 2);
-    // A retry that cannot be parked waits on the queue instead (functions/webhooks/retries.ts): within 12 hours.
-    if (Math.max(...RETRY_DELAYS_SECONDS) > 12 * 3600)
-      throw new Error("a webhook retry delay is longer than SQS's 12-hour visibility limit");
+    const batchSize = props.batchSize ?? 10;
+    // A batch of one endpoint's messages runs ENDPOINT_SHARE at a time: its rounds of attempts, and 10 s to spare.
+    const timeout = Duration.seconds(
+      Math.ceil(batchSize / ENDPOINT_SHARE) * Math.ceil(ATTEMPT_TIMEOUT_MS / 1000) + 10,
+    );
     this.deadLetterQueue = secureQueue(this, 'DeadLetterQueue', { retentionPeriod: Duration.days(14) });
     // The schedule's attempts span about 28 hours from the first one; four days leaves room for a backlog.
     this.queue = secureQueue(this, 'Queue', {
@@ -64,7 +68,7 @@ export class Webhooks extends Construct {
       .bind({ ...props.resources, webhookQueue: this.queue });
     this.delivery.function.addEventSource(
       new SqsEventSource(this.queue, {
-        batchSize: props.batchSize ?? 10,
+        batchSize,
         reportBatchItemFailures: true,
         maxConcurrency: Math.max(2, props.concurrency ?? 5),
       }),
@@ -104,6 +108,9 @@ export class Webhooks extends Construct {
             'WebhookMessagesFailed',
             'WebhookRetriesParked',
             'WebhookRetriesRequeued',
+            'WebhookEndpointsPaused',
+            'WebhookMessagesHeld',
+            'WebhookMessagesReleased',
             'WebhookPublishFailed',
             'WebhooksDisabled',
           ] as const

@@ -160,6 +160,51 @@ describe('the Webhooks page', () => {
     expect((await api.call('GET', `/webhooks/${other.json.id}`)).status).toBe(404);
     await page.getByRole('link', { name: receiver.url, exact: true }).waitFor();
   });
+
+  it('shows an endpoint its circuit breaker paused, and since when it fails; its status stays enabled', async () => {
+    const failing = await startReceiver();
+    failing.setDown(500);
+    try {
+      const created = await api.call('POST', '/webhooks', {
+        body: { endpoint: failing.url, events: ['email.sent', 'email.delivered'] },
+      });
+      expect(created.status).toBe(201);
+      // Three emails, six events: five failures in a row pause it.
+      for (let i = 0; i < 3; i++)
+        expect(
+          (
+            await api.call('POST', '/emails', {
+              body: {
+                from: 'hello@acme.test',
+                to: 'success@simulator.amazonses.com',
+                subject: 'Paused',
+                text: 'x',
+              },
+            })
+          ).status,
+        ).toBe(200);
+      await expect
+        .poll(async () => (await api.call('GET', `/webhooks/${created.json.id}`)).json.paused_until, {
+          timeout: 30_000,
+        })
+        .not.toBeNull();
+      // Away and back: the list is read again.
+      await page.getByRole('link', { name: 'Overview', exact: true }).click();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+      const row = page.getByRole('row').filter({ hasText: failing.url });
+      await row.getByText('paused').waitFor({ timeout: 10_000 });
+      expect(await row.getByText('enabled').count()).toBe(1);
+      await row.getByRole('link', { name: failing.url }).click();
+      await page.getByText('Paused until').waitFor();
+      await page.getByText('Failing since').waitFor();
+      await page.getByText('delivered, oldest first, once a probe').waitFor();
+      await page.getByRole('link', { name: '← Webhooks' }).click();
+      await page.getByRole('link', { name: receiver.url, exact: true }).waitFor();
+    } finally {
+      await failing.close();
+    }
+  });
 });
 
 describe('the Suppressions page', () => {

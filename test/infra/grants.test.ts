@@ -556,9 +556,42 @@ beforeAll(async () => {
       (r) => r.json.status === 'success' && r.json.attempts === 5,
     );
     expect((await api.call('POST', `/webhooks/${hookId}/signing-secret/rotate`)).status).toBe(200);
+    // A paused endpoint (its breaker opened, as after failures in a row): the delivery function holds
+    // its message (BatchWriteItem) and marks the endpoint (UpdateItem); disabled meanwhile, the
+    // requeue function marks the held message failed (PutItem) and clears the mark (UpdateItem).
+    expect(
+      await repos.webhooks.pause(
+        hookId,
+        new Date(Date.now() + 60_000).toISOString(),
+        1,
+        new Date().toISOString(),
+      ),
+    ).toBe(true);
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: service.queues.webhooks,
+        MessageBody: JSON.stringify({
+          message_id: shown.id,
+          webhook_id: hookId,
+          type: shown.type,
+          created_at: shown.created_at,
+          body: JSON.stringify(shown.payload),
+        }),
+      }),
+    );
+    expect(
+      (
+        await waitFor(
+          () => repos.webhooks.get(hookId),
+          (w) => !!w?.held_at,
+        )
+      )?.held_at,
+    ).toBeDefined();
     expect((await api.call('PATCH', `/webhooks/${hookId}`, { body: { status: 'disabled' } })).status).toBe(
       200,
     );
+    await service.runScheduled('requeue-webhook-retries');
+    expect((await repos.webhooks.get(hookId))?.held_at).toBeUndefined();
     const full = (await api.call('GET', `/webhooks/${hookId}/events/${message.id}`)).json;
     await sqs.send(
       new SendMessageCommand({

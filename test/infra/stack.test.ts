@@ -444,7 +444,8 @@ describe('EmailServiceStack', () => {
       // A rescheduled email due within the scheduler's look-ahead is queued at once.
       'update-email': ['sqs:SendMessage'],
       'process-ses-events': [...consume, 'sqs:SendMessage'].sort(),
-      'deliver-webhooks': consume,
+      // Its retries are new delayed messages.
+      'deliver-webhooks': [...consume, 'sqs:SendMessage'].sort(),
       'create-domain': ['sqs:SendMessage'],
       'get-domain': ['sqs:SendMessage'],
       'verify-domain': ['sqs:SendMessage'],
@@ -478,8 +479,9 @@ describe('EmailServiceStack', () => {
   it('delivers webhooks from their own queue: retries SQS can hold, a dead-letter queue, bounded concurrency', () => {
     const queue = resources('AWS::SQS::Queue')[logicalId(stack, stack.webhooks.queue)];
     expect(queue?.Properties).toMatchObject({
-      // Six times the function's timeout (30 s: a 15 s attempt and its records).
-      VisibilityTimeout: 180,
+      // Six times the function's timeout (40 s: three rounds of 10 s attempts to one endpoint, 4 at
+      // a time, and their records).
+      VisibilityTimeout: 240,
       // The schedule's 8 attempts span about 28 hours.
       MessageRetentionPeriod: 4 * 86_400,
       RedrivePolicy: {
@@ -489,7 +491,7 @@ describe('EmailServiceStack', () => {
       SqsManagedSseEnabled: true,
     });
     const fn = resources('AWS::Lambda::Function')[logicalId(stack, stack.webhooks.delivery.function)];
-    expect(fn?.Properties.Timeout).toBe(30);
+    expect(fn?.Properties.Timeout).toBe(40);
     // Never allowed plain http or loopback on AWS.
     expect(JSON.stringify(fn?.Properties.Environment)).not.toContain('WEBHOOK_ALLOW_LOOPBACK');
     const mapping = Object.values(resources('AWS::Lambda::EventSourceMapping')).find((m) =>

@@ -55,10 +55,13 @@ class MemoryRetryStore implements WebhookRetryStore {
 
 class MemoryDeliveryQueue implements DeliveryQueue {
   readonly sent: Delivery[][] = [];
+  /** The delay each call asked for. */
+  readonly delays: (number | undefined)[] = [];
   refuse?: (batch: Delivery[]) => boolean;
-  async enqueue(deliveries: Delivery[]) {
+  async enqueue(deliveries: Delivery[], delaySeconds?: number) {
     if (this.refuse?.(deliveries)) throw new Error('SQS refused');
     this.sent.push(deliveries);
+    this.delays.push(delaySeconds);
   }
 }
 
@@ -114,25 +117,26 @@ describe('the delivery function with a failing endpoint', () => {
   const now = Date.parse('2026-11-24T10:00:00Z');
   const setup = () => {
     const messages = new Map<string, WebhookMessage>();
-    const hidden: { receiptHandle: string; seconds: number }[] = [];
     const retries = new MemoryRetryStore();
+    const queue = new MemoryDeliveryQueue();
     const handler = makeHandler({
       webhooks: {
         get: async () => webhook,
         recordAttempt: async (message) => {
           messages.set(message.id, message);
         },
-        failing: async (_id, at) => at,
+        // One failure only each time: the breaker stays closed here (webhook-breaker.test.ts opens it).
+        failing: async (_id, at) => ({ ...webhook, failing_since: at, failures: 1 }),
         recovered: async () => undefined,
         disable: async () => false,
+        pause: async () => true,
+        claimProbe: async () => true,
+        markHeld: async () => true,
       },
+      held: { hold: async () => undefined },
       sender: { post: async (): Promise<PostResult> => ({ status: 503, durationMs: 3, response: 'down' }) },
       clock: { now: () => new Date(now) },
-      queue: {
-        retryAfter: async (receiptHandle, seconds) => {
-          hidden.push({ receiptHandle, seconds });
-        },
-      },
+      queue,
       retries,
     });
     const record = (body: Delivery, receiveCount: number, id = 'm1'): SQSRecord =>
@@ -143,19 +147,23 @@ describe('the delivery function with a failing endpoint', () => {
         attributes: { ApproximateReceiveCount: String(receiveCount) },
       }) as unknown as SQSRecord;
     const run = (...records: SQSRecord[]) => handler({ Records: records } as SQSEvent);
-    return { messages, hidden, retries, record, run };
+    return { messages, queue, retries, record, run };
   };
 
-  it('keeps a short retry on the queue: the message hidden for its delay, reported failed', async () => {
+  it('sends a short retry as a new message delayed by its wait, and lets the received one be deleted', async () => {
     const t = setup();
     for (const [receiveCount, seconds] of [
       [1, 5],
       [2, 300],
     ] as const) {
       const result = await t.run(t.record(delivery(), receiveCount));
-      expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
-      expect(t.hidden.at(-1)).toEqual({ receiptHandle: 'rh-m1', seconds });
+      // Nothing kept in flight: the received message is done.
+      expect(result.batchItemFailures).toEqual([]);
+      expect(t.queue.sent.at(-1)).toEqual([{ ...delivery(), attempts_made: receiveCount }]);
+      expect(t.queue.delays.at(-1)).toBe(seconds);
     }
+    // The new message's first receive is the next attempt.
+    expect(attemptNumber({ attempts_made: 1 }, 1)).toBe(2);
     expect(t.retries.items.size).toBe(0);
   });
 
@@ -163,7 +171,7 @@ describe('the delivery function with a failing endpoint', () => {
     const t = setup();
     const result = await t.run(t.record(delivery(), 3));
     expect(result.batchItemFailures).toEqual([]);
-    expect(t.hidden).toEqual([]);
+    expect(t.queue.sent).toEqual([]);
     const [parked] = [...t.retries.items.values()];
     const due = new Date(now + 1800_000).toISOString();
     expect(parked).toEqual({
@@ -186,21 +194,21 @@ describe('the delivery function with a failing endpoint', () => {
     expect(parked?.delivery?.attempts_made).toBe(4);
     expect(parked?.due_at).toBe(new Date(now + (retryDelaySeconds(4) ?? 0) * 1000).toISOString());
     expect(t.messages.get(delivery().message_id)?.attempts).toBe(4);
-    // The last attempt fails the message: nothing parked, nothing hidden, the message deleted.
+    // The last attempt fails the message: nothing parked, nothing sent, the message deleted.
     const last = setup();
     const result = await last.run(last.record({ ...delivery(), attempts_made: MAX_ATTEMPTS - 1 }, 1));
     expect(result.batchItemFailures).toEqual([]);
     expect(last.retries.items.size).toBe(0);
-    expect(last.hidden).toEqual([]);
+    expect(last.queue.sent).toEqual([]);
     expect(last.messages.get(delivery().message_id)).toMatchObject({ status: 'failed', attempts: 8 });
   });
 
-  it('keeps the retry on the queue when it cannot be parked: never lost', async () => {
+  it('keeps the received message when its retry can be neither parked nor sent: never lost', async () => {
     const t = setup();
     t.retries.failPark = true;
-    const result = await t.run(t.record(delivery(), 3));
-    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
-    expect(t.hidden).toEqual([{ receiptHandle: 'rh-m1', seconds: 1800 }]);
+    expect((await t.run(t.record(delivery(), 3))).batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
+    t.queue.refuse = () => true;
+    expect((await t.run(t.record(delivery(), 1))).batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
   });
 });
 

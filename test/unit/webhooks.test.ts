@@ -403,18 +403,26 @@ describe('the address guard', () => {
 function memoryWebhooks(webhook: Webhook) {
   const messages = new Map<string, WebhookMessage>();
   const attempts: WebhookAttempt[] = [];
-  const repo: Pick<WebhookRepository, 'recordAttempt' | 'failing' | 'recovered' | 'disable'> = {
+  const repo: Pick<WebhookRepository, 'recordAttempt' | 'failing' | 'recovered' | 'disable' | 'pause'> = {
     async recordAttempt(message, attempt) {
       messages.set(message.id, message);
       if (attempt) attempts.push(attempt);
     },
-    async failing(_id, at) {
+    async failing(_id, at, weight) {
       if (webhook.status !== 'enabled') return null;
       webhook.failing_since ??= at;
-      return webhook.failing_since;
+      webhook.failures = (webhook.failures ?? 0) + weight;
+      return { ...webhook };
     },
     async recovered() {
       delete webhook.failing_since;
+      delete webhook.failures;
+      delete webhook.paused_until;
+    },
+    async pause(_id, until, trips, now) {
+      if (webhook.paused_until && webhook.paused_until > now) return false;
+      Object.assign(webhook, { paused_until: until, trips, failures: 0 });
+      return true;
     },
     async disable(_id, reason, since) {
       if (webhook.failing_since !== since || webhook.status !== 'enabled') return false;
@@ -487,7 +495,7 @@ describe('a delivery attempt', () => {
         w,
       );
       const delay = retryDelaySeconds(attempt);
-      expect(outcome).toEqual(
+      expect(outcome).toMatchObject(
         delay === undefined
           ? { result: 'failed' }
           : {
@@ -514,7 +522,7 @@ describe('a delivery attempt', () => {
       1,
       w,
     );
-    expect(outcome).toEqual({ result: 'failed' });
+    expect(outcome).toMatchObject({ result: 'failed' });
     expect(store.messages.get(delivery.message_id)).toMatchObject({ status: 'failed', attempts: 9 });
   });
 

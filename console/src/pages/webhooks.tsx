@@ -76,6 +76,12 @@ function WebhookList() {
             <td>{hook.events.join(', ')}</td>
             <td>
               <Status value={hook.status} />
+              {hook.status === 'enabled' && hook.paused_until && (
+                <>
+                  {' '}
+                  <Status value="paused" />
+                </>
+              )}
             </td>
             <td>
               <When at={hook.created_at} />
@@ -221,6 +227,27 @@ function WebhookPage({ id }: { id: string }) {
               <>
                 <dt>Why disabled</dt>
                 <dd>{h.disabled_reason}</dd>
+              </>
+            )}
+            {h.status === 'enabled' && h.paused_until && (
+              <>
+                <dt>Paused until</dt>
+                <dd>
+                  <When at={h.paused_until} /> <Status value="paused" />{' '}
+                  <span class="muted">
+                    its attempts failed in a row: its events are kept and delivered, oldest first, once a
+                    probe after this time succeeds
+                  </span>
+                </dd>
+              </>
+            )}
+            {h.failing_since && (
+              <>
+                <dt>Failing since</dt>
+                <dd>
+                  <When at={h.failing_since} />{' '}
+                  <span class="muted">no attempt succeeded since; after 3 days it is disabled</span>
+                </dd>
               </>
             )}
             <dt>Created</dt>

@@ -93,6 +93,12 @@ export function shardOf(id: string, shards: number): number {
 }
 
 /** The partition a message's parked retries go to: by its id, so the same message always lands in the same one. */
+/**
+ * Partitions of one endpoint's held messages (webhook-held-store.ts): 8,000 held a second an
+ * endpoint at DynamoDB's 1,000 writes a second a partition.
+ */
+export const WEBHOOK_HELD_SHARDS = 8;
+
 export const webhookRetryShard = (messageId: string): number => shardOf(messageId, WEBHOOK_RETRY_SHARDS);
 
 /** Epoch seconds after which DynamoDB's TTL deletes an item (emails and their events, idempotency keys, webhook messages). */
@@ -204,6 +210,9 @@ export const keys = {
   /** What sorts after every retry due at `until`: `$` follows the `#` after the time. */
   webhookRetryDueBound: (until: string) => `${until}$`,
   messageIdOfRetrySk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
+  /** A message held by its endpoint's open breaker: the endpoint's shard, its event's time first. */
+  webhookHeld: (webhookId: string, shard: number) => `WHHELD#${webhookId}#${shard}`,
+  webhookHeldSk: (createdAt: string, messageId: string) => `${createdAt}#${messageId}`,
   /** The sweeper's progress through the queued emails (see emails/sweep.ts). */
   sweep: 'SWEEP',
   /** The scheduler's progress through each partition of the due index (see emails/scheduler.ts). */

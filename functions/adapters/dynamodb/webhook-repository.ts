@@ -39,6 +39,11 @@ const toWebhook = (item: Item): Webhook => {
   if (item.previous_secret) webhook.previous_secret = item.previous_secret as Webhook['previous_secret'];
   if (item.disabled_reason) webhook.disabled_reason = String(item.disabled_reason);
   if (item.failing_since) webhook.failing_since = String(item.failing_since);
+  if (item.failures) webhook.failures = Number(item.failures);
+  if (item.paused_until) webhook.paused_until = String(item.paused_until);
+  if (item.trips) webhook.trips = Number(item.trips);
+  if (item.probe_at) webhook.probe_at = String(item.probe_at);
+  if (item.held_at) webhook.held_at = String(item.held_at);
   return webhook;
 };
 
@@ -177,20 +182,21 @@ export class DynamoWebhookRepository implements WebhookRepository {
     );
   }
 
-  async failing(id: string, at: string): Promise<string | null> {
+  async failing(id: string, at: string, weight: number): Promise<Webhook | null> {
     const changed = await attributesIf(
       this.db,
       new UpdateCommand({
         TableName: this.tableName,
         Key: this.key(id),
-        UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :at)',
+        UpdateExpression:
+          'SET failing_since = if_not_exists(failing_since, :at), failures = if_not_exists(failures, :zero) + :weight',
         ConditionExpression: 'attribute_exists(pk) AND #status = :enabled',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':at': at, ':enabled': 'enabled' },
-        ReturnValues: 'UPDATED_NEW',
+        ExpressionAttributeValues: { ':at': at, ':enabled': 'enabled', ':zero': 0, ':weight': weight },
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return changed?.failing_since ? String(changed.failing_since) : null;
+    return changed ? toWebhook(changed) : null;
   }
 
   async recovered(id: string): Promise<void> {
@@ -199,8 +205,76 @@ export class DynamoWebhookRepository implements WebhookRepository {
       new UpdateCommand({
         TableName: this.tableName,
         Key: this.key(id),
-        UpdateExpression: 'REMOVE failing_since',
-        ConditionExpression: 'attribute_exists(failing_since)',
+        UpdateExpression: 'REMOVE failing_since, failures, paused_until, trips, probe_at',
+        ConditionExpression:
+          'attribute_exists(failing_since) OR attribute_exists(failures) OR attribute_exists(paused_until)',
+      }),
+    );
+  }
+
+  async pause(id: string, until: string, trips: number, now: string): Promise<boolean> {
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key(id),
+        UpdateExpression: 'SET paused_until = :until, trips = :trips, failures = :zero REMOVE probe_at',
+        ConditionExpression:
+          'attribute_exists(pk) AND #status = :enabled AND (attribute_not_exists(paused_until) OR paused_until <= :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':until': until,
+          ':trips': trips,
+          ':zero': 0,
+          ':now': now,
+          ':enabled': 'enabled',
+        },
+      }),
+    );
+  }
+
+  async claimProbe(id: string, pausedUntil: string, at: string, staleBefore: string): Promise<boolean> {
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key(id),
+        UpdateExpression: 'SET probe_at = :at',
+        ConditionExpression:
+          '#status = :enabled AND paused_until = :paused AND (attribute_not_exists(probe_at) OR probe_at < :stale)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':at': at,
+          ':paused': pausedUntil,
+          ':stale': staleBefore,
+          ':enabled': 'enabled',
+        },
+      }),
+    );
+  }
+
+  async markHeld(id: string, token: string): Promise<boolean> {
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key(id),
+        UpdateExpression: 'SET held_at = :token',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':token': token },
+      }),
+    );
+  }
+
+  async clearHeld(id: string, token: string): Promise<void> {
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.key(id),
+        UpdateExpression: 'REMOVE held_at',
+        ConditionExpression: 'held_at = :token',
+        ExpressionAttributeValues: { ':token': token },
       }),
     );
   }
