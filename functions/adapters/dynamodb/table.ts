@@ -9,8 +9,8 @@
  * | email summary       | EMAIL#<id>       | SUMMARY   |                       |                           |
  * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
  * | email event         | EMAIL#<id>       | EVENT#<at>#<type>#<digest> |      |                           |
- * | api key (lookup; rate shard 0: its window rw, count rc, last_used_at; rs: its other shards) | APIKEY#<sha256> | APIKEY | | |
- * | api key rate shard k ≥ 1 (a copy of what authentication reads, rw, rc, last_used_at; or a revoked tombstone) | APIKEY#<sha256>#<k> | APIKEY | | |
+ * | api key (lookup; rate shard 0: its windows' counts rc<window>, last_used_at; rs: its other shards) | APIKEY#<sha256> | APIKEY | | |
+ * | api key rate shard k ≥ 1 (a copy of what authentication reads, rc<window>, last_used_at; or a revoked tombstone) | APIKEY#<sha256>#<k> | APIKEY | | |
  * | api key (listing)   | APIKEYS          | APIKEY#<id> |                     |                           |
  * | idempotency key     | IDEMP#<key id>#<sha256> | IDEMP |                    |                           |
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
