@@ -13,6 +13,8 @@ import {
   suppressionRepository,
   sweepStore,
   templateRepository,
+  unpublishedEventStore,
+  unpublishedEventStoreByPut,
   webhookRepository,
   webhookRetryStore,
 } from './adapters/dynamodb/repositories.js';
@@ -36,8 +38,9 @@ import { requestLogSink } from './observability/request-log-sink.js';
 import { loadConfig } from './shared/config.js';
 import { type Clock, systemClock } from './shared/ports.js';
 import { cachedForSends } from './templates/cache.js';
-import type { WebhookRepository } from './webhooks/ports.js';
+import type { UnpublishedEvents, WebhookRepository } from './webhooks/ports.js';
 import { WebhookPublisher } from './webhooks/publish.js';
+import type { RepublishDeps } from './webhooks/republish.js';
 import type { RequeueRetriesDeps } from './webhooks/retries.js';
 
 /**
@@ -134,8 +137,18 @@ export const stackRegion = (): string => process.env.AWS_REGION ?? 'us-east-1';
  * Where a function's events go: every webhook endpoint subscribed to them, through the delivery
  * queue (the endpoints read afresh for each event raised).
  */
-export function eventPublisher(webhooks: WebhookRepository, queueUrl: string) {
-  return new WebhookPublisher({ webhooks, queue: new SqsDeliveryQueue(newSqsClient(), queueUrl), counters });
+/** The webhooks' publisher; `unpublished`: where events that could not be published are kept. */
+export function eventPublisher(
+  webhooks: WebhookRepository,
+  queueUrl: string,
+  unpublished: UnpublishedEvents,
+) {
+  return new WebhookPublisher({
+    webhooks,
+    queue: new SqsDeliveryQueue(newSqsClient(), queueUrl),
+    counters,
+    unpublished,
+  });
 }
 
 /**
@@ -167,13 +180,17 @@ function domainSending(): NonNullable<DomainDeps['sending']> {
 
 /** The domain functions: the above, SES identities and configuration sets, and their events. */
 export function domainApiDeps(name: DomainFunction) {
-  const deps = apiDeps(name, { domains: domainRepository, webhooks: webhookRepository });
+  const deps = apiDeps(name, {
+    domains: domainRepository,
+    webhooks: webhookRepository,
+    unpublished: unpublishedEventStoreByPut,
+  });
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
   return {
     ...deps,
     identities: createSesIdentities(TABLE_NAME),
     sending: domainSending(),
-    events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL),
+    events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL, deps.unpublished),
     region: stackRegion(),
   } satisfies DomainDeps;
 }
@@ -240,17 +257,18 @@ export function scheduleChangeDeps() {
 /** The SES events consumer: the emails and the suppression list. */
 export function eventsConsumerDeps() {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
-  const { emails, suppressions, webhooks, metrics } = repositoriesOf(openTable(TABLE_NAME), {
+  const { emails, suppressions, webhooks, metrics, unpublished } = repositoriesOf(openTable(TABLE_NAME), {
     emails: emailRepository,
     suppressions: suppressionRepository,
     webhooks: webhookRepository,
     metrics: metricsStore,
+    unpublished: unpublishedEventStore,
   });
   return {
     emails,
     suppressions,
     metrics,
-    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
+    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL, unpublished),
     log,
     counters: countersLoadedAtInit(),
   };
@@ -259,16 +277,17 @@ export function eventsConsumerDeps() {
 /** The scheduled domain check: the domains and SES identities. */
 export function checkDomainsDeps(): DomainDeps {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
-  const { domains, webhooks } = repositoriesOf(openTable(TABLE_NAME), {
+  const { domains, webhooks, unpublished } = repositoriesOf(openTable(TABLE_NAME), {
     domains: domainRepository,
     webhooks: webhookRepository,
+    unpublished: unpublishedEventStore,
   });
   return {
     domains,
     identities: createSesIdentities(TABLE_NAME),
     sending: domainSending(),
     clock: systemClock,
-    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
+    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL, unpublished),
     region: stackRegion(),
     log,
     counters,
@@ -336,11 +355,12 @@ function sweepParts(config: { TABLE_NAME: string; WEBHOOK_QUEUE_URL: string }) {
     metrics: metricsStore,
     webhooks: webhookRepository,
     sweep: sweepStore,
+    unpublished: unpublishedEventStore,
   });
   return {
     emails: repositories.emails,
     metrics: repositories.metrics,
-    events: eventPublisher(repositories.webhooks, config.WEBHOOK_QUEUE_URL),
+    events: eventPublisher(repositories.webhooks, config.WEBHOOK_QUEUE_URL, repositories.unpublished),
     store: repositories.sweep,
     clock: systemClock,
     log,
@@ -355,10 +375,22 @@ export function metricsRollUpDeps(): { metrics: MetricsRollUp; clock: Clock } {
 }
 
 /** Parked webhook retries that fell due, back on the delivery queue. */
-export function webhookRetryDeps(): RequeueRetriesDeps {
+export function webhookRetryDeps(): RequeueRetriesDeps & { republish: RepublishDeps } {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
+  const table = openTable(TABLE_NAME);
+  const { webhooks, unpublished } = repositoriesOf(table, {
+    webhooks: webhookRepository,
+    unpublished: unpublishedEventStore,
+  });
   return {
-    retries: webhookRetryStore(openTable(TABLE_NAME)),
+    // Events that could not be published when raised (webhooks/republish.ts).
+    republish: {
+      unpublished,
+      events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL, unpublished),
+      log,
+      counters,
+    },
+    retries: webhookRetryStore(table),
     queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL),
     clock: systemClock,
     log,

@@ -8,6 +8,7 @@ import {
   repositoriesOf,
   sendPacer,
   suppressionRepository,
+  unpublishedEventStore,
   webhookRepository,
 } from '../adapters/dynamodb/repositories.js';
 import { fileFetcherOnFirstUse } from '../adapters/http/fetcher-on-first-use.js';
@@ -55,9 +56,10 @@ export function consumerDeps() {
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
   });
-  const { emails, suppressions, webhooks, apiKeys, pacer, domains, metrics } = repositoriesOf(
+  const { emails, suppressions, webhooks, apiKeys, pacer, domains, metrics, unpublished } = repositoriesOf(
     openTable(config.TABLE_NAME),
     {
+      unpublished: unpublishedEventStore,
       emails: emailRepository,
       suppressions: suppressionRepository,
       webhooks: webhookRepository,
@@ -75,7 +77,7 @@ export function consumerDeps() {
     // Each sender domain's tracking and configuration set, read once a minute per instance.
     senderOptions: senderOptions(domains, systemClock, config.SENDER_OPTIONS_TTL_MS),
     queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),
-    events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL),
+    events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL, unpublished),
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
     // Only emails with content in the bucket, or attachments given by `path`, need these: loaded
     // on first use.

@@ -13,6 +13,7 @@ import { DynamoSendPacer } from './send-pacer.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoTemplateRepository } from './template-repository.js';
+import { DynamoUnpublishedEventStore } from './unpublished-event-store.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
 import { DynamoWebhookRetryStore } from './webhook-retry-store.js';
 
@@ -65,6 +66,10 @@ export const sweepStore = (t: Table) => new DynamoSweepStore(t.db, t.name, t.lay
 export const suppressionRepository = (t: Table) => new DynamoSuppressionRepository(t.db, t.name, t.layout);
 export const webhookRepository = (t: Table) => new DynamoWebhookRepository(t.db, t.name);
 export const webhookRetryStore = (t: Table) => new DynamoWebhookRetryStore(t.db, t.name);
+export const unpublishedEventStore = (t: Table) => new DynamoUnpublishedEventStore(t.db, t.name);
+/** The same, kept with PutItem: for the domain routes, whose roles have no UpdateItem. */
+export const unpublishedEventStoreByPut = (t: Table) =>
+  new DynamoUnpublishedEventStore(t.db, t.name, 'PutItem');
 export const sendPacer = (t: Table) => new DynamoSendPacer(t.db, t.name);
 export const templateRepository = (t: Table) => new DynamoTemplateRepository(t.db, t.name);
 export const metricsStore = (t: Table) => new DynamoMetricsStore(t.db, t.name);

@@ -28,6 +28,7 @@
  * | webhook attempt     | WEBHOOK#<id>#<shard> | ATTEMPT#<msg id>#<attempt id> | |                          |
  * |   (written before sharding: WEBHOOK#<id>, still read)                                                   |
  * | parked webhook retry | WHRETRY#<shard> | <due at>#<msg id> |               |                           |
+ * | unpublished event   | WHUNPUB#<shard>  | <created at>#<event key> |        |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  * | request log         | LOG#<id>         | LOG       | LOGS#<shard> / LOG#<id> | LOGS#<2xx…5xx>#<shard> / LOG#<id> |
  *
@@ -69,6 +70,12 @@ export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
  * so 8 park 8,000 retries a second; the scheduler reads each one every run.
  */
 export const WEBHOOK_RETRY_SHARDS = 8;
+
+/**
+ * How many partitions events kept to be published late (webhooks/republish.ts) are spread over,
+ * the shard a digest of the event's key: 8 keep 8,000 events a second.
+ */
+export const UNPUBLISHED_EVENT_SHARDS = 8;
 
 /**
  * How many partitions each webhook endpoint's messages (and their attempts) are spread over, the
@@ -203,6 +210,9 @@ export const keys = {
   /** What sorts after every retry due at `until`: `$` follows the `#` after the time. */
   webhookRetryDueBound: (until: string) => `${until}$`,
   messageIdOfRetrySk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
+  /** An event kept to be published late: its shard's partition, its time (ISO UTC) first. */
+  unpublishedEvent: (shard: number) => `WHUNPUB#${shard}`,
+  unpublishedEventSk: (createdAt: string, eventKey: string) => `${createdAt}#${eventKey}`,
   /** The sweeper's progress through the queued emails (see emails/sweep.ts). */
   sweep: 'SWEEP',
   /** The scheduler's progress through each partition of the due index (see emails/scheduler.ts). */
