@@ -14,6 +14,7 @@ import {
 import { fileFetcherOnFirstUse } from '../adapters/http/fetcher-on-first-use.js';
 import { contentStoreOnFirstUse } from '../adapters/s3/content-store-on-first-use.js';
 import { SesSendQuota } from '../adapters/ses/account.js';
+import { SesConnections } from '../adapters/ses/connections.js';
 import { SesMailer } from '../adapters/ses/mailer.js';
 import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
 import { senderOptions } from '../domains/domains.js';
@@ -52,9 +53,11 @@ export function consumerDeps() {
     'SEND_BLOCKED_RETRY_MAX_MS',
     'SEND_MAX_RECEIVE_COUNT',
   );
+  const connections = new SesConnections({ connectMs: config.SES_CONNECT_TIMEOUT_MS });
   const ses = newSesSendClient({
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
+    connections,
   });
   const { emails, suppressions, webhooks, apiKeys, pacer, domains, metrics, unpublished } = repositoriesOf(
     openTable(config.TABLE_NAME),
@@ -78,7 +81,7 @@ export function consumerDeps() {
     senderOptions: senderOptions(domains, systemClock, config.SENDER_OPTIONS_TTL_MS),
     queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),
     events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL, unpublished),
-    mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
+    mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME, connections),
     // Only emails with content in the bucket, or attachments given by `path`, need these: loaded
     // on first use.
     content: contentStoreOnFirstUse(config.CONTENT_BUCKET),
