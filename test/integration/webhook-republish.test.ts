@@ -163,6 +163,20 @@ describe('events whose endpoints read was throttled', () => {
     expect(await keptItems()).toEqual([]);
   });
 
+  it('kept with PutItem (the domain routes, whose roles have no UpdateItem), read back the same', async () => {
+    const byPut = new DynamoUnpublishedEventStore(table.db, table.tableName, 'PutItem');
+    const event = sent();
+    await byPut.keep([event]);
+    await byPut.keep([event]);
+    const read: (WebhookEvent | null)[] = [];
+    for (const partition of byPut.keptByPartition(100))
+      for await (const page of partition) read.push(...page.map((k) => k.event));
+    expect(read).toEqual([event]);
+    const queue = new RecordingDeliveryQueue();
+    await requeueRun(queue);
+    expect(queue.deliveries).toEqual([deliveryFor(webhook.id, event)]);
+  });
+
   it('with nowhere to keep them, or when keeping fails too, the loss is counted (WebhookPublishFailed)', async () => {
     const queue = new RecordingDeliveryQueue();
     const nowhere = new WebhookPublisher({ webhooks: endpoints(100), queue });
