@@ -13,6 +13,8 @@ import {
   suppressionRepository,
   sweepStore,
   templateRepository,
+  unpublishedEventStore,
+  unpublishedEventStoreByPut,
   webhookHoldStore,
   webhookRepository,
   webhookRetryStore,
@@ -38,8 +40,9 @@ import { loadConfig } from './shared/config.js';
 import { type Clock, systemClock } from './shared/ports.js';
 import { cachedForSends } from './templates/cache.js';
 import type { TendHeldDeps } from './webhooks/held.js';
-import type { WebhookRepository } from './webhooks/ports.js';
+import type { UnpublishedEvents, WebhookRepository } from './webhooks/ports.js';
 import { WebhookPublisher } from './webhooks/publish.js';
+import type { RepublishDeps } from './webhooks/republish.js';
 import type { RequeueRetriesDeps } from './webhooks/retries.js';
 
 /**
@@ -136,8 +139,18 @@ export const stackRegion = (): string => process.env.AWS_REGION ?? 'us-east-1';
  * Where a function's events go: every webhook endpoint subscribed to them, through the delivery
  * queue (the endpoints read afresh for each event raised).
  */
-export function eventPublisher(webhooks: WebhookRepository, queueUrl: string) {
-  return new WebhookPublisher({ webhooks, queue: new SqsDeliveryQueue(newSqsClient(), queueUrl), counters });
+/** The webhooks' publisher; `unpublished`: where events that could not be published are kept. */
+export function eventPublisher(
+  webhooks: WebhookRepository,
+  queueUrl: string,
+  unpublished: UnpublishedEvents,
+) {
+  return new WebhookPublisher({
+    webhooks,
+    queue: new SqsDeliveryQueue(newSqsClient(), queueUrl),
+    counters,
+    unpublished,
+  });
 }
 
 /**
@@ -169,13 +182,17 @@ function domainSending(): NonNullable<DomainDeps['sending']> {
 
 /** The domain functions: the above, SES identities and configuration sets, and their events. */
 export function domainApiDeps(name: DomainFunction) {
-  const deps = apiDeps(name, { domains: domainRepository, webhooks: webhookRepository });
+  const deps = apiDeps(name, {
+    domains: domainRepository,
+    webhooks: webhookRepository,
+    unpublished: unpublishedEventStoreByPut,
+  });
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
   return {
     ...deps,
     identities: createSesIdentities(TABLE_NAME),
     sending: domainSending(),
-    events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL),
+    events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL, deps.unpublished),
     region: stackRegion(),
   } satisfies DomainDeps;
 }
@@ -242,17 +259,18 @@ export function scheduleChangeDeps() {
 /** The SES events consumer: the emails and the suppression list. */
 export function eventsConsumerDeps() {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
-  const { emails, suppressions, webhooks, metrics } = repositoriesOf(openTable(TABLE_NAME), {
+  const { emails, suppressions, webhooks, metrics, unpublished } = repositoriesOf(openTable(TABLE_NAME), {
     emails: emailRepository,
     suppressions: suppressionRepository,
     webhooks: webhookRepository,
     metrics: metricsStore,
+    unpublished: unpublishedEventStore,
   });
   return {
     emails,
     suppressions,
     metrics,
-    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
+    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL, unpublished),
     log,
     counters: countersLoadedAtInit(),
   };
@@ -261,16 +279,17 @@ export function eventsConsumerDeps() {
 /** The scheduled domain check: the domains and SES identities. */
 export function checkDomainsDeps(): DomainDeps {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
-  const { domains, webhooks } = repositoriesOf(openTable(TABLE_NAME), {
+  const { domains, webhooks, unpublished } = repositoriesOf(openTable(TABLE_NAME), {
     domains: domainRepository,
     webhooks: webhookRepository,
+    unpublished: unpublishedEventStore,
   });
   return {
     domains,
     identities: createSesIdentities(TABLE_NAME),
     sending: domainSending(),
     clock: systemClock,
-    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL),
+    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL, unpublished),
     region: stackRegion(),
     log,
     counters,
@@ -338,11 +357,12 @@ function sweepParts(config: { TABLE_NAME: string; WEBHOOK_QUEUE_URL: string }) {
     metrics: metricsStore,
     webhooks: webhookRepository,
     sweep: sweepStore,
+    unpublished: unpublishedEventStore,
   });
   return {
     emails: repositories.emails,
     metrics: repositories.metrics,
-    events: eventPublisher(repositories.webhooks, config.WEBHOOK_QUEUE_URL),
+    events: eventPublisher(repositories.webhooks, config.WEBHOOK_QUEUE_URL, repositories.unpublished),
     store: repositories.sweep,
     clock: systemClock,
     log,
@@ -356,13 +376,27 @@ export function metricsRollUpDeps(): { metrics: MetricsRollUp; clock: Clock } {
   return { metrics: metricsStore(openTable(TABLE_NAME)), clock: systemClock };
 }
 
-/** Parked webhook retries that fell due, and the messages paused endpoints held, back on the delivery queue. */
-export function webhookRetryDeps(): RequeueRetriesDeps & TendHeldDeps {
+/**
+ * Parked webhook retries that fell due, the messages paused endpoints held, and the events kept
+ * because they could not be published when raised: back on the delivery queue.
+ */
+export function webhookRetryDeps(): RequeueRetriesDeps & TendHeldDeps & { republish: RepublishDeps } {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
   const table = openTable(TABLE_NAME);
+  const { webhooks, unpublished } = repositoriesOf(table, {
+    webhooks: webhookRepository,
+    unpublished: unpublishedEventStore,
+  });
   return {
+    // Events that could not be published when raised (webhooks/republish.ts).
+    republish: {
+      unpublished,
+      events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL, unpublished),
+      log,
+      counters,
+    },
     retries: webhookRetryStore(table),
-    webhooks: webhookRepository(table),
+    webhooks,
     held: webhookHoldStore(table),
     queue: new SqsDeliveryQueue(newSqsClient(), WEBHOOK_QUEUE_URL),
     clock: systemClock,

@@ -42,10 +42,18 @@ export async function handlerLatency(requests = 5000, warmUp = 500) {
   const content = receipt(1);
   const db = mockClient(DynamoDBDocumentClient);
   const sqs = mockClient(SQSClient);
-  db.on(UpdateCommand).callsFake((input: { Key: { sk: string } }) =>
-    input.Key.sk === 'APIKEY'
-      ? { Attributes: { ...key, pk: `APIKEY#${key.hash}`, sk: 'APIKEY', rw: 1, rc: 1 } }
-      : { Attributes: {} },
+  db.on(UpdateCommand).callsFake(
+    (input: { Key: { sk: string }; ExpressionAttributeNames?: { '#c'?: string } }) =>
+      input.Key.sk === 'APIKEY'
+        ? {
+            Attributes: {
+              ...key,
+              pk: `APIKEY#${key.hash}`,
+              sk: 'APIKEY',
+              [input.ExpressionAttributeNames?.['#c'] ?? 'rc']: 1,
+            },
+          }
+        : { Attributes: {} },
   );
   db.on(GetCommand).resolves({ Item: { state: 'active', status: 'verified', sendable: true } });
   db.on(BatchWriteCommand).resolves({});

@@ -23,8 +23,8 @@ export const FIGURES = {
   partitionReadUnits: 3_000,
 
   // --- Per-email write units on the base table, one-recipient receipt (docs/performance.md "What one email costs", bench counts)
-  /** send-email: the key's item (1) and the share of window races (0.07). */
-  keyItemWriteUnits: 1.07,
+  /** send-email: the key's item, one write a request (each window counts in an attribute of its own: no races). */
+  keyItemWriteUnits: 1,
   /** send-email: summary and deflated body (BatchWriteItem). */
   contentWriteUnits: 3,
   /** send-email: the status item itself (its index entries are counted below). */

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import type { RetryStrategyV2, RetryToken } from '@smithy/types';
+import { SesConnections } from './ses/connections.js';
 
 /**
  * Every AWS client the functions use is built here (S3's in s3/client.ts, a module of its own so
@@ -77,6 +78,8 @@ export interface SendClientTimeouts {
   connectMs: number;
   /** Longest wait for SES's answer once the request is sent; past it, the outcome is unknown. */
   requestMs: number;
+  /** Its connections (the mailer closes the idle ones before the invocation returns). */
+  connections?: SesConnections;
 }
 
 /**
@@ -84,13 +87,17 @@ export interface SendClientTimeouts {
  * first try timed out after SES accepted it, which is a second email; whether and when to try
  * again is decided by the send consumer, from what SES's answer (or its absence) means.
  *
- * Each send opens its own connection: a kept-alive socket that went stale while Lambda froze the
- * function fails the next request with ECONNRESET, which cannot be told from a reset after SES
- * read the request, so it would count as an unknown outcome although SES never saw the email. A
- * fresh connection that cannot be made is a clean "never reached". `socketTimeout` also bounds a
- * response that stalls after its headers (where `requestTimeout` stops counting).
+ * Its connections are kept alive within an invocation and never across a freeze, and an error on
+ * a connection that was never made is marked as never sent (ses/connections.ts): a kept-alive
+ * socket gone stale while Lambda froze the function would fail its next request with a reset that
+ * cannot be told from one after SES read the request. `socketTimeout` also bounds a response that
+ * stalls after its headers (where `requestTimeout` stops counting).
  */
-export const newSesSendClient = ({ connectMs, requestMs }: SendClientTimeouts) =>
+export const newSesSendClient = ({
+  connectMs,
+  requestMs,
+  connections = new SesConnections({ connectMs }),
+}: SendClientTimeouts) =>
   withPlugins(
     new SESv2Client({
       maxAttempts: 1,
@@ -99,7 +106,8 @@ export const newSesSendClient = ({ connectMs, requestMs }: SendClientTimeouts) =
         requestTimeout: requestMs,
         socketTimeout: requestMs,
         throwOnRequestTimeout: true,
-        httpsAgent: { keepAlive: false },
+        httpsAgent: connections.httpsAgent,
+        httpAgent: connections.httpAgent,
       },
     }),
   );

@@ -60,8 +60,12 @@ export type DeliverOutcome =
   | { result: 'not_due'; dueAt: string }
   /** Final: the provider refused it for good, or refused it on every attempt. */
   | { result: 'failed'; reason: string; gaveUp: boolean }
-  /** The provider refused it for now and did not take it: try again later (the queue redelivers). */
-  | { result: 'retry'; reason: string }
+  /**
+   * The provider refused it for now and did not take it: try again later (the queue redelivers).
+   * `resend`: it never got the request (no connection): tried again as a new message, delayed a
+   * little, rather than by leaving the message in flight for the visibility timeout.
+   */
+  | { result: 'retry'; reason: string; resend?: boolean }
   /**
    * Not sent now, and not an attempt: SES's limits (a throttle, a spent quota, sending paused), the
    * shared schedule booked further ahead than this invocation can wait, or too little of its time

@@ -30,6 +30,9 @@ export {
  *    - rejected for good: the email ends `failed`;
  *    - refused for now, not taken: the record is removed and the message retried later; on the
  *      final attempt the email ends `failed` instead;
+ *    - never reached (no connection could be made: the provider got none of the request): the
+ *      same, but the retry is a new message delayed a few seconds (`resend`), not the old one
+ *      left in flight for the visibility timeout;
  *    - the account's limits (throttled, quota spent, sending paused): the record is removed and the
  *      email deferred, which is not an attempt;
  *    - unknown (timeout, 5xx): the record stays. The provider's Send event marks the email sent if
@@ -204,16 +207,17 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
         await deps.emails.release(job.id, startedAt, deps.clock.now().getTime());
         return defer(deps, queued, failure.kind, reason);
       case 'refused':
+      case 'unreached':
         if (!finalAttempt) {
           count('SendRetried');
           await deps.emails.release(job.id, startedAt, deps.clock.now().getTime());
-          return { result: 'retry', reason };
+          return { result: 'retry', reason, ...(failure.kind === 'unreached' ? { resend: true } : {}) };
         }
         break;
       case 'rejected':
         break;
     }
-    const gaveUp = failure.kind === 'refused';
+    const gaveUp = failure.kind === 'refused' || failure.kind === 'unreached';
     const finalReason = gaveUp ? `gave up after repeated temporary refusals (${reason})` : reason;
     await endEmail(deps, job.id, {
       ending: gaveUp ? 'gaveUp' : 'rejected',

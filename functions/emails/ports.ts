@@ -307,13 +307,15 @@ export interface DeadLetters {
 /**
  * What a provider's answer (or its absence) means for an email:
  * `rejected`: refused for good (it will never take this email);
- * `refused`: refused for now, and it did not take it (access denied, it was never reached): safe
- *   to try again later, and it counts as an attempt;
+ * `refused`: refused for now, and it did not take it (access denied, no credentials): safe to try
+ *   again later, and it counts as an attempt;
+ * `unreached`: it never got the request (no connection, or its TCP connect or TLS handshake failed
+ *   before a byte of the request was sent): safe to try again at once, and it counts as an attempt;
  * `rate`, `quota`, `paused`: the account's limits (its send rate, its 24-hour quota, sending
  *   paused) refused it; it did not take it. These are not attempts: the email waits for SES;
  * `unknown`: it may have taken it (a timeout after the request was sent, a 5xx, a broken answer): never try again blindly.
  */
-export type MailerErrorKind = 'rejected' | 'refused' | 'rate' | 'quota' | 'paused' | 'unknown';
+export type MailerErrorKind = 'rejected' | 'refused' | 'unreached' | 'rate' | 'quota' | 'paused' | 'unknown';
 
 export class MailerError extends Error {
   constructor(
@@ -332,6 +334,11 @@ export interface Mailer {
    * throws MailerError. The job's bodies are in its content (never only a `body_key`).
    */
   send(job: SendJob & { files?: OutgoingFile[]; sender?: SenderOptions }): Promise<{ messageId: string }>;
+  /**
+   * Closes the connections kept for the next sends: called before the invocation returns, so none
+   * survives a freeze (a stale one would make a send SES never saw look unknown).
+   */
+  closeIdle?(): void;
 }
 
 export interface IdempotencyStore {

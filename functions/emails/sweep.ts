@@ -30,7 +30,10 @@ import { settleUnreported } from './status.js';
  *    none is known not to, `failed` if nothing is known; the reason names the silent ones.
  *
  * Cost: it reads the index of queued emails (every shard, merged oldest first) from where it
- * stopped, a page a run. It moves past emails still open (an attempt under way, a deferral) and
+ * stopped, a page (`maxPerRun`) at a time: while a page comes back full (more is waiting) and the
+ * invocation has more than SWEEP_MARGIN_MS left, it reads the next, so a run's pass grows with the
+ * backlog and the sweeper never falls behind for good (without the invocation's time, as in tests
+ * and the local runtime's every-second runs, one page a run). It moves past emails still open (an attempt under way, a deferral) and
  * starts the pass again from the oldest of them once it reaches the newest, so everything before
  * the older of the two marks is known to be sent or final, and a crowd of open emails never holds
  * up the look at those after them. A run that finds nothing stranded is one Query per shard (plus
@@ -79,7 +82,19 @@ export interface SweepDeps {
   counters?: Counters;
   /** Where the email metrics are counted (absent: nothing is; metrics/model.ts). */
   metrics?: MetricsCounter;
+  /**
+   * The invocation's time left (ms): the scan reads further pages while it is above
+   * SWEEP_MARGIN_MS. Absent: one page a run.
+   */
+  timeLeftMs?: () => number;
 }
+
+/**
+ * The time a run keeps when it stops taking pages (its function's timeout is 60 s): a page of 500
+ * whose every email needs re-queueing (a conditional write, a read of its content and a message
+ * each) takes about 10 s, and the progress is saved after the scan.
+ */
+export const SWEEP_MARGIN_MS = 25_000;
 
 export interface SweepReport {
   /** Queued emails looked at (both scans). */
@@ -173,7 +188,20 @@ export async function sweep(
   }
   const progress = await deps.store.progress();
   const next = { ...progress };
-  const scanned = await scanUnsent(deps, report, progress, now, deps.settings.requeueAfterMs);
+  const timeLeft = deps.timeLeftMs;
+  let scanned: Pick<SweepProgress, 'fromId' | 'unresolvedFromId'> = progress;
+  for (;;) {
+    const before = report.examined;
+    scanned = await scanUnsent(deps, report, scanned, now, deps.settings.requeueAfterMs);
+    // A full page: more is waiting. Read on while the invocation has time for another page.
+    if (report.examined - before < deps.settings.maxPerRun) break;
+    if (!timeLeft || timeLeft() < SWEEP_MARGIN_MS) {
+      deps.log?.warn('sweep: more queued emails than this run had time for; the next goes on', {
+        examined: report.examined,
+      });
+      break;
+    }
+  }
   next.fromId = scanned.fromId;
   if (scanned.unresolvedFromId) next.unresolvedFromId = scanned.unresolvedFromId;
   else delete next.unresolvedFromId;
@@ -273,7 +301,6 @@ async function scanUnsent(
   if (ids.length >= settings.maxPerRun) {
     // More to read: the pass goes on after this page. Ids have one length, so this sorts after the
     // last one and before any later id.
-    deps.log?.warn('sweep: more queued emails than one run looks at', { maxPerRun: settings.maxPerRun });
     return { fromId: `${ids[ids.length - 1]}0`, ...(oldest ? { unresolvedFromId: oldest } : {}) };
   }
   // The pass reached the newest: the next starts from the oldest email still open. Nothing open

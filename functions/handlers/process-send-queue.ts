@@ -49,7 +49,8 @@ export const makeHandler =
           : {}),
       }),
       readable.map((r) => ({ job: r.job, finalAttempt: attemptOf(r) >= deps.maxReceiveCount })),
-    );
+      // No connection to SES is kept across a freeze (adapters/ses/connections.ts).
+    ).finally(() => deps.mailer.closeIdle?.());
     const decisions = readable.map((r, i) =>
       settle(deps, r.job, attemptOf(r), outcomes[i] as DeliverOutcome | Error),
     );
@@ -73,6 +74,15 @@ export const makeHandler =
   };
 
 const itemFailure = (record: SQSRecord) => ({ itemIdentifier: record.messageId });
+
+/**
+ * How long an email SES never got the request for (no connection) waits before its next attempt:
+ * 5 s, then four times longer each attempt (20 s, 80 s, 320 s), at most SQS's 15 minutes. So a
+ * lone failed connection costs seconds, not the visibility timeout (240 s) in flight, and a
+ * lasting outage still spreads the attempts over minutes before the email ends `failed`.
+ */
+export const unreachedRetrySeconds = (attempt: number): number =>
+  Math.min(900, 5 * 4 ** Math.max(0, attempt - 1));
 
 /**
  * What becomes of one message: true, deleted (done with); false, kept to be retried; a job, put
@@ -100,6 +110,9 @@ function settle(
     if (!deps.queue || delaySeconds >= MAX_QUEUE_DELAY_SECONDS) return true;
     return { id: job.id, content: null, ...(job.key_id ? { key_id: job.key_id } : {}), delaySeconds };
   }
+  if (outcome.result === 'retry' && outcome.resend && deps.queue)
+    // SES never got it: a new message, this attempt counted, back within seconds.
+    return { ...job, attempts: attempt, delaySeconds: unreachedRetrySeconds(attempt) };
   if (outcome.result === 'deferred')
     return {
       ...job,

@@ -48,6 +48,8 @@ export const COUNTERS = [
   'RecipientsSuppressed',
   'WebhookMessagesPublished',
   'WebhookPublishFailed',
+  'WebhookEventsKept',
+  'WebhookEventsRepublished',
   'WebhookAttemptsSucceeded',
   'WebhookAttemptsFailed',
   'WebhookMessagesFailed',

@@ -137,6 +137,11 @@ export interface EventPublisher {
    * events published through it (publish.ts: an invocation reads once).
    */
   subscriptions(): Promise<Subscriptions>;
+  /**
+   * Keeps events that could not be published now (the endpoints unread, the queue refusing), to be
+   * published late (republish.ts). Absent: there is nowhere to keep them.
+   */
+  keep?(events: readonly WebhookEvent[]): Promise<void>;
 }
 
 /** The endpoints read for the events raised now. */
@@ -145,4 +150,26 @@ export interface Subscriptions {
   wants(type: WebhookEventType): boolean;
   /** One message per event and endpoint subscribed to its type. */
   publish(events: WebhookEvent[]): Promise<void>;
+}
+
+/** An event kept because it could not be published when it was raised (republish.ts). */
+export interface KeptEvent {
+  /** Where the store keeps it (its own reference, given back to `remove`). */
+  ref: string;
+  /** The event; null when the item is unreadable. */
+  event: WebhookEvent | null;
+}
+
+/**
+ * Where events wait that could not be published when they were raised (the endpoints could not be
+ * read, or the delivery queue refused their messages), until the requeue-webhook-retries function
+ * publishes them (republish.ts).
+ */
+export interface UnpublishedEvents {
+  /** Keeps them; keeping the same event again changes nothing. */
+  keep(events: readonly WebhookEvent[]): Promise<void>;
+  /** The kept events, one reader per partition of the store (oldest first in each), at most `limit` in all. */
+  keptByPartition(limit: number): AsyncIterable<KeptEvent[]>[];
+  /** Takes them out (those already gone are no error). */
+  remove(events: readonly KeptEvent[]): Promise<void>;
 }

@@ -18,7 +18,11 @@ export const WEBHOOK_WORKERS = {
   // The parked retries that fell due (Query on their partitions), put on the delivery queue
   // (SendMessage), then taken out (BatchWriteItem). Then the endpoints (Query) and the messages
   // their breakers held (Query): put back on the queue and taken out, or marked failed (PutItem);
-  // the held mark cleared (UpdateItem).
+  // the held mark cleared (UpdateItem). Likewise the events kept because they could not be
+  // published when raised (webhooks/republish.ts): the kept events read (Query), their messages put
+  // on the queue (SendMessage), the events taken out (BatchWriteItem). The functions that raise
+  // events keep them with an action their roles have already: UpdateItem (the background
+  // functions), PutItem (the domain routes).
   'requeue-webhook-retries': {
     description: 'Puts parked webhook retries and held messages back on the delivery queue as they fall due',
     env: ['TABLE_NAME', 'WEBHOOK_QUEUE_URL'],

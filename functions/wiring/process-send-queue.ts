@@ -9,11 +9,13 @@ import {
   sendPacer,
   sendQuotaStore,
   suppressionRepository,
+  unpublishedEventStore,
   webhookRepository,
 } from '../adapters/dynamodb/repositories.js';
 import { fileFetcherOnFirstUse } from '../adapters/http/fetcher-on-first-use.js';
 import { contentStoreOnFirstUse } from '../adapters/s3/content-store-on-first-use.js';
 import { SesSendQuota } from '../adapters/ses/account.js';
+import { SesConnections } from '../adapters/ses/connections.js';
 import { SesMailer } from '../adapters/ses/mailer.js';
 import { SqsEmailQueue } from '../adapters/sqs/email-queue.js';
 import { senderOptions } from '../domains/domains.js';
@@ -52,13 +54,15 @@ export function consumerDeps() {
     'SEND_BLOCKED_RETRY_MAX_MS',
     'SEND_MAX_RECEIVE_COUNT',
   );
+  const connections = new SesConnections({ connectMs: config.SES_CONNECT_TIMEOUT_MS });
   const ses = newSesSendClient({
     connectMs: config.SES_CONNECT_TIMEOUT_MS,
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
+    connections,
   });
-  const { emails, suppressions, webhooks, apiKeys, pacer, quotaStore, domains, metrics } = repositoriesOf(
-    openTable(config.TABLE_NAME),
-    {
+  const { emails, suppressions, webhooks, apiKeys, pacer, quotaStore, domains, metrics, unpublished } =
+    repositoriesOf(openTable(config.TABLE_NAME), {
+      unpublished: unpublishedEventStore,
       emails: emailRepository,
       suppressions: suppressionRepository,
       webhooks: webhookRepository,
@@ -67,8 +71,7 @@ export function consumerDeps() {
       quotaStore: sendQuotaStore,
       domains: domainRepository,
       metrics: metricsStore,
-    },
-  );
+    });
   return {
     emails,
     metrics,
@@ -77,8 +80,8 @@ export function consumerDeps() {
     // Each sender domain's tracking and configuration set, read once a minute per instance.
     senderOptions: senderOptions(domains, systemClock, config.SENDER_OPTIONS_TTL_MS),
     queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),
-    events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL),
-    mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME),
+    events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL, unpublished),
+    mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME, connections),
     // Only emails with content in the bucket, or attachments given by `path`, need these: loaded
     // on first use.
     content: contentStoreOnFirstUse(config.CONTENT_BUCKET),

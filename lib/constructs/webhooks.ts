@@ -89,7 +89,7 @@ export class Webhooks extends Construct {
     monitoring.alarm('WebhookPublishFailed', monitoring.counter('WebhookPublishFailed'), {
       threshold: 1,
       alarmDescription:
-        'Events could not be put on the webhook delivery queue: subscribers missed them (see the logs of the function that raised them).',
+        'Events were lost: they could not be built, or neither published nor kept to be published late (see the logs of the function that raised them). Events kept because the endpoints could not be read or the queue refused them are counted WebhookEventsKept, and published within a minute.',
     });
     monitoring.alarm('WebhooksDisabled', monitoring.counter('WebhooksDisabled'), {
       threshold: 1,
@@ -112,6 +112,8 @@ export class Webhooks extends Construct {
             'WebhookMessagesHeld',
             'WebhookMessagesReleased',
             'WebhookPublishFailed',
+            'WebhookEventsKept',
+            'WebhookEventsRepublished',
             'WebhooksDisabled',
           ] as const
         ).map((name) => monitoring.counter(name)),

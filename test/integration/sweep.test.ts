@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
 import type { DeadLetters, SendJob, SweepProgress } from '../../functions/emails/ports.js';
-import { type SweepDeps, sweep } from '../../functions/emails/sweep.js';
+import { SWEEP_MARGIN_MS, type SweepDeps, sweep } from '../../functions/emails/sweep.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
+import { makeHandler as makeSweepHandler } from '../../functions/handlers/sweep-emails.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../../functions/shared/ids.js';
 import type { WebhookEvent } from '../../functions/webhooks/model.js';
 import type { EventPublisher } from '../../functions/webhooks/ports.js';
@@ -295,6 +296,34 @@ describe('sweeper (dynalite)', () => {
     let failed = 0;
     for (let run = 0; run < 6; run++) failed += (await sweep(deps({ settings: few }))).failedUnknownOutcome;
     expect(failed).toBe(8);
+  });
+
+  it('grows its pass with the backlog: page after page while the invocation has time, one page when it has not', async () => {
+    const stranded: string[] = [];
+    for (let i = 0; i < 11; i++) stranded.push(await accepted(30 * 60_000 - i * 1000));
+    const few = { ...settings, maxPerRun: 3 };
+    // Without the invocation's time: one page a run.
+    expect((await sweep(deps({ settings: few }))).requeued).toBe(3);
+    // Time left, well above the margin: every page of the backlog in one run.
+    const handler = makeSweepHandler(deps({ settings: few }));
+    const times: number[] = [];
+    const report = await handler(undefined, {
+      getRemainingTimeInMillis: () => {
+        times.push(SWEEP_MARGIN_MS + 1000);
+        return SWEEP_MARGIN_MS + 1000;
+      },
+    });
+    expect(report.requeued).toBe(8);
+    expect(times.length).toBeGreaterThanOrEqual(2);
+    expect(queue.jobs.map((job) => job.id).sort()).toEqual([...stranded].sort());
+    // Under the margin after the first page: the run stops there, and the next goes on from it.
+    for (let i = 0; i < 7; i++) await accepted(25 * 60_000 - i * 1000);
+    now += settings.requeueAfterMs + 60_000;
+    queue.jobs.length = 0;
+    const short = await makeSweepHandler(deps({ settings: few }))(undefined, {
+      getRemainingTimeInMillis: () => SWEEP_MARGIN_MS - 1,
+    });
+    expect(short.examined).toBe(3);
   });
 
   it('starts where it stopped: a run that finds nothing stranded reads nothing it read before', async () => {

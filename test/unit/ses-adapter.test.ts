@@ -3,6 +3,7 @@ import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { newSesSendClient } from '../../functions/adapters/aws-clients.js';
+import { IDLE_SOCKET_MS } from '../../functions/adapters/ses/connections.js';
 import { fromSesEvent, type SesEvent } from '../../functions/adapters/ses/events.js';
 import { SesMailer, toSesAddress } from '../../functions/adapters/ses/mailer.js';
 import { MailerError } from '../../functions/emails/ports.js';
@@ -177,10 +178,10 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
     ['AccountSuspendedException', 'paused', error('AccountSuspendedException', 400)],
     // Another 4xx: it did not take the email; a retry counts as an attempt.
     ['AccessDeniedException', 'refused', error('AccessDeniedException', 403)],
-    // SES was never reached.
-    ['a refused connection', 'refused', error('Error', undefined, { code: 'ECONNREFUSED' })],
-    ['an unknown host', 'refused', error('Error', undefined, { code: 'ENOTFOUND' })],
-    ['a connection timeout', 'refused', connectTimeout],
+    // SES was never reached: no connection could be made.
+    ['a refused connection', 'unreached', error('Error', undefined, { code: 'ECONNREFUSED' })],
+    ['an unknown host', 'unreached', error('Error', undefined, { code: 'ENOTFOUND' })],
+    ['a connection timeout', 'unreached', connectTimeout],
     ['no credentials', 'refused', error('CredentialsProviderError')],
     // SES may have taken it.
     ['InternalFailure (500)', 'unknown', error('InternalFailure', 500)],
@@ -204,14 +205,35 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
     expect(failure).toMatchObject({ kind: 'unknown', code: 'NoMessageId' });
   });
 
-  it('the send client makes one attempt, on a fresh connection, with bounded connect, request and stall waits', async () => {
+  it('a send SES never got (no connection) is made again at once, once', async () => {
+    ses
+      .on(SendEmailCommand)
+      .rejectsOnce(error('Error', undefined, { code: 'ECONNREFUSED' }))
+      .resolves({ MessageId: 'ses-2' });
+    const mailer = new SesMailer(new SESv2Client({ region: 'us-east-1', maxAttempts: 1 }), 'set');
+    expect(await mailer.send({ id: 'em_01m80mv90eew9ryfvqd1ksnhes', content })).toEqual({
+      messageId: 'ses-2',
+    });
+    expect(ses.commandCalls(SendEmailCommand)).toHaveLength(2);
+    ses.reset();
+    ses.on(SendEmailCommand).rejects(error('Error', undefined, { code: 'ECONNRESET' }));
+    // A reset after the connection was made: never again (SES may have it).
+    expect(await mailer.send({ id: 'em_01m80mv90eew9ryfvqd1ksnhes', content }).catch((e) => e)).toMatchObject(
+      {
+        kind: 'unknown',
+      },
+    );
+    expect(ses.commandCalls(SendEmailCommand)).toHaveLength(1);
+  });
+
+  it('the send client makes one attempt, on kept-alive connections it can close, with bounded connect, request and stall waits', async () => {
     const client = newSesSendClient({ connectMs: 2000, requestMs: 10_000 });
     expect(await client.config.maxAttempts()).toBe(1);
     const handler = client.config.requestHandler as unknown as {
       configProvider: Promise<Record<string, unknown>>;
     };
     const config = (await handler.configProvider) as Record<string, unknown> & {
-      httpsAgent: { keepAlive: boolean };
+      httpsAgent: { keepAlive: boolean; options: { timeout?: number } };
     };
     expect(config).toMatchObject({
       connectionTimeout: 2000,
@@ -219,8 +241,10 @@ describe('SesMailer (SES v2 SendEmail, documented shapes)', () => {
       socketTimeout: 10_000,
       throwOnRequestTimeout: true,
     });
-    // A fresh connection per send: a stale kept-alive socket would make a send look unknown.
-    expect(config.httpsAgent.keepAlive).toBe(false);
+    // Kept alive within an invocation, idle sockets closed after a few seconds (and before the
+    // invocation returns: test/integration/ses-connections.test.ts).
+    expect(config.httpsAgent.keepAlive).toBe(true);
+    expect(config.httpsAgent.options.timeout).toBe(IDLE_SOCKET_MS);
     client.destroy();
   });
 });

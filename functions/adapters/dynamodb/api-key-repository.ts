@@ -14,8 +14,27 @@ import { keys, TTL_ATTRIBUTE } from './table.js';
 type Item = Record<string, unknown>;
 type DocumentClient = DynamoDBDocumentClient;
 
-/** How many one-second windows ahead a key's window may plausibly be (another instance's clock, counted later requests). */
+/** How many one-second windows ahead another instance's window may plausibly be (its clock a little ahead). */
 const MAX_WINDOWS_AHEAD = 60;
+
+/** The attribute that counts a key shard's requests in one window. */
+const countAttribute = (window: number) => `rc${window}`;
+const COUNT_ATTRIBUTE = /^rc\d+$/;
+
+/**
+ * The counts on a rate shard's item that the next write there removes (at most 10 a write): those
+ * older than the last window's but the two the write removes anyway, and those more than
+ * MAX_WINDOWS_AHEAD ahead; and the window and count of the design before (`rw`, `rc`).
+ */
+const staleCounts = (item: Item, window: number): string[] =>
+  Object.keys(item)
+    .filter((attribute) => {
+      if (attribute === 'rw' || attribute === 'rc') return true;
+      if (!COUNT_ATTRIBUTE.test(attribute)) return false;
+      const counted = Number(attribute.slice(2));
+      return counted < window - 3 || counted > window + MAX_WINDOWS_AHEAD;
+    })
+    .slice(0, 10);
 
 /** How long a revoked key's rate shards are kept as tombstones (TTL): far longer than any request in flight. */
 const TOMBSTONE_SECONDS = 7 * 24 * 3600;
@@ -229,26 +248,36 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     return true;
   }
 
-  /** The window in which this instance last counted each key's shard (which write to try first), by `<hash>#<shard>`. */
-  private readonly lastWindow = new Map<string, number>();
+  /**
+   * The key shards this instance has counted on (by `<hash>#<shard>`), each with the count
+   * attributes it saw left behind on the item (removed by its next write there).
+   */
+  private readonly counted = new Map<string, string[]>();
 
   /**
-   * One UpdateItem on the key's rate shard, returning the key: DynamoDB cannot reset a count in the
-   * same expression that adds to it, so a request either adds one to its window's count (`rw` is
-   * this window or a later one: another instance's clock a little ahead, or this request's window
-   * read a moment before others were counted) or starts the window (`rw` is older, absent, or
-   * implausibly far ahead: a clock more than a minute off must not lock a key out). Whichever this
-   * instance expects is tried first, the other when its condition fails (another instance started
-   * the window meanwhile, or counted since), then the first once more. When none holds (windows
-   * moving under heavy contention), a consistent read tells whether the key is gone: if not, the
-   * request goes through uncounted rather than being refused for a key that works. A revoked key is
-   * never brought back (each write is conditional on the item existing and not being a tombstone).
+   * One UpdateItem on the key's rate shard, returning the key and its count in this window. Each
+   * one-second window counts in an attribute of its own (`rc<window>`), so the write is the same
+   * whichever instance comes first in a window: `ADD rc<window> :one`, no condition on the window,
+   * never a failed write (a design that started the window with one conditional write and added
+   * to it with another made every instance's first request of each window fail one of them once
+   * another had started it: about 1.8 write units a request with hundreds of instances; this is
+   * one). The same write removes the counts of two and three windows back (the last window's
+   * stays, for an instance whose clock is a little behind), and any other count this instance saw
+   * on the item in its last answer that is older still or implausibly far ahead (a late write, a
+   * clock more than a minute off), so the item keeps two or three small counts and stays under
+   * 1 KB (one write unit). A clock far ahead counts in its own window and locks no key out; a
+   * request late past its window's end counts in its own window, as a new count.
+   *
+   * A revoked key is never brought back: the write is conditional on the item existing and not
+   * being a tombstone. When that condition fails, a consistent read tells whether the key is gone;
+   * if not (the item was being replaced), the request goes through uncounted rather than being
+   * refused for a key that works.
    *
    * A shard this instance has not counted on yet is first read (one eventually consistent GetItem,
-   * half a read unit): a token that names no key then costs that read, as it always did, not two
-   * failed writes; a shard that does not exist yet is created then. So a key in use costs one write
-   * a request (1 write unit: its items are under 1 KB), and one read more the first time each
-   * function instance uses each of its shards.
+   * half a read unit): a token that names no key then costs that read, as it always did, not a
+   * failed write; a shard that does not exist yet is created then. So a key in use costs one write
+   * a request (1 write unit), and one read more the first time each function instance uses each of
+   * its shards.
    *
    * These writes go through the rate client, which does not retry throttling: a shard taking more
    * writes than DynamoDB allows answers `throttled` at once (the caller refuses with 429).
@@ -270,7 +299,8 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
   private async count(hash: string, window: number, at: string, shard: number) {
     const seen = `${hash}#${shard}`;
     const Key = this.shardKey(hash, shard);
-    if (!this.lastWindow.has(seen)) {
+    const stale = this.counted.get(seen);
+    if (!stale) {
       if (shard === 0) {
         if (!(await this.findByHash(hash))) return null;
       } else {
@@ -278,38 +308,29 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
         if (!Item || Item.revoked) if (!(await this.addShard(hash, shard))) return null;
       }
     }
-    const write = (update: string, condition: string) =>
-      attributesIf(
-        this.rateDb,
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key,
-          UpdateExpression: update,
-          ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(revoked) AND ${condition}`,
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':w': window,
-            ':far': window + MAX_WINDOWS_AHEAD,
-            ':at': at,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-    const add = () => write('SET rc = rc + :one, last_used_at = :at', 'rw BETWEEN :w AND :far');
-    const start = () =>
-      write(
-        'SET rw = :w, rc = :one, last_used_at = :at',
-        '(attribute_not_exists(rw) OR rw < :w OR rw > :far)',
-      );
-    const attempts = this.lastWindow.get(seen) === window ? [add, start, add] : [start, add, start];
-    for (const attempt of attempts) {
-      const item = await attempt();
-      if (!item) continue;
-      if (this.lastWindow.size >= 10_000) this.lastWindow.clear();
-      this.lastWindow.set(seen, window);
-      return { key: toKey(item, hash), count: Number(item.rc) };
+    const name = countAttribute(window);
+    const removed = [
+      ...new Set([countAttribute(window - 2), countAttribute(window - 3), ...(stale ?? [])]),
+    ].filter((attribute) => attribute !== name);
+    const names = Object.fromEntries(removed.map((attribute, i) => [`#r${i}`, attribute]));
+    const item = await attributesIf(
+      this.rateDb,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key,
+        UpdateExpression: `SET last_used_at = :at ADD #c :one REMOVE ${Object.keys(names).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked)',
+        ExpressionAttributeNames: { '#c': name, ...names },
+        ExpressionAttributeValues: { ':one': 1, ':at': at },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    if (item) {
+      if (this.counted.size >= 10_000) this.counted.clear();
+      this.counted.set(seen, staleCounts(item, window));
+      return { key: toKey(item, hash), count: Number(item[name]) };
     }
-    this.lastWindow.delete(seen);
+    this.counted.delete(seen);
     const { Item } = await this.rateDb.send(
       new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
     );

@@ -13,6 +13,7 @@ import { DynamoSendPacer, DynamoSendQuotaStore } from './send-pacer.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoTemplateRepository } from './template-repository.js';
+import { DynamoUnpublishedEventStore } from './unpublished-event-store.js';
 import { DynamoWebhookHoldStore } from './webhook-held-store.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
 import { DynamoWebhookRetryStore } from './webhook-retry-store.js';
@@ -67,6 +68,10 @@ export const suppressionRepository = (t: Table) => new DynamoSuppressionReposito
 export const webhookRepository = (t: Table) => new DynamoWebhookRepository(t.db, t.name);
 export const webhookRetryStore = (t: Table) => new DynamoWebhookRetryStore(t.db, t.name);
 export const webhookHoldStore = (t: Table) => new DynamoWebhookHoldStore(t.db, t.name);
+export const unpublishedEventStore = (t: Table) => new DynamoUnpublishedEventStore(t.db, t.name);
+/** The same, kept with PutItem: for the domain routes, whose roles have no UpdateItem. */
+export const unpublishedEventStoreByPut = (t: Table) =>
+  new DynamoUnpublishedEventStore(t.db, t.name, 'PutItem');
 export const sendPacer = (t: Table) => new DynamoSendPacer(t.db, t.name);
 export const sendQuotaStore = (t: Table) => new DynamoSendQuotaStore(t.db, t.name);
 export const templateRepository = (t: Table) => new DynamoTemplateRepository(t.db, t.name);

@@ -9,8 +9,8 @@
  * | email summary       | EMAIL#<id>       | SUMMARY   |                       |                           |
  * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
  * | email event         | EMAIL#<id>       | EVENT#<at>#<type>#<digest> |      |                           |
- * | api key (lookup; rate shard 0: its window rw, count rc, last_used_at; rs: its other shards) | APIKEY#<sha256> | APIKEY | | |
- * | api key rate shard k ≥ 1 (a copy of what authentication reads, rw, rc, last_used_at; or a revoked tombstone) | APIKEY#<sha256>#<k> | APIKEY | | |
+ * | api key (lookup; rate shard 0: its windows' counts rc<window>, last_used_at; rs: its other shards) | APIKEY#<sha256> | APIKEY | | |
+ * | api key rate shard k ≥ 1 (a copy of what authentication reads, rc<window>, last_used_at; or a revoked tombstone) | APIKEY#<sha256>#<k> | APIKEY | | |
  * | api key (listing)   | APIKEYS          | APIKEY#<id> |                     |                           |
  * | idempotency key     | IDEMP#<key id>#<sha256> | IDEMP |                    |                           |
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
@@ -29,6 +29,7 @@
  * | webhook attempt     | WEBHOOK#<id>#<shard> | ATTEMPT#<msg id>#<attempt id> | |                          |
  * |   (written before sharding: WEBHOOK#<id>, still read)                                                   |
  * | parked webhook retry | WHRETRY#<shard> | <due at>#<msg id> |               |                           |
+ * | unpublished event   | WHUNPUB#<shard>  | <created at>#<event key> |        |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  * | request log         | LOG#<id>         | LOG       | LOGS#<shard> / LOG#<id> | LOGS#<2xx…5xx>#<shard> / LOG#<id> |
  *
@@ -70,6 +71,12 @@ export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
  * so 8 park 8,000 retries a second; the scheduler reads each one every run.
  */
 export const WEBHOOK_RETRY_SHARDS = 8;
+
+/**
+ * How many partitions events kept to be published late (webhooks/republish.ts) are spread over,
+ * the shard a digest of the event's key: 8 keep 8,000 events a second.
+ */
+export const UNPUBLISHED_EVENT_SHARDS = 8;
 
 /**
  * How many partitions each webhook endpoint's messages (and their attempts) are spread over, the
@@ -213,6 +220,9 @@ export const keys = {
   /** A message held by its endpoint's open breaker: the endpoint's shard, its event's time first. */
   webhookHeld: (webhookId: string, shard: number) => `WHHELD#${webhookId}#${shard}`,
   webhookHeldSk: (createdAt: string, messageId: string) => `${createdAt}#${messageId}`,
+  /** An event kept to be published late: its shard's partition, its time (ISO UTC) first. */
+  unpublishedEvent: (shard: number) => `WHUNPUB#${shard}`,
+  unpublishedEventSk: (createdAt: string, eventKey: string) => `${createdAt}#${eventKey}`,
   /** The sweeper's progress through the queued emails (see emails/sweep.ts). */
   sweep: 'SWEEP',
   /** The scheduler's progress through each partition of the due index (see emails/scheduler.ts). */

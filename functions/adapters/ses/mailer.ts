@@ -2,6 +2,7 @@ import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import type { SenderOptions } from '../../domains/model.js';
 import { type Mailer, MailerError, type OutgoingFile, type SendJob } from '../../emails/ports.js';
 import { parseAddress } from '../../shared/address.js';
+import { neverSent, type SesConnections } from './connections.js';
 
 /** The message tag that carries our email id; SES returns it on every event of the message. */
 export const EMAIL_ID_TAG = 'email_id';
@@ -19,20 +20,27 @@ const REJECTED = new Set([
 /** SES's throttle answers (the v2 API's 429, and the common throttling errors). */
 const THROTTLED = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling']);
 
-/** Errors raised before a request left this machine or reached SES: SES never saw it. */
+/** Errors raised before a connection to SES was made: SES never saw the request. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 
 const enabled = (on: boolean | undefined) => (on ? ('ENABLED' as const) : ('DISABLED' as const));
 
 /**
  * Sends through SES v2 with a configuration set whose event destination reports delivery outcomes:
- * the stack's, or the sender's domain's own (its TLS policy and tracking host).
+ * the stack's, or the sender's domain's own (its TLS policy and tracking host). A send whose
+ * connection could not be made (SES never got a byte of it) is made again at once, on a new
+ * connection, once; `connections`: the client's, whose idle sockets `closeIdle` closes.
  */
 export class SesMailer implements Mailer {
   constructor(
     private readonly ses: SESv2Client,
     private readonly configurationSetName: string,
+    private readonly connections?: SesConnections,
   ) {}
+
+  closeIdle(): void {
+    this.connections?.closeIdle();
+  }
 
   async send({
     id,
@@ -96,7 +104,11 @@ export class SesMailer implements Mailer {
     });
     let result: { MessageId?: string };
     try {
-      result = await this.ses.send(command);
+      result = await this.ses.send(command).catch((error) => {
+        // SES never got it: once more, at once (a new connection).
+        if (toMailerError(error).kind === 'unreached') return this.ses.send(command);
+        throw error;
+      });
     } catch (error) {
       throw toMailerError(error);
     }
@@ -120,8 +132,12 @@ type SdkError = Error & { code?: string; $metadata?: { httpStatusCode?: number }
  *   exceeded" in a throttle): it did not take it;
  * - `paused`: sending is paused or the account suspended (SendingPausedException,
  *   AccountSuspendedException): it did not take it;
- * - `refused`: SES answered another 4xx (access denied) or was never reached (no connection, no
- *   credentials): it did not take the email, and trying again later is safe;
+ * - `refused`: SES answered another 4xx (access denied), or there were no credentials: it did not
+ *   take the email, and trying again later is safe;
+ * - `unreached`: SES never got the request: no connection could be made (refused, no such host,
+ *   the connect timeout), or it failed before its TCP connect and TLS handshake completed (TLS
+ *   sends nothing of the request before then; ses/connections.ts marks such errors): trying again
+ *   at once is safe;
  * - `unknown`: the request may have reached SES and been accepted (a timeout or a broken connection
  *   after sending, a 5xx, a 2xx that could not be read): trying again could send it twice.
  */
@@ -130,15 +146,16 @@ export function toMailerError(error: unknown): MailerError {
   const e = (error instanceof Error ? error : new Error(String(error))) as SdkError;
   const status = e.$metadata?.httpStatusCode;
   const kind = ((): MailerError['kind'] => {
+    if (neverSent(e)) return 'unreached';
     if (REJECTED.has(e.name)) return 'rejected';
     if (e.name === 'LimitExceededException' || /daily message quota/i.test(e.message)) return 'quota';
     if (e.name === 'SendingPausedException' || e.name === 'AccountSuspendedException') return 'paused';
     if (THROTTLED.has(e.name) || status === 429) return 'rate';
     if (status !== undefined && status >= 400 && status < 500) return 'refused';
     if (status !== undefined) return 'unknown';
-    if (e.code && NEVER_SENT.has(e.code)) return 'refused';
+    if (e.code && NEVER_SENT.has(e.code)) return 'unreached';
     // The SDK's connection timeout: the socket never connected, so nothing was sent.
-    if (e.name === 'TimeoutError' && /did not establish a connection/.test(e.message)) return 'refused';
+    if (e.name === 'TimeoutError' && /did not establish a connection/.test(e.message)) return 'unreached';
     if (e.name === 'CredentialsProviderError') return 'refused';
     return 'unknown';
   })();
