@@ -15,8 +15,14 @@ export interface WebhookRepository {
   list(query: PageQuery): Promise<{ data: Webhook[]; has_more: boolean }>;
   /** Every endpoint, read strongly consistent (the publisher reads it for every event it raises). */
   all(): Promise<Webhook[]>;
-  /** Writes the endpoint as given, if it still exists; false when it was deleted meanwhile. */
-  save(webhook: Webhook): Promise<boolean>;
+  /**
+   * Writes the endpoint's own fields as given (its URL, events, status and why, secrets), if it
+   * still exists; false when it was deleted meanwhile. What the delivery function writes beside
+   * them (the failing mark, the breaker, the held mark) is kept as it is now, not as it was read,
+   * unless `fresh`: then the failing mark and the breaker start afresh (the held mark stays, so
+   * the held messages are put back).
+   */
+  save(webhook: Webhook, options?: { fresh?: boolean }): Promise<boolean>;
   delete(id: string): Promise<boolean>;
   /**
    * Records a failed attempt on the endpoint: its first failure since the last success stands
@@ -67,6 +73,11 @@ export interface HeldMessage {
   created_at: string;
   /** The message to put back on the queue (with its attempts made); null when the item is unreadable. */
   delivery: Delivery | null;
+  /**
+   * This hold's own id: a message released and held again (its endpoint paused again before the
+   * release took the first hold out) is a second item, so taking the first out leaves the second.
+   */
+  hold_id?: string;
 }
 
 /** Where an open breaker's messages wait, per endpoint, oldest event first. */

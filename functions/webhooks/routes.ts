@@ -3,7 +3,8 @@ import type { RouteDeclaration } from '../shared/route.js';
 
 /**
  * The webhooks' routes (shared/route.ts says what a declaration holds; docs.ts has their words).
- * Their access: endpoints in one partition (PutItem, GetItem, Query; DeleteItem), their messages
+ * Their access: endpoints in one partition (PutItem, GetItem, Query; UpdateItem of its own fields
+ * when changed, beside what delivery writes; DeleteItem), their messages
  * and attempts under the endpoint's partition (GetItem, Query); a replay marks its message
  * (PutItem) and queues it (SendMessage). Creating and changing an endpoint resolves its name (no
  * AWS call).
@@ -64,7 +65,7 @@ export const updateWebhookRoute = {
     body: (await model()).updateWebhookSchema,
     answer: (await answers()).webhookReferenceSchema,
   }),
-  access: { optionalEnv: ['WEBHOOK_ALLOW_LOOPBACK'], actions: ['GetItem', 'PutItem'] },
+  access: { optionalEnv: ['WEBHOOK_ALLOW_LOOPBACK'], actions: ['GetItem', 'UpdateItem'] },
 } as const satisfies RouteDeclaration;
 
 export const deleteWebhookRoute = {
@@ -86,7 +87,7 @@ export const rotateWebhookSecretRoute = {
   summary: 'New signing secret (the old one signs beside it for 24 hours)',
   errors: [404],
   schemas: async () => ({ answer: (await answers()).webhookSecretSchema }),
-  access: { actions: ['GetItem', 'PutItem'] },
+  access: { actions: ['GetItem', 'UpdateItem'] },
 } as const satisfies RouteDeclaration;
 
 export const listWebhookEventsRoute = {

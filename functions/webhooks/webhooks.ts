@@ -54,15 +54,17 @@ export async function getWebhook(deps: Pick<WebhookDeps, 'webhooks'>, id: string
   return webhook;
 }
 
-async function save(deps: Pick<WebhookDeps, 'webhooks'>, webhook: Webhook): Promise<Webhook> {
-  if (!(await deps.webhooks.save(webhook)))
+async function save(deps: Pick<WebhookDeps, 'webhooks'>, webhook: Webhook, fresh = false): Promise<Webhook> {
+  if (!(await deps.webhooks.save(webhook, { fresh })))
     throw notFound(`Webhook ${JSON.stringify(webhook.id)} not found.`);
   return webhook;
 }
 
 /**
- * Changes an endpoint's URL, events or status. Enabling it again clears why it was disabled and
- * its failing mark, so it gets three more days before it could be disabled again.
+ * Changes an endpoint's URL, events or status. Enabling it again clears why it was disabled and,
+ * as a new URL does, its failing mark and its breaker, so it gets three more days before it could
+ * be disabled again. Only the endpoint's own fields are written: a failure, a pause or a held mark
+ * the delivery function writes meanwhile is kept.
  */
 export async function updateWebhook(
   deps: WebhookDeps & { guard: EndpointGuard },
@@ -76,20 +78,21 @@ export async function updateWebhook(
     ...(patch.endpoint !== undefined ? { endpoint: patch.endpoint } : {}),
     ...(patch.events !== undefined ? { events: patch.events } : {}),
   };
-  if (patch.status === 'enabled' && webhook.status !== 'enabled') {
+  // Enabled again, or given a new URL: its failing mark and its circuit breaker start afresh
+  // (breaker.ts); its held messages are then put back on the queue by the requeue function.
+  const reEnabled = patch.status === 'enabled' && webhook.status !== 'enabled';
+  const fresh = reEnabled || (patch.endpoint !== undefined && patch.endpoint !== webhook.endpoint);
+  if (fresh)
+    for (const field of ['failing_since', 'failures', 'paused_until', 'trips', 'probe_at'] as const)
+      delete next[field];
+  if (reEnabled) {
     next.status = 'enabled';
     delete next.disabled_reason;
-    delete next.failing_since;
-    // Its circuit breaker starts afresh too (breaker.ts).
-    delete next.failures;
-    delete next.paused_until;
-    delete next.trips;
-    delete next.probe_at;
   } else if (patch.status === 'disabled' && webhook.status !== 'disabled') {
     next.status = 'disabled';
     next.disabled_reason = `disabled by request at ${deps.clock.now().toISOString()}`;
   }
-  return save(deps, next);
+  return save(deps, next, fresh);
 }
 
 /**

@@ -257,4 +257,38 @@ describe("an endpoint's circuit breaker", () => {
       status: 'failed',
     });
   });
+  it('keeps a message held again while its release was under way: taking the first hold out leaves the second', async () => {
+    const { delivery } = message();
+    await held.hold([delivery]);
+    const [first] = await heldNow();
+    // Released (put back on the queue), received, and held again before the release took it out.
+    await held.hold([delivery]);
+    await held.remove([first as HeldMessage]);
+    const left = await heldNow();
+    expect(left.map((h) => h.message_id)).toEqual([delivery.message_id]);
+    expect(left[0]?.hold_id).not.toBe(first?.hold_id);
+  });
+  it('keeps what delivery wrote when an endpoint is changed, and starts its breaker afresh on a new URL', async () => {
+    const before = await endpoint();
+    await batch(Array.from({ length: 10 }, () => message()));
+    const paused = await endpoint();
+    expect(paused.paused_until).toBeDefined();
+    expect(paused.held_at).toBeDefined();
+    // A PATCH that read the endpoint before the breaker opened, written after: the pause and the held mark stay.
+    expect(await webhooks.save({ ...before, events: ['email.delivered', 'email.sent'] })).toBe(true);
+    const changed = await endpoint();
+    expect(changed.events).toEqual(['email.delivered', 'email.sent']);
+    for (const field of ['paused_until', 'held_at', 'failures', 'failing_since', 'trips'] as const)
+      expect(changed[field]).toEqual(paused[field]);
+    // A new URL: a fresh breaker and failing mark; the held mark stays, so the held messages go back.
+    await updateWebhook({ webhooks, clock, guard: { check: async () => undefined } }, hook.id, {
+      endpoint: 'https://hooks.example.com/new',
+    });
+    const moved = await endpoint();
+    for (const field of ['failing_since', 'failures', 'paused_until', 'trips', 'probe_at'] as const)
+      expect(moved[field]).toBeUndefined();
+    expect(moved.held_at).toEqual(paused.held_at);
+    const heldCount = (await heldNow()).length;
+    expect(await tendHeldMessages(tendDeps())).toEqual({ released: heldCount, failed: 0 });
+  });
 });

@@ -22,9 +22,9 @@ const countAttribute = (window: number) => `rc${window}`;
 const COUNT_ATTRIBUTE = /^rc\d+$/;
 
 /**
- * The counts on a rate shard's item that the next write there removes (at most 10 a write): those
- * older than the last window's but the two the write removes anyway, and those more than
- * MAX_WINDOWS_AHEAD ahead; and the window and count of the design before (`rw`, `rc`).
+ * The counts on a rate shard's item that no request needs any more, oldest first: those older
+ * than the last window's, and those more than MAX_WINDOWS_AHEAD ahead; and the window and count of
+ * the design before (`rw`, `rc`). At most MAX_REMOVED_A_WRITE (an expression stays small).
  */
 const staleCounts = (item: Item, window: number): string[] =>
   Object.keys(item)
@@ -32,9 +32,22 @@ const staleCounts = (item: Item, window: number): string[] =>
       if (attribute === 'rw' || attribute === 'rc') return true;
       if (!COUNT_ATTRIBUTE.test(attribute)) return false;
       const counted = Number(attribute.slice(2));
-      return counted < window - 3 || counted > window + MAX_WINDOWS_AHEAD;
+      return counted < window - 1 || counted > window + MAX_WINDOWS_AHEAD;
     })
-    .slice(0, 10);
+    .sort((a, b) => (Number(a.slice(2)) || 0) - (Number(b.slice(2)) || 0))
+    .slice(0, MAX_REMOVED_A_WRITE);
+
+/** Most counts one write removes. */
+const MAX_REMOVED_A_WRITE = 50;
+
+/**
+ * Stale counts an answer may show before the write that got it removes them at once (a second
+ * UpdateItem): a key used now and then by many instances (each of which removes only what it saw
+ * on its own last write) would otherwise gather a count a request, past 1 KB (more write units a
+ * request) and on without end. A key in steady use never has that many (each write removes the
+ * counts two and three windows back), so it pays no second write.
+ */
+const MOST_STALE_KEPT = 3;
 
 /** How long a revoked key's rate shards are kept as tombstones (TTL): far longer than any request in flight. */
 const TOMBSTONE_SECONDS = 7 * 24 * 3600;
@@ -264,8 +277,10 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
    * one). The same write removes the counts of two and three windows back (the last window's
    * stays, for an instance whose clock is a little behind), and any other count this instance saw
    * on the item in its last answer that is older still or implausibly far ahead (a late write, a
-   * clock more than a minute off), so the item keeps two or three small counts and stays under
-   * 1 KB (one write unit). A clock far ahead counts in its own window and locks no key out; a
+   * clock more than a minute off); an answer that still shows more than MOST_STALE_KEPT stale
+   * counts (a key used now and then by many instances, each seeing the item seldom) has them
+   * removed at once by a second write. So the item keeps a few small counts and stays under 1 KB
+   * (one write unit). A clock far ahead counts in its own window and locks no key out; a
    * request late past its window's end counts in its own window, as a new count.
    *
    * A revoked key is never brought back: the write is conditional on the item existing and not
@@ -327,7 +342,9 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     );
     if (item) {
       if (this.counted.size >= 10_000) this.counted.clear();
-      this.counted.set(seen, staleCounts(item, window));
+      const left = staleCounts(item, window);
+      if (left.length > MOST_STALE_KEPT) await this.removeCounts(Key, left);
+      this.counted.set(seen, left.length > MOST_STALE_KEPT ? [] : left);
       return { key: toKey(item, hash), count: Number(item[name]) };
     }
     this.counted.delete(seen);
@@ -335,6 +352,21 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
       new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
     );
     return Item && !Item.revoked ? { key: toKey(Item, hash), count: 0 } : null;
+  }
+
+  /** Takes stale counts off a rate shard's item; a failure costs only a larger item until the next try. */
+  private async removeCounts(Key: Item, stale: string[]): Promise<void> {
+    const names = Object.fromEntries(stale.map((attribute, i) => [`#r${i}`, attribute]));
+    await writeIf(
+      this.rateDb,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key,
+        UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+      }),
+    ).catch(() => undefined);
   }
 
   /**

@@ -219,7 +219,9 @@ export const keys = {
   messageIdOfRetrySk: (sk: string) => sk.slice(sk.indexOf('#') + 1),
   /** A message held by its endpoint's open breaker: the endpoint's shard, its event's time first. */
   webhookHeld: (webhookId: string, shard: number) => `WHHELD#${webhookId}#${shard}`,
-  webhookHeldSk: (createdAt: string, messageId: string) => `${createdAt}#${messageId}`,
+  /** Each hold its own item (`holdId`): a message held again after its release is not the one the release takes out. */
+  webhookHeldSk: (createdAt: string, messageId: string, holdId?: string) =>
+    holdId ? `${createdAt}#${messageId}#${holdId}` : `${createdAt}#${messageId}`,
   /** An event kept to be published late: its shard's partition, its time (ISO UTC) first. */
   unpublishedEvent: (shard: number) => `WHUNPUB#${shard}`,
   unpublishedEventSk: (createdAt: string, eventKey: string) => `${createdAt}#${eventKey}`,

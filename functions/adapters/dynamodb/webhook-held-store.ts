@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Delivery, parseDelivery, RETRY_WINDOW_MS } from '../../webhooks/model.js';
 import type { HeldMessage, WebhookHoldStore } from '../../webhooks/ports.js';
@@ -11,7 +12,7 @@ const HELD_BACKSTOP_MS = 86_400_000;
 
 /**
  * Messages held by an endpoint's open breaker (webhooks/held.ts): one item each,
- * `WHHELD#<endpoint>#<shard>` / `<event time>#<msg id>`, holding the message to put back on the
+ * `WHHELD#<endpoint>#<shard>` / `<event time>#<msg id>#<hold id>`, holding the message to put back on the
  * queue. An endpoint's shard is a digest of the message id, so holding spreads over
  * WEBHOOK_HELD_SHARDS partitions; each is read oldest event first (a Query, 100 a page).
  */
@@ -23,10 +24,10 @@ export class DynamoWebhookHoldStore implements WebhookHoldStore {
     private readonly shards = WEBHOOK_HELD_SHARDS,
   ) {}
 
-  private key(held: Pick<HeldMessage, 'webhook_id' | 'message_id' | 'created_at'>) {
+  private key(held: Pick<HeldMessage, 'webhook_id' | 'message_id' | 'created_at' | 'hold_id'>) {
     return {
       pk: keys.webhookHeld(held.webhook_id, shardOf(held.message_id, this.shards)),
-      sk: keys.webhookHeldSk(held.created_at, held.message_id),
+      sk: keys.webhookHeldSk(held.created_at, held.message_id, held.hold_id),
     };
   }
 
@@ -35,7 +36,7 @@ export class DynamoWebhookHoldStore implements WebhookHoldStore {
       deliveries.map((delivery) => ({
         PutRequest: {
           Item: {
-            ...this.key(delivery),
+            ...this.key({ ...delivery, hold_id: newHoldId() }),
             webhook_id: delivery.webhook_id,
             message_id: delivery.message_id,
             created_at: delivery.created_at,
@@ -91,13 +92,17 @@ export class DynamoWebhookHoldStore implements WebhookHoldStore {
   }
 }
 
+/** A hold's own id: 12 random base64url characters. */
+const newHoldId = () => randomBytes(9).toString('base64url');
+
+/** `<event time>#<msg id>#<hold id>` (the time holds no `#`, nor do the ids). */
 const toHeld = (item: Item): HeldMessage => {
-  const sk = String(item.sk);
-  const cut = sk.lastIndexOf('#');
+  const [createdAt = '', messageId = '', holdId] = String(item.sk).split('#');
   return {
     webhook_id: String(item.webhook_id ?? String(item.pk).split('#')[1]),
-    message_id: String(item.message_id ?? sk.slice(cut + 1)),
-    created_at: String(item.created_at ?? sk.slice(0, cut)),
+    message_id: String(item.message_id ?? messageId),
+    created_at: String(item.created_at ?? createdAt),
     delivery: typeof item.delivery === 'string' ? (parseDelivery(item.delivery) ?? null) : null,
+    ...(holdId ? { hold_id: holdId } : {}),
   };
 };

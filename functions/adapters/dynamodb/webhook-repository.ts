@@ -83,6 +83,9 @@ const toAttempt = (item: Item): WebhookAttempt => ({
  * the read take over the old one. The count is fixed (not `listingShards`): a message is read back
  * from the shard its id names.
  */
+/** What an endpoint starting afresh (enabled again, or given a new URL) loses: its failing mark and its breaker. */
+const FRESH_REMOVES = ['failing_since', 'failures', 'paused_until', 'trips', 'probe_at'] as const;
+
 export class DynamoWebhookRepository implements WebhookRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -160,13 +163,34 @@ export class DynamoWebhookRepository implements WebhookRepository {
     return found;
   }
 
-  async save(webhook: Webhook): Promise<boolean> {
+  async save(webhook: Webhook, { fresh = false }: { fresh?: boolean } = {}): Promise<boolean> {
+    const set: Record<string, unknown> = {
+      endpoint: webhook.endpoint,
+      events: webhook.events,
+      status: webhook.status,
+      signing_secret: webhook.signing_secret,
+    };
+    const remove: string[] = fresh ? [...FRESH_REMOVES] : [];
+    for (const optional of ['previous_secret', 'disabled_reason'] as const)
+      if (webhook[optional] === undefined) remove.push(optional);
+      else set[optional] = webhook[optional];
+    const names = Object.fromEntries([...Object.keys(set), ...remove].map((name) => [`#${name}`, name]));
     return writeIf(
       this.db,
-      new PutCommand({
+      new UpdateCommand({
         TableName: this.tableName,
-        Item: { ...this.key(webhook.id), ...webhook },
+        Key: this.key(webhook.id),
+        UpdateExpression: [
+          `SET ${Object.keys(set)
+            .map((name) => `#${name} = :${name}`)
+            .join(', ')}`,
+          remove.length ? `REMOVE ${remove.map((name) => `#${name}`).join(', ')}` : '',
+        ].join(' '),
         ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: Object.fromEntries(
+          Object.entries(set).map(([name, value]) => [`:${name}`, value]),
+        ),
       }),
     );
   }
