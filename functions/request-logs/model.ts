@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants } from 'node:zlib';
 import { notFound } from '../shared/errors.js';
 import { UUID, uuidV7Of } from '../shared/ids.js';
 import type { STATUS_CLASSES } from './status-classes.js';
@@ -256,9 +257,29 @@ export const LOG_USER_AGENT_MAX_BYTES = 1024;
 /** A request's path or user agent as a log keeps it: secrets replaced (a key pasted into a path), capped. */
 export const headerForLog = (text: string, maxBytes: number): string => textForLog(text, maxBytes).text;
 
+/**
+ * Bodies whose JSON texts together are longer than this (in characters) travel in the line
+ * compressed: `bodies`, the base64 of brotli of `[request_body, response_body]`, in place of the two
+ * fields. A line's bytes are what CloudWatch Logs bills at ingestion ($0.50 a GB), and a receipt's
+ * 6.5 KB body is 1.9 KB so (brotli quality 5, about 0.2 ms: the request waits for it).
+ */
+export const LOG_LINE_COMPRESS_ABOVE = 512;
+const LINE_BROTLI = {
+  params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+};
+
+/** The fields of a line: the entry, its bodies compressed when long (LOG_LINE_COMPRESS_ABOVE). */
+function lineFields(entry: RequestLogEntry): Record<string, unknown> {
+  const length = (entry.request_body?.length ?? 0) + (entry.response_body?.length ?? 0);
+  if (length <= LOG_LINE_COMPRESS_ABOVE) return { ...entry };
+  const { request_body, response_body, ...rest } = entry;
+  const bodies = brotliCompressSync(JSON.stringify([request_body, response_body]), LINE_BROTLI);
+  return { ...rest, bodies: bodies.toString('base64') };
+}
+
 /** The line a request's entry is emitted as: one JSON object, marked, on one line, at most LOG_LINE_MAX_BYTES. */
 export function requestLogLine(entry: RequestLogEntry): string {
-  const line = JSON.stringify({ [LOG_LINE_MARKER]: LOG_LINE_TYPE, ...entry });
+  const line = JSON.stringify({ [LOG_LINE_MARKER]: LOG_LINE_TYPE, ...lineFields(entry) });
   if (line.length * 3 <= LOG_LINE_MAX_BYTES || Buffer.byteLength(line) <= LOG_LINE_MAX_BYTES) return line;
   const dropped = JSON.stringify({ _truncated: true });
   return JSON.stringify({

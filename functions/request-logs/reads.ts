@@ -1,3 +1,4 @@
+import { brotliDecompressSync } from 'node:zlib';
 import * as z from 'zod/mini';
 import { bothCursors, DEFAULT_LIMIT, MAX_LIMIT, queryInteger } from '../shared/list.js';
 import {
@@ -26,9 +27,29 @@ const lineSchema = z.object({
   user_agent: z.nullable(z.string()),
   api_key_id: z.nullable(z.string()),
   duration_ms: z.number(),
-  request_body: z.nullable(z.string()),
-  response_body: z.nullable(z.string()),
+  request_body: z.optional(z.nullable(z.string())),
+  response_body: z.optional(z.nullable(z.string())),
+  /** The two bodies compressed (model.ts LOG_LINE_COMPRESS_ABOVE), in place of the two fields. */
+  bodies: z.optional(z.string()),
 });
+
+const bodyText = z.nullable(z.string());
+const bodiesSchema = z.tuple([bodyText, bodyText]);
+/** Bodies are capped (8 KB each) before they are compressed: anything inflating past this is not ours. */
+const MAX_BODIES_BYTES = 256 * 1024;
+
+function bodiesOf(data: z.infer<typeof lineSchema>): [string | null, string | null] | null {
+  if (data.bodies === undefined) return [data.request_body ?? null, data.response_body ?? null];
+  try {
+    const text = brotliDecompressSync(Buffer.from(data.bodies, 'base64'), {
+      maxOutputLength: MAX_BODIES_BYTES,
+    }).toString('utf8');
+    const parsed = bodiesSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The entry in a line of a function's log, or null for any other line (the writer skips it). A
@@ -49,8 +70,10 @@ export function parseRequestLogLine(message: string): RequestLogEntry | null {
     return parseRequestLogLine(wrapped);
   const result = lineSchema.safeParse(parsed);
   if (!result.success) return null;
-  const { [LOG_LINE_MARKER]: _marker, ...entry } = result.data;
-  return entry as RequestLogEntry;
+  const bodies = bodiesOf(result.data);
+  if (!bodies) return null;
+  const { [LOG_LINE_MARKER]: _marker, bodies: _bodies, ...entry } = result.data;
+  return { ...entry, request_body: bodies[0], response_body: bodies[1] } as RequestLogEntry;
 }
 
 // The API: the list's query, and the answers (exported for the OpenAPI document).

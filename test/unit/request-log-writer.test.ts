@@ -44,20 +44,20 @@ const event = (entries: RequestLogEntry[]) =>
     logEvents: entries.map((e, i) => ({ id: String(i), timestamp: 0, message: `${requestLogLine(e)}\n` })),
   });
 type Put = { PutRequest: { Item: Record<string, unknown> } };
-const idsOf = (requests: unknown) => (requests as Put[]).map((r) => r.PutRequest.Item.id);
+const idsOf = (requests: unknown) => (requests as Put[]).map((r) => String(r.PutRequest.Item.sk).slice(4));
 
 beforeEach(() => dynamo.reset());
 afterEach(() => vi.useRealTimers());
 
 describe('the request-log writer and BatchWriteItem', () => {
-  it('writes 25 items a call, once each (a line delivered twice in a batch too), and retries exactly what was left unprocessed', async () => {
+  it('writes two groups of 12 logs a call (24 items), once each (a line delivered twice in a batch too), and retries exactly what was left unprocessed', async () => {
     const entries = Array.from({ length: 29 }, (_, i) => entry(i));
     const batch = [...entries, entries[3] as RequestLogEntry];
     let calls = 0;
     dynamo.on(BatchWriteCommand).callsFake((input) => {
       calls++;
       const requests = input.RequestItems[TABLE] as Put[];
-      // The first call of 25 has 3 items throttled.
+      // The first call of 24 has 3 items throttled.
       return calls === 1 ? { UnprocessedItems: { [TABLE]: requests.slice(0, 3) } } : {};
     });
     const result = await makeHandler({ requestLogs: repository(), retentionDays: 30, log })(event(batch));
@@ -65,8 +65,8 @@ describe('the request-log writer and BatchWriteItem', () => {
     const sent = dynamo
       .commandCalls(BatchWriteCommand)
       .map((call) => call.args[0].input.RequestItems?.[TABLE]);
-    expect(sent.map((requests) => requests?.length).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([3, 4, 25]);
-    const first = sent.find((requests) => requests?.length === 25);
+    expect(sent.map((requests) => requests?.length).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([3, 5, 24]);
+    const first = sent.find((requests) => requests?.length === 24);
     const retry = sent.find((requests) => requests?.length === 3);
     expect(idsOf(retry)).toEqual(idsOf(first).slice(0, 3));
     // Every log written, each once but for the retried three.
