@@ -84,4 +84,43 @@ describe('the request-log writer and BatchWriteItem', () => {
     await failed;
     expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(7);
   });
+
+  it("takes a failed batch back from its retry queue (Lambda's failure destination record) and leaves there what fails again", async () => {
+    dynamo.on(BatchWriteCommand).resolves({});
+    // What Lambda puts on the failure destination: the invocation record, the event in requestPayload.
+    const record = (messageId: string, payload: unknown) => ({
+      messageId,
+      receiptHandle: 'r',
+      body: JSON.stringify({
+        version: '1.0',
+        timestamp: '2026-01-01T00:00:00.000Z',
+        requestContext: { requestId: 'x', condition: 'RetriesExhausted', approximateInvokeCount: 3 },
+        requestPayload: payload,
+        responseContext: { statusCode: 200, functionError: 'Unhandled' },
+        responsePayload: { errorMessage: 'DynamoDB did not take the request logs after 6 retries' },
+      }),
+      attributes: {},
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:retries',
+      awsRegion: 'us-east-1',
+    });
+    const handler = makeHandler({ requestLogs: repository(), retentionDays: 30, log });
+    const stored = await handler({ Records: [record('m1', event([entry(1), entry(2)]))] } as never);
+    expect(stored).toEqual({ batchItemFailures: [] });
+    const written = dynamo
+      .commandCalls(BatchWriteCommand)
+      .flatMap((call) => idsOf(call.args[0].input.RequestItems?.[TABLE]));
+    expect(written.sort()).toEqual([entry(1).id, entry(2).id].sort());
+    // DynamoDB still refusing: the message stays on the queue for its next receive.
+    vi.useFakeTimers();
+    dynamo.reset();
+    dynamo.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
+    const again = handler({
+      Records: [record('m2', event([entry(3)])), record('m3', { not: 'a batch' })],
+    } as never);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await again).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
+  });
 });
