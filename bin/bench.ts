@@ -51,6 +51,7 @@ import { captureLogLines, reportCost } from './bench/cost.js';
 import { itemBytes, startMeter } from './bench/meter.js';
 import { DEFAULT_PROFILED, profileTable } from './bench/profile.js';
 import { receipt as email } from './bench/receipt.js';
+import { requestLogSummary } from './bench/record.js';
 import { BENCH_SERVICE } from './bench/throughput.js';
 
 const EMAILS = Number(process.env.BENCH_EMAILS ?? 2000);
@@ -190,7 +191,7 @@ if (SECTIONS.has(3)) {
   console.log(
     `\n## 3. What one email costs on AWS, accept to delivered (${METERED} one-recipient receipts, ${CONCURRENCY} clients, no webhook endpoint)\n`,
   );
-  reportCost({
+  const cost = reportCost({
     emails: METERED,
     lines,
     invocationsBefore,
@@ -198,6 +199,14 @@ if (SECTIONS.has(3)) {
     logBytes: logged.bytes + requestLogBytes,
     requestLogBytes,
     apiRequests: METERED,
+  });
+  await requestLogSummary({
+    db,
+    tableName: service.tableName,
+    emails: METERED,
+    lines,
+    cost,
+    requestLogBytes,
   });
   const { Items = [] } = await db.send(
     new QueryCommand({
