@@ -59,7 +59,9 @@ export const CALL_FIGURES = {
   /** Logs whose bodies are compressed together. */
   logGroup: 12,
   /** A receipt send's log item without its bodies' slice (keys, summary, TTL, the holders' ids). */
-  logSummaryBytes: 330,
+  logSummaryBytes: 240,
+  /** DynamoDB's own bytes per item stored. */
+  itemOverheadBytes: 100,
   /** A receipt send's bodies brotli-compressed alone, and what each more receipt of a group adds. */
   logBodyFirstBytes: 1_400,
   logBodyNextBytes: 130,
@@ -88,6 +90,12 @@ export function logWriteUnitsPerLog(fill: number, c: CallFigures = CALL_FIGURES)
   const low = Math.floor(g);
   const high = Math.ceil(g);
   return low === high ? whole(low) : whole(low) + (whole(high) - whole(low)) * (g - low);
+}
+
+/** Bytes stored per log of a group of `g` receipt sends: its item, its share of the group's bodies, DynamoDB's 100. */
+export function logStoredBytesPerLog(fill: number, c: CallFigures = CALL_FIGURES): number {
+  const g = Math.max(1, Math.min(c.logGroup, fill));
+  return c.logSummaryBytes + c.itemOverheadBytes + (c.logBodyFirstBytes + (g - 1) * c.logBodyNextBytes) / g;
 }
 
 /** The per-email calls at a fill (requests by operation; SQS receives as one per delete, as on AWS). */

@@ -6,10 +6,12 @@ import {
   LOG_LINE_MARKER,
   LOG_LINE_TYPE,
   LOG_METHODS,
+  logTimeOf,
   type RequestLogEntry,
   STATUS_CLASSES,
   UUID,
 } from './model.js';
+import { decodeZ85 } from './z85.js';
 
 /*
  * Reading request logs: a log line parsed back (the writer), the log routes' query and answers.
@@ -20,7 +22,8 @@ import {
 const lineSchema = z.object({
   [LOG_LINE_MARKER]: z.literal(LOG_LINE_TYPE),
   id: z.string().check(z.regex(UUID)),
-  created_at: z.string(),
+  /** Absent: the id's own time (model.ts logTimeOf). */
+  created_at: z.optional(z.string()),
   method: z.string(),
   endpoint: z.string(),
   response_status: z.number().check(z.int()),
@@ -41,7 +44,7 @@ const MAX_BODIES_BYTES = 256 * 1024;
 function bodiesOf(data: z.infer<typeof lineSchema>): [string | null, string | null] | null {
   if (data.bodies === undefined) return [data.request_body ?? null, data.response_body ?? null];
   try {
-    const text = brotliDecompressSync(Buffer.from(data.bodies, 'base64'), {
+    const text = brotliDecompressSync(decodeZ85(data.bodies), {
       maxOutputLength: MAX_BODIES_BYTES,
     }).toString('utf8');
     const parsed = bodiesSchema.safeParse(JSON.parse(text));
@@ -73,7 +76,12 @@ export function parseRequestLogLine(message: string): RequestLogEntry | null {
   const bodies = bodiesOf(result.data);
   if (!bodies) return null;
   const { [LOG_LINE_MARKER]: _marker, bodies: _bodies, ...entry } = result.data;
-  return { ...entry, request_body: bodies[0], response_body: bodies[1] } as RequestLogEntry;
+  return {
+    ...entry,
+    created_at: entry.created_at ?? logTimeOf(entry.id),
+    request_body: bodies[0],
+    response_body: bodies[1],
+  } as RequestLogEntry;
 }
 
 // The API: the list's query, and the answers (exported for the OpenAPI document).

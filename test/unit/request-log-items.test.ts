@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { changeUnits } from '../../bin/bench/meter.js';
 import { receipt } from '../../bin/bench/receipt.js';
@@ -9,6 +10,7 @@ import {
   requestLogLine,
 } from '../../functions/request-logs/model.js';
 import { parseRequestLogLine } from '../../functions/request-logs/reads.js';
+import { decodeZ85, encodeZ85 } from '../../functions/request-logs/z85.js';
 
 /**
  * Write units per logged request, as DynamoDB bills them (the bench's meter: each item by its size,
@@ -65,9 +67,22 @@ describe('request-log items', () => {
     const entry = send(3);
     const line = requestLogLine(entry);
     expect(line).toContain('"bodies":"');
-    expect(Buffer.byteLength(line)).toBeLessThan(2400);
+    expect(Buffer.byteLength(line)).toBeLessThan(2200);
+    expect(line).not.toContain('created_at');
     expect(parseRequestLogLine(line)).toEqual(entry);
     const short = { ...entry, request_body: '{"a":1}' };
     expect(requestLogLine(short)).toContain('"request_body":"{\\"a\\":1}"');
+  });
+
+  it('Z85 carries any bytes in a JSON string (no quote, no backslash) at 5 characters for 4', () => {
+    for (const length of [0, 1, 2, 3, 4, 5, 1000, 1001]) {
+      const bytes = randomBytes(length);
+      const text = encodeZ85(bytes);
+      expect(text).not.toMatch(/["\\]/);
+      expect(text.length).toBe(1 + Math.ceil(length / 4) * 5);
+      expect(decodeZ85(text).equals(bytes)).toBe(true);
+    }
+    expect(() => decodeZ85('0abc')).toThrow(/Z85/);
+    expect(() => decodeZ85('0#####')).toThrow(/Z85/);
   });
 });

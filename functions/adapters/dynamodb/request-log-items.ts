@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants, inflateRawSync } from 'node:zlib';
 import type { RequestLogEntry } from '../../request-logs/model.js';
-import { statusClassOf } from '../../request-logs/model.js';
+import { logTimeOf, statusClassOf } from '../../request-logs/model.js';
 import { INDEXES, keys, LOG_SHARDS, shardOf, TTL_ATTRIBUTE } from './table.js';
 
 /*
@@ -34,7 +34,7 @@ export const LOG_ATTRIBUTES = {
   durationMs: 'd',
   /** Only when it is not the id's own time (a log written by other means than the middleware). */
   createdAt: 'c',
-  /** The ids of the items holding the group's slices, in order (omitted: this item alone). */
+  /** The ids of the items holding the group's slices, in order, 16 bytes each (omitted: this item alone). */
   holders: 'bh',
   /** The group's tag: a slice from another group (a line written again in another batch) is told. */
   tag: 'bc',
@@ -66,9 +66,8 @@ function valueBytes(value: unknown): number {
 export const itemSize = (item: Item) =>
   Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
 
-/** A log's time, from its UUIDv7 id (the first 48 bits: milliseconds). */
-export const createdAtOf = (id: string) =>
-  new Date(Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)).toISOString();
+/** A log's time, from its UUIDv7 id. */
+export const createdAtOf = logTimeOf;
 
 const DAY_SECONDS = 86_400;
 
@@ -114,12 +113,13 @@ export function groupItems(entries: readonly RequestLogEntry[], retentionDays: n
   });
   // The fewest holders whose spare room takes the bytes (the holders' ids are in every item).
   let holders = 1;
-  const roomOf = (item: Item, holderIds: string) =>
+  const roomOf = (item: Item, holderIds: Uint8Array | undefined) =>
     Math.max(
       0,
       UNIT - itemSize(item) - (holderIds ? A.holders.length + holderIds.length : 0) - A.slice.length,
     );
-  const holderIdsOf = (k: number) => (k === 1 && entries.length === 1 ? '' : ids.slice(0, k).join(','));
+  const holderIdsOf = (k: number) =>
+    k === 1 && entries.length === 1 ? undefined : Buffer.concat(ids.slice(0, k).map(idBytes));
   for (; holders < items.length; holders++) {
     const list = holderIdsOf(holders);
     const room = items.slice(0, holders).reduce((sum, item) => sum + roomOf(item, list), 0);
@@ -138,12 +138,21 @@ export function groupItems(entries: readonly RequestLogEntry[], retentionDays: n
   return items;
 }
 
+const idBytes = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex');
+const idOf = (bytes: Uint8Array) => {
+  const hex = Buffer.from(bytes).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
+
 /** Where a log's bodies are: the holders' ids in order, its group's tag, its place. */
 export function bodiesPlace(item: Item): { holders: string[]; tag: string; index: number } {
   const id = String(item.sk).slice(keys.logListedPrefix.length);
   const list = item[A.holders];
+  const holders: string[] = [];
+  if (list instanceof Uint8Array)
+    for (let i = 0; i + 16 <= list.length; i += 16) holders.push(idOf(list.subarray(i, i + 16)));
   return {
-    holders: typeof list === 'string' && list ? list.split(',') : [id],
+    holders: holders.length ? holders : [id],
     tag: String(item[A.tag]),
     index: Number(item[A.index]),
   };
