@@ -8,7 +8,10 @@
  *  2. A handler's own time per request, its AWS calls stubbed (p50, p99).
  *  3. What one email costs on AWS, accept to delivered: every AWS request by function and
  *     operation, DynamoDB write and read units (metered as AWS bills them), Lambda invocations, log
- *     bytes, and the cost model per 1,000 emails; DynamoDB item sizes.
+ *     bytes, and the cost model per 1,000 emails; what the request logs add (write units, their
+ *     line's ingestion, their storage, the writer); DynamoDB item sizes. BENCH_RECORD=file writes
+ *     the run's per-email counts and batch fills there (`npm run bench:record`: the file
+ *     test/unit/model-bench.test.ts holds the model to).
  *  4. The local pipeline's steady state (npm start's threads): emails/s, CPU per email.
  *  5. Webhooks: what one endpoint subscribed to email.sent and email.delivered adds per email, and
  *     how long an event takes to reach it (a receiver on this machine).
@@ -51,6 +54,7 @@ import { captureLogLines, reportCost } from './bench/cost.js';
 import { itemBytes, startMeter } from './bench/meter.js';
 import { DEFAULT_PROFILED, profileTable } from './bench/profile.js';
 import { receipt as email } from './bench/receipt.js';
+import { requestLogSummary } from './bench/record.js';
 import { BENCH_SERVICE } from './bench/throughput.js';
 
 const EMAILS = Number(process.env.BENCH_EMAILS ?? 2000);
@@ -190,7 +194,7 @@ if (SECTIONS.has(3)) {
   console.log(
     `\n## 3. What one email costs on AWS, accept to delivered (${METERED} one-recipient receipts, ${CONCURRENCY} clients, no webhook endpoint)\n`,
   );
-  reportCost({
+  const cost = reportCost({
     emails: METERED,
     lines,
     invocationsBefore,
@@ -198,6 +202,14 @@ if (SECTIONS.has(3)) {
     logBytes: logged.bytes + requestLogBytes,
     requestLogBytes,
     apiRequests: METERED,
+  });
+  await requestLogSummary({
+    db,
+    tableName: service.tableName,
+    emails: METERED,
+    lines,
+    cost,
+    requestLogBytes,
   });
   const { Items = [] } = await db.send(
     new QueryCommand({

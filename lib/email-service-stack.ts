@@ -325,6 +325,7 @@ export class EmailServiceStack extends Stack {
             resources: { table, settings },
             sources: [...this.api.functions.values()],
             functions,
+            monitoring: this.monitoring,
           });
     this.domainCheck = new DomainCheck(this, 'Domains', {
       resources: { table, settings, webhookQueue, domainConfigurationSets },

@@ -21,14 +21,18 @@ export interface RequestLogSubscription {
  * functions emit (functions/observability/request-log-sink.ts) are gathered per function's log
  * group for `batchMs` and handed to the writer's handler as CloudWatch Logs does, in the same
  * `awslogs` event (gzip, base64; DATA_MESSAGE), outside the request; a failed invocation is tried
- * twice more, as Lambda retries an asynchronous one, then dropped and told.
+ * twice more, as Lambda retries an asynchronous one, then kept and tried again every `retryMs`, as
+ * the writer takes it back from its retry queue on AWS (never dropped while the service runs).
  */
 export function startRequestLogSubscription(options: {
   writer: WriterHandler;
   batchMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  retryMs?: number;
 }): RequestLogSubscription {
   const batchMs = options.batchMs ?? 200;
+  const retryMs = options.retryMs ?? 5_000;
+  let stopped = false;
   let pending = new Map<string, { id: string; timestamp: number; message: string }[]>();
   let timer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
@@ -46,20 +50,29 @@ export function startRequestLogSubscription(options: {
       subscriptionFilters: ['request-logs'],
       logEvents: events,
     });
+    const invokeWriter = () =>
+      invoke('write-request-logs', () => options.writer(event, lambdaContext('write-request-logs', 30_000)));
     for (let attempt = 1; attempt <= 3; attempt++) {
       try {
-        await invoke('write-request-logs', () =>
-          options.writer(event, lambdaContext('write-request-logs', 30_000)),
-        );
+        await invokeWriter();
         return;
       } catch (error) {
         if (attempt === 3)
-          options.log?.('request logs dropped after 3 attempts', {
+          options.log?.('request logs kept for a retry after 3 attempts', {
             error: String(error),
             lines: events.length,
           });
       }
     }
+    // The retry queue's twin: tried again later, until stored.
+    const retry = () => {
+      if (stopped) {
+        options.log?.('request logs not stored before the service stopped', { lines: events.length });
+        return;
+      }
+      asRuntime(invokeWriter).catch(() => setTimeout(retry, retryMs).unref());
+    };
+    setTimeout(retry, retryMs).unref();
   };
 
   const flushNow = () => {
@@ -97,6 +110,7 @@ export function startRequestLogSubscription(options: {
     ingested: () => ({ ...ingested }),
     async stop() {
       await flush();
+      stopped = true;
       directRequestLogs(undefined);
     },
   };

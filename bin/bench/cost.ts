@@ -91,7 +91,13 @@ export interface CostInput {
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
 /** Prints the per-email table and the cost model; returns the total per 1,000 emails. */
-export function reportCost(input: CostInput): { requestsPerEmail: number; dollarsPer1000: number } {
+export function reportCost(input: CostInput): {
+  requestsPerEmail: number;
+  writeUnitsPerEmail: number;
+  readUnitsPerEmail: number;
+  dollarsPer1000: number;
+  invocationsPerEmail: Record<string, number>;
+} {
   const per = (n: number) => n / input.emails;
   const rows = [...input.lines].sort(([a], [b]) => a.localeCompare(b));
   console.log('| function | request | per email | write units | read units |');
@@ -183,5 +189,45 @@ export function reportCost(input: CostInput): { requestsPerEmail: number; dollar
     console.log(`| ${item} | ${fmt((value / input.emails) * 1000, 5)} |`);
   }
   console.log(`| **total** | **${fmt((dollars / input.emails) * 1000, 4)}** |`);
-  return { requestsPerEmail: per(total), dollarsPer1000: (dollars / input.emails) * 1000 };
+  return {
+    requestsPerEmail: per(total),
+    writeUnitsPerEmail: per(writeUnits),
+    readUnitsPerEmail: per(readUnits),
+    dollarsPer1000: (dollars / input.emails) * 1000,
+    invocationsPerEmail: Object.fromEntries(
+      Object.entries(invocations).map(([name, i]) => [name, per(i.count)]),
+    ),
+  };
+}
+
+/** Storage held per GB-month, DynamoDB standard and point-in-time recovery (us-east-1 list prices). */
+export const STORAGE_PER_GB_MONTH = 0.25 + 0.2;
+/** DynamoDB bills each item's bytes and 100 more. */
+export const ITEM_OVERHEAD_BYTES = 100;
+
+/** What the request logs add per 1,000 emails, each part (docs/logs.md): the bench's measures priced. */
+export function requestLogCost(input: {
+  writeUnitsPerRequest: number;
+  lineBytesPerRequest: number;
+  storedBytesPerRequest: number;
+  writerInvocationsPerRequest: number;
+  retentionDays: number;
+  requestsPerEmail: number;
+}) {
+  const months = input.retentionDays / (365 / 12);
+  const perRequest = {
+    writes: input.writeUnitsPerRequest * PRICES.dynamoPerWriteUnit,
+    ingestion: input.lineBytesPerRequest * PRICES.logsPerByte,
+    storage: (input.storedBytesPerRequest / 1024 ** 3) * months * STORAGE_PER_GB_MONTH,
+    writer:
+      input.writerInvocationsPerRequest *
+      (PRICES.lambdaPerRequest +
+        ((ASSUMED_INVOCATION_MS.default as number) / 1000) *
+          PRICES.lambdaMemoryGb *
+          PRICES.lambdaPerGbSecond),
+  };
+  const per1000 = Object.fromEntries(
+    Object.entries(perRequest).map(([part, dollars]) => [part, dollars * input.requestsPerEmail * 1000]),
+  ) as typeof perRequest;
+  return { ...per1000, total: per1000.writes + per1000.ingestion + per1000.storage + per1000.writer };
 }

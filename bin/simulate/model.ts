@@ -14,6 +14,13 @@ import { METRIC_SHARDS } from '../../functions/adapters/dynamodb/metrics-store.j
 import { LOG_SHARDS, WEBHOOK_MESSAGE_SHARDS } from '../../functions/adapters/dynamodb/table.js';
 import { durationMs, pacedRate } from '../../functions/shared/pacing.js';
 import { ASSUMED_INVOCATION_MS, PRICES } from '../bench/cost.js';
+import {
+  type BatchFill,
+  CALL_FIGURES as CALLS,
+  logStoredBytesPerLog,
+  logWriteUnitsPerLog,
+  totalsPerEmail,
+} from './calls.js';
 
 export const FIGURES = {
   // --- DynamoDB (AWS: "Understanding DynamoDB warm throughput in different scenarios"; shared/notes/aws-facts.md)
@@ -23,18 +30,19 @@ export const FIGURES = {
   partitionReadUnits: 3_000,
 
   // --- Per-email write units on the base table, one-recipient receipt (docs/performance.md "What one email costs", bench counts)
+  // (Each from the per-call terms of calls.ts, which test/unit/model-bench.test.ts holds to a recorded bench run.)
   /** send-email: the key's item, one write a request (each window counts in an attribute of its own: no races). */
-  keyItemWriteUnits: 1,
+  keyItemWriteUnits: 1 + CALLS.keyWindowRaceShare,
   /** send-email: summary and deflated body (BatchWriteItem). */
-  contentWriteUnits: 3,
-  /** send-email: the status item itself (its index entries are counted below). */
-  statusPutWriteUnits: 1,
+  contentWriteUnits: CALLS.contentWriteUnits,
+  /** send-email: the status item itself (its two index entries are counted below). */
+  statusPutWriteUnits: CALLS.statusPutWriteUnits - 2,
   /** process-send-queue: the attempt record, then the send. */
-  attemptWriteUnits: 2,
-  /** process-ses-events: delivered, with its event on the status item (index entries below). */
-  deliveredWriteUnits: 1,
+  attemptWriteUnits: CALLS.attemptWriteUnits,
+  /** process-ses-events: delivered, with its event on the status item (its index entry's move below). */
+  deliveredWriteUnits: CALLS.deliveredWriteUnits - 2,
   /** process-send-queue: the send schedule's conditional UpdateItem, one per batch (functions/shared/pacing.ts; SENDPACE). */
-  paceWritesPerBatch: 1,
+  paceWritesPerBatch: CALLS.paceWritesPerBatch,
   /**
    * DESIGN: the send schedule's item is planned at no more than this share of its 1,000 writes a
    * second (the rest for a batch's second write when traffic starts or stops, and batches not full).
@@ -58,16 +66,16 @@ export const FIGURES = {
 
   // --- Per-email read units (docs/performance.md "What one email costs")
   /** process-send-queue: the recipients' suppression entries (eventually consistent). */
-  suppressionReadUnits: 0.5,
+  suppressionReadUnits: CALLS.suppressionReadUnits,
   /** process-ses-events: whether the batch's sends are recorded. */
-  sentCheckReadUnits: 1,
+  sentCheckReadUnits: CALLS.sentCheckReadUnits,
   /**
    * The webhook endpoints, one strongly consistent Query of the one WEBHOOKS partition per batch
    * that raises an event (email.sent by the send consumer, email.delivered by the events consumer),
    * with or without endpoints (functions/webhooks/publish.ts readOncePerInvocation);
    * per email see endpointReadsPerEmail.
    */
-  endpointReadsPerBatch: 1,
+  endpointReadsPerBatch: CALLS.endpointReadsPerBatch,
 
   // --- API keys (DESIGN: a key's window spread over ceil(keyRateLimit / 400) items)
   keyShardRequestsPerSecond: 400,
@@ -102,21 +110,23 @@ export const FIGURES = {
   // thing counted first: a receipt's send (the send consumer) and its delivery (the events
   // consumer); a tracked open or click adds one each. A sender domain's hour is spread over
   // METRIC_SHARDS partitions by a hash of the email id.
-  metricWriteUnitsPerEmail: 2,
+  metricWriteUnitsPerEmail: CALLS.metricWritesPerEmail,
   metricShards: METRIC_SHARDS,
-  // --- Request logs (docs/logs.md; npm run bench section 8): one per API request, its item keyed by
-  // its own id (spread over the table), an entry in each listing index on one of LOG_SHARDS partitions.
-  /** The log item of a receipt's POST /v1/emails: metadata and the 7 KB body, deflated by the writer (bench section 8). */
-  requestLogItemWriteUnits: 2,
-  /** One entry a listing index (keys; the status index's created_at): 1 unit each. */
-  requestLogIndexEntries: 2,
+  // --- Request logs (docs/logs.md; adapters/dynamodb/request-log-items.ts): one per API request, a compact
+  // item in one of LOG_SHARDS time-sorted partitions of the table, its group's bodies compressed together
+  // in slices over the group's items (write units per log: calls.ts logWriteUnitsPerLog, of the lines a
+  // writer invocation takes); an error's log also has one status index entry.
   requestLogShards: LOG_SHARDS,
-  /** The line a receipt's send emits (its body capped at 8 KB), ingested by CloudWatch Logs (bench section 8). */
-  requestLogLineBytes: 7_200,
-  /** Lines a subscription hands the writer per invocation, and its time (256 MB), assumed. */
-  requestLogLinesPerInvocation: 100,
+  /** Share of API requests answered 3xx, 4xx or 5xx (each log of one: a status index entry), assumed. */
+  requestLogErrorShare: 0.02,
+  /** The line a receipt's send emits, its bodies compressed, and CloudWatch's 26 bytes (bench section 3). */
+  requestLogLineBytes: 2_100,
+  /** Lines a subscription hands the writer per invocation (under load: one instance's log stream), assumed. */
+  requestLogLinesPerInvocation: 25,
   requestLogWriterSeconds: 0.06,
   requestLogWriterMemoryGb: 0.25,
+  /** Fleet-wide GetAccount reads a second (the pacing's single reader). */
+  accountReadsPerSecond: 1,
 
   // --- SQS (AWS SQS quotas): standard queues take a nearly unlimited request rate; 120,000 messages in flight a queue.
   sqsInFlightPerQueue: 120_000,
@@ -143,6 +153,22 @@ export type Figures = { readonly [K in keyof typeof FIGURES]: number };
  */
 export const endpointReadsPerEmail = (setup: Setup, f: Figures = FIGURES): number =>
   f.endpointReadsPerBatch * (1 / setup.sendBatchSize + f.sesEventsPerEmail / f.eventsBatchSize);
+
+/**
+ * Strongly consistent reads of the WEBHOOKS partition an email by the webhook delivery function:
+ * it reads each endpoint of a batch once (GetItem, its breaker's state with it;
+ * functions/webhooks/deliver-batch.ts), so a full batch of `webhookBatchSize` messages reads as
+ * many endpoints as it holds, at most all of them.
+ */
+export const deliveryEndpointReadsPerEmail = (w: Workload, f: Figures = FIGURES): number => {
+  const messages = w.webhookEndpoints * w.webhookEventsPerEmail;
+  if (!messages) return 0;
+  return (messages / f.webhookBatchSize) * Math.min(w.webhookEndpoints, f.webhookBatchSize);
+};
+
+/** Every strongly consistent read of the WEBHOOKS partition an email (publishing and delivery). */
+export const webhooksPartitionReadsPerEmail = (setup: Setup, w: Workload, f: Figures = FIGURES): number =>
+  endpointReadsPerEmail(setup, f) + deliveryEndpointReadsPerEmail(w, f);
 
 /**
  * The send schedule at SES's rate: full batches of `sendBatchSize` emails, each booking its
@@ -286,19 +312,46 @@ export function baseWriteUnits(setup: Setup, w: Workload, f: Figures = C): numbe
     f.deliveredWriteUnits * perRecipient +
     f.metricWriteUnitsPerEmail +
     w.scheduledShare * f.scheduledExtraWriteUnits +
-    f.requestLogItemWriteUnits / w.emailsPerRequest
+    requestLogWriteUnits(f) / w.emailsPerRequest
   );
 }
+
+/** Table write units per logged request: its item (by the writer's batch fill; calls.ts). */
+export const requestLogWriteUnits = (f: Figures = C): number =>
+  logWriteUnitsPerLog(f.requestLogLinesPerInvocation);
+
+/** Bytes stored per logged request (its item, its share of its group's bodies; calls.ts). */
+export const requestLogStoredBytes = (f: Figures = C): number =>
+  logStoredBytesPerLog(f.requestLogLinesPerInvocation);
+
+/** The batches' fills under load (full batches), as calls.ts takes them. */
+export const fillAt = (setup: Setup, load: number, f: Figures = C): BatchFill => ({
+  sendBatch: setup.sendBatchSize,
+  eventsBatch: f.eventsBatchSize,
+  logLinesPerInvocation: f.requestLogLinesPerInvocation,
+  accountReadsPerEmail: f.accountReadsPerSecond / Math.max(1, load),
+});
+
+/** calls.ts's totals at the model's fills: what test/unit/simulate.test.ts holds the sums here to. */
+export const callTotalsAt = (setup: Setup, load: number, f: Figures = C) =>
+  totalsPerEmail(fillAt(setup, load, f));
 
 export function indexWriteUnits(f: Figures = C) {
   return {
     byTime: f.byTimeWritesPerEmail,
     byStatus: f.byStatusQueuedWritesPerEmail + f.byStatusFinalWritesPerEmail,
+    /** The status index entries of request logs (an error's only), per request. */
+    requestLogs: f.requestLogErrorShare,
   };
 }
 
-export function readUnits(setup: Setup, f: Figures = C): number {
-  return f.suppressionReadUnits + f.sentCheckReadUnits + endpointReadsPerEmail(setup, f);
+export function readUnits(setup: Setup, f: Figures = C, w?: Workload): number {
+  return (
+    f.suppressionReadUnits +
+    f.sentCheckReadUnits +
+    endpointReadsPerEmail(setup, f) +
+    (w ? deliveryEndpointReadsPerEmail(w, f) : 0)
+  );
 }
 
 /** Concurrent Lambda executions each function needs at a load, its event source's cap applied. */
@@ -425,8 +478,8 @@ export function stages(setup: Setup, w: Workload, f: Figures = C): Stage[] {
     {
       id: 'table-reads',
       stage: 'DynamoDB table, reads',
-      limit: `${n(q.tableReadUnits)} read units/s per table, ${n(readUnits(setup, f))} an email`,
-      capacity: q.tableReadUnits / readUnits(setup, f),
+      limit: `${n(q.tableReadUnits)} read units/s per table, ${n(readUnits(setup, f, w))} an email`,
+      capacity: q.tableReadUnits / readUnits(setup, f, w),
       settings: 'Service Quotas: table-level read throughput',
     },
     {
@@ -435,7 +488,7 @@ export function stages(setup: Setup, w: Workload, f: Figures = C): Stage[] {
       limit: `${setup.listingShards} shards × ${n(f.partitionWriteUnits)} writes/s, ${f.byStatusQueuedWritesPerEmail} on the queued shard an email`,
       capacity: Math.min(
         (setup.listingShards * f.partitionWriteUnits) / f.byStatusQueuedWritesPerEmail,
-        q.tableWriteUnits / index.byStatus,
+        q.tableWriteUnits / (index.byStatus + index.requestLogs / w.emailsPerRequest),
       ),
       settings: 'listingShards; the index-level write quota',
     },
@@ -451,17 +504,17 @@ export function stages(setup: Setup, w: Workload, f: Figures = C): Stage[] {
     },
     {
       id: 'request-logs',
-      stage: 'Request logs (LOGS#nn index partitions)',
-      limit: `${f.requestLogShards} shards × ${n(f.partitionWriteUnits)} writes/s in each listing index, 1 entry a request`,
-      capacity: f.requestLogShards * f.partitionWriteUnits * w.emailsPerRequest,
-      settings: 'none: LOG_SHARDS (fixed, 16) carries 16,000 requests/s of one status class',
+      stage: 'Request logs (LOGS#nn table partitions)',
+      limit: `${f.requestLogShards} shards × ${n(f.partitionWriteUnits)} writes/s, ${requestLogWriteUnits(f).toFixed(2)} a request`,
+      capacity: ((f.requestLogShards * f.partitionWriteUnits) / requestLogWriteUnits(f)) * w.emailsPerRequest,
+      settings: 'none: LOG_SHARDS (fixed, 16); POST /v1/emails/batch (100 emails a log)',
     },
     {
       id: 'webhook-endpoint-reads',
       stage: 'Webhook endpoints (WEBHOOKS partition)',
-      limit: `${n(f.partitionReadUnits)} reads/s on one partition, ${n(endpointReadsPerEmail(setup, f))} strongly consistent an email (one a batch)`,
-      capacity: f.partitionReadUnits / endpointReadsPerEmail(setup, f),
-      settings: 'sendBatchSize',
+      limit: `${n(f.partitionReadUnits)} reads/s on one partition, ${n(webhooksPartitionReadsPerEmail(setup, w, f))} strongly consistent an email (one a batch raising events; one an endpoint a delivery batch)`,
+      capacity: f.partitionReadUnits / webhooksPartitionReadsPerEmail(setup, w, f),
+      settings: 'sendBatchSize; more endpoints spread no reads (they share the partition)',
     },
     {
       id: 'metrics-counters',
@@ -543,7 +596,7 @@ export function costPerThousand(setup: Setup, w: Workload, f: Figures = C): Cost
     baseWriteUnits(setup, w, f) +
     indexWriteUnits(f).byTime +
     indexWriteUnits(f).byStatus +
-    f.requestLogIndexEntries / w.emailsPerRequest;
+    indexWriteUnits(f).requestLogs / w.emailsPerRequest;
   const reads = readUnits(setup, f);
   const provisionedWrite = f.provisionedWcuHour / 3600 / f.provisionedUtilisation;
   const provisionedRead = f.provisionedRcuHour / 3600 / f.provisionedUtilisation;
@@ -563,7 +616,9 @@ export function costPerThousand(setup: Setup, w: Workload, f: Figures = C): Cost
     writerInvocations * f.requestLogWriterSeconds * f.requestLogWriterMemoryGb;
   const logBytes = f.logBytesPerEmail + f.requestLogLineBytes / w.emailsPerRequest;
   const months = setup.emailRetentionDays / (365 / 12);
-  const storedGb = f.storedBytesPerEmail / 1024 ** 3;
+  const logStored = f.requestLogLinesPerInvocation > 0 ? requestLogStoredBytes(f) : 0;
+  const storedBytes = f.storedBytesPerEmail + logStored / w.emailsPerRequest;
+  const storedGb = storedBytes / 1024 ** 3;
   const storage = storedGb * months * (f.storagePerGbMonth + f.pitrPerGbMonth);
   const same = (item: string, perEmail: number, arithmetic: string): CostLine => ({
     item,
@@ -604,14 +659,15 @@ export function costPerThousand(setup: Setup, w: Workload, f: Figures = C): Cost
     same(
       `Storage, kept ${setup.emailRetentionDays} days (with PITR)`,
       storage,
-      `${f.storedBytesPerEmail} bytes × ${months.toFixed(2)} months × ($${f.storagePerGbMonth} + $${f.pitrPerGbMonth} PITR)/GB-month`,
+      `${Math.round(storedBytes).toLocaleString('en-US')} bytes (${Math.round(logStored)} of them the request log) × ${months.toFixed(2)} months × ($${f.storagePerGbMonth} + $${f.pitrPerGbMonth} PITR)/GB-month`,
     ),
   ];
 }
 
 /** Gigabytes held in steady state: emails/s × seconds a day × days kept × bytes an email. */
 export function storedGigabytes(setup: Setup, w: Workload, f: Figures = C): number {
-  return (w.emailsPerSecond * 86_400 * setup.emailRetentionDays * f.storedBytesPerEmail) / 1024 ** 3;
+  const bytes = f.storedBytesPerEmail + requestLogStoredBytes(f) / w.emailsPerRequest;
+  return (w.emailsPerSecond * 86_400 * setup.emailRetentionDays * bytes) / 1024 ** 3;
 }
 
 /** How long the slowest-scaling part takes to reach a load from idle (Lambda and SQS sources; DynamoDB's warm throughput aside). */

@@ -1,3 +1,4 @@
+import { brotliDecompressSync } from 'node:zlib';
 import * as z from 'zod/mini';
 import { bothCursors, DEFAULT_LIMIT, MAX_LIMIT, queryInteger } from '../shared/list.js';
 import {
@@ -5,10 +6,12 @@ import {
   LOG_LINE_MARKER,
   LOG_LINE_TYPE,
   LOG_METHODS,
+  logTimeOf,
   type RequestLogEntry,
   STATUS_CLASSES,
   UUID,
 } from './model.js';
+import { decodeZ85 } from './z85.js';
 
 /*
  * Reading request logs: a log line parsed back (the writer), the log routes' query and answers.
@@ -19,16 +22,37 @@ import {
 const lineSchema = z.object({
   [LOG_LINE_MARKER]: z.literal(LOG_LINE_TYPE),
   id: z.string().check(z.regex(UUID)),
-  created_at: z.string(),
+  /** Absent: the id's own time (model.ts logTimeOf). */
+  created_at: z.optional(z.string()),
   method: z.string(),
   endpoint: z.string(),
   response_status: z.number().check(z.int()),
   user_agent: z.nullable(z.string()),
   api_key_id: z.nullable(z.string()),
   duration_ms: z.number(),
-  request_body: z.nullable(z.string()),
-  response_body: z.nullable(z.string()),
+  request_body: z.optional(z.nullable(z.string())),
+  response_body: z.optional(z.nullable(z.string())),
+  /** The two bodies compressed (model.ts LOG_LINE_COMPRESS_ABOVE), in place of the two fields. */
+  bodies: z.optional(z.string()),
 });
+
+const bodyText = z.nullable(z.string());
+const bodiesSchema = z.tuple([bodyText, bodyText]);
+/** Bodies are capped (8 KB each) before they are compressed: anything inflating past this is not ours. */
+const MAX_BODIES_BYTES = 256 * 1024;
+
+function bodiesOf(data: z.infer<typeof lineSchema>): [string | null, string | null] | null {
+  if (data.bodies === undefined) return [data.request_body ?? null, data.response_body ?? null];
+  try {
+    const text = brotliDecompressSync(decodeZ85(data.bodies), {
+      maxOutputLength: MAX_BODIES_BYTES,
+    }).toString('utf8');
+    const parsed = bodiesSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The entry in a line of a function's log, or null for any other line (the writer skips it). A
@@ -49,8 +73,15 @@ export function parseRequestLogLine(message: string): RequestLogEntry | null {
     return parseRequestLogLine(wrapped);
   const result = lineSchema.safeParse(parsed);
   if (!result.success) return null;
-  const { [LOG_LINE_MARKER]: _marker, ...entry } = result.data;
-  return entry as RequestLogEntry;
+  const bodies = bodiesOf(result.data);
+  if (!bodies) return null;
+  const { [LOG_LINE_MARKER]: _marker, bodies: _bodies, ...entry } = result.data;
+  return {
+    ...entry,
+    created_at: entry.created_at ?? logTimeOf(entry.id),
+    request_body: bodies[0],
+    response_body: bodies[1],
+  } as RequestLogEntry;
 }
 
 // The API: the list's query, and the answers (exported for the OpenAPI document).

@@ -2,8 +2,9 @@ import type { RouteDeclaration } from '../shared/route.js';
 
 /**
  * The request logs' routes (shared/route.ts says what a declaration holds; docs.ts has their
- * words). Their own reads are not logged. Access: through both listing indexes (Query), then the
- * page's items (BatchGetItem); one by id (GetItem).
+ * words). Their own reads are not logged. Access (adapters/dynamodb/request-log-items.ts): the
+ * table's log partitions (Query), or for an error class the status index (Query) then the page's
+ * items (BatchGetItem); one by id (GetItem), then the items holding its group's bodies (BatchGetItem).
  */
 
 const reads = () => import('./reads.js');
@@ -20,7 +21,7 @@ export const listLogsRoute = {
     query: (await reads()).listLogsQuerySchema,
     answer: (await reads()).logListResponseSchema,
   }),
-  access: { actions: ['Query', 'BatchGetItem'], indexes: ['emailsByTime', 'emailsByStatus'] },
+  access: { actions: ['Query', 'BatchGetItem'], indexes: ['emailsByStatus'] },
 } as const satisfies RouteDeclaration;
 
 export const getLogRoute = {
@@ -32,7 +33,7 @@ export const getLogRoute = {
   errors: [404],
   logged: false,
   schemas: async () => ({ answer: (await reads()).logResponseSchema }),
-  access: { actions: ['GetItem'] },
+  access: { actions: ['GetItem', 'BatchGetItem'] },
 } as const satisfies RouteDeclaration;
 
 export const LOG_ROUTES = [listLogsRoute, getLogRoute] as const;

@@ -4,7 +4,8 @@ import type { WorkerSpec } from '../shared/function-spec.js';
 
 export const LOG_WORKERS = {
   // The API functions' request-log lines, delivered by their log groups' subscription filters,
-  // stored 25 to a BatchWriteItem (each item keyed by its log id).
+  // stored two groups of 12 to a BatchWriteItem (each item keyed by its log id); a batch it fails
+  // comes back from its retry queue (lib/constructs/request-logs.ts, which grants that queue).
   'write-request-logs': {
     description: "Stores the API's request logs, delivered from the API functions' log groups",
     env: ['TABLE_NAME', 'LOG_RETENTION_DAYS'],

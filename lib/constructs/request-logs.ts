@@ -1,10 +1,15 @@
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, SubscriptionFilter } from 'aws-cdk-lib/aws-logs';
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LOG_LINE_MARKER, LOG_LINE_TYPE } from '../../functions/request-logs/model.js';
 import type { ConceptStacks } from './concept-stacks.js';
+import type { Monitoring } from './monitoring.js';
+import { depth, secureQueue } from './queues.js';
 import type { ServiceFunction, ServiceResources } from './service-function.js';
 
 export interface RequestLogsProps {
@@ -14,7 +19,12 @@ export interface RequestLogsProps {
   readonly sources: readonly ServiceFunction[];
   /** Where the writer is deployed (in its concept's stack). */
   readonly functions: ConceptStacks;
+  /** Where the retries' dead-letter alarm goes (none: no alarm). */
+  readonly monitoring?: Monitoring;
 }
+
+/** Times a batch is taken from the retry queue before it is kept in the dead-letter queue. */
+export const WRITER_RETRY_RECEIVES = 10;
 
 /** The subscription filter's pattern: the marked JSON lines only (Powertools' lines have no such field). */
 export const REQUEST_LOG_FILTER = `{ $.${LOG_LINE_MARKER} = "${LOG_LINE_TYPE}" }`;
@@ -25,6 +35,10 @@ export const REQUEST_LOG_FILTER = `{ $.${LOG_LINE_MARKER} = "${LOG_LINE_TYPE}" }
  * lines to the writer function, which stores them in the table. CloudWatch Logs invokes the writer
  * asynchronously with batches of lines, and retries a failed invocation (Lambda's asynchronous
  * retries, twice); the items are keyed by log id, so a batch written again changes nothing.
+ * A batch the writer still fails after those (DynamoDB throttling past its retries) goes to its
+ * failure destination, the retry queue, whose messages the writer takes again (the invocation
+ * record, with the batch in it) until they are stored; one taken WRITER_RETRY_RECEIVES times is kept
+ * 14 days in a dead-letter queue, with an alarm, for a redrive. No batch is dropped.
  * Defaults: the writer has 256 MB and 30 s; one invoke permission for the account's log groups
  * in this region (one per group would grow the function's policy past its 20 KB limit). Each filter
  * is made beside its function (in that function's concept stack), after the writer's permission.
@@ -32,12 +46,38 @@ export const REQUEST_LOG_FILTER = `{ $.${LOG_LINE_MARKER} = "${LOG_LINE_TYPE}" }
 export class RequestLogs extends Construct {
   public readonly writer: ServiceFunction;
   public readonly filters: SubscriptionFilter[] = [];
+  /** The writer's failure destination, which it consumes too, and where what keeps failing is kept. */
+  public readonly retryQueue: Queue;
+  public readonly deadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: RequestLogsProps) {
     super(scope, id);
     this.writer = props.functions
       .add('write-request-logs', { memorySize: 256, timeout: Duration.seconds(30) })
       .bind(props.resources);
+    this.deadLetterQueue = secureQueue(this, 'DeadLetterQueue', { retentionPeriod: Duration.days(14) });
+    this.retryQueue = secureQueue(this, 'RetryQueue', {
+      // Six times the writer's timeout, as Lambda advises for a queue a function consumes.
+      visibilityTimeout: Duration.seconds(180),
+      retentionPeriod: Duration.days(14),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WRITER_RETRY_RECEIVES },
+    });
+    this.writer.function.configureAsyncInvoke({
+      retryAttempts: 2,
+      onFailure: new SqsDestination(this.retryQueue),
+    });
+    this.writer.function.addEventSource(
+      new SqsEventSource(this.retryQueue, {
+        batchSize: 1,
+        reportBatchItemFailures: true,
+        maxConcurrency: 2,
+      }),
+    );
+    props.monitoring?.alarm('RequestLogDeadLetters', depth(this.deadLetterQueue), {
+      threshold: 1,
+      alarmDescription:
+        'Request logs could not be stored 10 times from their retry queue and wait in its dead-letter queue (kept 14 days): redrive them once DynamoDB takes them.',
+    });
     const stack = Stack.of(this);
     this.writer.function.addPermission('FromApiLogGroups', {
       principal: new ServicePrincipal('logs.amazonaws.com'),

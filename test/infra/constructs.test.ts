@@ -262,6 +262,7 @@ describe('the stack, as composed', () => {
       BackgroundErrors: { threshold: 1, operator: ge, periods: 1, watches: background('Errors') },
       BackgroundThrottles: { threshold: 1, operator: ge, periods: 1, watches: background('Throttles') },
       WebhookDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
+      RequestLogDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       WebhookPublishFailed: {
         threshold: 1,
         operator: ge,
@@ -281,6 +282,9 @@ describe('the stack, as composed', () => {
     expect(text('SendQueueAge')).toContain(logicalId(stack, stack.send.queue));
     expect(text('SesEventsDeadLetters')).toContain(logicalId(stack, stack.sesEvents.deadLetterQueue));
     expect(text('WebhookDeadLetters')).toContain(logicalId(stack, stack.webhooks.deadLetterQueue));
+    expect(text('RequestLogDeadLetters')).toContain(
+      logicalId(stack, stack.requestLogs?.deadLetterQueue as never),
+    );
     expect(text('Api5xx')).toContain(logicalId(stack, stack.api.api));
     for (const fn of [
       stack.send.consumer,

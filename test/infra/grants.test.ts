@@ -612,14 +612,17 @@ beforeAll(async () => {
     expect((await api.call('DELETE', `/webhooks/${hookId}`)).status).toBe(200);
 
     // Request logs: the requests above, stored by the writer (BatchWriteItem) as the subscription
-    // delivers them; listed through both indexes and read by id.
+    // delivers them; listed from the table, an error class through the status index (then its
+    // items), and read by id (with the items holding its group's bodies).
+    expect((await api.call('GET', '/emails/em_01jz0000000000000000000000')).status).toBe(404);
     await service.idle();
     const logs = await api.call('GET', '/logs?limit=5');
     expect(logs.json.data).toHaveLength(5);
     expect(
       (await api.call('GET', `/logs?status=2xx&limit=5&after=${logs.json.data[0].id}`)).json.data.length,
     ).toBe(5);
-    expect((await api.call('GET', `/logs/${logs.json.data[0].id}`)).status).toBe(200);
+    expect((await api.call('GET', '/logs?status=4xx&limit=5')).json.data.length).toBeGreaterThan(0);
+    for (const { id } of logs.json.data) expect((await api.call('GET', `/logs/${id}`)).status).toBe(200);
   } finally {
     await receiver.close();
     await api.close();

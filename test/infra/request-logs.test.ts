@@ -2,6 +2,7 @@ import { App } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../lib/app.js';
+import { WRITER_RETRY_RECEIVES } from '../../lib/constructs/request-logs.js';
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';
 import { logicalId, type Resource, resourcesOf, synthStack, templateOf } from '../support/template.js';
 
@@ -68,6 +69,53 @@ describe('request logs in the stack', () => {
     expect(Object.keys(background)).toHaveLength(
       Object.keys(resourcesOf(on.template, 'AWS::Lambda::Function')).length - 1,
     );
+  });
+
+  it("sends the writer's failed batches to a retry queue it consumes, and what keeps failing to a dead-letter queue kept 14 days, with an alarm", () => {
+    const { stack, template } = on;
+    const logs = stack.requestLogs;
+    if (!logs) throw new Error('request logs are on by default');
+    const writerId = logicalId(stack, logs.writer.function);
+    const retryQueue = logicalId(stack, logs.retryQueue);
+    const deadLetters = logicalId(stack, logs.deadLetterQueue);
+    // CloudWatch Logs invokes the writer asynchronously: after Lambda's two retries, the failed
+    // invocation (its batch inside) goes to the retry queue.
+    const configs = Object.values(resourcesOf(template, 'AWS::Lambda::EventInvokeConfig')).filter((c) =>
+      JSON.stringify(c.Properties.FunctionName).includes(writerId),
+    );
+    expect(configs).toHaveLength(1);
+    const config = configs[0]?.Properties as {
+      MaximumRetryAttempts: number;
+      DestinationConfig: { OnFailure: { Destination: unknown } };
+    };
+    expect(config.MaximumRetryAttempts).toBe(2);
+    expect(JSON.stringify(config.DestinationConfig.OnFailure.Destination)).toContain(retryQueue);
+    // The writer takes them back from the queue, one at a time, leaving a failed one for its next try.
+    const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping')).filter((m) =>
+      JSON.stringify(m.Properties.EventSourceArn).includes(retryQueue),
+    );
+    expect(mappings).toHaveLength(1);
+    expect(JSON.stringify(mappings[0]?.Properties.FunctionName)).toContain(writerId);
+    expect(mappings[0]?.Properties).toMatchObject({
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    // Nothing is dropped: the retry queue keeps a message 14 days and hands one that failed
+    // WRITER_RETRY_RECEIVES times to its dead-letter queue, kept 14 days and watched by an alarm.
+    const queues = resourcesOf(template, 'AWS::SQS::Queue');
+    expect(queues[retryQueue]?.Properties).toMatchObject({
+      MessageRetentionPeriod: 14 * 86_400,
+      VisibilityTimeout: 180,
+      RedrivePolicy: { maxReceiveCount: WRITER_RETRY_RECEIVES },
+    });
+    expect(JSON.stringify(queues[retryQueue]?.Properties.RedrivePolicy)).toContain(deadLetters);
+    expect(queues[deadLetters]?.Properties).toMatchObject({ MessageRetentionPeriod: 14 * 86_400 });
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).filter((a) =>
+      JSON.stringify(a.Properties.Metrics ?? a.Properties).includes(deadLetters),
+    );
+    expect(alarms).toHaveLength(1);
+    // With logs off, none of it.
+    off.template.resourceCountIs('AWS::Lambda::EventInvokeConfig', 0);
   });
 
   it('refuses a requestLogs setting that is not true or false', () => {

@@ -144,7 +144,8 @@ describe('EmailServiceStack', () => {
       ScalingConfig: { MaximumConcurrency: 5 },
     });
     const mappings = Object.values(resources('AWS::Lambda::EventSourceMapping'));
-    expect(mappings).toHaveLength(3);
+    // The send queue, the SES events, the webhooks, and the request-log writer's retry queue.
+    expect(mappings).toHaveLength(4);
     for (const mapping of mappings)
       expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     // The consumer knows the attempt after which its message goes to the DLQ.
@@ -458,6 +459,8 @@ describe('EmailServiceStack', () => {
       // Queues scheduled emails (and reads the backlog before re-queueing a stranded one).
       'dispatch-scheduled': ['sqs:GetQueueAttributes', 'sqs:SendMessage'],
       'requeue-webhook-retries': ['sqs:SendMessage'],
+      // Its failure destination is the retry queue (SendMessage, by Lambda with its role), which it consumes.
+      'write-request-logs': [...consume, 'sqs:SendMessage'].sort(),
     };
     for (const name of Object.keys(stack.functions)) {
       const sqs = actionsOf(name).filter((action) => action.startsWith('sqs:'));
@@ -509,9 +512,14 @@ describe('EmailServiceStack', () => {
     const policyText = (name: string) => JSON.stringify(policiesOf(name));
     for (const name of Object.keys(stack.functions)) {
       expect(policyText(name), name).not.toContain('/index/*');
-      if (name === 'list-emails' || name === 'list-suppressions' || name === 'list-logs') {
+      if (name === 'list-emails' || name === 'list-suppressions') {
         for (const index of [INDEXES.emailsByTime, INDEXES.emailsByStatus])
           expect(policyText(name)).toContain(`/index/${index.name}`);
+        expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByDue.name}`);
+      } else if (name === 'list-logs') {
+        // Logs are listed from the table's own partitions; an error class from the status index.
+        expect(policyText(name)).toContain(`/index/${INDEXES.emailsByStatus.name}`);
+        expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByTime.name}`);
         expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByDue.name}`);
       } else if (['get-suppression', 'delete-suppression', 'batch-remove-suppressions'].includes(name)) {
         expect(policyText(name), name).toContain(`/index/${INDEXES.emailsByTime.name}`);
@@ -719,8 +727,9 @@ describe('EmailServiceStack', () => {
           : deployedBy({ node: { defaultChild: permissionElement } }),
       );
     }
-    // The writer: BatchWriteItem on the table, the retention as its setting (30 days by default).
-    expect(actionsOf('write-request-logs')).toEqual([
+    // The writer: BatchWriteItem on the table, the retention as its setting (30 days by default),
+    // and its retry queue (test/infra/request-logs.test.ts).
+    expect(actionsOf('write-request-logs').filter((action) => !action.startsWith('sqs:'))).toEqual([
       'dynamodb:BatchWriteItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',

@@ -1,5 +1,5 @@
-import { gzipSync } from 'node:zlib';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { deflateRawSync, gzipSync } from 'node:zlib';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
@@ -230,7 +230,7 @@ describe('request logs: emitted by the middleware, stored by the writer', () => 
     const delivered = [...lines];
     const count = async () =>
       (await table.db.send(new ScanCommand({ TableName: table.tableName }))).Items?.filter((i) =>
-        String(i.pk).startsWith('LOG#'),
+        String(i.pk).startsWith('LOGS#'),
       ) ?? [];
     const before = (await count()).length;
     expect(
@@ -243,29 +243,86 @@ describe('request logs: emitted by the middleware, stored by the writer', () => 
     const items = await count();
     expect(items.length).toBe(before + 1);
     expect(await writer(awslogs([], 'CONTROL_MESSAGE'))).toEqual({ stored: 0, skipped: 0 });
-    const id = JSON.parse(delivered[0] as string).id as string;
-    const item = items.find((i) => i.id === id);
-    expect(item?.expires_at).toBe(Math.floor(Date.parse(String(item?.created_at)) / 1000) + 30 * 86_400);
-    // A body over 1 KB is stored deflated, and read back as sent.
+    const sent = parseRequestLogLine(delivered[0] as string) as RequestLogEntry;
+    const item = items.find((i) => i.sk === `LOG#${sent.id}`);
+    expect(item?.expires_at).toBe(Math.floor(Date.parse(sent.created_at) / 1000) + 30 * 86_400);
+    expect(await requestLogs.get(sent.id)).toEqual(sent);
+    // Bodies are stored compressed, apart from the summary, and read back as sent.
     const big = { name: 'x'.repeat(3000) };
-    await requestLogs.put(
-      [
-        {
-          ...(parseRequestLogLine(delivered[0] as string) as RequestLogEntry),
-          id: '0190a1b2-0000-7000-8000-00000000beef',
-          request_body: JSON.stringify(big),
-        },
-      ],
-      30,
-    );
-    const stored = items.length;
-    expect(
-      (await count()).find((i) => i.id === '0190a1b2-0000-7000-8000-00000000beef')?.request_body,
-    ).toBeInstanceOf(Uint8Array);
-    expect(
-      JSON.parse((await requestLogs.get('0190a1b2-0000-7000-8000-00000000beef'))?.request_body ?? ''),
-    ).toEqual(big);
-    expect((await count()).length).toBe(stored + 1);
+    const id = '0190a1b2-0000-7000-8000-00000000beef';
+    await requestLogs.put([{ ...sent, id, request_body: JSON.stringify(big) }], 30);
+    const stored = (await count()).find((i) => i.sk === `LOG#${id}`);
+    expect(stored?.z).toBeInstanceOf(Uint8Array);
+    expect(JSON.stringify(stored)).not.toContain('xxxxxxxxxx');
+    expect(JSON.parse((await requestLogs.get(id))?.request_body ?? '')).toEqual(big);
+    expect((await requestLogs.get(id))?.created_at).toBe(sent.created_at);
+    expect((await count()).length).toBe(items.length + 1);
     lines = [];
+  });
+
+  it('a batch of logs: bodies compressed together over the first items, each log read back whole, errors listed by status', async () => {
+    const entries: RequestLogEntry[] = Array.from({ length: 14 }, (_, i) => ({
+      id: `0190a1b2-${String(1000 + i).padStart(4, '0')}-7000-8000-00000000c0de`,
+      created_at: new Date(Date.parse('2024-07-01T00:00:00Z') + i).toISOString(),
+      method: 'POST',
+      endpoint: '/v1/emails',
+      response_status: i % 7 === 3 ? 422 : 200,
+      user_agent: i % 2 ? 'resend-node:6.38.0' : null,
+      api_key_id: i % 3 ? 'key_1' : null,
+      duration_ms: 10 + i,
+      request_body: JSON.stringify({
+        to: [`c${i}@example.com`],
+        subject: `Receipt ${i}`,
+        html: `<p>${'Thank you. '.repeat(200)}${i}</p>`,
+      }),
+      response_body: i % 4 ? JSON.stringify({ id: `em_${i}` }) : null,
+    }));
+    await requestLogs.put(entries, 30);
+    for (const entry of entries) expect(await requestLogs.get(entry.id)).toEqual(entry);
+    const all = (await table.db.send(new ScanCommand({ TableName: table.tableName }))).Items ?? [];
+    const ours = all.filter((i) => String(i.sk).endsWith('c0de'));
+    // Fourteen logs, two groups: the bodies in a few items' slices, not in all of them.
+    expect(ours).toHaveLength(14);
+    const holders = ours.filter((i) => i.z !== undefined).length;
+    expect(holders).toBeGreaterThan(1);
+    expect(holders).toBeLessThan(14);
+    // Only the errors have a status index entry.
+    expect(ours.filter((i) => i.gsi2pk !== undefined).map((i) => i.s)).toEqual([422, 422]);
+    const errors = parseBody(await listLogs({ status: '4xx', limit: '100' }));
+    const errorIds = entries.filter((e) => e.response_status === 422).map((e) => e.id);
+    expect(errors.data.map((e: { id: string }) => e.id)).toEqual(expect.arrayContaining(errorIds));
+    const ok = parseBody(await listLogs({ status: '2xx', limit: '100' }));
+    expect(ok.data.every((e: { response_status: number }) => e.response_status < 300)).toBe(true);
+    expect(ok.data.map((e: { id: string }) => e.id)).not.toEqual(
+      expect.arrayContaining(errorIds.slice(0, 1)),
+    );
+  });
+
+  it('reads a log of the previous layout (its own partition, bodies deflated) by id', async () => {
+    const id = '0190a1b2-0000-7000-8000-0000000001d5';
+    await table.db.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: {
+          pk: `LOG#${id}`,
+          sk: 'LOG',
+          id,
+          created_at: '2024-07-01T00:00:00.000Z',
+          method: 'GET',
+          endpoint: '/v1/domains',
+          response_status: 200,
+          user_agent: null,
+          api_key_id: 'key_1',
+          duration_ms: 3,
+          request_body: null,
+          response_body: deflateRawSync(JSON.stringify({ object: 'list', data: [] })),
+        },
+      }),
+    );
+    expect(await requestLogs.get(id)).toMatchObject({
+      id,
+      endpoint: '/v1/domains',
+      response_body: '{"object":"list","data":[]}',
+    });
   });
 });

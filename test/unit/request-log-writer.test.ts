@@ -44,20 +44,20 @@ const event = (entries: RequestLogEntry[]) =>
     logEvents: entries.map((e, i) => ({ id: String(i), timestamp: 0, message: `${requestLogLine(e)}\n` })),
   });
 type Put = { PutRequest: { Item: Record<string, unknown> } };
-const idsOf = (requests: unknown) => (requests as Put[]).map((r) => r.PutRequest.Item.id);
+const idsOf = (requests: unknown) => (requests as Put[]).map((r) => String(r.PutRequest.Item.sk).slice(4));
 
 beforeEach(() => dynamo.reset());
 afterEach(() => vi.useRealTimers());
 
 describe('the request-log writer and BatchWriteItem', () => {
-  it('writes 25 items a call, once each (a line delivered twice in a batch too), and retries exactly what was left unprocessed', async () => {
+  it('writes two groups of 12 logs a call (24 items), once each (a line delivered twice in a batch too), and retries exactly what was left unprocessed', async () => {
     const entries = Array.from({ length: 29 }, (_, i) => entry(i));
     const batch = [...entries, entries[3] as RequestLogEntry];
     let calls = 0;
     dynamo.on(BatchWriteCommand).callsFake((input) => {
       calls++;
       const requests = input.RequestItems[TABLE] as Put[];
-      // The first call of 25 has 3 items throttled.
+      // The first call of 24 has 3 items throttled.
       return calls === 1 ? { UnprocessedItems: { [TABLE]: requests.slice(0, 3) } } : {};
     });
     const result = await makeHandler({ requestLogs: repository(), retentionDays: 30, log })(event(batch));
@@ -65,8 +65,8 @@ describe('the request-log writer and BatchWriteItem', () => {
     const sent = dynamo
       .commandCalls(BatchWriteCommand)
       .map((call) => call.args[0].input.RequestItems?.[TABLE]);
-    expect(sent.map((requests) => requests?.length).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([3, 4, 25]);
-    const first = sent.find((requests) => requests?.length === 25);
+    expect(sent.map((requests) => requests?.length).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([3, 5, 24]);
+    const first = sent.find((requests) => requests?.length === 24);
     const retry = sent.find((requests) => requests?.length === 3);
     expect(idsOf(retry)).toEqual(idsOf(first).slice(0, 3));
     // Every log written, each once but for the retried three.
@@ -83,5 +83,44 @@ describe('the request-log writer and BatchWriteItem', () => {
     await vi.advanceTimersByTimeAsync(10_000);
     await failed;
     expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(7);
+  });
+
+  it("takes a failed batch back from its retry queue (Lambda's failure destination record) and leaves there what fails again", async () => {
+    dynamo.on(BatchWriteCommand).resolves({});
+    // What Lambda puts on the failure destination: the invocation record, the event in requestPayload.
+    const record = (messageId: string, payload: unknown) => ({
+      messageId,
+      receiptHandle: 'r',
+      body: JSON.stringify({
+        version: '1.0',
+        timestamp: '2026-01-01T00:00:00.000Z',
+        requestContext: { requestId: 'x', condition: 'RetriesExhausted', approximateInvokeCount: 3 },
+        requestPayload: payload,
+        responseContext: { statusCode: 200, functionError: 'Unhandled' },
+        responsePayload: { errorMessage: 'DynamoDB did not take the request logs after 6 retries' },
+      }),
+      attributes: {},
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:retries',
+      awsRegion: 'us-east-1',
+    });
+    const handler = makeHandler({ requestLogs: repository(), retentionDays: 30, log });
+    const stored = await handler({ Records: [record('m1', event([entry(1), entry(2)]))] } as never);
+    expect(stored).toEqual({ batchItemFailures: [] });
+    const written = dynamo
+      .commandCalls(BatchWriteCommand)
+      .flatMap((call) => idsOf(call.args[0].input.RequestItems?.[TABLE]));
+    expect(written.sort()).toEqual([entry(1).id, entry(2).id].sort());
+    // DynamoDB still refusing: the message stays on the queue for its next receive.
+    vi.useFakeTimers();
+    dynamo.reset();
+    dynamo.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
+    const again = handler({
+      Records: [record('m2', event([entry(3)])), record('m3', { not: 'a batch' })],
+    } as never);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await again).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
   });
 });

@@ -2,15 +2,19 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
+  callTotalsAt,
   costPerThousand,
   DEFAULT_SETUP,
   FIGURES,
   type Figures,
   RECEIPTS,
   RECOMMENDED_SETUP,
+  requestLogStoredBytes,
+  requestLogWriteUnits,
   schedulePacing,
   simulate,
   stages,
+  storedGigabytes,
 } from '../../bin/simulate/model.js';
 
 const at = (emailsPerSecond: number, extra = {}) => ({ ...RECEIPTS, ...extra, emailsPerSecond });
@@ -77,17 +81,38 @@ describe('npm run simulate (the model)', () => {
     expect(capacity('index-by-time')).toBe(64_000);
   });
 
-  it("puts the request logs' index partitions at 16 shards × 1,000 requests/s (× 100 emails a request for batches), and charges each logged request its item and two entries", () => {
+  it("puts the request logs' table partitions at 16 shards × 1,000 write units (× 100 emails a request for batches), and charges each logged request its item, an error's status index entry, its line and its storage", () => {
     const logs = (emailsPerRequest: number) =>
       stages(RECOMMENDED_SETUP, at(10_000, { emailsPerRequest })).find((s) => s.id === 'request-logs')
         ?.capacity;
     expect(logs(1)).toBe(16_000);
     expect(logs(100)).toBe(1_600_000);
-    const without = { ...FIGURES, requestLogItemWriteUnits: 0, requestLogIndexEntries: 0 };
-    const writes = (f: Figures) =>
-      costPerThousand(RECOMMENDED_SETUP, at(10_000), f).find((l) => l.item === 'DynamoDB writes')?.onDemand ??
-      0;
-    expect(writes(FIGURES) - writes(without)).toBeCloseTo(4 * 0.625 * 1e-3, 9);
+    const cost = (f: Figures, item: string) =>
+      costPerThousand(RECOMMENDED_SETUP, at(10_000), f).find((l) => l.item.startsWith(item))?.onDemand ?? 0;
+    // At full batches a receipt's log is 1 write unit, and 2 % of requests add a status index entry.
+    expect(requestLogWriteUnits()).toBe(1);
+    const ingestion =
+      cost(FIGURES, 'CloudWatch Logs') - cost({ ...FIGURES, requestLogLineBytes: 0 }, 'CloudWatch Logs');
+    expect(ingestion).toBeCloseTo((FIGURES.requestLogLineBytes * 0.5 * 1000) / 1024 ** 3, 12);
+    const storage = (requestLogStoredBytes() / 1024 ** 3) * (30 / (365 / 12)) * 0.45 * 1000;
+    expect(storedGigabytes(RECOMMENDED_SETUP, at(1))).toBeGreaterThan(
+      (86_400 * 30 * (FIGURES.storedBytesPerEmail + requestLogStoredBytes() - 1)) / 1024 ** 3,
+    );
+    // In all (write units, their line's ingestion, their storage): under $0.002 per 1,000 emails.
+    const writes = (requestLogWriteUnits() + FIGURES.requestLogErrorShare) * 0.625e-3;
+    expect(writes + ingestion + storage).toBeLessThan(0.002);
+  });
+
+  it("sums its write and read units from calls.ts's per-call terms at full batches (the terms the bench holds)", () => {
+    for (const load of [1_000, 10_000]) {
+      const calls = callTotalsAt(RECOMMENDED_SETUP, load);
+      const writes =
+        costPerThousand(RECOMMENDED_SETUP, at(load)).find((l) => l.item === 'DynamoDB writes')?.onDemand ?? 0;
+      expect(writes / (0.625 * 1e-3)).toBeCloseTo(calls.writeUnits + FIGURES.requestLogErrorShare, 9);
+      const reads =
+        costPerThousand(RECOMMENDED_SETUP, at(load)).find((l) => l.item === 'DynamoDB reads')?.onDemand ?? 0;
+      expect(reads / (0.125 * 1e-3)).toBeCloseTo(calls.readUnits, 9);
+    }
   });
 
   it('reads the webhook endpoints once a batch: 1 / sendBatchSize + 2 / 100 an email, 42,857/s at batches of 20', () => {

@@ -82,6 +82,8 @@ export interface SortedPartition {
   prefix: string;
   /** The sort key of the item with this id. */
   sortKeyOf: (id: string) => string;
+  /** Items read but left out (a FilterExpression, with its names and values): what the page keeps. */
+  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
 }
 
 /** Several partitions sorted alike (the shards of an index), listed as one. */
@@ -112,8 +114,8 @@ export async function newestFirstMerged(
   where: SortedPartitions,
   page: PageQuery,
 ): Promise<{ items: Item[]; has_more: boolean; read: number }> {
-  const { partitionKey, sortKey, partitions, prefix, sortKeyOf, ...target } = where;
-  const names = { '#pk': partitionKey, '#sk': sortKey };
+  const { partitionKey, sortKey, partitions, prefix, sortKeyOf, filter, ...target } = where;
+  const names = { '#pk': partitionKey, '#sk': sortKey, ...filter?.names };
   const cursor = page.after ?? page.before;
   const older = page.before === undefined;
   // BETWEEN is inclusive: the cursor item is read (if it exists) and dropped.
@@ -124,8 +126,9 @@ export async function newestFirstMerged(
     querySource(db, {
       ...target,
       KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+      ...(filter ? { FilterExpression: filter.expression } : {}),
       ExpressionAttributeNames: names,
-      ExpressionAttributeValues: { ':pk': partition, ':low': low, ':high': high },
+      ExpressionAttributeValues: { ':pk': partition, ':low': low, ':high': high, ...filter?.values },
       // From the cursor outwards: older items newest first, newer items oldest first.
       ScanIndexForward: !older,
     }),

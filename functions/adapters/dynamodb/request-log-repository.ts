@@ -1,82 +1,55 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { RequestLogEntry } from '../../request-logs/model.js';
-import { statusClassOf } from '../../request-logs/model.js';
 import type { ListLogsQuery, RequestLogRepository } from '../../request-logs/ports.js';
 import { batchGetAll, newestFirstMerged, pause } from './client.js';
-import { INDEXES, keys, LOG_SHARDS, shardOf, TTL_ATTRIBUTE } from './table.js';
-
-const DAY_SECONDS = 86_400;
+import {
+  bodiesFrom,
+  bodiesPlace,
+  groupItems,
+  isLegacyItem,
+  LOG_ATTRIBUTES,
+  LOG_GROUP,
+  legacyEntryOf,
+  summaryOf,
+} from './request-log-items.js';
+import { INDEXES, keys, LOG_SHARDS, shardOf } from './table.js';
 
 type Item = Record<string, unknown>;
 
-/**
- * Bodies over 1 KB are stored deflated (binary), by the writer, never in the request: JSON bodies
- * deflate 3 to 10 times, and an item's write units go by its size (a 7 KB send body: 9 units
- * plain, 3 deflated).
- */
-const DEFLATE_ABOVE = 1024;
-const pack = (text: string | null) =>
-  text !== null && text.length > DEFLATE_ABOVE ? deflateRawSync(text) : text;
-const unpack = (value: unknown): string | null =>
-  value === null || value === undefined
-    ? null
-    : typeof value === 'string'
-      ? value
-      : inflateRawSync(value as Uint8Array).toString('utf8');
-
-const toEntry = (item: Item): RequestLogEntry => ({
-  id: String(item.id),
-  created_at: String(item.created_at),
-  method: String(item.method),
-  endpoint: String(item.endpoint),
-  response_status: Number(item.response_status),
-  user_agent: (item.user_agent as string | null | undefined) ?? null,
-  api_key_id: (item.api_key_id as string | null | undefined) ?? null,
-  duration_ms: Number(item.duration_ms),
-  request_body: unpack(item.request_body),
-  response_body: unpack(item.response_body),
-});
+const keyOf = (id: string) => ({ pk: keys.logs(shardOf(id, LOG_SHARDS)), sk: keys.logListed(id) });
 
 /**
- * Request logs in the single table (table.ts): each log its own item `LOG#<id>` (writes spread
- * over the table's partitions by id), listed through the two listing indexes under LOG_SHARDS
- * partitions each (`LOGS#nn`, and `LOGS#<class>#nn` for the status filter), read with the shard
- * merge, then the page's items with one BatchGetItem (read whole: a read costs by the item's size
- * whatever it returns). Items expire by TTL.
+ * Request logs in the single table, as request-log-items.ts lays them out: each log a compact item
+ * in one of LOG_SHARDS time-sorted partitions of the table (`LOGS#nn`), listed with the shard merge;
+ * an error's log also in the status index; bodies compressed by groups of logs written together,
+ * in slices over the group's items. Items expire by TTL. Logs of the previous layout (`LOG#<id>`)
+ * are still read by id and in a status-filtered list.
  */
 export class DynamoRequestLogRepository implements RequestLogRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    /** The time index's name at this step of the table's upgrade (email-keys.ts TableLayout). */
-    private readonly timeIndex: string = INDEXES.emailsByTime.name,
+    /** Unused since logs are listed from the table (kept for the repositories' wiring). */
+    _timeIndex?: string,
   ) {}
 
-  itemOf(entry: RequestLogEntry, retentionDays: number): Item {
-    const shard = shardOf(entry.id, LOG_SHARDS);
-    const listed = keys.logListed(entry.id);
-    return {
-      pk: keys.log(entry.id),
-      sk: keys.logSk,
-      [INDEXES.emailsByTime.partitionKey]: keys.logs(shard),
-      [INDEXES.emailsByTime.sortKey]: listed,
-      [INDEXES.emailsByStatus.partitionKey]: keys.logsWithStatus(statusClassOf(entry.response_status), shard),
-      [INDEXES.emailsByStatus.sortKey]: listed,
-      ...entry,
-      request_body: pack(entry.request_body),
-      response_body: pack(entry.response_body),
-      [TTL_ATTRIBUTE]: Math.floor(Date.parse(entry.created_at) / 1000) + retentionDays * DAY_SECONDS,
-    };
+  /** The items of these logs, by groups of LOG_GROUP (each group's bodies compressed together). */
+  itemsOf(entries: readonly RequestLogEntry[], retentionDays: number): Item[][] {
+    // A batch may not name an item twice (a line delivered twice in one batch): one each, in id order.
+    const unique = [...new Map(entries.map((entry) => [entry.id, entry])).values()].sort((a, b) =>
+      a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+    );
+    const groups: Item[][] = [];
+    for (let i = 0; i < unique.length; i += LOG_GROUP)
+      groups.push(groupItems(unique.slice(i, i + LOG_GROUP), retentionDays));
+    return groups;
   }
 
-  /** 25 items a BatchWriteItem, side by side; what DynamoDB leaves unprocessed is retried with backoff. */
+  /** Two groups a BatchWriteItem (at most 24 items), side by side; what is left unprocessed is retried with backoff. */
   async put(entries: readonly RequestLogEntry[], retentionDays: number): Promise<void> {
-    // A batch may not name an item twice (a line delivered twice in one batch): one each.
-    const unique = [...new Map(entries.map((entry) => [entry.id, entry])).values()];
+    const groups = this.itemsOf(entries, retentionDays);
     const calls: Item[][] = [];
-    for (let i = 0; i < unique.length; i += 25)
-      calls.push(unique.slice(i, i + 25).map((entry) => this.itemOf(entry, retentionDays)));
+    for (let i = 0; i < groups.length; i += 2) calls.push(groups.slice(i, i + 2).flat());
     await Promise.all(calls.map((items) => this.write(items)));
   }
 
@@ -95,20 +68,42 @@ export class DynamoRequestLogRepository implements RequestLogRepository {
   }
 
   async list(query: ListLogsQuery): Promise<{ data: RequestLogEntry[]; has_more: boolean }> {
-    const index = query.status ? INDEXES.emailsByStatus : INDEXES.emailsByTime;
-    const partitions = Array.from({ length: LOG_SHARDS }, (_, shard) =>
-      query.status ? keys.logsWithStatus(query.status, shard) : keys.logs(shard),
-    );
+    const shards = Array.from({ length: LOG_SHARDS }, (_, shard) => shard);
+    const sorted = { prefix: keys.logListedPrefix, sortKeyOf: keys.logListed };
+    if (query.status === undefined || query.status === '2xx') {
+      // The table's own partitions: every log, or the 2xx ones (nearly all) with the others left out.
+      const { items, has_more } = await newestFirstMerged(
+        this.db,
+        {
+          TableName: this.tableName,
+          partitionKey: 'pk',
+          sortKey: 'sk',
+          partitions: shards.map((shard) => keys.logs(shard)),
+          ...sorted,
+          ...(query.status
+            ? {
+                filter: {
+                  expression: '#status BETWEEN :low2xx AND :high2xx',
+                  names: { '#status': LOG_ATTRIBUTES.status },
+                  values: { ':low2xx': 200, ':high2xx': 299 },
+                },
+              }
+            : {}),
+        },
+        query,
+      );
+      return { data: items.map(summaryOf), has_more };
+    }
+    const index = INDEXES.emailsByStatus;
     const { items: page, has_more } = await newestFirstMerged(
       this.db,
       {
         TableName: this.tableName,
-        IndexName: query.status ? index.name : this.timeIndex,
+        IndexName: index.name,
         partitionKey: index.partitionKey,
         sortKey: index.sortKey,
-        partitions,
-        prefix: keys.logListedPrefix,
-        sortKeyOf: keys.logListed,
+        partitions: shards.map((shard) => keys.logsWithStatus(query.status as string, shard)),
+        ...sorted,
       },
       query,
     );
@@ -116,22 +111,49 @@ export class DynamoRequestLogRepository implements RequestLogRepository {
     const found = await batchGetAll(
       this.db,
       this.tableName,
-      page.map((entry) => ({ pk: entry.pk, sk: keys.logSk })),
+      page.map((entry) => ({ pk: entry.pk, sk: entry.sk })),
     );
-    const byPk = new Map(found.map((item) => [keys.log(String(item.id)), item]));
+    const byKey = new Map(found.map((item) => [`${item.pk}|${item.sk}`, item]));
     const data: RequestLogEntry[] = [];
     for (const entry of page) {
-      const item = byPk.get(String(entry.pk));
+      const item = byKey.get(`${entry.pk}|${entry.sk}`);
       // Missing: expired between the index read and this one (or not visible yet to this read).
-      if (item) data.push({ ...toEntry(item), request_body: null, response_body: null });
+      if (item)
+        data.push({
+          ...(isLegacyItem(item) ? legacyEntryOf(item) : summaryOf(item)),
+          request_body: null,
+          response_body: null,
+        });
     }
     return { data, has_more };
   }
 
   async get(id: string): Promise<RequestLogEntry | null> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: { pk: keys.log(id), sk: keys.logSk } }),
+    const item = await this.getItem(keyOf(id));
+    if (!item) {
+      const legacy = await this.getItem({ pk: keys.log(id), sk: keys.logSk });
+      return legacy ? legacyEntryOf(legacy) : null;
+    }
+    const place = bodiesPlace(item);
+    const others = place.holders.filter((holder) => holder !== id);
+    const found = others.length
+      ? await batchGetAll(
+          this.db,
+          this.tableName,
+          others.map((holder) => keyOf(holder)),
+        )
+      : [];
+    const bySk = new Map(found.map((holder) => [String(holder.sk), holder]));
+    bySk.set(String(item.sk), item);
+    const [request_body, response_body] = bodiesFrom(
+      place,
+      place.holders.map((holder) => bySk.get(keys.logListed(holder))),
     );
-    return Item ? toEntry(Item) : null;
+    return { ...summaryOf(item), request_body, response_body };
+  }
+
+  private async getItem(key: { pk: string; sk: string }): Promise<Item | undefined> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key }));
+    return Item;
   }
 }
