@@ -15,6 +15,7 @@ import {
   templateRepository,
   unpublishedEventStore,
   unpublishedEventStoreByPut,
+  webhookBreakerRepository,
   webhookHoldStore,
   webhookRepository,
   webhookRetryStore,
@@ -384,7 +385,7 @@ export function webhookRetryDeps(): RequeueRetriesDeps & TendHeldDeps & { republ
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
   const table = openTable(TABLE_NAME);
   const { webhooks, unpublished } = repositoriesOf(table, {
-    webhooks: webhookRepository,
+    webhooks: webhookBreakerRepository,
     unpublished: unpublishedEventStore,
   });
   return {

@@ -92,7 +92,8 @@ export interface SweepDeps {
 /**
  * The time a run keeps when it stops taking pages (its function's timeout is 60 s): a page of 500
  * whose every email needs re-queueing (a conditional write, a read of its content and a message
- * each) takes about 10 s, and the progress is saved after the scan.
+ * each) takes about 10 s, and the progress is saved after the scan (and before it too, when the scan
+ * read more than a page).
  */
 export const SWEEP_MARGIN_MS = 25_000;
 
@@ -205,21 +206,28 @@ export async function sweep(
   next.fromId = scanned.fromId;
   if (scanned.unresolvedFromId) next.unresolvedFromId = scanned.unresolvedFromId;
   else delete next.unresolvedFromId;
+  // A scan that read on past its first page used much of the invocation: its progress is saved
+  // before the old emails' pass, so a timeout in that pass does not lose it.
+  let saved = progress;
+  if (report.examined > deps.settings.maxPerRun && changed(next, saved)) {
+    if (await deps.store.saveProgress(next, saved)) saved = { ...next };
+    else return report;
+  }
   // A pass through the old emails goes on at every run until it has read them all, then waits.
   const midPass = progress.oldFromId !== FIRST_EMAIL_ID;
   if (midPass || now - progress.oldCheckedAtMs >= deps.settings.oldCheckEveryMs) {
     next.oldFromId = await settleOld(deps, report, progress.oldFromId, now);
     if (next.oldFromId === FIRST_EMAIL_ID) next.oldCheckedAtMs = now;
   }
-  if (
-    next.fromId !== progress.fromId ||
-    next.unresolvedFromId !== progress.unresolvedFromId ||
-    next.oldCheckedAtMs !== progress.oldCheckedAtMs ||
-    next.oldFromId !== progress.oldFromId
-  )
-    await deps.store.saveProgress(next, progress);
+  if (changed(next, saved)) await deps.store.saveProgress(next, saved);
   return report;
 }
+
+const changed = (next: SweepProgress, read: SweepProgress) =>
+  next.fromId !== read.fromId ||
+  next.unresolvedFromId !== read.unresolvedFromId ||
+  next.oldCheckedAtMs !== read.oldCheckedAtMs ||
+  next.oldFromId !== read.oldFromId;
 
 async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
   const { settings, clock } = deps;

@@ -34,13 +34,8 @@ export const MAX_PAUSE_MS = 5 * 60_000;
 /** How long a claimed probe is the only one: past it (a crashed invocation), another may be claimed. */
 export const PROBE_LEASE_MS = 3 * ATTEMPT_TIMEOUT_MS;
 
-/**
- * Most attempts to one endpoint at once within one invocation of the delivery function (its other
- * messages wait for a lane, then see the breaker as the lanes before them left it). With the
- * event source's maximum concurrency (5) that is at most 20 attempts to one endpoint service-wide,
- * 40 % of the delivery lanes.
- */
-export const ENDPOINT_SHARE = 4;
+/** Most attempts to one endpoint at once within one invocation (model.ts: the stack sizes the timeout by it). */
+export { ENDPOINT_SHARE } from './model.js';
 
 export type BreakerState = Pick<Webhook, 'failures' | 'paused_until' | 'trips' | 'probe_at'>;
 

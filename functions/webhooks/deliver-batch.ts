@@ -1,11 +1,12 @@
 import { breakerDecision, ENDPOINT_SHARE, PROBE_LEASE_MS } from './breaker.js';
 import { type DeliverWebhookDeps, deliverWebhook } from './deliver.js';
 import { attemptNumber, type Delivery, parseDelivery, type Webhook } from './model.js';
-import type { WebhookHoldStore, WebhookRepository } from './ports.js';
+import type { WebhookBreakerRepository, WebhookHoldStore } from './ports.js';
 import { type RetryLaterDeps, retryLater } from './retries.js';
 
 export interface DeliverBatchDeps extends DeliverWebhookDeps, RetryLaterDeps {
-  webhooks: DeliverWebhookDeps['webhooks'] & Pick<WebhookRepository, 'get' | 'claimProbe' | 'markHeld'>;
+  webhooks: DeliverWebhookDeps['webhooks'] &
+    Pick<WebhookBreakerRepository, 'get' | 'claimProbe' | 'markHeld'>;
   held: Pick<WebhookHoldStore, 'hold'>;
 }
 

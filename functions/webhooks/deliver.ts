@@ -12,10 +12,10 @@ import {
   type WebhookAttempt,
   type WebhookMessage,
 } from './model.js';
-import type { WebhookRepository, WebhookSender } from './ports.js';
+import type { WebhookBreakerRepository, WebhookSender } from './ports.js';
 
 export interface DeliverWebhookDeps {
-  webhooks: Pick<WebhookRepository, 'recordAttempt' | 'failing' | 'recovered' | 'disable' | 'pause'>;
+  webhooks: Pick<WebhookBreakerRepository, 'recordAttempt' | 'failing' | 'recovered' | 'disable' | 'pause'>;
   sender: WebhookSender;
   clock: Clock;
   counters?: Counters;

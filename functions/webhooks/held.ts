@@ -1,7 +1,7 @@
 import type { Clock, Counters, Log } from '../shared/ports.js';
 import { breakerDecision } from './breaker.js';
 import { type Delivery, RETRY_WINDOW_MS, type Webhook } from './model.js';
-import type { DeliveryQueue, HeldMessage, WebhookHoldStore, WebhookRepository } from './ports.js';
+import type { DeliveryQueue, HeldMessage, WebhookBreakerRepository, WebhookHoldStore } from './ports.js';
 
 /**
  * The messages an open breaker held (deliver-batch.ts), tended by the requeue function after its
@@ -19,7 +19,7 @@ import type { DeliveryQueue, HeldMessage, WebhookHoldStore, WebhookRepository } 
  * sent. A deleted endpoint is not listed: its held items expire (TTL) after the window and a day.
  */
 export interface TendHeldDeps {
-  webhooks: Pick<WebhookRepository, 'all' | 'recordAttempt' | 'clearHeld'>;
+  webhooks: Pick<WebhookBreakerRepository, 'all' | 'recordAttempt' | 'clearHeld'>;
   held: WebhookHoldStore;
   queue: DeliveryQueue;
   clock: Clock;

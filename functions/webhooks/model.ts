@@ -61,6 +61,14 @@ export const FAILING_DISABLES_AFTER_MS = 3 * 24 * 3_600_000;
  */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
+/**
+ * Most attempts to one endpoint at once within one invocation of the delivery function (its other
+ * messages wait for a lane, then see the breaker as the lanes before them left it). With the
+ * event source's maximum concurrency (5) that is at most 20 attempts to one endpoint service-wide,
+ * 40 % of the delivery lanes.
+ */
+export const ENDPOINT_SHARE = 4;
+
 /** How much of the receiver's answer an attempt keeps. */
 export const MAX_RESPONSE_KEPT = 1024;
 

@@ -24,6 +24,23 @@ export interface WebhookRepository {
    */
   save(webhook: Webhook, options?: { fresh?: boolean }): Promise<boolean>;
   delete(id: string): Promise<boolean>;
+  /** The message's state and one attempt, in one write. */
+  recordAttempt(message: WebhookMessage, attempt?: WebhookAttempt): Promise<void>;
+  getMessage(webhookId: string, messageId: string): Promise<WebhookMessage | null>;
+  listMessages(webhookId: string, query: PageQuery): Promise<{ data: WebhookMessage[]; has_more: boolean }>;
+  listAttempts(
+    webhookId: string,
+    messageId: string,
+    query: PageQuery,
+  ): Promise<{ data: WebhookAttempt[]; has_more: boolean }>;
+}
+
+/**
+ * What the delivery function (and the requeue function's tending of held messages) writes on an
+ * endpoint beside its own fields: the failing mark, the circuit breaker, the held mark, the
+ * auto-disable. Apart from WebhookRepository, so the API functions load none of it.
+ */
+export interface WebhookBreakerRepository extends WebhookRepository {
   /**
    * Records a failed attempt on the endpoint: its first failure since the last success stands
    * (`failing_since`), and `weight` is added to its breaker's failures. Returns the endpoint as it
@@ -48,15 +65,6 @@ export interface WebhookRepository {
   clearHeld(id: string, token: string): Promise<void>;
   /** Disables a failing endpoint (unless it recovered or was changed meanwhile). */
   disable(id: string, reason: string, failingSince: string): Promise<boolean>;
-  /** The message's state and one attempt, in one write. */
-  recordAttempt(message: WebhookMessage, attempt?: WebhookAttempt): Promise<void>;
-  getMessage(webhookId: string, messageId: string): Promise<WebhookMessage | null>;
-  listMessages(webhookId: string, query: PageQuery): Promise<{ data: WebhookMessage[]; has_more: boolean }>;
-  listAttempts(
-    webhookId: string,
-    messageId: string,
-    query: PageQuery,
-  ): Promise<{ data: WebhookAttempt[]; has_more: boolean }>;
 }
 
 /** The delivery queue: one message per (event, endpoint). */

@@ -2,6 +2,7 @@ import { newSqsClient } from '../adapters/aws-clients.js';
 import {
   openTable,
   repositoriesOf,
+  webhookBreakerRepository,
   webhookHoldStore,
   webhookRepository,
   webhookRetryStore,
@@ -39,7 +40,7 @@ export function webhookApiDeps(name: 'create-webhook') {
 export function webhookDeliveryDeps() {
   const config = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL', 'WEBHOOK_ALLOW_LOOPBACK');
   const { webhooks, webhookRetries, held } = repositoriesOf(openTable(config.TABLE_NAME), {
-    webhooks: webhookRepository,
+    webhooks: webhookBreakerRepository,
     webhookRetries: webhookRetryStore,
     held: webhookHoldStore,
   });

@@ -188,7 +188,7 @@ describe('rate shards in the table', () => {
    * saw the item long ago or never, so no write knows the counts the others left. The item must
    * not gather them (past 1 KB a write costs more units, and past 400 KB the key stops working).
    */
-  it.each([200, 1000])(
+  it.each([1000])(
     'keeps a few counts on the item when %i instances serve a key now and then, at about 1 write unit a request',
     async (instances) => {
       const { key } = generateApiKey('sparse', 'full_access', new Date(T0));
@@ -207,7 +207,7 @@ describe('rate shards in the table', () => {
       const random = seededRandom(instances);
       let at = T0;
       let most = 0;
-      const requests = 300;
+      const requests = 150;
       for (let i = 0; i < requests; i++) {
         at += Math.floor(random() * 20_000);
         const instance = fleet[Math.floor(random() * instances)] as DynamoApiKeyRepository;

@@ -326,6 +326,29 @@ describe('sweeper (dynalite)', () => {
     expect(short.examined).toBe(3);
   });
 
+  it("saves a long scan's progress before the old emails' pass, so a timeout in that pass loses none of it", async () => {
+    for (let i = 0; i < 7; i++) await accepted(30 * 60_000 - i * 1000);
+    const few = { ...settings, maxPerRun: 3, oldCheckEveryMs: 0 };
+    const before = await store.progress();
+    const oldBoundary = emailIdAt(now - few.finalEventsAfterMs);
+    // The old emails' pass dies (as when the invocation times out in it).
+    const dying = Object.assign(Object.create(store), {
+      queuedIds: (from: string, boundary: string, limit: number) => {
+        if (boundary === oldBoundary) throw new Error('timed out');
+        return store.queuedIds(from, boundary, limit);
+      },
+    }) as DynamoSweepStore;
+    const failed = await sweep(
+      deps({ settings: few, store: dying, timeLeftMs: () => SWEEP_MARGIN_MS + 1000 }),
+    ).catch((error: Error) => error);
+    expect(failed).toBeInstanceOf(Error);
+    const after = await store.progress();
+    expect(after.fromId).not.toBe(before.fromId);
+    // The next run goes on from there: the 7 re-queued are not read again.
+    queue.jobs.length = 0;
+    expect((await sweep(deps({ settings: few }))).requeued).toBe(0);
+  });
+
   it('starts where it stopped: a run that finds nothing stranded reads nothing it read before', async () => {
     const sent = await accepted(20 * 60_000);
     await emails.claim(sent, now - 19 * 60_000);

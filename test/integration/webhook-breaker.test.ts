@@ -7,8 +7,8 @@
  * the retry window.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoWebhookBreakerRepository } from '../../functions/adapters/dynamodb/webhook-breaker-repository.js';
 import { DynamoWebhookHoldStore } from '../../functions/adapters/dynamodb/webhook-held-store.js';
-import { DynamoWebhookRepository } from '../../functions/adapters/dynamodb/webhook-repository.js';
 import { DynamoWebhookRetryStore } from '../../functions/adapters/dynamodb/webhook-retry-store.js';
 import { emailEvent } from '../../functions/emails/events.js';
 import {
@@ -38,11 +38,11 @@ import { updateWebhook } from '../../functions/webhooks/webhooks.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
 let table: TestTable;
-let webhooks: DynamoWebhookRepository;
+let webhooks: DynamoWebhookBreakerRepository;
 let held: DynamoWebhookHoldStore;
 beforeAll(async () => {
   table = await startTestTable();
-  webhooks = new DynamoWebhookRepository(table.db, table.tableName, { shards: 2 });
+  webhooks = new DynamoWebhookBreakerRepository(table.db, table.tableName, { shards: 2 });
   // One partition: the order they come back in is exactly oldest first.
   held = new DynamoWebhookHoldStore(table.db, table.tableName, 1);
 });

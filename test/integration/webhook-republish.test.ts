@@ -7,8 +7,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keys, UNPUBLISHED_EVENT_SHARDS } from '../../functions/adapters/dynamodb/table.js';
 import { DynamoUnpublishedEventStore } from '../../functions/adapters/dynamodb/unpublished-event-store.js';
+import { DynamoWebhookBreakerRepository } from '../../functions/adapters/dynamodb/webhook-breaker-repository.js';
 import { DynamoWebhookHoldStore } from '../../functions/adapters/dynamodb/webhook-held-store.js';
-import { DynamoWebhookRepository } from '../../functions/adapters/dynamodb/webhook-repository.js';
 import { DynamoWebhookRetryStore } from '../../functions/adapters/dynamodb/webhook-retry-store.js';
 import { emailEvent } from '../../functions/emails/events.js';
 import { makeHandler as makeRequeueHandler } from '../../functions/handlers/requeue-webhook-retries.js';
@@ -98,7 +98,7 @@ beforeEach(() => {
 const requeueRun = (queue: RecordingDeliveryQueue) =>
   makeRequeueHandler({
     retries: new DynamoWebhookRetryStore(table.db, table.tableName),
-    webhooks: new DynamoWebhookRepository(table.db, table.tableName),
+    webhooks: new DynamoWebhookBreakerRepository(table.db, table.tableName),
     held: new DynamoWebhookHoldStore(table.db, table.tableName),
     queue,
     clock: { now: () => new Date() },

@@ -28,7 +28,7 @@ import {
   type WebhookAttempt,
   type WebhookMessage,
 } from '../../functions/webhooks/model.js';
-import type { DeliveryQueue, PostResult, WebhookRepository } from '../../functions/webhooks/ports.js';
+import type { DeliveryQueue, PostResult, WebhookBreakerRepository } from '../../functions/webhooks/ports.js';
 import { WebhookPublisher } from '../../functions/webhooks/publish.js';
 import { expectResendShape } from '../support/resend-schema.js';
 
@@ -403,7 +403,10 @@ describe('the address guard', () => {
 function memoryWebhooks(webhook: Webhook) {
   const messages = new Map<string, WebhookMessage>();
   const attempts: WebhookAttempt[] = [];
-  const repo: Pick<WebhookRepository, 'recordAttempt' | 'failing' | 'recovered' | 'disable' | 'pause'> = {
+  const repo: Pick<
+    WebhookBreakerRepository,
+    'recordAttempt' | 'failing' | 'recovered' | 'disable' | 'pause'
+  > = {
     async recordAttempt(message, attempt) {
       messages.set(message.id, message);
       if (attempt) attempts.push(attempt);

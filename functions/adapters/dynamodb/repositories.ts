@@ -14,6 +14,7 @@ import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoTemplateRepository } from './template-repository.js';
 import { DynamoUnpublishedEventStore } from './unpublished-event-store.js';
+import { DynamoWebhookBreakerRepository } from './webhook-breaker-repository.js';
 import { DynamoWebhookHoldStore } from './webhook-held-store.js';
 import { DynamoWebhookRepository } from './webhook-repository.js';
 import { DynamoWebhookRetryStore } from './webhook-retry-store.js';
@@ -66,6 +67,8 @@ export const idempotencyStore = (t: Table) => new DynamoIdempotencyStore(t.db, t
 export const sweepStore = (t: Table) => new DynamoSweepStore(t.db, t.name, t.layout);
 export const suppressionRepository = (t: Table) => new DynamoSuppressionRepository(t.db, t.name, t.layout);
 export const webhookRepository = (t: Table) => new DynamoWebhookRepository(t.db, t.name);
+/** The endpoints with their breaker's writes: the delivery and requeue functions only. */
+export const webhookBreakerRepository = (t: Table) => new DynamoWebhookBreakerRepository(t.db, t.name);
 export const webhookRetryStore = (t: Table) => new DynamoWebhookRetryStore(t.db, t.name);
 export const webhookHoldStore = (t: Table) => new DynamoWebhookHoldStore(t.db, t.name);
 export const unpublishedEventStore = (t: Table) => new DynamoUnpublishedEventStore(t.db, t.name);
@@ -107,7 +110,7 @@ export function createRepositories(
     idempotency: idempotencyStore,
     sweep: sweepStore,
     suppressions: suppressionRepository,
-    webhooks: webhookRepository,
+    webhooks: webhookBreakerRepository,
     webhookRetries: webhookRetryStore,
     sendPacer,
     templates: templateRepository,
