@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Webhook } from '../../webhooks/model.js';
 import type { WebhookBreakerRepository } from '../../webhooks/ports.js';
 import { attributesIf, writeIf } from './client.js';

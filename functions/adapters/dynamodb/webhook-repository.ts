@@ -16,7 +16,7 @@ import {
   type WebhookMessage,
 } from '../../webhooks/model.js';
 import type { WebhookRepository } from '../../webhooks/ports.js';
-import { attributesIf, newestFirstMerged, newestFirstPage, pause, queryPages, writeIf } from './client.js';
+import { newestFirstMerged, newestFirstPage, pause, queryPages, writeIf } from './client.js';
 import {
   keys,
   shardOf,
