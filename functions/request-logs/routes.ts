@@ -4,7 +4,9 @@ import type { RouteDeclaration } from '../shared/route.js';
  * The request logs' routes (shared/route.ts says what a declaration holds; docs.ts has their
  * words). Their own reads are not logged. Access (adapters/dynamodb/request-log-items.ts): the
  * table's log partitions (Query), or for an error class the status index (Query) then the page's
- * items (BatchGetItem); one by id (GetItem), then the items holding its group's bodies (BatchGetItem).
+ * items (BatchGetItem); after this layout's, the logs of the previous one, from the time index or
+ * the status index (Query) then their items (BatchGetItem), and whether a cursor is one of them
+ * (GetItem); one by id (GetItem), then the items holding its group's bodies (BatchGetItem).
  */
 
 const reads = () => import('./reads.js');
@@ -21,7 +23,7 @@ export const listLogsRoute = {
     query: (await reads()).listLogsQuerySchema,
     answer: (await reads()).logListResponseSchema,
   }),
-  access: { actions: ['Query', 'BatchGetItem'], indexes: ['emailsByStatus'] },
+  access: { actions: ['Query', 'GetItem', 'BatchGetItem'], indexes: ['emailsByTime', 'emailsByStatus'] },
 } as const satisfies RouteDeclaration;
 
 export const getLogRoute = {

@@ -1,6 +1,7 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { RequestLogEntry } from '../../request-logs/model.js';
 import type { ListLogsQuery, RequestLogRepository } from '../../request-logs/ports.js';
+import type { PageQuery } from '../../shared/list.js';
 import { batchGetAll, newestFirstMerged, pause } from './client.js';
 import {
   bodiesFrom,
@@ -29,8 +30,11 @@ export class DynamoRequestLogRepository implements RequestLogRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    /** Unused since logs are listed from the table (kept for the repositories' wiring). */
-    _timeIndex?: string,
+    /**
+     * The time index at this step of the table's upgrade: where the logs of the previous layout
+     * are listed (after every log of this layout, as they were all written before it).
+     */
+    private readonly timeIndex: string = INDEXES.emailsByTime.name,
   ) {}
 
   /** The items of these logs, by groups of LOG_GROUP (each group's bodies compressed together). */
@@ -68,32 +72,10 @@ export class DynamoRequestLogRepository implements RequestLogRepository {
   }
 
   async list(query: ListLogsQuery): Promise<{ data: RequestLogEntry[]; has_more: boolean }> {
+    if (query.status === undefined || query.status === '2xx') return this.listWithLegacy(query);
+    // The errors (either layout's: both put them in the status index).
     const shards = Array.from({ length: LOG_SHARDS }, (_, shard) => shard);
     const sorted = { prefix: keys.logListedPrefix, sortKeyOf: keys.logListed };
-    if (query.status === undefined || query.status === '2xx') {
-      // The table's own partitions: every log, or the 2xx ones (nearly all) with the others left out.
-      const { items, has_more } = await newestFirstMerged(
-        this.db,
-        {
-          TableName: this.tableName,
-          partitionKey: 'pk',
-          sortKey: 'sk',
-          partitions: shards.map((shard) => keys.logs(shard)),
-          ...sorted,
-          ...(query.status
-            ? {
-                filter: {
-                  expression: '#status BETWEEN :low2xx AND :high2xx',
-                  names: { '#status': LOG_ATTRIBUTES.status },
-                  values: { ':low2xx': 200, ':high2xx': 299 },
-                },
-              }
-            : {}),
-        },
-        query,
-      );
-      return { data: items.map(summaryOf), has_more };
-    }
     const index = INDEXES.emailsByStatus;
     const { items: page, has_more } = await newestFirstMerged(
       this.db,
@@ -150,6 +132,106 @@ export class DynamoRequestLogRepository implements RequestLogRepository {
       place.holders.map((holder) => bySk.get(keys.logListed(holder))),
     );
     return { ...summaryOf(item), request_body, response_body };
+  }
+
+  /**
+   * Every log, or the 2xx ones, newest first: this layout's from the table's own partitions (the
+   * 2xx ones with the others filtered out), then those of the previous layout, which were all
+   * written before any of this one: from the time index (every log) or the status index (the 2xx
+   * ones; this layout puts only errors there). So the logs of before an upgrade stay listed until
+   * their TTL takes them, and a list that ends among this layout's logs reads nothing more.
+   */
+  private async listWithLegacy(
+    query: ListLogsQuery,
+  ): Promise<{ data: RequestLogEntry[]; has_more: boolean }> {
+    // An offset counts only without a cursor (as newestFirstMerged reads it).
+    const offset = query.after === undefined && query.before === undefined ? query.offset : 0;
+    const wanted = offset + query.limit;
+    const window = { ...query, offset: 0, limit: wanted };
+    // Toward newer logs from a log of the previous layout: its newer ones first, then this layout's.
+    if (query.before !== undefined && (await this.getItem({ pk: keys.log(query.before), sk: keys.logSk }))) {
+      const old = await this.legacyPage(query.status, window);
+      const left = wanted - old.items.length;
+      const fresh = await this.currentPage(query.status, { ...window, limit: Math.max(1, left) });
+      const items = [...(left > 0 ? fresh.items : []), ...old.items];
+      const more = old.has_more || fresh.items.length > Math.max(0, left) || fresh.has_more;
+      return { data: items.slice(offset, wanted), has_more: more };
+    }
+    const fresh = await this.currentPage(query.status, window);
+    if (fresh.has_more || query.before !== undefined)
+      return { data: fresh.items.slice(offset, wanted), has_more: fresh.has_more };
+    // This layout's logs end here: the previous layout's follow, if any are left.
+    const last = fresh.items.at(-1);
+    const old = await this.legacyPage(query.status, {
+      limit: Math.max(1, wanted - fresh.items.length),
+      offset: 0,
+      ...(last ? { after: last.id } : query.after !== undefined ? { after: query.after } : {}),
+    });
+    if (fresh.items.length >= wanted)
+      return { data: fresh.items.slice(offset, wanted), has_more: old.items.length > 0 || old.has_more };
+    return { data: [...fresh.items, ...old.items].slice(offset, wanted), has_more: old.has_more };
+  }
+
+  /** This layout's logs (every one, or the 2xx ones), newest first. */
+  private async currentPage(status: ListLogsQuery['status'], page: PageQuery) {
+    const { items, has_more } = await newestFirstMerged(
+      this.db,
+      {
+        TableName: this.tableName,
+        partitionKey: 'pk',
+        sortKey: 'sk',
+        partitions: Array.from({ length: LOG_SHARDS }, (_, shard) => keys.logs(shard)),
+        prefix: keys.logListedPrefix,
+        sortKeyOf: keys.logListed,
+        ...(status
+          ? {
+              filter: {
+                expression: '#status BETWEEN :low2xx AND :high2xx',
+                names: { '#status': LOG_ATTRIBUTES.status },
+                values: { ':low2xx': 200, ':high2xx': 299 },
+              },
+            }
+          : {}),
+      },
+      page,
+    );
+    return { items: items.map(summaryOf), has_more };
+  }
+
+  /** The previous layout's logs (every one, or the 2xx ones), newest first, read from their items. */
+  private async legacyPage(status: ListLogsQuery['status'], page: PageQuery) {
+    const index = status ? INDEXES.emailsByStatus : { ...INDEXES.emailsByTime, name: this.timeIndex };
+    const { items: entries, has_more } = await newestFirstMerged(
+      this.db,
+      {
+        TableName: this.tableName,
+        IndexName: index.name,
+        partitionKey: index.partitionKey,
+        sortKey: index.sortKey,
+        partitions: Array.from({ length: LOG_SHARDS }, (_, shard) =>
+          status ? keys.logsWithStatus(status, shard) : keys.logs(shard),
+        ),
+        prefix: keys.logListedPrefix,
+        sortKeyOf: keys.logListed,
+      },
+      page,
+    );
+    // This layout's error logs are in the status index too, but never under 2xx.
+    const legacy = entries.filter((entry) => entry.sk === keys.logSk);
+    const found = legacy.length
+      ? await batchGetAll(
+          this.db,
+          this.tableName,
+          legacy.map((entry) => ({ pk: entry.pk, sk: entry.sk })),
+        )
+      : [];
+    const byPk = new Map(found.map((item) => [String(item.pk), item]));
+    const items: RequestLogEntry[] = [];
+    for (const entry of legacy) {
+      const item = byPk.get(String(entry.pk));
+      if (item) items.push({ ...legacyEntryOf(item), request_body: null, response_body: null });
+    }
+    return { items, has_more };
   }
 
   private async getItem(key: { pk: string; sk: string }): Promise<Item | undefined> {
