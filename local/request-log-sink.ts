@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Context } from 'aws-lambda';
+import type { Context, SQSEvent } from 'aws-lambda';
 import { type CloudWatchLogsEvent, encodeAwslogs } from '../functions/adapters/cloudwatch-logs/awslogs.js';
 import { directRequestLogs } from '../functions/observability/request-log-sink.js';
 import type { RequestLogSink } from '../functions/request-logs/model.js';
 import { asRuntime, currentFunction, invoke } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
 
-type WriterHandler = (event: CloudWatchLogsEvent, context: Context) => Promise<unknown>;
+type WriterHandler = (event: CloudWatchLogsEvent | SQSEvent, context: Context) => Promise<unknown>;
 
 export interface RequestLogSubscription {
   /** Resolves once every line emitted so far has been handed to the writer and written. */
@@ -21,8 +21,10 @@ export interface RequestLogSubscription {
  * functions emit (functions/observability/request-log-sink.ts) are gathered per function's log
  * group for `batchMs` and handed to the writer's handler as CloudWatch Logs does, in the same
  * `awslogs` event (gzip, base64; DATA_MESSAGE), outside the request; a failed invocation is tried
- * twice more, as Lambda retries an asynchronous one, then kept and tried again every `retryMs`, as
- * the writer takes it back from its retry queue on AWS (never dropped while the service runs).
+ * twice more, as Lambda retries an asynchronous one, then kept and tried again every `retryMs` in
+ * the shape the writer takes it back from its retry queue on AWS (an SQS record whose body is
+ * Lambda's invocation record, the batch its `requestPayload`), so the same branch of the writer
+ * runs here; never dropped while the service runs (on AWS, after 10 receives, the dead-letter queue).
  */
 export function startRequestLogSubscription(options: {
   writer: WriterHandler;
@@ -64,13 +66,45 @@ export function startRequestLogSubscription(options: {
           });
       }
     }
-    // The retry queue's twin: tried again later, until stored.
+    // The retry queue's twin: the failed invocation's record on the queue, taken again later until stored.
+    const messageId = randomUUID();
+    const fromRetryQueue: SQSEvent = {
+      Records: [
+        {
+          messageId,
+          receiptHandle: messageId,
+          body: JSON.stringify({
+            version: '1.0',
+            timestamp: new Date().toISOString(),
+            requestContext: { functionArn: 'write-request-logs', condition: 'RetriesExhausted' },
+            requestPayload: event,
+          }),
+          attributes: {
+            ApproximateReceiveCount: '1',
+            SentTimestamp: String(Date.now()),
+            SenderId: 'local',
+            ApproximateFirstReceiveTimestamp: String(Date.now()),
+          },
+          messageAttributes: {},
+          md5OfBody: '',
+          eventSource: 'aws:sqs',
+          eventSourceARN: 'arn:aws:sqs:local:000000000000:request-log-retries',
+          awsRegion: 'local',
+        },
+      ],
+    };
+    const retryWriter = async () => {
+      const answer = (await invoke('write-request-logs', () =>
+        options.writer(fromRetryQueue, lambdaContext('write-request-logs', 30_000)),
+      )) as { batchItemFailures?: unknown[] } | undefined;
+      if (answer?.batchItemFailures?.length) throw new Error('the request-log batch failed again');
+    };
     const retry = () => {
       if (stopped) {
         options.log?.('request logs not stored before the service stopped', { lines: events.length });
         return;
       }
-      asRuntime(invokeWriter).catch(() => setTimeout(retry, retryMs).unref());
+      asRuntime(retryWriter).catch(() => setTimeout(retry, retryMs).unref());
     };
     setTimeout(retry, retryMs).unref();
   };

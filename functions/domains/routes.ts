@@ -47,6 +47,18 @@ export const listDomainsRoute = {
 
 // A read that finds SES's state (or DNS) changed stores it, over the version it read (GetItem
 // after a lost race), and brings the domain's configuration set along.
+/**
+ * What reading a domain fresh may do (get and verify; domains/sync.ts): its identity read from
+ * SES, its configuration set put when it needs another, and what changed stored, its event raised.
+ */
+const READ_FRESH = {
+  ...DOMAIN_SETTINGS,
+  ...PUBLISHES,
+  actions: ['GetItem', 'PutItem', 'Query'],
+  identities: READ_IDENTITY,
+  configurationSets: PUT_CONFIGURATION_SET,
+} as const;
+
 export const getDomainRoute = {
   handler: 'get-domain',
   method: 'GET',
@@ -55,13 +67,7 @@ export const getDomainRoute = {
   summary: 'Retrieve one domain, with its status read fresh',
   errors: [404],
   schemas: async () => ({ answer: (await answers()).domainSchema }),
-  access: {
-    ...DOMAIN_SETTINGS,
-    ...PUBLISHES,
-    actions: ['GetItem', 'PutItem', 'Query'],
-    identities: READ_IDENTITY,
-    configurationSets: PUT_CONFIGURATION_SET,
-  },
+  access: READ_FRESH,
 } as const satisfies RouteDeclaration;
 
 export const verifyDomainRoute = {
@@ -72,13 +78,7 @@ export const verifyDomainRoute = {
   summary: 'Check DNS verification now',
   errors: [404],
   schemas: async () => ({ answer: (await answers()).domainSchema }),
-  access: {
-    ...DOMAIN_SETTINGS,
-    ...PUBLISHES,
-    actions: ['GetItem', 'PutItem', 'Query'],
-    identities: READ_IDENTITY,
-    configurationSets: PUT_CONFIGURATION_SET,
-  },
+  access: READ_FRESH,
 } as const satisfies RouteDeclaration;
 
 export const updateDomainRoute = {

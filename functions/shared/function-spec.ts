@@ -18,7 +18,7 @@ export type DynamoAction =
   | 'BatchWriteItem';
 /** The table's indexes, by what they serve (adapters/dynamodb/table.ts INDEXES names each). */
 export type IndexKey = 'emailsByTime' | 'emailsByStatus' | 'emailsByDue';
-export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes' | 'ChangeMessageVisibility';
+export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes';
 export type ContentAction = 's3:PutObject' | 's3:GetObject' | 's3:AbortMultipartUpload';
 /** The content bucket's prefixes (functions/emails/attachments.ts names the keys under them). */
 export type ContentPrefix = 'attachments/' | 'bodies/';
