@@ -45,3 +45,45 @@ export async function localTls(dir?: string): Promise<TlsMaterial> {
   }
   return { key: pems.private, cert: pems.cert };
 }
+
+/** A certificate authority of this machine's own, for the local HTTPS front of tracking hosts. */
+export async function localCertificateAuthority(): Promise<{ key: string; cert: string }> {
+  const pems = await generate([{ name: 'commonName', value: 'email-service local tracking CA' }], {
+    notAfterDate: new Date(Date.now() + 825 * 24 * 3600 * 1000),
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true },
+    ],
+  });
+  return { key: pems.private, cert: pems.cert };
+}
+
+/**
+ * A server certificate for `name`, signed by `ca` (self-signed without one), valid from
+ * `notBefore` to `notAfter` (now to 90 days on by default).
+ */
+export async function certificateFor(
+  name: string,
+  ca?: { key: string; cert: string },
+  validity: { notBefore?: Date; notAfter?: Date } = {},
+): Promise<{ key: string; cert: string }> {
+  const notBefore = validity.notBefore ?? new Date(Date.now() - 60_000);
+  const pems = await generate([{ name: 'commonName', value: name }], {
+    notBeforeDate: notBefore,
+    notAfterDate: validity.notAfter ?? new Date(notBefore.getTime() + 90 * 24 * 3600 * 1000),
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 2, value: name }] },
+    ],
+    ...(ca ? { ca } : {}),
+  });
+  return { key: pems.private, cert: pems.cert };
+}

@@ -88,3 +88,13 @@ export interface DnsLookup {
   /** The `issue` values of a name's CAA records: [] when it has none; throws when DNS cannot answer. */
   caaIssuers(name: string): Promise<string[]>;
 }
+
+/**
+ * Whether a tracking host is served as SES writes it, `https://<host>/…`: the HTTPS front answers
+ * for it with a certificate valid for its name (on AWS, the CloudFront distribution holds the
+ * host's certificate). Looked at before a host goes into a configuration set.
+ */
+export interface TrackingFront {
+  /** Why the host is not served over HTTPS now; undefined when it is. Never throws. */
+  problem(host: string): Promise<string | undefined>;
+}

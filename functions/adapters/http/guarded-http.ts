@@ -1,16 +1,13 @@
-import type { LookupAddress } from 'node:dns';
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { FetchError, type FileFetcher } from '../../shared/ports.js';
-import { addressProblem, hostOf, type TargetPolicy, urlProblem } from '../../shared/targets.js';
+import { hostOf, type TargetPolicy, urlProblem } from '../../shared/targets.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_RESPONSE_KEPT } from '../../webhooks/model.js';
 import type { EndpointGuard, PostResult, WebhookSender } from '../../webhooks/ports.js';
+import { checkedAddresses, guardedLookup, type Resolve, systemResolve } from './guarded-lookup.js';
 
-export type Resolve = (host: string) => Promise<LookupAddress[]>;
-
-const systemResolve: Resolve = (host) => dnsLookup(host, { all: true, verbatim: true });
+export type { Resolve } from './guarded-lookup.js';
 
 /**
  * HTTP on users' behalf (webhook endpoints, attachments fetched from their `path`), guarded: the URL is checked (urlProblem), and the addresses its name
@@ -26,6 +23,8 @@ export class GuardedHttp implements WebhookSender, EndpointGuard, FileFetcher {
   private readonly resolve: Resolve;
   private readonly timeoutMs: number;
   private readonly fetchTimeoutMs: number;
+  /** The connection's own lookup: resolved and checked there, used as checked. */
+  private readonly lookup: LookupFunction;
 
   constructor(
     private readonly policy: TargetPolicy,
@@ -34,43 +33,13 @@ export class GuardedHttp implements WebhookSender, EndpointGuard, FileFetcher {
     this.resolve = options.resolve ?? systemResolve;
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.fetchTimeoutMs = options.fetchTimeoutMs ?? FETCH_TIMEOUT_MS;
+    this.lookup = guardedLookup(policy, this.resolve);
   }
-
-  /** Every address the host resolves to, or why it may not be used. */
-  private async addresses(host: string): Promise<LookupAddress[] | string> {
-    let found: LookupAddress[];
-    try {
-      found = await this.resolve(host);
-    } catch (error) {
-      return `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
-    }
-    if (!found.length) return `${host} does not resolve`;
-    for (const { address } of found) {
-      const problem = addressProblem(address, this.policy);
-      if (problem) return `${host} resolves to ${problem}`;
-    }
-    return found;
-  }
-
-  /** The connection's own lookup: resolved and checked here, used as checked. */
-  private readonly lookup: LookupFunction = (hostname, options, callback) => {
-    this.addresses(hostname).then(
-      (found) => {
-        if (typeof found === 'string') {
-          const error: NodeJS.ErrnoException = new Error(found);
-          error.code = 'EADDRNOTALLOWED';
-          callback(error, '', 0);
-        } else if (options.all) callback(null, found);
-        else callback(null, found[0]?.address ?? '', found[0]?.family ?? 4);
-      },
-      (error) => callback(error as NodeJS.ErrnoException, '', 0),
-    );
-  };
 
   async check(endpoint: string): Promise<string | undefined> {
     const problem = urlProblem(endpoint, this.policy);
     if (problem) return problem;
-    const found = await this.addresses(hostOf(new URL(endpoint)));
+    const found = await checkedAddresses(hostOf(new URL(endpoint)), this.policy, this.resolve);
     return typeof found === 'string' ? found : undefined;
   }
 
