@@ -137,7 +137,20 @@ const ok: SesReply = { status: 200, body: {} };
 export interface LocalConfigurationSetOptions {
   /** JSON file the sets are kept in across restarts; none: in memory. */
   file?: string;
+  /**
+   * Whether a custom redirect domain is verified (it or a domain above it is a verified identity);
+   * none: every domain is.
+   */
+  verifiedDomain?: (domain: string) => boolean;
 }
+
+/**
+ * SES takes a custom redirect domain only when it is verified: its API reference lists
+ * "InvalidTrackingOptions: the tracking domain you specified is not verified in Amazon SES" (v1);
+ * v2 answers BadRequestException with this message.
+ */
+export const unverifiedRedirectDomain = (domain: string): SesReply =>
+  badRequest(`Domain <${domain}> is not verified under this account.`);
 
 export class LocalConfigurationSets {
   private readonly sets = new Map<string, StoredSet>();
@@ -281,6 +294,15 @@ export class LocalConfigurationSets {
     return { status: 200, body: describe(name, set) };
   }
 
+  /** SES's refusal of tracking options whose custom redirect domain is not verified. */
+  private unverified(path: string, values: unknown): SesReply | undefined {
+    const domain = (values as { CustomRedirectDomain?: unknown }).CustomRedirectDomain;
+    if (path !== 'tracking-options' || typeof domain !== 'string') return undefined;
+    return this.options.verifiedDomain && !this.options.verifiedDomain(domain.toLowerCase())
+      ? unverifiedRedirectDomain(domain)
+      : undefined;
+  }
+
   private create(request: Record<string, unknown>): SesReply {
     const name = request.ConfigurationSetName;
     if (typeof name !== 'string' || !NAME.test(name))
@@ -298,6 +320,8 @@ export class LocalConfigurationSets {
       if (request[key] === undefined) continue;
       const problem = checkOptions(path, request[key], true);
       if (problem) return badRequest(problem);
+      const refused = this.unverified(path, request[key]);
+      if (refused) return refused;
       (set as unknown as Record<string, unknown>)[key] = request[key];
     }
     if (request.Tags !== undefined) {
@@ -315,6 +339,8 @@ export class LocalConfigurationSets {
     const { ConfigurationSetName: _, ...values } = request;
     const problem = checkOptions(path, values, false);
     if (problem) return badRequest(problem);
+    const refused = this.unverified(path, values);
+    if (refused) return refused;
     // A PUT replaces the whole option: what it leaves out is removed (a tracking PUT without
     // CustomRedirectDomain goes back to SES's own tracking domain).
     if (Object.keys(values).length) (set as unknown as Record<string, unknown>)[option.key] = values;

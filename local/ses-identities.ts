@@ -76,6 +76,19 @@ export class LocalIdentities {
     return identity !== undefined && this.statusOf(domain, identity.createdAtMs) === 'SUCCESS';
   }
 
+  /**
+   * Whether a domain is verified: it or a domain above it is a verified identity (SES's identity
+   * guide: a verified domain covers its subdomains). What SES asks of a custom redirect domain.
+   */
+  verifiedDomain(domain: string): boolean {
+    const labels = domain.toLowerCase().replace(/\.$/, '').split('.');
+    return labels.some((_, i) => {
+      const name = labels.slice(i).join('.');
+      const identity = this.identities.get(name);
+      return identity !== undefined && this.statusOf(name, identity.createdAtMs) === 'SUCCESS';
+    });
+  }
+
   /** Whether an address is at a verified identity, or the mailbox simulator's: a sandbox may send to it. */
   verifiedRecipient(address: string): boolean {
     const domain = domainOf((/<([^<>]+)>\s*$/.exec(address)?.[1] ?? address).trim());

@@ -173,7 +173,10 @@ export async function startSesStandIn(
   const identities = new LocalIdentities(options.identities);
   const ledger = new SesLedger(options.ledgerFile);
   const account = new LocalSesAccount(options.account);
-  const sets = new LocalConfigurationSets({ file: options.configurationSets?.file });
+  const sets = new LocalConfigurationSets({
+    file: options.configurationSets?.file,
+    verifiedDomain: (domain) => identities.verifiedDomain(domain),
+  });
   for (const name of options.configurationSets?.stack ?? [LOCAL_CONFIGURATION_SET])
     sets.defineStackSet(name, options.configurationSets?.maxDeliverySeconds);
   const tokens = new TrackingTokens();

@@ -240,6 +240,36 @@ describe('configuration sets through @aws-sdk/client-sesv2', () => {
     ).toMatch(/^400 BadRequestException: /);
   });
 
+  it('refuses a custom redirect domain SES has not verified (BadRequestException), on create and on put; one under a verified domain is taken', async () => {
+    const refused = (domain: string) =>
+      `400 BadRequestException: Domain <${domain}> is not verified under this account.`;
+    const tracking = (domain: string) => ({ CustomRedirectDomain: domain, HttpsPolicy: 'REQUIRE' as const });
+    expect(
+      await outcome(
+        createSet({ ConfigurationSetName: 'unverified', TrackingOptions: tracking('links.stranger.test') }),
+      ),
+    ).toBe(refused('links.stranger.test'));
+    await createSet({ ConfigurationSetName: 'tracked' });
+    const put = (domain: string) =>
+      outcome(
+        ses.send(
+          new PutConfigurationSetTrackingOptionsCommand({
+            ConfigurationSetName: 'tracked',
+            ...tracking(domain),
+          }),
+        ),
+      );
+    expect(await put('links.stranger.test')).toBe(refused('links.stranger.test'));
+    // An identity SES has not verified yet (a .invalid domain never verifies locally) does not cover it either.
+    await ses.send(new CreateEmailIdentityCommand({ EmailIdentity: 'acme.invalid' }));
+    expect(await put('links.acme.invalid')).toBe(refused('links.acme.invalid'));
+    expect(
+      (await ses.send(new GetConfigurationSetCommand({ ConfigurationSetName: 'tracked' }))).TrackingOptions,
+    ).toBeUndefined();
+    expect(await put('links.acme.test')).toBe('ok');
+    expect(await put('acme.test')).toBe('ok');
+  });
+
   it('answers NotFoundException for every call naming a set that does not exist', async () => {
     const ConfigurationSetName = 'nowhere';
     const calls = [
