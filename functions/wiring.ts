@@ -20,6 +20,7 @@ import {
   webhookRepository,
   webhookRetryStore,
 } from './adapters/dynamodb/repositories.js';
+import { trackingFrontOnFirstUse } from './adapters/http/fetcher-on-first-use.js';
 import { createSesConfigurationSets } from './adapters/ses/configuration-sets.js';
 import { createSesIdentities } from './adapters/ses/identities.js';
 import { SesSuppressions } from './adapters/ses/suppressions.js';
@@ -167,8 +168,13 @@ function domainSending(): NonNullable<DomainDeps['sending']> {
     'DOMAIN_CONFIGURATION_SET_PREFIX',
     'TRACKING_HTTPS_TARGET',
     'LOCAL_DNS_PUBLISHED',
+    'LOCAL_TRACKING_FRONT',
+    'LOCAL_TRACKING_FRONT_CA',
   );
   const target = config.TRACKING_HTTPS_TARGET;
+  // Locally every tracking host is served by the local front, over its own CA; on AWS, port 443
+  // of public addresses only, with Node's CAs.
+  const local = config.LOCAL_TRACKING_FRONT ? new URL(config.LOCAL_TRACKING_FRONT) : undefined;
   return {
     configurationSets: createSesConfigurationSets({
       eventsTopicArn: config.SES_EVENTS_TOPIC_ARN,
@@ -177,6 +183,16 @@ function domainSending(): NonNullable<DomainDeps['sending']> {
     }),
     dns: config.LOCAL_DNS_PUBLISHED === 'true' && target ? new PublishedDns(target) : new PublicDns(),
     ...(target ? { trackingTarget: target } : {}),
+    front: local
+      ? trackingFrontOnFirstUse(
+          { allowLoopback: true },
+          {
+            port: Number(local.port),
+            resolve: async () => [{ address: local.hostname, family: 4 }],
+            ...(config.LOCAL_TRACKING_FRONT_CA ? { ca: config.LOCAL_TRACKING_FRONT_CA } : {}),
+          },
+        )
+      : trackingFrontOnFirstUse({ allowLoopback: false }),
     configurationSetName: (id) => `${config.DOMAIN_CONFIGURATION_SET_PREFIX}${id}`,
   };
 }

@@ -29,6 +29,7 @@ import type { SesAccountSettings } from './ses-account.js';
 import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from './ses-configuration-sets.js';
 import { type LocalSes, type SesStandInSettings, startSesHere } from './ses-stand-in.js';
 import { localTls } from './tls.js';
+import { startLocalTrackingFront } from './tracking-front.js';
 
 export { DataDirInUse } from './recovery.js';
 export { scheduledEvent } from './schedules.js';
@@ -276,6 +277,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           log: options.log,
         });
     stops.unshift(() => ses.stop());
+    // The HTTPS front for tracking hosts, which a domain's host must pass before its set takes it.
+    const front = await startLocalTrackingFront({ origin: ses.trackingUrl });
+    stops.unshift(() => front.stop());
 
     // The handlers build their clients from the environment, as on Lambda.
     Object.assign(process.env, {
@@ -305,6 +309,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       // service asks for were published: nothing is published anywhere from a laptop.
       TRACKING_HTTPS_TARGET: LOCAL_TRACKING_TARGET,
       LOCAL_DNS_PUBLISHED: 'true',
+      LOCAL_TRACKING_FRONT: front.url,
+      LOCAL_TRACKING_FRONT_CA: front.ca,
       // A domain's new settings reach the next send, not within the minute each instance keeps them on AWS.
       SENDER_OPTIONS_TTL_MS: String(options.senderOptionsTtlMs ?? 0),
       // Likewise a publish reaches the next send by template (a second on AWS).

@@ -32,5 +32,10 @@ export const DOMAIN_SETTINGS = {
     'SES_MAX_DELIVERY_SECONDS',
     'DOMAIN_CONFIGURATION_SET_PREFIX',
   ],
-  optionalEnv: ['TRACKING_HTTPS_TARGET', 'LOCAL_DNS_PUBLISHED'],
+  optionalEnv: [
+    'TRACKING_HTTPS_TARGET',
+    'LOCAL_DNS_PUBLISHED',
+    'LOCAL_TRACKING_FRONT',
+    'LOCAL_TRACKING_FRONT_CA',
+  ],
 } as const satisfies FunctionAccess;

@@ -43,6 +43,19 @@ export const domainSchema = named(
     tracking_subdomain: z.optional(z.string()),
     capabilities: z.object({ sending: z.literal('enabled'), receiving: z.literal('disabled') }),
     records: z.array(domainRecordSchema),
+    tracking_host: z.optional(
+      z
+        .object({
+          name: z.string(),
+          status: z.enum(DOMAIN_STATUSES),
+          problem: z.optional(z.string()),
+          in_use: z.nullable(z.string()),
+        })
+        .register(z.globalRegistry, {
+          description:
+            "Ours, with a tracking subdomain: its host, its `Tracking` record's status (`verified` once tracked links use it), why it is not used yet (`problem`: not served over HTTPS with a certificate for its name, or the domain not verified by SES yet), and the host tracked links use now (`in_use`; `null`: SES's own), which stays the previous host until a new one is served.",
+        }),
+    ),
     mail_from_domain: z.string().register(z.globalRegistry, {
       description: 'Ours: the MAIL FROM (Return-Path) subdomain, so SPF aligns with the domain.',
     }),
@@ -58,7 +71,7 @@ export const domainSchema = named(
         description: 'Ours: a suggested report-only DMARC record; SES does not check it (`not_checked`).',
       }),
   }),
-  "A sending domain: Resend's domain object with the records to publish, and our own `domain`, `tls`, `mail_from_domain` and `dmarc_record`.",
+  "A sending domain: Resend's domain object with the records to publish, and our own `domain`, `tls`, `tracking_host`, `mail_from_domain` and `dmarc_record`.",
 );
 
 export const domainReferenceSchema = reference('domain');

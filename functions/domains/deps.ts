@@ -3,7 +3,13 @@ import type { EventPublisher } from '../webhooks/ports.js';
 import { publishQuietly } from '../webhooks/publish.js';
 import { domainEvent } from './events.js';
 import type { Domain } from './model.js';
-import type { ConfigurationSets, DnsLookup, DomainRepository, SendingIdentities } from './ports.js';
+import type {
+  ConfigurationSets,
+  DnsLookup,
+  DomainRepository,
+  SendingIdentities,
+  TrackingFront,
+} from './ports.js';
 
 export interface DomainDeps {
   domains: DomainRepository;
@@ -17,7 +23,7 @@ export interface DomainDeps {
   region?: string;
   /**
    * Per-domain sending settings: the provider's configuration sets, the DNS the tracking records
-   * are looked up in, where a tracking CNAME points, and how a domain's own set is named. Absent:
+   * are looked up in, where a tracking CNAME points, whether the front serves a host, and how a domain's own set is named. Absent:
    * a domain can only keep the defaults (tracking off, opportunistic TLS, no tracking subdomain).
    */
   sending?: {
@@ -25,6 +31,8 @@ export interface DomainDeps {
     dns: DnsLookup;
     /** The tracking CNAME's value: the HTTPS front (absent: no tracking subdomains). */
     trackingTarget?: string;
+    /** Whether a tracking host is served over HTTPS yet (looked at before it goes into a set). */
+    front: TrackingFront;
     configurationSetName: (domainId: string) => string;
   };
 }

@@ -98,6 +98,11 @@ export interface Domain extends DomainIdentity, DomainSettings {
   /** When the status was last read from the provider. */
   checked_at: string;
   configuration_set?: DomainConfigurationSet;
+  /**
+   * Why the tracking host, published in DNS, is not in use yet: the front does not serve it over
+   * HTTPS, or SES has not verified the domain (absent: in use, or its CNAME not seen yet).
+   */
+  tracking_problem?: string;
   /** Bumped by every write, so concurrent writers cannot overwrite each other (absent on old items: 0). */
   version?: number;
 }
@@ -358,22 +363,26 @@ export function trackingRecords(
 }
 
 /**
- * The configuration set a domain needs: its own once it enforces TLS or its tracking host is seen
- * in DNS (pointing SES's links at a host not published yet would break every link). Once it has
- * one it keeps it (TLS back to opportunistic is an update of the set), so sends never switch sets
- * while one is being created or deleted.
+ * The configuration set a domain needs: its own once it enforces TLS or has a tracking host ready.
+ * A host is ready when its `Tracking` record is `verified`, which withTrackingRecords (sync.ts)
+ * gives only once its CNAME is in DNS, the front serves it over HTTPS and SES has verified the
+ * domain: pointing SES's links at a host that does not serve them would break every link. Until a
+ * new host is ready, the host in use stays (the one before a change, which works; else SES's own).
+ * The host in use leaves only when its CNAME is gone from DNS (a DNS hiccup keeps it). Once a
+ * domain has a set it keeps it (TLS back to opportunistic is an update of the set), so sends never
+ * switch sets while one is being created or deleted.
  */
 export function neededConfigurationSet(domain: Domain, name: string): DomainConfigurationSet | undefined {
   const host = trackingHost(domain);
+  const inUse = domain.configuration_set?.redirect_domain;
   const cname = domain.records.find((r) => r.record === 'Tracking');
-  const seen =
-    cname !== undefined &&
-    cname.name === host &&
-    (cname.status === 'verified' ||
-      // DNS could not answer this time: a host already in use stays (a hiccup is no reason to move
-      // every link back to SES's host and forth again).
-      (cname.status === 'temporary_failure' && domain.configuration_set?.redirect_domain === host));
-  const redirect = host && seen ? host : undefined;
+  const status = cname !== undefined && cname.name === host ? cname.status : undefined;
+  const redirect =
+    host && (status === 'verified' || (status === 'temporary_failure' && inUse === host))
+      ? host
+      : inUse === host
+        ? undefined
+        : inUse;
   if (!domain.configuration_set && domain.tls !== 'enforced' && !redirect) return undefined;
   return {
     name: domain.configuration_set?.name ?? name,
@@ -408,10 +417,30 @@ export const resendDomainStatus = (status: DomainStatus): 'pending' | 'verified'
 export const DOMAIN_CAPABILITIES = { sending: 'enabled', receiving: 'disabled' } as const;
 
 /**
+ * Ours: where the tracking host stands, beside its `Tracking` record: the record's status
+ * (`verified` only once the host is in use), why it is not in use yet, and the host tracked links
+ * are written with now (`null`: SES's own), which stays the previous host until a new one serves.
+ */
+const trackingHostBody = (domain: Domain) => {
+  const host = trackingHost(domain);
+  const cname = domain.records.find((r) => r.record === 'Tracking' && r.name === host);
+  if (!host || !cname) return {};
+  return {
+    tracking_host: {
+      name: host,
+      status: cname.status,
+      ...(domain.tracking_problem ? { problem: domain.tracking_problem } : {}),
+      in_use: domain.configuration_set?.redirect_domain ?? null,
+    },
+  };
+};
+
+/**
  * The API's view of a domain: Resend's domain object (`name`, `region`, tracking, TLS and
  * capabilities; `tracking_subdomain` only once set, as Resend's schema has no null), `domain` as
- * our spec names it, and what goes beyond Resend in fields of our own: the MAIL FROM subdomain and
- * the suggested DMARC record. `region` is where the SES identity is (the stack's region).
+ * our spec names it, and what goes beyond Resend in fields of our own: the MAIL FROM subdomain, the
+ * suggested DMARC record and where the tracking host stands. `region` is where the SES identity
+ * is (the stack's region).
  */
 export const toDomainBody = (domain: Domain, region: string) => ({
   object: 'domain' as const,
@@ -427,6 +456,7 @@ export const toDomainBody = (domain: Domain, region: string) => ({
   ...(domain.tracking_subdomain ? { tracking_subdomain: domain.tracking_subdomain } : {}),
   capabilities: DOMAIN_CAPABILITIES,
   records: checkedRecords(domain.records),
+  ...trackingHostBody(domain),
   mail_from_domain: mailFromDomain(domain.domain, domain.custom_return_path),
   dmarc_record: dmarcRecord(domain.domain),
 });

@@ -11,7 +11,7 @@ import {
   trackingHost,
   trackingRecords,
 } from './model.js';
-import type { DnsLookup } from './ports.js';
+import type { DnsLookup, TrackingFront } from './ports.js';
 
 /**
  * A domain kept in line with SES and DNS: its records' statuses read, its tracking records looked
@@ -70,16 +70,46 @@ async function trackingStatus(
 export const DNS_WAIT_MS = 2_500;
 
 /**
+ * Why a tracking host whose CNAME is in DNS may not go into the domain's set yet; undefined when
+ * it may (or is in use already: not looked at again). SES takes a custom redirect domain only
+ * under a verified identity ("InvalidTrackingOptions: the tracking domain you specified is not
+ * verified in Amazon SES"; a verified domain covers its subdomains), and a host SES writes links
+ * with must be served over HTTPS with its certificate, or every tracked link breaks.
+ */
+async function newHostProblem(front: TrackingFront, domain: Domain): Promise<string | undefined> {
+  const host = trackingHost(domain);
+  if (!host || domain.configuration_set?.redirect_domain === host) return undefined;
+  if (domain.status !== 'verified')
+    return `SES has not verified ${domain.domain} yet; it takes ${host} as the tracking host only once it has.`;
+  const problem = await front
+    .problem(host)
+    .catch((error: Error) => `${host} could not be looked at: ${error.message}`);
+  return (
+    problem &&
+    `${problem}. Add ${host} to the HTTPS front's certificate and alternate names (docs/tracking.md).`
+  );
+}
+
+/**
  * The domain with its tracking records looked up in DNS (none without a tracking subdomain, or on
- * a deployment without the HTTPS front). Never throws: DNS that cannot answer is `temporary_failure`.
+ * a deployment without the HTTPS front). The `Tracking` record is `verified` only once the host
+ * may be used: its CNAME is in DNS and, for a host not in use yet, SES has verified the domain and
+ * the front serves it over HTTPS (else `pending`, with the reason in `tracking_problem`). Never
+ * throws: DNS that cannot answer is `temporary_failure`.
  */
 export async function withTrackingRecords(deps: DomainDeps, domain: Domain): Promise<Domain> {
   const target = deps.sending?.trackingTarget;
-  const tracking =
-    domain.tracking_subdomain && target && deps.sending
-      ? trackingRecords(domain, target, await trackingStatus(deps.sending.dns, domain, target))
-      : [];
-  return { ...domain, records: [...identityRecordsOf(domain.records), ...tracking] };
+  const { tracking_problem: _stale, ...rest } = domain;
+  if (!(domain.tracking_subdomain && target && deps.sending))
+    return { ...rest, records: identityRecordsOf(domain.records) };
+  const status = await trackingStatus(deps.sending.dns, domain, target);
+  const problem = status.cname === 'verified' ? await newHostProblem(deps.sending.front, domain) : undefined;
+  const tracking = trackingRecords(domain, target, problem ? { ...status, cname: 'pending' } : status);
+  return {
+    ...rest,
+    records: [...identityRecordsOf(domain.records), ...tracking],
+    ...(problem ? { tracking_problem: problem } : {}),
+  };
 }
 
 /**
@@ -164,14 +194,16 @@ export async function refreshDomain(
     putFailed = true;
   }
   const put = putFailed || refreshed !== before;
-  if (!touch && sameState(domain, refreshed)) return domain;
+  // Why the tracking host is not used yet is stored (list-domains shows it), but is no event.
+  const changed = !sameState(domain, refreshed);
+  if (!touch && !changed && domain.tracking_problem === refreshed.tracking_problem) return domain;
   // Deleted meanwhile (it stays deleted), or changed by another writer: theirs stands.
   if (!(await deps.domains.save(refreshed, 'existing'))) {
     if (put) await restoreConfigurationSet(deps, domain.id);
     return null;
   }
   if (putFailed) await restoreConfigurationSet(deps, domain.id);
-  if (!sameState(domain, refreshed)) await raise(deps, 'domain.updated', refreshed);
+  if (changed) await raise(deps, 'domain.updated', refreshed);
   return { ...refreshed, version: (domain.version ?? 0) + 1 };
 }
 

@@ -89,6 +89,14 @@ const SETTINGS = {
    */
   LOCAL_DNS_PUBLISHED: () => z.optional(z.enum(['true', 'false'])),
   /**
+   * Local development only (`npm start` sets it): the local HTTPS front for tracking hosts
+   * (`https://127.0.0.1:<port>`), where every tracking host is looked at before it goes into a
+   * set, in place of port 443 of the address the host resolves to. Never set by the stack.
+   */
+  LOCAL_TRACKING_FRONT: () => z.optional(z.url({ protocol: /^https$/, hostname: /^127\.0\.0\.1$/ })),
+  /** Local development only: the local front's certificate authority (PEM), trusted for that look alone. */
+  LOCAL_TRACKING_FRONT_CA: () => z.optional(z.string().check(z.minLength(1))),
+  /**
    * Set only behind the optional front door (CloudFront + WAF): the value CloudFront sends in
    * `x-origin-verify`; requests without it went around the firewall and are refused.
    */

@@ -42,7 +42,7 @@ import {
   TRACKING_RECHECK_MS,
   VERIFIED_RECHECK_MS,
 } from '../../functions/domains/domains.js';
-import type { DnsLookup } from '../../functions/domains/ports.js';
+import type { DnsLookup, TrackingFront } from '../../functions/domains/ports.js';
 import { makeHandler as makeCreate } from '../../functions/handlers/create-domain.js';
 import { makeHandler as makeDelete } from '../../functions/handlers/delete-domain.js';
 import { makeHandler as makeGet } from '../../functions/handlers/get-domain.js';
@@ -92,6 +92,9 @@ const dns: DnsLookup = {
   },
   caaIssuers: async (name) => published.caa.get(name) ?? [],
 };
+/** The HTTPS front: serves every host but those given a problem here. */
+const unserved = new Map<string, string>();
+const front: TrackingFront = { problem: async (host) => unserved.get(host) };
 
 let table: TestTable;
 let token: string;
@@ -108,6 +111,7 @@ const sending = (trackingTarget?: string): NonNullable<DomainDeps['sending']> =>
     owner: OWNER,
   }),
   dns,
+  front,
   ...(trackingTarget ? { trackingTarget } : {}),
   configurationSetName: (id) => `${PREFIX}${id}`,
 });
@@ -136,6 +140,7 @@ beforeEach(() => {
   published.cname.clear();
   published.caa.clear();
   published.failing = false;
+  unserved.clear();
 });
 
 type Response = APIGatewayProxyStructuredResultV2;
@@ -289,20 +294,39 @@ describe('PATCH /v1/domains/{id}', () => {
       configurationSet: `${PREFIX}${domain.id}`,
     });
 
-    // Changed (never removed): the new host is pending, so SES goes back to its own host meanwhile.
+    // Changed (never removed): while the new host is pending, the set keeps the one that works.
     ses.on(CreateConfigurationSetCommand).rejects(sesError(AlreadyExistsException));
     ses.on(CreateConfigurationSetEventDestinationCommand).rejects(sesError(AlreadyExistsException));
     ses.on(PutConfigurationSetDeliveryOptionsCommand).resolves(meta);
     ses.on(PutConfigurationSetTrackingOptionsCommand).resolves(meta);
     expect((await patch(domain.id, { tracking_subdomain: `t.${domain.name}` })).statusCode).toBe(200);
-    expect(ses.commandCalls(PutConfigurationSetTrackingOptionsCommand)[0]?.args[0].input).toEqual({
-      ConfigurationSetName: `${PREFIX}${domain.id}`,
-    });
+    expect(ses.commandCalls(PutConfigurationSetTrackingOptionsCommand)).toEqual([]);
     body = await get(domain.id);
     expect(body.tracking_subdomain).toBe('t');
     expect(body.records.find((r: { record: string }) => r.record === 'Tracking')).toMatchObject({
       name: `t.${domain.name}`,
       status: 'pending',
+    });
+    expect(body.tracking_host).toEqual({
+      name: `t.${domain.name}`,
+      status: 'pending',
+      in_use: `links.${domain.name}`,
+    });
+    expect(ses.commandCalls(PutConfigurationSetTrackingOptionsCommand)).toEqual([]);
+    // Published and served: the set takes it.
+    published.cname.set(`t.${domain.name}`, [FRONT]);
+    body = await get(domain.id);
+    expect(ses.commandCalls(PutConfigurationSetTrackingOptionsCommand).map((c) => c.args[0].input)).toEqual([
+      {
+        ConfigurationSetName: `${PREFIX}${domain.id}`,
+        CustomRedirectDomain: `t.${domain.name}`,
+        HttpsPolicy: 'REQUIRE',
+      },
+    ]);
+    expect(body.tracking_host).toEqual({
+      name: `t.${domain.name}`,
+      status: 'verified',
+      in_use: `t.${domain.name}`,
     });
   });
 
@@ -441,6 +465,75 @@ describe('the scheduled check', () => {
       tls: 'opportunistic',
       redirect_domain: `links.${domain.name}`,
     });
+  });
+});
+
+describe('a tracking host before its front serves it', () => {
+  it('stays out of the set while the front does not serve it over HTTPS (its record pending, the reason shown), on reads and on the scheduled check; in once it does', async () => {
+    const domain = await add({ tracking_subdomain: 'links' });
+    const host = `links.${domain.name}`;
+    published.cname.set(host, [FRONT]);
+    unserved.set(host, `${host} does not answer over HTTPS: its certificate is not valid for this name`);
+    let body = await get(domain.id);
+    expect(body.records.find((r: { record: string }) => r.record === 'Tracking').status).toBe('pending');
+    expect(body.tracking_host).toEqual({
+      name: host,
+      status: 'pending',
+      problem: expect.stringContaining('its certificate is not valid for this name'),
+      in_use: null,
+    });
+    expectResendShape(body, 'Domain');
+    expect(setCalls()).toEqual([]);
+    let now = Date.now() + TRACKING_RECHECK_MS;
+    const only = checkOf(domain.id, () => now);
+    expect((await checkDomains(only)).checked).toBe(1);
+    expect(setCalls()).toEqual([]);
+    expect((await domains.get(domain.id))?.tracking_problem).toContain(host);
+
+    unserved.clear();
+    now += TRACKING_RECHECK_MS;
+    expect((await checkDomains(only)).checked).toBe(1);
+    expect(setCalls()).toEqual([
+      expect.objectContaining({ TrackingOptions: { CustomRedirectDomain: host, HttpsPolicy: 'REQUIRE' } }),
+    ]);
+    body = await get(domain.id);
+    expect(body.tracking_host).toEqual({ name: host, status: 'verified', in_use: host });
+  });
+
+  it('stays out of the set until SES has verified the domain (SES refuses a custom redirect domain it has not verified)', async () => {
+    const name = fresh();
+    const pending = {
+      ...identity(name),
+      VerifiedForSendingStatus: false,
+      VerificationStatus: 'PENDING' as const,
+      DkimAttributes: { SigningEnabled: true, Status: 'PENDING' as const, Tokens: TOKENS },
+    };
+    ses
+      .on(CreateEmailIdentityCommand, { EmailIdentity: name })
+      .resolves({ ...created(), VerifiedForSendingStatus: false, DkimAttributes: pending.DkimAttributes });
+    ses.on(GetEmailIdentityCommand, { EmailIdentity: name }).resolves(pending);
+    const response = (await makeCreate(deps)(
+      httpEvent({ method: 'POST', path: '/v1/domains', token, body: { name, tracking_subdomain: 'links' } }),
+      context(),
+    )) as Response;
+    expect(response.statusCode).toBe(201);
+    const { id } = parseBody(response);
+    published.cname.set(`links.${name}`, [FRONT]);
+    let body = await get(id);
+    expect(body.tracking_host).toMatchObject({
+      status: 'pending',
+      problem: expect.stringContaining(`SES has not verified ${name}`),
+    });
+    expect(setCalls()).toEqual([]);
+
+    ses.on(GetEmailIdentityCommand, { EmailIdentity: name }).resolves(identity(name));
+    body = await get(id);
+    expect(body.tracking_host).toEqual({
+      name: `links.${name}`,
+      status: 'verified',
+      in_use: `links.${name}`,
+    });
+    expect(setCalls()).toHaveLength(1);
   });
 });
 

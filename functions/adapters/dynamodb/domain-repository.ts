@@ -37,6 +37,7 @@ const toDomain = (item: Item): Domain => ({
   ...(typeof item.tracking_subdomain === 'string' ? { tracking_subdomain: item.tracking_subdomain } : {}),
   ...(typeof item.custom_return_path === 'string' ? { custom_return_path: item.custom_return_path } : {}),
   ...(item.configuration_set ? { configuration_set: item.configuration_set as DomainConfigurationSet } : {}),
+  ...(typeof item.tracking_problem === 'string' ? { tracking_problem: item.tracking_problem } : {}),
   version: Number(item.version ?? 0),
 });
 
