@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolve } from '../../functions/adapters/http/guarded-lookup.js';
 import { HttpsTrackingFront } from '../../functions/adapters/http/tracking-front.js';
+import { checkDomainsDeps } from '../../functions/wiring.js';
 import { certificateFor, localCertificateAuthority } from '../../local/tls.js';
 import { type LocalTrackingFront, startLocalTrackingFront } from '../../local/tracking-front.js';
 
@@ -138,5 +139,38 @@ describe('the local twin of the front', () => {
     ).toBeUndefined();
     // Its certificates are its CA's own: Node's CAs do not take them.
     expect(await check(port, { ca: null })).toMatch(/not trusted|cannot be verified/);
+  });
+});
+
+describe("the domain functions' wiring", () => {
+  /** The scheduled check's deps, built from this environment as its Lambda's init builds them. */
+  const wiredFront = (env: Record<string, string>) => {
+    const settings: Record<string, string> = {
+      AWS_REGION: 'us-east-1',
+      TABLE_NAME: 'emails',
+      WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhooks',
+      SES_EVENTS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:events',
+      SES_MAX_DELIVERY_SECONDS: '50400',
+      DOMAIN_CONFIGURATION_SET_PREFIX: 'EmailService-',
+      TRACKING_HTTPS_TARGET: 'd111111abcdef8.cloudfront.net',
+      ...env,
+    };
+    const saved = Object.fromEntries(Object.keys(settings).map((key) => [key, process.env[key]]));
+    Object.assign(process.env, settings);
+    try {
+      return checkDomainsDeps().sending?.front;
+    } finally {
+      for (const [key, value] of Object.entries(saved))
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+    }
+  };
+
+  it("looks at npm start's local front with its CA, and on AWS (no local settings) refuses a loopback host", async () => {
+    const local = wiredFront({ LOCAL_TRACKING_FRONT: front.url, LOCAL_TRACKING_FRONT_CA: front.ca });
+    expect(await local?.problem(HOST)).toBeUndefined();
+    const aws = wiredFront({});
+    // localhost resolves to a loopback address: refused before any connection.
+    expect(await aws?.problem('localhost')).toMatch(/is refused: localhost resolves to .* loopback address/);
   });
 });
