@@ -84,10 +84,10 @@ async function newHostProblem(front: TrackingFront, domain: Domain): Promise<str
   const problem = await front
     .problem(host)
     .catch((error: Error) => `${host} could not be looked at: ${error.message}`);
-  return (
-    problem &&
-    `${problem}. Add ${host} to the HTTPS front's certificate and alternate names (docs/tracking.md).`
-  );
+  // A front that does not serve the host: say where it is added (a refused address says enough).
+  return problem?.includes('does not answer over HTTPS')
+    ? `${problem}. Add ${host} to the HTTPS front's certificate and alternate names (docs/tracking.md).`
+    : problem;
 }
 
 /**
