@@ -62,7 +62,7 @@ export function routeSpec(route: RouteDeclaration): FunctionSpec {
     ...rest,
     description,
     env: ['TABLE_NAME', 'RATE_LIMIT_PER_SECOND', ...env],
-    optionalEnv: ['FRONT_DOOR_SECRET', 'REQUEST_LOGS', ...optionalEnv],
+    optionalEnv: ['FRONT_DOOR_SECRET', 'REQUEST_LOGS', 'REQUEST_LOG_BODIES', ...optionalEnv],
     table: {
       actions: [...new Set<DynamoAction>(['GetItem', 'UpdateItem', ...actions])],
       ...indexNames(indexes),

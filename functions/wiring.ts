@@ -96,12 +96,14 @@ export function apiDeps<R extends RepositoryFactories = Record<never, never>>(
   repositories: R = {} as R,
   options: { deflateBodies?: boolean } = {},
 ) {
-  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET, REQUEST_LOGS } = loadConfig(
-    'TABLE_NAME',
-    'RATE_LIMIT_PER_SECOND',
-    'FRONT_DOOR_SECRET',
-    'REQUEST_LOGS',
-  );
+  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET, REQUEST_LOGS, REQUEST_LOG_BODIES } =
+    loadConfig(
+      'TABLE_NAME',
+      'RATE_LIMIT_PER_SECOND',
+      'FRONT_DOOR_SECRET',
+      'REQUEST_LOGS',
+      'REQUEST_LOG_BODIES',
+    );
   const requestLogsOff = REQUEST_LOGS === 'false';
   const table = openTable(TABLE_NAME, undefined, {
     deflateBodies: options.deflateBodies,
@@ -118,6 +120,7 @@ export function apiDeps<R extends RepositoryFactories = Record<never, never>>(
     // Every answered request's log line (stdout on Lambda; see observability/request-log-sink.ts),
     // unless the stack turned request logs off: then no line, and the log routes say they are off.
     requestLog: requestLogsOff ? undefined : requestLogSink,
+    requestLogBodies: REQUEST_LOG_BODIES === 'true',
     requestLogsOff,
     log,
     counters,
@@ -126,10 +129,15 @@ export function apiDeps<R extends RepositoryFactories = Record<never, never>>(
 
 /** The request-log writer: the table, and how long logs are kept. */
 export function requestLogWriterDeps() {
-  const { TABLE_NAME, LOG_RETENTION_DAYS } = loadConfig('TABLE_NAME', 'LOG_RETENTION_DAYS');
+  const { TABLE_NAME, LOG_RETENTION_DAYS, REQUEST_LOG_BODIES } = loadConfig(
+    'TABLE_NAME',
+    'LOG_RETENTION_DAYS',
+    'REQUEST_LOG_BODIES',
+  );
   return {
     requestLogs: requestLogRepository(openTable(TABLE_NAME)),
     retentionDays: LOG_RETENTION_DAYS,
+    bodies: REQUEST_LOG_BODIES === 'true',
     log,
   };
 }

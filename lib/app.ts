@@ -69,6 +69,8 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     upgradeStep: number('upgradeStep') as EmailServiceStackProps['upgradeStep'],
     deflateBodies: flag('deflateBodies'),
     requestLogs: flag('requestLogs'),
+    requestLogsOutliveEmails: flag('requestLogsOutliveEmails'),
+    requestLogBodies: flag('requestLogBodies'),
     alarmEmail: context('alarmEmail'),
     trackingHttpsTarget: context('trackingHttpsTarget'),
     logLevel: logLevel as EmailServiceStackProps['logLevel'],

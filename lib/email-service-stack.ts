@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -32,6 +32,7 @@ import {
 } from './constructs/service-function.js';
 import { SesEventsPipeline } from './constructs/ses-events.js';
 import { Webhooks } from './constructs/webhooks.js';
+import { requestLogRetention } from './request-log-retention.js';
 
 export interface EmailServiceStackProps extends StackProps {
   /**
@@ -130,9 +131,21 @@ export interface EmailServiceStackProps extends StackProps {
   readonly deflateBodies?: boolean;
   /**
    * Days the API's request logs (`GET /v1/logs`) are kept before DynamoDB's TTL deletes them
-   * (1 to 3,650). @default 30
+   * (1 to 3,650); within `emailRetentionDays`, as is their copy in the API functions' log groups,
+   * unless `requestLogsOutliveEmails` (docs/logs.md). @default 30
    */
   readonly logRetentionDays?: number;
+  /**
+   * The operator's choice to keep request logs (which show the emails' addresses, subjects and
+   * content) `logRetentionDays` even when that is longer than `emailRetentionDays`. @default false
+   */
+  readonly requestLogsOutliveEmails?: boolean;
+  /**
+   * Whether request logs keep the requests' and answers' bodies (redacted, 8 KB each). Off: the
+   * table and the log groups keep only the method, path, status, user agent, key id, timing and id.
+   * @default true
+   */
+  readonly requestLogBodies?: boolean;
   /**
    * The API's request logs (`GET /v1/logs`, docs/logs.md). Off: no API function emits a log line,
    * no subscription filter and no writer are made, and the log routes answer 404 saying logs are
@@ -140,7 +153,10 @@ export interface EmailServiceStackProps extends StackProps {
    * @default true
    */
   readonly requestLogs?: boolean;
-  /** @default RetentionDays.ONE_MONTH */
+  /**
+   * Every function's log group's retention; the API functions' (which receive the request-log
+   * lines) within the request logs' retention too. @default RetentionDays.ONE_MONTH
+   */
   readonly logRetention?: RetentionDays;
   /** The least level functions log (Powertools' POWERTOOLS_LOG_LEVEL). @default 'INFO' */
   readonly logLevel?: FunctionLogging['level'];
@@ -249,15 +265,26 @@ export class EmailServiceStack extends Stack {
       throw new Error(`logRetentionDays must be a whole number from 1 to 3650, not ${logRetentionDays}`);
     const layoutError = layoutProblem(layout);
     if (layoutError) throw new Error(layoutError);
+    const requestLogKeeping = requestLogRetention({
+      requestLogs: props.requestLogs !== false,
+      logRetentionDays: props.logRetentionDays,
+      emailRetentionDays: layout.retentionDays,
+      outliveEmails: props.requestLogsOutliveEmails === true,
+      bodies: props.requestLogBodies !== false,
+      functionLogRetention: logging.retention ?? RetentionDays.ONE_MONTH,
+    });
+    for (const warning of requestLogKeeping.warnings)
+      Annotations.of(this).addWarningV2('email-service:request-log-retention', warning);
     // The settings functions read, as environment variables (each function gets those it reads).
     const settings: Partial<Record<EnvKey, string>> = {
       TABLE_LAYOUT: JSON.stringify(layout),
       ...(props.sesMaxSendRate === undefined ? {} : { SES_MAX_SEND_RATE: String(props.sesMaxSendRate) }),
       RATE_LIMIT_PER_SECOND: String(props.keyRateLimit ?? 10),
-      LOG_RETENTION_DAYS: String(logRetentionDays),
+      LOG_RETENTION_DAYS: String(requestLogKeeping.tableDays),
       DEFLATE_BODIES: String(props.deflateBodies ?? true),
       // Absent: on (the API functions' default).
       ...(props.requestLogs === false ? { REQUEST_LOGS: 'false' } : {}),
+      ...(props.requestLogBodies === false ? { REQUEST_LOG_BODIES: 'false' } : {}),
       ...timingSettings(timings),
       SWEEP_OLD_CHECK_EVERY_MS: String(60 * 60_000),
       SES_MAX_DELIVERY_SECONDS: String(timings.maxDeliverySeconds),
@@ -265,7 +292,10 @@ export class EmailServiceStack extends Stack {
     };
 
     this.monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: props.alarmEmail });
-    this.concepts = new ConceptStacks(this, 'Concepts', { logging });
+    this.concepts = new ConceptStacks(this, 'Concepts', {
+      logging,
+      requestLogLineRetention: props.requestLogs === false ? undefined : requestLogKeeping.lineLogGroups,
+    });
     const functions = this.concepts;
     const table = this.table.table;
     this.content = new ContentBucket(this, 'Content', { retentionDays: props.contentRetentionDays });
@@ -326,6 +356,7 @@ export class EmailServiceStack extends Stack {
             sources: [...this.api.functions.values()],
             functions,
             monitoring: this.monitoring,
+            retentionDays: requestLogKeeping.tableDays,
           });
     this.domainCheck = new DomainCheck(this, 'Domains', {
       resources: { table, settings, webhookQueue, domainConfigurationSets },

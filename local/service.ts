@@ -84,6 +84,8 @@ export interface LocalServiceOptions {
   domainFailMs?: number;
   /** Requests per second each API key may make (the stack's keyRateLimit). @default 10 */
   rateLimitPerSecond?: number;
+  /** Whether request logs keep bodies (the stack's requestLogBodies; REQUEST_LOG_BODIES). @default true */
+  requestLogBodies?: boolean;
   /** How often the scheduled domain check runs (EventBridge's schedule on AWS). @default 1000 */
   domainCheckIntervalMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -322,6 +324,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       SWEEP_OLD_CHECK_EVERY_MS: String(Math.min(60_000, timings.finalEventsAfterMs / 4)),
       RATE_LIMIT_PER_SECOND: String(options.rateLimitPerSecond ?? 10),
       DEFLATE_BODIES: process.env.DEFLATE_BODIES ?? 'true',
+      REQUEST_LOG_BODIES: String(options.requestLogBodies ?? process.env.REQUEST_LOG_BODIES ?? 'true'),
       // Metrics are CloudWatch's (embedded metric format lines): locally they would only be noise.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });

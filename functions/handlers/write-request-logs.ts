@@ -13,7 +13,7 @@ interface InvocationRecord {
 
 const storeBatch = (deps: Deps, event: CloudWatchLogsEvent) => {
   const data = decodeAwslogs(event);
-  if (data.messageType !== 'DATA_MESSAGE') return { stored: 0, skipped: 0 };
+  if (data.messageType !== 'DATA_MESSAGE') return { stored: 0, skipped: 0, expired: 0 };
   return storeRequestLogs(
     deps,
     data.logEvents.map((logEvent) => logEvent.message),
@@ -33,7 +33,7 @@ export const makeHandler =
   (deps: Deps) =>
   async (
     event: CloudWatchLogsEvent | SQSEvent,
-  ): Promise<{ stored: number; skipped: number } | SQSBatchResponse> => {
+  ): Promise<Awaited<ReturnType<typeof storeRequestLogs>> | SQSBatchResponse> => {
     if (!('Records' in event)) return storeBatch(deps, event);
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records) {

@@ -39,6 +39,8 @@ export interface HttpDeps {
   frontDoorSecret?: string;
   /** Where each answered request's log line goes (http/request-log.ts). None: requests are not logged. */
   requestLog?: RequestLogSink;
+  /** False: the log lines carry no bodies (the stack's requestLogBodies). @default true */
+  requestLogBodies?: boolean;
 }
 
 export interface HttpRequest {
@@ -260,7 +262,9 @@ export function httpHandler(
   });
   if (!deps.requestLog || route.logged === false)
     return (event, context) => answer(event, context as HttpContext);
-  return withRequestLog(deps.requestLog, log, (event, context) => answer(event, context as HttpContext));
+  return withRequestLog(deps.requestLog, log, (event, context) => answer(event, context as HttpContext), {
+    bodies: deps.requestLogBodies !== false,
+  });
 }
 
 /** Input validation, for the handlers: the one shared rule (shared/parse.ts). */

@@ -44,12 +44,16 @@ function requestBodyOf(event: HttpEvent): unknown {
  * the answer is ready, one line (request-logs/model.ts: redacted, bodies capped) goes to the sink,
  * synchronously, and the answer is returned. Nothing is awaited for the log, and a failure to
  * build or write the line is logged (without the line) and never changes the answer.
+ * `bodies: false` (the stack's requestLogBodies): the line has both bodies null, and no part of
+ * either is read, so none can reach the log group or the table.
  */
 export function withRequestLog(
   sink: RequestLogSink,
   log: Log,
   answer: (event: HttpEvent, context: Context & LoggedContext) => Promise<HttpResponse>,
+  options: { bodies?: boolean } = {},
 ): (event: HttpEvent, context: Context) => Promise<HttpResponse> {
+  const bodies = options.bodies !== false;
   return async (event, context) => {
     const started = performance.now();
     const at = Date.now();
@@ -72,8 +76,8 @@ export function withRequestLog(
           user_agent: userAgent ? headerForLog(userAgent, LOG_USER_AGENT_MAX_BYTES) : null,
           api_key_id: logged.apiKey?.id ?? null,
           duration_ms: Math.round((performance.now() - started) * 100) / 100,
-          request_body: bodyForLog(requestBodyOf(event)),
-          response_body: bodyForLog(logged.responseBody),
+          request_body: bodies ? bodyForLog(requestBodyOf(event)) : null,
+          response_body: bodies ? bodyForLog(logged.responseBody) : null,
         };
         sink.write(requestLogLine(entry));
       }

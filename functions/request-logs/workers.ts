@@ -9,6 +9,7 @@ export const LOG_WORKERS = {
   'write-request-logs': {
     description: "Stores the API's request logs, delivered from the API functions' log groups",
     env: ['TABLE_NAME', 'LOG_RETENTION_DAYS'],
+    optionalEnv: ['REQUEST_LOG_BODIES'],
     table: { actions: ['BatchWriteItem'] },
   },
 } as const satisfies Record<string, WorkerSpec>;

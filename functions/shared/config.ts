@@ -64,6 +64,11 @@ const SETTINGS = {
   DEFLATE_BODIES: () => z._default(z.enum(['true', 'false']), 'true'),
   /** The API's request logs (docs/logs.md): 'false' (the stack's requestLogs setting) emits no line and the log routes say so. */
   REQUEST_LOGS: () => z._default(z.enum(['true', 'false']), 'true'),
+  /**
+   * Whether request logs keep the requests' bodies (the stack's requestLogBodies): 'false' and the
+   * API functions' lines carry none, and the writer stores none (a line from before the change).
+   */
+  REQUEST_LOG_BODIES: () => z._default(z.enum(['true', 'false']), 'true'),
   /** The bucket attachments and large bodies are kept in (S3; the local emulator's locally). */
   CONTENT_BUCKET: () => z.string().check(z.minLength(1)),
   /**
@@ -100,7 +105,10 @@ const SETTINGS = {
    * Set only behind the optional front door (CloudFront + WAF): the value CloudFront sends in
    * `x-origin-verify`; requests without it went around the firewall and are refused.
    */
-  /** Days request logs are kept (DynamoDB TTL; the stack's logRetentionDays). */
+  /**
+   * Days request logs are kept from their request (DynamoDB TTL): the stack's logRetentionDays,
+   * within its emailRetentionDays unless it opts out (lib/request-log-retention.ts).
+   */
   LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
   FRONT_DOOR_SECRET: () => z.optional(z.string().check(z.minLength(16))),
 } satisfies Record<string, () => z.ZodMiniType>;

@@ -1,7 +1,7 @@
 import { NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { API_FUNCTIONS, type FunctionName } from '../../functions/catalog.js';
+import { API_FUNCTIONS, FUNCTIONS, type FunctionName } from '../../functions/catalog.js';
 import { type Concept, conceptOf } from '../concepts.js';
 import { keepLogicalId, logGroupIdOf } from '../legacy-ids.js';
 import { type FunctionLogging, ServiceFunction, type ServiceFunctionProps } from './service-function.js';
@@ -9,7 +9,17 @@ import { type FunctionLogging, ServiceFunction, type ServiceFunctionProps } from
 export interface ConceptStacksProps {
   /** How the functions log: their log groups' retention, and the least level. @default 30 days, INFO */
   readonly logging?: FunctionLogging;
+  /**
+   * The retention of the log groups that receive request-log lines (the API functions': those that
+   * read the REQUEST_LOGS setting), which show requests (lib/request-log-retention.ts).
+   * @default logging.retention
+   */
+  readonly requestLogLineRetention?: RetentionDays;
 }
+
+/** Whether a function writes request-log lines to its log group (docs/logs.md): it reads REQUEST_LOGS. */
+export const writesRequestLogLines = (name: FunctionName): boolean =>
+  FUNCTIONS[name].optionalEnv?.includes('REQUEST_LOGS') === true;
 
 /**
  * Where each function is deployed: a nested stack per concept (lib/concepts.ts) holds that
@@ -27,10 +37,12 @@ export class ConceptStacks extends Construct {
   /** Each function's log group (in the parent). */
   public readonly logGroups: ReadonlyMap<FunctionName, LogGroup> = this.madeLogGroups;
   private readonly logging: FunctionLogging | undefined;
+  private readonly requestLogLineRetention: RetentionDays | undefined;
 
   constructor(scope: Construct, id: string, props: ConceptStacksProps = {}) {
     super(scope, id);
     this.logging = props.logging;
+    this.requestLogLineRetention = props.requestLogLineRetention;
   }
 
   /** The concept's nested stack (made on first use). */
@@ -51,8 +63,9 @@ export class ConceptStacks extends Construct {
 
   /** The function `name`, in its concept's stack, writing to its log group here. */
   add(name: FunctionName, props: Omit<ServiceFunctionProps, 'name' | 'logGroup' | 'logging'> = {}) {
+    const retention = this.logging?.retention ?? RetentionDays.ONE_MONTH;
     const logGroup = new LogGroup(this, `${name}-logs`, {
-      retention: this.logging?.retention ?? RetentionDays.ONE_MONTH,
+      retention: writesRequestLogLines(name) ? (this.requestLogLineRetention ?? retention) : retention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const id = logGroupIdOf(name, { route: API_FUNCTIONS.includes(name) });

@@ -21,6 +21,12 @@ export interface RequestLogsProps {
   readonly functions: ConceptStacks;
   /** Where the retries' dead-letter alarm goes (none: no alarm). */
   readonly monitoring?: Monitoring;
+  /**
+   * Days the logs are kept (the writer's LOG_RETENTION_DAYS): the retry and dead-letter queues keep
+   * a batch no longer (SQS keeps a message at most 14 days), as the writer stores none past it.
+   * @default 14
+   */
+  readonly retentionDays?: number;
 }
 
 /** Times a batch is taken from the retry queue before it is kept in the dead-letter queue. */
@@ -38,7 +44,8 @@ export const REQUEST_LOG_FILTER = `{ $.${LOG_LINE_MARKER} = "${LOG_LINE_TYPE}" }
  * A batch the writer still fails after those (DynamoDB throttling past its retries) goes to its
  * failure destination, the retry queue, whose messages the writer takes again (the invocation
  * record, with the batch in it) until they are stored; one taken WRITER_RETRY_RECEIVES times is kept
- * 14 days in a dead-letter queue, with an alarm, for a redrive. No batch is dropped.
+ * in a dead-letter queue, with an alarm, for a redrive. No batch is dropped while its logs are
+ * kept: both queues keep a message 14 days, or the logs' retention when that is shorter.
  * Defaults: the writer has 256 MB and 30 s; one invoke permission for the account's log groups
  * in this region (one per group would grow the function's policy past its 20 KB limit). Each filter
  * is made beside its function (in that function's concept stack), after the writer's permission.
@@ -55,11 +62,12 @@ export class RequestLogs extends Construct {
     this.writer = props.functions
       .add('write-request-logs', { memorySize: 256, timeout: Duration.seconds(30) })
       .bind(props.resources);
-    this.deadLetterQueue = secureQueue(this, 'DeadLetterQueue', { retentionPeriod: Duration.days(14) });
+    const kept = Duration.days(Math.min(14, props.retentionDays ?? 14));
+    this.deadLetterQueue = secureQueue(this, 'DeadLetterQueue', { retentionPeriod: kept });
     this.retryQueue = secureQueue(this, 'RetryQueue', {
       // Six times the writer's timeout, as Lambda advises for a queue a function consumes.
       visibilityTimeout: Duration.seconds(180),
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: kept,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WRITER_RETRY_RECEIVES },
     });
     this.writer.function.configureAsyncInvoke({
@@ -75,8 +83,7 @@ export class RequestLogs extends Construct {
     );
     props.monitoring?.alarm('RequestLogDeadLetters', depth(this.deadLetterQueue), {
       threshold: 1,
-      alarmDescription:
-        'Request logs could not be stored 10 times from their retry queue and wait in its dead-letter queue (kept 14 days): redrive them once DynamoDB takes them.',
+      alarmDescription: `Request logs could not be stored 10 times from their retry queue and wait in its dead-letter queue (kept ${kept.toDays()} days): redrive them once DynamoDB takes them.`,
     });
     const stack = Stack.of(this);
     this.writer.function.addPermission('FromApiLogGroups', {

@@ -1,9 +1,14 @@
-import { App } from 'aws-cdk-lib';
-import type { Template } from 'aws-cdk-lib/assertions';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { FunctionName } from '../../functions/catalog.js';
 import { buildApp } from '../../lib/app.js';
+import { writesRequestLogLines } from '../../lib/constructs/concept-stacks.js';
 import { WRITER_RETRY_RECEIVES } from '../../lib/constructs/request-logs.js';
-import type { EmailServiceStack } from '../../lib/email-service-stack.js';
+import { EmailServiceStack } from '../../lib/email-service-stack.js';
+import { CLOUDWATCH_RETENTION_DAYS, cloudWatchRetentionWithin } from '../../lib/request-log-retention.js';
 import { logicalId, type Resource, resourcesOf, synthStack, templateOf } from '../support/template.js';
 
 /**
@@ -123,5 +128,113 @@ describe('request logs in the stack', () => {
     expect(() => buildApp(app, { account: '123456789012', region: 'us-east-1' })).toThrow(
       /requestLogs must be true or false/,
     );
+  });
+});
+
+describe("request logs kept no longer than the emails, with or without their bodies (docs/logs.md, 'What is kept where')", () => {
+  const synth = (context: Record<string, string>, props: { logRetention?: RetentionDays } = {}) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+    if (props.logRetention === undefined)
+      return buildApp(app, { account: '123456789012', region: 'us-east-1' }).service;
+    return new EmailServiceStack(app, 'Kept', {
+      env: { account: '123456789012', region: 'us-east-1' },
+      logRetention: props.logRetention,
+      logRetentionDays: Number(context.logRetentionDays),
+      emailRetentionDays: Number(context.emailRetentionDays),
+      requestLogsOutliveEmails: context.requestLogsOutliveEmails === 'true',
+    });
+  };
+  /** Each function's log group's retention in days, by whether it receives request-log lines. */
+  const retentionsOf = (stack: EmailServiceStack) => {
+    const groups = resourcesOf(Template.fromStack(stack), 'AWS::Logs::LogGroup');
+    const of = (lines: boolean) =>
+      new Set(
+        [...stack.concepts.logGroups]
+          .filter(([name]) => writesRequestLogLines(name) === lines)
+          .map(([, group]) => groups[logicalId(stack, group)]?.Properties.RetentionInDays),
+      );
+    return { lines: of(true), others: of(false) };
+  };
+  /** A function's environment, from its own (nested) stack's template: no need to read them all as one. */
+  const envOf = (stack: EmailServiceStack, name: FunctionName) => {
+    const fn = stack.functions[name];
+    if (!fn) throw new Error(`no ${name}`);
+    const own = Stack.of(fn);
+    const id = own.resolve((fn.node.defaultChild as CfnElement).logicalId) as string;
+    return variablesOf(resourcesOf(Template.fromStack(own), 'AWS::Lambda::Function')[id] as Resource);
+  };
+  const warningsOf = (stack: EmailServiceStack) =>
+    Annotations.fromStack(stack)
+      .findWarning('*', Match.anyValue())
+      .map((w) => String(w.entry.data));
+
+  it('CloudWatch retention values, rounded down: the longest it accepts within a number of days', () => {
+    const wrong: number[] = [];
+    for (let days = 1; days <= 4000; days++) {
+      const within: number = cloudWatchRetentionWithin(days);
+      const allowed = CLOUDWATCH_RETENTION_DAYS as readonly number[];
+      if (!allowed.includes(within) || within > days || allowed.some((a) => a > within && a <= days))
+        wrong.push(days);
+    }
+    expect(wrong).toEqual([]);
+    expect([30, 10, 45, 2, 364].map(cloudWatchRetentionWithin)).toEqual([30, 7, 30, 1, 180]);
+  });
+
+  it('by default: 30 days in the table and in the API functions’ log groups, bodies kept', () => {
+    const { stack } = on;
+    expect(retentionsOf(stack)).toEqual({ lines: new Set([30]), others: new Set([30]) });
+    expect(envOf(stack, 'write-request-logs')).toMatchObject({ LOG_RETENTION_DAYS: '30' });
+    expect(envOf(stack, 'write-request-logs')).not.toHaveProperty('REQUEST_LOG_BODIES');
+    expect(envOf(stack, 'send-email')).not.toHaveProperty('REQUEST_LOG_BODIES');
+    expect(warningsOf(stack).filter((w) => /request ?logs/i.test(w))).toEqual([]);
+  });
+
+  it('-c emailRetentionDays=10 -c requestLogBodies=false: the table keeps logs 10 days, the log groups that receive their lines 7, and no function logs or stores a body', () => {
+    const stack = synth({ emailRetentionDays: '10', requestLogBodies: 'false' });
+    expect(retentionsOf(stack)).toEqual({ lines: new Set([7]), others: new Set([30]) });
+    expect(envOf(stack, 'write-request-logs')).toMatchObject({
+      LOG_RETENTION_DAYS: '10',
+      REQUEST_LOG_BODIES: 'false',
+    });
+    const api = [...stack.api.functions.values()].filter((fn) => writesRequestLogLines(fn.name));
+    expect(api.length).toBeGreaterThan(20);
+    for (const fn of api) expect(envOf(stack, fn.name)).toHaveProperty('REQUEST_LOG_BODIES', 'false');
+    // A batch waiting for a retry is kept no longer than its logs either.
+    const queues = resourcesOf(Template.fromStack(stack), 'AWS::SQS::Queue');
+    for (const queue of [stack.requestLogs?.retryQueue, stack.requestLogs?.deadLetterQueue])
+      expect(queues[logicalId(stack, queue as Queue)]?.Properties.MessageRetentionPeriod).toBe(10 * 86_400);
+    // Only the default was capped: nothing to warn about.
+    expect(warningsOf(stack)).toEqual([]);
+  });
+
+  it('-c logRetentionDays=90 with emailRetentionDays=45: kept 45 days (30 in the log groups), and a warning naming the opt-in', () => {
+    const capped = synth({ logRetentionDays: '90', emailRetentionDays: '45' });
+    expect(retentionsOf(capped).lines).toEqual(new Set([30]));
+    expect(envOf(capped, 'write-request-logs')).toMatchObject({
+      LOG_RETENTION_DAYS: '45',
+    });
+    expect(warningsOf(capped)).toEqual([
+      expect.stringMatching(/logRetentionDays \(90\).*requestLogsOutliveEmails=true/),
+    ]);
+  });
+
+  it('opted in (requestLogsOutliveEmails=true): kept logRetentionDays, in the log groups too (within their own logRetention)', () => {
+    const kept = synth(
+      { logRetentionDays: '90', emailRetentionDays: '45', requestLogsOutliveEmails: 'true' },
+      { logRetention: RetentionDays.SIX_MONTHS },
+    );
+    expect(retentionsOf(kept)).toEqual({ lines: new Set([90]), others: new Set([180]) });
+    expect(envOf(kept, 'write-request-logs')).toMatchObject({ LOG_RETENTION_DAYS: '90' });
+    expect(warningsOf(kept)).toEqual([]);
+  });
+
+  it('warns at synth of an opt-in that changes nothing, and refuses one that is not true or false', () => {
+    const stack = synth({ requestLogsOutliveEmails: 'true' });
+    expect(warningsOf(stack)).toEqual([
+      expect.stringMatching(/requestLogsOutliveEmails=true changes nothing/),
+    ]);
+    expect(retentionsOf(stack).lines).toEqual(new Set([30]));
+    for (const setting of ['requestLogsOutliveEmails', 'requestLogBodies'])
+      expect(() => synth({ [setting]: 'yes' })).toThrow(new RegExp(`${setting} must be true or false`));
   });
 });

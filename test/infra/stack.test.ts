@@ -737,9 +737,9 @@ describe('EmailServiceStack', () => {
     });
   });
 
-  it('keeps request logs logRetentionDays (1 to 3,650); refuses others naming the setting', () => {
+  it('keeps request logs logRetentionDays (1 to 3,650; within emailRetentionDays: test/infra/request-logs.test.ts); refuses others naming the setting', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const custom = new EmailServiceStack(app, 'Logs90', { logRetentionDays: 90 });
+    const custom = new EmailServiceStack(app, 'Logs90', { logRetentionDays: 90, emailRetentionDays: 90 });
     templateOf(custom).hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ LOG_RETENTION_DAYS: '90' }) },
     });

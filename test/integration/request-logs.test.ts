@@ -1,7 +1,7 @@
 import { deflateRawSync, gzipSync } from 'node:zlib';
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
 import { DynamoDomainRepository } from '../../functions/adapters/dynamodb/domain-repository.js';
 import { DynamoRequestLogRepository } from '../../functions/adapters/dynamodb/request-log-repository.js';
@@ -11,7 +11,14 @@ import { makeHandler as makeListKeys } from '../../functions/handlers/list-api-k
 import { makeHandler as makeListLogs } from '../../functions/handlers/list-logs.js';
 import { makeHandler as makeFallback } from '../../functions/handlers/route-not-found.js';
 import { makeHandler as makeWriter } from '../../functions/handlers/write-request-logs.js';
-import { REDACTED, type RequestLogEntry, type RequestLogSink } from '../../functions/request-logs/model.js';
+import {
+  logIdOf,
+  logTimeOf,
+  REDACTED,
+  type RequestLogEntry,
+  type RequestLogSink,
+  requestLogLine,
+} from '../../functions/request-logs/model.js';
 import { parseRequestLogLine } from '../../functions/request-logs/reads.js';
 import { systemClock } from '../../functions/shared/ports.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
@@ -238,11 +245,12 @@ describe('request logs: emitted by the middleware, stored by the writer', () => 
     ).toEqual({
       stored: 1,
       skipped: 2,
+      expired: 0,
     });
     await writer(awslogs([...delivered, ...delivered]));
     const items = await count();
     expect(items.length).toBe(before + 1);
-    expect(await writer(awslogs([], 'CONTROL_MESSAGE'))).toEqual({ stored: 0, skipped: 0 });
+    expect(await writer(awslogs([], 'CONTROL_MESSAGE'))).toEqual({ stored: 0, skipped: 0, expired: 0 });
     const sent = parseRequestLogLine(delivered[0] as string) as RequestLogEntry;
     const item = items.find((i) => i.sk === `LOG#${sent.id}`);
     expect(item?.expires_at).toBe(Math.floor(Date.parse(sent.created_at) / 1000) + 30 * 86_400);
@@ -324,5 +332,98 @@ describe('request logs: emitted by the middleware, stored by the writer', () => 
       endpoint: '/v1/domains',
       response_body: '{"object":"list","data":[]}',
     });
+  });
+});
+
+describe("request logs under the stack's privacy settings (requestLogBodies=false, emailRetentionDays=10)", () => {
+  /**
+   * The real handlers, built from the environment as on Lambda, with what the stack gives the API
+   * functions and the writer for `-c requestLogBodies=false -c emailRetentionDays=10`
+   * (test/infra/request-logs.test.ts holds the template to it): no bodies, logs kept 10 days.
+   */
+  const RETENTION_DAYS = 10;
+  const env = () => ({
+    TABLE_NAME: table.tableName,
+    TABLE_LAYOUT: JSON.stringify({ retentionDays: RETENTION_DAYS }),
+    AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    RATE_LIMIT_PER_SECOND: '10',
+    REQUEST_LOG_BODIES: 'false',
+    LOG_RETENTION_DAYS: String(RETENTION_DAYS),
+  });
+  const email = {
+    to: ['alice.private@example.com'],
+    subject: 'Your test results',
+    html: '<p>Dear Alice, your diagnosis is ready</p>',
+  };
+  const traces = ['alice.private', 'test results', 'diagnosis', 'a-key-named-bob'];
+
+  it('keeps no body in what the functions log nor in the table, and a TTL within the emails’ retention', async () => {
+    for (const [key, value] of Object.entries(env())) vi.stubEnv(key, value);
+    const { directRequestLogs } = await import('../../functions/observability/request-log-sink.js');
+    directRequestLogs(capture);
+    try {
+      const { handler: createKeyHandler } = await import('../../functions/handlers/create-api-key.js');
+      const { handler: fallbackHandler } = await import('../../functions/handlers/route-not-found.js');
+      const { handler: writerHandler } = await import('../../functions/handlers/write-request-logs.js');
+      const created = (await createKeyHandler(
+        httpEvent({ method: 'POST', path: '/v1/api-keys', token, body: { name: 'a-key-named-bob' } }),
+        context(),
+      )) as Response;
+      expect(created.statusCode).toBe(201);
+      const missing = (await fallbackHandler(
+        httpEvent({ method: 'POST', path: '/v1/emailz', token, body: email }),
+        context(),
+      )) as Response;
+      expect(missing.statusCode).toBe(404);
+      // What the functions wrote to their log groups: the summaries, no body.
+      expect(lines).toHaveLength(2);
+      for (const line of lines) for (const trace of traces) expect(line).not.toContain(trace);
+      const emitted = lines.map((line) => parseRequestLogLine(line) as RequestLogEntry);
+      for (const entry of emitted) expect(entry).toMatchObject({ request_body: null, response_body: null });
+      expect(emitted.map((e) => e.endpoint)).toEqual(['/v1/api-keys', '/v1/emailz']);
+
+      // A line written with its bodies (an instance still running the old setting), one past its
+      // retention (a batch that waited in the retry queue), and today's: through the real writer.
+      const before = Date.now();
+      const withBodies: RequestLogEntry = {
+        ...(emitted[1] as RequestLogEntry),
+        id: logIdOf('with-bodies', before - 1000),
+        created_at: new Date(before - 1000).toISOString(),
+        request_body: JSON.stringify(email),
+        response_body: '{"name":"not_found"}',
+      };
+      const old = { ...withBodies, id: logIdOf('old', before - 11 * 86_400_000) };
+      old.created_at = new Date(before - 11 * 86_400_000).toISOString();
+      const result = await writerHandler(
+        awslogs([...lines, requestLogLine(withBodies), requestLogLine(old)]) as never,
+        context('write-request-logs'),
+      );
+      expect(result).toEqual({ stored: 3, skipped: 0, expired: 1 });
+
+      const items = (await table.db.send(new ScanCommand({ TableName: table.tableName }))).Items ?? [];
+      const ours = items.filter((i) => [...emitted, withBodies, old].some((e) => i.sk === `LOG#${e.id}`));
+      expect(ours).toHaveLength(3);
+      expect(ours.some((i) => i.sk === `LOG#${old.id}`)).toBe(false);
+      // Every log item (the API key's own item holds its name, as it should).
+      const stored = JSON.stringify(items.filter((i) => String(i.pk).startsWith('LOGS#')));
+      for (const trace of traces) expect(stored).not.toContain(trace);
+      for (const item of ours) {
+        expect(item.z).toBeUndefined();
+        const at = Date.parse(logTimeOf(String(item.sk).slice(4))) / 1000;
+        // Within the emails' retention: an email made by this request expires no sooner.
+        expect(item.expires_at).toBeLessThanOrEqual(Math.ceil(at) + RETENTION_DAYS * 86_400);
+        expect(item.expires_at).toBeGreaterThan(at);
+      }
+      for (const entry of [...emitted, withBodies]) {
+        const one = parseBody(await getLog(entry.id));
+        expect(one).toMatchObject({ id: entry.id, request_body: null, response_body: null });
+      }
+    } finally {
+      directRequestLogs(undefined);
+      vi.unstubAllEnvs();
+    }
   });
 });

@@ -22,9 +22,11 @@ const repository = () =>
   );
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
+/** A minute ago: well within the logs' retention (an older one is not stored). */
+const T0 = Date.now() - 60_000;
 const entry = (i: number): RequestLogEntry => ({
-  id: logIdOf(`request-${i}`, Date.parse('2026-01-01T00:00:00Z') + i),
-  created_at: new Date(Date.parse('2026-01-01T00:00:00Z') + i).toISOString(),
+  id: logIdOf(`request-${i}`, T0 + i),
+  created_at: new Date(T0 + i).toISOString(),
   method: 'POST',
   endpoint: '/v1/emails',
   response_status: i % 5 === 0 ? 422 : 200,
@@ -61,7 +63,7 @@ describe('the request-log writer and BatchWriteItem', () => {
       return calls === 1 ? { UnprocessedItems: { [TABLE]: requests.slice(0, 3) } } : {};
     });
     const result = await makeHandler({ requestLogs: repository(), retentionDays: 30, log })(event(batch));
-    expect(result).toEqual({ stored: 30, skipped: 0 });
+    expect(result).toEqual({ stored: 30, skipped: 0, expired: 0 });
     const sent = dynamo
       .commandCalls(BatchWriteCommand)
       .map((call) => call.args[0].input.RequestItems?.[TABLE]);
@@ -122,5 +124,37 @@ describe('the request-log writer and BatchWriteItem', () => {
     } as never);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(await again).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
+  });
+
+  it('with requestLogBodies=false writes no body, even of a line that carries them; a log past its retention is not written; the TTL is its request plus the retention', async () => {
+    dynamo.on(BatchWriteCommand).resolves({});
+    const now = Date.now();
+    const lined = {
+      ...entry(1),
+      request_body: '{"to":["alice.private@example.com"],"html":"<p>diagnosis</p>"}',
+    };
+    const expired = {
+      ...entry(2),
+      id: logIdOf('request-old', now - 8 * 86_400_000),
+      created_at: new Date(now - 8 * 86_400_000).toISOString(),
+    };
+    const handler = makeHandler({
+      requestLogs: repository(),
+      retentionDays: 7,
+      bodies: false,
+      log,
+      now: () => now,
+    });
+    expect(await handler(event([lined, expired, entry(3)]))).toEqual({ stored: 2, skipped: 0, expired: 1 });
+    const items = dynamo
+      .commandCalls(BatchWriteCommand)
+      .flatMap((call) => (call.args[0].input.RequestItems?.[TABLE] ?? []) as Put[])
+      .map((request) => request.PutRequest.Item);
+    expect(items.map((item) => String(item.sk).slice(4))).toEqual([lined.id, entry(3).id]);
+    expect(JSON.stringify(items)).not.toMatch(/alice|diagnosis|em_1/);
+    for (const [item, written] of items.map((item, i) => [item, [lined, entry(3)][i]] as const)) {
+      expect(item.z).toBeUndefined();
+      expect(item.expires_at).toBe(Math.floor(Date.parse(String(written?.created_at)) / 1000) + 7 * 86_400);
+    }
   });
 });

@@ -97,10 +97,13 @@ function summaryItem(entry: RequestLogEntry, retentionDays: number): Item {
 /**
  * The items of one group of logs (at most LOG_GROUP, ids unique): each its summary, and the group's
  * bodies compressed together and cut into slices over the first items, each filled up to 1 KB
- * (what is left over goes to the last holder, so at most one item is past a unit).
+ * (what is left over goes to the last holder, so at most one item is past a unit). A group without
+ * a body (requestLogBodies=false) is its summaries alone: an item with no tag reads as a log without
+ * bodies, from itself (bodiesPlace, bodiesFrom).
  */
 export function groupItems(entries: readonly RequestLogEntry[], retentionDays: number): Item[] {
   const items = entries.map((entry) => summaryItem(entry, retentionDays));
+  if (entries.every((entry) => entry.request_body === null && entry.response_body === null)) return items;
   const ids = entries.map((entry) => entry.id);
   const packed = brotliCompressSync(
     JSON.stringify(entries.map((entry) => [entry.request_body, entry.response_body])),
