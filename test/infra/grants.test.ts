@@ -761,7 +761,7 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
   },
   'adapters/dynamodb/client.ts#batchGet': {
     functions: ['send-email'],
-    why: "send-email reads one email, key and template at a time; the batch reads are the consumer's and the list routes'",
+    why: "send-email reads no batch: its `find` and `list` (on arrays, on packages' values) reach the repositories' batch reads, the consumer's suppression lookup and the list routes'",
   },
 };
 
