@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetConfigurationSetCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetConfigurationSetCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
@@ -131,6 +133,66 @@ const createEvent = (body: unknown) => {
 const tlsPolicyOf = async (setName: string) =>
   (await ses.send(new GetConfigurationSetCommand({ ConfigurationSetName: setName }))).DeliveryOptions
     ?.TlsPolicy;
+
+describe('the stand-in', () => {
+  it("refuses what a role lacks as each service does: the SDK reads AccessDeniedException (S3's AccessDenied)", async () => {
+    const standIn = await startRoleStandIn({
+      functionName: 'nothing-granted',
+      statements: [],
+      ids: {
+        tableId: 'Table',
+        configurationSetId: 'Set',
+        queueIdByUrl: () => 'Queue',
+        bucketIdByName: () => 'Bucket',
+      },
+      upstream: {
+        dynamodb: service.endpoints.dynamodb,
+        sqs: service.endpoints.sqs,
+        ses: service.endpoints.ses,
+        s3: service.endpoints.s3,
+      },
+    });
+    const config = { region: 'us-east-1', credentials, maxAttempts: 1 };
+    const dynamo = new DynamoDBClient({ ...config, endpoint: standIn.endpoints.AWS_ENDPOINT_URL_DYNAMODB });
+    const sqs = new SQSClient({ ...config, endpoint: standIn.endpoints.AWS_ENDPOINT_URL_SQS });
+    const sesv2 = new SESv2Client({ ...config, endpoint: standIn.endpoints.AWS_ENDPOINT_URL_SESV2 });
+    const s3 = new S3Client({
+      ...config,
+      endpoint: standIn.endpoints.AWS_ENDPOINT_URL_S3,
+      forcePathStyle: true,
+    });
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => 'answered',
+        (error: Error & { $metadata?: { httpStatusCode?: number } }) =>
+          `${error.name} ${error.$metadata?.httpStatusCode}`,
+      );
+    try {
+      expect(
+        await refusal(
+          dynamo.send(new GetItemCommand({ TableName: service.tableName, Key: { pk: { S: 'x' } } })),
+        ),
+      ).toBe('AccessDeniedException 400');
+      expect(
+        await refusal(
+          sqs.send(
+            new SendMessageCommand({ QueueUrl: standIn.queueUrl(service.queues.webhooks), MessageBody: 'x' }),
+          ),
+        ),
+      ).toMatch(/^AccessDenied(Exception)? 403$/);
+      expect(await refusal(sesv2.send(new GetEmailIdentityCommand({ EmailIdentity: 'x.test' })))).toBe(
+        'AccessDeniedException 403',
+      );
+      expect(await refusal(s3.send(new GetObjectCommand({ Bucket: service.contentBucket, Key: 'x' })))).toBe(
+        'AccessDenied 403',
+      );
+      expect(standIn.denied()).toHaveLength(4);
+    } finally {
+      for (const client of [dynamo, sqs, sesv2, s3]) client.destroy();
+      await standIn.stop();
+    }
+  });
+});
 
 describe('built functions behind a stand-in that refuses what their role lacks', () => {
   it("create-domain whose CreateConfigurationSet answer is lost: the SDK's retry meets the set and updates it, and the domain is added and usable", async () => {
