@@ -92,7 +92,7 @@ const SUPPRESSED_PATH = '/v2/email/suppression/addresses/';
 const ACCOUNT_PATH = '/v2/email/account';
 
 /** The IAM action (ses:<action>) of an SES v2 request the local SES answers, by its path. */
-function sesAction(method: string, url: string, body: Buffer): string | undefined {
+export function sesAction(method: string, url: string, body: Buffer): string | undefined {
   const path = url.split('?')[0] ?? '';
   if (method === 'POST' && path === SEND_EMAIL_PATH) return 'SendEmail';
   if (method === 'GET' && path === ACCOUNT_PATH) return 'GetAccount';

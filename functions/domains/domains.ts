@@ -69,6 +69,35 @@ function identityFailure(domain: string, error: IdentityError): ApiError {
 }
 
 /**
+ * The provider's refusal of a new domain's configuration set, in the API's error shape. The
+ * identity was made (or adopted) by then and stays in SES, so the answer says what exists: that
+ * identity, tagged as this service's, and no domain; adding the name again adopts the identity.
+ */
+function configurationSetFailure(domain: string, error: IdentityError): ApiError {
+  const kept =
+    `The domain was not added, but SES now holds the identity ${domain}, which this service created ` +
+    `and keeps: adding ${domain} again adopts it.`;
+  switch (error.reason) {
+    case 'throttled':
+      return new ApiError(
+        429,
+        'rate_limit_exceeded',
+        `SES is throttling configuration set requests. ${kept} Try again in a second.`,
+        undefined,
+        { 'retry-after': '1' },
+      );
+    case 'unavailable':
+      return new ApiError(
+        500,
+        'internal_server_error',
+        `SES could not make ${domain}'s configuration set right now. ${kept}`,
+      );
+    default:
+      return validationError(`SES refused ${domain}'s configuration set: ${error.message}. ${kept}`);
+  }
+}
+
+/**
  * Adds a sending domain: claim the name (one domain per name), create the provider identity, then
  * store the domain. A provider refusal gives the claim back, so nothing is left behind; if the store
  * fails after the provider succeeded, a retry adopts the identity this service created.
@@ -107,12 +136,14 @@ export async function createDomain(
   domain = await withTrackingRecords(deps, domain);
   try {
     // The set it needs (TLS enforced) before anything is stored: a refusal leaves nothing behind
-    // but the identity, which a retry adopts (and a set half made, retired at once).
+    // but the identity, which a retry adopts and the answer names (and a set half made, retired
+    // at once).
     domain = await withConfigurationSet(deps, domain);
   } catch (error) {
     await retireSet(deps, id, 0);
     await deps.domains.releaseName(name, id).catch(() => undefined);
-    if (error instanceof IdentityError) throw identityFailure(name, error);
+    deps.log?.error("could not make a new domain's configuration set", { domain: name, error });
+    if (error instanceof IdentityError) throw configurationSetFailure(name, error);
     throw error;
   }
   try {

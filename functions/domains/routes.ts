@@ -27,8 +27,11 @@ export const createDomainRoute = {
       'GetEmailIdentity',
       'PutEmailIdentityMailFromAttributes',
     ],
-    // A new domain's set is named by its new id: only ever created, never found there already.
-    configurationSets: ['CreateConfigurationSet', 'TagResource', 'CreateConfigurationSetEventDestination'],
+    // A new domain's set is named by its new id, yet SES may hold it already: a create whose answer
+    // was lost (a timeout, a reset connection) after SES made the set is retried by the SDK and
+    // meets AlreadyExistsException, and the set is then brought to its settings by the calls
+    // that update one (adapters/ses/configuration-sets.ts).
+    configurationSets: PUT_CONFIGURATION_SET,
   },
 } as const satisfies RouteDeclaration;
 

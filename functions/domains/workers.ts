@@ -8,8 +8,10 @@ export const DOMAIN_WORKERS = {
     description: 'Re-reads the verification of pending sending domains',
     env: ['TABLE_NAME', ...DOMAIN_SETTINGS.env],
     optionalEnv: DOMAIN_SETTINGS.optionalEnv,
-    // Retired sets: listed (Query), deleted from SES, then forgotten (DeleteItem).
-    table: { actions: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+    // Retired sets: listed (Query), deleted from SES, then forgotten (DeleteItem). GetItem: a check
+    // that lost its store to another writer (a PATCH meanwhile) reads the domain as stored to put
+    // its set back as that says (domains/sync.ts, restoreConfigurationSet).
+    table: { actions: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     identities: READ_IDENTITY,
     configurationSets: [...PUT_CONFIGURATION_SET, 'DeleteConfigurationSet'],
     ...PUBLISHES,

@@ -435,6 +435,29 @@ describe("POST /v1/domains with Resend's fields", () => {
     ses.on(CreateConfigurationSetCommand).resolves(meta);
     expect((await create({ name, tls: 'enforced' })).statusCode).toBe(201);
   });
+
+  it('a set SES cannot make once the identity is made answers what exists: the identity SES holds, which the retry adopts', async () => {
+    const name = fresh();
+    const denied = Object.assign(new Error('not authorized to perform: ses:CreateConfigurationSet'), {
+      name: 'AccessDeniedException',
+    });
+    ses.on(CreateConfigurationSetCommand).rejects(denied);
+    const failed = await create({ name, tls: 'enforced' });
+    expect(failed.statusCode).toBe(500);
+    const message = parseBody(failed).message as string;
+    expect(message).not.toContain('nothing was created');
+    expect(message).toContain(`SES now holds the identity ${name}`);
+    expect(message).toContain('adopts it');
+    expect(await domains.senderState(name)).toBeNull();
+    // The retry meets the identity (AlreadyExists), ours by its tag: adopted.
+    ses.on(CreateConfigurationSetCommand).resolves(meta);
+    ses.on(CreateEmailIdentityCommand, { EmailIdentity: name }).rejects(sesError(AlreadyExistsException));
+    const retried = (await makeCreate(deps)(
+      httpEvent({ method: 'POST', path: '/v1/domains', token, body: { name, tls: 'enforced' } }),
+      context(),
+    )) as Response;
+    expect(retried.statusCode, retried.body as string).toBe(201);
+  });
 });
 
 /** The scheduled check's deps, at the clock's time, seeing this one domain only (the table has others). */

@@ -164,6 +164,30 @@ function matchesResource(entry: unknown, ref: ResourceRef): boolean {
   }
 }
 
+/** The IAM action of an SDK operation (`SESv2`, `GetEmailIdentity` → `ses:GetEmailIdentity`). */
+export function iamActionOf(service: string, operation: string): string {
+  switch (service) {
+    case 'DynamoDB':
+      return `dynamodb:${operation}`;
+    case 'SQS':
+      return `sqs:${SQS_ACTIONS[operation] ?? operation}`;
+    case 'SESv2':
+      return `ses:${operation}`;
+    case 'S3':
+      return `s3:${S3_ACTIONS[operation] ?? operation}`;
+    default:
+      throw new Error(`no IAM mapping for ${service}:${operation}`);
+  }
+}
+
+/** Whether an Allow statement of the role grants the action on some resource. */
+export const grantsAction = (statements: Statement[], action: string): boolean =>
+  statements.some(
+    (statement) =>
+      (statement.Effect ?? 'Allow') === 'Allow' &&
+      [statement.Action].flat().some((pattern) => matchesAction(pattern, action)),
+  );
+
 /** Whether an Allow statement of the role grants the action on the resource (no Deny is used). */
 export const allows = (statements: Statement[], { action, resource }: Requirement): boolean =>
   statements.some(
