@@ -334,7 +334,9 @@ async function requeue(
   }
   const content = await deps.store.content(id);
   if (!content) return false;
-  await deps.queue.enqueue({ id, content });
+  // Marked: its first message may still be queued (a backlog), so the consumer checks the email's
+  // state before booking a send slot for this one.
+  await deps.queue.enqueue({ id, content, requeued: true });
   deps.log?.warn('requeued a stranded email', { email_id: id });
   return true;
 }
