@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
 import { DynamoSendPacer } from '../../functions/adapters/dynamodb/send-pacer.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
-import type { DeadLetters, SendJob, SweepProgress } from '../../functions/emails/ports.js';
+import type { DeadLetters, QueuedJob, SendJob, SweepProgress } from '../../functions/emails/ports.js';
 import { toQueueMessage } from '../../functions/emails/send-job.js';
 import { SWEEP_MARGIN_MS, type SweepDeps, sweep } from '../../functions/emails/sweep.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
@@ -20,7 +20,7 @@ let table: TestTable;
 let emails: DynamoEmailRepository;
 let store: DynamoSweepStore;
 let queue: RecordingQueue;
-let deadLetters: { messages: { job?: SendJob; messageId: string }[] } & DeadLetters;
+let deadLetters: { messages: { job?: QueuedJob; messageId: string }[] } & DeadLetters;
 let now: number;
 
 const settings = awsSweepSettings;
@@ -467,5 +467,19 @@ describe('sweeper (dynalite)', () => {
     await consumer(sqsEvent([{ body: toQueueMessage({ id: sending, content, requeued: true }) }]));
     expect(booked).toHaveLength(1);
     expect(mailer.sent.map((job) => job.id)).toEqual([id]);
+  });
+
+  it('a dead-lettered message that carries a claim left standing (its release failed, then every receive) ends its email for that, not as an unknown outcome', async () => {
+    const id = await accepted(25 * 60_000);
+    expect(await emails.claim(id, now - 22 * 60_000, undefined, { mark: 'throttled' })).toBe('claimed');
+    deadLetters.messages.push({
+      messageId: 'dead',
+      job: { id, content, unreleased: { started_at: now - 22 * 60_000, mark: 'throttled' } },
+    });
+    expect((await sweep(deps())).failedFromDeadLetters).toBe(1);
+    expect(await emails.get(id)).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringContaining('dead-letter queue'),
+    });
   });
 });
