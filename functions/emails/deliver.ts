@@ -225,7 +225,7 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
         if (!finalAttempt) {
           count('SendRetried');
           const unreleased = await release(deps, job.id, startedAt, mark);
-          // A claim left standing goes with a new message, the only one that may take it over.
+          // A claim left standing goes with a new message, the only one that may release it.
           const resend = failure.kind === 'unreached' || unreleased !== undefined;
           return {
             result: 'retry',
