@@ -55,6 +55,7 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     sendConcurrency: number('sendConcurrency'),
     sendBatchSize: number('sendBatchSize'),
     sesMaxSendRate: number('sesMaxSendRate'),
+    sesSendRate: number('sesSendRate'),
     sendMaxAttempts: number('sendMaxAttempts'),
     apiRateLimit: number('apiRateLimit'),
     apiBurstLimit: number('apiBurstLimit'),

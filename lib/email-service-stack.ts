@@ -33,13 +33,15 @@ import {
 import { SesEventsPipeline } from './constructs/ses-events.js';
 import { Webhooks } from './constructs/webhooks.js';
 import { requestLogRetention } from './request-log-retention.js';
+import { oversizedSendConcurrency } from './send-concurrency.js';
 
 export interface EmailServiceStackProps extends StackProps {
   /**
    * Most concurrent consumer invocations sending through SES (2 to 1,000, the SQS event source's
-   * bounds), each taking up to `sendBatchSize` emails. Throughput, not the SES rate: every
-   * invocation books its sends on one shared schedule at the account's rate (from SES's GetAccount,
-   * or `sesMaxSendRate`), so any value stays within it, the sandbox's 1 per second included.
+   * bounds), each taking up to `sendBatchSize` emails. Not the SES rate: every invocation books its
+   * sends on one shared schedule at the account's rate (from SES's GetAccount, or `sesMaxSendRate`),
+   * so any value stays within it, the sandbox's 1 per second included. Above what that rate needs
+   * (lib/send-concurrency.ts) it sends no faster, only costs: the synth warns past twice that.
    * @default 5
    */
   readonly sendConcurrency?: number;
@@ -49,6 +51,13 @@ export interface EmailServiceStackProps extends StackProps {
    * @default the account's rate (GetAccount, read every 5 minutes)
    */
   readonly sesMaxSendRate?: number;
+  /**
+   * The send rate you expect SES to give the account (recipients per second), only to check
+   * `sendConcurrency` against at synth: a warning when it is far above what this rate needs. Never
+   * used to pace (the consumers keep to the rate SES reports).
+   * @default sesMaxSendRate, else 100 (what the default concurrency is sized for)
+   */
+  readonly sesSendRate?: number;
   /**
    * Emails a send consumer invocation takes at once (1 to 100). The send schedule takes one write a
    * batch, about 1,000 a second, so it carries 1,000 × sendBatchSize emails a second: raise it past
@@ -246,10 +255,20 @@ export class EmailServiceStack extends Stack {
     if (!Number.isInteger(sendBatchSize) || sendBatchSize < 1 || sendBatchSize > 100)
       throw new Error(`sendBatchSize must be a whole number from 1 to 100, not ${sendBatchSize}`);
     const eventsConcurrency = eventSourceConcurrency('sesEventsConcurrency', props.sesEventsConcurrency ?? 5);
-    if (props.sesMaxSendRate !== undefined && !(props.sesMaxSendRate > 0))
-      throw new Error(
-        `sesMaxSendRate must be a number of recipients per second above 0, not ${props.sesMaxSendRate}`,
-      );
+    for (const [key, rate] of [
+      ['sesMaxSendRate', props.sesMaxSendRate],
+      ['sesSendRate', props.sesSendRate],
+    ] as const)
+      if (rate !== undefined && !(rate > 0))
+        throw new Error(`${key} must be a number of recipients per second above 0, not ${rate}`);
+    // More consumers than SES's rate needs send no faster: they only cost (lib/send-concurrency.ts).
+    const oversized = oversizedSendConcurrency({
+      sendConcurrency: concurrency,
+      sendBatchSize,
+      sesSendRate: props.sesSendRate,
+      sesMaxSendRate: props.sesMaxSendRate,
+    });
+    if (oversized) Annotations.of(this).addWarningV2('email-service:sendConcurrency', oversized);
     if (props.upgradeStep !== undefined && props.upgradeStep !== 1 && props.upgradeStep !== 2)
       throw new Error(
         `upgradeStep must be 1 or 2 (docs/operations.md, "Upgrading"), not ${props.upgradeStep}`,

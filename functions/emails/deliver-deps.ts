@@ -6,7 +6,7 @@ import type { Clock, ContentStore, Counters, FileFetcher, Log, SendPacer } from 
 import type { SuppressionRepository } from '../suppressions/ports.js';
 import type { EventPublisher } from '../webhooks/ports.js';
 import type { Suppressed } from './deliver-suppressed.js';
-import type { EmailRepository, Mailer, QueuedJob, SendJob } from './ports.js';
+import type { EmailRepository, Mailer, QueuedJob, SendJob, StandingClaim } from './ports.js';
 
 export interface DeliverDeps {
   emails: EmailRepository;
@@ -65,13 +65,15 @@ export type DeliverOutcome =
    * `resend`: it never got the request (no connection): tried again as a new message, delayed a
    * little, rather than by leaving the message in flight for the visibility timeout.
    */
-  | { result: 'retry'; reason: string; resend?: boolean }
+  | { result: 'retry'; reason: string; resend?: boolean; unreleased?: StandingClaim }
   /**
    * Not sent now, and not an attempt: SES's limits (a throttle, a spent quota, sending paused), the
    * shared schedule booked further ahead than this invocation can wait, or too little of its time
    * left. It goes back on the queue as a new message, visible again at `retryAt` (ms).
+   * `unreleased` (here and on a retry): the claim SES answered without taking the email, which could
+   * not be released; the new message carries it, to take it over.
    */
-  | { result: 'deferred'; why: DeferReason; reason: string; retryAt: number }
+  | { result: 'deferred'; why: DeferReason; reason: string; retryAt: number; unreleased?: StandingClaim }
   /** The provider may have taken it: never tried again; its Send event or the sweeper settles it. */
   | { result: 'unknown'; reason: string };
 
@@ -112,12 +114,14 @@ export async function defer(
   why: DeferReason,
   reason: string,
   busyForMs = 0,
+  unreleased?: StandingClaim,
 ): Promise<DeliverOutcome> {
   const now = deps.clock.now().getTime();
   deps.counters?.count('SendDeferred');
   if (why === 'quota' || why === 'paused') deps.counters?.count('SesSendingBlocked');
-  // A throttle released its claim, which records the refusal already.
-  if (why !== 'rate')
+  // A throttle released its claim, which records the refusal already; a claim left standing (its
+  // release failed) keeps the sweeper from the email until the message carrying it takes it over.
+  if (why !== 'rate' && !unreleased)
     await deps.emails
       .markDeferred(queued.id, now)
       .catch((error) => deps.log?.warn('could not record a deferral', { email_id: queued.id, error }));
@@ -129,5 +133,5 @@ export async function defer(
     busyForMs,
   );
   // A time, not a delay: its message is put back once the batch is done, maybe seconds later.
-  return { result: 'deferred', why, reason, retryAt: now + delayMs };
+  return { result: 'deferred', why, reason, retryAt: now + delayMs, ...(unreleased ? { unreleased } : {}) };
 }

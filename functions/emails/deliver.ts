@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { SenderOptions } from '../domains/model.js';
 import { countMetrics, one } from '../metrics/count.js';
 import { domainOf, parseAddress } from '../shared/address.js';
@@ -9,7 +10,7 @@ import { bookSlots, fetches, LATE_MS, type Slot, tooLate } from './deliver-pace.
 import { suppressedEvents, suppressedIn, without } from './deliver-suppressed.js';
 import { endEmail } from './end.js';
 import { emailEvent, emailFacts, sourceOf } from './events.js';
-import { MailerError, type OutgoingFile, type QueuedJob, type SendJob } from './ports.js';
+import { MailerError, type OutgoingFile, type QueuedJob, type SendJob, type StandingClaim } from './ports.js';
 import { recipientsOf } from './recipients.js';
 
 export {
@@ -89,9 +90,21 @@ async function prepare(
   queued: QueuedJob,
   finalAttempt: boolean,
 ): Promise<Ready | DeliverOutcome> {
+  // A claim SES answered without taking the email, which its worker could not release: released
+  // now, before the email books a slot (or waits: the sweeper would take a claim standing 30
+  // minutes for an unknown outcome). A failure here fails the message, which keeps the claim.
+  if (queued.unreleased)
+    await deps.emails.releaseStanding(queued.id, queued.unreleased, deps.clock.now().getTime());
   if (queued.key_id !== undefined) {
     const held = await scheduledCheck(deps, queued, queued.key_id);
     if (held) return held;
+  } else if (queued.requeued) {
+    // The sweeper's copy, maybe of a message still queued behind a backlog: once that one was
+    // sent (or is being sent), this one takes no slot of the send schedule from the emails after it.
+    const state = await deps.emails.getState(queued.id);
+    if (!state) return { result: 'skipped', why: 'missing' };
+    if (state.status !== 'queued' || state.sent_at) return { result: 'skipped', why: 'done' };
+    if (state.send_started_at !== undefined) return { result: 'skipped', why: 'in_progress' };
   }
   const stored = await withBodies(deps, queued);
   if (!stored) return { result: 'skipped', why: 'missing' };
@@ -159,10 +172,12 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
   // Read before the claim: a failure to read them leaves the email unclaimed for the next attempt.
   const sender = await senderOf(deps, job.content.from);
   const startedAt = deps.clock.now().getTime();
+  const mark = randomBytes(9).toString('base64url');
   const claim = await deps.emails.claim(
     job.id,
     startedAt,
     left.positions.length ? { byReason: left.byReason, at: new Date(startedAt).toISOString() } : undefined,
+    { mark },
   );
   if (claim === 'not_due') return notDue(deps, job.id);
   if (claim !== 'claimed' && claim !== 'claimed_suppressed') return { result: 'skipped', why: claim };
@@ -204,14 +219,20 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
         // SES did not take it, and this was no attempt: the email waits for SES, however long.
         if (failure.kind === 'rate') count('SesThrottled');
         else deps.pace?.limits.refused(failure.kind, deps.clock.now().getTime());
-        await deps.emails.release(job.id, startedAt, deps.clock.now().getTime());
-        return defer(deps, queued, failure.kind, reason);
+        return defer(deps, queued, failure.kind, reason, 0, await release(deps, job.id, startedAt, mark));
       case 'refused':
       case 'unreached':
         if (!finalAttempt) {
           count('SendRetried');
-          await deps.emails.release(job.id, startedAt, deps.clock.now().getTime());
-          return { result: 'retry', reason, ...(failure.kind === 'unreached' ? { resend: true } : {}) };
+          const unreleased = await release(deps, job.id, startedAt, mark);
+          // A claim left standing goes with a new message, the only one that may release it.
+          const resend = failure.kind === 'unreached' || unreleased !== undefined;
+          return {
+            result: 'retry',
+            reason,
+            ...(resend ? { resend } : {}),
+            ...(unreleased ? { unreleased } : {}),
+          };
         }
         break;
       case 'rejected':
@@ -289,6 +310,37 @@ async function scheduledCheck(
     },
     true,
   );
+}
+
+/**
+ * Undoes the claim after SES answered without taking the email. Should that write fail (twice: the
+ * SDK retries each), the claim is left standing and returned: the message that puts the email back
+ * carries it, and its next receive releases it before anything else (prepare). So a failed release
+ * never leaves an email for the sweeper to end as an unknown outcome, and no claim whose call may
+ * have reached SES is ever released that way: only this one, named by its time and its own mark.
+ */
+async function release(
+  deps: DeliverDeps,
+  id: string,
+  startedAt: number,
+  mark: string,
+): Promise<StandingClaim | undefined> {
+  for (let tries = 1; ; tries++) {
+    try {
+      await deps.emails.release(id, startedAt, deps.clock.now().getTime());
+      return undefined;
+    } catch (error) {
+      if (tries < 2) continue;
+      deps.log?.warn(
+        'could not release the claim SES answered without taking the email; its message carries it',
+        {
+          email_id: id,
+          error,
+        },
+      );
+      return { started_at: startedAt, mark };
+    }
+  }
 }
 
 /** The claim found the email not yet due (moved later since its message was queued). */

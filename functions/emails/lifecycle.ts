@@ -12,6 +12,8 @@ export interface EmailState {
   sent_at?: string;
   /** When an attempt to hand it to the provider began (epoch ms); kept until the email is sent or final. */
   send_started_at?: number;
+  /** The random mark of the claim that began that attempt (which worker's it is). */
+  claim_mark?: string;
   /** Why that attempt's outcome is unknown (a timeout, a 5xx), recorded by the worker that made it. */
   attempt_error?: string;
   /** When the sweeper last put it back on the queue (epoch ms). */
@@ -37,7 +39,8 @@ export interface EmailState {
  *
  *   accepted (queued) ──────────────► claimed ──► sent ──► delivered | bounced | failed
  *      │  scheduled: waits for its      │  SES refused or took      (the events, or the
- *      │  time (reschedule, dispatch,   │  nothing: released        sweeper long after)
+ *      │  time (reschedule, dispatch,   │  nothing: released (or,   sweeper long after)
+ *      │                                │  that failing, by its next message: releaseStanding)
  *      │  cancel ──► failed/canceled)   │  SES refused for good ──► failed
  *      │  lost message: requeue         │  no answer: unknown ──► failed (the sweeper; never sent again)
  *      │  never claimed: dead letter, unsendable ──► failed; every recipient suppressed ──► bounced
@@ -68,6 +71,8 @@ export const REQUIREMENTS = {
   claimed: 'an attempt began',
   /** The attempt on record is the one that began at `attemptStartedAt`. */
   ownClaim: 'the attempt on record is this one',
+  /** The claim on record carries the mark `claimMark` (with ownClaim: exactly that claim). */
+  ownMark: 'the claim on record carries this mark',
   /** Not scheduled, or its time (`now`) has come. */
   due: 'its time has come',
   /** It was accepted with a `scheduled_at`. */
@@ -88,6 +93,12 @@ export const TRANSITIONS = {
   claim: ['exists', 'queued', 'unsent', 'unclaimed', 'due'],
   /** SES refused without taking it (or a throttle): the attempt is undone, it may be tried again. */
   release: ['ownClaim', 'unsent'],
+  /**
+   * A claim SES answered without taking the email (a throttle, a refusal) whose release failed:
+   * released by the message put back with that claim's time and mark, before anything else. Only
+   * that very claim: one whose SES call may have gone out is never released.
+   */
+  releaseStanding: ['ownClaim', 'ownMark', 'unsent'],
   /** SES takes nothing now (a spent quota, sending paused): put back, the sweeper told it waits. */
   defer: ['queued', 'unclaimed', 'unsent'],
   /** SES has it: recorded by the consumer or the Send event, whichever comes first (the first stands). */
@@ -224,6 +235,8 @@ export type EndingName = keyof typeof ENDINGS;
 export interface TransitionContext {
   nowMs?: number;
   attemptStartedAt?: number;
+  /** The mark of the claim a releaseStanding concerns. */
+  claimMark?: string;
   scheduledAt?: string;
   notSinceMs?: number;
 }
@@ -258,6 +271,8 @@ function holds(
       return state.send_started_at !== undefined;
     case 'ownClaim':
       return state.send_started_at !== undefined && state.send_started_at === context.attemptStartedAt;
+    case 'ownMark':
+      return state.claim_mark !== undefined && state.claim_mark === context.claimMark;
     case 'due':
       return (
         state.scheduled_at === undefined || state.scheduled_at <= new Date(context.nowMs ?? 0).toISOString()

@@ -38,6 +38,21 @@ export type ClaimResult =
 export type { EmailState } from './lifecycle.js';
 
 /**
+ * One claim, told apart from every other: when it began (`send_started_at`) and its random mark.
+ * A message carries it (`QueuedJob.unreleased`) when SES answered that claim's call without taking
+ * the email but the claim could not be released: the message may release exactly that claim.
+ */
+export interface StandingClaim {
+  started_at: number;
+  mark: string;
+}
+
+export interface ClaimOptions {
+  /** This claim's own mark (absent: a random one): what a StandingClaim names it by. */
+  mark?: string;
+}
+
+/**
  * Recipients (positions in to, cc, bcc order) left out of the send because they are on the
  * suppression list, by reason, and when: recorded in the same write as the claim (or the final
  * status), so they are visible exactly when that write is.
@@ -106,9 +121,19 @@ export interface EmailRepository {
    * it is queued and not sent. The record does not expire: a second attempt is never started while
    * the first one's outcome is unknown (see docs/guarantees.md, "At most once to SES, nothing stranded").
    */
-  claim(id: string, nowMs: number, suppressed?: SuppressedRecipients): Promise<ClaimResult>;
+  claim(
+    id: string,
+    nowMs: number,
+    suppressed?: SuppressedRecipients,
+    options?: ClaimOptions,
+  ): Promise<ClaimResult>;
   /** Undoes a claim after the provider refused the email without taking it (safe to try again). */
   release(id: string, startedAtMs: number, nowMs: number): Promise<void>;
+  /**
+   * The same, by the message that carries a claim whose release failed (QueuedJob.unreleased):
+   * only while that very claim (its time and mark) is on record. True when it released it.
+   */
+  releaseStanding(id: string, claim: StandingClaim, nowMs: number): Promise<boolean>;
   /**
    * Records that an unclaimed email was put back on the queue for later because SES takes nothing
    * now (a spent quota, sending paused), so the sweeper does not take it for stranded meanwhile.
@@ -248,6 +273,8 @@ export interface SweepProgress {
 export interface SendJob {
   id: string;
   content: EmailContent;
+  /** Put back by the sweeper (see QueuedJob.requeued). */
+  requeued?: boolean;
 }
 
 /**
@@ -274,6 +301,18 @@ export interface QueuedJob {
    */
   attempts?: number;
   throttles?: number;
+  /**
+   * Set on a job put back after SES answered its claim's call without taking the email (a throttle,
+   * a spent quota, paused sending, a refusal) when that claim could not be released: the claim,
+   * which the next receive releases first (releaseStanding) instead of taking it for an attempt
+   * under way.
+   */
+  unreleased?: StandingClaim;
+  /**
+   * Set on a job the sweeper put back: it may duplicate a message still queued, so the consumer
+   * reads the email's state before it books a slot of the send schedule for it.
+   */
+  requeued?: boolean;
 }
 
 /** A job put back on the queue for later, as a new message (not counted as an attempt). */

@@ -19,6 +19,8 @@ export function toQueueMessage(job: SendJob | DueJob | DeferredJob): string {
   const carried = {
     ...('attempts' in job && job.attempts ? { attempts: job.attempts } : {}),
     ...('throttles' in job && job.throttles ? { throttles: job.throttles } : {}),
+    ...('unreleased' in job && job.unreleased ? { unreleased: job.unreleased } : {}),
+    ...('requeued' in job && job.requeued ? { requeued: true } : {}),
   };
   const reference = () =>
     JSON.stringify({
@@ -33,6 +35,11 @@ export function toQueueMessage(job: SendJob | DueJob | DeferredJob): string {
 }
 
 const count = z.optional(z.number().check(z.int(), z.gte(0)));
+/** A claim left standing (ports.ts, StandingClaim), and whether the sweeper put the job back. */
+const unreleased = z.optional(
+  z.object({ started_at: z.number().check(z.int()), mark: z.string().check(z.minLength(1)) }),
+);
+const requeued = z.optional(z.boolean());
 
 const attachmentSchema = z.object({
   id: z.string(),
@@ -49,6 +56,8 @@ const sendJobSchema = z.object({
   id: z.string().check(z.minLength(1)),
   attempts: count,
   throttles: count,
+  unreleased,
+  requeued,
   content: z.object({
     from: z.string(),
     to: z.array(z.string()).check(z.minLength(1)),
@@ -74,12 +83,21 @@ const referenceSchema = z.object({
   key_id: z.optional(z.string()),
   attempts: count,
   throttles: count,
+  unreleased,
+  requeued,
 });
 
 /** What a message carries over from earlier ones of the same job (absent: a first message). */
-const carriedOf = ({ attempts, throttles }: { attempts?: number; throttles?: number }) => ({
+const carriedOf = ({
+  attempts,
+  throttles,
+  unreleased,
+  requeued,
+}: Pick<QueuedJob, 'attempts' | 'throttles' | 'unreleased' | 'requeued'>) => ({
   ...(attempts ? { attempts } : {}),
   ...(throttles ? { throttles } : {}),
+  ...(unreleased ? { unreleased: { started_at: unreleased.started_at, mark: unreleased.mark } } : {}),
+  ...(requeued ? { requeued } : {}),
 });
 
 /** The job in a queue message's body; undefined when it is not one (corrupt, or not ours). */

@@ -70,7 +70,8 @@ export interface SweepSettings {
 }
 
 export interface SweepDeps {
-  emails: Pick<EmailRepository, 'finish'>;
+  /** (releaseStanding: a dead-lettered message's claim left standing is released before it ends; absent, it is not.) */
+  emails: Pick<EmailRepository, 'finish'> & Partial<Pick<EmailRepository, 'releaseStanding'>>;
   /** Where email.failed goes for the emails the sweeper fails (absent: nowhere). */
   events?: EventPublisher;
   store: SweepStore;
@@ -240,6 +241,15 @@ async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
         deps.log?.warn('unreadable message in the dead-letter queue', { messageId });
         continue;
       }
+      // Its message carried a claim SES answered without taking the email, which nobody could
+      // release since (the table failing throughout): released now, so the email ends for what
+      // happened to it (its message failed every time), not as an unknown outcome 30 minutes on.
+      if (job.unreleased)
+        await deps.emails
+          .releaseStanding?.(job.id, job.unreleased, clock.now().getTime())
+          .catch((error) =>
+            deps.log?.warn('sweep: could not release a claim left standing', { email_id: job.id, error }),
+          );
       const failed = await endEmail(deps, job.id, {
         ending: 'deadLettered',
         at: clock.now().toISOString(),
@@ -334,7 +344,9 @@ async function requeue(
   }
   const content = await deps.store.content(id);
   if (!content) return false;
-  await deps.queue.enqueue({ id, content });
+  // Marked: its first message may still be queued (a backlog), so the consumer checks the email's
+  // state before booking a send slot for this one.
+  await deps.queue.enqueue({ id, content, requeued: true });
   deps.log?.warn('requeued a stranded email', { email_id: id });
   return true;
 }

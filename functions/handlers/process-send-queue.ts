@@ -110,12 +110,18 @@ function settle(
     if (!deps.queue || delaySeconds >= MAX_QUEUE_DELAY_SECONDS) return true;
     return { id: job.id, content: null, ...(job.key_id ? { key_id: job.key_id } : {}), delaySeconds };
   }
+  // A new message carries the claim its receive could not release, if any (its next receive
+  // releases it first); the claim this message carried was released before anything else.
+  const { unreleased: _released, ...carried } = job;
+  const standing = 'unreleased' in outcome && outcome.unreleased ? { unreleased: outcome.unreleased } : {};
   if (outcome.result === 'retry' && outcome.resend && deps.queue)
-    // SES never got it: a new message, this attempt counted, back within seconds.
-    return { ...job, attempts: attempt, delaySeconds: unreachedRetrySeconds(attempt) };
+    // SES never got it (or refused it, and its claim could not be released): a new message, this
+    // attempt counted, back within seconds.
+    return { ...carried, ...standing, attempts: attempt, delaySeconds: unreachedRetrySeconds(attempt) };
   if (outcome.result === 'deferred')
     return {
-      ...job,
+      ...carried,
+      ...standing,
       // This message's receives before this one were attempts; this one was not.
       attempts: attempt - 1,
       ...(outcome.why === 'rate' ? { throttles: (job.throttles ?? 0) + 1 } : {}),

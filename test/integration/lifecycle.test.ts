@@ -36,7 +36,8 @@ function statusItems(): (Record<string, unknown> | null)[] {
                 created_at: iso(0),
                 rcpts,
                 ...(sent ? { sent_at: iso(2_500) } : {}),
-                ...(claimed === undefined ? {} : { send_started_at: claimed }),
+                // The claim's mark: this context's, or another claim's of the same millisecond.
+                ...(claimed === undefined ? {} : { send_started_at: claimed, claim: `mark-${rcpts}` }),
                 ...(scheduled === undefined ? {} : { scheduled_at: scheduled }),
                 ...(requeued === undefined ? {} : { requeued_at: requeued }),
               });
@@ -44,8 +45,8 @@ function statusItems(): (Record<string, unknown> | null)[] {
 }
 
 const contexts: TransitionContext[] = [
-  { nowMs: NOW, attemptStartedAt: 1_000, scheduledAt: iso(2_000), notSinceMs: 1_000 },
-  { nowMs: NOW, attemptStartedAt: 2_000, scheduledAt: iso(4_000), notSinceMs: 2_000 },
+  { nowMs: NOW, attemptStartedAt: 1_000, claimMark: 'mark-1', scheduledAt: iso(2_000), notSinceMs: 1_000 },
+  { nowMs: NOW, attemptStartedAt: 2_000, claimMark: 'mark-1', scheduledAt: iso(4_000), notSinceMs: 2_000 },
 ];
 
 describe('the lifecycle (emails/lifecycle.ts) and the writes that carry it (dynalite)', () => {
@@ -86,6 +87,7 @@ describe('the lifecycle (emails/lifecycle.ts) and the writes that carry it (dyna
   it('says what each transition needs, and refuses to write one without it', () => {
     expect(() => conditionOf('failAttempt')).toThrow(/needs the attempt it concerns/);
     expect(() => conditionOf('claim')).toThrow(/needs the time/);
+    expect(() => conditionOf('releaseStanding', { attemptStartedAt: 1 })).toThrow(/needs the claim's mark/);
     expect(conditionOf('settleEvent').ConditionExpression).toBe('#status = :queued');
     // Every transition that ends an email requires it to be queued: forward only.
     for (const t of [

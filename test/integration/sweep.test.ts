@@ -1,11 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
+import { DynamoSendPacer } from '../../functions/adapters/dynamodb/send-pacer.js';
 import { DynamoSweepStore } from '../../functions/adapters/dynamodb/sweep-store.js';
-import type { DeadLetters, SendJob, SweepProgress } from '../../functions/emails/ports.js';
+import type { DeadLetters, QueuedJob, SendJob, SweepProgress } from '../../functions/emails/ports.js';
+import { toQueueMessage } from '../../functions/emails/send-job.js';
 import { SWEEP_MARGIN_MS, type SweepDeps, sweep } from '../../functions/emails/sweep.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { makeHandler as makeSweepHandler } from '../../functions/handlers/sweep-emails.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../../functions/shared/ids.js';
+import { SendingLimits } from '../../functions/shared/pacing.js';
 import type { WebhookEvent } from '../../functions/webhooks/model.js';
 import type { EventPublisher } from '../../functions/webhooks/ports.js';
 import { sqsEvent } from '../support/events.js';
@@ -17,7 +20,7 @@ let table: TestTable;
 let emails: DynamoEmailRepository;
 let store: DynamoSweepStore;
 let queue: RecordingQueue;
-let deadLetters: { messages: { job?: SendJob; messageId: string }[] } & DeadLetters;
+let deadLetters: { messages: { job?: QueuedJob; messageId: string }[] } & DeadLetters;
 let now: number;
 
 const settings = awsSweepSettings;
@@ -76,7 +79,8 @@ describe('sweeper (dynalite)', () => {
 
     const report = await sweep(deps());
     expect(report).toMatchObject({ requeued: 1, deferred: 0, failedUnknownOutcome: 0 });
-    expect(queue.jobs).toEqual([{ id: stranded, content }]);
+    // Marked as the sweeper's: it may duplicate a message still queued.
+    expect(queue.jobs).toEqual([{ id: stranded, content, requeued: true }]);
     expect(queue.jobs.map((j) => j.id)).not.toContain(fresh);
     // A minute later: not again (its new message may still be in the queue).
     now += 60_000;
@@ -417,5 +421,65 @@ describe('sweeper (dynalite)', () => {
     );
     expect(mailer.sent.map((job) => job.id)).toEqual([id]);
     expect(report.requeued).toBeLessThanOrEqual(1);
+  });
+
+  it('a copy it re-queued takes no slot of the send schedule once the first message sent its email (the claim is checked before booking)', async () => {
+    const id = await accepted(20 * 60_000);
+    const original = JSON.stringify({ id, content });
+    // The first message waits behind a backlog long enough for the sweeper to put a copy back.
+    expect((await sweep(deps())).requeued).toBe(1);
+    const copy = toQueueMessage(queue.jobs[0] as SendJob);
+    const pacer = new DynamoSendPacer(table.db, table.tableName);
+    const booked: number[] = [];
+    const mailer = new ScriptedMailer();
+    const consumer = makeConsumer({
+      emails,
+      mailer,
+      clock: { now: () => new Date(now) },
+      maxReceiveCount: 5,
+      pace: {
+        pacer: {
+          reserve: (ms, at, latest) => {
+            booked.push(ms);
+            return pacer.reserve(ms, at, latest);
+          },
+        },
+        limits: new SendingLimits(
+          {
+            read: async () => ({
+              maxSendRate: 14,
+              max24HourSend: 50_000,
+              sentLast24Hours: 0,
+              sendingEnabled: true,
+            }),
+          },
+          { refreshMs: 60_000, blockedRecheckMs: 60_000 },
+        ),
+      },
+    });
+    await consumer(sqsEvent([{ body: original, messageId: 'first' }]));
+    expect(booked).toHaveLength(1);
+    expect((await consumer(sqsEvent([{ body: copy, messageId: 'copy' }]))).batchItemFailures).toEqual([]);
+    expect(booked).toHaveLength(1);
+    // Claimed but not yet answered (an attempt under way): no slot either.
+    const sending = await accepted(20 * 60_000);
+    await emails.claim(sending, now);
+    await consumer(sqsEvent([{ body: toQueueMessage({ id: sending, content, requeued: true }) }]));
+    expect(booked).toHaveLength(1);
+    expect(mailer.sent.map((job) => job.id)).toEqual([id]);
+  });
+
+  it('a dead-lettered message that carries a claim left standing (its release failed, then every receive) ends its email for that, not as an unknown outcome', async () => {
+    const id = await accepted(25 * 60_000);
+    expect(await emails.claim(id, now - 22 * 60_000, undefined, { mark: 'throttled' })).toBe('claimed');
+    deadLetters.messages.push({
+      messageId: 'dead',
+      job: { id, content, unreleased: { started_at: now - 22 * 60_000, mark: 'throttled' } },
+    });
+    expect((await sweep(deps())).failedFromDeadLetters).toBe(1);
+    expect(await emails.get(id)).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringContaining('dead-letter queue'),
+    });
   });
 });

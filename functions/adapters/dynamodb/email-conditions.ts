@@ -18,6 +18,7 @@ const EXPRESSIONS: Record<Requirement, string> = {
   unclaimed: 'attribute_not_exists(send_started_at)',
   claimed: 'attribute_exists(send_started_at)',
   ownClaim: 'send_started_at = :started',
+  ownMark: '#claim = :mark',
   // ISO UTC times sort as text.
   due: '(attribute_not_exists(scheduled_at) OR scheduled_at <= :nowIso)',
   scheduled: 'attribute_exists(scheduled_at)',
@@ -40,6 +41,7 @@ export function conditionOf(transition: Transition, context: TransitionContext =
   const values: Record<string, unknown> = {};
   const names: Record<string, string> = {};
   if (expression.includes('#status')) names['#status'] = 'status';
+  if (expression.includes('#claim')) names['#claim'] = 'claim';
   if (expression.includes(':queued')) values[':queued'] = 'queued';
   if (expression.includes(':one')) values[':one'] = 1;
   const need = (placeholder: string, value: unknown, what: string) => {
@@ -48,6 +50,7 @@ export function conditionOf(transition: Transition, context: TransitionContext =
     values[placeholder] = value;
   };
   need(':started', context.attemptStartedAt, 'the attempt it concerns');
+  need(':mark', context.claimMark, "the claim's mark");
   need(
     ':nowIso',
     context.nowMs === undefined ? undefined : new Date(context.nowMs).toISOString(),

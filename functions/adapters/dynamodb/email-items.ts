@@ -161,6 +161,7 @@ export function toState(id: string, item: Item): EmailState {
   const state: EmailState = { id, status: item.status as EmailStatus, created_at: String(item.created_at) };
   if (item.sent_at) state.sent_at = String(item.sent_at);
   if (typeof item.send_started_at === 'number') state.send_started_at = item.send_started_at;
+  if (typeof item.claim === 'string') state.claim_mark = item.claim;
   if (item.attempt_error) state.attempt_error = String(item.attempt_error);
   if (typeof item.requeued_at === 'number') state.requeued_at = item.requeued_at;
   if (typeof item.refused_at === 'number') state.refused_at = item.refused_at;

@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EmailEvent } from '../../emails/email.js';
 import type { Transition, TransitionContext } from '../../emails/lifecycle.js';
 import type {
+  ClaimOptions,
   ClaimResult,
   EmailRepository,
   FinishOptions,
@@ -10,6 +11,7 @@ import type {
   RecipientOutcomeFlag,
   SentMark,
   SentNews,
+  StandingClaim,
   SuppressedRecipients,
 } from '../../emails/ports.js';
 import { positionsOf, recipientsOf } from '../../emails/recipients.js';
@@ -62,11 +64,16 @@ const DUE_KEYS = EmailKeys.dueKeys;
  * transition's condition (email-conditions.ts).
  */
 export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepository {
-  async claim(id: string, nowMs: number, suppressed?: SuppressedRecipients): Promise<ClaimResult> {
+  async claim(
+    id: string,
+    nowMs: number,
+    suppressed?: SuppressedRecipients,
+    options: ClaimOptions = {},
+  ): Promise<ClaimResult> {
     const marks = suppressedMarks(suppressed);
     // This claim's own mark. If DynamoDB applies the write but its answer is lost, the SDK's retry
     // finds the email claimed; the mark tells that claim is this one, so the email is still sent.
-    const token = randomBytes(9).toString('base64url');
+    const token = options.mark ?? randomBytes(9).toString('base64url');
     // The recipients left out are settled in the same write: the claim and they stand together.
     // No expiry: once an attempt began, no other is ever started (see emails/deliver.ts). A
     // scheduled email only once it is due: a reschedule or cancel and this claim are transitions
@@ -74,18 +81,14 @@ export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepo
     // A claim released after a throttle leaves its suppressed marks, and the next claim writes the
     // same again: the marks are this claim's news only when none were there before (its old
     // suppressed_at absent), or, after a lost answer, when the time kept is this claim's own.
-    const claimed = await this.transition(
-      id,
-      'claim',
-      { nowMs },
-      {
-        update: `SET send_started_at = :now, claim = :token${marks.set}${marks.add}`,
-        values: { ':now': nowMs, ':token': token, ...marks.values },
-        ...(suppressed && marks.set ? { returnValues: 'UPDATED_OLD' as const } : {}),
-      },
-    );
+    const write = {
+      update: `SET send_started_at = :now, claim = :token${marks.set}${marks.add}`,
+      values: { ':now': nowMs, ':token': token, ...marks.values },
+      ...(suppressed && marks.set ? { returnValues: 'UPDATED_OLD' as const } : {}),
+    };
     const claimedWith = (newMarks: boolean) =>
       suppressed && marks.set && newMarks ? ('claimed_suppressed' as const) : ('claimed' as const);
+    const claimed = await this.transition(id, 'claim', { nowMs }, write);
     if (claimed) return claimedWith(claimed.suppressed_at === undefined);
     // Rare path (a duplicate message, or a retry after a lost answer): read why it was refused.
     const { Item } = await this.db.send(
@@ -111,6 +114,16 @@ export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepo
         values: { ':now': nowMs },
       },
     );
+  }
+
+  async releaseStanding(id: string, claim: StandingClaim, nowMs: number): Promise<boolean> {
+    // Exactly that claim (its time and its mark), with the same change as its worker's release.
+    const context = { attemptStartedAt: claim.started_at, claimMark: claim.mark };
+    const change = {
+      update: 'SET refused_at = :now REMOVE send_started_at, claim, attempt_error',
+      values: { ':now': nowMs },
+    };
+    return (await this.transition(id, 'releaseStanding', context, change)) !== null;
   }
 
   async markDeferred(id: string, nowMs: number): Promise<void> {
