@@ -72,7 +72,14 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     alarmEmail: context('alarmEmail'),
     trackingHttpsTarget: context('trackingHttpsTarget'),
     logLevel: logLevel as EmailServiceStackProps['logLevel'],
-    frontDoor: frontDoorOn ? { webAclArn, requestsPerFiveMinutes: frontDoorLimit } : undefined,
+    frontDoor: frontDoorOn
+      ? {
+          webAclArn,
+          requestsPerFiveMinutes: frontDoorLimit,
+          originDomainName: context('frontDoorDomain') as string,
+          originCertificateArn: context('frontDoorCertificateArn') as string,
+        }
+      : undefined,
   });
   return { service, firewall };
 }

@@ -82,13 +82,19 @@ export interface EmailServiceStackProps extends StackProps {
   readonly trackingHttpsTarget?: string;
   /**
    * The optional front door: CloudFront, with a WAF rate limit per client address, in front of the
-   * API; the API then refuses requests that did not come through it. Off by default: see the
-   * docs/operations.md, "Front door", for what it costs and what is exposed without it. Its web ACL lives in
-   * us-east-1: a stack there creates it; elsewhere, give `webAclArn` (bin/app.ts deploys it in a
-   * companion stack).
+   * API, which is then closed behind it: its `execute-api` endpoint disabled, served at its own
+   * custom domain (`originDomainName`, with the ACM certificate `originCertificateArn` in the API's
+   * region), CloudFront's origin, whose every route passes only requests carrying CloudFront's
+   * secret header. Off by default: see docs/operations.md, "Front door", for what to set up, what
+   * it costs and what is exposed without it. Its web ACL lives in us-east-1: a stack there creates
+   * it; elsewhere, give `webAclArn` (bin/app.ts deploys it in a companion stack).
    * @default off
    */
-  readonly frontDoor?: FrontDoorFirewallProps & { readonly webAclArn?: string };
+  readonly frontDoor?: FrontDoorFirewallProps & {
+    readonly webAclArn?: string;
+    readonly originDomainName: string;
+    readonly originCertificateArn: string;
+  };
   /** Where alarm notifications are also sent by email (SNS asks the address to confirm). @default none */
   readonly alarmEmail?: string;
   /**
@@ -366,7 +372,11 @@ export class EmailServiceStack extends Stack {
       const webAclArn =
         props.frontDoor.webAclArn ??
         new FrontDoorFirewall(this, 'FrontDoorFirewall', props.frontDoor).webAcl.attrArn;
-      this.frontDoor = new FrontDoor(this, 'FrontDoor', { api: this.api, webAclArn });
+      this.frontDoor = new FrontDoor(this, 'FrontDoor', {
+        api: this.api,
+        webAclArn,
+        ...frontDoorOrigin(props.frontDoor),
+      });
     }
     const baseUrl = this.frontDoor
       ? `https://${this.frontDoor.distribution.distributionDomainName}`
@@ -383,6 +393,37 @@ export class EmailServiceStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
+}
+
+/**
+ * The front door's origin settings, or an error saying what to give: the API's custom domain (a
+ * host name) and an ACM certificate ARN for it in the API's region.
+ */
+function frontDoorOrigin(door: { originDomainName?: string; originCertificateArn?: string }) {
+  const { originDomainName, originCertificateArn } = door;
+  const problems: string[] = [];
+  if (
+    !originDomainName ||
+    !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(originDomainName)
+  )
+    problems.push(
+      `frontDoorDomain must be the host name of the API's own custom domain, CloudFront's origin (api-origin.example.com), not ${JSON.stringify(originDomainName)}`,
+    );
+  if (
+    !originCertificateArn ||
+    !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(originCertificateArn)
+  )
+    problems.push(
+      `frontDoorCertificateArn must be the ARN of an issued ACM certificate for that name, in the API's region (arn:aws:acm:<region>:<account>:certificate/<id>), not ${JSON.stringify(originCertificateArn)}`,
+    );
+  if (problems.length)
+    throw new Error(
+      `The front door closes the API's execute-api endpoint and serves it at a custom domain: ${problems.join('; ')} (docs/operations.md, "Front door").`,
+    );
+  return {
+    originDomainName: originDomainName as string,
+    originCertificateArn: originCertificateArn as string,
+  };
 }
 
 /** A consumer's maximum concurrency, within the SQS event source's bounds, or an error naming the setting. */

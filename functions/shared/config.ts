@@ -88,13 +88,8 @@ const SETTINGS = {
    * that answers as if every record were published. Never set by the stack.
    */
   LOCAL_DNS_PUBLISHED: () => z.optional(z.enum(['true', 'false'])),
-  /**
-   * Set only behind the optional front door (CloudFront + WAF): the value CloudFront sends in
-   * `x-origin-verify`; requests without it went around the firewall and are refused.
-   */
   /** Days request logs are kept (DynamoDB TTL; the stack's logRetentionDays). */
   LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
-  FRONT_DOOR_SECRET: () => z.optional(z.string().check(z.minLength(16))),
 } satisfies Record<string, () => z.ZodMiniType>;
 
 type Settings = typeof SETTINGS;
