@@ -69,6 +69,7 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     upgradeStep: number('upgradeStep') as EmailServiceStackProps['upgradeStep'],
     deflateBodies: flag('deflateBodies'),
     requestLogs: flag('requestLogs'),
+    legacyDomainSets: flag('legacyDomainSets'),
     alarmEmail: context('alarmEmail'),
     trackingHttpsTarget: context('trackingHttpsTarget'),
     logLevel: logLevel as EmailServiceStackProps['logLevel'],

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -26,7 +27,9 @@ import { Monitoring } from './constructs/monitoring.js';
 import { RequestLogs } from './constructs/request-logs.js';
 import { SendPipeline } from './constructs/send-pipeline.js';
 import {
+  type DomainConfigurationSets,
   domainSetPattern,
+  domainSetPrefixes,
   type FunctionLogging,
   type ServiceFunction,
 } from './constructs/service-function.js';
@@ -95,6 +98,14 @@ export interface EmailServiceStackProps extends StackProps {
     readonly originDomainName: string;
     readonly originCertificateArn: string;
   };
+  /**
+   * Whether domains' configuration sets named by the prefix of versions before the stack name's
+   * digest may still exist: they are granted too (sending with them, their events to the topic,
+   * the check moving them to their new names and deleting them 30 days on) until this is turned
+   * off (docs/operations.md, "Upgrading").
+   * @default false
+   */
+  readonly legacyDomainSets?: boolean;
   /** Where alarm notifications are also sent by email (SNS asks the address to confirm). @default none */
   readonly alarmEmail?: string;
   /**
@@ -291,11 +302,13 @@ export class EmailServiceStack extends Stack {
       functions,
     });
     const configurationSet = this.sesEvents.configurationSet;
-    const domainConfigurationSets = {
+    const domainConfigurationSets: DomainConfigurationSets = {
       prefix: domainConfigurationSetPrefix(this.stackName),
       eventsTopic: this.sesEvents.topic,
+      ...(props.legacyDomainSets ? { legacyPrefix: legacyDomainConfigurationSetPrefix(this.stackName) } : {}),
     };
-    this.sesEvents.acceptFromConfigurationSets(domainSetPattern(domainConfigurationSets.prefix));
+    for (const prefix of domainSetPrefixes(domainConfigurationSets))
+      this.sesEvents.acceptFromConfigurationSets(domainSetPattern(prefix));
     this.send = new SendPipeline(this, 'Send', {
       resources: { table, configurationSet, domainConfigurationSets, settings, webhookQueue, contentBucket },
       timings,
@@ -437,7 +450,16 @@ function eventSourceConcurrency(setting: string, value: number, hint?: string): 
 
 /**
  * Domains' own SES configuration sets are named this plus the domain's id (30 characters; SES
- * allows 64): the stack's name, so two stacks in one account never share a name or a grant.
+ * allows 64, so this is at most 34): the stack's name, cut to 24 characters for a reader, and a
+ * digest of the whole name (8 hex digits of its SHA-256), so two stacks in one account whose names
+ * share their first characters never share a name or a grant.
  */
 export const domainConfigurationSetPrefix = (stackName: string) =>
+  `${stackName.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 24)}-${createHash('sha256').update(stackName).digest('hex').slice(0, 8)}-`;
+
+/**
+ * The prefix of versions before the digest: the name cut to 33 characters, which two stacks whose
+ * names share those share. Granted only while `legacyDomainSets` says sets so named may exist.
+ */
+export const legacyDomainConfigurationSetPrefix = (stackName: string) =>
   `${stackName.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 33)}-`;

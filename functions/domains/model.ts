@@ -361,7 +361,10 @@ export function trackingRecords(
  * The configuration set a domain needs: its own once it enforces TLS or its tracking host is seen
  * in DNS (pointing SES's links at a host not published yet would break every link). Once it has
  * one it keeps it (TLS back to opportunistic is an update of the set), so sends never switch sets
- * while one is being created or deleted.
+ * while one is being created or deleted. It is named `name` (the stack's prefix and the domain's
+ * id): a set recorded under another name (an older prefix, before it held a digest of the whole
+ * stack name) is replaced by one so named, with the same options, and the old one is retired once
+ * the new one is stored (sync.ts, retireMovedSet).
  */
 export function neededConfigurationSet(domain: Domain, name: string): DomainConfigurationSet | undefined {
   const host = trackingHost(domain);
@@ -376,7 +379,7 @@ export function neededConfigurationSet(domain: Domain, name: string): DomainConf
   const redirect = host && seen ? host : undefined;
   if (!domain.configuration_set && domain.tls !== 'enforced' && !redirect) return undefined;
   return {
-    name: domain.configuration_set?.name ?? name,
+    name,
     tls: domain.tls,
     ...(redirect ? { redirect_domain: redirect } : {}),
   };
