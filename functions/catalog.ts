@@ -45,8 +45,7 @@ const indexNames = (keys: readonly IndexKey[] | undefined) =>
  * What every API function does first: find the caller's key, count the request against its rate
  * limit and record its use, in one UpdateItem of one of the key's rate shards (http/middleware.ts),
  * after one GetItem of it the first time an instance uses that shard (and, for a shard not created
- * yet, two UpdateItems that create it). A public page only answers: nothing but the front door's
- * secret.
+ * yet, two UpdateItems that create it). A public page only answers: it reads nothing.
  */
 export function routeSpec(route: RouteDeclaration): FunctionSpec {
   const description = `${route.method} ${route.path}`;
@@ -54,7 +53,6 @@ export function routeSpec(route: RouteDeclaration): FunctionSpec {
     return {
       description: `${description} (public)`,
       env: [],
-      optionalEnv: ['FRONT_DOOR_SECRET'],
       table: { actions: [] },
     };
   const { env = [], optionalEnv = [], actions = [], indexes, ...rest } = route.access ?? {};
@@ -62,7 +60,7 @@ export function routeSpec(route: RouteDeclaration): FunctionSpec {
     ...rest,
     description,
     env: ['TABLE_NAME', 'RATE_LIMIT_PER_SECOND', ...env],
-    optionalEnv: ['FRONT_DOOR_SECRET', 'REQUEST_LOGS', 'REQUEST_LOG_BODIES', ...optionalEnv],
+    optionalEnv: ['REQUEST_LOGS', 'REQUEST_LOG_BODIES', ...optionalEnv],
     table: {
       actions: [...new Set<DynamoAction>(['GetItem', 'UpdateItem', ...actions])],
       ...indexNames(indexes),

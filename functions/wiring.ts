@@ -80,10 +80,9 @@ export type ApiFunction = Exclude<
 type PublicFunction = 'get-openapi' | 'get-api-reference' | 'get-console' | 'get-console-asset';
 type DomainFunction = 'create-domain' | 'get-domain' | 'verify-domain' | 'update-domain' | 'delete-domain';
 
-/** A public page's function (routes.ts): only the front door's secret, when there is one. */
+/** A public page's function (routes.ts): it reads no setting. */
 export function publicDeps(_name: PublicFunction) {
-  const { FRONT_DOOR_SECRET } = loadConfig('FRONT_DOOR_SECRET');
-  return { frontDoorSecret: FRONT_DOOR_SECRET, log };
+  return { log };
 }
 
 /**
@@ -96,14 +95,12 @@ export function apiDeps<R extends RepositoryFactories = Record<never, never>>(
   repositories: R = {} as R,
   options: { deflateBodies?: boolean } = {},
 ) {
-  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, FRONT_DOOR_SECRET, REQUEST_LOGS, REQUEST_LOG_BODIES } =
-    loadConfig(
-      'TABLE_NAME',
-      'RATE_LIMIT_PER_SECOND',
-      'FRONT_DOOR_SECRET',
-      'REQUEST_LOGS',
-      'REQUEST_LOG_BODIES',
-    );
+  const { TABLE_NAME, RATE_LIMIT_PER_SECOND, REQUEST_LOGS, REQUEST_LOG_BODIES } = loadConfig(
+    'TABLE_NAME',
+    'RATE_LIMIT_PER_SECOND',
+    'REQUEST_LOGS',
+    'REQUEST_LOG_BODIES',
+  );
   const requestLogsOff = REQUEST_LOGS === 'false';
   const table = openTable(TABLE_NAME, undefined, {
     deflateBodies: options.deflateBodies,
@@ -114,7 +111,6 @@ export function apiDeps<R extends RepositoryFactories = Record<never, never>>(
     apiKeys: apiKeyRepository(table),
     /** The table, for wiring that builds more on it. */
     table,
-    frontDoorSecret: FRONT_DOOR_SECRET,
     clock: systemClock,
     rateLimit: { perSecond: RATE_LIMIT_PER_SECOND },
     // Every answered request's log line (stdout on Lambda; see observability/request-log-sink.ts),

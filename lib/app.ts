@@ -72,10 +72,18 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     requestLogs: flag('requestLogs'),
     requestLogsOutliveEmails: flag('requestLogsOutliveEmails'),
     requestLogBodies: flag('requestLogBodies'),
+    legacyDomainSets: flag('legacyDomainSets'),
     alarmEmail: context('alarmEmail'),
     trackingHttpsTarget: context('trackingHttpsTarget'),
     logLevel: logLevel as EmailServiceStackProps['logLevel'],
-    frontDoor: frontDoorOn ? { webAclArn, requestsPerFiveMinutes: frontDoorLimit } : undefined,
+    frontDoor: frontDoorOn
+      ? {
+          webAclArn,
+          requestsPerFiveMinutes: frontDoorLimit,
+          originDomainName: context('frontDoorDomain') as string,
+          originCertificateArn: context('frontDoorCertificateArn') as string,
+        }
+      : undefined,
   });
   return { service, firewall };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -26,7 +27,9 @@ import { Monitoring } from './constructs/monitoring.js';
 import { RequestLogs } from './constructs/request-logs.js';
 import { SendPipeline } from './constructs/send-pipeline.js';
 import {
+  type DomainConfigurationSets,
   domainSetPattern,
+  domainSetPrefixes,
   type FunctionLogging,
   type ServiceFunction,
 } from './constructs/service-function.js';
@@ -92,13 +95,29 @@ export interface EmailServiceStackProps extends StackProps {
   readonly trackingHttpsTarget?: string;
   /**
    * The optional front door: CloudFront, with a WAF rate limit per client address, in front of the
-   * API; the API then refuses requests that did not come through it. Off by default: see the
-   * docs/operations.md, "Front door", for what it costs and what is exposed without it. Its web ACL lives in
-   * us-east-1: a stack there creates it; elsewhere, give `webAclArn` (bin/app.ts deploys it in a
-   * companion stack).
+   * API, which is then closed behind it: its `execute-api` endpoint disabled, served at its own
+   * custom domain (`originDomainName`, with the ACM certificate `originCertificateArn` in the API's
+   * region), CloudFront's origin, whose every route passes only requests carrying CloudFront's
+   * secret header. Off by default: see docs/operations.md, "Front door", for what to set up, what
+   * it costs and what is exposed without it. Its web ACL lives in us-east-1: a stack there creates
+   * it; elsewhere, give `webAclArn` (bin/app.ts deploys it in a companion stack).
    * @default off
    */
-  readonly frontDoor?: FrontDoorFirewallProps & { readonly webAclArn?: string };
+  readonly frontDoor?: FrontDoorFirewallProps & {
+    readonly webAclArn?: string;
+    readonly originDomainName: string;
+    readonly originCertificateArn: string;
+  };
+  /**
+   * Whether domains' configuration sets named by the prefix of versions before the stack name's
+   * digest may still exist: they are granted too (sending with them, their events to the topic,
+   * the check moving them to their new names and deleting them 30 days on) until this is turned
+   * off (docs/operations.md, "Upgrading"). On by default, so a stack upgraded without reading the
+   * notes keeps sending from its domains' old sets while the check moves them: the old prefix's
+   * grants cover only sets named by it, which stacks made by this version never make.
+   * @default true
+   */
+  readonly legacyDomainSets?: boolean;
   /** Where alarm notifications are also sent by email (SNS asks the address to confirm). @default none */
   readonly alarmEmail?: string;
   /**
@@ -334,11 +353,13 @@ export class EmailServiceStack extends Stack {
       functions,
     });
     const configurationSet = this.sesEvents.configurationSet;
-    const domainConfigurationSets = {
+    const domainConfigurationSets: DomainConfigurationSets = {
       prefix: domainConfigurationSetPrefix(this.stackName),
       eventsTopic: this.sesEvents.topic,
+      ...((props.legacyDomainSets ?? true) ? { legacyPrefix: legacyDomainConfigurationSetPrefix(this.stackName) } : {}),
     };
-    this.sesEvents.acceptFromConfigurationSets(domainSetPattern(domainConfigurationSets.prefix));
+    for (const prefix of domainSetPrefixes(domainConfigurationSets))
+      this.sesEvents.acceptFromConfigurationSets(domainSetPattern(prefix));
     this.send = new SendPipeline(this, 'Send', {
       resources: { table, configurationSet, domainConfigurationSets, settings, webhookQueue, contentBucket },
       timings,
@@ -416,7 +437,11 @@ export class EmailServiceStack extends Stack {
       const webAclArn =
         props.frontDoor.webAclArn ??
         new FrontDoorFirewall(this, 'FrontDoorFirewall', props.frontDoor).webAcl.attrArn;
-      this.frontDoor = new FrontDoor(this, 'FrontDoor', { api: this.api, webAclArn });
+      this.frontDoor = new FrontDoor(this, 'FrontDoor', {
+        api: this.api,
+        webAclArn,
+        ...frontDoorOrigin(props.frontDoor),
+      });
     }
     const baseUrl = this.frontDoor
       ? `https://${this.frontDoor.distribution.distributionDomainName}`
@@ -435,6 +460,37 @@ export class EmailServiceStack extends Stack {
   }
 }
 
+/**
+ * The front door's origin settings, or an error saying what to give: the API's custom domain (a
+ * host name) and an ACM certificate ARN for it in the API's region.
+ */
+function frontDoorOrigin(door: { originDomainName?: string; originCertificateArn?: string }) {
+  const { originDomainName, originCertificateArn } = door;
+  const problems: string[] = [];
+  if (
+    !originDomainName ||
+    !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(originDomainName)
+  )
+    problems.push(
+      `frontDoorDomain must be the host name of the API's own custom domain, CloudFront's origin (api-origin.example.com), not ${JSON.stringify(originDomainName)}`,
+    );
+  if (
+    !originCertificateArn ||
+    !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(originCertificateArn)
+  )
+    problems.push(
+      `frontDoorCertificateArn must be the ARN of an issued ACM certificate for that name, in the API's region (arn:aws:acm:<region>:<account>:certificate/<id>), not ${JSON.stringify(originCertificateArn)}`,
+    );
+  if (problems.length)
+    throw new Error(
+      `The front door closes the API's execute-api endpoint and serves it at a custom domain: ${problems.join('; ')} (docs/operations.md, "Front door").`,
+    );
+  return {
+    originDomainName: originDomainName as string,
+    originCertificateArn: originCertificateArn as string,
+  };
+}
+
 /** A consumer's maximum concurrency, within the SQS event source's bounds, or an error naming the setting. */
 function eventSourceConcurrency(setting: string, value: number, hint?: string): number {
   if (!Number.isInteger(value) || value < 2 || value > 1000)
@@ -446,7 +502,16 @@ function eventSourceConcurrency(setting: string, value: number, hint?: string): 
 
 /**
  * Domains' own SES configuration sets are named this plus the domain's id (30 characters; SES
- * allows 64): the stack's name, so two stacks in one account never share a name or a grant.
+ * allows 64, so this is at most 34): the stack's name, cut to 24 characters for a reader, and a
+ * digest of the whole name (8 hex digits of its SHA-256), so two stacks in one account whose names
+ * share their first characters never share a name or a grant.
  */
 export const domainConfigurationSetPrefix = (stackName: string) =>
+  `${stackName.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 24)}-${createHash('sha256').update(stackName).digest('hex').slice(0, 8)}-`;
+
+/**
+ * The prefix of versions before the digest: the name cut to 33 characters, which two stacks whose
+ * names share those share. Granted only while `legacyDomainSets` says sets so named may exist.
+ */
+export const legacyDomainConfigurationSetPrefix = (stackName: string) =>
   `${stackName.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 33)}-`;

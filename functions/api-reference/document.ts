@@ -19,7 +19,7 @@ export const COMMON_ERRORS = [400, 401, 403, 413, 429, 500] as const;
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: the message and `errors` name each offending field (`validation_error`).',
   401: 'No API key (`missing_api_key`), or one that is malformed, unknown or revoked (`invalid_api_key`).',
-  403: 'The key may not do this (`restricted_api_key`: a sending-access key, or one held to another domain), or the request did not come through the front door (`invalid_access`).',
+  403: 'The key may not do this (`restricted_api_key`: a sending-access key, or one held to another domain).',
   404: 'No such resource (`not_found`).',
   409: 'It exists already, or the request conflicts with its state (`already_exists`; for an Idempotency-Key, `invalid_idempotent_request` or `concurrent_idempotent_requests`).',
   413: 'The body is over the limit (`payload_too_large`).',

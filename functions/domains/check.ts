@@ -37,7 +37,9 @@ export async function checkDomains(deps: DomainDeps): Promise<{ checked: number;
       // Tracking records nobody may ever publish: looked for less often (a read of the domain
       // looks at once).
       (waitingFor(['Tracking', 'TrackingCAA']) && since >= TRACKING_RECHECK_MS) ||
-      (domain.status === 'verified' && since >= VERIFIED_RECHECK_MS)
+      (domain.status === 'verified' && since >= VERIFIED_RECHECK_MS) ||
+      // A set named by an older prefix: moved to its current name at once, whatever the status.
+      movable(deps, domain)
     )
       due.push(domain);
   }
@@ -58,6 +60,12 @@ export async function checkDomains(deps: DomainDeps): Promise<{ checked: number;
   await deleteRetiredSets(deps, now);
   return { checked: batch.length, changed };
 }
+
+/** Whether the domain's set is named otherwise than the stack names it now (an older prefix). */
+const movable = (deps: DomainDeps, domain: Domain) =>
+  deps.sending !== undefined &&
+  domain.configuration_set !== undefined &&
+  domain.configuration_set.name !== deps.sending.configurationSetName(domain.id);
 
 /** Deletes the configuration sets of deleted domains whose time has come (a few a run). */
 async function deleteRetiredSets(deps: DomainDeps, now: number): Promise<void> {

@@ -17,6 +17,7 @@ import {
   RETIRED_SET_KEEP_MS,
   refreshDomain,
   restoreConfigurationSet,
+  retireMovedSet,
   retireSet,
   withConfigurationSet,
   withTrackingRecords,
@@ -204,6 +205,7 @@ export async function updateDomain(deps: DomainDeps, id: string, update: DomainU
         throw error;
       }
       if (await deps.domains.save(changed, 'existing')) {
+        await retireMovedSet(deps, domain, changed);
         await raise(deps, 'domain.updated', changed);
         return { ...changed, version: (domain.version ?? 0) + 1 };
       }
@@ -273,11 +275,13 @@ export async function deleteDomain(deps: DomainDeps, id: string): Promise<Domain
   // Not deleted now: SES publishes its emails' later events (delays, bounces, complaints, opens,
   // clicks) through it, and a deleted set's are lost. By its name, recorded or not (a set put
   // just before a failed store is not left behind); the scheduled check deletes it in 30 days.
-  if (deps.sending)
-    await deps.domains.retireConfigurationSet(
-      deps.sending.configurationSetName(domain.id),
-      deps.clock.now().getTime() + RETIRED_SET_KEEP_MS,
-    );
+  // And the set it has, if named otherwise (by an older prefix).
+  if (deps.sending) {
+    const names = new Set([deps.sending.configurationSetName(domain.id)]);
+    if (domain.configuration_set) names.add(domain.configuration_set.name);
+    for (const name of names)
+      await deps.domains.retireConfigurationSet(name, deps.clock.now().getTime() + RETIRED_SET_KEEP_MS);
+  }
   await deps.domains.delete(domain);
   await raise(deps, 'domain.deleted', domain);
   return domain;

@@ -370,7 +370,10 @@ export function trackingRecords(
  * new host is ready, the host in use stays (the one before a change, which works; else SES's own).
  * The host in use leaves only when its CNAME is gone from DNS (a DNS hiccup keeps it). Once a
  * domain has a set it keeps it (TLS back to opportunistic is an update of the set), so sends never
- * switch sets while one is being created or deleted.
+ * switch sets while one is being created or deleted. It is named `name` (the stack's prefix and the
+ * domain's id): a set recorded under another name (an older prefix, before it held a digest of the
+ * whole stack name) is replaced by one so named, with the same options, and the old one is retired
+ * once the new one is stored (sync.ts, retireMovedSet).
  */
 export function neededConfigurationSet(domain: Domain, name: string): DomainConfigurationSet | undefined {
   const host = trackingHost(domain);
@@ -385,7 +388,7 @@ export function neededConfigurationSet(domain: Domain, name: string): DomainConf
         : inUse;
   if (!domain.configuration_set && domain.tls !== 'enforced' && !redirect) return undefined;
   return {
-    name: domain.configuration_set?.name ?? name,
+    name,
     tls: domain.tls,
     ...(redirect ? { redirect_domain: redirect } : {}),
   };

@@ -203,6 +203,7 @@ export async function refreshDomain(
     return null;
   }
   if (putFailed) await restoreConfigurationSet(deps, domain.id);
+  await retireMovedSet(deps, domain, refreshed);
   if (changed) await raise(deps, 'domain.updated', refreshed);
   return { ...refreshed, version: (domain.version ?? 0) + 1 };
 }
@@ -217,4 +218,18 @@ export async function retireSet(deps: DomainDeps, id: string, keepMs: number): P
   await deps.domains
     .retireConfigurationSet(name, deps.clock.now().getTime() + keepMs)
     .catch((error) => deps.log?.error('could not retire a configuration set', { name, error }));
+}
+
+/**
+ * Once a domain's set has moved to its current name (stored), the set it had (named by an older
+ * prefix) is retired as a deleted domain's is: kept RETIRED_SET_KEEP_MS for the late events of the
+ * emails sent with it, then deleted by the scheduled check. A failure is logged: the old set then
+ * stays, unused.
+ */
+export async function retireMovedSet(deps: DomainDeps, before: Domain, after: Domain): Promise<void> {
+  const old = before.configuration_set?.name;
+  if (!old || old === after.configuration_set?.name) return;
+  await deps.domains
+    .retireConfigurationSet(old, deps.clock.now().getTime() + RETIRED_SET_KEEP_MS)
+    .catch((error) => deps.log?.error('could not retire a configuration set', { name: old, error }));
 }

@@ -14,7 +14,6 @@ import { MAX_EMAIL_BYTES } from '../shared/limits.js';
 import type { Clock, Counters, Log } from '../shared/ports.js';
 import type { RouteDeclaration } from '../shared/route.js';
 import type { HttpEvent, HttpResponse } from './event.js';
-import { frontDoorOnly } from './front-door.js';
 import { type LoggedContext, withRequestLog } from './request-log.js';
 
 /** Largest request body accepted (bytes). Keeps every email's bodies inside one DynamoDB item. */
@@ -35,8 +34,6 @@ export interface HttpDeps {
   clock?: Clock;
   log?: Log;
   counters?: Counters;
-  /** Behind the front door: the value CloudFront sends in `x-origin-verify`. None: no front door. */
-  frontDoorSecret?: string;
   /** Where each answered request's log line goes (http/request-log.ts). None: requests are not logged. */
   requestLog?: RequestLogSink;
   /** False: the log lines carry no bodies (the stack's requestLogBodies). @default true */
@@ -240,8 +237,8 @@ export function httpHandler(
   const chain = middy<HttpEvent, HttpResponse, Error, HttpContext>()
     .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext>)
     .use(errorResponder(log));
-  if (deps.frontDoorSecret) chain.use(frontDoorOnly(deps.frontDoorSecret));
-  // What the front door refused never reached the service: only what passed it is logged.
+  // What the front door refused (its authorizer, in API Gateway) never reaches a function; what
+  // reaches the chain is logged.
   chain.use({
     before: async (request: Request) => {
       request.context.passedDoor = true;

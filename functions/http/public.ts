@@ -7,12 +7,9 @@ import { onLambda } from '../shared/config.js';
 import { ApiError, internalError, notFound } from '../shared/errors.js';
 import type { BuiltPage } from '../shared/page.js';
 import type { Log } from '../shared/ports.js';
-import { frontDoorOnly } from './front-door.js';
 import { errorResponse, type HttpEvent, type HttpResponse, lazyHttpHandler } from './middleware.js';
 
 export interface PublicDeps {
-  /** Behind the front door: the value CloudFront sends in `x-origin-verify`. None: no front door. */
-  frontDoorSecret?: string;
   log?: Log;
 }
 
@@ -64,7 +61,6 @@ function publicChain(deps: PublicDeps, answer: (event: HttpEvent) => HttpRespons
         }
       },
     });
-  if (deps.frontDoorSecret) chain.use(frontDoorOnly(deps.frontDoorSecret));
   return chain.handler(async (event) => answer(event));
 }
 

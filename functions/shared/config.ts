@@ -102,15 +102,10 @@ const SETTINGS = {
   /** Local development only: the local front's certificate authority (PEM), trusted for that look alone. */
   LOCAL_TRACKING_FRONT_CA: () => z.optional(z.string().check(z.minLength(1))),
   /**
-   * Set only behind the optional front door (CloudFront + WAF): the value CloudFront sends in
-   * `x-origin-verify`; requests without it went around the firewall and are refused.
-   */
-  /**
    * Days request logs are kept from their request (DynamoDB TTL): the stack's logRetentionDays,
    * within its emailRetentionDays unless it opts out (lib/request-log-retention.ts).
    */
   LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
-  FRONT_DOOR_SECRET: () => z.optional(z.string().check(z.minLength(16))),
 } satisfies Record<string, () => z.ZodMiniType>;
 
 type Settings = typeof SETTINGS;

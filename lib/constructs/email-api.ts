@@ -1,9 +1,24 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { CfnRoute, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  ApiMapping,
+  type CfnApi,
+  CfnRoute,
+  DomainName,
+  HttpApi,
+  HttpAuthorizer,
+  HttpAuthorizerType,
+  HttpStage,
+  LogGroupLogDestination,
+  SecurityPolicy,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { GraphWidget, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { FRONT_DOOR_CACHE_SECONDS, FRONT_DOOR_HEADER } from '../../functions/http/front-door.js';
 import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
 import { keepLogicalId, LEGACY_IDS, legacyRouteId } from '../legacy-ids.js';
 import { ApiIntegrations } from './api-integrations.js';
@@ -41,17 +56,59 @@ export class EmailApi extends Construct {
   /** Each route's function, and the fallback's, by handler. */
   public readonly functions: ReadonlyMap<string, ServiceFunction>;
 
+  /** Every route (`$default` too), by route key. */
+  public readonly routes: ReadonlyMap<string, CfnRoute>;
+
   /**
-   * From now on, every function answers only requests carrying this secret header (the front
-   * door's; see FrontDoor), and refuses the others with 403.
+   * Closes the API behind the front door (FrontDoor): its `execute-api` endpoint disabled, served
+   * only at its custom domain (CloudFront's origin), and every route behind `authorizer`, a Lambda
+   * authorizer with simple responses whose identity source is the front door's header, so API
+   * Gateway refuses a request without the header itself (401, invoking nothing) and keeps each
+   * answer for a value FRONT_DOOR_CACHE_SECONDS. Returns the custom domain (its regional domain
+   * name is what the origin's DNS name must point to).
    */
-  onlyThrough(secret: string): void {
-    for (const fn of this.functions.values()) fn.setEnvironment('FRONT_DOOR_SECRET', secret);
+  closeBehind(door: {
+    /** The API's custom domain name: CloudFront's origin. */
+    readonly domainName: string;
+    /** An ACM certificate for it, in the API's region. */
+    readonly certificateArn: string;
+    readonly authorizer: IFunction;
+  }): DomainName {
+    (this.api.node.defaultChild as CfnApi).disableExecuteApiEndpoint = true;
+    const domain = new DomainName(this, 'Domain', {
+      domainName: door.domainName,
+      certificate: Certificate.fromCertificateArn(this, 'Certificate', door.certificateArn),
+      securityPolicy: SecurityPolicy.TLS_1_2,
+    });
+    new ApiMapping(this, 'Mapping', { api: this.api, domainName: domain, stage: this.stage });
+    const authorizer = new HttpAuthorizer(this, 'FrontDoorAuthorizer', {
+      httpApi: this.api,
+      authorizerName: 'front-door',
+      type: HttpAuthorizerType.LAMBDA,
+      identitySource: [`$request.header.${FRONT_DOOR_HEADER}`],
+      enableSimpleResponses: true,
+      resultsCacheTtl: Duration.seconds(FRONT_DOOR_CACHE_SECONDS),
+      authorizerUri: `arn:${Stack.of(this).partition}:apigateway:${Stack.of(this).region}:lambda:path/2015-03-31/functions/${door.authorizer.functionArn}/invocations`,
+    });
+    door.authorizer.addPermission('InvokedByApiAuthorizer', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: Stack.of(this).formatArn({
+        service: 'execute-api',
+        resource: this.api.apiId,
+        resourceName: `authorizers/${authorizer.authorizerId}`,
+      }),
+    });
+    for (const route of this.routes.values()) {
+      route.authorizationType = 'CUSTOM';
+      route.authorizerId = authorizer.authorizerId;
+    }
+    return domain;
   }
 
   constructor(scope: Construct, id: string, props: EmailApiProps) {
     super(scope, id);
     const functions = new Map<string, ServiceFunction>();
+    const routes = new Map<string, CfnRoute>();
     this.api = new HttpApi(this, 'Api', { createDefaultStage: false, description: 'Email sending API' });
     const integrations = new Map<Stack, ApiIntegrations>();
     /** A route to its own function, with its id of old (a route key exists once per API). */
@@ -69,12 +126,14 @@ export class EmailApi extends Construct {
       const integration = into.integrate(handler, fn.function);
       // An update keeps each route and points it at its new integration: a second route with the
       // same key would be refused.
-      new CfnRoute(this.api, constructId, {
+      const cfnRoute = new CfnRoute(this.api, constructId, {
         apiId: this.api.apiId,
         routeKey,
         authorizationType: 'NONE',
         target: `integrations/${integration.integrationId}`,
-      }).overrideLogicalId(legacyRouteId(constructId));
+      });
+      cfnRoute.overrideLogicalId(legacyRouteId(constructId));
+      routes.set(routeKey, cfnRoute);
     };
     keepLogicalId(this.api, LEGACY_IDS.api);
     Validations.of(this.api).acknowledge({
@@ -115,6 +174,7 @@ export class EmailApi extends Construct {
     for (const { method, path, handler } of ROUTES)
       route(`${method} ${path}`, `${method}${path}`.replaceAll('/', '--'), handler);
     this.functions = functions;
+    this.routes = routes;
 
     const apiMetric = (metricName: string, statistic = 'Sum') =>
       new Metric({

@@ -1,4 +1,5 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { DomainName } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AllowedMethods,
   CachePolicy,
@@ -11,10 +12,20 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  Architecture,
+  Function as LambdaFunction,
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsVersions,
+  Runtime,
+} from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { FRONT_DOOR_HEADER } from '../../functions/http/front-door.js';
+import { FRONT_DOOR_AUTHORIZER, FRONT_DOOR_HEADER } from '../../functions/http/front-door.js';
+import { functionCode } from '../function-code.js';
 import type { EmailApi } from './email-api.js';
 
 export interface FrontDoorFirewallProps {
@@ -91,20 +102,35 @@ export interface FrontDoorProps {
   readonly api: EmailApi;
   /** The firewall's web ACL (FrontDoorFirewall, in us-east-1). */
   readonly webAclArn: string;
+  /**
+   * The API's own custom domain, CloudFront's origin (the `execute-api` endpoint is disabled).
+   * Its DNS name must resolve, to the domain's regional domain name (the `FrontDoorOriginTarget`
+   * output), for CloudFront to reach it.
+   */
+  readonly originDomainName: string;
+  /** An ACM certificate for `originDomainName`, issued, in the API's region. */
+  readonly originCertificateArn: string;
 }
 
 /**
  * The optional front door: a CloudFront distribution (HTTPS only, nothing cached, every header but
  * Host forwarded, so `Authorization` and `Idempotency-Key` reach the API) with the firewall's web
- * ACL, in front of the HTTP API (which takes neither WAF nor usage plans). CloudFront adds a secret
- * header to every request it forwards; the API functions refuse requests without it, so the
- * execute-api URL cannot be used to go around the firewall. The secret is generated in Secrets
- * Manager and resolved by CloudFormation at deploy time (never in the template); changing it means
- * a deploy.
+ * ACL, in front of the HTTP API (which takes neither WAF nor usage plans). The API is closed
+ * behind it: its `execute-api` endpoint disabled, served at a custom domain of the user's (the
+ * origin), and every route behind a Lambda authorizer that passes only requests carrying the
+ * secret header CloudFront adds (the custom domain's name is public, in certificate transparency
+ * logs). The secret is generated in Secrets Manager; CloudFormation resolves it into CloudFront's
+ * origin header at deploy time (never in the template), and the authorizer reads it from Secrets
+ * Manager at run time (through the secrets extension, granted GetSecretValue on it alone): no
+ * function holds it in its environment. Changing it means a deploy.
  */
 export class FrontDoor extends Construct {
   public readonly distribution: Distribution;
   public readonly secret: Secret;
+  /** The authorizer every route of the API is behind. */
+  public readonly authorizer: LambdaFunction;
+  /** The API's custom domain: CloudFront's origin. */
+  public readonly originDomain: DomainName;
 
   constructor(scope: Construct, id: string, props: FrontDoorProps) {
     super(scope, id);
@@ -116,14 +142,20 @@ export class FrontDoor extends Construct {
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'CloudFront and the API functions read the secret when the stack deploys (a dynamic reference); a rotation ' +
-        'would not reach them, so it is changed by a deploy instead.',
+        'CloudFront reads the secret when the stack deploys (a dynamic reference into its origin header); a rotation ' +
+        'would not reach it, so it is changed by a deploy instead.',
+    });
+    this.authorizer = this.makeAuthorizer(stack);
+    this.originDomain = props.api.closeBehind({
+      domainName: props.originDomainName,
+      certificateArn: props.originCertificateArn,
+      authorizer: this.authorizer,
     });
     const secretValue = this.secret.secretValue.unsafeUnwrap();
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `${stack.stackName} API front door`,
       defaultBehavior: {
-        origin: new HttpOrigin(`${props.api.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
+        origin: new HttpOrigin(props.originDomainName, {
           protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
           originSslProtocols: [OriginSslPolicy.TLS_V1_2],
           customHeaders: { [FRONT_DOOR_HEADER]: secretValue },
@@ -152,10 +184,58 @@ export class FrontDoor extends Construct {
       {
         id: 'AwsSolutions-CFR4',
         reason:
-          "The distribution uses CloudFront's default certificate (no custom domain), whose TLS policy CloudFront sets; " +
-          'viewers are HTTPS only and the origin is reached over TLS 1.2.',
+          "Viewers reach the distribution at CloudFront's default domain and certificate, whose TLS policy CloudFront sets; " +
+          "they are HTTPS only, and the origin (the API's custom domain, TLS 1.2 policy) is reached over TLS 1.2.",
       },
     );
-    props.api.onlyThrough(secretValue);
+    new CfnOutput(stack, 'FrontDoorOriginTarget', {
+      value: this.originDomain.regionalDomainName,
+      description: `Where ${props.originDomainName} must point (a CNAME record) for CloudFront to reach the API`,
+    });
+  }
+
+  /**
+   * The authorizer: the smallest function of the stack (no SDK: the secret comes through the AWS
+   * Parameters and Secrets Lambda Extension's layer, which calls GetSecretValue with its role and
+   * keeps the value 300 s), its own role (its log group, and GetSecretValue on this secret only).
+   */
+  private makeAuthorizer(stack: Stack): LambdaFunction {
+    const logGroup = new LogGroup(this, 'AuthorizerLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const role = new Role(this, 'AuthorizerRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    });
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.secret.secretArn] }),
+    );
+    const authorizer = new LambdaFunction(this, 'Authorizer', {
+      code: functionCode(FRONT_DOOR_AUTHORIZER),
+      handler: 'index.handler',
+      description: `${stack.stackName} API front door: passes requests carrying CloudFront's secret header`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: { FRONT_DOOR_SECRET_ARN: this.secret.secretArn },
+      paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+        secretsManagerTimeout: Duration.seconds(3),
+      }),
+      role,
+      logGroup,
+    });
+    Validations.of(authorizer).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is the runtime this project targets and tests against; moving to 24 is a deliberate change.',
+    });
+    return authorizer;
   }
 }

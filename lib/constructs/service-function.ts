@@ -21,6 +21,22 @@ import { functionCode } from '../function-code.js';
  */
 export const domainSetPattern = (prefix: string) => `${prefix}dom_*`;
 
+/** Domains' own configuration sets: how they are named, and where their events go. */
+export interface DomainConfigurationSets {
+  readonly prefix: string;
+  readonly eventsTopic: ITopic;
+  /**
+   * The prefix versions before the stack name's digest named sets by (the name cut to 33
+   * characters), granted beside `prefix` while such sets may exist (docs/operations.md, "Upgrading").
+   * @default none
+   */
+  readonly legacyPrefix?: string;
+}
+
+/** Every prefix domains' sets of this stack may be named by: the current one, and the legacy one while kept. */
+export const domainSetPrefixes = (sets: DomainConfigurationSets): string[] =>
+  sets.legacyPrefix && sets.legacyPrefix !== sets.prefix ? [sets.prefix, sets.legacyPrefix] : [sets.prefix];
+
 /** What functions are bound to: the stack's resources, and the values of its settings. */
 export interface ServiceResources {
   readonly table: ITable;
@@ -29,9 +45,10 @@ export interface ServiceResources {
   readonly configurationSet?: IConfigurationSet;
   /**
    * Domains' own configuration sets, made at run time: the prefix of their names (IAM grants
-   * `<prefix>*`) and the topic their events go to (the stack's events topic).
+   * `<prefix>dom_*`), the topic their events go to (the stack's events topic), and while sets
+   * named by the older prefix may exist, that prefix too (granted the same, named by no function).
    */
-  readonly domainConfigurationSets?: { readonly prefix: string; readonly eventsTopic: ITopic };
+  readonly domainConfigurationSets?: DomainConfigurationSets;
   /** The webhook delivery queue (functions that raise events send to it). */
   readonly webhookQueue?: IQueue;
   /** The bucket attachments and large bodies are kept in. */
@@ -244,7 +261,8 @@ export class ServiceFunction extends Construct {
    * ses:SendEmail, from this account's identities and with this configuration set only, or with a
    * domain's own set (named by the stack's prefix).
    */
-  grantSendEmail(configurationSet: IConfigurationSet, domainSetPrefix?: string): this {
+  grantSendEmail(configurationSet: IConfigurationSet, domainSets?: DomainConfigurationSets): this {
+    const prefixes = domainSets ? domainSetPrefixes(domainSets) : [];
     const stack = Stack.of(this);
     this.role.addToPolicy(
       new PolicyStatement({
@@ -256,7 +274,7 @@ export class ServiceFunction extends Construct {
             resource: 'configuration-set',
             resourceName: configurationSet.configurationSetName,
           }),
-          ...(domainSetPrefix ? [this.domainConfigurationSets(domainSetPrefix)] : []),
+          ...prefixes.map((prefix) => this.domainConfigurationSets(prefix)),
         ],
       }),
     );
@@ -264,7 +282,7 @@ export class ServiceFunction extends Construct {
       "ses:SendEmail is authorised against the identity of each email's sender, chosen at run time: it is limited to " +
         "this account's identities in this region and to this stack's configuration sets.",
     );
-    if (domainSetPrefix) this.acknowledgeDomainSets(domainSetPrefix);
+    for (const prefix of prefixes) this.acknowledgeDomainSets(prefix);
     return this.setEnvironment('CONFIGURATION_SET_NAME', configurationSet.configurationSetName);
   }
 
@@ -272,19 +290,20 @@ export class ServiceFunction extends Construct {
    * Its entry's actions on domains' own configuration sets (named by the stack's prefix), with
    * the prefix and the events topic their event destination names.
    */
-  grantConfigurationSets(sets: { prefix: string; eventsTopic: ITopic }): this {
+  grantConfigurationSets(sets: DomainConfigurationSets): this {
+    const prefixes = domainSetPrefixes(sets);
     this.role.addToPolicy(
       new PolicyStatement({
         actions: (this.spec.configurationSets ?? []).map((action) => `ses:${action}`),
-        resources: [this.domainConfigurationSets(sets.prefix)],
+        resources: prefixes.map((prefix) => this.domainConfigurationSets(prefix)),
       }),
     );
-    this.acknowledgeDomainSets(sets.prefix);
+    for (const prefix of prefixes) this.acknowledgeDomainSets(prefix);
     return this.setDomainSetEnvironment(sets);
   }
 
   /** How domains' sets are named and where their events go, for a function that names them. */
-  setDomainSetEnvironment(sets: { prefix: string; eventsTopic: ITopic }): this {
+  setDomainSetEnvironment(sets: DomainConfigurationSets): this {
     this.setEnvironment('SES_EVENTS_TOPIC_ARN', sets.eventsTopic.topicArn);
     return this.setEnvironment('DOMAIN_CONFIGURATION_SET_PREFIX', sets.prefix);
   }
@@ -346,7 +365,7 @@ export class ServiceFunction extends Construct {
     if (this.spec.sendsEmail)
       this.grantSendEmail(
         need(resources.configurationSet, 'the configuration set'),
-        resources.domainConfigurationSets?.prefix,
+        resources.domainConfigurationSets,
       );
     if (this.spec.identities) this.grantIdentities();
     if (this.spec.configurationSets)

@@ -14,7 +14,7 @@ import { buildApp } from '../../lib/app.js';
 import { CONCEPTS, conceptOf } from '../../lib/concepts.js';
 import { MAX_INVOKED_FUNCTIONS } from '../../lib/constructs/api-integrations.js';
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';
-import { logicalId, type Statement, synthStack } from '../support/template.js';
+import { FRONT_DOOR_ORIGIN, logicalId, type Statement, synthStack } from '../support/template.js';
 
 /** CloudFormation refuses a template of more than 500 resources; the service keeps to 400. */
 const BOUND = 400;
@@ -29,7 +29,12 @@ type Json = { Type: string; Properties: Record<string, unknown>; DependsOn?: str
 function synthesized(region: string) {
   const app = new App({
     analyticsReporting: true,
-    context: { 'aws:cdk:bundling-stacks': [], frontDoor: 'true' },
+    context: {
+      'aws:cdk:bundling-stacks': [],
+      frontDoor: 'true',
+      frontDoorDomain: FRONT_DOOR_ORIGIN.originDomainName,
+      frontDoorCertificateArn: FRONT_DOOR_ORIGIN.originCertificateArn.replace('us-east-1', region),
+    },
   });
   const { service } = buildApp(app, { account: '123456789012', region });
   const stacks = app.node.findAll().filter((c): c is Stack => Stack.isStack(c));
@@ -113,7 +118,9 @@ describe('what a route costs, and the room left', () => {
   /** Which template (by stack path) holds each logical id. */
   const home = new Map<string, string>();
   beforeAll(() => {
-    ({ stack, template, templates } = synthStack({ frontDoor: { requestsPerFiveMinutes: 1000 } }));
+    ({ stack, template, templates } = synthStack({
+      frontDoor: { requestsPerFiveMinutes: 1000, ...FRONT_DOOR_ORIGIN },
+    }));
     for (const [path, t] of templates)
       for (const id of Object.keys(t.toJSON().Resources)) {
         expect(home.has(id), id).toBe(false);
@@ -191,10 +198,14 @@ describe('what a route costs, and the room left', () => {
       });
     });
     // 7 in all, where one template took 8 (a Lambda permission each); the only permissions left
-    // are the schedules' and the request-log writer's.
+    // are the schedules', the request-log writer's and the front door's authorizer's.
     const permissions = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties.Principal);
     expect(permissions.sort()).toEqual(
-      [...SCHEDULED_FUNCTIONS.map(() => 'events.amazonaws.com'), 'logs.amazonaws.com'].sort(),
+      [
+        ...SCHEDULED_FUNCTIONS.map(() => 'events.amazonaws.com'),
+        'logs.amazonaws.com',
+        'apigateway.amazonaws.com',
+      ].sort(),
     );
   });
 
@@ -203,7 +214,7 @@ describe('what a route costs, and the room left', () => {
     const report = 1;
     const parent = Object.keys(templates.get(stack.node.path)?.toJSON().Resources).length + report;
     // The parent: today's resources, 2 a route for 100 routes, and a nested stack each for up
-    // to 3 new concepts: 158 + 200 + 3 = 361 ≤ 400.
+    // to 3 new concepts: 171 + 200 + 3 = 374 ≤ 400.
     expect(parent + 2 * MORE_ROUTES + 3).toBeLessThanOrEqual(BOUND);
     // A concept's stack: 5 a route, up to MAX_INVOKED_FUNCTIONS (60) API functions a stack (its
     // invoke role's policy size). Each has room for 45 routes on its own (the
@@ -302,7 +313,9 @@ describe('an update over a stack deployed before the split', () => {
   let template: Template;
   beforeAll(() => {
     let templates: Map<string, Template>;
-    ({ stack, template, templates } = synthStack({ frontDoor: { requestsPerFiveMinutes: 1000 } }));
+    ({ stack, template, templates } = synthStack({
+      frontDoor: { requestsPerFiveMinutes: 1000, ...FRONT_DOOR_ORIGIN },
+    }));
     parent = templates.get(stack.node.path)?.toJSON().Resources;
   });
 
@@ -437,9 +450,9 @@ describe('an update over a stack deployed before the split', () => {
       const id = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(parent[id]?.Type, name).toBe('AWS::Logs::LogGroup');
     }
-    // The functions' and the access log: no other log group.
+    // The functions', the access log and the front door's authorizer's: no other log group.
     expect(Object.values(resources).filter((r) => r.Type === 'AWS::Logs::LogGroup')).toHaveLength(
-      Object.keys(before).length + added.length + 1,
+      Object.keys(before).length + added.length + 2,
     );
   });
 

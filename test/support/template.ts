@@ -6,6 +6,12 @@ import { EmailServiceStack, type EmailServiceStackProps } from '../../lib/email-
  * The stack synthesized without bundling (the template is what these tests are about): `template`
  * is the whole deployment read as one (see templateOf), `templates` what CloudFormation gets.
  */
+/** The front door's origin settings the tests deploy it with (an issued certificate is assumed). */
+export const FRONT_DOOR_ORIGIN = {
+  originDomainName: 'api-origin.example.com',
+  originCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0',
+} as const;
+
 export function synthStack(props: EmailServiceStackProps = {}, id = 'Test') {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new EmailServiceStack(app, id, {

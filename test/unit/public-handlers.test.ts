@@ -1,7 +1,8 @@
 /**
  * The public routes' handlers (the console's page and files, the API description) invoked as Lambda
- * runs them, with API Gateway v2 events: HSTS on AWS, the 404 in the error shape for a file that is
- * not built, and only what came through the front door when it is on.
+ * runs them, with API Gateway v2 events: HSTS on AWS, and the 404 in the error shape for a file
+ * that is not built. (Behind the front door, API Gateway's authorizer refuses what did not come
+ * through it before any function runs: test/infra/front-door.test.ts.)
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,11 +10,9 @@ import { CONSOLE_ASSETS } from '../../functions/console/assets.generated.js';
 import { makeHandler as consolePage } from '../../functions/handlers/get-console.js';
 import { makeHandler as consoleAsset } from '../../functions/handlers/get-console-asset.js';
 import { makeHandler as openApi } from '../../functions/handlers/get-openapi.js';
-import { FRONT_DOOR_HEADER } from '../../functions/http/front-door.js';
 import type { PublicDeps } from '../../functions/http/public.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 
-const SECRET = 'a-front-door-secret-0123456789';
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const HSTS = 'max-age=31536000; includeSubDomains';
 const script = Object.keys(CONSOLE_ASSETS).find((name) => name.endsWith('.js')) as string;
@@ -71,23 +70,6 @@ describe('the public handlers on Lambda', () => {
         name: 'not_found',
         message: expect.any(String),
       });
-    }
-  });
-
-  it('behind the front door, refuse a request that did not come through it', async () => {
-    const deps = { frontDoorSecret: SECRET };
-    for (const [make, path, file] of [
-      [consolePage, '/', undefined],
-      [consoleAsset, `/assets/${script}`, script],
-      [openApi, '/v1/openapi.json', undefined],
-    ] as const) {
-      const refused = await call(make, path, { deps, file });
-      expect(refused.statusCode, path).toBe(403);
-      expect(parseBody(refused)).toMatchObject({ statusCode: 403, name: 'invalid_access' });
-      const wrong = await call(make, path, { deps, file, headers: { [FRONT_DOOR_HEADER]: 'guess' } });
-      expect(wrong.statusCode, path).toBe(403);
-      const served = await call(make, path, { deps, file, headers: { [FRONT_DOOR_HEADER]: SECRET } });
-      expect(served.statusCode, path).toBe(200);
     }
   });
 });
