@@ -13,7 +13,7 @@ import { ROUTES } from '../../functions/routes.js';
 import { buildFunction } from '../../lib/bundling.js';
 import { domainConfigurationSetPrefix, type EmailServiceStack } from '../../lib/email-service-stack.js';
 import { type LocalService, startLocalService } from '../../local/service.js';
-import { LOCAL_EVENTS_TOPIC_ARN } from '../../local/ses-configuration-sets.js';
+import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from '../../local/ses-configuration-sets.js';
 import { httpEvent, parseBody } from '../support/events.js';
 import { httpsClient } from '../support/https.js';
 import {
@@ -83,15 +83,17 @@ async function asDeployed(name: Built, intercept?: Intercept) {
   ]);
   const queueIds = new Map([...queues].map(([id, url]) => [url, id]));
   const tableId = logicalId(stack, stack.table.table);
-  const prefix = domainConfigurationSetPrefix(stack.stackName);
+  const localPrefix = `${LOCAL_CONFIGURATION_SET}-`;
   const standIn: RoleStandIn = await startRoleStandIn({
     functionName: name,
     statements: policiesOf(stack, template, name),
     ids: {
       tableId,
       configurationSetId: logicalId(stack, stack.sesEvents.configurationSet),
-      // The function names its domains' sets with the template's prefix, here as on AWS.
-      domainSets: { localPrefix: prefix, templatePrefix: prefix },
+      // The function names its domains' sets with the local service's prefix (as the local API
+      // functions do, so the check sees them as its own and moves none), checked against the
+      // template's prefix as the grants test checks the local service's calls.
+      domainSets: { localPrefix, templatePrefix: domainConfigurationSetPrefix(stack.stackName) },
       queueIdByUrl: (url) => queueIds.get(url),
     },
     upstream: {
@@ -111,6 +113,7 @@ async function asDeployed(name: Built, intercept?: Intercept) {
       const queue = queues.get(ref);
       return queue && standIn.queueUrl(queue);
     }),
+    DOMAIN_CONFIGURATION_SET_PREFIX: localPrefix,
     ...standIn.endpoints,
   };
   return {
@@ -219,7 +222,7 @@ describe('built functions behind a stand-in that refuses what their role lacks',
       }
       const stored = await repos.domains.get(domain.id);
       expect(stored?.configuration_set?.name).toBe(
-        `${domainConfigurationSetPrefix(stack.stackName)}${domain.id}`,
+        `${LOCAL_CONFIGURATION_SET}-${domain.id}`,
       );
       expect(await tlsPolicyOf(stored?.configuration_set?.name ?? '')).toBe('REQUIRE');
     } finally {
