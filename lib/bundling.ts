@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
@@ -156,6 +156,11 @@ function common(outdir: string): BuildOptions {
     logOverride: { ...LOG_OVERRIDES },
     outdir,
     outExtension: { '.js': '.mjs' },
+    // A map beside each file, named by no comment in it: read only when an error is logged
+    // (functions/observability/source-maps.ts), never by Node at load. Without the sources' text:
+    // a frame names its file and line, which the repository at the deployed commit shows.
+    sourcemap: 'external',
+    sourcesContent: false,
     plugins: [pureSdkSchemas],
     metafile: true,
     logLevel: 'error',
@@ -166,8 +171,10 @@ function common(outdir: string): BuildOptions {
 export interface BuiltFunction {
   readonly name: string;
   readonly outdir: string;
-  /** Every file written, relative to `outdir`, with its size in bytes. */
+  /** Every file of code written, relative to `outdir`, with its size in bytes (its map aside). */
   readonly files: ReadonlyArray<{ path: string; bytes: number; init: boolean }>;
+  /** Bytes of the source maps beside the code: deployed, never loaded unless an error is logged. */
+  readonly mapBytes: number;
   /** Bytes Node loads when it imports `index.mjs`: the entry and the chunks it imports statically. */
   readonly initBytes: number;
   /** Bytes of every file: init, and every chunk loaded on first use. */
@@ -220,20 +227,44 @@ export async function buildFunction(name: string, outdir: string): Promise<Built
       throw new Error(`${name} loads ${path}, which was not built (ISLANDS in lib/bundling.ts)`);
   const init = initFiles(metafile, outdir);
   const rel = outputPath(outdir);
-  const files = Object.entries(metafile.outputs).map(([path, out]) => ({
-    path: rel(path),
-    bytes: out.bytes,
-    init: init.has(rel(path)),
-  }));
+  let mapBytes = 0;
+  for (const [path, out] of Object.entries(metafile.outputs))
+    if (path.endsWith('.map')) mapBytes += out.bytes = projectSources(join(outdir, rel(path)));
+  const files = Object.entries(metafile.outputs)
+    .filter(([path]) => !path.endsWith('.map'))
+    .map(([path, out]) => ({ path: rel(path), bytes: out.bytes, init: init.has(rel(path)) }));
   const sum = (list: typeof files) => list.reduce((total, file) => total + file.bytes, 0);
   return {
     name,
     outdir,
     files,
+    mapBytes,
     initBytes: sum(files.filter((file) => file.init)),
     totalBytes: sum(files),
     metafile,
   };
+}
+
+/**
+ * A source map's sources as paths in the project (`functions/emails/deliver.ts`,
+ * `node_modules/@smithy/…`) instead of relative to where it was built, so a frame names the file a
+ * reader opens and the same sources give the same bytes wherever they are built. A source of no
+ * file (a plugin's namespace: `left-out:route-schemas`) stays as it is. Returns the map's size.
+ */
+function projectSources(file: string): number {
+  const map = JSON.parse(readFileSync(file, 'utf8')) as { sources: string[] };
+  map.sources = map.sources.map((source) => {
+    if (/^[\w-]+:/.test(source)) return source;
+    const path = relative(ROOT, resolve(dirname(file), source))
+      .split('\\')
+      .join('/');
+    // A package by its place under node_modules, wherever that folder really is (a link, a parent's).
+    const at = path.indexOf('node_modules/');
+    return at >= 0 ? path.slice(at) : path;
+  });
+  const text = JSON.stringify(map);
+  writeFileSync(file, text);
+  return Buffer.byteLength(text);
 }
 
 /**
