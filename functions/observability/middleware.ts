@@ -3,7 +3,7 @@ import type { Context } from 'aws-lambda';
 import { onLambda } from '../shared/config.js';
 import { logger } from './logger.js';
 import { flushMetrics } from './metrics.js';
-import { sourceMappedStack } from './source-maps.js';
+import { sourceMapped } from './source-maps.js';
 
 /**
  * What every function's invocation goes through, first: the Lambda context into every log line
@@ -21,9 +21,7 @@ export const observe = (): MiddlewareObj<unknown, unknown, Error, Context> => ({
   onError: async (request) => {
     await flushMetrics();
     // Its onError runs last (it is the first middleware): no response yet means Lambda gets the error.
-    const { error } = request;
-    if (request.response === undefined && error instanceof Error && typeof error.stack === 'string')
-      error.stack = sourceMappedStack(error.stack);
+    if (request.response === undefined) sourceMapped(request.error);
   },
 });
 

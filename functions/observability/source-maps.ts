@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
  * Stack traces in the service's source terms (`functions/emails/deliver.ts:212:11`) instead of the
@@ -11,12 +9,13 @@ import { fileURLToPath } from 'node:url';
  * first time a frame of that file is mapped and kept for the life of the environment, with Node's
  * own SourceMap (node:module, without --enable-source-maps, which would parse every map at init).
  * Only frames of this function's own files are mapped; anything else (the tests and the local
- * runtime run the sources, where there is no map) stays as it is.
+ * runtime run the sources, where there is no map) stays as it is. Kept small: it is in every
+ * function's init (lib/budgets.ts).
  */
-const HERE = dirname(fileURLToPath(import.meta.url));
+const HERE = import.meta.dirname;
 
-/** A frame's place in one of this function's files: `file:///var/task/index.mjs:1:2345`. */
-const FRAME = /(?:file:\/\/)?(\/[^\s()]+\.mjs):(\d+):(\d+)/g;
+/** A frame's place in a bundle's file: `file:///var/task/index.mjs:1:2345`. */
+const FRAME = /(?:file:\/\/)?(\/[^\s()]+)\/([^/\s()]+\.mjs):(\d+):(\d+)/g;
 
 const maps = new Map<string, SourceMap | null>();
 
@@ -34,43 +33,27 @@ function mapOf(file: string): SourceMap | null {
 }
 
 /** A stack with each frame of this function's files at its place in the sources. */
-export function sourceMappedStack(stack: string): string {
-  return stack.replace(FRAME, (frame, path: string, line: string, column: string) => {
-    let file = path;
-    try {
-      file = decodeURIComponent(path);
-    } catch {}
-    if (dirname(file) !== HERE) return frame;
-    const map = mapOf(file);
-    if (!map) return frame;
-    const entry = map.findEntry(Number(line) - 1, Number(column) - 1) as {
-      originalSource?: string;
-      originalLine?: number;
-      originalColumn?: number;
-    };
-    if (!entry.originalSource || entry.originalLine === undefined) return frame;
-    return `${entry.originalSource}:${entry.originalLine + 1}:${(entry.originalColumn ?? 0) + 1}`;
+export const sourceMappedStack = (stack: string): string =>
+  stack.replace(FRAME, (frame, dir: string, name: string, line: string, column: string) => {
+    const map = dir === HERE ? mapOf(`${dir}/${name}`) : null;
+    const at = map?.findEntry(+line - 1, +column - 1) as
+      | { originalSource?: string; originalLine: number; originalColumn: number }
+      | undefined;
+    return at?.originalSource
+      ? `${at.originalSource}:${at.originalLine + 1}:${at.originalColumn + 1}`
+      : frame;
   });
-}
 
 /**
- * An error whose stack (and its causes') is in source terms, for the logger to format: a copy,
- * so the error itself is left as thrown.
+ * The error, its stack (and its causes') in source terms: changed in place, as the error is being
+ * logged or leaving the handler. Mapping a mapped stack changes nothing.
  */
-export function sourceMappedError(error: Error, depth = 0): Error {
-  const copy = Object.create(Object.getPrototypeOf(error)) as Error;
-  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
-  if (typeof error.stack === 'string')
-    Object.defineProperty(copy, 'stack', {
-      value: sourceMappedStack(error.stack),
-      writable: true,
-      configurable: true,
-    });
-  if (error.cause instanceof Error && depth < 8)
-    Object.defineProperty(copy, 'cause', {
-      value: sourceMappedError(error.cause, depth + 1),
-      writable: true,
-      configurable: true,
-    });
-  return copy;
+export function sourceMapped<T>(error: T, depth = 0): T {
+  if (error instanceof Error && depth < 8) {
+    try {
+      if (typeof error.stack === 'string') error.stack = sourceMappedStack(error.stack);
+    } catch {}
+    sourceMapped(error.cause, depth + 1);
+  }
+  return error;
 }
