@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
@@ -201,11 +201,22 @@ export function initFiles(metafile: Metafile, outdir: string): Set<string> {
 const outputPath = (outdir: string) => (path: string) =>
   relative(resolve(outdir), resolve(ROOT, path)).split('\\').join('/');
 
+/**
+ * Where esbuild is told a function's build goes, though it writes nothing there (`write: false`):
+ * one place in the project, so what it works out from paths relative to its output is the same
+ * wherever the build is then written. That is the source maps' sources, and with them the chunks'
+ * names, whose content hash covers their maps: built into a temporary directory, a function's
+ * chunks were named differently by every directory.
+ */
+const buildDir = (name: string) => join(ROOT, '.build', name);
+
 /** Builds one function into `outdir` (created; existing files of the same names are replaced). */
 export async function buildFunction(name: string, outdir: string): Promise<BuiltFunction> {
+  const at = buildDir(name);
   const found = new Set<string>();
-  const result = await build(buildOptions(name, outdir, found));
+  const result = await build({ ...buildOptions(name, at, found), write: false });
   const metafile = result.metafile as Metafile;
+  const written = [...result.outputFiles];
   // Each island its code still loads after tree-shaking, bundled whole (no splitting) beside it.
   const loaded = new Set(
     Object.values(metafile.outputs).flatMap((out) =>
@@ -215,21 +226,33 @@ export async function buildFunction(name: string, outdir: string): Promise<Built
   for (const source of [...found].sort()) {
     if (!loaded.has(`./${ISLANDS[source]}.mjs`)) continue;
     const island = await build({
-      ...common(outdir),
+      ...common(at),
+      write: false,
       entryPoints: { [ISLANDS[source] as string]: resolve(ROOT, source) },
     });
+    written.push(...island.outputFiles);
     Object.assign(metafile.outputs, island.metafile?.outputs);
     Object.assign(metafile.inputs, island.metafile?.inputs);
+  }
+  mkdirSync(outdir, { recursive: true });
+  let mapBytes = 0;
+  for (const file of written) {
+    const path = relative(at, file.path);
+    if (!path.endsWith('.map')) writeFileSync(join(outdir, path), file.contents);
+    else {
+      const text = projectSources(file.text, dirname(file.path));
+      writeFileSync(join(outdir, path), text);
+      const output = metafile.outputs[relative(ROOT, file.path).split('\\').join('/')];
+      if (output) output.bytes = Buffer.byteLength(text);
+      mapBytes += Buffer.byteLength(text);
+    }
   }
   // Every island the code loads is beside it, or the function would fail on Lambda, not here.
   for (const path of loaded)
     if (path.startsWith('./island-') && !existsSync(join(outdir, path)))
       throw new Error(`${name} loads ${path}, which was not built (ISLANDS in lib/bundling.ts)`);
-  const init = initFiles(metafile, outdir);
-  const rel = outputPath(outdir);
-  let mapBytes = 0;
-  for (const [path, out] of Object.entries(metafile.outputs))
-    if (path.endsWith('.map')) mapBytes += out.bytes = projectSources(join(outdir, rel(path)));
+  const init = initFiles(metafile, at);
+  const rel = outputPath(at);
   const files = Object.entries(metafile.outputs)
     .filter(([path]) => !path.endsWith('.map'))
     .map(([path, out]) => ({ path: rel(path), bytes: out.bytes, init: init.has(rel(path)) }));
@@ -246,25 +269,20 @@ export async function buildFunction(name: string, outdir: string): Promise<Built
 }
 
 /**
- * A source map's sources as paths in the project (`functions/emails/deliver.ts`,
- * `node_modules/@smithy/…`) instead of relative to where it was built, so a frame names the file a
- * reader opens and the same sources give the same bytes wherever they are built. A source of no
- * file (a plugin's namespace: `left-out:route-schemas`) stays as it is. Returns the map's size.
+ * A source map (`text`, written for a file in `dir`) with its sources as paths in the project
+ * (`functions/emails/deliver.ts`, `node_modules/@smithy/…`), so a frame names the file a reader
+ * opens. A source of no file (a plugin's namespace: `left-out:route-schemas`) stays as it is.
  */
-function projectSources(file: string): number {
-  const map = JSON.parse(readFileSync(file, 'utf8')) as { sources: string[] };
+function projectSources(text: string, dir: string): string {
+  const map = JSON.parse(text) as { sources: string[] };
   map.sources = map.sources.map((source) => {
     if (/^[\w-]+:/.test(source)) return source;
-    const path = relative(ROOT, resolve(dirname(file), source))
-      .split('\\')
-      .join('/');
+    const path = relative(ROOT, resolve(dir, source)).split('\\').join('/');
     // A package by its place under node_modules, wherever that folder really is (a link, a parent's).
     const at = path.indexOf('node_modules/');
     return at >= 0 ? path.slice(at) : path;
   });
-  const text = JSON.stringify(map);
-  writeFileSync(file, text);
-  return Buffer.byteLength(text);
+  return JSON.stringify(map);
 }
 
 /**
