@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
@@ -156,6 +156,11 @@ function common(outdir: string): BuildOptions {
     logOverride: { ...LOG_OVERRIDES },
     outdir,
     outExtension: { '.js': '.mjs' },
+    // A map beside each file, named by no comment in it: read only when an error is logged
+    // (functions/observability/source-maps.ts), never by Node at load. Without the sources' text:
+    // a frame names its file and line, which the repository at the deployed commit shows.
+    sourcemap: 'external',
+    sourcesContent: false,
     plugins: [pureSdkSchemas],
     metafile: true,
     logLevel: 'error',
@@ -166,8 +171,10 @@ function common(outdir: string): BuildOptions {
 export interface BuiltFunction {
   readonly name: string;
   readonly outdir: string;
-  /** Every file written, relative to `outdir`, with its size in bytes. */
+  /** Every file of code written, relative to `outdir`, with its size in bytes (its map aside). */
   readonly files: ReadonlyArray<{ path: string; bytes: number; init: boolean }>;
+  /** Bytes of the source maps beside the code: deployed, never loaded unless an error is logged. */
+  readonly mapBytes: number;
   /** Bytes Node loads when it imports `index.mjs`: the entry and the chunks it imports statically. */
   readonly initBytes: number;
   /** Bytes of every file: init, and every chunk loaded on first use. */
@@ -194,11 +201,22 @@ export function initFiles(metafile: Metafile, outdir: string): Set<string> {
 const outputPath = (outdir: string) => (path: string) =>
   relative(resolve(outdir), resolve(ROOT, path)).split('\\').join('/');
 
+/**
+ * Where esbuild is told a function's build goes, though it writes nothing there (`write: false`):
+ * one place in the project, so what it works out from paths relative to its output is the same
+ * wherever the build is then written. That is the source maps' sources, and with them the chunks'
+ * names, whose content hash covers their maps: built into a temporary directory, a function's
+ * chunks were named differently by every directory.
+ */
+const buildDir = (name: string) => join(ROOT, '.build', name);
+
 /** Builds one function into `outdir` (created; existing files of the same names are replaced). */
 export async function buildFunction(name: string, outdir: string): Promise<BuiltFunction> {
+  const at = buildDir(name);
   const found = new Set<string>();
-  const result = await build(buildOptions(name, outdir, found));
+  const result = await build({ ...buildOptions(name, at, found), write: false });
   const metafile = result.metafile as Metafile;
+  const written = [...result.outputFiles];
   // Each island its code still loads after tree-shaking, bundled whole (no splitting) beside it.
   const loaded = new Set(
     Object.values(metafile.outputs).flatMap((out) =>
@@ -208,32 +226,63 @@ export async function buildFunction(name: string, outdir: string): Promise<Built
   for (const source of [...found].sort()) {
     if (!loaded.has(`./${ISLANDS[source]}.mjs`)) continue;
     const island = await build({
-      ...common(outdir),
+      ...common(at),
+      write: false,
       entryPoints: { [ISLANDS[source] as string]: resolve(ROOT, source) },
     });
+    written.push(...island.outputFiles);
     Object.assign(metafile.outputs, island.metafile?.outputs);
     Object.assign(metafile.inputs, island.metafile?.inputs);
+  }
+  mkdirSync(outdir, { recursive: true });
+  let mapBytes = 0;
+  for (const file of written) {
+    const path = relative(at, file.path);
+    if (!path.endsWith('.map')) writeFileSync(join(outdir, path), file.contents);
+    else {
+      const text = projectSources(file.text, dirname(file.path));
+      writeFileSync(join(outdir, path), text);
+      const output = metafile.outputs[relative(ROOT, file.path).split('\\').join('/')];
+      if (output) output.bytes = Buffer.byteLength(text);
+      mapBytes += Buffer.byteLength(text);
+    }
   }
   // Every island the code loads is beside it, or the function would fail on Lambda, not here.
   for (const path of loaded)
     if (path.startsWith('./island-') && !existsSync(join(outdir, path)))
       throw new Error(`${name} loads ${path}, which was not built (ISLANDS in lib/bundling.ts)`);
-  const init = initFiles(metafile, outdir);
-  const rel = outputPath(outdir);
-  const files = Object.entries(metafile.outputs).map(([path, out]) => ({
-    path: rel(path),
-    bytes: out.bytes,
-    init: init.has(rel(path)),
-  }));
+  const init = initFiles(metafile, at);
+  const rel = outputPath(at);
+  const files = Object.entries(metafile.outputs)
+    .filter(([path]) => !path.endsWith('.map'))
+    .map(([path, out]) => ({ path: rel(path), bytes: out.bytes, init: init.has(rel(path)) }));
   const sum = (list: typeof files) => list.reduce((total, file) => total + file.bytes, 0);
   return {
     name,
     outdir,
     files,
+    mapBytes,
     initBytes: sum(files.filter((file) => file.init)),
     totalBytes: sum(files),
     metafile,
   };
+}
+
+/**
+ * A source map (`text`, written for a file in `dir`) with its sources as paths in the project
+ * (`functions/emails/deliver.ts`, `node_modules/@smithy/…`), so a frame names the file a reader
+ * opens. A source of no file (a plugin's namespace: `left-out:route-schemas`) stays as it is.
+ */
+function projectSources(text: string, dir: string): string {
+  const map = JSON.parse(text) as { sources: string[] };
+  map.sources = map.sources.map((source) => {
+    if (/^[\w-]+:/.test(source)) return source;
+    const path = relative(ROOT, resolve(dir, source)).split('\\').join('/');
+    // A package by its place under node_modules, wherever that folder really is (a link, a parent's).
+    const at = path.indexOf('node_modules/');
+    return at >= 0 ? path.slice(at) : path;
+  });
+  return JSON.stringify(map);
 }
 
 /**

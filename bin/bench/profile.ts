@@ -1,11 +1,11 @@
 /**
  * Where a cold start's time goes (section 9 of `npm run bench`): each function built as deployed
- * (lib/bundling.ts's options) plus external source maps (the same code, and `.map` files beside
- * it), started cold in a fresh Node process as section 1 starts it, with V8's sampling profiler
- * on (bin/bench/profile-runner.mjs): one profile of init (the import of index.mjs) and one of the
- * first, typical request (bin/bench/typical.ts) against the local service. Each profile's samples
- * are split by bin/bench/cpu-profile.ts into module compilation, node's loader, the bundle's own
- * code by package or project file (through the source maps), garbage collection and Node's
+ * (lib/bundling.ts's options: the code, and the `.map` files beside it), started cold in a fresh
+ * Node process as section 1 starts it, with V8's sampling profiler on (bin/bench/profile-runner.mjs):
+ * one profile of init (the import of index.mjs) and one of the first, typical request
+ * (bin/bench/typical.ts) against the local service. Each profile's samples are split by
+ * bin/bench/cpu-profile.ts into module compilation, node's loader, the bundle's own code by package
+ * or project file (through the source maps), garbage collection and Node's
  * internals; each row is the median over `runs` runs, interleaved across functions.
  *
  * The profiler slows what it samples (a sample every ~50 µs asked, fewer given): the times are
@@ -42,14 +42,13 @@ const cell = (us: number, total: number) => (us >= 50 ? `${ms(us)} (${share(us, 
 /** Prints the section: an overview of every function's init, then each function's detail. */
 export async function profileTable(names: string[], out: string, runs: number, rows = 12) {
   const dirs = new Map<string, Promise<string>>();
-  // The deployed build's options, plus external source maps (no sources inside: they are on disk).
+  // The deployed build's options, external source maps included (no sources inside: they are on
+  // disk), each map's sources left relative to it as esbuild writes them (the locator resolves them).
   const dirOf = (name: string) => {
     let dir = dirs.get(name);
     if (!dir) {
       const outdir = join(out, 'profiled', name);
-      dir = build({ ...buildOptions(name, outdir), sourcemap: 'external', sourcesContent: false }).then(
-        () => outdir,
-      );
+      dir = build(buildOptions(name, outdir)).then(() => outdir);
       dirs.set(name, dir);
     }
     return dir;

@@ -1,6 +1,6 @@
 import { notFound, validationError } from '../shared/errors.js';
 import { isEmailId } from '../shared/ids.js';
-import type { Clock, ContentStore } from '../shared/ports.js';
+import type { ContentStore } from '../shared/ports.js';
 import {
   attachmentKey,
   DOWNLOAD_URL_SECONDS,
@@ -13,7 +13,6 @@ import type { EmailRepository } from './ports.js';
 export interface AttachmentDeps {
   emails: Pick<EmailRepository, 'getAttachments'>;
   content: ContentStore;
-  clock: Clock;
 }
 
 async function attachmentsOf(deps: AttachmentDeps, emailId: string): Promise<StoredAttachment[]> {
@@ -23,20 +22,24 @@ async function attachmentsOf(deps: AttachmentDeps, emailId: string): Promise<Sto
 }
 
 /**
- * An attachment as the API shows it, with a download link valid DOWNLOAD_URL_SECONDS. A file given
+ * An attachment as the API shows it, with a download link valid DOWNLOAD_URL_SECONDS, or until the
+ * credentials that signed it expire when that is sooner (`expires_at` says which). A file given
  * by `path` has a size and a link once the consumer has fetched it (when the email was sent).
  */
 async function withLink(deps: AttachmentDeps, emailId: string, attachment: StoredAttachment) {
   const key = attachmentKey(emailId, attachment.id);
   const size = attachment.size ?? (await deps.content.size(key));
   if (size === null) return toAttachmentBody(attachment, null);
-  const url = await deps.content.downloadUrl(
+  const link = await deps.content.downloadUrl(
     key,
     { filename: attachment.filename, contentType: attachment.content_type },
     DOWNLOAD_URL_SECONDS,
   );
-  const expires_at = new Date(deps.clock.now().getTime() + DOWNLOAD_URL_SECONDS * 1000).toISOString();
-  return toAttachmentBody({ ...attachment, size }, { url, expires_at });
+  // When the link stops working, as its store says: sooner than asked when what signed it expires first.
+  return toAttachmentBody(
+    { ...attachment, size },
+    { url: link.url, expires_at: link.expiresAt.toISOString() },
+  );
 }
 
 /**

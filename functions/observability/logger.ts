@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Log } from '../shared/ports.js';
+import { sourceMapped } from './source-maps.js';
 
 /**
  * The one logger of every function (Powertools: JSON lines with the request id, function name and
@@ -14,6 +15,8 @@ export const configuredLogLevel = () =>
 export const logger = new Logger({
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'email-service',
   logLevel: configuredLogLevel(),
+  // An error's stack names the sources (source-maps.ts), worked out only when it is logged.
+  jsonReplacerFn: (_key, value) => sourceMapped(value),
 });
 
 /** A Powertools logger as the use cases see it (shared/ports.ts). */

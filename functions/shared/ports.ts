@@ -99,6 +99,12 @@ export interface SendQuotaReader {
   read(): Promise<SendQuota>;
 }
 
+/** A download link, and the moment it stops working. */
+export interface DownloadLink {
+  url: string;
+  expiresAt: Date;
+}
+
 /** Where attachments and large bodies are kept (S3 on AWS). Keys are the service's (attachments.ts). */
 export interface ContentStore {
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
@@ -106,12 +112,16 @@ export interface ContentStore {
   get(key: string): Promise<Uint8Array | null>;
   /** The object's size in bytes, or null when nothing is stored at that key. */
   size(key: string): Promise<number | null>;
-  /** A link anyone holding it can download the object with, until `expiresInSeconds` pass. */
+  /**
+   * A link anyone holding it can download the object with, and until when it works: when
+   * `expiresInSeconds` pass, or sooner when the credentials that signed it expire first (a
+   * presigned S3 link dies with the session that signed it).
+   */
   downloadUrl(
     key: string,
     file: { filename: string; contentType: string },
     expiresInSeconds: number,
-  ): Promise<string>;
+  ): Promise<DownloadLink>;
 }
 
 /** Why a fetch of a user's URL failed; `temporary`: trying again later may succeed. */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -196,20 +196,30 @@ let events = 0;
  * A bundled function invoked once in a fresh Node process (a cold start), as Lambda invokes it:
  * its result, and the files of its bundle Node loaded at init and in all.
  */
-async function coldInvoke(name: (typeof BUNDLED)[number], event: unknown) {
+async function coldInvoke(name: (typeof BUNDLED)[number], event: unknown, env: Record<string, string> = {}) {
   const bundle = bundles[name];
   if (!bundle) throw new Error(`${name} was not built`);
   const file = join(dir, `event-${++events}.json`);
   writeFileSync(file, JSON.stringify(event));
-  const { stdout } = await promisify(execFile)(process.execPath, [RUNNER, bundle.dir, file, name], {
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [RUNNER, bundle.dir, file, name], {
     // As on Lambda: its dependencies are built at init (functions/http/middleware.ts).
-    env: { ...process.env, AWS_LAMBDA_FUNCTION_NAME: name },
+    env: { ...process.env, AWS_LAMBDA_FUNCTION_NAME: name, ...env },
     timeout: 30_000,
   });
-  return JSON.parse(stdout.trim().split('\n').at(-1) as string) as {
-    result: { statusCode?: number; body?: string; batchItemFailures?: unknown[] };
-    init: string[];
-    all: string[];
+  const lines = stdout.trim().split('\n');
+  return {
+    ...(JSON.parse(lines.at(-1) as string) as {
+      result: { statusCode?: number; body?: string; batchItemFailures?: unknown[] };
+      /** What the handler threw, as Lambda's runtime logs it. */
+      error?: { errorType: string; errorMessage: string; stack: string };
+      init: string[];
+      all: string[];
+      /** Files of the bundle the code read itself (a source map), at init and in all. */
+      readAtInit: string[];
+      read: string[];
+    }),
+    /** The lines the function logged (Powertools writes errors to stderr off Lambda). */
+    logged: [...lines.slice(0, -1), ...stderr.split('\n')].filter((line) => line.startsWith('{')),
   };
 }
 
@@ -359,5 +369,72 @@ describe('code loaded on first use, by built bundles in fresh processes', () => 
       15_000,
     );
     expect(Messages.some((m) => m.Body?.includes(id))).toBe(true);
+  });
+});
+
+/** A stack's frames, the error's own line left out. */
+const framesOf = (stack: string) => stack.split('\n').filter((line) => line.trimStart().startsWith('at '));
+/** A frame at a place in the service's sources: `functions/http/middleware.ts:212:11`. */
+const SOURCE_FRAME = /\(?functions\/[\w/-]+\.ts:\d+:\d+\)?$/;
+
+describe('errors name the sources, whose maps are read only when an error is logged', () => {
+  it('a cold start and its request read no source map, nor an error answered (a 404)', async () => {
+    const run = await coldInvoke(
+      'get-email',
+      httpEvent({
+        method: 'GET',
+        path: '/v1/emails/em_01m80mv90eew9ryfvqd1ksnhes',
+        routeKey: 'GET /v1/emails/{id}',
+        token: service.apiKey,
+        pathParameters: { id: 'em_01m80mv90eew9ryfvqd1ksnhes' },
+      }),
+    );
+    expect(run.result.statusCode, JSON.stringify(run.result)).toBe(404);
+    expect(run.readAtInit).toEqual([]);
+    expect(run.read.filter((file) => file.endsWith('.map'))).toEqual([]);
+    expect(run.all.filter((file) => file.endsWith('.map'))).toEqual([]);
+    // Beside every file of the build, its map: deployed, never loaded.
+    const files = readdirSync(bundles['get-email']?.dir as string);
+    for (const file of files.filter((f) => f.endsWith('.mjs'))) expect(files).toContain(`${file}.map`);
+  });
+
+  it('an error a function logs has its stack in source files and lines, the map read then', async () => {
+    // Its table gone (DynamoDB answers ResourceNotFoundException): the API key's lookup fails, and the
+    // function answers 500 and logs the error.
+    const run = await coldInvoke(
+      'get-email',
+      httpEvent({
+        method: 'GET',
+        path: '/v1/emails/em_x',
+        routeKey: 'GET /v1/emails/{id}',
+        token: service.apiKey,
+        pathParameters: { id: 'em_x' },
+      }),
+      { POWERTOOLS_LOG_LEVEL: 'ERROR', TABLE_NAME: 'no-such-table' },
+    );
+    expect(run.result.statusCode, JSON.stringify(run.result)).toBe(500);
+    const line = run.logged
+      .map((text) => JSON.parse(text))
+      .find((entry) => entry.message === 'unhandled error');
+    expect(line, run.logged.join('\n')).toBeDefined();
+    const stack = line.error.stack as string;
+    // Every frame of the bundle at its source (the SDK's under node_modules/, the service's under functions/).
+    expect(stack).not.toMatch(/\.mjs:\d+:\d+/);
+    expect(
+      framesOf(stack).some((frame) => SOURCE_FRAME.test(frame)),
+      stack,
+    ).toBe(true);
+    expect(run.readAtInit).toEqual([]);
+    expect(run.read.filter((file) => file.endsWith('.map')).length).toBeGreaterThan(0);
+  });
+
+  it('an error that leaves a handler reaches Lambda with its stack in source files and lines', async () => {
+    // No Records: the consumer's own code throws, and the error leaves the handler for Lambda to log.
+    const run = await coldInvoke('process-send-queue', {});
+    expect(run.error?.errorType, JSON.stringify(run)).toBe('TypeError');
+    const frames = framesOf(run.error?.stack ?? '');
+    expect(frames[0], run.error?.stack).toMatch(/functions\/handlers\/process-send-queue\.ts:\d+:\d+\)?$/);
+    expect(run.error?.stack).not.toMatch(/index\.mjs:\d+:\d+/);
+    expect(run.readAtInit).toEqual([]);
   });
 });

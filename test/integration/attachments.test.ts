@@ -69,11 +69,15 @@ describe('S3ContentStore against the S3 emulator', () => {
   it('presigns a GET link that downloads the object, valid for the time asked', async () => {
     const bytes = randomBytes(100);
     await store.put('attachments/em_x/link', bytes, 'image/png');
-    const url = await store.downloadUrl(
+    const before = Date.now();
+    const { url, expiresAt } = await store.downloadUrl(
       'attachments/em_x/link',
       { filename: 'logo ü.png', contentType: 'image/png' },
       600,
     );
+    // Credentials without an expiry (as the emulator's, and Lambda's environment's): the time asked.
+    expect(expiresAt.getTime() - before).toBeGreaterThanOrEqual(600_000);
+    expect(expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(600_000);
     const parsed = new URL(url);
     expect(parsed.searchParams.get('X-Amz-Expires')).toBe('600');
     expect(parsed.searchParams.get('response-content-disposition')).toBe(

@@ -121,7 +121,13 @@ export class MemoryContentStore implements ContentStore {
   async size(key: string) {
     return this.objects.get(key)?.bytes.length ?? null;
   }
+  /** Until when links work, when sooner than asked (as when the credentials that sign them expire first). */
+  linksUntil?: Date;
   async downloadUrl(key: string, file: { filename: string }, expiresInSeconds: number) {
-    return `https://content.test/${key}?filename=${encodeURIComponent(file.filename)}&expires=${expiresInSeconds}`;
+    const asked = new Date(Date.now() + expiresInSeconds * 1000);
+    return {
+      url: `https://content.test/${key}?filename=${encodeURIComponent(file.filename)}&expires=${expiresInSeconds}`,
+      expiresAt: this.linksUntil && this.linksUntil < asked ? this.linksUntil : asked,
+    };
   }
 }

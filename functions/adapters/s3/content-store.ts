@@ -10,7 +10,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ContentStore } from '../../shared/ports.js';
+import type { ContentStore, DownloadLink } from '../../shared/ports.js';
 
 /**
  * How S3 answers a read of a key that holds nothing: 404 (NoSuchKey, or NotFound for a HEAD) when
@@ -23,6 +23,14 @@ const missing = (error: unknown, head = false): boolean => {
   if (status === 404) return name !== 'NoSuchBucket';
   return status === 403 && (head || name === 'AccessDenied');
 };
+
+/**
+ * A download link is not signed with credentials that have less than this left, where the SDK
+ * knows when they expire (credentials from a container endpoint, or AWS_CREDENTIAL_EXPIRATION):
+ * they are renewed first. A presigned link dies with the session that signed it, whatever its
+ * X-Amz-Expires says.
+ */
+export const MIN_LINK_SECONDS = 15 * 60;
 
 /** Objects above this go up in parts (S3 takes 5 GB in one PUT; the local emulator 11 MiB). */
 export const PART_BYTES = 8 * 1024 * 1024;
@@ -100,12 +108,27 @@ export class S3ContentStore implements ContentStore {
     }
   }
 
-  downloadUrl(
+  /**
+   * A presigned GET that names the file, and until when it works: the time asked, or sooner when the
+   * credentials that sign it expire first (S3 refuses a link once its session has expired). Where
+   * the SDK knows their expiry, credentials with less than MIN_LINK_SECONDS left are renewed first,
+   * and the link's X-Amz-Expires is cut to what they have left, so the link and `expiresAt` agree.
+   * Lambda's own credentials (its environment variables) carry no expiry the SDK can read: the
+   * link is then stated for the time asked (docs/api.md, "Attachments").
+   */
+  async downloadUrl(
     key: string,
     file: { filename: string; contentType: string },
     expiresInSeconds: number,
-  ): Promise<string> {
-    return getSignedUrl(
+  ): Promise<DownloadLink> {
+    const credentials = this.s3.config.credentials;
+    let identity = await credentials();
+    const now = Date.now();
+    if (identity.expiration && identity.expiration.getTime() - now < MIN_LINK_SECONDS * 1000)
+      identity = await credentials({ forceRefresh: true });
+    const asked = now + expiresInSeconds * 1000;
+    const until = Math.min(asked, identity.expiration?.getTime() ?? asked);
+    const url = await getSignedUrl(
       this.s3,
       new GetObjectCommand({
         Bucket: this.bucket,
@@ -113,7 +136,8 @@ export class S3ContentStore implements ContentStore {
         ResponseContentType: file.contentType,
         ResponseContentDisposition: `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
       }),
-      { expiresIn: expiresInSeconds },
+      { expiresIn: Math.max(1, Math.floor((until - now) / 1000)), signingDate: new Date(now) },
     );
+    return { url, expiresAt: new Date(until) };
   }
 }
