@@ -356,7 +356,9 @@ export class EmailServiceStack extends Stack {
     const domainConfigurationSets: DomainConfigurationSets = {
       prefix: domainConfigurationSetPrefix(this.stackName),
       eventsTopic: this.sesEvents.topic,
-      ...((props.legacyDomainSets ?? true) ? { legacyPrefix: legacyDomainConfigurationSetPrefix(this.stackName) } : {}),
+      ...((props.legacyDomainSets ?? true)
+        ? { legacyPrefix: legacyDomainConfigurationSetPrefix(this.stackName) }
+        : {}),
     };
     for (const prefix of domainSetPrefixes(domainConfigurationSets))
       this.sesEvents.acceptFromConfigurationSets(domainSetPattern(prefix));

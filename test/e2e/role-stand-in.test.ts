@@ -221,9 +221,7 @@ describe('built functions behind a stand-in that refuses what their role lacks',
         await api.close();
       }
       const stored = await repos.domains.get(domain.id);
-      expect(stored?.configuration_set?.name).toBe(
-        `${LOCAL_CONFIGURATION_SET}-${domain.id}`,
-      );
+      expect(stored?.configuration_set?.name).toBe(`${LOCAL_CONFIGURATION_SET}-${domain.id}`);
       expect(await tlsPolicyOf(stored?.configuration_set?.name ?? '')).toBe('REQUIRE');
     } finally {
       await standIn.stop();
