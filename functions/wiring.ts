@@ -20,7 +20,7 @@ import {
   webhookRepository,
   webhookRetryStore,
 } from './adapters/dynamodb/repositories.js';
-import { trackingFrontOnFirstUse } from './adapters/http/fetcher-on-first-use.js';
+import { trackingFrontOnFirstUse } from './adapters/http/tracking-front-on-first-use.js';
 import { createSesConfigurationSets } from './adapters/ses/configuration-sets.js';
 import { createSesIdentities } from './adapters/ses/identities.js';
 import { SesSuppressions } from './adapters/ses/suppressions.js';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -22,7 +21,12 @@ import { ContentBucket } from './constructs/content-bucket.js';
 import { DomainCheck } from './constructs/domain-check.js';
 import { EmailApi } from './constructs/email-api.js';
 import { EmailTable, type UpgradeStep } from './constructs/email-table.js';
-import { FrontDoor, FrontDoorFirewall, type FrontDoorFirewallProps } from './constructs/front-door.js';
+import {
+  FrontDoor,
+  FrontDoorFirewall,
+  type FrontDoorFirewallProps,
+  frontDoorOrigin,
+} from './constructs/front-door.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { RequestLogs } from './constructs/request-logs.js';
 import { SendPipeline } from './constructs/send-pipeline.js';
@@ -35,6 +39,7 @@ import {
 } from './constructs/service-function.js';
 import { SesEventsPipeline } from './constructs/ses-events.js';
 import { Webhooks } from './constructs/webhooks.js';
+import { domainConfigurationSetPrefix, legacyDomainConfigurationSetPrefix } from './domain-set-prefixes.js';
 import { requestLogRetention } from './request-log-retention.js';
 import { oversizedSendConcurrency } from './send-concurrency.js';
 
@@ -462,37 +467,6 @@ export class EmailServiceStack extends Stack {
   }
 }
 
-/**
- * The front door's origin settings, or an error saying what to give: the API's custom domain (a
- * host name) and an ACM certificate ARN for it in the API's region.
- */
-function frontDoorOrigin(door: { originDomainName?: string; originCertificateArn?: string }) {
-  const { originDomainName, originCertificateArn } = door;
-  const problems: string[] = [];
-  if (
-    !originDomainName ||
-    !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(originDomainName)
-  )
-    problems.push(
-      `frontDoorDomain must be the host name of the API's own custom domain, CloudFront's origin (api-origin.example.com), not ${JSON.stringify(originDomainName)}`,
-    );
-  if (
-    !originCertificateArn ||
-    !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(originCertificateArn)
-  )
-    problems.push(
-      `frontDoorCertificateArn must be the ARN of an issued ACM certificate for that name, in the API's region (arn:aws:acm:<region>:<account>:certificate/<id>), not ${JSON.stringify(originCertificateArn)}`,
-    );
-  if (problems.length)
-    throw new Error(
-      `The front door closes the API's execute-api endpoint and serves it at a custom domain: ${problems.join('; ')} (docs/operations.md, "Front door").`,
-    );
-  return {
-    originDomainName: originDomainName as string,
-    originCertificateArn: originCertificateArn as string,
-  };
-}
-
 /** A consumer's maximum concurrency, within the SQS event source's bounds, or an error naming the setting. */
 function eventSourceConcurrency(setting: string, value: number, hint?: string): number {
   if (!Number.isInteger(value) || value < 2 || value > 1000)
@@ -502,18 +476,4 @@ function eventSourceConcurrency(setting: string, value: number, hint?: string): 
   return value;
 }
 
-/**
- * Domains' own SES configuration sets are named this plus the domain's id (30 characters; SES
- * allows 64, so this is at most 34): the stack's name, cut to 24 characters for a reader, and a
- * digest of the whole name (8 hex digits of its SHA-256), so two stacks in one account whose names
- * share their first characters never share a name or a grant.
- */
-export const domainConfigurationSetPrefix = (stackName: string) =>
-  `${stackName.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 24)}-${createHash('sha256').update(stackName).digest('hex').slice(0, 8)}-`;
-
-/**
- * The prefix of versions before the digest: the name cut to 33 characters, which two stacks whose
- * names share those share. Granted only while `legacyDomainSets` says sets so named may exist.
- */
-export const legacyDomainConfigurationSetPrefix = (stackName: string) =>
-  `${stackName.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 33)}-`;
+export { domainConfigurationSetPrefix, legacyDomainConfigurationSetPrefix } from './domain-set-prefixes.js';

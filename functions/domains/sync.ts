@@ -24,6 +24,15 @@ export const sameState = (a: Domain, b: Domain) =>
   sameRecords(a.records, b.records) &&
   sameConfigurationSet(a.configuration_set, b.configuration_set);
 
+/**
+ * A domain's set as it was named before (a set moved to its current name, the older prefix's): a
+ * move alone changes nothing its users see, so it raises no `domain.updated`.
+ */
+const renamedBack = (after: Domain, before: Domain) =>
+  after.configuration_set && before.configuration_set
+    ? { ...after.configuration_set, name: before.configuration_set.name }
+    : after.configuration_set;
+
 /** Amazon's CAA issuer names: any of them lets ACM issue the tracking host's certificate. */
 const AMAZON_CAS = new Set(['amazon.com', 'amazontrust.com', 'awstrust.com', 'amazonaws.com']);
 
@@ -204,7 +213,8 @@ export async function refreshDomain(
   }
   if (putFailed) await restoreConfigurationSet(deps, domain.id);
   await retireMovedSet(deps, domain, refreshed);
-  if (changed) await raise(deps, 'domain.updated', refreshed);
+  if (changed && !sameState(domain, { ...refreshed, configuration_set: renamedBack(refreshed, domain) }))
+    await raise(deps, 'domain.updated', refreshed);
   return { ...refreshed, version: (domain.version ?? 0) + 1 };
 }
 

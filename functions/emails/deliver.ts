@@ -313,8 +313,8 @@ async function scheduledCheck(
 }
 
 /**
- * Undoes the claim after SES answered without taking the email. Should that write fail (twice: the
- * SDK retries each), the claim is left standing and returned: the message that puts the email back
+ * Undoes the claim after SES answered without taking the email. Should that write fail (three
+ * times, a moment apart; the SDK retries each), the claim is left standing and returned: the message that puts the email back
  * carries it, and its next receive releases it before anything else (prepare). So a failed release
  * never leaves an email for the sweeper to end as an unknown outcome, and no claim whose call may
  * have reached SES is ever released that way: only this one, named by its time and its own mark.
@@ -330,7 +330,12 @@ async function release(
       await deps.emails.release(id, startedAt, deps.clock.now().getTime());
       return undefined;
     } catch (error) {
-      if (tries < 2) continue;
+      // Three tries (each retried by the SDK too), a moment apart: a throttled table often
+      // takes the write a quarter of a second later.
+      if (tries < 3) {
+        await (deps.sleep ?? ((ms: number) => new Promise((done) => setTimeout(done, ms))))(250 * tries);
+        continue;
+      }
       deps.log?.warn(
         'could not release the claim SES answered without taking the email; its message carries it',
         {

@@ -3,7 +3,7 @@ import type { Clock, Log } from '../shared/ports.js';
 import { endEmail } from './end.js';
 import type { DueEntry, EmailQueue, EmailRepository, EmailState } from './ports.js';
 import { dueJob, loadScheduleReader, parseScheduledAt, SCHEDULE_AHEAD_MS } from './schedule.js';
-import { decide, failUnknown, type SweepDeps } from './sweep.js';
+import { decide, failUnknown, type SweepDeps, unknownMayBeWaiting } from './sweep.js';
 
 /** What the scheduler needs: the sweeper's, without the dead letters, and of its settings only those of its rules. */
 export type SchedulerDeps = Omit<SweepDeps, 'deadLetters' | 'settings'> & {
@@ -218,6 +218,9 @@ async function handleDue(
             deps.counters?.count('SweepRequeued');
           }
         } else if (decision.action === 'fail-unknown') {
+          backlog.value ??= await deps.queue.backlog();
+          // Its claim's release may have failed, its message waiting behind the backlog (sweep.ts).
+          if (unknownMayBeWaiting(decision, backlog.value, now, deps.settings)) continue;
           if (await failUnknown(deps, state.id, decision, now)) report.failedUnknownOutcome++;
         }
       } catch (error) {

@@ -159,6 +159,22 @@ export function decide(
   return { action: 'requeue', waitedMs };
 }
 
+/**
+ * A claim standing this long may be one SES answered without taking the email whose release
+ * failed: the message that puts the email back carries the claim and releases it on its next
+ * receive (deliver.ts), and behind a backlog it may wait past `unknownOutcomeAfterMs`. So while
+ * the queue has a backlog, an unknown outcome is ended only once it has waited the backlog's grace
+ * beyond: an attempt whose outcome is truly unknown ends a little later, and one that SES refused
+ * is never ended as one whose outcome is unknown while its message may still come.
+ */
+export const unknownMayBeWaiting = (
+  decision: { attemptStartedAt: number },
+  backlog: number,
+  nowMs: number,
+  settings: Pick<SweepSettings, 'unknownOutcomeAfterMs' | 'backlogGraceMs'>,
+) =>
+  backlog > 0 && nowMs - decision.attemptStartedAt < settings.unknownOutcomeAfterMs + settings.backlogGraceMs;
+
 export async function sweep(
   deps: SweepDeps,
   /**
@@ -302,8 +318,14 @@ async function scanUnsent(
             deps.counters?.count('SweepRequeued');
           }
         } else if (decision.action === 'fail-unknown') {
-          resolved = await failUnknown(deps, id, decision, now);
-          if (resolved) report.failedUnknownOutcome++;
+          backlog ??= await deps.queue.backlog();
+          if (unknownMayBeWaiting(decision, backlog, now, settings)) {
+            report.deferred++;
+            deps.counters?.count('SweepDeferred');
+          } else {
+            resolved = await failUnknown(deps, id, decision, now);
+            if (resolved) report.failedUnknownOutcome++;
+          }
         }
       } catch (error) {
         // One email's trouble (a throttled write, the queue down) must not stop the others'.

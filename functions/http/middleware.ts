@@ -237,13 +237,8 @@ export function httpHandler(
   const chain = middy<HttpEvent, HttpResponse, Error, HttpContext>()
     .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext>)
     .use(errorResponder(log));
-  // What the front door refused (its authorizer, in API Gateway) never reaches a function; what
-  // reaches the chain is logged.
-  chain.use({
-    before: async (request: Request) => {
-      request.context.passedDoor = true;
-    },
-  });
+  // What the front door refused (its authorizer, in API Gateway) never reaches a function: every
+  // request that reaches one is logged.
   chain.use(bodyLimit(route.body?.maxBytes ?? MAX_BODY_BYTES)).use(authenticate(deps, permission));
   if (route.body?.type === 'json') chain.use(requireJson()).use(httpJsonBodyParser());
   const answer = chain.handler(async (event, context) => {

@@ -19,8 +19,6 @@ export interface LoggedContext {
   apiKey?: ApiKey;
   /** The answer's body before serialization (the handler's result or the error shape). */
   responseBody?: unknown;
-  /** The request passed the front door (when there is one): it reached the service. */
-  passedDoor?: boolean;
 }
 
 /** A body sent as text (routes that do not parse JSON, or a parse that failed) is tried as JSON up to this size. */
@@ -59,13 +57,13 @@ export function withRequestLog(
     const at = Date.now();
     const logged = context as Context & LoggedContext;
     // A context used for more than one invocation (tests) carries nothing over.
-    Object.assign(logged, { apiKey: undefined, responseBody: undefined, passedDoor: undefined });
+    Object.assign(logged, { apiKey: undefined, responseBody: undefined });
     const response = await answer(event, logged);
     try {
       const { method, path } = event.requestContext.http;
       // Resend's log has one of its methods: a HEAD or TRACE to an unknown path (answered by the
       // fallback all the same) is not kept, rather than listed with a method its clients refuse.
-      if (logged.passedDoor && isLogMethod(method.toUpperCase())) {
+      if (isLogMethod(method.toUpperCase())) {
         const userAgent = event.headers?.['user-agent'];
         const entry = {
           id: logIdOf(context.awsRequestId, at),

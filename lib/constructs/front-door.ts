@@ -239,3 +239,34 @@ export class FrontDoor extends Construct {
     return authorizer;
   }
 }
+
+/**
+ * The front door's origin settings, or an error saying what to give: the API's custom domain (a
+ * host name) and an ACM certificate ARN for it in the API's region.
+ */
+export function frontDoorOrigin(door: { originDomainName?: string; originCertificateArn?: string }) {
+  const { originDomainName, originCertificateArn } = door;
+  const problems: string[] = [];
+  if (
+    !originDomainName ||
+    !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(originDomainName)
+  )
+    problems.push(
+      `frontDoorDomain must be the host name of the API's own custom domain, CloudFront's origin (api-origin.example.com), not ${JSON.stringify(originDomainName)}`,
+    );
+  if (
+    !originCertificateArn ||
+    !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(originCertificateArn)
+  )
+    problems.push(
+      `frontDoorCertificateArn must be the ARN of an issued ACM certificate for that name, in the API's region (arn:aws:acm:<region>:<account>:certificate/<id>), not ${JSON.stringify(originCertificateArn)}`,
+    );
+  if (problems.length)
+    throw new Error(
+      `The front door closes the API's execute-api endpoint and serves it at a custom domain: ${problems.join('; ')} (docs/operations.md, "Front door").`,
+    );
+  return {
+    originDomainName: originDomainName as string,
+    originCertificateArn: originCertificateArn as string,
+  };
+}

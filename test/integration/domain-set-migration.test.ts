@@ -135,9 +135,20 @@ const legacyDomain = async () => {
   ses.resetHistory();
   return { id, name };
 };
+/** The events the upgraded deployment's check raised (every type wanted). */
+const raised: string[] = [];
+const recordingEvents = {
+  subscriptions: async () => ({
+    wants: () => true,
+    publish: async (events: { type: string }[]) => {
+      raised.push(...events.map((event) => event.type));
+    },
+  }),
+};
 /** The check of the upgraded deployment, over this domain only. */
 const checkOf = (id: string): DomainDeps => ({
   ...after,
+  events: recordingEvents as unknown as DomainDeps['events'],
   domains: Object.assign(Object.create(domains), {
     async *all() {
       const stored = await domains.get(id);
@@ -164,7 +175,13 @@ describe("the prefix of domains' sets", () => {
 describe('a domain whose set the old prefix named', () => {
   it('is moved by the scheduled check: the set made under its new name with the same options and destination, sends switched to it, the old one retired for 30 days and then deleted', async () => {
     const { id, name } = await legacyDomain();
+    // Verified by the old deployment's check first, so what the move itself raises shows.
+    await checkDomains({ ...checkOf(id), sending: before.sending });
+    ses.resetHistory();
+    raised.length = 0;
     expect(await checkDomains(checkOf(id))).toMatchObject({ checked: 1 });
+    // A move changes nothing its users see: no domain.updated.
+    expect(raised).toEqual([]);
     expect(setsMade()).toEqual([
       expect.objectContaining({
         ConfigurationSetName: `${NEW}${id}`,

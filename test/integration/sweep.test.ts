@@ -146,6 +146,31 @@ describe('sweeper (dynalite)', () => {
     expect(queue.jobs).toEqual([]);
   });
 
+  it('does not end a standing claim as unknown while the queue has a backlog the message carrying its release may wait in; ends it once the grace has passed', async () => {
+    // SES throttled the attempt and its release failed: the message that releases the claim is
+    // at the back of a queue two hours long.
+    const refused = await accepted(60 * 60_000);
+    const startedAt = now - 31 * 60_000;
+    expect(await emails.claim(refused, startedAt, undefined, { mark: 'throttled' })).toBe('claimed');
+    queue.waiting = 100_000;
+    expect(await sweep(deps())).toMatchObject({ failedUnknownOutcome: 0, deferred: 1 });
+    // Its message comes: the claim is released exactly, and the email is sent later as usual.
+    expect(await emails.releaseStanding(refused, { started_at: startedAt, mark: 'throttled' }, now)).toBe(
+      true,
+    );
+    now += 60_000;
+    expect((await sweep(deps())).failedUnknownOutcome).toBe(0);
+    expect((await emails.getState(refused))?.status).toBe('queued');
+    // A claim no message comes for, behind a backlog that never clears: ended once it has waited
+    // the backlog's grace beyond the usual time.
+    const unknown = await accepted(60 * 60_000);
+    await emails.claim(unknown, now - 31 * 60_000);
+    expect((await sweep(deps())).failedUnknownOutcome).toBe(0);
+    now += settings.backlogGraceMs;
+    expect((await sweep(deps())).failedUnknownOutcome).toBe(1);
+    expect((await emails.getState(unknown))?.status).toBe('failed');
+  });
+
   it('an unknown attempt confirmed by its Send event meanwhile is left as sent', async () => {
     const id = await accepted(60 * 60_000);
     await emails.claim(id, now - 31 * 60_000);

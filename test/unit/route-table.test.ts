@@ -113,7 +113,7 @@ describe('the declarations, the one place a route is declared', () => {
     expect(catalog['list-widgets']).toEqual({
       description: 'GET /v1/widgets',
       env: ['TABLE_NAME', 'RATE_LIMIT_PER_SECOND', 'CONTENT_BUCKET'],
-      optionalEnv: ['REQUEST_LOGS'],
+      optionalEnv: ['REQUEST_LOGS', 'REQUEST_LOG_BODIES'],
       table: { actions: ['GetItem', 'UpdateItem', 'Query'], indexes: ['emails-by-time-keys'] },
     });
     const document = await buildDocument(routes, { ...ROUTE_DOCS, 'list-widgets': docs });
