@@ -8,6 +8,13 @@ export const VERIFIED_RECHECK_MS = 60 * 60 * 1000;
 /** Tracking records still pending in DNS are looked up again by the scheduled check this often. */
 export const TRACKING_RECHECK_MS = 5 * 60 * 1000;
 
+/**
+ * A domain whose set an older prefix named is moved by the scheduled check at most this often: a
+ * move SES refuses (its set cannot be made again as it is) is tried again 5 minutes on, not every
+ * run, while sends go on with the old set (its grant stays while legacyDomainSets is on).
+ */
+export const MOVE_RETRY_MS = 5 * 60 * 1000;
+
 /** Most domains the scheduled check reads from the provider in one run (SES throttles identity reads). */
 export const MAX_CHECKS_PER_RUN = 50;
 
@@ -38,8 +45,8 @@ export async function checkDomains(deps: DomainDeps): Promise<{ checked: number;
       // looks at once).
       (waitingFor(['Tracking', 'TrackingCAA']) && since >= TRACKING_RECHECK_MS) ||
       (domain.status === 'verified' && since >= VERIFIED_RECHECK_MS) ||
-      // A set named by an older prefix: moved to its current name at once, whatever the status.
-      movable(deps, domain)
+      // A set named by an older prefix: moved to its current name, whatever the status.
+      (movable(deps, domain) && since >= MOVE_RETRY_MS)
     )
       due.push(domain);
   }

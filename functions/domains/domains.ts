@@ -27,6 +27,7 @@ export {
   checkDomains,
   MAX_CHECKS_PER_RUN,
   MAX_RETIRED_SETS_PER_RUN,
+  MOVE_RETRY_MS,
   TRACKING_RECHECK_MS,
   VERIFIED_RECHECK_MS,
 } from './check.js';

@@ -27,6 +27,7 @@ import { OWNER_TAG, SesIdentities } from '../../functions/adapters/ses/identitie
 import {
   checkDomains,
   type DomainDeps,
+  MOVE_RETRY_MS,
   RETIRED_SET_KEEP_MS,
   senderOptions,
 } from '../../functions/domains/domains.js';
@@ -179,6 +180,7 @@ describe('a domain whose set the old prefix named', () => {
     await checkDomains({ ...checkOf(id), sending: before.sending });
     ses.resetHistory();
     raised.length = 0;
+    now += MOVE_RETRY_MS;
     expect(await checkDomains(checkOf(id))).toMatchObject({ checked: 1 });
     // A move changes nothing its users see: no domain.updated.
     expect(raised).toEqual([]);
@@ -218,12 +220,39 @@ describe('a domain whose set the old prefix named', () => {
     const stored = await domains.get(id);
     if (!stored) throw new Error('not stored');
     expect(await domains.save({ ...stored, status: 'failed', sendable: false }, 'existing')).toBe(true);
+    now += MOVE_RETRY_MS;
     await checkDomains(checkOf(id));
     expect((await domains.get(id))?.configuration_set?.name).toBe(`${NEW}${id}`);
     ses.resetHistory();
     now += 60_000;
     expect(await checkDomains(checkOf(id))).toMatchObject({ checked: 0 });
     expect(setsMade()).toEqual([]);
+  });
+
+  it('is not moved again every run when SES refuses the move: 5 minutes on, while sends go on with the old set', async () => {
+    const { id } = await legacyDomain();
+    ses.on(CreateConfigurationSetCommand, { ConfigurationSetName: `${NEW}${id}` }).rejects(
+      Object.assign(new Error('Domain is not verified under this account.'), {
+        name: 'BadRequestException',
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
+    // Verified by the old deployment's check just now: not due for anything but its move, and
+    // that not yet.
+    await checkDomains({ ...checkOf(id), sending: before.sending });
+    ses.resetHistory();
+    expect(await checkDomains(checkOf(id))).toMatchObject({ checked: 0 });
+    now += MOVE_RETRY_MS;
+    await checkDomains(checkOf(id));
+    expect(setsMade().map((input) => input.ConfigurationSetName)).toContain(`${NEW}${id}`);
+    expect((await domains.get(id))?.configuration_set?.name).toBe(`${OLD}${id}`);
+    ses.resetHistory();
+    now += 60_000;
+    await checkDomains(checkOf(id));
+    expect(setsMade()).toEqual([]);
+    now += MOVE_RETRY_MS;
+    await checkDomains(checkOf(id));
+    expect(setsMade().map((input) => input.ConfigurationSetName)).toContain(`${NEW}${id}`);
   });
 
   it('moves on a change of its settings too, retiring the old set', async () => {
