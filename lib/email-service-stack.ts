@@ -475,5 +475,3 @@ function eventSourceConcurrency(setting: string, value: number, hint?: string): 
     );
   return value;
 }
-
-export { domainConfigurationSetPrefix, legacyDomainConfigurationSetPrefix } from './domain-set-prefixes.js';

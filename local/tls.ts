@@ -2,6 +2,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 
+/** Every local certificate's key and signature: an EC P-256 key, signed with SHA-256. */
+const EC_P256 = { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' } as const;
+
 export interface TlsMaterial {
   key: string;
   cert: string;
@@ -21,9 +24,7 @@ export async function localTls(dir?: string): Promise<TlsMaterial> {
   }
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     notAfterDate: new Date(Date.now() + 825 * 24 * 3600 * 1000),
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
+    ...EC_P256,
     extensions: [
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
@@ -50,9 +51,7 @@ export async function localTls(dir?: string): Promise<TlsMaterial> {
 export async function localCertificateAuthority(): Promise<{ key: string; cert: string }> {
   const pems = await generate([{ name: 'commonName', value: 'email-service local tracking CA' }], {
     notAfterDate: new Date(Date.now() + 825 * 24 * 3600 * 1000),
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
+    ...EC_P256,
     extensions: [
       { name: 'basicConstraints', cA: true },
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true },
@@ -74,9 +73,7 @@ export async function certificateFor(
   const pems = await generate([{ name: 'commonName', value: name }], {
     notBeforeDate: notBefore,
     notAfterDate: validity.notAfter ?? new Date(notBefore.getTime() + 90 * 24 * 3600 * 1000),
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
+    ...EC_P256,
     extensions: [
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },

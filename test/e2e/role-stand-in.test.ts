@@ -11,7 +11,8 @@ import { createDocumentClient } from '../../functions/adapters/dynamodb/client.j
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { ROUTES } from '../../functions/routes.js';
 import { buildFunction } from '../../lib/bundling.js';
-import { domainConfigurationSetPrefix, type EmailServiceStack } from '../../lib/email-service-stack.js';
+import { domainConfigurationSetPrefix } from '../../lib/domain-set-prefixes.js';
+import type { EmailServiceStack } from '../../lib/email-service-stack.js';
 import { type LocalService, startLocalService } from '../../local/service.js';
 import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from '../../local/ses-configuration-sets.js';
 import { httpEvent, parseBody } from '../support/events.js';

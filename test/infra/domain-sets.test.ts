@@ -10,9 +10,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../lib/app.js';
 import {
   domainConfigurationSetPrefix,
-  type EmailServiceStack,
   legacyDomainConfigurationSetPrefix,
-} from '../../lib/email-service-stack.js';
+} from '../../lib/domain-set-prefixes.js';
+import type { EmailServiceStack } from '../../lib/email-service-stack.js';
 import { policiesOf, templateOf } from '../support/template.js';
 
 const FIRST = 'EmailService-Production-EuropeWest-Primary';

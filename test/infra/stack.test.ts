@@ -9,7 +9,8 @@ import { IDEMPOTENCY_LEASE_MS } from '../../functions/emails/idempotency.js';
 import { timingProblems } from '../../functions/emails/send-timings.js';
 import { API_ROUTES, ROUTES } from '../../functions/routes.js';
 import { REQUEST_LOG_FILTER } from '../../lib/constructs/request-logs.js';
-import { domainConfigurationSetPrefix, EmailServiceStack } from '../../lib/email-service-stack.js';
+import { domainConfigurationSetPrefix } from '../../lib/domain-set-prefixes.js';
+import { EmailServiceStack } from '../../lib/email-service-stack.js';
 import {
   actionsOf as actionsOfFunction,
   deployedBy,

@@ -37,7 +37,7 @@ import { makeHandler as makeUpdate } from '../../functions/handlers/update-domai
 import {
   domainConfigurationSetPrefix,
   legacyDomainConfigurationSetPrefix,
-} from '../../lib/email-service-stack.js';
+} from '../../lib/domain-set-prefixes.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
 import { fullAccessKey } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
