@@ -98,3 +98,11 @@ export interface TrackingFront {
   /** Why the host is not served over HTTPS now; undefined when it is. Never throws. */
   problem(host: string): Promise<string | undefined>;
 }
+
+/**
+ * Asks the one receipt-rule writer (receiving/, `sync-receipt-rules`) to bring SES's receipt rules
+ * to the domains with receiving enabled (a FIFO queue on AWS, one message group: one writer).
+ */
+export interface ReceiptRuleSync {
+  request(reason: string): Promise<void>;
+}

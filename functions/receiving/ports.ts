@@ -1,0 +1,62 @@
+import type { PageQuery } from '../shared/list.js';
+import type { ParsedBodies, ReceivedEmail } from './model.js';
+
+/** Received emails in the table (adapters/dynamodb/received-emails.ts). */
+export interface ReceivedEmailRepository {
+  /**
+   * Stores a received email unless one was stored for its SES message id already: then returns
+   * that one (`created: false`), so SES handing a message over twice makes one received email.
+   */
+  store(email: ReceivedEmail): Promise<{ email: ReceivedEmail; created: boolean }>;
+  /** Records that `email.received` went out for it. */
+  markNotified(id: string): Promise<void>;
+  get(id: string): Promise<ReceivedEmail | null>;
+  bySesMessageId(sesMessageId: string): Promise<ReceivedEmail | null>;
+  /** Newest first, in cursor pages (ids are UUIDv7, so time-ordered). */
+  list(query: PageQuery): Promise<{ data: ReceivedEmail[]; has_more: boolean }>;
+}
+
+/** Received mail's objects in the content bucket (adapters/s3/received-mail.ts). Keys: model.ts. */
+export interface ReceivedMailStore {
+  /** The raw message SES wrote; null when there is none (yet, or expired). */
+  readRaw(sesMessageId: string): Promise<Uint8Array | null>;
+  putParsed(id: string, bodies: ParsedBodies): Promise<void>;
+  getParsed(id: string): Promise<ParsedBodies | null>;
+  putAttachment(id: string, attachmentId: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  getAttachment(id: string, attachmentId: string): Promise<Uint8Array | null>;
+  /**
+   * Raw messages older than `olderThanMs` (epoch ms), oldest key first from `startAfter`, a page at a
+   * time: what the sweep looks at for messages that never became a received email.
+   */
+  listRaw(
+    startAfter: string | undefined,
+    olderThanMs: number,
+  ): Promise<{ keys: { key: string; sesMessageId: string; lastModifiedMs: number }[]; next?: string }>;
+  /**
+   * A presigned GET of an object, answered as a download (`response-content-disposition=attachment`,
+   * with the filename), valid `expiresInSeconds` (or less, where the credentials expire sooner).
+   */
+  downloadLink(
+    key: string,
+    filename: string,
+    expiresInSeconds: number,
+  ): Promise<{ download_url: string; expires_at: string }>;
+}
+
+/**
+ * SES's receipt rules (v1 API) as the service keeps them: one or more rules of its own, holding
+ * between them every receiving domain as a recipient (adapters/ses/receipt-rules.ts; locally the
+ * SES stand-in answers the same calls).
+ */
+export interface ReceiptRules {
+  /** The recipients each of our rules holds now, by rule name (our rules only). */
+  current(): Promise<Map<string, string[]>>;
+  /** Puts a rule with these recipients (created after `after`, or updated in place). */
+  put(rule: string, recipients: string[], after: string | undefined): Promise<void>;
+  /** Deletes one of our rules (no error when it is gone). */
+  remove(rule: string): Promise<void>;
+  /** Whether the account's active rule set is the one holding our rules. */
+  activeSetHoldsOurRules(): Promise<{ active: string | null; ours: boolean }>;
+}
+
+export type { ReceiptRuleSync } from '../domains/ports.js';
