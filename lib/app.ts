@@ -64,6 +64,8 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     webhookConcurrency: number('webhookConcurrency'),
     sesEventsConcurrency: number('sesEventsConcurrency'),
     contentRetentionDays: number('contentRetentionDays'),
+    receivedRetentionDays: number('receivedRetentionDays'),
+    receivedVirusDownloads: flag('receivedVirusDownloads'),
     listingShards: number('listingShards'),
     emailRetentionDays: number('emailRetentionDays'),
     logRetentionDays: number('logRetentionDays'),

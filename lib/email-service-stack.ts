@@ -17,7 +17,7 @@ import {
 } from '../functions/emails/send-timings.js';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../functions/request-logs/model.js';
 import { ConceptStacks } from './constructs/concept-stacks.js';
-import { ContentBucket } from './constructs/content-bucket.js';
+import { ContentBucket, DEFAULT_RECEIVED_RETENTION_DAYS } from './constructs/content-bucket.js';
 import { DomainCheck } from './constructs/domain-check.js';
 import { EmailApi } from './constructs/email-api.js';
 import { EmailTable, type UpgradeStep } from './constructs/email-table.js';
@@ -28,6 +28,7 @@ import {
   frontDoorOrigin,
 } from './constructs/front-door.js';
 import { Monitoring } from './constructs/monitoring.js';
+import { Receiving, receivingIn } from './constructs/receiving.js';
 import { RequestLogs } from './constructs/request-logs.js';
 import { SendPipeline } from './constructs/send-pipeline.js';
 import {
@@ -41,7 +42,7 @@ import { SesEventsPipeline } from './constructs/ses-events.js';
 import { Webhooks } from './constructs/webhooks.js';
 import { domainConfigurationSetPrefix, legacyDomainConfigurationSetPrefix } from './domain-set-prefixes.js';
 import { requestLogRetention } from './request-log-retention.js';
-import { oversizedSendConcurrency } from './send-concurrency.js';
+import { eventSourceConcurrency, oversizedSendConcurrency } from './send-concurrency.js';
 
 export interface EmailServiceStackProps extends StackProps {
   /**
@@ -157,6 +158,13 @@ export interface EmailServiceStackProps extends StackProps {
   /** Days attachments and large bodies are kept in the content bucket (at least 31). @default 31 */
   readonly contentRetentionDays?: number;
   /**
+   * Days received mail (its items, raw message, bodies and attachments) is kept; only where the
+   * stack receives (RECEIVING_REGIONS). @default 30
+   */
+  readonly receivedRetentionDays?: number;
+  /** Whether mail SES flagged as a virus still offers its raw message and attachments for download. @default false */
+  readonly receivedVirusDownloads?: boolean;
+  /**
    * Whether new emails' bodies over 1 KB are stored deflated (a third to a tenth of the write units
    * of their body item). Versions before it cannot read such bodies back: keep it false while a
    * rollback to one must stay possible, and turn it on after. @default true
@@ -198,7 +206,8 @@ export interface EmailServiceStackProps extends StackProps {
 /**
  * The whole service, composed: the table; SES's events pipeline (configuration set → SNS → SQS →
  * consumer); the send pipeline (queue → consumer → SES, and the sweeper); the HTTP API (a function
- * per route); the scheduled domain check; and the alarms and dashboard watching all of it.
+ * per route); the scheduled domain check; receiving, where SES receives; and the alarms and
+ * dashboard watching all of it.
  * Every function is built from its entry in functions/catalog.ts and bound to what it needs.
  * This stack holds what is stateful or shared, and every function's log group; each concept's
  * functions are in a nested stack of their own (ConceptStacks; docs/architecture.md, "Stacks").
@@ -216,6 +225,8 @@ export class EmailServiceStack extends Stack {
   /** Rolls the email metrics' finished hours up into day items, every minute. */
   public readonly metricsRollUp: ServiceFunction;
   public readonly content: ContentBucket;
+  /** Receiving mail through SES; undefined where SES does not receive (or the Region is unknown at synth). */
+  public readonly receiving: Receiving | undefined;
   public readonly monitoring: Monitoring;
   /** The front door, when it is on. */
   public readonly frontDoor?: FrontDoor;
@@ -332,6 +343,8 @@ export class EmailServiceStack extends Stack {
       SWEEP_OLD_CHECK_EVERY_MS: String(60 * 60_000),
       SES_MAX_DELIVERY_SECONDS: String(timings.maxDeliverySeconds),
       ...(props.trackingHttpsTarget ? { TRACKING_HTTPS_TARGET: props.trackingHttpsTarget } : {}),
+      RECEIVED_RETENTION_DAYS: String(props.receivedRetentionDays ?? DEFAULT_RECEIVED_RETENTION_DAYS),
+      RECEIVED_VIRUS_DOWNLOADS: String(props.receivedVirusDownloads ?? false),
     };
 
     this.monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: props.alarmEmail });
@@ -341,7 +354,10 @@ export class EmailServiceStack extends Stack {
     });
     const functions = this.concepts;
     const table = this.table.table;
-    this.content = new ContentBucket(this, 'Content', { retentionDays: props.contentRetentionDays });
+    this.content = new ContentBucket(this, 'Content', {
+      retentionDays: props.contentRetentionDays,
+      receivedRetentionDays: props.receivedRetentionDays,
+    });
     const contentBucket = this.content.bucket;
     this.webhooks = new Webhooks(this, 'Webhooks', {
       resources: { table, settings },
@@ -350,6 +366,17 @@ export class EmailServiceStack extends Stack {
       functions,
     });
     const webhookQueue = this.webhooks.queue;
+    // Only where SES receives mail (functions/domains/receiving-regions.ts): elsewhere, nothing.
+    const receives = receivingIn(this);
+    this.receiving = receives
+      ? new Receiving(this, 'Receiving', {
+          resources: { table, settings, webhookQueue },
+          bucket: contentBucket,
+          monitoring: this.monitoring,
+          functions,
+        })
+      : undefined;
+    const receiptRuleQueue = this.receiving?.ruleQueue;
     this.sesEvents = new SesEventsPipeline(this, 'SesEvents', {
       resources: { table, settings, webhookQueue },
       timings,
@@ -388,6 +415,7 @@ export class EmailServiceStack extends Stack {
         settings,
         webhookQueue,
         contentBucket,
+        receiptRuleQueue,
       },
       monitoring: this.monitoring,
       functions,
@@ -406,7 +434,7 @@ export class EmailServiceStack extends Stack {
             retentionDays: requestLogKeeping.tableDays,
           });
     this.domainCheck = new DomainCheck(this, 'Domains', {
-      resources: { table, settings, webhookQueue, domainConfigurationSets },
+      resources: { table, settings, webhookQueue, domainConfigurationSets, receiptRuleQueue },
       every: Duration.minutes(props.domainCheckMinutes ?? 1),
       functions,
     });
@@ -437,6 +465,7 @@ export class EmailServiceStack extends Stack {
       ...this.api.functions.values(),
       ...background,
       ...(this.requestLogs ? [this.requestLogs.writer] : []),
+      ...(this.receiving?.functions ?? []),
     ];
     this.functions = Object.fromEntries(this.serviceFunctions.map((fn) => [fn.name, fn.function]));
 
@@ -465,13 +494,4 @@ export class EmailServiceStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
-}
-
-/** A consumer's maximum concurrency, within the SQS event source's bounds, or an error naming the setting. */
-function eventSourceConcurrency(setting: string, value: number, hint?: string): number {
-  if (!Number.isInteger(value) || value < 2 || value > 1000)
-    throw new Error(
-      `${setting} must be a whole number from 2 to 1000 (the SQS event source's maximum concurrency), not ${value}.${hint ? ` ${hint}` : ''}`,
-    );
-  return value;
 }

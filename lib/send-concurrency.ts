@@ -57,3 +57,12 @@ export function oversizedSendConcurrency(settings: {
     `Set sendConcurrency=${needed} (docs/operations.md, "Sizing sendConcurrency").`
   );
 }
+
+/** A consumer's maximum concurrency, within the SQS event source's bounds, or an error naming the setting. */
+export function eventSourceConcurrency(setting: string, value: number, hint?: string): number {
+  if (!Number.isInteger(value) || value < 2 || value > 1000)
+    throw new Error(
+      `${setting} must be a whole number from 2 to 1000 (the SQS event source's maximum concurrency), not ${value}.${hint ? ` ${hint}` : ''}`,
+    );
+  return value;
+}

@@ -216,6 +216,12 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'sweep-emails': () => scheduledEvent('sweep-emails'),
   'requeue-webhook-retries': () => scheduledEvent('requeue-webhook-retries'),
   'roll-up-metrics': () => scheduledEvent('roll-up-metrics'),
+  // Receiving (issue 38): stand-ins until the branches that build these functions bring their
+  // typical events (SES's receipt event, a sync message, CloudFormation's request).
+  'receive-email': () => ({ Records: [] }),
+  'sweep-received': () => scheduledEvent('sweep-received'),
+  'sync-receipt-rules': () => sqsEvent([{ body: JSON.stringify({ sync: true }) }]),
+  'set-up-receiving': () => ({ RequestType: 'Update' }),
   'write-request-logs': async (fx) => {
     const { encodeAwslogs } = await import('../../functions/adapters/cloudwatch-logs/awslogs.js');
     return encodeAwslogs({

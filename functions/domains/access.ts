@@ -39,3 +39,14 @@ export const DOMAIN_SETTINGS = {
     'LOCAL_TRACKING_FRONT_CA',
   ],
 } as const satisfies FunctionAccess;
+
+/**
+ * What a function that changes which domains receive mail adds (create, update, delete, and the
+ * hourly check that queues one anyway): a message on the receipt-rule queue asks the writer to
+ * bring SES's rules to the domains. The queue exists only where the stack receives, so its URL is
+ * set (and the queue granted) only there.
+ */
+export const REQUESTS_RULE_SYNC = {
+  receiptRuleQueue: ['SendMessage'],
+  optionalEnv: [...DOMAIN_SETTINGS.optionalEnv, 'RECEIPT_RULES_QUEUE_URL'],
+} as const satisfies FunctionAccess;

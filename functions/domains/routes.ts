@@ -1,6 +1,6 @@
 import { PUBLISHES } from '../shared/function-spec.js';
 import type { RouteDeclaration } from '../shared/route.js';
-import { DOMAIN_SETTINGS, PUT_CONFIGURATION_SET, READ_IDENTITY } from './access.js';
+import { DOMAIN_SETTINGS, PUT_CONFIGURATION_SET, READ_IDENTITY, REQUESTS_RULE_SYNC } from './access.js';
 
 /** The domains' routes (shared/route.ts says what a declaration holds; docs.ts has their words). */
 
@@ -19,6 +19,7 @@ export const createDomainRoute = {
   schemas: async () => ({ body: (await model()).createDomainSchema, answer: (await answers()).domainSchema }),
   access: {
     ...DOMAIN_SETTINGS,
+    ...REQUESTS_RULE_SYNC,
     ...PUBLISHES,
     actions: ['PutItem', 'DeleteItem', 'Query'],
     identities: [
@@ -98,6 +99,7 @@ export const updateDomainRoute = {
   }),
   access: {
     ...DOMAIN_SETTINGS,
+    ...REQUESTS_RULE_SYNC,
     ...PUBLISHES,
     actions: ['GetItem', 'PutItem', 'Query'],
     configurationSets: PUT_CONFIGURATION_SET,
@@ -117,6 +119,7 @@ export const deleteDomainRoute = {
   }),
   access: {
     ...DOMAIN_SETTINGS,
+    ...REQUESTS_RULE_SYNC,
     ...PUBLISHES,
     actions: ['GetItem', 'DeleteItem', 'Query', 'PutItem'],
     identities: ['DeleteEmailIdentity'],

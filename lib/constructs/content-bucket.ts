@@ -1,6 +1,8 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { RECEIVED_PREFIX } from '../../functions/receiving/model.js';
+import type { ContentPrefix } from '../../functions/shared/function-spec.js';
 import { MAX_SCHEDULE_DAYS } from '../../functions/shared/limits.js';
 
 /**
@@ -16,13 +18,21 @@ export interface ContentBucketProps {
    * MIN_CONTENT_RETENTION_DAYS. @default 31 (Resend keeps email data 30 days; a scheduled email waits up to 30)
    */
   readonly retentionDays?: number;
+  /** Days received mail (under `received/`) is kept, from when it arrived (at least 1). @default 30 */
+  readonly receivedRetentionDays?: number;
 }
+
+/** The prefixes of sent mail's content, under `retentionDays` (functions/emails/attachments.ts). */
+export const SENT_CONTENT_PREFIXES = ['attachments/', 'bodies/'] as const satisfies readonly ContentPrefix[];
+export const DEFAULT_RECEIVED_RETENTION_DAYS = 30;
 
 /**
  * Where attachments and large bodies live (keys in functions/emails/attachments.ts): private (every
  * public access blocked, objects owned by the bucket), encrypted with S3-managed keys, reachable over
- * TLS only, each object expiring after the retention, unfinished multipart uploads cleaned up after a
- * day. Kept when the stack is deleted, as the table is: the table's emails point into it.
+ * TLS only, each object expiring after its prefix's retention (sent mail's content after
+ * `retentionDays`, received mail's after `receivedRetentionDays`: a rule per prefix, so neither
+ * cuts the other short), unfinished multipart uploads cleaned up after a day. Kept when the stack
+ * is deleted, as the table is: the table's emails point into it.
  */
 export class ContentBucket extends Construct {
   public readonly bucket: Bucket;
@@ -34,6 +44,9 @@ export class ContentBucket extends Construct {
       throw new Error(
         `contentRetentionDays must be a whole number of days ≥ ${MIN_CONTENT_RETENTION_DAYS}, as an email may be scheduled ${MAX_SCHEDULE_DAYS} days ahead with its attachments stored when it is accepted (got ${days})`,
       );
+    const receivedDays = props.receivedRetentionDays ?? DEFAULT_RECEIVED_RETENTION_DAYS;
+    if (!Number.isInteger(receivedDays) || receivedDays < 1)
+      throw new Error(`receivedRetentionDays must be a whole number of days ≥ 1 (got ${receivedDays})`);
     this.bucket = new Bucket(this, 'Bucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -41,11 +54,14 @@ export class ContentBucket extends Construct {
       enforceSSL: true,
       removalPolicy: RemovalPolicy.RETAIN,
       lifecycleRules: [
-        {
-          id: 'expire-content',
+        // One rule a prefix: S3's lifecycle filter takes one prefix (or an And of tags).
+        ...SENT_CONTENT_PREFIXES.map((prefix) => ({
+          id: `expire-content-${prefix.slice(0, -1)}`,
+          prefix,
           expiration: Duration.days(days),
-          abortIncompleteMultipartUploadAfter: Duration.days(1),
-        },
+        })),
+        { id: 'expire-received', prefix: RECEIVED_PREFIX, expiration: Duration.days(receivedDays) },
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });
     Validations.of(this.bucket).acknowledge({

@@ -45,11 +45,12 @@ export class Monitoring extends Construct {
   public readonly alarmTopic: Topic;
   public readonly dashboard: Dashboard;
   public readonly alarms: Alarm[] = [];
-  private readonly namespace: string;
+  /** The namespace and the service dimension of the service's own metrics (Powertools'). */
+  public readonly namespace: string;
   private readonly sections = Object.fromEntries(
     DASHBOARD_SECTIONS.map((name) => [name, new Column()]),
   ) as Record<DashboardSection, Column>;
-  private readonly serviceName: string;
+  public readonly serviceName: string;
 
   constructor(scope: Construct, id: string, props: MonitoringProps = {}) {
     super(scope, id);

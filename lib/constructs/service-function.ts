@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { parseLayout } from '../../functions/adapters/dynamodb/email-keys.js';
 import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { type EnvKey, type FunctionName, type FunctionSpec, specOf } from '../../functions/catalog.js';
+import { RAW_PREFIX } from '../../functions/receiving/model.js';
 import { functionCode } from '../function-code.js';
 
 /**
@@ -53,6 +54,10 @@ export interface ServiceResources {
   readonly webhookQueue?: IQueue;
   /** The bucket attachments and large bodies are kept in. */
   readonly contentBucket?: IBucket;
+  /** The receipt-rule queue (FIFO): only where the stack receives; a function asking for it elsewhere gets none. */
+  readonly receiptRuleQueue?: IQueue;
+  /** The failure destination of receive-email's asynchronous invocations. */
+  readonly receivedFailures?: IQueue;
   /** Values of the environment variables that are settings rather than resources (limits, timings). */
   readonly settings: Partial<Record<EnvKey, string>>;
 }
@@ -349,6 +354,42 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
+  /** Exactly its entry's actions on a queue other than the send and webhook queues, and the queue's URL. */
+  grantQueue(queue: IQueue, actions: readonly string[], urlKey: EnvKey): this {
+    this.role.addToPolicy(
+      new PolicyStatement({ actions: actions.map((action) => `sqs:${action}`), resources: [queue.queueArn] }),
+    );
+    return this.setEnvironment(urlKey, queue.queueUrl);
+  }
+
+  /** Its entry's SES receipt-rule actions: IAM has no resource type for them (function-spec.ts), so `*`. */
+  grantReceiptRules(): this {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: (this.spec.receiptRules ?? []).map((action) => `ses:${action}`),
+        resources: ['*'],
+      }),
+    );
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "SES's receipt-rule actions (v1 API) have no resource type in IAM (Service Authorization Reference, Amazon SES): only the receipt-rule actions the function calls are granted on *.",
+    });
+    return this;
+  }
+
+  /** s3:ListBucket on the content bucket for keys under `received/raw/` only (s3:prefix). */
+  grantListReceivedRaw(bucket: IBucket): this {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${RAW_PREFIX}*`] } },
+      }),
+    );
+    return this.setEnvironment('CONTENT_BUCKET', bucket.bucketName);
+  }
+
   /**
    * Everything its catalog entry asks for, from these resources; a resource it needs that is not
    * given fails the synth. Settings fill the variables no grant sets.
@@ -378,6 +419,18 @@ export class ServiceFunction extends Construct {
     if (this.spec.webhookQueue)
       this.grantWebhookQueue(need(resources.webhookQueue, 'the webhook delivery queue'));
     if (this.spec.content) this.grantContent(need(resources.contentBucket, 'the content bucket'));
+    if (this.spec.receiptRules) this.grantReceiptRules();
+    // Only where the stack receives (elsewhere there is no queue, and the URL stays unset).
+    if (this.spec.receiptRuleQueue && resources.receiptRuleQueue)
+      this.grantQueue(resources.receiptRuleQueue, this.spec.receiptRuleQueue, 'RECEIPT_RULES_QUEUE_URL');
+    if (this.spec.receivedFailures)
+      this.grantQueue(
+        need(resources.receivedFailures, "receive-email's failure destination"),
+        this.spec.receivedFailures,
+        'RECEIVED_FAILURES_QUEUE_URL',
+      );
+    if (this.spec.listsReceivedRaw)
+      this.grantListReceivedRaw(need(resources.contentBucket, 'the content bucket'));
     // Optional ones only where a setting turns them on (absent: off).
     for (const key of [...this.spec.env, ...(this.spec.optionalEnv ?? [])])
       if (!this.set.has(key) && resources.settings[key] !== undefined)
