@@ -53,9 +53,10 @@ export interface RecordedCall {
   configurationSetName?: string;
   /** SES CreateEmailIdentity with tags also needs ses:TagResource. */
   tagged?: boolean;
-  /** S3: the bucket and the object's key. */
+  /** S3: the bucket and the object's key; a listing's prefix. */
   bucket?: string;
   key?: string;
+  prefix?: string;
 }
 
 /**
@@ -98,5 +99,6 @@ function describe(
   if (Array.isArray(input.Tags) && input.Tags.length > 0) call.tagged = true;
   if (typeof input.Bucket === 'string') call.bucket = input.Bucket;
   if (typeof input.Key === 'string') call.key = input.Key;
+  if (typeof input.Prefix === 'string') call.prefix = input.Prefix;
   return call;
 }

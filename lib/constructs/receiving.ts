@@ -1,7 +1,6 @@
-import { Annotations, ArnFormat, CustomResource, Duration, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, CustomResource, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import { GraphWidget, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -122,6 +121,11 @@ export class Receiving extends Construct {
       deadLetterQueue: { queue: this.ruleDeadLetterQueue, maxReceiveCount: 5 },
     });
     this.failures = secureQueue(this, 'FailedReceipts', { retentionPeriod: Duration.days(14) });
+    Validations.of(this.failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "It is itself where failed invocations end (receive-email's failure destination): the sweep deletes what it processed, and what it cannot process stays here, alarmed on, while its raw message stays in the bucket.",
+    });
     const resources: ServiceResources = {
       ...props.resources,
       contentBucket: bucket,
@@ -133,9 +137,19 @@ export class Receiving extends Construct {
     // four copies of it, and the CPU that comes with it; a parse and its writes in well under 2 minutes.
     const parsing = { memorySize: 1536, timeout: Duration.minutes(2) };
     this.receiver = functions.add('receive-email', parsing).bind(resources);
+    // Lambda sends an invocation that failed for good to the destination with the function's role:
+    // SendMessage alone (CDK's SqsDestination would grant reading the queue's attributes too).
+    const failures = this.failures;
     this.receiver.function.configureAsyncInvoke({
       retryAttempts: RECEIVE_RETRY_ATTEMPTS,
-      onFailure: new SqsDestination(this.failures),
+      onFailure: {
+        bind: (_scope, fn) => {
+          fn.addToRolePolicy(
+            new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [failures.queueArn] }),
+          );
+          return { destination: failures.queueArn };
+        },
+      },
     });
     // SES invokes it for our rules only, from this account (SES's documented permission, with the
     // rule's ARN: its set is left open, as our rule may sit in the account's active set).

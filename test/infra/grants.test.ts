@@ -30,6 +30,7 @@ import { fingerprint, hashIdempotencyKey } from '../../functions/emails/idempote
 import { parseInput } from '../../functions/http/middleware.js';
 import { logIdOf } from '../../functions/request-logs/model.js';
 import { PUBLIC_ROUTES } from '../../functions/routes.js';
+import type { SesReceiptRuleAction } from '../../functions/shared/function-spec.js';
 import { newEmailId } from '../../functions/shared/ids.js';
 import { EMITTED_EVENT_TYPES } from '../../functions/webhooks/model.js';
 import { domainConfigurationSetPrefix } from '../../lib/domain-set-prefixes.js';
@@ -936,8 +937,26 @@ describe('grants match the calls the code makes', () => {
       'CreateConfigurationSetEventDestination',
       'DeleteConfigurationSet',
     ];
+    // SES's v1 receipt-rule calls (receiving), which IAM authorises on `*`.
+    const receiptRuleActions: SesReceiptRuleAction[] = [
+      'DescribeActiveReceiptRuleSet',
+      'DescribeReceiptRuleSet',
+      'DescribeReceiptRule',
+      'CreateReceiptRuleSet',
+      'SetActiveReceiptRuleSet',
+      'DeleteReceiptRuleSet',
+      'CreateReceiptRule',
+      'UpdateReceiptRule',
+      'DeleteReceiptRule',
+    ];
     for (const functionName of Object.keys(stack.functions)) {
       const statements = policiesOf(stack, template, functionName);
+      for (const operation of receiptRuleActions) {
+        const granted = requirementsOf({ functionName, service: 'SES', operation }, ids).every((r) =>
+          allows(statements, r),
+        );
+        expect(sesAllows(functionName, operation), `${functionName} ses:${operation}`).toBe(granted);
+      }
       for (const operation of actions) {
         // A set's calls name a domain's own set (the only sets the functions manage).
         const configurationSetName = operation.includes('ConfigurationSet')

@@ -9,6 +9,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, SCHEDULED_FUNCTIONS } from '../../functions/catalog.js';
+import { RECEIVING_WORKERS } from '../../functions/receiving/workers.js';
 import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
 import { buildApp } from '../../lib/app.js';
 import { CONCEPTS, conceptOf } from '../../lib/concepts.js';
@@ -85,6 +86,8 @@ describe('the concepts', () => {
             'AWS::Lambda::Function',
             'AWS::Lambda::Permission',
             'AWS::Logs::SubscriptionFilter',
+            // Receiving's first rule, made by its custom resource beside the functions it names.
+            'Custom::ReceiptRules',
           ],
           `${nested.node.id} holds ${type}`,
         ).toContain(type);
@@ -198,13 +201,15 @@ describe('what a route costs, and the room left', () => {
       });
     });
     // 7 in all, where one template took 8 (a Lambda permission each); the only permissions left
-    // are the schedules', the request-log writer's and the front door's authorizer's.
+    // are the schedules' (receiving's sweep's too), the request-log writer's, the front door's
+    // authorizer's, and SES's to invoke receive-email.
     const permissions = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties.Principal);
     expect(permissions.sort()).toEqual(
       [
-        ...SCHEDULED_FUNCTIONS.map(() => 'events.amazonaws.com'),
+        ...[...SCHEDULED_FUNCTIONS, 'sweep-received'].map(() => 'events.amazonaws.com'),
         'logs.amazonaws.com',
         'apigateway.amazonaws.com',
+        'ses.amazonaws.com',
       ].sort(),
     );
   });
@@ -257,7 +262,9 @@ describe('API Gateway invokes the functions through one role per stack', () => {
       });
       invoked.set(roleId, (invoked.get(roleId) ?? new Set()).add(fnId));
     }
-    expect(invoked.size).toBe(stack.concepts.stacks.size);
+    // One role a stack that has routes (receiving's workers are invoked by SES and schedules).
+    const apiStacks = new Set([...stack.api.functions.values()].map((fn) => Stack.of(fn)));
+    expect(invoked.size).toBe(apiStacks.size);
     for (const [roleId, functions] of invoked) {
       const role = resources[roleId] as Json;
       expect(role.Properties.AssumeRolePolicyDocument).toEqual({
@@ -342,6 +349,14 @@ describe('an update over a stack deployed before the split', () => {
       RequestLogsRetryQueuePolicy6DFBAB4B: 'AWS::SQS::QueuePolicy',
       RequestLogsDeadLetterQueue8B74736A: 'AWS::SQS::Queue',
       RequestLogsDeadLetterQueuePolicyAC81A7EF: 'AWS::SQS::QueuePolicy',
+      // And receiving's (in a Region where SES receives): its failure destination, the rule
+      // writer's queue and its dead-letter queue.
+      ReceivingFailedReceipts69AABCEC: 'AWS::SQS::Queue',
+      ReceivingFailedReceiptsPolicyD6BB847A: 'AWS::SQS::QueuePolicy',
+      ReceivingRuleQueueC477E5DA: 'AWS::SQS::Queue',
+      ReceivingRuleQueuePolicyB9A6487F: 'AWS::SQS::QueuePolicy',
+      ReceivingRuleDeadLetterQueue809A277E: 'AWS::SQS::Queue',
+      ReceivingRuleDeadLetterQueuePolicyB07645E2: 'AWS::SQS::QueuePolicy',
       SesEventsTopic6E3F217C: 'AWS::SNS::Topic',
       SesEventsTopicPolicy42FBDD9F: 'AWS::SNS::TopicPolicy',
       SesEventsQueueTestSesEventsTopicD74C4ABE35C1DCCD: 'AWS::SNS::Subscription',
@@ -436,8 +451,14 @@ describe('an update over a stack deployed before the split', () => {
       'sweep-emails': 'SweepEmailsLogs695C0977',
       'write-request-logs': 'RequestLogsWriterLogs44C031C0',
     };
-    // The scheduled jobs split from the sweeper since are new: their log groups are new too.
-    const added = ['dispatch-scheduled', 'requeue-webhook-retries', 'roll-up-metrics'];
+    // The scheduled jobs split from the sweeper since are new: their log groups are new too; so
+    // are receiving's functions.
+    const added = [
+      'dispatch-scheduled',
+      'requeue-webhook-retries',
+      'roll-up-metrics',
+      ...Object.keys(RECEIVING_WORKERS),
+    ];
     expect([...Object.keys(before), ...added].sort()).toEqual(Object.keys(FUNCTIONS).sort());
     const resources = template.toJSON().Resources as Record<string, Json>;
     for (const [name, id] of Object.entries(before)) {

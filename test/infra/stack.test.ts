@@ -49,8 +49,15 @@ describe('EmailServiceStack', () => {
       .flatMap((m) => Object.entries(m.data as Record<string, string>))
       .map(([id, reason]) => ({ id: id.replace(/^Annotation::/, ''), reason }));
     expect(new Set(acknowledged.map((a) => a.id.replace(/\[.*$/, '')))).toEqual(
-      // S1: the content bucket has no server access log (see lib/constructs/content-bucket.ts).
-      new Set(['AwsSolutions-L1', 'AwsSolutions-APIG4', 'AwsSolutions-IAM5', 'AwsSolutions-S1']),
+      // S1: the content bucket has no server access log (see lib/constructs/content-bucket.ts);
+      // SQS3: receive-email's failure destination has no dead-letter queue (lib/constructs/receiving.ts).
+      new Set([
+        'AwsSolutions-L1',
+        'AwsSolutions-APIG4',
+        'AwsSolutions-IAM5',
+        'AwsSolutions-S1',
+        ...(env ? ['AwsSolutions-SQS3'] : []),
+      ]),
     );
     for (const a of acknowledged) expect(a.reason.length).toBeGreaterThan(40);
   });
@@ -88,8 +95,10 @@ describe('EmailServiceStack', () => {
     const byLogicalId = new Map(
       Object.entries(stack.functions).map(([name, fn]) => [logicalId(stack, fn as never), name]),
     );
-    expect(targeted.map((t) => byLogicalId.get(t.fn)).sort()).toEqual([...SCHEDULED_FUNCTIONS].sort());
-    for (const { schedule } of targeted) expect(schedule).toBe('rate(1 minute)');
+    // Receiving's sweep runs every 5 minutes (test/infra/receiving.test.ts); the others every minute.
+    const everyMinute = targeted.filter((t) => byLogicalId.get(t.fn) !== 'sweep-received');
+    expect(everyMinute.map((t) => byLogicalId.get(t.fn)).sort()).toEqual([...SCHEDULED_FUNCTIONS].sort());
+    for (const { schedule } of everyMinute) expect(schedule).toBe('rate(1 minute)');
     const functions = resources('AWS::Lambda::Function');
     for (const name of SCHEDULED_FUNCTIONS)
       expect(functions[logicalId(stack, stack.functions[name] as never)]?.Properties.Timeout, name).toBe(60);
@@ -98,9 +107,9 @@ describe('EmailServiceStack', () => {
   it('bundles every function for Node 22 on arm64', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
     // one per route + fallback + send consumer + SES events consumer + webhook delivery +
-    // request-log writer + each scheduled job (+ none other)
+    // request-log writer + each scheduled job + receiving's four (+ none other)
     expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(
-      ROUTES.length + 5 + SCHEDULED_FUNCTIONS.length,
+      ROUTES.length + 5 + SCHEDULED_FUNCTIONS.length + 4,
     );
     for (const fn of functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -145,8 +154,9 @@ describe('EmailServiceStack', () => {
       ScalingConfig: { MaximumConcurrency: 5 },
     });
     const mappings = Object.values(resources('AWS::Lambda::EventSourceMapping'));
-    // The send queue, the SES events, the webhooks, and the request-log writer's retry queue.
-    expect(mappings).toHaveLength(4);
+    // The send queue, the SES events, the webhooks, the request-log writer's retry queue, and
+    // receiving's rule queue.
+    expect(mappings).toHaveLength(5);
     for (const mapping of mappings)
       expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     // The consumer knows the attempt after which its message goes to the DLQ.
@@ -371,12 +381,16 @@ describe('EmailServiceStack', () => {
     expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration).toEqual([
       { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
     ]);
+    // A rule a prefix: sent content 31 days, received mail 30 (test/infra/receiving.test.ts).
     expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual([
-      expect.objectContaining({
-        Status: 'Enabled',
-        ExpirationInDays: 31,
+      { Id: 'expire-content-attachments', Prefix: 'attachments/', ExpirationInDays: 31, Status: 'Enabled' },
+      { Id: 'expire-content-bodies', Prefix: 'bodies/', ExpirationInDays: 31, Status: 'Enabled' },
+      { Id: 'expire-received', Prefix: 'received/', ExpirationInDays: 30, Status: 'Enabled' },
+      {
+        Id: 'abort-incomplete-uploads',
         AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
-      }),
+        Status: 'Enabled',
+      },
     ]);
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: {
@@ -392,7 +406,9 @@ describe('EmailServiceStack', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const longer = Template.fromStack(new EmailServiceStack(app, 'Longer', { contentRetentionDays: 90 }));
     longer.hasResourceProperties('AWS::S3::Bucket', {
-      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 90 })] },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([Match.objectLike({ Prefix: 'attachments/', ExpirationInDays: 90 })]),
+      },
     });
     // Shorter than an email may wait for its time (30 days) and a day: its attachments would be gone.
     expect(() => new EmailServiceStack(app, 'Shorter', { contentRetentionDays: 30 })).toThrow(
@@ -413,13 +429,19 @@ describe('EmailServiceStack', () => {
         'attachments/': ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
         'bodies/': ['s3:GetObject'],
       },
+      // Receiving (test/infra/receiving.test.ts): received mail, and the sweep's listing of received/raw/.
+      'receive-email': { 'received/': ['s3:GetObject', 's3:PutObject'] },
+      'sweep-received': {
+        'received/': ['s3:GetObject', 's3:PutObject'],
+        [JSON.stringify({ 'Fn::GetAtt': [bucket, 'Arn'] })]: ['s3:ListBucket'],
+      },
     };
     for (const name of Object.keys(stack.functions)) {
       const granted: Record<string, string[]> = {};
       for (const st of policiesOf(name).filter((st) => JSON.stringify(st.Action).includes('s3:'))) {
         // Anything on another resource (the bucket itself, *) shows up under its own name and fails.
         const prefix =
-          ['attachments/', 'bodies/'].find((p) => JSON.stringify(st.Resource) === on(p)) ??
+          ['attachments/', 'bodies/', 'received/'].find((p) => JSON.stringify(st.Resource) === on(p)) ??
           JSON.stringify(st.Resource);
         granted[prefix] = [...(granted[prefix] ?? []), ...[st.Action].flat()].sort();
       }
@@ -462,6 +484,13 @@ describe('EmailServiceStack', () => {
       'requeue-webhook-retries': ['sqs:SendMessage'],
       // Its failure destination is the retry queue (SendMessage, by Lambda with its role), which it consumes.
       'write-request-logs': [...consume, 'sqs:SendMessage'].sort(),
+      // Receiving: the webhook queue, and its failure destination (by Lambda, with its role).
+      'receive-email': ['sqs:SendMessage'],
+      // Reads and deletes the failure destination's records; raises events.
+      'sweep-received': ['sqs:DeleteMessage', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
+      'sync-receipt-rules': consume,
+      // An update queues a sync.
+      'set-up-receiving': ['sqs:SendMessage'],
     };
     for (const name of Object.keys(stack.functions)) {
       const sqs = actionsOf(name).filter((action) => action.startsWith('sqs:'));
@@ -539,7 +568,7 @@ describe('EmailServiceStack', () => {
     }
   });
 
-  it('grants on * (IAM has no resource for them) only ses:DeleteSuppressedDestination to the functions that take addresses off the list, and ses:GetAccount (read only) to the send consumer', () => {
+  it('grants on * (IAM has no resource for them) only ses:DeleteSuppressedDestination to the functions that take addresses off the list, ses:GetAccount (read only) to the send consumer, and receipt-rule actions to the rule writer and its custom resource', () => {
     for (const name of Object.keys(stack.functions)) {
       const onAnything = policiesOf(name)
         .filter((st) => [st.Resource].flat().includes('*'))
@@ -547,6 +576,12 @@ describe('EmailServiceStack', () => {
       if (name === 'delete-suppression' || name === 'batch-remove-suppressions')
         expect(onAnything, name).toEqual(['ses:DeleteSuppressedDestination']);
       else if (name === 'process-send-queue') expect(onAnything, name).toEqual(['ses:GetAccount']);
+      // SES's receipt-rule actions (test/infra/receiving.test.ts holds each list).
+      else if (name === 'sync-receipt-rules' || name === 'set-up-receiving')
+        expect(
+          onAnything.every((action) => /^ses:\w+ReceiptRule/.test(action)),
+          name,
+        ).toBe(true);
       else expect(onAnything, name).toEqual([]);
     }
   });

@@ -15,7 +15,9 @@ export type ResourceRef =
   /** An S3 object: granted on `<bucket ARN>/<prefix>*` for a prefix of its key. */
   | { kind: 'object'; bucketId: string; key: string }
   /** An S3 bucket itself (s3:ListBucket): granted on the bucket's ARN. */
-  | { kind: 'bucket'; bucketId: string };
+  | { kind: 'bucket'; bucketId: string }
+  /** A listing of the bucket's keys under a prefix (s3:ListBucket, its s3:prefix condition). */
+  | { kind: 'bucket-prefix'; bucketId: string; prefix: string };
 
 export interface Requirement {
   action: string;
@@ -105,8 +107,18 @@ export function requirementsOf(
         required.push({ action: 'ses:TagResource', resource: identity });
       return required;
     }
+    // SES's v1 API: receipt rules, which IAM gives no resource type (function-spec.ts).
+    case 'SES':
+      return [{ action: `ses:${call.operation}`, resource: { kind: 'any' } }];
     case 'S3': {
       const bucketId = call.bucket ? ids.bucketIdByName?.(call.bucket) : undefined;
+      if (bucketId && (call.operation === 'ListObjectsV2' || call.operation === 'ListObjects'))
+        return [
+          {
+            action: 's3:ListBucket',
+            resource: { kind: 'bucket-prefix', bucketId, prefix: call.prefix ?? '' },
+          },
+        ];
       if (!bucketId || call.key === undefined)
         throw new Error(`S3 call to an unknown object: ${JSON.stringify(call)}`);
       return [
@@ -147,6 +159,7 @@ function matchesResource(entry: unknown, ref: ResourceRef): boolean {
     case 'ses-domain-configuration-set':
       return text.includes(`:configuration-set/${ref.prefix}dom_*"`);
     case 'bucket':
+    case 'bucket-prefix':
       return same(entry, { 'Fn::GetAtt': [ref.bucketId, 'Arn'] }) || entry === '*';
     case 'object': {
       // { "Fn::Join": ["", [{ "Fn::GetAtt": [bucket, "Arn"] }, "/<prefix>*"]] }
@@ -172,6 +185,7 @@ export function iamActionOf(service: string, operation: string): string {
     case 'SQS':
       return `sqs:${SQS_ACTIONS[operation] ?? operation}`;
     case 'SESv2':
+    case 'SES':
       return `ses:${operation}`;
     case 'S3':
       return `s3:${S3_ACTIONS[operation] ?? operation}`;
@@ -188,14 +202,30 @@ export const grantsAction = (statements: Statement[], action: string): boolean =
       [statement.Action].flat().some((pattern) => matchesAction(pattern, action)),
   );
 
+/**
+ * Whether a statement's condition holds for the request: none, or (the one the stack writes) an
+ * `s3:prefix` StringLike that a listing's prefix matches. A request without a prefix (S3's own
+ * look at ListBucket when a missing object is read) meets no conditioned statement.
+ */
+function conditionHolds(statement: Statement & { Condition?: unknown }, resource: ResourceRef): boolean {
+  if (statement.Condition === undefined) return true;
+  const keys = JSON.stringify(Object.keys(statement.Condition as object));
+  const patterns = (statement.Condition as { StringLike?: Record<string, string | string[]> }).StringLike?.[
+    's3:prefix'
+  ];
+  if (keys !== '["StringLike"]' || patterns === undefined || resource.kind !== 'bucket-prefix') return false;
+  return [patterns].flat().some((pattern) => matchesAction(pattern, resource.prefix));
+}
+
 /** Whether an Allow statement of the role grants the action on the resource (no Deny is used). */
 export const allows = (statements: Statement[], { action, resource }: Requirement): boolean =>
   statements.some(
     (statement) =>
       (statement.Effect ?? 'Allow') === 'Allow' &&
       [statement.Action].flat().some((pattern) => matchesAction(pattern, action)) &&
-      [statement.Resource].flat().some((entry) => matchesResource(entry, resource)),
+      [statement.Resource].flat().some((entry) => matchesResource(entry, resource)) &&
+      conditionHolds(statement, resource),
   );
 
 export const describeRequirement = ({ action, resource }: Requirement) =>
-  `${action} on ${resource.kind}${'indexName' in resource ? ` ${resource.indexName}` : ''}${'queueId' in resource ? ` ${resource.queueId}` : ''}${'key' in resource ? ` ${resource.key}` : ''}`;
+  `${action} on ${resource.kind}${'indexName' in resource ? ` ${resource.indexName}` : ''}${'queueId' in resource ? ` ${resource.queueId}` : ''}${'key' in resource ? ` ${resource.key}` : ''}${'prefix' in resource ? ` ${resource.prefix}` : ''}`;
