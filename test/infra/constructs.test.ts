@@ -275,6 +275,27 @@ describe('the stack, as composed', () => {
         periods: 1,
         watches: ['EmailService:WebhooksDisabled'],
       },
+      // Receiving (synthesized in us-east-1, where SES receives).
+      ReceivedMailFailed: { threshold: 1, operator: ge, periods: 3, watches: depth },
+      ReceiptRuleDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
+      ReceiptRuleSetNotActive: {
+        threshold: 1,
+        operator: ge,
+        periods: 1,
+        watches: ['EmailService:ReceiptRuleSetNotActive'],
+      },
+      ReceivingErrors: {
+        threshold: 1,
+        operator: ge,
+        periods: 1,
+        watches: Array(4).fill('AWS/Lambda:Errors'),
+      },
+      ReceivingThrottles: {
+        threshold: 1,
+        operator: ge,
+        periods: 1,
+        watches: Array(4).fill('AWS/Lambda:Throttles'),
+      },
     });
     // Each names what it watches: the right queue, this API, these functions.
     const text = (id: string) => JSON.stringify(all[id]);
@@ -286,6 +307,12 @@ describe('the stack, as composed', () => {
       logicalId(stack, stack.requestLogs?.deadLetterQueue as never),
     );
     expect(text('Api5xx')).toContain(logicalId(stack, stack.api.api));
+    expect(text('ReceivedMailFailed')).toContain(logicalId(stack, stack.receiving?.failures as never));
+    expect(text('ReceiptRuleDeadLetters')).toContain(
+      logicalId(stack, stack.receiving?.ruleDeadLetterQueue as never),
+    );
+    for (const fn of stack.receiving?.functions ?? [])
+      expect(text('ReceivingErrors')).toContain(logicalId(stack, fn.function));
     for (const fn of [
       stack.send.consumer,
       stack.send.sweeper,
