@@ -367,8 +367,7 @@ export class EmailServiceStack extends Stack {
     });
     const webhookQueue = this.webhooks.queue;
     // Only where SES receives mail (functions/domains/receiving-regions.ts): elsewhere, nothing.
-    const receives = receivingIn(this);
-    this.receiving = receives
+    this.receiving = receivingIn(this)
       ? new Receiving(this, 'Receiving', {
           resources: { table, settings, webhookQueue },
           bucket: contentBucket,

@@ -327,6 +327,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       REQUEST_LOG_BODIES: String(options.requestLogBodies ?? process.env.REQUEST_LOG_BODIES ?? 'true'),
       // Metrics are CloudWatch's (embedded metric format lines): locally they would only be noise.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+      // Receiving's settings (issue 38), so every function's settings check passes: stand-ins until
+      // the local twin makes receiving's queues and rule set (design38.md, H6), which replaces them.
+      RECEIPT_RULES_QUEUE_URL: 'local:receiving-not-started',
+      RECEIVED_FAILURES_QUEUE_URL: 'local:receiving-not-started',
+      RECEIPT_RULE_SET: 'local-receiving',
+      RECEIPT_RULE_PREFIX: 'local-receive',
+      RECEIVE_FUNCTION_ARN: 'receive-email',
     });
     delete process.env.AWS_PROFILE;
     // Every function's settings, checked now as each Lambda's init checks its own: a bad one
