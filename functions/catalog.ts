@@ -2,6 +2,7 @@ import { INDEXES } from './adapters/dynamodb/table.js';
 import { DOMAIN_WORKERS } from './domains/workers.js';
 import { EMAIL_WORKERS } from './emails/workers.js';
 import { METRICS_WORKERS } from './metrics/workers.js';
+import { RECEIVING_WORKERS } from './receiving/workers.js';
 import { LOG_WORKERS } from './request-logs/workers.js';
 import { FALLBACK_HANDLER, ROUTES, type RouteHandler } from './routes.js';
 import type {
@@ -11,6 +12,7 @@ import type {
   IndexKey,
   SesConfigurationSetAction,
   SesIdentityAction,
+  SesReceiptRuleAction,
   WorkerSpec,
 } from './shared/function-spec.js';
 import type { RouteDeclaration } from './shared/route.js';
@@ -90,6 +92,7 @@ export const WORKERS_BY_CONCEPT = {
   webhooks: WEBHOOK_WORKERS,
   metrics: METRICS_WORKERS,
   'request-logs': LOG_WORKERS,
+  receiving: RECEIVING_WORKERS,
 } as const satisfies Record<string, Record<string, WorkerSpec>>;
 
 /** The background functions, concept by concept. */
@@ -99,6 +102,7 @@ export const WORKERS = {
   ...WEBHOOK_WORKERS,
   ...METRICS_WORKERS,
   ...LOG_WORKERS,
+  ...RECEIVING_WORKERS,
 } as const satisfies Record<string, WorkerSpec>;
 
 export type FunctionName = RouteHandler | typeof FALLBACK_HANDLER | keyof typeof WORKERS;
@@ -156,7 +160,8 @@ export function sesAllows(caller: string | undefined, action: string): boolean {
     default:
       return (
         (spec.identities ?? []).includes(action as SesIdentityAction) ||
-        (spec.configurationSets ?? []).includes(action as SesConfigurationSetAction)
+        (spec.configurationSets ?? []).includes(action as SesConfigurationSetAction) ||
+        (spec.receiptRules ?? []).includes(action as SesReceiptRuleAction)
       );
   }
 }

@@ -216,6 +216,27 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'sweep-emails': () => scheduledEvent('sweep-emails'),
   'requeue-webhook-retries': () => scheduledEvent('requeue-webhook-retries'),
   'roll-up-metrics': () => scheduledEvent('roll-up-metrics'),
+  'sync-receipt-rules': () => sqsEvent([{ body: JSON.stringify({ reason: 'bench' }) }]),
+  // A deploy's Update: rewrites our rules as they are and asks for a sync; answered to the receiver.
+  'set-up-receiving': (fx) => ({
+    RequestType: 'Update',
+    ResponseURL: fx.receiverUrl,
+    StackId: 'arn:aws:cloudformation:us-east-1:000000000000:stack/email-service-local/bench',
+    RequestId: next(),
+    LogicalResourceId: 'Receiving',
+    ResourceType: 'Custom::Receiving',
+    PhysicalResourceId: 'receiving|email-service-local-receiving|created',
+    ServiceToken: 'set-up-receiving',
+    ResourceProperties: {
+      ServiceToken: 'set-up-receiving',
+      RuleSetName: 'email-service-local-receiving',
+      RulePrefix: 'email-service-local',
+      BucketName: 'email-service-local-content',
+      FunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:receive-email',
+      SyncQueueUrl: process.env.RECEIPT_RULES_QUEUE_URL ?? '',
+    },
+    OldResourceProperties: {},
+  }),
   'write-request-logs': async (fx) => {
     const { encodeAwslogs } = await import('../../functions/adapters/cloudwatch-logs/awslogs.js');
     return encodeAwslogs({

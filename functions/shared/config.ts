@@ -107,6 +107,15 @@ const SETTINGS = {
    * within its emailRetentionDays unless it opts out (lib/request-log-retention.ts).
    */
   LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
+  /**
+   * The SES receipt rule set our receiving rules are in: ours (`<prefix>-receiving`), or the set
+   * that was active when receiving was set up (the custom resource's `RuleSet`; receiving/set-up.ts).
+   */
+  RECEIPT_RULE_SET: () => z.string().check(z.minLength(1), z.maxLength(64)),
+  /** Our receipt rules are named this plus `-receive-<n>` (receiving/rules.ts). */
+  RECEIPT_RULE_PREFIX: () => z.string().check(z.minLength(1), z.maxLength(48)),
+  /** receive-email's ARN: our receipt rules' Lambda action. */
+  RECEIVE_FUNCTION_ARN: () => z.string().check(z.minLength(1)),
 } satisfies Record<string, () => z.ZodMiniType>;
 
 type Settings = typeof SETTINGS;

@@ -36,6 +36,19 @@ export type SesConfigurationSetAction =
   | 'CreateConfigurationSetEventDestination'
   | 'UpdateConfigurationSetEventDestination'
   | 'DeleteConfigurationSet';
+/**
+ * SES v1's receipt-rule actions (receiving). IAM has no resource type for them (the Service
+ * Authorization Reference, "Actions defined by Amazon SES", lists none), so they are granted on `*`.
+ */
+export type SesReceiptRuleAction =
+  | 'DescribeActiveReceiptRuleSet'
+  | 'DescribeReceiptRuleSet'
+  | 'CreateReceiptRuleSet'
+  | 'SetActiveReceiptRuleSet'
+  | 'DeleteReceiptRuleSet'
+  | 'CreateReceiptRule'
+  | 'UpdateReceiptRule'
+  | 'DeleteReceiptRule';
 
 /** What a function may call beyond the table, and the settings it reads. */
 export interface FunctionAccess {
@@ -56,6 +69,10 @@ export interface FunctionAccess {
   readonly sesSuppressions?: true;
   /** Reads the account's sending limits (ses:GetAccount). */
   readonly sesAccount?: true;
+  /** SES receipt-rule actions (receiving's rules and rule sets). */
+  readonly receiptRules?: readonly SesReceiptRuleAction[];
+  /** Actions on the receipt-rule writer's FIFO queue (asking it to bring the rules to the domains). */
+  readonly receiptRulesQueue?: readonly SqsAction[];
   /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
   readonly webhookQueue?: readonly SqsAction[];
   /**

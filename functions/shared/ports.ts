@@ -61,6 +61,8 @@ export const COUNTERS = [
   'WebhookMessagesReleased',
   'ScheduledDispatched',
   'MetricCountsLost',
+  /** 1 when SES's active receipt rule set does not hold our rules (receiving gets no mail), else 0. */
+  'ReceiptRuleSetNotActive',
 ] as const;
 
 export type CounterName = (typeof COUNTERS)[number];
