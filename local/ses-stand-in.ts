@@ -21,11 +21,12 @@ import {
 } from './ses-configuration-sets.js';
 import { LocalIdentities, type LocalIdentityOptions, type SesReply } from './ses-identities.js';
 import { SesLedger } from './ses-ledger.js';
+import { LocalReceiptRules } from './ses-receipt-rules.js';
 import { type MessageTracking, startTrackingHost, TrackingTokens, trackHtml } from './ses-tracking.js';
 
 /**
- * Local SES = the SES v2 emulator plus what it lacks: event publishing, identities and
- * configuration sets. This proxy sits in front of the emulator. It answers the identity and
+ * Local SES = the SES v2 emulator plus what it lacks: event publishing, identities, configuration
+ * sets and v1's receipt rules (ses-receipt-rules.ts). This proxy, in front of the emulator, answers the identity and
  * configuration set APIs itself (ses-identities.ts, ses-configuration-sets.ts) and, as SES does,
  * refuses a SendEmail whose sender's domain is not a verified identity or whose configuration set
  * does not exist. Every other request passes through unchanged, and for each SendEmail the
@@ -53,6 +54,7 @@ export interface SesStandIn {
   /** The open and click tracking host (SES's r.<region>.awstrack.me), e.g. http://127.0.0.1:8006. */
   trackingUrl: string;
   configurationSets: LocalConfigurationSets;
+  receiptRules: LocalReceiptRules; // SES v1's receipt rules (receiving): ses-receipt-rules.ts
   ledger: SesLedger;
   /** The account's limits, as SES keeps them (paused sending can be turned on and off). */
   account: LocalSesAccount;
@@ -155,6 +157,7 @@ export interface LocalSes {
   trackingUrl: string;
   /** Pauses or resumes sending for the account, as SES does for an account under review. */
   setSendingPaused(paused: boolean): Promise<void>;
+  acceptsRecipient(address: string): Promise<boolean>; // an enabled rule of the active set matches it
   republish(emailIds: Set<string>): Promise<number>;
   idle(): Promise<void>;
   busy(): Promise<boolean>;
@@ -177,6 +180,7 @@ export async function startSesStandIn(
     file: options.configurationSets?.file,
     verifiedDomain: (domain) => identities.verifiedDomain(domain),
   });
+  const receiptRules = new LocalReceiptRules((domain) => identities.verifiedDomain(domain));
   for (const name of options.configurationSets?.stack ?? [LOCAL_CONFIGURATION_SET])
     sets.defineStackSet(name, options.configurationSets?.maxDeliverySeconds);
   const tokens = new TrackingTokens();
@@ -408,6 +412,7 @@ export async function startSesStandIn(
   const server: Server = createServer(async (req, res) => {
     try {
       const body = await readBody(req);
+      if (receiptRules.handle(req, res, body)) return; // SES v1 (awsQuery): receipt rules
       const action = sesAction(req.method ?? 'GET', req.url ?? '/', body);
       const caller = req.headers[CALLER_HEADER];
       for (const needed of action
@@ -453,6 +458,7 @@ export async function startSesStandIn(
     endpoint: `http://127.0.0.1:${port}`,
     trackingUrl: trackingHost.url,
     configurationSets: sets,
+    receiptRules,
     ledger,
     account,
     republish(emailIds) {
@@ -485,6 +491,7 @@ export async function startSesHere(options: Parameters<typeof startSesStandIn>[0
     endpoint: standIn.endpoint,
     trackingUrl: standIn.trackingUrl,
     setSendingPaused: async (paused) => standIn.account.setSendingPaused(paused),
+    acceptsRecipient: async (address) => standIn.receiptRules.acceptsRecipient(address),
     republish: async (emailIds) => standIn.republish(emailIds),
     idle: () => standIn.idle(),
     busy: async () => standIn.busy(),
