@@ -25,14 +25,13 @@ import { LocalReceiptRules } from './ses-receipt-rules.js';
 import { type MessageTracking, startTrackingHost, TrackingTokens, trackHtml } from './ses-tracking.js';
 
 /**
- * Local SES = the SES v2 emulator plus what it lacks: event publishing, identities, configuration
- * sets and v1's receipt rules (ses-receipt-rules.ts). This proxy, in front of the emulator, answers the identity and
- * configuration set APIs itself (ses-identities.ts, ses-configuration-sets.ts) and, as SES does,
- * refuses a SendEmail whose sender's domain is not a verified identity or whose configuration set
- * does not exist. Every other request passes through unchanged, and for each SendEmail the
- * emulator accepted with a configuration set, it publishes the events SES would (see
- * mailbox-simulator.ts) that the set's destinations match to the events queue, in the shape SNS
- * raw message delivery puts on SQS on AWS.
+ * Local SES = the SES v2 emulator plus what it lacks: event publishing, identities, configuration sets
+ * and v1's receipt rules. This proxy, in front of the emulator, answers the identity, configuration set
+ * and receipt-rule APIs itself (ses-identities.ts, ses-configuration-sets.ts, ses-receipt-rules.ts)
+ * and, as SES does, refuses a SendEmail whose sender's domain is not a verified identity or whose
+ * configuration set does not exist. Every other request passes through unchanged, and for each
+ * SendEmail the emulator accepted with a configuration set, it publishes the events SES would (see
+ * mailbox-simulator.ts) that the set's destinations match to the events queue, as SNS raw delivery does.
  *
  * With open or click tracking on for a send, it rewrites the HTML part as SES does before the
  * emulator stores it, and serves the tracking links on a host of its own (ses-tracking.ts).
