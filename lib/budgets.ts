@@ -40,6 +40,8 @@ export const ON_BEYOND_TABLE_BUDGET: ReadonlySet<string> = new Set([
   'dispatch-scheduled',
   'requeue-webhook-retries',
   'deliver-webhooks',
+  'sync-receipt-rules',
+  'set-up-receiving',
 ]);
 
 /**
@@ -78,6 +80,9 @@ export const LOADED_AT_INIT: Readonly<Record<string, readonly string[]>> = {
   // delivered to (and retried through SQS), or checked before it is added.
   'deliver-webhooks': ['@aws-sdk/client-sqs', '@aws-lambda-powertools/metrics', 'ipaddr.js'],
   'create-webhook': ['ipaddr.js'],
+  // SES v1's receipt rules on every run: the writer, and the custom resource (which also queues a sync).
+  'sync-receipt-rules': ['@aws-sdk/client-ses'],
+  'set-up-receiving': ['@aws-sdk/client-ses', '@aws-sdk/client-sqs'],
 };
 
 export const budgetOf = (name: string): number =>
@@ -91,6 +96,7 @@ export const NOT_AT_INIT = [
   '@aws-sdk/client-s3',
   '@aws-sdk/client-sqs',
   '@aws-sdk/client-sesv2',
+  '@aws-sdk/client-ses',
   'chrono-node',
   'mime',
   '@aws-lambda-powertools/metrics',
@@ -98,4 +104,9 @@ export const NOT_AT_INIT = [
 ] as const;
 
 /** AWS clients beyond DynamoDB: a function on the larger budget loads one of them at init. */
-export const BEYOND_TABLE_CLIENTS = ['@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-sesv2'];
+export const BEYOND_TABLE_CLIENTS = [
+  '@aws-sdk/client-s3',
+  '@aws-sdk/client-sqs',
+  '@aws-sdk/client-sesv2',
+  '@aws-sdk/client-ses',
+];

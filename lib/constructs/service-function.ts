@@ -350,6 +350,25 @@ export class ServiceFunction extends Construct {
   }
 
   /**
+   * Its entry's SES receipt-rule actions (receiving). IAM has no resource type for them (the Service
+   * Authorization Reference lists none for SES's receipt-rule actions), so they are granted on `*`.
+   */
+  grantReceiptRules(): this {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: (this.spec.receiptRules ?? []).map((action) => `ses:${action}`),
+        resources: ['*'],
+      }),
+    );
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "SES's receipt-rule actions take no resource in IAM: the account's one active rule set and its rules are named at run time.",
+    });
+    return this;
+  }
+
+  /**
    * Everything its catalog entry asks for, from these resources; a resource it needs that is not
    * given fails the synth. Settings fill the variables no grant sets.
    */
@@ -375,6 +394,7 @@ export class ServiceFunction extends Construct {
       this.setDomainSetEnvironment(need(resources.domainConfigurationSets, "domains' configuration sets"));
     if (this.spec.sesSuppressions) this.grantSesSuppressions();
     if (this.spec.sesAccount) this.grantSesAccount();
+    if (this.spec.receiptRules) this.grantReceiptRules();
     if (this.spec.webhookQueue)
       this.grantWebhookQueue(need(resources.webhookQueue, 'the webhook delivery queue'));
     if (this.spec.content) this.grantContent(need(resources.contentBucket, 'the content bucket'));
