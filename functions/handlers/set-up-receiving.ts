@@ -20,12 +20,6 @@ import { type ReceivingProperties, setUpReceivingDeps } from '../wiring/receivin
  * answered; only an answer that cannot be sent is thrown (Lambda then retries the invocation).
  * `Data.RuleSet` is the set our rules are in: the writer's RECEIPT_RULE_SET.
  */
-export interface SetUpHandlerDeps {
-  build(properties: ReceivingProperties): SetUpDeps;
-  /** PUTs the answer (fetch on Lambda). */
-  respond?: (url: string, body: string) => Promise<void>;
-}
-
 const put = async (url: string, body: string) => {
   const answer = await fetch(url, {
     method: 'PUT',
@@ -35,14 +29,22 @@ const put = async (url: string, body: string) => {
   if (!answer.ok) throw new Error(`CloudFormation's response URL answered ${answer.status}`);
 };
 
+/**
+ * `build`: the work's dependencies from the event's properties; `respond`: PUTs the answer (fetch
+ * on Lambda).
+ */
 export const makeHandler =
-  (deps: SetUpHandlerDeps) => async (event: CloudFormationCustomResourceEvent, context?: Context) => {
+  (
+    build: (properties: ReceivingProperties) => SetUpDeps,
+    respond: (url: string, body: string) => Promise<void> = put,
+  ) =>
+  async (event: CloudFormationCustomResourceEvent, context?: Context) => {
     const properties = event.ResourceProperties as unknown as ReceivingProperties;
     const ownSet = properties.RuleSetName || ownRuleSetName(properties.RulePrefix);
     const given = event.RequestType === 'Create' ? undefined : event.PhysicalResourceId;
     let answer: { Status: 'SUCCESS' | 'FAILED'; Reason?: string; PhysicalResourceId: string; Data?: object };
     try {
-      const setUpDeps = deps.build(properties);
+      const setUpDeps = build(properties);
       const props = { prefix: properties.RulePrefix, ownSet };
       let setUp = setUpOf(given);
       if (event.RequestType === 'Delete') await deleteReceiving(setUpDeps, setUp);
@@ -72,8 +74,8 @@ export const makeHandler =
       RequestId: event.RequestId,
       LogicalResourceId: event.LogicalResourceId,
     });
-    await (deps.respond ?? put)(event.ResponseURL, body);
+    await respond(event.ResponseURL, body);
     return answer;
   };
 
-export const handler = backgroundHandler(() => makeHandler({ build: setUpReceivingDeps() }));
+export const handler = backgroundHandler(() => makeHandler(setUpReceivingDeps()));

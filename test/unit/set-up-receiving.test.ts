@@ -38,20 +38,18 @@ const properties: ReceivingProperties = {
 };
 
 let syncs: string[];
-const handler = makeHandler({
-  build: (props) => ({
-    sets: new SesReceiptRuleSets(client),
-    rulesIn: (ruleSet) =>
-      new SesReceiptRules(client, {
-        ruleSet,
-        prefix: props.RulePrefix,
-        bucket: props.BucketName,
-        functionArn: props.FunctionArn,
-      }),
-    sync: { request: async (reason) => void syncs.push(reason) },
-    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
-  }),
-});
+const handler = makeHandler((props) => ({
+  sets: new SesReceiptRuleSets(client),
+  rulesIn: (ruleSet) =>
+    new SesReceiptRules(client, {
+      ruleSet,
+      prefix: props.RulePrefix,
+      bucket: props.BucketName,
+      functionArn: props.FunctionArn,
+    }),
+  sync: { request: async (reason) => void syncs.push(reason) },
+  log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+}));
 
 // CloudFormation's side: the presigned ResponseURL, taking the PUT.
 let server: Server;
