@@ -76,6 +76,9 @@ export function requirementsOf(
         },
       ];
     }
+    // SES v1: receipt rules and rule sets only, which IAM gives no resource type.
+    case 'SES':
+      return [{ action: `ses:${call.operation}`, resource: { kind: 'any' } }];
     case 'SESv2': {
       const identity = { kind: 'ses-identity' } as const;
       // The account's suppression list and its sending quota: IAM has no resource type for them.
@@ -172,6 +175,7 @@ export function iamActionOf(service: string, operation: string): string {
     case 'SQS':
       return `sqs:${SQS_ACTIONS[operation] ?? operation}`;
     case 'SESv2':
+    case 'SES':
       return `ses:${operation}`;
     case 'S3':
       return `s3:${S3_ACTIONS[operation] ?? operation}`;
