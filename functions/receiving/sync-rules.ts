@@ -46,7 +46,12 @@ export async function syncRules(deps: SyncRulesDeps): Promise<SyncResult> {
   const plan = planRules(deps.prefix, domains, await deps.rules.current());
   if (plan.unplaced.length)
     deps.log.error('receiving: more domains than SES takes in one rule set', { unplaced: plan.unplaced });
-  await applyPlan(deps.rules, plan);
+  // What the active set is gets recorded even when SES refused the rules (our set deleted by hand:
+  // RuleSetDoesNotExist), so the domains' records say mail cannot arrive; the failure is thrown after.
+  const failure = await applyPlan(deps.rules, plan).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
   const { active, ours } = await deps.rules.activeSetHoldsOurRules();
   await deps.views.save({
     active_set: active,
@@ -60,6 +65,7 @@ export async function syncRules(deps: SyncRulesDeps): Promise<SyncResult> {
       active_set: active,
       rule_set: deps.ruleSet,
     });
+  if (failure) throw failure.error;
   return {
     domains: domains.length,
     puts: plan.puts.length,

@@ -153,4 +153,14 @@ describe('sync-receipt-rules', () => {
     await writer([domain('a.example', true)])(sqsEvent());
     expect(account.sets.get('svc-receiving')).toEqual([rule('svc-receive-1', ['a.example'])]);
   });
+
+  it('still records what the active set is when SES refuses the rules (our set deleted by hand), then fails', async () => {
+    account = new Account({ 'their-set': [] }, 'their-set');
+    const run = writer([domain('a.example', true)])(sqsEvent());
+    await expect(run).rejects.toThrow(/Rule set does not exist/);
+    expect(views).toEqual([
+      { active_set: 'their-set', ours: false, rule_set: 'svc-receiving', checked_at: expect.any(String) },
+    ]);
+    expect(counts).toEqual([['ReceiptRuleSetNotActive', 1]]);
+  });
 });
