@@ -89,8 +89,13 @@ const SETTINGS = {
    */
   TRACKING_HTTPS_TARGET: () => z.optional(z.string().check(z.minLength(1))),
   /**
-   * Local development only (`npm start` sets it): tracking records are looked up in a stand-in
-   * that answers as if every record were published. Never set by the stack.
+   * The receipt-rule writer's FIFO queue (`sync-receipt-rules`), set where the stack receives
+   * (its Region is one of RECEIVING_REGIONS). Absent: domains cannot enable receiving.
+   */
+  RECEIPT_RULES_QUEUE_URL: () => z.optional(z.string().check(z.minLength(1))),
+  /**
+   * Local development only (`npm start` sets it): tracking and receiving records are looked up in
+   * a stand-in that answers as if every record were published. Never set by the stack.
    */
   LOCAL_DNS_PUBLISHED: () => z.optional(z.enum(['true', 'false'])),
   /**

@@ -59,6 +59,12 @@ export interface FunctionAccess {
   /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
   readonly webhookQueue?: readonly SqsAction[];
   /**
+   * Actions on the receipt-rule writer's FIFO queue (RECEIPT_RULES_QUEUE_URL), where the stack
+   * receives: the functions that change a domain's receiving ask the writer to follow. Where the
+   * stack does not receive there is no such queue, and nothing is granted.
+   */
+  readonly receiptRuleQueue?: readonly SqsAction[];
+  /**
    * S3 actions on the content bucket, per key prefix (granted on `<prefix>*` only). There is no
    * s3:ListBucket among them (no function lists the bucket), so on AWS a read of a missing object
    * answers 403 AccessDenied rather than 404 NoSuchKey; the local S3 answers the same (catalog.ts
