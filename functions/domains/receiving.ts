@@ -15,7 +15,11 @@ import { inboundSmtpHost, RECEIVING_REGIONS, receivesIn } from './receiving-regi
 export const RECEIVING_MX_PRIORITY = 10;
 
 /** Resend's `Receiving` record: the domain's MX to SES's inbound SMTP host in the stack's Region. */
-export const receivingRecord = (domain: string, region: string, status: RecordStatus): DnsRecord => ({
+export const receivingRecord = (
+  domain: string,
+  region: string,
+  status: RecordStatus,
+): DnsRecord & { record: 'Receiving'; type: 'MX'; priority: number } => ({
   record: 'Receiving',
   type: 'MX',
   name: domain,
