@@ -19,6 +19,14 @@ export const MOVE_RETRY_MS = 5 * 60 * 1000;
 /** Most domains the scheduled check reads from the provider in one run (SES throttles identity reads). */
 export const MAX_CHECKS_PER_RUN = 50;
 
+/**
+ * While any domain receives, the scheduled check asks the receipt-rule writer to follow once the
+ * writer's last look (its `RULES` item's `checked_at`) is this old, or there is none: any run of
+ * the writer after a change brings the rules to it, so a request lost after a change is made good
+ * within about two of these, without a message every run (every second locally).
+ */
+export const RULES_RESYNC_MS = 60 * 1000;
+
 /** Most retired sets the scheduled check deletes in one run. */
 export const MAX_RETIRED_SETS_PER_RUN = 10;
 
@@ -31,16 +39,16 @@ const waiting = (status: string) => status === 'pending' || status === 'temporar
  * alone: SES stops looking after 72 hours. At most MAX_CHECKS_PER_RUN a run, the least recently
  * checked first, so however many are waiting, each is looked at in turn. Receiving domains are
  * looked at as soon as the active rule set's state (read once a run) no longer matches what their
- * `Receiving` record says, and while any domain receives, each run asks the receipt-rule writer to
- * bring the rules to the domains (cheap, and a request lost after a change is made good).
+ * `Receiving` record says, and while any domain receives, a run asks the receipt-rule writer to
+ * bring the rules to the domains once its last look is RULES_RESYNC_MS old (a request lost after a
+ * change is made good).
  */
 export async function checkDomains(deps: DomainDeps): Promise<{ checked: number; changed: number }> {
   const now = deps.clock.now().getTime();
   const due: Domain[] = [];
   const run = await withRuleSetReadOnce(deps);
-  const ruleProblem = run.receiving
-    ? ruleSetProblem(await run.receiving.ruleSets.get().catch(() => null))
-    : undefined;
+  const rules = run.receiving ? await run.receiving.ruleSets.get().catch(() => null) : null;
+  const ruleProblem = ruleSetProblem(rules);
   let receiving = false;
   for await (const domain of deps.domains.all()) {
     receiving ||= domain.receiving;
@@ -77,7 +85,8 @@ export async function checkDomains(deps: DomainDeps): Promise<{ checked: number;
     }
   }
   await deleteRetiredSets(deps, now);
-  if (receiving) await requestRuleSync(deps, 'scheduled check');
+  if (receiving && !(rules && now - Date.parse(rules.checked_at) < RULES_RESYNC_MS))
+    await requestRuleSync(deps, 'scheduled check');
   return { checked: batch.length, changed };
 }
 

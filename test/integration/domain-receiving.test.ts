@@ -24,7 +24,7 @@ import {
 } from '../../functions/adapters/dynamodb/receipt-rule-set-state.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
 import { OWNER_TAG, SesIdentities } from '../../functions/adapters/ses/identities.js';
-import { type DomainDeps, VERIFIED_RECHECK_MS } from '../../functions/domains/domains.js';
+import { type DomainDeps, RULES_RESYNC_MS, VERIFIED_RECHECK_MS } from '../../functions/domains/domains.js';
 import type { DnsLookup } from '../../functions/domains/ports.js';
 import { RECEIVING_REGIONS } from '../../functions/domains/receiving-regions.js';
 import { makeHandler as makeCheck } from '../../functions/handlers/check-domains.js';
@@ -375,20 +375,29 @@ describe('the writer asked to follow', () => {
     expect(requests).toHaveLength(1);
   });
 
-  it('by the scheduled check, once a run while any domain receives; it also marks a rule set gone astray', async () => {
+  it("by the scheduled check while any domain receives and the writer's last look is old; it also marks a rule set gone astray", async () => {
     const check = makeCheck(deps);
     const { id, name } = await receivingDomain();
     mx.set(name, [{ exchange: INBOUND, priority: 10 }]);
     await get(id);
     requests.length = 0;
+    // The writer never looked: each run asks.
     await check();
     expect(requests).toHaveLength(1);
     await check();
     expect(requests).toHaveLength(2);
-    // Verified and looked at a minute ago, yet the rule set changed: looked at now, not in an hour.
-    now = new Date(now.getTime() + 60_000);
-    await writerSaw({ active_set: 'someone-elses', ours: false });
+    // It looked just now: nothing to ask until its look is RULES_RESYNC_MS old.
+    await writerSaw({ active_set: 'EmailService-receiving', ours: true });
     await check();
+    expect(requests).toHaveLength(2);
+    now = new Date(now.getTime() + RULES_RESYNC_MS);
+    await check();
+    expect(requests).toHaveLength(3);
+    // Verified and looked at a minute ago, yet the rule set changed: looked at now, not in an hour.
+    await writerSaw({ active_set: 'someone-elses', ours: false });
+    requests.length = 0;
+    await check();
+    expect(requests).toEqual([]);
     const stored = await domains.get(id);
     expect(stored?.records.find((r) => r.record === 'Receiving')?.status).toBe('failed');
     expect(stored?.receiving_problem).toContain('someone-elses');
