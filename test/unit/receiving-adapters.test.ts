@@ -3,6 +3,8 @@
  * documented input with aws-sdk-client-mock) and the local DNS stand-in's MX answer; and the
  * receiving fields as the official SDK (resend) types them.
  */
+
+import { readFileSync } from 'node:fs';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CreateDomainResponseSuccess, DomainApiOptions, ReceivingRecord } from 'resend';
@@ -11,6 +13,7 @@ import { PublishedDns } from '../../functions/adapters/dns/public-dns.js';
 import { SqsReceiptRuleSync } from '../../functions/adapters/sqs/receipt-rule-sync.js';
 import { createDomainSchema, DEFAULT_SETTINGS, toDomainBody } from '../../functions/domains/model.js';
 import { receivingRecord } from '../../functions/domains/receiving.js';
+import { RECEIVING_REGIONS } from '../../functions/domains/receiving-regions.js';
 
 const sqs = mockClient(SQSClient);
 const QUEUE = 'https://sqs.eu-west-1.amazonaws.com/123456789012/EmailService-receipt-rules.fifo';
@@ -90,4 +93,9 @@ describe("the official SDK's view of receiving", () => {
       },
     ]);
   });
+});
+
+it('docs/api.md names the Regions that receive as receiving-regions.ts keeps them', () => {
+  const docs = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  expect(docs).toContain(`): ${RECEIVING_REGIONS.join(', ')}.`);
 });
