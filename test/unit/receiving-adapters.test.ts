@@ -4,12 +4,13 @@
  * receiving fields as the official SDK (resend) types them.
  */
 
+import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CreateDomainResponseSuccess, DomainApiOptions, ReceivingRecord } from 'resend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { PublishedDns } from '../../functions/adapters/dns/public-dns.js';
+import { PublicDns, PublishedDns } from '../../functions/adapters/dns/public-dns.js';
 import { SqsReceiptRuleSync } from '../../functions/adapters/sqs/receipt-rule-sync.js';
 import { createDomainSchema, DEFAULT_SETTINGS, toDomainBody } from '../../functions/domains/model.js';
 import { receivingRecord } from '../../functions/domains/receiving.js';
@@ -98,4 +99,72 @@ describe("the official SDK's view of receiving", () => {
 it('docs/api.md names the Regions that receive as receiving-regions.ts keeps them', () => {
   const docs = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
   expect(docs).toContain(`): ${RECEIVING_REGIONS.join(', ')}.`);
+});
+
+/**
+ * A DNS server on 127.0.0.1 answering MX queries from a map (RFC 1035 wire format, by hand): a
+ * name with records gets them, one without gets no answer (NODATA), `nx.test` NXDOMAIN and
+ * `broken.test` SERVFAIL.
+ */
+async function dnsServer(records: Record<string, { exchange: string; priority: number }[]>) {
+  const socket = createSocket('udp4');
+  const encodeName = (name: string) =>
+    Buffer.concat([
+      ...name.split('.').map((label) => Buffer.concat([Buffer.from([label.length]), Buffer.from(label)])),
+      Buffer.from([0]),
+    ]);
+  socket.on('message', (query, peer) => {
+    // The question: labels from offset 12, then type and class.
+    const labels: string[] = [];
+    let at = 12;
+    while (query[at]) {
+      labels.push(query.subarray(at + 1, at + 1 + (query[at] ?? 0)).toString());
+      at += 1 + (query[at] ?? 0);
+    }
+    const question = query.subarray(12, at + 5);
+    const name = labels.join('.');
+    const answers = records[name] ?? [];
+    const rcode = name === 'nx.test' ? 3 : name === 'broken.test' ? 2 : 0;
+    const header = Buffer.alloc(12);
+    query.copy(header, 0, 0, 2);
+    header.writeUInt16BE(0x8180 | rcode, 2);
+    header.writeUInt16BE(1, 4);
+    header.writeUInt16BE(answers.length, 6);
+    const rrs = answers.map(({ exchange, priority }) => {
+      const rdata = Buffer.concat([Buffer.from([priority >> 8, priority & 0xff]), encodeName(exchange)]);
+      const fixed = Buffer.alloc(12);
+      fixed.writeUInt16BE(0xc00c, 0); // the question's name
+      fixed.writeUInt16BE(15, 2); // MX
+      fixed.writeUInt16BE(1, 4); // IN
+      fixed.writeUInt32BE(300, 6);
+      fixed.writeUInt16BE(rdata.length, 10);
+      return Buffer.concat([fixed, rdata]);
+    });
+    socket.send(Buffer.concat([header, question, ...rrs]), peer.port, peer.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { server: `127.0.0.1:${socket.address().port}`, close: () => socket.close() };
+}
+
+describe('public DNS, MX records', () => {
+  it("gives a name's MX records, none where it has none or does not exist, and throws when DNS cannot answer", async () => {
+    const server = await dnsServer({
+      'acme.test': [
+        { exchange: 'inbound-smtp.eu-west-1.amazonaws.com', priority: 10 },
+        { exchange: 'backup.acme.test', priority: 20 },
+      ],
+    });
+    try {
+      const dns = new PublicDns([server.server]);
+      expect(await dns.mx('acme.test')).toEqual([
+        { exchange: 'inbound-smtp.eu-west-1.amazonaws.com', priority: 10 },
+        { exchange: 'backup.acme.test', priority: 20 },
+      ]);
+      expect(await dns.mx('empty.test')).toEqual([]);
+      expect(await dns.mx('nx.test')).toEqual([]);
+      await expect(dns.mx('broken.test')).rejects.toMatchObject({ code: 'ESERVFAIL' });
+    } finally {
+      server.close();
+    }
+  });
 });

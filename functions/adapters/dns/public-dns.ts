@@ -18,6 +18,11 @@ const absentAsEmpty = <T>(error: unknown): T[] => {
 export class PublicDns implements DnsLookup {
   private readonly resolver = new Resolver({ timeout: 1_000, tries: 2 });
 
+  /** `servers`: resolvers to ask instead of the system's (tests). */
+  constructor(servers?: string[]) {
+    if (servers) this.resolver.setServers(servers);
+  }
+
   mx(name: string): Promise<{ exchange: string; priority: number }[]> {
     return this.resolver.resolveMx(name).catch(absentAsEmpty<MxRecord>);
   }
