@@ -18,10 +18,15 @@ export type DynamoAction =
   | 'BatchWriteItem';
 /** The table's indexes, by what they serve (adapters/dynamodb/table.ts INDEXES names each). */
 export type IndexKey = 'emailsByTime' | 'emailsByStatus' | 'emailsByDue';
-export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes';
+export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes' | 'DeleteMessage';
 export type ContentAction = 's3:PutObject' | 's3:GetObject' | 's3:AbortMultipartUpload';
-/** The content bucket's prefixes (functions/emails/attachments.ts names the keys under them). */
-export type ContentPrefix = 'attachments/' | 'bodies/';
+/**
+ * The content bucket's prefixes (functions/emails/attachments.ts names the keys under the first two,
+ * functions/receiving/model.ts those under `received/`).
+ */
+export type ContentPrefix = 'attachments/' | 'bodies/' | 'received/';
+/** Prefixes a function may list (s3:ListBucket on the bucket, with the condition s3:prefix). */
+export type ListedPrefix = 'received/raw/';
 export type SesIdentityAction =
   | 'CreateEmailIdentity'
   | 'TagResource'
@@ -65,6 +70,14 @@ export interface FunctionAccess {
    * missingObjectStatus), and the content store takes either as "missing".
    */
   readonly content?: { readonly [P in ContentPrefix]?: readonly ContentAction[] };
+  /**
+   * Lists the content bucket under these prefixes (s3:ListBucket, its condition `s3:prefix` each of
+   * them): sweep-received's look for raw messages that never became a received email. A role with
+   * it reads a missing object under them as 404 rather than 403 (the content store takes either).
+   */
+  readonly listsContent?: readonly ListedPrefix[];
+  /** Actions on receive-email's failure destination queue (RECEIVED_FAILURES_QUEUE_URL). */
+  readonly receivedFailures?: readonly SqsAction[];
 }
 
 /** A background function (a queue's consumer, a scheduled job): all it reads and may call. */
