@@ -230,6 +230,7 @@ describe('GET /v1/emails/metrics', () => {
       unique_opened: 1,
       unique_clicked: 1,
       delivery_delayed: 0,
+      received: 0,
       delivery_rate: 0.5,
       bounce_rate: 0.25,
       complaint_rate: 0,

@@ -5,6 +5,7 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoMetricsStore } from '../../functions/adapters/dynamodb/metrics-store.js';
 import { DynamoReceivedEmailRepository } from '../../functions/adapters/dynamodb/received-emails.js';
@@ -17,6 +18,7 @@ import type { SesReceiptEvent } from '../../functions/receiving/events.js';
 import { attachmentKey, rawKey } from '../../functions/receiving/model.js';
 import type { ReceiveDeps } from '../../functions/receiving/receive.js';
 import { RAW_GRACE_MS } from '../../functions/receiving/sweep.js';
+import { uuidV7Of } from '../../functions/shared/ids.js';
 import { systemClock } from '../../functions/shared/ports.js';
 import { type Delivery, newSigningSecret } from '../../functions/webhooks/model.js';
 import { WebhookPublisher } from '../../functions/webhooks/publish.js';
@@ -330,5 +332,62 @@ describe('the received mail store', () => {
     );
     expect(url.searchParams.get('X-Amz-Expires')).toBe('3600');
     expect(Date.parse(link.expires_at)).toBeGreaterThanOrEqual(before + 3600_000);
+  });
+});
+
+describe('the received emails repository', () => {
+  it('lists newest first in cursor pages, and sets the expiry from the retention', async () => {
+    const base = Date.now() + 10 * 86_400_000;
+    const stored = [];
+    for (let i = 0; i < 3; i++) {
+      const { event } = newMessage();
+      const receipt = event.Records[0]?.ses;
+      const at = new Date(base + i * 1000).toISOString();
+      const id = uuidV7Of(base + i * 1000, new Uint8Array(16).fill(i));
+      const email = {
+        id,
+        ses_message_id: receipt?.mail.messageId ?? '',
+        created_at: at,
+        from: 'a@sender.example',
+        to: [],
+        cc: [],
+        bcc: [],
+        reply_to: [],
+        received_for: [],
+        subject: `n${i}`,
+        message_id: '<m@x>',
+        in_reply_to: null,
+        references: [],
+        attachments: [],
+        authentication: { spf: 'unknown', dkim: 'unknown', dmarc: 'unknown' },
+        spam: 'unknown',
+        virus: 'unknown',
+        size: 1,
+        notified: true,
+      } as const;
+      await received.store({
+        ...email,
+        to: [],
+        cc: [],
+        bcc: [],
+        reply_to: [],
+        received_for: [],
+        references: [],
+        attachments: [],
+      });
+      stored.push(id);
+    }
+    const first = await received.list({ limit: 2, offset: 0 });
+    expect(first.data.map((e) => e.id)).toEqual([stored[2], stored[1]]);
+    expect(first.has_more).toBe(true);
+    const next = await received.list({ limit: 2, offset: 0, after: stored[1] });
+    expect(next.data.map((e) => e.id)[0]).toBe(stored[0]);
+    const newer = await received.list({ limit: 2, offset: 0, before: stored[0] });
+    expect(newer.data.map((e) => e.id)).toEqual([stored[2], stored[1]]);
+
+    const { Item } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: 'RECEIVED', sk: stored[0] } }),
+    );
+    expect(Item?.expires_at).toBe(Math.floor(base / 1000) + 30 * 86_400);
   });
 });
