@@ -35,8 +35,8 @@ export const RECEIVING_WORKERS = {
       'RECEIVED_FAILURES_QUEUE_URL',
     ],
     ...STORES_RECEIVED,
-    // Lists received/raw/ only.
-    listsContent: ['received/raw/'],
+    // Lists `received/raw/` (and nothing else of the bucket).
+    listsReceivedRaw: true,
     // Takes the failure records (hidden while it handles them) and deletes each once handled.
     receivedFailures: ['ReceiveMessage', 'DeleteMessage'],
   },

@@ -18,15 +18,13 @@ export type DynamoAction =
   | 'BatchWriteItem';
 /** The table's indexes, by what they serve (adapters/dynamodb/table.ts INDEXES names each). */
 export type IndexKey = 'emailsByTime' | 'emailsByStatus' | 'emailsByDue';
-export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes' | 'DeleteMessage';
+export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'DeleteMessage' | 'GetQueueAttributes';
 export type ContentAction = 's3:PutObject' | 's3:GetObject' | 's3:AbortMultipartUpload';
 /**
- * The content bucket's prefixes (functions/emails/attachments.ts names the keys under the first two,
- * functions/receiving/model.ts those under `received/`).
+ * The content bucket's prefixes: sent mail's (functions/emails/attachments.ts names the keys under
+ * them) and received mail's (functions/receiving/model.ts), each under its own lifecycle rule.
  */
 export type ContentPrefix = 'attachments/' | 'bodies/' | 'received/';
-/** Prefixes a function may list (s3:ListBucket on the bucket, with the condition s3:prefix). */
-export type ListedPrefix = 'received/raw/';
 export type SesIdentityAction =
   | 'CreateEmailIdentity'
   | 'TagResource'
@@ -63,21 +61,18 @@ export interface FunctionAccess {
   readonly sesAccount?: true;
   /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
   readonly webhookQueue?: readonly SqsAction[];
+  /** Actions on the failure destination of receive-email's asynchronous invocations. */
+  readonly receivedFailures?: readonly SqsAction[];
+  /** s3:ListBucket on the content bucket, for keys under `received/raw/` only (the sweep's look for unparsed mail). */
+  readonly listsReceivedRaw?: true;
   /**
    * S3 actions on the content bucket, per key prefix (granted on `<prefix>*` only). There is no
-   * s3:ListBucket among them (no function lists the bucket), so on AWS a read of a missing object
+   * s3:ListBucket among them (only the receiving sweep lists, `received/raw/` alone:
+   * listsReceivedRaw), so on AWS a read of a missing object
    * answers 403 AccessDenied rather than 404 NoSuchKey; the local S3 answers the same (catalog.ts
    * missingObjectStatus), and the content store takes either as "missing".
    */
   readonly content?: { readonly [P in ContentPrefix]?: readonly ContentAction[] };
-  /**
-   * Lists the content bucket under these prefixes (s3:ListBucket, its condition `s3:prefix` each of
-   * them): sweep-received's look for raw messages that never became a received email. A role with
-   * it reads a missing object under them as 404 rather than 403 (the content store takes either).
-   */
-  readonly listsContent?: readonly ListedPrefix[];
-  /** Actions on receive-email's failure destination queue (RECEIVED_FAILURES_QUEUE_URL). */
-  readonly receivedFailures?: readonly SqsAction[];
 }
 
 /** A background function (a queue's consumer, a scheduled job): all it reads and may call. */
