@@ -301,11 +301,15 @@ describe('sweep-received', () => {
         failures: new SqsFailedReceipts(sqs, failureQueueUrl),
       })();
 
+    // The first minute of an hour at least 15 minutes away: a run that looks at the raw messages.
+    const hour = 3_600_000;
+    const later = Math.ceil((Date.now() + RAW_GRACE_MS + 60_000) / hour) * hour + 60_000;
     // Within the grace, receive-email's own invocation is still expected: left alone.
-    expect((await sweep(Date.now())).fromRaw).toBe(0);
+    expect((await sweep(Math.floor(Date.now() / hour) * hour + 60_000)).fromRaw).toBe(0);
+    // Outside the hourly look, the raw messages are not listed.
+    expect((await sweep(later + 10 * 60_000)).fromRaw).toBe(0);
     expect(await received.bySesMessageId(id)).toBeNull();
 
-    const later = Date.now() + RAW_GRACE_MS + 60_000;
     const report = await sweep(later);
     // Every raw message of the window without an email: this one, and the fresh one whose event never came.
     expect(report.fromRaw).toBeGreaterThanOrEqual(2);
