@@ -112,6 +112,10 @@ const SETTINGS = {
    * within its emailRetentionDays unless it opts out (lib/request-log-retention.ts).
    */
   LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
+  /** Days received mail (its items and its objects under `received/`) is kept: the stack's receivedRetentionDays. */
+  RECEIVED_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 30),
+  /** The failure destination of receive-email's asynchronous invocations (read by sweep-received). */
+  RECEIVED_FAILURES_QUEUE_URL: () => z.string().check(z.minLength(1)),
 } satisfies Record<string, () => z.ZodMiniType>;
 
 type Settings = typeof SETTINGS;

@@ -61,6 +61,10 @@ export const COUNTERS = [
   'WebhookMessagesReleased',
   'ScheduledDispatched',
   'MetricCountsLost',
+  'EmailsReceived',
+  'ReceivedUnparsed',
+  'ReceivedVirus',
+  'ReceivedSwept',
 ] as const;
 
 export type CounterName = (typeof COUNTERS)[number];

@@ -53,6 +53,7 @@ const MAY_USE: Readonly<Record<string, readonly string[]>> = {
   'api-keys': ['domains', 'shared'],
   metrics: ['domains', 'shared'],
   emails: ['templates', 'suppressions', 'metrics', 'api-keys', 'domains', 'webhooks', 'shared'],
+  receiving: ['metrics', 'domains', 'webhooks', 'shared'],
   'api-reference': ['shared'],
   console: ['shared'],
 };
