@@ -65,7 +65,10 @@ export type Log = z.output<typeof logResponseSchema>;
  * Received mail (GET /v1/emails/receiving…): Resend's GetReceivedEmailResponse,
  * ListReceivedEmailsResponse and ListAttachmentsResponse, with what SDK 6.38 reads beyond them (`raw`,
  * `received_for`) and the verdicts. Declared here from the model until the receiving routes' answer
- * schemas exist on the server; then these become `z.output<typeof …Schema>` of them, like the rest.
+ * schemas (functions/receiving/answers.ts) are in; then these become, like the rest:
+ * ReceivedEmailListItem = z.output<typeof receivedEmailListItemSchema>, ReceivedEmails =
+ * ListOf<typeof receivedEmailListItemSchema>, ReceivedEmail = z.output<typeof receivedEmailSchema>,
+ * ReceivedAttachment(s) from receivedAttachmentSchema, DownloadLink = NonNullable<ReceivedEmail['raw']>.
  */
 
 export type { AuthenticationResult, ScanVerdict };

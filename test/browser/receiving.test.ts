@@ -11,13 +11,16 @@ import { type ConsoleRun, startConsole } from '../support/browser.js';
  * 375 px with badges and addresses never broken inside a word. Screenshots: docs/console/receiving.png,
  * docs/console/received-email.png.
  *
- * The receiving API's answers are stubbed in the browser (`page.route`), in the shapes of Resend's
- * GetReceivedEmailResponse, ListReceivedEmailsResponse and ListAttachmentsResponse plus `raw`,
- * `received_for` and the verdicts: the routes were written beside this page. To go through the
- * local service instead, see RECEIVED below: send STUB_MAIL's messages to the local SMTP twin
- * (nodemailer to 127.0.0.1:<the service's inbound port>, at a domain with receiving enabled), read
- * their ids from GET /v1/emails/receiving, and drop `stubReceiving` for them; the virus message stays
- * stubbed (the local twin gives no virus verdict: it shows `unknown`).
+ * The receiving API's answers are stubbed in the browser (`page.route`, stubReceiving below), in the
+ * shapes of Resend's GetReceivedEmailResponse, ListReceivedEmailsResponse and ListAttachmentsResponse
+ * plus `raw`, `received_for` and the verdicts: the routes were written beside this page. To go
+ * through the local service once they are in: add a domain with
+ * `{ domain: 'acme.test', capabilities: { receiving: 'enabled' } }`, send CLEAN's message (its
+ * from, to, cc, reply-to, subject, html, text, a PDF attachment, In-Reply-To/References) with
+ * nodemailer to `service.inboundSmtp` ({ host, port }), wait for it in GET /v1/emails/receiving and
+ * use its id for CLEAN_ID; keep the page.route only for VIRUS_ID (the local twin gives no virus or
+ * spam verdict: they show `unknown`, so the list's badges are then `SPF unknown`…) and for the
+ * `javascript:` link, as console.test.ts stubs one for sent mail.
  */
 let run: ConsoleRun;
 let page: Page;
