@@ -313,6 +313,17 @@ describe('the Receiving page', () => {
       await page.goto(`${origin}/${hash}`);
       await page.locator('ul.verdicts').first().waitFor({ timeout: 10_000 });
       expect(await scrollWidth(), hash).toBeLessThanOrEqual(375);
+      // What a screen reader needs (axe-core is not among the dependencies): one page heading, every
+      // link and button named, every verdict list labelled, the preview frame titled.
+      expect(await page.locator('main h1').count(), hash).toBe(1);
+      expect(
+        await page.evaluate<number>(
+          "[...document.querySelectorAll('a, button')].filter((e) => !(e.textContent.trim() || e.getAttribute('aria-label'))).length",
+        ),
+        hash,
+      ).toBe(0);
+      expect(await page.locator('ul.verdicts:not([aria-label])').count(), hash).toBe(0);
+      expect(await page.locator('iframe:not([title])').count(), hash).toBe(0);
       // Each badge is one line.
       expect(await lineBreaks('.badge'), hash).toEqual([]);
       expect(midWord(await lineBreaks('.address')), hash).toEqual([]);
