@@ -107,6 +107,8 @@ const SETTINGS = {
    * within its emailRetentionDays unless it opts out (lib/request-log-retention.ts).
    */
   LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
+  /** 'true' (the stack's receivedVirusDownloads): mail SES flagged as a virus still offers its raw message and attachments. */
+  RECEIVED_VIRUS_DOWNLOADS: () => z._default(z.enum(['true', 'false']), 'false'),
 } satisfies Record<string, () => z.ZodMiniType>;
 
 type Settings = typeof SETTINGS;

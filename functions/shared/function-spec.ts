@@ -20,8 +20,11 @@ export type DynamoAction =
 export type IndexKey = 'emailsByTime' | 'emailsByStatus' | 'emailsByDue';
 export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes';
 export type ContentAction = 's3:PutObject' | 's3:GetObject' | 's3:AbortMultipartUpload';
-/** The content bucket's prefixes (functions/emails/attachments.ts names the keys under them). */
-export type ContentPrefix = 'attachments/' | 'bodies/';
+/**
+ * The content bucket's prefixes (functions/emails/attachments.ts names the keys under the first two,
+ * functions/receiving/model.ts those under `received/`).
+ */
+export type ContentPrefix = 'attachments/' | 'bodies/' | 'received/';
 export type SesIdentityAction =
   | 'CreateEmailIdentity'
   | 'TagResource'
