@@ -66,9 +66,10 @@ export const receivedEmailSchema = named(
     html: z.nullable(z.string()),
     text: z.nullable(z.string()),
     headers: z.nullable(z.record(z.string(), z.string())),
+    bodies_too_large: z.optional(z.literal(true)),
     raw: z.nullable(z.object({ download_url: z.string(), expires_at: timestamp })),
   }),
-  'A received email with its bodies, its headers (names lower-cased) and a download link of its raw message (`raw`: null for mail SES flagged as carrying a virus, unless the operator allows its download).',
+  'A received email with its bodies, its headers (names lower-cased) and a download link of its raw message (`raw`: null for mail SES flagged as carrying a virus, unless the operator allows its download). Bodies too large for one answer (over 5 MB as sent) are null, with `bodies_too_large`: the raw message has them.',
 );
 
 export const receivedAttachmentSchema = named(

@@ -5,13 +5,6 @@
  * reads the bytes and hands them in.
  */
 
-/**
- * At most this many characters of html and inlined images together. Lambda answers a synchronous
- * invocation with at most 6 MB (the JSON answer, escaped, inside API Gateway's proxy result): images
- * beyond it keep their `cid:` reference, and their attachment is still listed with its download link.
- */
-export const MAX_INLINED_HTML_CHARS = 4 * 1024 * 1024;
-
 /** A `cid:` URL where a URL is expected: an attribute's value (`src=`, `background=`) or CSS's `url(…)`. */
 const CID_URL = /(=\s*["']?|url\(\s*["']?)cid:([^"'\s>)]+)/gi;
 

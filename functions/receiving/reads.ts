@@ -2,14 +2,7 @@ import * as z from 'zod/mini';
 import { notFound, validationError } from '../shared/errors.js';
 import { UUID } from '../shared/ids.js';
 import { bothCursors, DEFAULT_LIMIT, MAX_LIMIT, queryInteger } from '../shared/list.js';
-import {
-  cidReferences,
-  dataUriChars,
-  imageType,
-  MAX_INLINED_HTML_CHARS,
-  normalizeContentId,
-  withDataUris,
-} from './inline-images.js';
+import { cidReferences, dataUriChars, imageType, normalizeContentId, withDataUris } from './inline-images.js';
 import { attachmentKey, type ReceivedAttachment, type ReceivedEmail, rawKey } from './model.js';
 import type { ReceivedEmailRepository, ReceivedMailStore } from './ports.js';
 
@@ -21,6 +14,18 @@ import type { ReceivedEmailRepository, ReceivedMailStore } from './ports.js';
 
 /** How long a download link stays valid (Resend's: about an hour), or less where what signs it expires first. */
 export const RECEIVED_LINK_SECONDS = 3600;
+
+/**
+ * At most this many bytes of bodies and headers (inlined images included) in one answer, as the
+ * function returns them: JSON inside API Gateway's proxy result, so escaped twice. Lambda answers a
+ * synchronous invocation with at most 6 MB; the rest of the answer stays well under the margin. An
+ * image beyond it keeps its `cid:` URL; bodies beyond it are left out (`bodies_too_large`), and the
+ * raw message has them.
+ */
+export const MAX_ANSWER_BODIES_BYTES = 5 * 1024 * 1024;
+
+/** The bytes these parts take in the function's answer (escaped twice: the body, then the proxy result). */
+export const answerBytes = (parts: unknown) => Buffer.byteLength(JSON.stringify(JSON.stringify(parts)));
 
 export interface ReceivedReadDeps {
   received: Pick<ReceivedEmailRepository, 'get' | 'list'>;
@@ -138,7 +143,7 @@ export async function listReceivedEmails(deps: ReceivedReadDeps, query: ListRece
 /**
  * `GET /v1/emails/receiving/{id}`: the email with its bodies and headers (from the content bucket),
  * the raw message's download link (`raw: null` where downloads are withheld), and with
- * `html_format=data_uri` its inline images as `data:` URIs, as far as MAX_INLINED_HTML_CHARS allows.
+ * `html_format=data_uri` its inline images as `data:` URIs, as far as MAX_ANSWER_BODIES_BYTES allows.
  */
 export async function getReceivedEmail(
   deps: ReceivedContentDeps,
@@ -153,34 +158,40 @@ export async function getReceivedEmail(
       ? null
       : deps.mail.downloadLink(rawKey(email.ses_message_id), `${email.id}.eml`, RECEIVED_LINK_SECONDS),
   ]);
-  let html = parsed?.html ?? null;
-  if (html !== null && format === 'data_uri' && !withheld) html = await inlineImages(deps, email, html);
+  let bodies = { html: parsed?.html ?? null, text: parsed?.text ?? null, headers: parsed?.headers ?? null };
+  const tooLarge = answerBytes(bodies) > MAX_ANSWER_BODIES_BYTES;
+  if (tooLarge) {
+    bodies = { ...bodies, html: null, text: null };
+    // Headers alone past it (a message of nothing but headers): left out too.
+    if (answerBytes(bodies) > MAX_ANSWER_BODIES_BYTES) bodies.headers = null;
+  } else if (bodies.html !== null && format === 'data_uri' && !withheld)
+    bodies.html = await inlineImages(deps, email, bodies.html, MAX_ANSWER_BODIES_BYTES - answerBytes(bodies));
   return {
     object: 'email' as const,
     ...toReceivedSummary(email),
-    html,
-    text: parsed?.text ?? null,
-    headers: parsed?.headers ?? null,
+    ...bodies,
+    ...(tooLarge ? { bodies_too_large: true as const } : {}),
     raw,
   };
 }
 
-/** The html with the images it refers to by `cid:` inlined, in the order referred to, within the budget. */
-async function inlineImages(deps: ReceivedContentDeps, email: ReceivedEmail, html: string) {
+/** The html with the images it refers to by `cid:` inlined, in the order referred to, within `room` bytes. */
+async function inlineImages(deps: ReceivedContentDeps, email: ReceivedEmail, html: string, room: number) {
   const referred = cidReferences(html);
   if (referred.length === 0) return html;
   const byCid = new Map<string, ReceivedAttachment>();
   for (const a of email.attachments)
     if (a.content_id !== null && imageType(a.content_type)) byCid.set(normalizeContentId(a.content_id), a);
-  let room = MAX_INLINED_HTML_CHARS - html.length;
+  let left = room;
   const chosen: [string, ReceivedAttachment, string][] = [];
   for (const cid of referred) {
     const a = byCid.get(cid);
     const type = a && imageType(a.content_type);
     if (!a || !type) continue;
-    const chars = dataUriChars(type, a.size);
-    if (chars > room) continue;
-    room -= chars;
+    // A data URI's characters need no escaping: each is one byte, however often it is escaped.
+    const bytes = dataUriChars(type, a.size);
+    if (bytes > left) continue;
+    left -= bytes;
     chosen.push([cid, a, type]);
   }
   const images = new Map<string, { type: string; bytes: Uint8Array }>();

@@ -38,7 +38,8 @@ export const getReceivedEmailRoute = {
     answer: (await answers()).receivedEmailSchema,
   }),
   access: {
-    env: ['CONTENT_BUCKET', 'RECEIVED_VIRUS_DOWNLOADS'],
+    env: ['CONTENT_BUCKET'],
+    optionalEnv: ['RECEIVED_VIRUS_DOWNLOADS'],
     actions: ['GetItem'],
     content: { 'received/': ['s3:GetObject'] },
   },
@@ -56,7 +57,8 @@ export const listReceivedAttachmentsRoute = {
     answer: (await answers()).receivedAttachmentListSchema,
   }),
   access: {
-    env: ['CONTENT_BUCKET', 'RECEIVED_VIRUS_DOWNLOADS'],
+    env: ['CONTENT_BUCKET'],
+    optionalEnv: ['RECEIVED_VIRUS_DOWNLOADS'],
     actions: ['GetItem'],
     content: { 'received/': ['s3:GetObject'] },
   },
@@ -71,7 +73,8 @@ export const getReceivedAttachmentRoute = {
   errors: [404],
   schemas: async () => ({ answer: (await answers()).receivedAttachmentSchema }),
   access: {
-    env: ['CONTENT_BUCKET', 'RECEIVED_VIRUS_DOWNLOADS'],
+    env: ['CONTENT_BUCKET'],
+    optionalEnv: ['RECEIVED_VIRUS_DOWNLOADS'],
     actions: ['GetItem'],
     content: { 'received/': ['s3:GetObject'] },
   },

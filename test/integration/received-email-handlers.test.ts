@@ -14,8 +14,8 @@ import {
   receivedEmailListSchema,
   receivedEmailSchema,
 } from '../../functions/receiving/answers.js';
-import { MAX_INLINED_HTML_CHARS } from '../../functions/receiving/inline-images.js';
 import { attachmentKey, type ReceivedEmail, rawKey } from '../../functions/receiving/model.js';
+import { MAX_ANSWER_BODIES_BYTES } from '../../functions/receiving/reads.js';
 import { findRoute } from '../../functions/routes.js';
 import { uuidV7Of } from '../../functions/shared/ids.js';
 import { context, httpEvent, parseBody } from '../support/events.js';
@@ -294,7 +294,7 @@ describe('GET /v1/emails/receiving/{id}', () => {
       content_type: 'image/png',
       content_id: 'big@x',
       content_disposition: 'inline' as const,
-      size: MAX_INLINED_HTML_CHARS,
+      size: MAX_ANSWER_BODIES_BYTES,
     };
     const email = receivedEmail({ attachments: [big] });
     await received.store(email);
@@ -302,6 +302,22 @@ describe('GET /v1/emails/receiving/{id}', () => {
     const body = ok(await call(`/v1/emails/receiving/${email.id}`), receivedEmailSchema);
     expect(body.html).toBe('<img src="cid:big@x">');
     expect(mail.attachmentReads).toEqual([]);
+  });
+
+  it('leaves out bodies too large for one answer (Lambda answers at most 6 MB), and says so: the raw message has them', async () => {
+    const email = receivedEmail();
+    await received.store(email);
+    // Quotes are escaped twice in the function's answer (the body, then the proxy result): 2 MB of them are 6 MB.
+    await mail.putParsed(email.id, { html: '"'.repeat(2 * 1024 * 1024), text: 'short', headers: { a: 'b' } });
+    const body = ok(await call(`/v1/emails/receiving/${email.id}`), receivedEmailSchema);
+    expectResendShape(body, '/v1/emails/receiving/{id}');
+    expect(body).toMatchObject({ html: null, text: null, headers: { a: 'b' }, bodies_too_large: true });
+    expect(body.raw.download_url).toEqual(expect.any(String));
+    // Just under it: all there.
+    await mail.putParsed(email.id, { html: '<p>x</p>'.repeat(100_000), text: 'short', headers: {} });
+    const whole = ok(await call(`/v1/emails/receiving/${email.id}`), receivedEmailSchema);
+    expect(whole.html).toHaveLength(800_000);
+    expect(whole).not.toHaveProperty('bodies_too_large');
   });
 
   it('refuses an html_format it does not know', async () => {
