@@ -15,6 +15,7 @@ export const CONCEPTS = [
   'suppressions',
   'webhooks',
   'request-logs',
+  'receiving',
   'pages',
 ] as const;
 export type Concept = (typeof CONCEPTS)[number];
@@ -32,6 +33,7 @@ const STACK_OF_FOLDER: Record<keyof typeof ROUTES_BY_CONCEPT | keyof typeof WORK
   suppressions: 'suppressions',
   webhooks: 'webhooks',
   'request-logs': 'request-logs',
+  receiving: 'receiving',
   'api-reference': 'pages',
   console: 'pages',
 };

@@ -116,6 +116,8 @@ const SETTINGS = {
   RECEIVED_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 30),
   /** The failure destination of receive-email's asynchronous invocations (read by sweep-received). */
   RECEIVED_FAILURES_QUEUE_URL: () => z.string().check(z.minLength(1)),
+  /** 'true' (the stack's receivedVirusDownloads): mail SES flagged as a virus still offers its raw message and attachments. */
+  RECEIVED_VIRUS_DOWNLOADS: () => z._default(z.enum(['true', 'false']), 'false'),
 } satisfies Record<string, () => z.ZodMiniType>;
 
 type Settings = typeof SETTINGS;
