@@ -88,6 +88,9 @@ const sesEvent = (emailId: string) =>
     emailId,
   );
 
+/** A well-formed received email id (a UUIDv7) that no received email has. */
+const NO_RECEIVED_EMAIL = '019ab2c4-7d1e-7a3f-9c2b-5e8d0f1a2b3c';
+
 /** Each function's typical request: the event it is invoked with (made afresh for each run). */
 export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | unknown> = {
   'send-email': (fx) => http(fx, 'send-email', { body: receipt(unique++) }),
@@ -104,6 +107,16 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'list-attachments': (fx) => http(fx, 'list-attachments', { params: { id: fx.emailId } }),
   'get-attachment': (fx) =>
     http(fx, 'get-attachment', { params: { id: fx.emailId, attachment_id: fx.attachmentId } }),
+  // No received email in the bench's service (mail arrives over SMTP): an id that names none, so the
+  // first request is the function's init and one read of the table (a 404).
+  'list-received-emails': (fx) => http(fx, 'list-received-emails'),
+  'get-received-email': (fx) => http(fx, 'get-received-email', { params: { id: NO_RECEIVED_EMAIL } }),
+  'list-received-attachments': (fx) =>
+    http(fx, 'list-received-attachments', { params: { id: NO_RECEIVED_EMAIL } }),
+  'get-received-attachment': (fx) =>
+    http(fx, 'get-received-attachment', {
+      params: { id: NO_RECEIVED_EMAIL, attachment_id: NO_RECEIVED_EMAIL },
+    }),
   'create-domain': (fx) => http(fx, 'create-domain', { body: { name: `d${next()}.bench.test` } }),
   'list-domains': (fx) => http(fx, 'list-domains'),
   'get-domain': (fx) => http(fx, 'get-domain', { params: { id: fx.domainId } }),

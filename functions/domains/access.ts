@@ -39,3 +39,12 @@ export const DOMAIN_SETTINGS = {
     'LOCAL_TRACKING_FRONT_CA',
   ],
 } as const satisfies FunctionAccess;
+
+/**
+ * What a function that changes a domain's receiving (or, the scheduled check, asks again each run)
+ * adds: the receipt-rule writer's queue, where the stack receives (domains/receiving.ts).
+ */
+export const CHANGES_RECEIVING = {
+  optionalEnv: [...DOMAIN_SETTINGS.optionalEnv, 'RECEIPT_RULES_QUEUE_URL'],
+  receiptRuleQueue: ['SendMessage'],
+} as const satisfies FunctionAccess;

@@ -89,8 +89,13 @@ const SETTINGS = {
    */
   TRACKING_HTTPS_TARGET: () => z.optional(z.string().check(z.minLength(1))),
   /**
-   * Local development only (`npm start` sets it): tracking records are looked up in a stand-in
-   * that answers as if every record were published. Never set by the stack.
+   * The receipt-rule writer's FIFO queue (`sync-receipt-rules`), set where the stack receives
+   * (its Region is one of RECEIVING_REGIONS). Absent: domains cannot enable receiving.
+   */
+  RECEIPT_RULES_QUEUE_URL: () => z.optional(z.string().check(z.minLength(1))),
+  /**
+   * Local development only (`npm start` sets it): tracking and receiving records are looked up in
+   * a stand-in that answers as if every record were published. Never set by the stack.
    */
   LOCAL_DNS_PUBLISHED: () => z.optional(z.enum(['true', 'false'])),
   /**
@@ -107,6 +112,12 @@ const SETTINGS = {
    * within its emailRetentionDays unless it opts out (lib/request-log-retention.ts).
    */
   LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
+  /** Days received mail (its items and its objects under `received/`) is kept: the stack's receivedRetentionDays. */
+  RECEIVED_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 30),
+  /** The failure destination of receive-email's asynchronous invocations (read by sweep-received). */
+  RECEIVED_FAILURES_QUEUE_URL: () => z.string().check(z.minLength(1)),
+  /** 'true' (the stack's receivedVirusDownloads): mail SES flagged as a virus still offers its raw message and attachments. */
+  RECEIVED_VIRUS_DOWNLOADS: () => z._default(z.enum(['true', 'false']), 'false'),
   /**
    * The SES receipt rule set our receiving rules are in: ours (`<prefix>-receiving`), or the set
    * that was active when receiving was set up (the custom resource's `RuleSet`; receiving/set-up.ts).

@@ -18,10 +18,13 @@ export type DynamoAction =
   | 'BatchWriteItem';
 /** The table's indexes, by what they serve (adapters/dynamodb/table.ts INDEXES names each). */
 export type IndexKey = 'emailsByTime' | 'emailsByStatus' | 'emailsByDue';
-export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'GetQueueAttributes';
+export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'DeleteMessage' | 'GetQueueAttributes';
 export type ContentAction = 's3:PutObject' | 's3:GetObject' | 's3:AbortMultipartUpload';
-/** The content bucket's prefixes (functions/emails/attachments.ts names the keys under them). */
-export type ContentPrefix = 'attachments/' | 'bodies/';
+/**
+ * The content bucket's prefixes: sent mail's (functions/emails/attachments.ts names the keys under
+ * them) and received mail's (functions/receiving/model.ts), each under its own lifecycle rule.
+ */
+export type ContentPrefix = 'attachments/' | 'bodies/' | 'received/';
 export type SesIdentityAction =
   | 'CreateEmailIdentity'
   | 'TagResource'
@@ -75,9 +78,20 @@ export interface FunctionAccess {
   readonly receiptRulesQueue?: readonly SqsAction[];
   /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
   readonly webhookQueue?: readonly SqsAction[];
+  /** Actions on the failure destination of receive-email's asynchronous invocations. */
+  readonly receivedFailures?: readonly SqsAction[];
+  /** s3:ListBucket on the content bucket, for keys under `received/raw/` only (the sweep's look for unparsed mail). */
+  readonly listsReceivedRaw?: true;
+  /**
+   * Actions on the receipt-rule writer's FIFO queue (RECEIPT_RULES_QUEUE_URL), where the stack
+   * receives: the functions that change a domain's receiving ask the writer to follow. Where the
+   * stack does not receive there is no such queue, and nothing is granted.
+   */
+  readonly receiptRuleQueue?: readonly SqsAction[];
   /**
    * S3 actions on the content bucket, per key prefix (granted on `<prefix>*` only). There is no
-   * s3:ListBucket among them (no function lists the bucket), so on AWS a read of a missing object
+   * s3:ListBucket among them (only the receiving sweep lists, `received/raw/` alone:
+   * listsReceivedRaw), so on AWS a read of a missing object
    * answers 403 AccessDenied rather than 404 NoSuchKey; the local S3 answers the same (catalog.ts
    * missingObjectStatus), and the content store takes either as "missing".
    */

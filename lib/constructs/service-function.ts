@@ -51,6 +51,11 @@ export interface ServiceResources {
   readonly domainConfigurationSets?: DomainConfigurationSets;
   /** The webhook delivery queue (functions that raise events send to it). */
   readonly webhookQueue?: IQueue;
+  /**
+   * The receipt-rule writer's FIFO queue, where the stack receives (absent elsewhere: functions
+   * that would ask the writer to follow get no grant, and domains cannot enable receiving).
+   */
+  readonly receiptRuleQueue?: IQueue;
   /** The bucket attachments and large bodies are kept in. */
   readonly contentBucket?: IBucket;
   /** Values of the environment variables that are settings rather than resources (limits, timings). */
@@ -236,6 +241,17 @@ export class ServiceFunction extends Construct {
     return this.setEnvironment('WEBHOOK_QUEUE_URL', queue.queueUrl);
   }
 
+  /** Exactly its entry's actions on the receipt-rule writer's queue (SQS-owned key: no KMS grant). */
+  grantReceiptRuleQueue(queue: IQueue): this {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: (this.spec.receiptRuleQueue ?? []).map((action) => `sqs:${action}`),
+        resources: [queue.queueArn],
+      }),
+    );
+    return this.setEnvironment('RECEIPT_RULES_QUEUE_URL', queue.queueUrl);
+  }
+
   /**
    * Exactly its entry's S3 actions on the content bucket, each on its prefix's objects only. The
    * bucket is encrypted with S3-managed keys, so no KMS grant goes with them.
@@ -397,6 +413,9 @@ export class ServiceFunction extends Construct {
     if (this.spec.receiptRules) this.grantReceiptRules();
     if (this.spec.webhookQueue)
       this.grantWebhookQueue(need(resources.webhookQueue, 'the webhook delivery queue'));
+    // Only where the stack receives: elsewhere there is no such queue.
+    if (this.spec.receiptRuleQueue && resources.receiptRuleQueue)
+      this.grantReceiptRuleQueue(resources.receiptRuleQueue);
     if (this.spec.content) this.grantContent(need(resources.contentBucket, 'the content bucket'));
     // Optional ones only where a setting turns them on (absent: off).
     for (const key of [...this.spec.env, ...(this.spec.optionalEnv ?? [])])
