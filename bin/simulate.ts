@@ -1,7 +1,8 @@
 /**
  * `npm run simulate`: where the first ceiling is at 1k, 10k and 100k emails a second, for the
  * default settings and for those docs/scale.md recommends, from the model in simulate/model.ts,
- * and what 1,000 emails cost at 10,000 a second. Prints markdown tables; calls nothing.
+ * and what 1,000 emails cost at 10,000 a second; what 1,000 received emails cost and a flood of
+ * spam (simulate/receiving.ts). Prints markdown tables; calls nothing.
  */
 import {
   costPerThousand,
@@ -19,6 +20,15 @@ import {
   storedGigabytes,
   type Workload,
 } from './simulate/model.js';
+import {
+  floodCost,
+  type ReceivedMix,
+  receivingCostPerThousand,
+  SPAM,
+  sesPartOf,
+  TYPICAL_RECEIVED,
+  totalOf,
+} from './simulate/receiving.js';
 
 export const LOADS = [1_000, 10_000, 100_000];
 /** The columns: each setup with the figures it runs on. */
@@ -96,6 +106,49 @@ function ceilingsTable(title: string, workload: Omit<Workload, 'emailsPerSecond'
   return lines;
 }
 
+/** The received mail mixes the cost table shows, and the flood's rate (messages a minute). */
+export const RECEIVED_MIXES: ReceivedMix[] = [TYPICAL_RECEIVED, SPAM];
+export const FLOOD_PER_MINUTE = 1_000;
+
+const usd = (n: number) =>
+  `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+function receivingTables(): string[] {
+  const costs = RECEIVED_MIXES.map((mix) => receivingCostPerThousand(mix));
+  const lines = [
+    '**Cost per 1,000 received emails** (us-east-1; SES receiving à la carte, one endpoint on email.received)',
+    '',
+    row(['item', ...RECEIVED_MIXES.map((m) => m.name), 'arithmetic (the first)']),
+    row(['---', ...RECEIVED_MIXES.map(() => '---:'), '---']),
+  ];
+  (costs[0] ?? []).forEach((line, i) => {
+    lines.push(row([line.item, ...costs.map((c) => dollars(c[i]?.dollars ?? 0)), line.arithmetic]));
+  });
+  lines.push(
+    row(['**total**', ...costs.map((c) => `**${dollars(totalOf(c))}**`), '']),
+    row(['of it SES', ...costs.map((c) => dollars(sesPartOf(c))), '']),
+  );
+  const flood = floodCost(FLOOD_PER_MINUTE, SPAM);
+  lines.push(
+    '',
+    `**A flood of ${FLOOD_PER_MINUTE.toLocaleString('en-US')} spam messages a minute** to a domain with receiving enabled (${SPAM.name}, kept ${SPAM.retentionDays} days, one endpoint)`,
+    '',
+    row(['for', 'messages', 'cost', 'of it SES']),
+    row(['---', '---:', '---:', '---:']),
+  );
+  for (const [label, at] of [
+    ['an hour', flood.hour],
+    ['a day', flood.day],
+    ['30 days', flood.month],
+  ] as const)
+    lines.push(row([label, at.messages.toLocaleString('en-US'), usd(at.total), usd(at.ses)]));
+  lines.push(
+    '',
+    `It keeps ${flood.concurrency.toFixed(1)} receive-email executions busy and takes ${Math.round(flood.writeUnitsPerSecond)} write units/s of the table: no ceiling, only the bill.`,
+  );
+  return lines;
+}
+
 export function report(): string {
   const receipts: Workload = { ...RECEIPTS, emailsPerSecond: 10_000 };
   const withEndpoint: Omit<Workload, 'emailsPerSecond'> = { ...RECEIPTS, webhookEndpoints: 1 };
@@ -153,6 +206,7 @@ export function report(): string {
       `From idle to 10,000/s: the API functions in ${Math.ceil(ramp.api)} s, the send consumers in ${Math.ceil(ramp.send)} s, the events consumers in ${Math.ceil(ramp.events)} s (Lambda's scaling rates; DynamoDB's warm throughput is separate).`,
     );
   }
+  out.push('', ...receivingTables());
   return out.join('\n');
 }
 

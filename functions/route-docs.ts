@@ -4,6 +4,7 @@ import { CONSOLE_DOCS } from './console/docs.js';
 import { DOMAIN_DOCS } from './domains/docs.js';
 import { EMAIL_DOCS } from './emails/docs.js';
 import { METRICS_DOCS } from './metrics/docs.js';
+import { RECEIVING_DOCS } from './receiving/docs.js';
 import { LOG_DOCS } from './request-logs/docs.js';
 import type { RouteHandler } from './routes.js';
 import type { RouteDocs } from './shared/route.js';
@@ -15,6 +16,7 @@ import { WEBHOOK_DOCS } from './webhooks/docs.js';
 export const ROUTE_DOCS: Readonly<Record<RouteHandler, RouteDocs>> = {
   ...EMAIL_DOCS,
   ...METRICS_DOCS,
+  ...RECEIVING_DOCS,
   ...DOMAIN_DOCS,
   ...TEMPLATE_DOCS,
   ...API_KEY_DOCS,

@@ -4,6 +4,7 @@ import { CONSOLE_ROUTES } from './console/routes.js';
 import { DOMAIN_ROUTES } from './domains/routes.js';
 import { EMAIL_ROUTES } from './emails/routes.js';
 import { METRICS_ROUTES } from './metrics/routes.js';
+import { RECEIVING_ROUTES } from './receiving/routes.js';
 import { LOG_ROUTES } from './request-logs/routes.js';
 import type { KeyPermission, RouteDeclaration } from './shared/route.js';
 import { SUPPRESSION_ROUTES } from './suppressions/routes.js';
@@ -14,6 +15,7 @@ import { WEBHOOK_ROUTES } from './webhooks/routes.js';
 export const ROUTES_BY_CONCEPT = {
   emails: EMAIL_ROUTES,
   metrics: METRICS_ROUTES,
+  receiving: RECEIVING_ROUTES,
   domains: DOMAIN_ROUTES,
   templates: TEMPLATE_ROUTES,
   'api-keys': API_KEY_ROUTES,
@@ -32,6 +34,7 @@ export const ROUTES_BY_CONCEPT = {
 export const ROUTES = [
   ...EMAIL_ROUTES,
   ...METRICS_ROUTES,
+  ...RECEIVING_ROUTES,
   ...DOMAIN_ROUTES,
   ...TEMPLATE_ROUTES,
   ...API_KEY_ROUTES,

@@ -8,10 +8,12 @@ import {
   metricsStore,
   openTable,
   type RepositoryFactories,
+  receiptRuleSetStates,
   repositoriesOf,
   requestLogRepository,
   suppressionRepository,
   sweepStore,
+  type Table,
   templateRepository,
   unpublishedEventStore,
   unpublishedEventStoreByPut,
@@ -27,10 +29,12 @@ import { SesSuppressions } from './adapters/ses/suppressions.js';
 import { SqsDeliveryQueue } from './adapters/sqs/delivery-queue.js';
 import { SqsDeadLetters, SqsEmailQueue } from './adapters/sqs/email-queue.js';
 import { emailQueueOnFirstUse } from './adapters/sqs/email-queue-on-first-use.js';
+import { SqsReceiptRuleSync } from './adapters/sqs/receipt-rule-sync.js';
 import { shardCount } from './api-keys/rate-limit.js';
 import { FUNCTIONS, type FunctionSpec } from './catalog.js';
 import type { DomainDeps } from './domains/domains.js';
 import { verifiedSenderDomains } from './domains/domains.js';
+import { receivesIn } from './domains/receiving-regions.js';
 import type { SchedulerDeps } from './emails/scheduler.js';
 import type { SweepDeps } from './emails/sweep.js';
 import type { MetricsRollUp } from './metrics/ports.js';
@@ -185,7 +189,10 @@ function domainSending(): NonNullable<DomainDeps['sending']> {
       maxDeliverySeconds: config.SES_MAX_DELIVERY_SECONDS,
       owner: config.TABLE_NAME,
     }),
-    dns: config.LOCAL_DNS_PUBLISHED === 'true' && target ? new PublishedDns(target) : new PublicDns(),
+    dns:
+      config.LOCAL_DNS_PUBLISHED === 'true' && target
+        ? new PublishedDns(target, stackRegion())
+        : new PublicDns(),
     ...(target ? { trackingTarget: target } : {}),
     front: local
       ? trackingFrontOnFirstUse(
@@ -201,6 +208,26 @@ function domainSending(): NonNullable<DomainDeps['sending']> {
   };
 }
 
+/**
+ * A domain function's side of receiving, where the stack's Region receives: the DNS its `Receiving`
+ * record is looked up in, the receipt-rule writer's view of the active rule set, and for the
+ * functions that change a domain's receiving (`syncs`), the writer's queue (RECEIPT_RULES_QUEUE_URL).
+ */
+function domainReceiving(table: Table, syncs: boolean): DomainDeps['receiving'] {
+  const config = loadConfig('LOCAL_DNS_PUBLISHED', 'TRACKING_HTTPS_TARGET');
+  const queueUrl = syncs ? loadConfig('RECEIPT_RULES_QUEUE_URL').RECEIPT_RULES_QUEUE_URL : undefined;
+  const region = stackRegion();
+  if (!receivesIn(region)) return undefined;
+  return {
+    ...(queueUrl ? { sync: new SqsReceiptRuleSync(newSqsClient(), queueUrl) } : {}),
+    ruleSets: receiptRuleSetStates(table),
+    dns:
+      config.LOCAL_DNS_PUBLISHED === 'true'
+        ? new PublishedDns(config.TRACKING_HTTPS_TARGET, region)
+        : new PublicDns(),
+  };
+}
+
 /** The domain functions: the above, SES identities and configuration sets, and their events. */
 export function domainApiDeps(name: DomainFunction) {
   const deps = apiDeps(name, {
@@ -213,6 +240,7 @@ export function domainApiDeps(name: DomainFunction) {
     ...deps,
     identities: createSesIdentities(TABLE_NAME),
     sending: domainSending(),
+    receiving: domainReceiving(deps.table, name !== 'get-domain' && name !== 'verify-domain'),
     events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL, deps.unpublished),
     region: stackRegion(),
   } satisfies DomainDeps;
@@ -300,7 +328,8 @@ export function eventsConsumerDeps() {
 /** The scheduled domain check: the domains and SES identities. */
 export function checkDomainsDeps(): DomainDeps {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
-  const { domains, webhooks, unpublished } = repositoriesOf(openTable(TABLE_NAME), {
+  const table = openTable(TABLE_NAME);
+  const { domains, webhooks, unpublished } = repositoriesOf(table, {
     domains: domainRepository,
     webhooks: webhookRepository,
     unpublished: unpublishedEventStore,
@@ -309,6 +338,7 @@ export function checkDomainsDeps(): DomainDeps {
     domains,
     identities: createSesIdentities(TABLE_NAME),
     sending: domainSending(),
+    receiving: domainReceiving(table, true),
     clock: systemClock,
     events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL, unpublished),
     region: stackRegion(),

@@ -18,8 +18,9 @@ export const SEND_IMPORT_RATIO = 1.4;
 /**
  * The functions on the larger budget: the send path, and those whose every request calls SES or
  * S3 (the issue's list: domains, the domain check, the attachment routes, the SES events consumer;
- * and the removal of addresses from SES's suppression list). Each loads at init an AWS client
- * beyond DynamoDB (the budget test checks it), so none is here for want of a smaller build.
+ * and the removal of addresses from SES's suppression list; a received email and its attachments).
+ * Each loads at init an AWS client beyond DynamoDB (the budget test checks it), so none is here for
+ * want of a smaller build.
  */
 export const ON_BEYOND_TABLE_BUDGET: ReadonlySet<string> = new Set([
   'send-email',
@@ -35,11 +36,16 @@ export const ON_BEYOND_TABLE_BUDGET: ReadonlySet<string> = new Set([
   'batch-remove-suppressions',
   'list-attachments',
   'get-attachment',
+  'get-received-email',
+  'list-received-attachments',
+  'get-received-attachment',
   'process-ses-events',
   'sweep-emails',
   'dispatch-scheduled',
   'requeue-webhook-retries',
   'deliver-webhooks',
+  'sync-receipt-rules',
+  'set-up-receiving',
 ]);
 
 /**
@@ -65,6 +71,10 @@ export const LOADED_AT_INIT: Readonly<Record<string, readonly string[]>> = {
   // Presigned S3 links on every request.
   'list-attachments': ['@aws-sdk/client-s3'],
   'get-attachment': ['@aws-sdk/client-s3'],
+  // A received email's bodies read and its raw message's link signed; its attachments' links.
+  'get-received-email': ['@aws-sdk/client-s3'],
+  'list-received-attachments': ['@aws-sdk/client-s3'],
+  'get-received-attachment': ['@aws-sdk/client-s3'],
   // SQS on every request or run.
   'replay-webhook-event': ['@aws-sdk/client-sqs'],
   'sweep-emails': ['@aws-sdk/client-sqs'],
@@ -78,6 +88,9 @@ export const LOADED_AT_INIT: Readonly<Record<string, readonly string[]>> = {
   // delivered to (and retried through SQS), or checked before it is added.
   'deliver-webhooks': ['@aws-sdk/client-sqs', '@aws-lambda-powertools/metrics', 'ipaddr.js'],
   'create-webhook': ['ipaddr.js'],
+  // SES v1's receipt rules on every run: the writer, and the custom resource (which also queues a sync).
+  'sync-receipt-rules': ['@aws-sdk/client-ses'],
+  'set-up-receiving': ['@aws-sdk/client-ses', '@aws-sdk/client-sqs'],
 };
 
 export const budgetOf = (name: string): number =>
@@ -91,6 +104,7 @@ export const NOT_AT_INIT = [
   '@aws-sdk/client-s3',
   '@aws-sdk/client-sqs',
   '@aws-sdk/client-sesv2',
+  '@aws-sdk/client-ses',
   'chrono-node',
   'mime',
   '@aws-lambda-powertools/metrics',
@@ -98,4 +112,9 @@ export const NOT_AT_INIT = [
 ] as const;
 
 /** AWS clients beyond DynamoDB: a function on the larger budget loads one of them at init. */
-export const BEYOND_TABLE_CLIENTS = ['@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-sesv2'];
+export const BEYOND_TABLE_CLIENTS = [
+  '@aws-sdk/client-s3',
+  '@aws-sdk/client-sqs',
+  '@aws-sdk/client-sesv2',
+  '@aws-sdk/client-ses',
+];

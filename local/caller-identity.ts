@@ -20,7 +20,7 @@ export function identifyCallers(): () => void {
           async (args: unknown) => {
             const caller = currentFunction();
             const request = (args as { request?: { headers?: Record<string, string> } }).request;
-            if (caller && request?.headers && /^(S3|SESv2)Client$/.test(context.clientName ?? ''))
+            if (caller && request?.headers && /^(S3|SESv2|SES)Client$/.test(context.clientName ?? ''))
               request.headers[CALLER_HEADER] = caller;
             return next(args);
           },

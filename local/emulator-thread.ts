@@ -36,6 +36,7 @@ await servePart(async () => {
       sesBusy: () => standIn().busy(),
       sesRepublish: (emailIds: string[]) => standIn().republish(new Set(emailIds)),
       sesSendingPaused: (paused: boolean) => standIn().account.setSendingPaused(paused),
+      sesAcceptsRecipient: (address: string) => standIn().receiptRules.acceptsRecipient(address),
       stop: async () => {
         await ses?.stop();
         await stop();

@@ -77,6 +77,7 @@ export async function startEmulatorsThread(
         endpoint,
         trackingUrl,
         setSendingPaused: (paused) => thread.call('sesSendingPaused', paused),
+        acceptsRecipient: (address) => thread.call('sesAcceptsRecipient', address),
         republish: (emailIds) => thread.call('sesRepublish', [...emailIds]),
         idle: () => thread.call('sesIdle'),
         busy: () => thread.call('sesBusy'),

@@ -42,7 +42,7 @@ export const invocationStats = (): Record<string, { count: number; totalMs: numb
 export interface RecordedCall {
   /** The function whose role makes the call (for an SQS trigger: the function the poller feeds). */
   functionName: string;
-  /** `DynamoDB`, `SQS`, `SESv2` or `S3`. */
+  /** `DynamoDB`, `SQS`, `SESv2`, `SES` (v1: receipt rules) or `S3`. */
   service: string;
   /** The API operation, e.g. `GetItem`. */
   operation: string;

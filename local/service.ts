@@ -292,6 +292,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       // The host fauxqs puts in queue URLs, so the SDK sees one origin (see emulators.ts).
       AWS_ENDPOINT_URL_SQS: emulators.sqsEndpoint.replace('127.0.0.1', 'sqs.us-east-1.localhost'),
       AWS_ENDPOINT_URL_SESV2: ses.endpoint,
+      AWS_ENDPOINT_URL_SES: ses.endpoint,
       // Path-style (adapters/s3/client.ts): presigned download links point at this, on 127.0.0.1.
       AWS_ENDPOINT_URL_S3: emulators.s3Endpoint,
       CONTENT_BUCKET,

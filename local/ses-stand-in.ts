@@ -21,17 +21,17 @@ import {
 } from './ses-configuration-sets.js';
 import { LocalIdentities, type LocalIdentityOptions, type SesReply } from './ses-identities.js';
 import { SesLedger } from './ses-ledger.js';
+import { LocalReceiptRules } from './ses-receipt-rules.js';
 import { type MessageTracking, startTrackingHost, TrackingTokens, trackHtml } from './ses-tracking.js';
 
 /**
- * Local SES = the SES v2 emulator plus what it lacks: event publishing, identities and
- * configuration sets. This proxy sits in front of the emulator. It answers the identity and
- * configuration set APIs itself (ses-identities.ts, ses-configuration-sets.ts) and, as SES does,
- * refuses a SendEmail whose sender's domain is not a verified identity or whose configuration set
- * does not exist. Every other request passes through unchanged, and for each SendEmail the
- * emulator accepted with a configuration set, it publishes the events SES would (see
- * mailbox-simulator.ts) that the set's destinations match to the events queue, in the shape SNS
- * raw message delivery puts on SQS on AWS.
+ * Local SES = the SES v2 emulator plus what it lacks: event publishing, identities, configuration sets
+ * and v1's receipt rules. This proxy, in front of the emulator, answers the identity, configuration set
+ * and receipt-rule APIs itself (ses-identities.ts, ses-configuration-sets.ts, ses-receipt-rules.ts)
+ * and, as SES does, refuses a SendEmail whose sender's domain is not a verified identity or whose
+ * configuration set does not exist. Every other request passes through unchanged, and for each
+ * SendEmail the emulator accepted with a configuration set, it publishes the events SES would (see
+ * mailbox-simulator.ts) that the set's destinations match to the events queue, as SNS raw delivery does.
  *
  * With open or click tracking on for a send, it rewrites the HTML part as SES does before the
  * emulator stores it, and serves the tracking links on a host of its own (ses-tracking.ts).
@@ -53,6 +53,7 @@ export interface SesStandIn {
   /** The open and click tracking host (SES's r.<region>.awstrack.me), e.g. http://127.0.0.1:8006. */
   trackingUrl: string;
   configurationSets: LocalConfigurationSets;
+  receiptRules: LocalReceiptRules; // SES v1's receipt rules (receiving): ses-receipt-rules.ts
   ledger: SesLedger;
   /** The account's limits, as SES keeps them (paused sending can be turned on and off). */
   account: LocalSesAccount;
@@ -155,6 +156,7 @@ export interface LocalSes {
   trackingUrl: string;
   /** Pauses or resumes sending for the account, as SES does for an account under review. */
   setSendingPaused(paused: boolean): Promise<void>;
+  acceptsRecipient(address: string): Promise<boolean>; // an enabled rule of the active set matches it
   republish(emailIds: Set<string>): Promise<number>;
   idle(): Promise<void>;
   busy(): Promise<boolean>;
@@ -177,6 +179,7 @@ export async function startSesStandIn(
     file: options.configurationSets?.file,
     verifiedDomain: (domain) => identities.verifiedDomain(domain),
   });
+  const receiptRules = new LocalReceiptRules((domain) => identities.verifiedDomain(domain));
   for (const name of options.configurationSets?.stack ?? [LOCAL_CONFIGURATION_SET])
     sets.defineStackSet(name, options.configurationSets?.maxDeliverySeconds);
   const tokens = new TrackingTokens();
@@ -408,6 +411,7 @@ export async function startSesStandIn(
   const server: Server = createServer(async (req, res) => {
     try {
       const body = await readBody(req);
+      if (receiptRules.handle(req, res, body)) return; // SES v1 (awsQuery): receipt rules
       const action = sesAction(req.method ?? 'GET', req.url ?? '/', body);
       const caller = req.headers[CALLER_HEADER];
       for (const needed of action
@@ -453,6 +457,7 @@ export async function startSesStandIn(
     endpoint: `http://127.0.0.1:${port}`,
     trackingUrl: trackingHost.url,
     configurationSets: sets,
+    receiptRules,
     ledger,
     account,
     republish(emailIds) {
@@ -485,6 +490,7 @@ export async function startSesHere(options: Parameters<typeof startSesStandIn>[0
     endpoint: standIn.endpoint,
     trackingUrl: standIn.trackingUrl,
     setSendingPaused: async (paused) => standIn.account.setSendingPaused(paused),
+    acceptsRecipient: async (address) => standIn.receiptRules.acceptsRecipient(address),
     republish: async (emailIds) => standIn.republish(emailIds),
     idle: () => standIn.idle(),
     busy: async () => standIn.busy(),

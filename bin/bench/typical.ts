@@ -88,6 +88,9 @@ const sesEvent = (emailId: string) =>
     emailId,
   );
 
+/** A well-formed received email id (a UUIDv7) that no received email has. */
+const NO_RECEIVED_EMAIL = '019ab2c4-7d1e-7a3f-9c2b-5e8d0f1a2b3c';
+
 /** Each function's typical request: the event it is invoked with (made afresh for each run). */
 export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | unknown> = {
   'send-email': (fx) => http(fx, 'send-email', { body: receipt(unique++) }),
@@ -104,6 +107,16 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'list-attachments': (fx) => http(fx, 'list-attachments', { params: { id: fx.emailId } }),
   'get-attachment': (fx) =>
     http(fx, 'get-attachment', { params: { id: fx.emailId, attachment_id: fx.attachmentId } }),
+  // No received email in the bench's service (mail arrives over SMTP): an id that names none, so the
+  // first request is the function's init and one read of the table (a 404).
+  'list-received-emails': (fx) => http(fx, 'list-received-emails'),
+  'get-received-email': (fx) => http(fx, 'get-received-email', { params: { id: NO_RECEIVED_EMAIL } }),
+  'list-received-attachments': (fx) =>
+    http(fx, 'list-received-attachments', { params: { id: NO_RECEIVED_EMAIL } }),
+  'get-received-attachment': (fx) =>
+    http(fx, 'get-received-attachment', {
+      params: { id: NO_RECEIVED_EMAIL, attachment_id: NO_RECEIVED_EMAIL },
+    }),
   'create-domain': (fx) => http(fx, 'create-domain', { body: { name: `d${next()}.bench.test` } }),
   'list-domains': (fx) => http(fx, 'list-domains'),
   'get-domain': (fx) => http(fx, 'get-domain', { params: { id: fx.domainId } }),
@@ -216,12 +229,30 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'sweep-emails': () => scheduledEvent('sweep-emails'),
   'requeue-webhook-retries': () => scheduledEvent('requeue-webhook-retries'),
   'roll-up-metrics': () => scheduledEvent('roll-up-metrics'),
-  // Receiving (issue 38): stand-ins until the branches that build these functions bring their
-  // typical events (SES's receipt event, a sync message, CloudFormation's request).
+  // Stand-ins until the parser's branch brings SES's receipt event here (issue 38).
   'receive-email': () => ({ Records: [] }),
   'sweep-received': () => scheduledEvent('sweep-received'),
-  'sync-receipt-rules': () => sqsEvent([{ body: JSON.stringify({ sync: true }) }]),
-  'set-up-receiving': () => ({ RequestType: 'Update' }),
+  'sync-receipt-rules': () => sqsEvent([{ body: JSON.stringify({ reason: 'bench' }) }]),
+  // A deploy's Update: rewrites our rules as they are and asks for a sync; answered to the receiver.
+  'set-up-receiving': (fx) => ({
+    RequestType: 'Update',
+    ResponseURL: fx.receiverUrl,
+    StackId: 'arn:aws:cloudformation:us-east-1:000000000000:stack/email-service-local/bench',
+    RequestId: next(),
+    LogicalResourceId: 'Receiving',
+    ResourceType: 'Custom::Receiving',
+    PhysicalResourceId: 'receiving|email-service-local-receiving|created',
+    ServiceToken: 'set-up-receiving',
+    ResourceProperties: {
+      ServiceToken: 'set-up-receiving',
+      RuleSetName: 'email-service-local-receiving',
+      RulePrefix: 'email-service-local',
+      BucketName: 'email-service-local-content',
+      FunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:receive-email',
+      SyncQueueUrl: process.env.RECEIPT_RULES_QUEUE_URL ?? '',
+    },
+    OldResourceProperties: {},
+  }),
   'write-request-logs': async (fx) => {
     const { encodeAwslogs } = await import('../../functions/adapters/cloudwatch-logs/awslogs.js');
     return encodeAwslogs({

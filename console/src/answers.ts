@@ -13,6 +13,11 @@ import type {
   emailSchema,
 } from '../../functions/emails/answers.js';
 import type { emailMetricsResponseSchema } from '../../functions/metrics/answers.js';
+import type {
+  AuthenticationResult,
+  ReceivedAttachment as ReceivedAttachmentItem,
+  ScanVerdict,
+} from '../../functions/receiving/model.js';
 import type { logListResponseSchema, logResponseSchema } from '../../functions/request-logs/reads.js';
 import type { listOf } from '../../functions/shared/answers.js';
 import type { suppressionListItemSchema } from '../../functions/suppressions/answers.js';
@@ -55,3 +60,68 @@ export type WebhookAttempts = ListOf<typeof webhookAttemptSchema>;
 
 export type Logs = z.output<typeof logListResponseSchema>;
 export type Log = z.output<typeof logResponseSchema>;
+
+/*
+ * Received mail (GET /v1/emails/receiving…): Resend's GetReceivedEmailResponse,
+ * ListReceivedEmailsResponse and ListAttachmentsResponse, with what SDK 6.38 reads beyond them (`raw`,
+ * `received_for`) and the verdicts. Declared here from the model until the receiving routes' answer
+ * schemas (functions/receiving/answers.ts) are in; then these become, like the rest:
+ * ReceivedEmailListItem = z.output<typeof receivedEmailListItemSchema>, ReceivedEmails =
+ * ListOf<typeof receivedEmailListItemSchema>, ReceivedEmail = z.output<typeof receivedEmailSchema>,
+ * ReceivedAttachment(s) from receivedAttachmentSchema, DownloadLink = NonNullable<ReceivedEmail['raw']>.
+ */
+
+export type { AuthenticationResult, ScanVerdict };
+
+/** A presigned link to download a file, and when it stops working. */
+export interface DownloadLink {
+  download_url: string;
+  expires_at: string;
+}
+
+/** A received email's attachment as the attachments list gives it: with its link, unless not offered. */
+export type ReceivedAttachment = Omit<ReceivedAttachmentItem, 'size'> & {
+  size?: number;
+} & Partial<DownloadLink>;
+
+/** One received email of the list (verdicts only where the list gives them). */
+export interface ReceivedEmailListItem {
+  id: string;
+  from: string;
+  to: string[];
+  cc?: string[] | null;
+  bcc?: string[] | null;
+  reply_to?: string[] | null;
+  subject: string | null;
+  message_id: string;
+  created_at: string;
+  attachments: Omit<ReceivedAttachment, keyof DownloadLink>[];
+  received_for?: string[];
+  authentication?: { spf: AuthenticationResult; dkim: AuthenticationResult; dmarc: AuthenticationResult };
+  spam?: ScanVerdict;
+  virus?: ScanVerdict;
+}
+
+export interface ReceivedEmails {
+  object: 'list';
+  has_more: boolean;
+  data: ReceivedEmailListItem[];
+}
+
+/** GET /v1/emails/receiving/{id}: `raw` null when it is not offered (SES flagged a virus). */
+export interface ReceivedEmail extends ReceivedEmailListItem {
+  object: 'email';
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string> | null;
+  received_for: string[];
+  in_reply_to?: string | null;
+  references?: string[] | null;
+  raw: DownloadLink | null;
+}
+
+export interface ReceivedAttachments {
+  object: 'list';
+  has_more: boolean;
+  data: ReceivedAttachment[];
+}

@@ -7,6 +7,7 @@ import { EmailPage } from './pages/email.js';
 import { EmailsPage } from './pages/emails.js';
 import { LogsPage } from './pages/logs.js';
 import { OverviewPage } from './pages/overview.js';
+import { ReceivingPage } from './pages/receiving.js';
 import { SuppressionsPage } from './pages/suppressions.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { useRoute } from './router.js';
@@ -16,6 +17,7 @@ import { session } from './session.js';
 const PAGES = [
   { path: '', label: 'Overview' },
   { path: 'emails', label: 'Emails' },
+  { path: 'receiving', label: 'Receiving' },
   { path: 'domains', label: 'Domains' },
   { path: 'api-keys', label: 'API keys' },
   { path: 'webhooks', label: 'Webhooks' },
@@ -165,6 +167,8 @@ function Page({ section, id }: { section: string; id: string | undefined }) {
       return <OverviewPage />;
     case 'emails':
       return id ? <EmailPage id={id} /> : <EmailsPage />;
+    case 'receiving':
+      return <ReceivingPage id={id} />;
     case 'domains':
       return <DomainsPage id={id} />;
     case 'api-keys':

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { type ComponentChildren, Fragment } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from './api.js';
 
@@ -179,6 +179,40 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
       <span role="status" class={said === 'Copied' ? 'muted' : 'copy-failed'}>
         {said}
       </span>
+    </>
+  );
+}
+
+/**
+ * An email address (or `Name <address>`) that may break only where a reader expects it: after a
+ * space or the `@`, and before a dot; never inside a word, nor at a hyphen (which would read as
+ * hyphenation). Each piece keeps together (`address` in styles.css); `<wbr>` marks where it may break.
+ */
+export function Address({ value }: { value: string }) {
+  const parts = value.split(/(?<=[ @])|(?=\.)/);
+  return (
+    <span class="address">
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          <span>{part}</span>
+        </Fragment>
+      ))}
+    </span>
+  );
+}
+
+/** Addresses, comma-separated, each an `Address`; `—` for none. */
+export function Addresses({ values }: { values: readonly string[] | null | undefined }) {
+  if (!values?.length) return <span class="muted">—</span>;
+  return (
+    <>
+      {values.map((value, i) => (
+        <Fragment key={`${i}-${value}`}>
+          {i > 0 && ', '}
+          <Address value={value} />
+        </Fragment>
+      ))}
     </>
   );
 }

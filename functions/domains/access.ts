@@ -41,12 +41,10 @@ export const DOMAIN_SETTINGS = {
 } as const satisfies FunctionAccess;
 
 /**
- * What a function that changes which domains receive mail adds (create, update, delete, and the
- * hourly check that queues one anyway): a message on the receipt-rule queue asks the writer to
- * bring SES's rules to the domains. The queue exists only where the stack receives, so its URL is
- * set (and the queue granted) only there.
+ * What a function that changes a domain's receiving (or, the scheduled check, asks again each run)
+ * adds: the receipt-rule writer's queue, where the stack receives (domains/receiving.ts).
  */
-export const REQUESTS_RULE_SYNC = {
-  receiptRuleQueue: ['SendMessage'],
+export const CHANGES_RECEIVING = {
   optionalEnv: [...DOMAIN_SETTINGS.optionalEnv, 'RECEIPT_RULES_QUEUE_URL'],
+  receiptRuleQueue: ['SendMessage'],
 } as const satisfies FunctionAccess;

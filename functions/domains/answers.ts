@@ -10,7 +10,7 @@ import { TLS_MODES } from './tls-modes.js';
 export const domainRecordSchema = named(
   'DomainRecord',
   z.object({
-    record: z.enum(['DKIM', 'SPF', 'Tracking', 'TrackingCAA']),
+    record: z.enum(['DKIM', 'SPF', 'Tracking', 'TrackingCAA', 'Receiving']),
     type: z.enum(['CNAME', 'MX', 'TXT', 'CAA']),
     name: z.string(),
     value: z.string(),
@@ -18,7 +18,7 @@ export const domainRecordSchema = named(
     ttl: z.literal('Auto'),
     status: z.enum(DOMAIN_STATUSES),
   }),
-  "A DNS record to publish, in Resend's terms: `DKIM`, `SPF` (the MAIL FROM subdomain's MX and TXT), and with a tracking subdomain `Tracking` (its CNAME) and `TrackingCAA`.",
+  "A DNS record to publish, in Resend's terms: `DKIM`, `SPF` (the MAIL FROM subdomain's MX and TXT), with a tracking subdomain `Tracking` (its CNAME) and `TrackingCAA`, and with receiving enabled `Receiving` (the domain's MX to SES's inbound SMTP host, priority 10: `verified` once it is the domain's most preferred MX, `failed` while the account's active receipt rule set does not hold this service's rules).",
 );
 
 export const domainSchema = named(
@@ -41,7 +41,7 @@ export const domainSchema = named(
     click_tracking: z.boolean(),
     tls: z.enum(TLS_MODES),
     tracking_subdomain: z.optional(z.string()),
-    capabilities: z.object({ sending: z.literal('enabled'), receiving: z.literal('disabled') }),
+    capabilities: z.object({ sending: z.literal('enabled'), receiving: z.enum(['enabled', 'disabled']) }),
     records: z.array(domainRecordSchema),
     tracking_host: z.optional(
       z
@@ -55,6 +55,12 @@ export const domainSchema = named(
           description:
             "Ours, with a tracking subdomain: its host, its `Tracking` record's status (`verified` once tracked links use it), why it is not used yet (`problem`: not served over HTTPS with a certificate for its name, or the domain not verified by SES yet), and the host tracked links use now (`in_use`; `null`: SES's own), which stays the previous host until a new one is served.",
         }),
+    ),
+    receiving_problem: z.optional(
+      z.string().register(z.globalRegistry, {
+        description:
+          "Ours, with receiving enabled: why mail to the domain does not reach the service now (the account's active receipt rule set does not hold this service's rules, or the domain's most preferred MX is another host); absent when nothing is known to be wrong.",
+      }),
     ),
     mail_from_domain: z.string().register(z.globalRegistry, {
       description: 'Ours: the MAIL FROM (Return-Path) subdomain, so SPF aligns with the domain.',
@@ -71,7 +77,7 @@ export const domainSchema = named(
         description: 'Ours: a suggested report-only DMARC record; SES does not check it (`not_checked`).',
       }),
   }),
-  "A sending domain: Resend's domain object with the records to publish, and our own `domain`, `tls`, `tracking_host`, `mail_from_domain` and `dmarc_record`.",
+  "A domain: Resend's domain object with the records to publish, and our own `domain`, `tls`, `tracking_host`, `receiving_problem`, `mail_from_domain` and `dmarc_record`.",
 );
 
 export const domainReferenceSchema = reference('domain');

@@ -7,6 +7,8 @@ import type {
   ConfigurationSets,
   DnsLookup,
   DomainRepository,
+  ReceiptRuleSetStates,
+  ReceiptRuleSync,
   SendingIdentities,
   TrackingFront,
 } from './ports.js';
@@ -34,6 +36,21 @@ export interface DomainDeps {
     /** Whether a tracking host is served over HTTPS yet (looked at before it goes into a set). */
     front: TrackingFront;
     configurationSetName: (domainId: string) => string;
+  };
+  /**
+   * Receiving, where the stack receives (its Region is one of RECEIVING_REGIONS). Absent, or
+   * without `sync`: `capabilities.receiving: "enabled"` is refused.
+   */
+  receiving?: {
+    /**
+     * Asks the receipt-rule writer to bring SES's rules to the receiving domains (the functions
+     * that change a domain's receiving; absent in those that only read).
+     */
+    sync?: ReceiptRuleSync;
+    /** What the writer last saw of the active rule set. */
+    ruleSets: ReceiptRuleSetStates;
+    /** Where the `Receiving` MX record is looked up. */
+    dns: DnsLookup;
   };
 }
 

@@ -63,7 +63,7 @@ export const DOMAIN_DOCS: DocsOf<typeof DOMAIN_ROUTES> = {
     example: domainExample,
     requestExample: { name: 'acme.test', open_tracking: false, click_tracking: false },
     description:
-      "`{domain}` or Resend's `{name}`. `region`, if given, must be the stack's region (400 otherwise). `custom_return_path` is the MAIL FROM subdomain (default `send`). 409 when the domain exists already (here, or as an SES identity this service did not create).",
+      "`{domain}` or Resend's `{name}`. `region`, if given, must be the stack's region (400 otherwise). `custom_return_path` is the MAIL FROM subdomain (default `send`). `capabilities.receiving` `enabled` adds the `Receiving` MX record; in a Region where SES does not receive it is a 400 naming those where it does. 409 when the domain exists already (here, or as an SES identity this service did not create).",
   },
   'list-domains': {
     ok: 'A page of domains, with their stored statuses.',
@@ -82,9 +82,14 @@ export const DOMAIN_DOCS: DocsOf<typeof DOMAIN_ROUTES> = {
   'update-domain': {
     ok: 'Changed.',
     example: ref('domain', DOMAIN_ID),
-    requestExample: { click_tracking: true, tracking_subdomain: 'links', tls: 'enforced' },
+    requestExample: {
+      click_tracking: true,
+      tracking_subdomain: 'links',
+      tls: 'enforced',
+      capabilities: { receiving: 'enabled' },
+    },
     description:
-      'What is left out stays. A tracking subdomain can be changed, never removed. `capabilities` takes only sending enabled and receiving disabled. 409 when other requests change it at the same time.',
+      'What is left out stays. A tracking subdomain can be changed, never removed. `capabilities.receiving` turns receiving on or off (on: a 400 naming the Regions SES receives in where the stack is in another); `capabilities.sending` stays `enabled`. 409 when other requests change it at the same time.',
   },
   'delete-domain': {
     ok: 'Removed: sending from it stops.',

@@ -13,6 +13,7 @@ import {
   mailFromDomain,
 } from './model.js';
 import { IdentityError } from './ports.js';
+import { assertReceivingPossible, requestRuleSync } from './receiving.js';
 import {
   RETIRED_SET_KEEP_MS,
   refreshDomain,
@@ -20,7 +21,7 @@ import {
   retireMovedSet,
   retireSet,
   withConfigurationSet,
-  withTrackingRecords,
+  withLookedUpRecords,
 } from './sync.js';
 
 export {
@@ -28,6 +29,7 @@ export {
   MAX_CHECKS_PER_RUN,
   MAX_RETIRED_SETS_PER_RUN,
   MOVE_RETRY_MS,
+  RULES_RESYNC_MS,
   TRACKING_RECHECK_MS,
   VERIFIED_RECHECK_MS,
 } from './check.js';
@@ -110,6 +112,7 @@ export async function createDomain(
   settings: DomainSettings = DEFAULT_SETTINGS,
 ): Promise<Domain> {
   if (!sameSettings(settings, DEFAULT_SETTINGS)) assertSettingsPossible(deps, DEFAULT_SETTINGS, settings);
+  if (settings.receiving) assertReceivingPossible(deps);
   const id = newId(DOMAIN_ID_PREFIX);
   const now = deps.clock.now();
   const claim = await deps.domains.claimName(name, id, now.getTime(), CLAIM_LEASE_MS);
@@ -135,7 +138,7 @@ export async function createDomain(
     ...settings,
     ...identity,
   };
-  domain = await withTrackingRecords(deps, domain);
+  domain = await withLookedUpRecords(deps, domain);
   try {
     // The set it needs (TLS enforced) before anything is stored: a refusal leaves nothing behind
     // but the identity, which a retry adopts and the answer names (and a set half made, retired
@@ -158,6 +161,7 @@ export async function createDomain(
     throw error;
   }
   await raise(deps, 'domain.created', domain);
+  if (domain.receiving) await requestRuleSync(deps, `domain ${domain.id} created receiving`);
   return domain;
 }
 
@@ -175,9 +179,18 @@ const sameSettings = (a: DomainSettings, b: DomainSettings) => SETTING_KEYS.ever
  * `PATCH /v1/domains/{id}`: changes the domain's settings. What SES must hold (TLS enforced, the
  * tracking host) is put in its configuration set before the change is stored; a refusal answers
  * an error and SES is brought back to what is stored. Sends read a domain's settings once a minute
- * per instance, so a change reaches every send within a minute.
+ * per instance, so a change reaches every send within a minute. A change that names receiving asks
+ * the receipt-rule writer to follow once stored (asked again by a retry of the same change, so a
+ * request that failed after its store is repaired by its retry, as the name item is).
  */
 export async function updateDomain(deps: DomainDeps, id: string, update: DomainUpdate): Promise<Domain> {
+  const domain = await changeDomain(deps, id, update);
+  if (update.capabilities?.receiving !== undefined)
+    await requestRuleSync(deps, `domain ${id} receiving ${update.capabilities.receiving}`);
+  return domain;
+}
+
+async function changeDomain(deps: DomainDeps, id: string, update: DomainUpdate): Promise<Domain> {
   // Whether SES was given a set this request did not store: it must end as what is stored.
   let dirty = false;
   return optimistically(
@@ -185,19 +198,20 @@ export async function updateDomain(deps: DomainDeps, id: string, update: DomainU
     async () => {
       const domain = await find(deps, id);
       const settings = applyUpdate(domain, update, domain.domain);
-      if (sameSettings(domain, settings)) {
+      if (sameSettings(domain, settings) && domain.receiving === settings.receiving) {
         if (dirty) await restoreConfigurationSet(deps, id);
         // What sends read, written again: a request whose change was stored but not its name item
         // (it failed between the two) is repaired by its retry.
         await deps.domains.syncName(domain);
         return domain;
       }
-      assertSettingsPossible(deps, domain, settings);
+      if (!sameSettings(domain, settings)) assertSettingsPossible(deps, domain, settings);
+      if (settings.receiving && !domain.receiving) assertReceivingPossible(deps);
       let changed: Domain;
       try {
         changed = await withConfigurationSet(
           deps,
-          await withTrackingRecords(deps, { ...domain, ...settings }),
+          await withLookedUpRecords(deps, { ...domain, ...settings }),
           dirty,
         );
       } catch (error) {
@@ -285,5 +299,6 @@ export async function deleteDomain(deps: DomainDeps, id: string): Promise<Domain
   }
   await deps.domains.delete(domain);
   await raise(deps, 'domain.deleted', domain);
+  if (domain.receiving) await requestRuleSync(deps, `domain ${domain.id} deleted`);
   return domain;
 }

@@ -4,6 +4,8 @@ import { checkedRecords, type Domain, resendDomainStatus } from './model.js';
 /**
  * A domain event: Resend's domain object (with its records) under `data`, its status in Resend's
  * terms (see resendDomainStatus). `region` is the stack's; Resend's document lists four regions.
+ * Its webhook events name the `Receiving` record `Receiving MX` (WebhookDomainRecord), so it is
+ * named so here.
  */
 export function domainEvent(
   type: Extract<WebhookEventType, `domain.${string}`>,
@@ -21,7 +23,9 @@ export function domainEvent(
       status: resendDomainStatus(domain.status),
       created_at: domain.created_at,
       region,
-      records: checkedRecords(domain.records),
+      records: checkedRecords(domain.records).map((r) =>
+        r.record === 'Receiving' ? { ...r, record: 'Receiving MX' } : r,
+      ),
     },
   };
 }

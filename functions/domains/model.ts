@@ -27,13 +27,14 @@ export type RecordStatus = DomainStatus;
 
 /**
  * A record to publish, in Resend's terms: `DKIM` (signing) and `SPF` (the MAIL FROM subdomain's MX
- * and TXT, as Resend names them), which SES checks; `Tracking` (the tracking subdomain's CNAME) and
- * `TrackingCAA` (leave Amazon free to issue its certificate), which the service looks up in DNS
- * itself. The suggested DMARC record is not one of these: it is shown in a field of our own
+ * and TXT, as Resend names them), which SES checks; `Tracking` (the tracking subdomain's CNAME),
+ * `TrackingCAA` (leave Amazon free to issue its certificate) and `Receiving` (the domain's MX to
+ * SES's inbound SMTP host, with receiving enabled), which the service looks up in DNS itself.
+ * The suggested DMARC record is not one of these: it is shown in a field of our own
  * (`dmarc_record`), never in `records`.
  */
 export interface DnsRecord {
-  record: 'DKIM' | 'SPF' | 'Tracking' | 'TrackingCAA';
+  record: 'DKIM' | 'SPF' | 'Tracking' | 'TrackingCAA' | 'Receiving';
   type: 'CNAME' | 'MX' | 'TXT' | 'CAA';
   /** Fully qualified name of the record. */
   name: string;
@@ -43,7 +44,7 @@ export interface DnsRecord {
   status: RecordStatus;
 }
 
-const RECORD_KINDS = new Set(['DKIM', 'SPF', 'Tracking', 'TrackingCAA']);
+const RECORD_KINDS = new Set(['DKIM', 'SPF', 'Tracking', 'TrackingCAA', 'Receiving']);
 
 /** Domains stored before DMARC left `records` still hold its entry there; it is dropped on read. */
 export const checkedRecords = (records: readonly { record: string }[]): DnsRecord[] =>
@@ -76,6 +77,11 @@ export interface DomainSettings {
   tracking_subdomain?: string;
   /** The MAIL FROM (Return-Path) subdomain's label(s), fixed at creation. @default send */
   custom_return_path?: string;
+  /**
+   * Resend's `capabilities.receiving`: mail to any address at the domain is received (SES's receipt
+   * rules hold the domain; domains/receiving.ts). Off by default, as on Resend.
+   */
+  receiving: boolean;
 }
 
 /**
@@ -103,6 +109,11 @@ export interface Domain extends DomainIdentity, DomainSettings {
    * HTTPS, or SES has not verified the domain (absent: in use, or its CNAME not seen yet).
    */
   tracking_problem?: string;
+  /**
+   * Why mail to a receiving domain does not reach the service now: the account's active receipt
+   * rule set does not hold this service's rules, or the domain's most preferred MX is another host.
+   */
+  receiving_problem?: string;
   /** Bumped by every write, so concurrent writers cannot overwrite each other (absent on old items: 0). */
   version?: number;
 }
@@ -111,6 +122,7 @@ export const DEFAULT_SETTINGS: DomainSettings = {
   open_tracking: false,
   click_tracking: false,
   tls: 'opportunistic',
+  receiving: false,
 };
 
 /** What a send from a domain needs to know: SES's options for it. */
@@ -209,27 +221,20 @@ const tlsMode = z.enum(TLS_MODES, {
 });
 
 /**
- * Resend's `capabilities`: sending stays enabled and receiving is not built, so that is the only
- * combination taken (Resend also refuses a domain with neither enabled).
+ * Resend's `capabilities`: receiving can be turned on and off (where the stack's Region receives:
+ * the use case checks that); sending stays enabled (Resend also refuses a domain with neither).
  */
 const capabilities = z.pipe(
   z.strictObject({
-    sending: z.optional(z.enum(['enabled', 'disabled'])),
-    receiving: z.optional(z.enum(['enabled', 'disabled'])),
+    sending: z.optional(z.enum(['enabled', 'disabled'], { error: 'must be "enabled" or "disabled"' })),
+    receiving: z.optional(z.enum(['enabled', 'disabled'], { error: 'must be "enabled" or "disabled"' })),
   }),
   z.transform((value, ctx) => {
-    if (value.receiving === 'enabled')
-      ctx.issues.push({
-        code: 'custom',
-        message: 'receiving is not available on this service: leave it "disabled"',
-        input: value,
-        path: ['receiving'],
-      });
-    else if (value.sending === 'disabled')
+    if (value.sending === 'disabled')
       ctx.issues.push({
         code: 'custom',
         message:
-          'a domain needs at least one capability enabled, and receiving is not available here: sending stays "enabled" (delete the domain to stop sending from it)',
+          'every domain here sends: sending stays "enabled" (delete the domain to stop sending from it)',
         input: value,
         path: ['sending'],
       });
@@ -266,6 +271,9 @@ export const applyUpdate = <S extends DomainSettings>(
   ...(update.tracking_subdomain === undefined
     ? {}
     : { tracking_subdomain: under(update.tracking_subdomain, domain) }),
+  ...(update.capabilities?.receiving === undefined
+    ? {}
+    : { receiving: update.capabilities.receiving === 'enabled' }),
 });
 
 /**
@@ -296,7 +304,7 @@ export const createDomainSchema = z
         ctx.issues.push({ code: 'custom', message: 'is required', input: body, path: ['domain'] });
         return z.NEVER;
       }
-      const { name: _name, domain: _domain, capabilities: _capabilities, region, ...update } = body;
+      const { name: _name, domain: _domain, region, ...update } = body;
       const settings: DomainSettings = {
         ...applyUpdate(DEFAULT_SETTINGS, update, domain),
         ...(body.custom_return_path ? { custom_return_path: under(body.custom_return_path, domain) } : {}),
@@ -413,11 +421,9 @@ export const sameRecords = (a: readonly DnsRecord[], b: readonly DnsRecord[]) =>
 export const resendDomainStatus = (status: DomainStatus): 'pending' | 'verified' | 'failed' =>
   status === 'temporary_failure' ? 'pending' : status;
 
-/**
- * What a domain can do, in Resend's shape: it sends; receiving is not built (Resend's document
- * allows only `enabled` and `disabled`).
- */
-export const DOMAIN_CAPABILITIES = { sending: 'enabled', receiving: 'disabled' } as const;
+/** What a domain can do, in Resend's shape: it sends, and receives once receiving is enabled. */
+export const domainCapabilities = (domain: Pick<Domain, 'receiving'>) =>
+  ({ sending: 'enabled', receiving: domain.receiving ? 'enabled' : 'disabled' }) as const;
 
 /**
  * Ours: where the tracking host stands, beside its `Tracking` record: the record's status
@@ -442,8 +448,8 @@ const trackingHostBody = (domain: Domain) => {
  * The API's view of a domain: Resend's domain object (`name`, `region`, tracking, TLS and
  * capabilities; `tracking_subdomain` only once set, as Resend's schema has no null), `domain` as
  * our spec names it, and what goes beyond Resend in fields of our own: the MAIL FROM subdomain, the
- * suggested DMARC record and where the tracking host stands. `region` is where the SES identity
- * is (the stack's region).
+ * suggested DMARC record, where the tracking host stands, and why mail to a receiving domain does
+ * not reach the service (`receiving_problem`). `region` is where the SES identity is (the stack's).
  */
 export const toDomainBody = (domain: Domain, region: string) => ({
   object: 'domain' as const,
@@ -457,9 +463,10 @@ export const toDomainBody = (domain: Domain, region: string) => ({
   click_tracking: domain.click_tracking,
   tls: domain.tls,
   ...(domain.tracking_subdomain ? { tracking_subdomain: domain.tracking_subdomain } : {}),
-  capabilities: DOMAIN_CAPABILITIES,
+  capabilities: domainCapabilities(domain),
   records: checkedRecords(domain.records),
   ...trackingHostBody(domain),
+  ...(domain.receiving && domain.receiving_problem ? { receiving_problem: domain.receiving_problem } : {}),
   mail_from_domain: mailFromDomain(domain.domain, domain.custom_return_path),
   dmarc_record: dmarcRecord(domain.domain),
 });

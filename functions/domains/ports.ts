@@ -81,8 +81,10 @@ export interface ConfigurationSets {
   delete(name: string): Promise<void>;
 }
 
-/** Where the tracking records are looked up: public DNS (a local stand-in on a laptop). */
+/** Where the tracking and receiving records are looked up: public DNS (a local stand-in on a laptop). */
 export interface DnsLookup {
+  /** The MX records of a name: [] when it has none; throws when DNS cannot answer now. */
+  mx(name: string): Promise<{ exchange: string; priority: number }[]>;
   /** The CNAME targets of a name: [] when it has none; throws when DNS cannot answer now. */
   cname(name: string): Promise<string[]>;
   /** The `issue` values of a name's CAA records: [] when it has none; throws when DNS cannot answer. */
@@ -105,4 +107,23 @@ export interface TrackingFront {
  */
 export interface ReceiptRuleSync {
   request(reason: string): Promise<void>;
+}
+
+/**
+ * What the receipt-rule writer last saw of the account's active receipt rule set (the table's
+ * `RECEIVING`/`RULES` item, written by `sync-receipt-rules`).
+ */
+export interface ReceiptRuleSetState {
+  /** The active rule set's name; null when none is active (SES then receives nothing). */
+  active_set: string | null;
+  /** Whether the active set holds this service's rules. */
+  ours: boolean;
+  checked_at: string;
+  /** The set our rules are in. */
+  rule_set: string;
+}
+
+/** Reads the writer's view of the active rule set; null when it has written none yet. */
+export interface ReceiptRuleSetStates {
+  get(): Promise<ReceiptRuleSetState | null>;
 }

@@ -1,6 +1,6 @@
 import { PUBLISHES } from '../shared/function-spec.js';
 import type { RouteDeclaration } from '../shared/route.js';
-import { DOMAIN_SETTINGS, PUT_CONFIGURATION_SET, READ_IDENTITY, REQUESTS_RULE_SYNC } from './access.js';
+import { CHANGES_RECEIVING, DOMAIN_SETTINGS, PUT_CONFIGURATION_SET, READ_IDENTITY } from './access.js';
 
 /** The domains' routes (shared/route.ts says what a declaration holds; docs.ts has their words). */
 
@@ -19,9 +19,10 @@ export const createDomainRoute = {
   schemas: async () => ({ body: (await model()).createDomainSchema, answer: (await answers()).domainSchema }),
   access: {
     ...DOMAIN_SETTINGS,
-    ...REQUESTS_RULE_SYNC,
+    ...CHANGES_RECEIVING,
     ...PUBLISHES,
-    actions: ['PutItem', 'DeleteItem', 'Query'],
+    // GetItem: a receiving domain's record reads the receipt-rule writer's view of the rule set.
+    actions: ['PutItem', 'DeleteItem', 'Query', 'GetItem'],
     identities: [
       'CreateEmailIdentity',
       'TagResource',
@@ -90,7 +91,7 @@ export const updateDomainRoute = {
   method: 'PATCH',
   path: '/v1/domains/{id}',
   permission: 'full_access',
-  summary: "Change a domain's tracking, TLS and tracking subdomain",
+  summary: "Change a domain's tracking, TLS, tracking subdomain and receiving",
   body: { type: 'json' },
   errors: [404, 409],
   schemas: async () => ({
@@ -99,7 +100,7 @@ export const updateDomainRoute = {
   }),
   access: {
     ...DOMAIN_SETTINGS,
-    ...REQUESTS_RULE_SYNC,
+    ...CHANGES_RECEIVING,
     ...PUBLISHES,
     actions: ['GetItem', 'PutItem', 'Query'],
     configurationSets: PUT_CONFIGURATION_SET,
@@ -119,7 +120,7 @@ export const deleteDomainRoute = {
   }),
   access: {
     ...DOMAIN_SETTINGS,
-    ...REQUESTS_RULE_SYNC,
+    ...CHANGES_RECEIVING,
     ...PUBLISHES,
     actions: ['GetItem', 'DeleteItem', 'Query', 'PutItem'],
     identities: ['DeleteEmailIdentity'],

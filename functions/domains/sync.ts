@@ -12,6 +12,7 @@ import {
   trackingRecords,
 } from './model.js';
 import type { DnsLookup, TrackingFront } from './ports.js';
+import { receivingState, withReceiving } from './receiving.js';
 
 /**
  * A domain kept in line with SES and DNS: its records' statuses read, its tracking records looked
@@ -122,6 +123,18 @@ export async function withTrackingRecords(deps: DomainDeps, domain: Domain): Pro
 }
 
 /**
+ * The domain with the records the service looks up in DNS itself: its tracking records and, with
+ * receiving enabled, its `Receiving` record (domains/receiving.ts), looked up side by side. Never throws.
+ */
+export async function withLookedUpRecords(deps: DomainDeps, domain: Domain): Promise<Domain> {
+  const [tracked, receiving] = await Promise.all([
+    withTrackingRecords(deps, domain),
+    receivingState(deps, domain, DNS_WAIT_MS),
+  ]);
+  return withReceiving(tracked, receiving);
+}
+
+/**
  * The domain with its configuration set brought to what its settings and records need: put to SES
  * first, then recorded (what is recorded is what SES has). With `force`, put even when the record
  * says SES has it already (after a put that was not stored). Throws the provider's IdentityError.
@@ -185,7 +198,7 @@ export async function refreshDomain(
     sendable: false,
     records: identityRecordsOf(domain.records).map((r) => ({ ...r, status: 'failed' })),
   };
-  let refreshed = await withTrackingRecords(deps, {
+  let refreshed = await withLookedUpRecords(deps, {
     ...domain,
     ...current,
     checked_at: deps.clock.now().toISOString(),
@@ -203,9 +216,16 @@ export async function refreshDomain(
     putFailed = true;
   }
   const put = putFailed || refreshed !== before;
-  // Why the tracking host is not used yet is stored (list-domains shows it), but is no event.
+  // Why the tracking host is not used yet, or mail does not arrive, is stored (list-domains shows
+  // it), but is no event.
   const changed = !sameState(domain, refreshed);
-  if (!touch && !changed && domain.tracking_problem === refreshed.tracking_problem) return domain;
+  if (
+    !touch &&
+    !changed &&
+    domain.tracking_problem === refreshed.tracking_problem &&
+    domain.receiving_problem === refreshed.receiving_problem
+  )
+    return domain;
   // Deleted meanwhile (it stays deleted), or changed by another writer: theirs stands.
   if (!(await deps.domains.save(refreshed, 'existing'))) {
     if (put) await restoreConfigurationSet(deps, domain.id);

@@ -1,7 +1,22 @@
+import type { Context } from 'aws-lambda';
+import { backgroundHandler } from '../observability/middleware.js';
+import { type SweepReceivedDeps, sweepReceived } from '../receiving/sweep.js';
+import { readOncePerInvocation } from '../webhooks/publish.js';
+import { sweepReceivedDeps } from '../wiring/receiving.js';
+
 /**
- * Placeholder (issue 38): the stack builds every function of the catalog from its handler file;
- * the real handler comes from the branch that builds it (design38.md) and replaces this one.
+ * Runs every 5 minutes: receives what receive-email missed, from its failure destination and from
+ * raw messages that never became a received email (receiving/sweep.ts), while the invocation has
+ * time left.
  */
-export const handler = async (): Promise<never> => {
-  throw new Error('sweep-received is not built yet');
-};
+export const makeHandler =
+  (given: SweepReceivedDeps) =>
+  async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) =>
+    sweepReceived(
+      readOncePerInvocation({
+        ...given,
+        ...(context ? { timeLeftMs: () => context.getRemainingTimeInMillis() } : {}),
+      }),
+    );
+
+export const handler = backgroundHandler(() => makeHandler(sweepReceivedDeps()));

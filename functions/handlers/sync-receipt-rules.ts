@@ -1,7 +1,20 @@
+import type { SQSEvent } from 'aws-lambda';
+import { log } from '../observability/logger.js';
+import { backgroundHandler } from '../observability/middleware.js';
+import { type SyncRulesDeps, syncRules } from '../receiving/sync-rules.js';
+import { syncReceiptRulesDeps } from '../wiring/receiving-rules.js';
+
 /**
- * Placeholder (issue 38): the stack builds every function of the catalog from its handler file;
- * the real handler comes from the branch that builds it (design38.md) and replaces this one.
+ * The receipt-rule writer, the consumer of its FIFO queue (one message group, batch size 1: one
+ * writer at a time). Every message means "bring the rules to the domains as stored now", so one
+ * run answers all the messages of its batch. A failure is thrown: the message comes back after its
+ * visibility timeout (and, after the queue's receive count, goes to its dead-letter queue), and the
+ * hourly domain check asks again anyway.
  */
-export const handler = async (): Promise<never> => {
-  throw new Error('sync-receipt-rules is not built yet');
+export const makeHandler = (deps: SyncRulesDeps) => async (event: SQSEvent) => {
+  const result = await syncRules(deps);
+  log.info('receipt rules synced', { ...result, requests: event.Records.length });
+  return result;
 };
+
+export const handler = backgroundHandler(() => makeHandler(syncReceiptRulesDeps()));

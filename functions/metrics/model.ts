@@ -26,6 +26,7 @@ export const COUNTED_METRICS = [
   'unique_opened',
   'unique_clicked',
   'delivery_delayed',
+  'received',
 ] as const;
 export type CountedMetric = (typeof COUNTED_METRICS)[number];
 export type MetricCounts = Partial<Record<CountedMetric, number>>;
@@ -47,8 +48,8 @@ type Rate = keyof typeof RATES;
 export const SUPPORTED_METRICS = [...COUNTED_METRICS, ...(Object.keys(RATES) as Rate[])] as const;
 export type MetricName = CountedMetric | Rate;
 
-/** Resend's metrics this service has no source for: it receives no email and keeps no unsubscribes. */
-export const UNSUPPORTED_METRICS = ['received', 'unsubscribed', 'unsubscribe_rate'] as const;
+/** Resend's metrics this service has no source for: it keeps no unsubscribes. */
+export const UNSUPPORTED_METRICS = ['unsubscribed', 'unsubscribe_rate'] as const;
 export const RESEND_DIMENSIONS = ['period', 'domain', 'email', 'broadcast'] as const;
 export const SUPPORTED_DIMENSIONS = ['period', 'domain'] as const;
 export type Dimension = (typeof SUPPORTED_DIMENSIONS)[number];

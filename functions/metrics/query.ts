@@ -157,7 +157,7 @@ export const emailMetricsQuerySchema = z.strictObject({
   metrics: commaList<MetricName>(
     'metrics',
     SUPPORTED_METRICS,
-    notSupported('this service receives no email and keeps no unsubscribes', UNSUPPORTED_METRICS),
+    notSupported('this service keeps no unsubscribes', UNSUPPORTED_METRICS),
   ),
   dimensions: commaList<Dimension>('dimensions', SUPPORTED_DIMENSIONS, {
     ...notSupported('counts are kept per sender domain and hour, not per email', ['email']),

@@ -60,3 +60,40 @@ export interface ReceiptRules {
 }
 
 export type { ReceiptRuleSync } from '../domains/ports.js';
+
+/**
+ * The account's receipt rule sets (SES v1), as the custom resource that sets receiving up needs
+ * them (receiving/set-up.ts; adapters/ses/receipt-rules.ts). SES keeps one active set per account
+ * and Region.
+ */
+export interface ReceiptRuleSets {
+  /** The active set and its rules' names, in order; null when no set is active. */
+  active(): Promise<{ name: string; rules: string[] } | null>;
+  /** A set's rules' names, in order; null when there is no such set. */
+  rulesOf(set: string): Promise<string[] | null>;
+  /** Creates an empty set (no error when it exists). */
+  create(set: string): Promise<void>;
+  /** Makes this set the active one; null: none (SES then receives no mail for the account). */
+  activate(set: string | null): Promise<void>;
+  /** Deletes a set (no error when it is gone). */
+  delete(set: string): Promise<void>;
+}
+
+/**
+ * What the receipt-rule writer last saw of the active rule set (table item `RECEIVING` / `RULES`),
+ * which the domains read to say when our rules no longer receive.
+ */
+export interface ReceiptRuleView {
+  /** The active set's name; null when none is active. */
+  active_set: string | null;
+  /** Whether the active set is the one holding our rules. */
+  ours: boolean;
+  /** The set our rules are in. */
+  rule_set: string;
+  checked_at: string;
+}
+
+/** Where the writer keeps its view (the domains read it through their own port). */
+export interface ReceiptRuleViewStore {
+  save(view: ReceiptRuleView): Promise<void>;
+}

@@ -89,8 +89,13 @@ const SETTINGS = {
    */
   TRACKING_HTTPS_TARGET: () => z.optional(z.string().check(z.minLength(1))),
   /**
-   * Local development only (`npm start` sets it): tracking records are looked up in a stand-in
-   * that answers as if every record were published. Never set by the stack.
+   * The receipt-rule writer's FIFO queue (`sync-receipt-rules`), set where the stack receives
+   * (its Region is one of RECEIVING_REGIONS). Absent: domains cannot enable receiving.
+   */
+  RECEIPT_RULES_QUEUE_URL: () => z.optional(z.string().check(z.minLength(1))),
+  /**
+   * Local development only (`npm start` sets it): tracking and receiving records are looked up in
+   * a stand-in that answers as if every record were published. Never set by the stack.
    */
   LOCAL_DNS_PUBLISHED: () => z.optional(z.enum(['true', 'false'])),
   /**
@@ -107,20 +112,21 @@ const SETTINGS = {
    * within its emailRetentionDays unless it opts out (lib/request-log-retention.ts).
    */
   LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
-  /** The FIFO queue whose messages ask the receipt-rule writer to bring SES's rules to the domains. */
-  RECEIPT_RULES_QUEUE_URL: () => z.string().check(z.minLength(1)),
-  /** The SES receipt rule set our rules are in (ours, or the account's active one they were added to). */
-  RECEIPT_RULE_SET: () => z.string().check(z.minLength(1)),
-  /** Our receipt rules are named this, a dash and a number (`<prefix>-1`, `<prefix>-2`…). */
-  RECEIPT_RULE_PREFIX: () => z.string().check(z.minLength(1)),
-  /** The receive-email function, which our receipt rules' Lambda action invokes. */
-  RECEIVE_FUNCTION_ARN: () => z.string().check(z.minLength(1)),
   /** Days received mail (its items and its objects under `received/`) is kept: the stack's receivedRetentionDays. */
   RECEIVED_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 30),
   /** The failure destination of receive-email's asynchronous invocations (read by sweep-received). */
   RECEIVED_FAILURES_QUEUE_URL: () => z.string().check(z.minLength(1)),
   /** 'true' (the stack's receivedVirusDownloads): mail SES flagged as a virus still offers its raw message and attachments. */
   RECEIVED_VIRUS_DOWNLOADS: () => z._default(z.enum(['true', 'false']), 'false'),
+  /**
+   * The SES receipt rule set our receiving rules are in: ours (`<prefix>-receiving`), or the set
+   * that was active when receiving was set up (the custom resource's `RuleSet`; receiving/set-up.ts).
+   */
+  RECEIPT_RULE_SET: () => z.string().check(z.minLength(1), z.maxLength(64)),
+  /** Our receipt rules are named this plus `-receive-<n>` (receiving/rules.ts). */
+  RECEIPT_RULE_PREFIX: () => z.string().check(z.minLength(1), z.maxLength(48)),
+  /** receive-email's ARN: our receipt rules' Lambda action. */
+  RECEIVE_FUNCTION_ARN: () => z.string().check(z.minLength(1)),
 } satisfies Record<string, () => z.ZodMiniType>;
 
 type Settings = typeof SETTINGS;

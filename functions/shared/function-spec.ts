@@ -39,15 +39,13 @@ export type SesConfigurationSetAction =
   | 'CreateConfigurationSetEventDestination'
   | 'UpdateConfigurationSetEventDestination'
   | 'DeleteConfigurationSet';
-
 /**
- * SES's receipt-rule actions (the v1 API): IAM gives them no resource type (the Service
- * Authorization Reference, Amazon SES), so the stack grants them on `*`, and only these.
+ * SES v1's receipt-rule actions (receiving). IAM has no resource type for them (the Service
+ * Authorization Reference, "Actions defined by Amazon SES", lists none), so they are granted on `*`.
  */
 export type SesReceiptRuleAction =
   | 'DescribeActiveReceiptRuleSet'
   | 'DescribeReceiptRuleSet'
-  | 'DescribeReceiptRule'
   | 'CreateReceiptRuleSet'
   | 'SetActiveReceiptRuleSet'
   | 'DeleteReceiptRuleSet'
@@ -74,19 +72,22 @@ export interface FunctionAccess {
   readonly sesSuppressions?: true;
   /** Reads the account's sending limits (ses:GetAccount). */
   readonly sesAccount?: true;
+  /** SES receipt-rule actions (receiving's rules and rule sets). */
+  readonly receiptRules?: readonly SesReceiptRuleAction[];
+  /** Actions on the receipt-rule writer's FIFO queue (asking it to bring the rules to the domains). */
+  readonly receiptRulesQueue?: readonly SqsAction[];
   /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
   readonly webhookQueue?: readonly SqsAction[];
-  /** SES receipt-rule actions (receiving: the rules' writer and the custom resource that sets them up). */
-  readonly receiptRules?: readonly SesReceiptRuleAction[];
-  /**
-   * Actions on the receipt-rule queue (FIFO), whose messages ask the writer to bring the rules to
-   * the domains. Granted only where the stack receives (its Region); elsewhere nothing is.
-   */
-  readonly receiptRuleQueue?: readonly SqsAction[];
   /** Actions on the failure destination of receive-email's asynchronous invocations. */
   readonly receivedFailures?: readonly SqsAction[];
   /** s3:ListBucket on the content bucket, for keys under `received/raw/` only (the sweep's look for unparsed mail). */
   readonly listsReceivedRaw?: true;
+  /**
+   * Actions on the receipt-rule writer's FIFO queue (RECEIPT_RULES_QUEUE_URL), where the stack
+   * receives: the functions that change a domain's receiving ask the writer to follow. Where the
+   * stack does not receive there is no such queue, and nothing is granted.
+   */
+  readonly receiptRuleQueue?: readonly SqsAction[];
   /**
    * S3 actions on the content bucket, per key prefix (granted on `<prefix>*` only). There is no
    * s3:ListBucket among them (only the receiving sweep lists, `received/raw/` alone:

@@ -61,6 +61,12 @@ export const COUNTERS = [
   'WebhookMessagesReleased',
   'ScheduledDispatched',
   'MetricCountsLost',
+  'EmailsReceived',
+  'ReceivedUnparsed',
+  'ReceivedVirus',
+  'ReceivedSwept',
+  /** 1 when SES's active receipt rule set does not hold our rules (receiving gets no mail), else 0. */
+  'ReceiptRuleSetNotActive',
 ] as const;
 
 export type CounterName = (typeof COUNTERS)[number];

@@ -14,6 +14,7 @@ export const EMITTED_EVENT_TYPES = [
   'email.clicked',
   'email.failed',
   'email.suppressed',
+  'email.received',
   'domain.created',
   'domain.updated',
   'domain.deleted',
@@ -27,7 +28,6 @@ export const EMITTED_EVENT_TYPES = [
 export const SUBSCRIBABLE_EVENT_TYPES = [
   ...EMITTED_EVENT_TYPES,
   'email.scheduled',
-  'email.received',
   'contact.created',
   'contact.updated',
   'contact.deleted',

@@ -17,11 +17,12 @@ import type { ServiceFunction, ServiceResources } from './service-function.js';
  * The names of this stack's receipt rules in SES: its own rule set (made only when the account has
  * none active) and the prefix of its rules (`<prefix>-1`, `<prefix>-2`…, wherever they sit), from
  * the stack's prefix (its name and a digest of it: lib/domain-set-prefixes.ts), so two stacks in
- * one account never share a rule or a grant.
+ * one account never share a rule or a grant. Rules are `<prefix>-receive-<n>`.
  */
 export function receivingNames(stackName: string) {
-  const prefix = domainConfigurationSetPrefix(stackName);
-  return { ruleSet: `${prefix}receiving`, rulePrefix: `${prefix}receive` };
+  const rulePrefix = domainConfigurationSetPrefix(stackName).slice(0, -1);
+  // As the writer names them (functions/receiving/rules.ts: ruleName, ownRuleSetName).
+  return { ruleSet: `${rulePrefix}-receiving`, rulePrefix, rules: `${rulePrefix}-receive-*` };
 }
 
 /**
@@ -31,11 +32,11 @@ export function receivingNames(stackName: string) {
  * `arn:aws:ses:<region>:<account>:receipt-rule-set/<set>:receipt-rule/<rule>` (Amazon SES
  * Developer Guide, "Giving permissions to Amazon SES for email receiving").
  */
-export function receiptRuleArnPattern(stack: Stack, rulePrefix: string): string {
+export function receiptRuleArnPattern(stack: Stack, rules: string): string {
   return stack.formatArn({
     service: 'ses',
     resource: 'receipt-rule-set',
-    resourceName: `*:receipt-rule/${rulePrefix}-*`,
+    resourceName: `*:receipt-rule/${rules}`,
     arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
   });
 }
@@ -105,7 +106,7 @@ export class Receiving extends Construct {
     const { bucket, monitoring, functions } = props;
     const stack = Stack.of(this);
     this.names = receivingNames(stack.stackName);
-    const ruleArns = receiptRuleArnPattern(stack, this.names.rulePrefix);
+    const ruleArns = receiptRuleArnPattern(stack, this.names.rules);
 
     // The writer runs one rule call a second: 200 rules (SES's most a set) put and checked take
     // minutes. Six times its timeout, as Lambda advises for a queue a function consumes.
@@ -192,6 +193,7 @@ export class Receiving extends Construct {
         BucketName: bucket.bucketName,
         ObjectKeyPrefix: RAW_PREFIX,
         FunctionArn: this.receiver.function.functionArn,
+        SyncQueueUrl: this.ruleQueue.queueUrl,
       },
     });
     // SES checks, when a rule is created, that it may write to the bucket and invoke the function.
@@ -202,7 +204,7 @@ export class Receiving extends Construct {
       .add('sync-receipt-rules', { timeout: writerTimeout })
       .bind({ ...resources, settings: { ...resources.settings, CONTENT_BUCKET: bucket.bucketName } })
       // The set our rules are in: ours, or the account's active one the custom resource added them to.
-      .setEnvironment('RECEIPT_RULE_SET', this.rules.getAttString('RuleSetName'))
+      .setEnvironment('RECEIPT_RULE_SET', this.rules.getAttString('RuleSet'))
       .setEnvironment('RECEIPT_RULE_PREFIX', this.names.rulePrefix)
       .setEnvironment('RECEIVE_FUNCTION_ARN', this.receiver.function.functionArn);
     this.ruleWriter.function.addEventSource(

@@ -52,10 +52,13 @@ export interface ServiceResources {
   readonly domainConfigurationSets?: DomainConfigurationSets;
   /** The webhook delivery queue (functions that raise events send to it). */
   readonly webhookQueue?: IQueue;
+  /**
+   * The receipt-rule writer's FIFO queue, where the stack receives (absent elsewhere: functions
+   * that would ask the writer to follow get no grant, and domains cannot enable receiving).
+   */
+  readonly receiptRuleQueue?: IQueue;
   /** The bucket attachments and large bodies are kept in. */
   readonly contentBucket?: IBucket;
-  /** The receipt-rule queue (FIFO): only where the stack receives; a function asking for it elsewhere gets none. */
-  readonly receiptRuleQueue?: IQueue;
   /** The failure destination of receive-email's asynchronous invocations. */
   readonly receivedFailures?: IQueue;
   /** Values of the environment variables that are settings rather than resources (limits, timings). */
@@ -423,6 +426,14 @@ export class ServiceFunction extends Construct {
     // Only where the stack receives (elsewhere there is no queue, and the URL stays unset).
     if (this.spec.receiptRuleQueue && resources.receiptRuleQueue)
       this.grantQueue(resources.receiptRuleQueue, this.spec.receiptRuleQueue, 'RECEIPT_RULES_QUEUE_URL');
+    // The custom resource's handler: the queue's URL comes with its event (ResourceProperties).
+    if (this.spec.receiptRulesQueue)
+      this.role.addToPolicy(
+        new PolicyStatement({
+          actions: this.spec.receiptRulesQueue.map((action) => `sqs:${action}`),
+          resources: [need(resources.receiptRuleQueue, "the receipt-rule writer's queue").queueArn],
+        }),
+      );
     if (this.spec.receivedFailures)
       this.grantQueue(
         need(resources.receivedFailures, "receive-email's failure destination"),

@@ -65,7 +65,16 @@ describe('the web console', () => {
     await page.getByLabel('API key').fill(service.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor({ timeout: 10_000 });
-    for (const name of ['Overview', 'Emails', 'Domains', 'API keys', 'Webhooks', 'Suppressions', 'Logs'])
+    for (const name of [
+      'Overview',
+      'Emails',
+      'Receiving',
+      'Domains',
+      'API keys',
+      'Webhooks',
+      'Suppressions',
+      'Logs',
+    ])
       expect(await page.getByRole('link', { name, exact: true }).count(), name).toBe(1);
     await page.getByText('SES reviews accounts above 5.0 %').waitFor();
     await page.getByText('SES reviews accounts above 0.10 %').waitFor();

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { missingObjectStatus } from '../../functions/catalog.js';
 import { RECEIVING_REGIONS } from '../../functions/domains/receiving-regions.js';
 import { buildApp } from '../../lib/app.js';
+import { conceptOf } from '../../lib/concepts.js';
 import { ContentBucket } from '../../lib/constructs/content-bucket.js';
 import { receivingIn, receivingNames } from '../../lib/constructs/receiving.js';
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';
@@ -38,7 +39,7 @@ const ruleArns = (region: string, prefix: string) => ({
     [
       'arn:',
       { Ref: 'AWS::Partition' },
-      `:ses:${region}:${ACCOUNT}:receipt-rule-set/*:receipt-rule/${prefix}-*`,
+      `:ses:${region}:${ACCOUNT}:receipt-rule-set/*:receipt-rule/${prefix}-receive-*`,
     ],
   ],
 });
@@ -183,6 +184,7 @@ describe('SES receiving', () => {
       BucketName: { Ref: idOf(stack.content.bucket) },
       ObjectKeyPrefix: 'received/raw/',
       FunctionArn: { 'Fn::GetAtt': [fnId('receive-email'), 'Arn'] },
+      SyncQueueUrl: { Ref: idOf(stack.receiving?.ruleQueue as never) },
     });
     expect(names.ruleSet).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}[A-Za-z0-9]$/);
     // SES checks both when the rule is made: the function's permission in its stack, and the
@@ -198,7 +200,7 @@ describe('SES receiving', () => {
     const writer = resources('AWS::Lambda::Function')[fnId('sync-receipt-rules')] as Resource;
     expect((writer.Properties.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject(
       {
-        RECEIPT_RULE_SET: { 'Fn::GetAtt': [id, 'RuleSetName'] },
+        RECEIPT_RULE_SET: { 'Fn::GetAtt': [id, 'RuleSet'] },
         RECEIPT_RULE_PREFIX: names.rulePrefix,
         RECEIVE_FUNCTION_ARN: { 'Fn::GetAtt': [fnId('receive-email'), 'Arn'] },
         CONTENT_BUCKET: { Ref: idOf(stack.content.bucket) },
@@ -304,7 +306,10 @@ describe('the receiving grants, exactly', () => {
     for (const name of ['receive-email', 'sweep-received']) {
       const s3 = statementsOf(name).filter((s) => s.Action.some((a) => a.startsWith('s3:')));
       expect(s3, name).toEqual([
-        { Action: ['s3:GetObject', 's3:PutObject'], Resource: objects('received/') },
+        {
+          Action: ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
+          Resource: objects('received/'),
+        },
         ...(name === 'sweep-received'
           ? [
               {
@@ -356,6 +361,7 @@ describe('the receiving grants, exactly', () => {
           'ses:DescribeActiveReceiptRuleSet',
           'ses:DescribeReceiptRuleSet',
           'ses:SetActiveReceiptRuleSet',
+          'ses:UpdateReceiptRule',
         ],
         Resource: '*',
       },
@@ -418,11 +424,16 @@ describe('the receiving grants, exactly', () => {
     expect(missingObjectStatus('sweep-received')).toBe(403);
   });
 
-  it('no other function may list the bucket, touch received/ or call SES receipt-rule actions', () => {
+  it('no other function may list the bucket or call SES receipt-rule actions, and none outside receiving touches received/', () => {
     const receiving = ['receive-email', 'sweep-received', 'sync-receipt-rules', 'set-up-receiving'];
     for (const name of Object.keys(stack.functions).filter((n) => !receiving.includes(n))) {
       const text = JSON.stringify(statementsOf(name));
-      expect(text, name).not.toMatch(/s3:ListBucket|\/received\/|ReceiptRule/);
+      expect(text, name).not.toMatch(/s3:ListBucket|ReceiptRule/);
+      // The receiving API's routes read received mail (GetObject only); nothing else touches it.
+      if (conceptOf(name) === 'receiving')
+        for (const s of statementsOf(name).filter((s) => JSON.stringify(s.Resource).includes('/received/')))
+          expect(s.Action, name).toEqual(['s3:GetObject']);
+      else expect(text, name).not.toMatch(/\/received\//);
     }
   });
 });

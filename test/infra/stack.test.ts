@@ -430,9 +430,9 @@ describe('EmailServiceStack', () => {
         'bodies/': ['s3:GetObject'],
       },
       // Receiving (test/infra/receiving.test.ts): received mail, and the sweep's listing of received/raw/.
-      'receive-email': { 'received/': ['s3:GetObject', 's3:PutObject'] },
+      'receive-email': { 'received/': ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'] },
       'sweep-received': {
-        'received/': ['s3:GetObject', 's3:PutObject'],
+        'received/': ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
         [JSON.stringify({ 'Fn::GetAtt': [bucket, 'Arn'] })]: ['s3:ListBucket'],
       },
     };

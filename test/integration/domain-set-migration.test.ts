@@ -86,7 +86,7 @@ const sending = (prefix: string): NonNullable<DomainDeps['sending']> => ({
     maxDeliverySeconds: 50_400,
     owner: OWNER,
   }),
-  dns: { cname: async () => [], caaIssuers: async () => [] },
+  dns: { mx: async () => [], cname: async () => [], caaIssuers: async () => [] },
   // No tracking host in these domains: the front is never looked at.
   front: { problem: async () => undefined },
   configurationSetName: (id) => `${prefix}${id}`,

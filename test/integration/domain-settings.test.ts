@@ -86,6 +86,7 @@ const sesError = <T>(Type: new (o: { message: string; $metadata: object }) => T,
 /** DNS as a map: what is published (a name → CNAME targets, CAA issuers), or a failing lookup. */
 const published = { cname: new Map<string, string[]>(), caa: new Map<string, string[]>(), failing: false };
 const dns: DnsLookup = {
+  mx: async () => [],
   cname: async (name) => {
     if (published.failing) throw Object.assign(new Error('queryCname ESERVFAIL'), { code: 'ESERVFAIL' });
     return published.cname.get(name) ?? [];

@@ -78,6 +78,9 @@ export function requirementsOf(
         },
       ];
     }
+    // SES v1: receipt rules and rule sets only, which IAM gives no resource type.
+    case 'SES':
+      return [{ action: `ses:${call.operation}`, resource: { kind: 'any' } }];
     case 'SESv2': {
       const identity = { kind: 'ses-identity' } as const;
       // The account's suppression list and its sending quota: IAM has no resource type for them.
@@ -107,9 +110,6 @@ export function requirementsOf(
         required.push({ action: 'ses:TagResource', resource: identity });
       return required;
     }
-    // SES's v1 API: receipt rules, which IAM gives no resource type (function-spec.ts).
-    case 'SES':
-      return [{ action: `ses:${call.operation}`, resource: { kind: 'any' } }];
     case 'S3': {
       const bucketId = call.bucket ? ids.bucketIdByName?.(call.bucket) : undefined;
       if (bucketId && (call.operation === 'ListObjectsV2' || call.operation === 'ListObjects'))

@@ -61,11 +61,12 @@ describe('POST /v1/domains body', () => {
     expect(createDomainSchema.parse({ domain: 'acme.com', name: 'ACME.COM' })).toMatchObject({
       domain: 'acme.com',
     });
-    // Resend's other fields: settings (tracking off by default), the MAIL FROM label, the region.
+    // Resend's other fields: settings (tracking and receiving off by default), the MAIL FROM label, the region.
     expect(createDomainSchema.parse({ name: 'acme.com' }).settings).toEqual({
       open_tracking: false,
       click_tracking: false,
       tls: 'opportunistic',
+      receiving: false,
     });
     expect(
       createDomainSchema.parse({
@@ -86,8 +87,14 @@ describe('POST /v1/domains body', () => {
         tls: 'enforced',
         tracking_subdomain: 'links',
         custom_return_path: 'bounces',
+        receiving: false,
       },
     });
+    // Receiving is taken here (whether the stack's Region receives is the use case's to say).
+    expect(
+      createDomainSchema.parse({ name: 'acme.com', capabilities: { receiving: 'enabled' } }).settings
+        .receiving,
+    ).toBe(true);
   });
 
   it('refuses a missing name, two different names, unknown fields and non-strings', () => {
@@ -97,8 +104,13 @@ describe('POST /v1/domains body', () => {
     expect(createDomainSchema.safeParse({ domain: 'a.com', tls: 'required' }).success).toBe(false);
     expect(createDomainSchema.safeParse({ domain: 'a.com', tracking_subdomain: 'a b' }).success).toBe(false);
     expect(createDomainSchema.safeParse({ domain: 'a.com', open_tracking: 'yes' }).success).toBe(false);
-    // Receiving is not built, and a domain needs one capability: sending stays enabled.
-    for (const capabilities of [{ receiving: 'enabled' }, { sending: 'disabled' }])
+    // Every domain here sends: sending stays enabled, with or without receiving.
+    for (const capabilities of [
+      { sending: 'disabled' },
+      { sending: 'disabled', receiving: 'enabled' },
+      { receiving: 'on' },
+      { receiving: 'enabled', forwarding: 'enabled' },
+    ])
       expect(createDomainSchema.safeParse({ domain: 'a.com', capabilities }).success).toBe(false);
     expect(createDomainSchema.safeParse({ domain: 42 }).success).toBe(false);
   });

@@ -55,7 +55,8 @@ describe('email metrics query', () => {
     expect(query.startMs).toBe(at('2026-07-02T10:30:00Z'));
     expect(query).toMatchObject({ granularity: 'daily', timezone: 'UTC', dimensions: [] });
     expect(query.metrics).toContain('unique_opened');
-    expect(query.metrics).not.toContain('received');
+    expect(query.metrics).toContain('received');
+    expect(query.metrics).not.toContain('unsubscribed');
   });
 
   it('reads a date-only end as the end of that day in the zone, and a datetime without offset as UTC', () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { toApiKeyBody } from '../../functions/api-keys/model.js';
 import { COMMON_ERRORS } from '../../functions/api-reference/document.js';
 import { type Domain, toDomainBody, trackingRecords } from '../../functions/domains/model.js';
+import { receivingRecord } from '../../functions/domains/receiving.js';
 import { toAttachmentBody } from '../../functions/emails/attachments.js';
 import { toEmailBody } from '../../functions/emails/email-body.js';
 import { ROUTE_DOCS } from '../../functions/route-docs.js';
@@ -271,12 +272,32 @@ describe('the OpenAPI document', () => {
       click_tracking: true,
       tls: 'enforced',
       tracking_subdomain: 'links',
+      receiving: false,
       records: trackingRecords({ domain: 'acme.test', tracking_subdomain: 'links' }, 'd1.cloudfront.net', {
         cname: 'verified',
         caa: 'temporary_failure',
       }),
     };
     expect(validateAnswer('get-domain', 200, toDomainBody(domain, 'eu-west-1'))).toEqual([]);
+    // Receiving: its capability, its `Receiving` MX record and our receiving_problem.
+    const receiving = toDomainBody(
+      {
+        ...domain,
+        receiving: true,
+        receiving_problem: 'the active rule set is another',
+        records: [...domain.records, receivingRecord('acme.test', 'eu-west-1', 'failed')],
+      },
+      'eu-west-1',
+    );
+    expect(receiving.capabilities).toEqual({ sending: 'enabled', receiving: 'enabled' });
+    expect(validateAnswer('get-domain', 200, receiving)).toEqual([]);
+    expect(validateAnswer('get-domain', 200, { ...receiving, receiving_problem: 1 })).not.toEqual([]);
+    expect(
+      validateAnswer('get-domain', 200, {
+        ...receiving,
+        capabilities: { sending: 'enabled', receiving: 'on' },
+      }),
+    ).not.toEqual([]);
     const template: Template = {
       id: 'tpl_01m80hz2b7ed3s6h0c9yb1q4tm',
       name: 'Bare',

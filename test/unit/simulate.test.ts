@@ -16,6 +16,16 @@ import {
   stages,
   storedGigabytes,
 } from '../../bin/simulate/model.js';
+import {
+  chunksOf,
+  floodCost,
+  RECEIVING_FIGURES,
+  receivingCostPerThousand,
+  SPAM,
+  sesPartOf,
+  TYPICAL_RECEIVED,
+  totalOf,
+} from '../../bin/simulate/receiving.js';
 
 const at = (emailsPerSecond: number, extra = {}) => ({ ...RECEIPTS, ...extra, emailsPerSecond });
 
@@ -154,5 +164,65 @@ describe('npm run simulate (the model)', () => {
     );
     expect(stdout).toContain("Webhook message log (an endpoint's shards)");
     expect(stdout).toContain('**Cost per 1,000 emails at 10,000/s');
+    expect(stdout).toMatch(/\| SES, 256 KB chunks \| \$0\.0900 \| \$0\.0900 \| 1 chunk × \$0\.09\/1,000 \|/);
+    expect(stdout).toContain('**A flood of 1,000 spam messages a minute**');
+    expect(stdout).toMatch(/\| a day \| 1,440,000 \| \$\d{3}\.\d\d \| \$273\.60 \|/);
   }, 60_000);
+});
+
+describe('npm run simulate (receiving)', () => {
+  const line = (lines: ReturnType<typeof receivingCostPerThousand>, item: string) =>
+    lines.find((l) => l.item.startsWith(item))?.dollars ?? Number.NaN;
+
+  it("charges SES's $0.10 per 1,000 messages and $0.09 per 1,000 chunks of 256 KB, a part of a chunk counting whole", () => {
+    expect(chunksOf(1)).toBe(1);
+    expect(chunksOf(256 * 1024)).toBe(1);
+    expect(chunksOf(256 * 1024 + 1)).toBe(2);
+    expect(chunksOf(40 * 1024 * 1024)).toBe(160);
+    const small = receivingCostPerThousand(SPAM);
+    expect(line(small, 'SES, messages')).toBeCloseTo(0.1, 12);
+    expect(line(small, 'SES, 256 KB')).toBeCloseTo(0.09, 12);
+    expect(sesPartOf(small)).toBeCloseTo(0.19, 12);
+    // A 30 MB message: 120 chunks, $10.80 per 1,000 of them for the chunks alone.
+    const big = receivingCostPerThousand({ ...TYPICAL_RECEIVED, messageBytes: 30 * 1024 * 1024 });
+    expect(line(big, 'SES, 256 KB')).toBeCloseTo(120 * 0.09, 9);
+  });
+
+  it("counts S3's requests (SES's raw write, the parser's read, parsed.json, one PUT per attachment) and the table's claim, item, notified mark and received count", () => {
+    const typical = receivingCostPerThousand(TYPICAL_RECEIVED);
+    expect(line(typical, 'S3 requests')).toBeCloseTo(3 * 0.005 + 0.0004, 12);
+    expect(line(receivingCostPerThousand(SPAM), 'S3 requests')).toBeCloseTo(2 * 0.005 + 0.0004, 12);
+    // 4 write units of its own and the webhook message's 2.5; the endpoints' read and the delivery's.
+    expect(line(typical, 'DynamoDB')).toBeCloseTo((6.5 * 0.625 + 1.1 * 0.125) / 1000, 12);
+    const none = receivingCostPerThousand({ ...TYPICAL_RECEIVED, webhookEndpoints: 0 });
+    expect(line(none, 'DynamoDB')).toBeCloseTo((4 * 0.625 + 1 * 0.125) / 1000, 12);
+    expect(line(none, 'SQS')).toBe(0);
+    // receive-email: one invocation a message at its memory for its time.
+    expect(line(none, 'Lambda')).toBeCloseTo(
+      (0.2e-6 + RECEIVING_FIGURES.receiveMemoryGb * RECEIVING_FIGURES.receiveSeconds * 0.0000133334) * 1000,
+      12,
+    );
+  });
+
+  it("puts SES at most of it: about $0.21 per 1,000 small messages, $0.19 of it SES's", () => {
+    const total = totalOf(receivingCostPerThousand(SPAM));
+    expect(total).toBeGreaterThan(0.19);
+    expect(total).toBeLessThan(0.23);
+    expect(sesPartOf(receivingCostPerThousand(SPAM)) / total).toBeGreaterThan(0.85);
+  });
+
+  it('costs a flood of 1,000 spam messages a minute per hour, day and 30 days: 60,000, 1.44 million and 43.2 million messages', () => {
+    const flood = floodCost(1_000);
+    expect(flood.hour.messages).toBe(60_000);
+    expect(flood.day.messages).toBe(1_440_000);
+    expect(flood.month.messages).toBe(43_200_000);
+    expect(flood.hour.ses).toBeCloseTo(60_000 * 0.00019, 6);
+    expect(flood.day.ses).toBeCloseTo(273.6, 6);
+    expect(flood.month.ses).toBeCloseTo(8_208, 6);
+    expect(flood.day.total).toBeCloseTo(1_440_000 * flood.perMessage, 6);
+    expect(flood.day.total).toBeGreaterThan(flood.day.ses);
+    // No ceiling: a few executions and about a hundred write units a second.
+    expect(flood.concurrency).toBeLessThan(10);
+    expect(flood.writeUnitsPerSecond).toBeCloseTo((1_000 / 60) * 6.5, 9);
+  });
 });

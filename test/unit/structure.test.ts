@@ -52,6 +52,7 @@ const MAY_USE: Readonly<Record<string, readonly string[]>> = {
   domains: ['webhooks', 'shared'],
   'api-keys': ['domains', 'shared'],
   metrics: ['domains', 'shared'],
+  receiving: ['metrics', 'domains', 'webhooks', 'shared'],
   emails: ['templates', 'suppressions', 'metrics', 'api-keys', 'domains', 'webhooks', 'shared'],
   'api-reference': ['shared'],
   console: ['shared'],

@@ -236,6 +236,16 @@ describe('event payloads (Resend shapes)', () => {
           ttl: 'Auto',
           status: 'temporary_failure',
         },
+        // Receiving's MX, which Resend's webhook events name `Receiving MX`.
+        {
+          record: 'Receiving',
+          type: 'MX',
+          name: 'acme.test',
+          value: 'inbound-smtp.eu-west-1.amazonaws.com',
+          priority: 10,
+          ttl: 'Auto',
+          status: 'verified',
+        },
       ],
       created_at: at,
       checked_at: at,
@@ -258,7 +268,9 @@ describe('event payloads (Resend shapes)', () => {
           status: 'verified',
           created_at: at,
           region: 'eu-west-1',
-          records: domain.records,
+          records: domain.records.map((r) =>
+            r.record === 'Receiving' ? { ...r, record: 'Receiving MX' } : r,
+          ),
         },
       });
   });

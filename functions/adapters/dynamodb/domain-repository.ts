@@ -22,7 +22,7 @@ import { UniqueNames } from './unique-names.js';
 
 type Item = Record<string, unknown>;
 
-/** A domain item; one stored before settings existed has the defaults (tracking off). */
+/** A domain item; one stored before settings existed has the defaults (tracking and receiving off). */
 const toDomain = (item: Item): Domain => ({
   id: String(item.id),
   domain: String(item.domain),
@@ -38,12 +38,15 @@ const toDomain = (item: Item): Domain => ({
   ...(typeof item.custom_return_path === 'string' ? { custom_return_path: item.custom_return_path } : {}),
   ...(item.configuration_set ? { configuration_set: item.configuration_set as DomainConfigurationSet } : {}),
   ...(typeof item.tracking_problem === 'string' ? { tracking_problem: item.tracking_problem } : {}),
+  receiving: item.receiving === true,
+  ...(typeof item.receiving_problem === 'string' ? { receiving_problem: item.receiving_problem } : {}),
   version: Number(item.version ?? 0),
 });
 
 /**
  * Sending domains in the single table: the domain item (in the `DOMAINS` partition, so listing is
- * one Query) and a small name item that keeps names unique and answers the send path's check.
+ * one Query) and a small name item that keeps names unique and answers the send path's check. Both
+ * hold `receiving` (the receipt-rule writer lists the receiving domains with the one Query).
  */
 export class DynamoDomainRepository implements DomainRepository {
   /** Domain names, one domain each: a name's claim is held for good once its domain exists. */
@@ -112,7 +115,7 @@ export class DynamoDomainRepository implements DomainRepository {
       new UpdateCommand({
         TableName: this.tableName,
         Key: this.nameKey(domain.domain),
-        UpdateExpression: `SET #state = :active, #status = :status, sendable = :sendable, open_tracking = :open, click_tracking = :click, domain_version = :version${
+        UpdateExpression: `SET #state = :active, #status = :status, sendable = :sendable, open_tracking = :open, click_tracking = :click, receiving = :receiving, domain_version = :version${
           domain.configuration_set ? ', configuration_set = :set' : ' REMOVE configuration_set'
         }`,
         ConditionExpression:
@@ -124,6 +127,7 @@ export class DynamoDomainRepository implements DomainRepository {
           ':sendable': domain.sendable,
           ':open': domain.open_tracking,
           ':click': domain.click_tracking,
+          ':receiving': domain.receiving,
           ':id': domain.id,
           ':version': version,
           ...(domain.configuration_set ? { ':set': domain.configuration_set.name } : {}),

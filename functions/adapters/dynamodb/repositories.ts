@@ -8,6 +8,8 @@ import { parseLayout, type TableLayout } from './email-keys.js';
 import { DynamoEmailRepository } from './email-repository.js';
 import { DynamoIdempotencyStore } from './idempotency-store.js';
 import { DynamoMetricsStore } from './metrics-store.js';
+import { DynamoReceiptRuleSetStates } from './receipt-rule-set-state.js';
+import { DynamoReceivedEmailRepository } from './received-emails.js';
 import { DynamoRequestLogRepository } from './request-log-repository.js';
 import { DynamoSendPacer, DynamoSendQuotaStore } from './send-pacer.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
@@ -63,6 +65,8 @@ export const apiKeyRepository = (t: Table) =>
 export const emailRepository = (t: Table) =>
   new DynamoEmailRepository(t.db, t.name, { deflateBodies: t.deflateBodies, layout: t.layout });
 export const domainRepository = (t: Table) => new DynamoDomainRepository(t.db, t.name);
+/** The receipt-rule writer's view of the active rule set (read by the domain functions). */
+export const receiptRuleSetStates = (t: Table) => new DynamoReceiptRuleSetStates(t.db, t.name);
 export const idempotencyStore = (t: Table) => new DynamoIdempotencyStore(t.db, t.name);
 export const sweepStore = (t: Table) => new DynamoSweepStore(t.db, t.name, t.layout);
 export const suppressionRepository = (t: Table) => new DynamoSuppressionRepository(t.db, t.name, t.layout);
@@ -79,6 +83,9 @@ export const sendPacer = (t: Table) => new DynamoSendPacer(t.db, t.name);
 export const sendQuotaStore = (t: Table) => new DynamoSendQuotaStore(t.db, t.name);
 export const templateRepository = (t: Table) => new DynamoTemplateRepository(t.db, t.name);
 export const metricsStore = (t: Table) => new DynamoMetricsStore(t.db, t.name);
+/** Received emails; `retentionDays` matters to the functions that store them (receive-email, sweep-received). */
+export const receivedEmailRepository = (t: Table, retentionDays?: number) =>
+  new DynamoReceivedEmailRepository(t.db, t.name, { retentionDays });
 export const requestLogRepository = (t: Table) =>
   new DynamoRequestLogRepository(t.db, t.name, t.layout.timeIndex);
 

@@ -242,6 +242,11 @@ export const keys = {
   logs: (shard: number) => `LOGS#${String(shard).padStart(2, '0')}`,
   logsWithStatus: (statusClass: string, shard: number) =>
     `LOGS#${statusClass}#${String(shard).padStart(2, '0')}`,
+  /** Received emails: one partition, sorted by id (a UUIDv7; adapters/dynamodb/received-emails.ts). */
+  received: 'RECEIVED',
+  /** The claim of an SES message id by the received email stored for it. */
+  receivedMessage: (sesMessageId: string) => `RECEIVEDMSG#${sesMessageId}`,
+  receivedMessageSk: 'RECEIVEDMSG',
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',
   /** One shard of the email metrics' counters of one UTC hour (`2026-07-01T13`); sk: the domain. */

@@ -118,7 +118,8 @@ export class S3ContentStore implements ContentStore {
    */
   async downloadUrl(
     key: string,
-    file: { filename: string; contentType: string },
+    // Without a content type (a received message's objects), S3 answers with the object's own.
+    file: { filename: string; contentType?: string },
     expiresInSeconds: number,
   ): Promise<DownloadLink> {
     const credentials = this.s3.config.credentials;
@@ -133,7 +134,7 @@ export class S3ContentStore implements ContentStore {
       new GetObjectCommand({
         Bucket: this.bucket,
         Key: key,
-        ResponseContentType: file.contentType,
+        ...(file.contentType ? { ResponseContentType: file.contentType } : {}),
         ResponseContentDisposition: `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
       }),
       { expiresIn: Math.max(1, Math.floor((until - now) / 1000)), signingDate: new Date(now) },

@@ -1,0 +1,212 @@
+import {
+  CreateReceiptRuleCommand,
+  CreateReceiptRuleSetCommand,
+  DeleteReceiptRuleCommand,
+  DeleteReceiptRuleSetCommand,
+  DescribeActiveReceiptRuleSetCommand,
+  DescribeReceiptRuleSetCommand,
+  type ReceiptRule,
+  type SESClient,
+  SetActiveReceiptRuleSetCommand,
+  UpdateReceiptRuleCommand,
+} from '@aws-sdk/client-ses';
+import { RAW_PREFIX } from '../../receiving/model.js';
+import type { ReceiptRuleSets, ReceiptRules } from '../../receiving/ports.js';
+import { ruleNumber } from '../../receiving/rules.js';
+
+/**
+ * SES's receipt rules (v1 API, awsQuery) for receiving. Each of our rules (`<prefix>-receive-N`):
+ * enabled, spam and virus scanning on, TLS optional (SES's default: senders that cannot start TLS
+ * still deliver), and two actions in order: SES's S3 action writes the raw message to the content
+ * bucket under `received/raw/` (keyed by SES's message id), then its Lambda action invokes
+ * receive-email asynchronously (InvocationType Event: SES does not wait, and Lambda retries).
+ *
+ * Errors, as SES's API reference gives them: RuleSetDoesNotExist (Describe/Update/Delete a rule of a
+ * set that is gone), RuleDoesNotExist (UpdateReceiptRule of a missing rule), AlreadyExists
+ * (CreateReceiptRule/CreateReceiptRuleSet of a name taken), LimitExceeded (200 rules a set, 40 sets
+ * an account), CannotDelete (DeleteReceiptRuleSet of the active set), InvalidLambdaFunction and
+ * InvalidS3Configuration (SES could not use the function or bucket: permissions). `Throttling`
+ * (SES's one call a second) is retried by the SDK. `pace` runs before every call, so one writer
+ * keeps to SES's rate (receiving/rules.ts RuleCallPacer).
+ */
+export interface SesReceiptRulesOptions {
+  /** The set our rules are in. */
+  ruleSet: string;
+  /** Our rules' names' prefix (`<prefix>-receive-N`). */
+  prefix: string;
+  /** The content bucket SES's S3 action writes raw messages to. */
+  bucket: string;
+  /** receive-email's ARN, SES's Lambda action. */
+  functionArn: string;
+  /** Waits for the next call's turn. @default no wait */
+  pace?: () => Promise<void>;
+}
+
+const named = (error: unknown, ...names: string[]) =>
+  error instanceof Error && names.some((name) => error.name === name || error.name === `${name}Exception`);
+
+/** The rule as the service writes it. */
+export const receiptRuleOf = (
+  name: string,
+  recipients: string[],
+  options: Pick<SesReceiptRulesOptions, 'bucket' | 'functionArn'>,
+): ReceiptRule => ({
+  Name: name,
+  Enabled: true,
+  ScanEnabled: true,
+  TlsPolicy: 'Optional',
+  Recipients: recipients,
+  Actions: [
+    { S3Action: { BucketName: options.bucket, ObjectKeyPrefix: RAW_PREFIX } },
+    { LambdaAction: { FunctionArn: options.functionArn, InvocationType: 'Event' } },
+  ],
+});
+
+export class SesReceiptRules implements ReceiptRules {
+  /** The rules current() saw: a put of one of them is an update, of any other a create. */
+  private seen = new Set<string>();
+
+  constructor(
+    private readonly client: SESClient,
+    private readonly options: SesReceiptRulesOptions,
+  ) {}
+
+  private async send<T>(call: () => Promise<T>): Promise<T> {
+    await this.options.pace?.();
+    return call();
+  }
+
+  async current(): Promise<Map<string, string[]>> {
+    const rules = new Map<string, string[]>();
+    try {
+      const { Rules = [] } = await this.send(() =>
+        this.client.send(new DescribeReceiptRuleSetCommand({ RuleSetName: this.options.ruleSet })),
+      );
+      for (const rule of Rules)
+        if (rule.Name && ruleNumber(this.options.prefix, rule.Name) !== undefined)
+          rules.set(rule.Name, rule.Recipients ?? []);
+    } catch (error) {
+      // No set, no rules: a put then fails (RuleSetDoesNotExist) and says so.
+      if (!named(error, 'RuleSetDoesNotExist')) throw error;
+    }
+    this.seen = new Set(rules.keys());
+    return rules;
+  }
+
+  async put(rule: string, recipients: string[], after: string | undefined): Promise<void> {
+    const Rule = receiptRuleOf(rule, recipients, this.options);
+    const RuleSetName = this.options.ruleSet;
+    const update = () =>
+      this.send(() => this.client.send(new UpdateReceiptRuleCommand({ RuleSetName, Rule })));
+    const create = () =>
+      this.send(() =>
+        this.client.send(
+          new CreateReceiptRuleCommand({
+            RuleSetName,
+            Rule,
+            ...(after !== undefined ? { After: after } : {}),
+          }),
+        ),
+      );
+    if (this.seen.has(rule)) {
+      try {
+        await update();
+      } catch (error) {
+        // Deleted since it was read (by hand): made again, in its place.
+        if (!named(error, 'RuleDoesNotExist')) throw error;
+        await create();
+      }
+    } else {
+      try {
+        await create();
+      } catch (error) {
+        // Made since it was read (a custom resource's first rule): brought to these recipients.
+        if (!named(error, 'AlreadyExists')) throw error;
+        await update();
+      }
+    }
+    this.seen.add(rule);
+  }
+
+  async remove(rule: string): Promise<void> {
+    try {
+      await this.send(() =>
+        this.client.send(new DeleteReceiptRuleCommand({ RuleSetName: this.options.ruleSet, RuleName: rule })),
+      );
+    } catch (error) {
+      if (!named(error, 'RuleSetDoesNotExist', 'RuleDoesNotExist')) throw error;
+    }
+    this.seen.delete(rule);
+  }
+
+  async activeSetHoldsOurRules(): Promise<{ active: string | null; ours: boolean }> {
+    const { Metadata, Rules = [] } = await this.send(() =>
+      this.client.send(new DescribeActiveReceiptRuleSetCommand({})),
+    );
+    const active = Metadata?.Name ?? null;
+    const ours =
+      active === this.options.ruleSet &&
+      Rules.some(
+        (rule) => rule.Name !== undefined && ruleNumber(this.options.prefix, rule.Name) !== undefined,
+      );
+    return { active, ours };
+  }
+}
+
+/** The account's rule sets, for the custom resource (receiving/set-up.ts). */
+export class SesReceiptRuleSets implements ReceiptRuleSets {
+  constructor(
+    private readonly client: SESClient,
+    private readonly pace: () => Promise<void> = async () => undefined,
+  ) {}
+
+  private async send<T>(call: () => Promise<T>): Promise<T> {
+    await this.pace();
+    return call();
+  }
+
+  async active(): Promise<{ name: string; rules: string[] } | null> {
+    const { Metadata, Rules = [] } = await this.send(() =>
+      this.client.send(new DescribeActiveReceiptRuleSetCommand({})),
+    );
+    if (!Metadata?.Name) return null;
+    return { name: Metadata.Name, rules: Rules.flatMap((rule) => (rule.Name ? [rule.Name] : [])) };
+  }
+
+  async rulesOf(set: string): Promise<string[] | null> {
+    try {
+      const { Rules = [] } = await this.send(() =>
+        this.client.send(new DescribeReceiptRuleSetCommand({ RuleSetName: set })),
+      );
+      return Rules.flatMap((rule) => (rule.Name ? [rule.Name] : []));
+    } catch (error) {
+      if (named(error, 'RuleSetDoesNotExist')) return null;
+      throw error;
+    }
+  }
+
+  async create(set: string): Promise<void> {
+    try {
+      await this.send(() => this.client.send(new CreateReceiptRuleSetCommand({ RuleSetName: set })));
+    } catch (error) {
+      if (!named(error, 'AlreadyExists')) throw error;
+    }
+  }
+
+  async activate(set: string | null): Promise<void> {
+    // Without a name, SES deactivates the active set (its API reference: "To disable your
+    // email-receiving through Amazon SES completely, you can call this operation with RuleSetName
+    // set to null").
+    await this.send(() =>
+      this.client.send(new SetActiveReceiptRuleSetCommand(set === null ? {} : { RuleSetName: set })),
+    );
+  }
+
+  async delete(set: string): Promise<void> {
+    try {
+      await this.send(() => this.client.send(new DeleteReceiptRuleSetCommand({ RuleSetName: set })));
+    } catch (error) {
+      if (!named(error, 'RuleSetDoesNotExist')) throw error;
+    }
+  }
+}
