@@ -243,6 +243,13 @@ export class Receiving extends Construct {
         right: [notActive],
         width: 12,
       }),
+      new GraphWidget({
+        title: 'Received mail',
+        left: (['EmailsReceived', 'ReceivedUnparsed', 'ReceivedVirus', 'ReceivedSwept'] as const).map(
+          (name) => monitoring.counter(name),
+        ),
+        width: 12,
+      }),
     );
     monitoring.watchFunctions(
       'Receiving',

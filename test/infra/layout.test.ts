@@ -9,7 +9,6 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, SCHEDULED_FUNCTIONS } from '../../functions/catalog.js';
-import { RECEIVING_WORKERS } from '../../functions/receiving/workers.js';
 import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
 import { buildApp } from '../../lib/app.js';
 import { CONCEPTS, conceptOf } from '../../lib/concepts.js';
@@ -457,7 +456,7 @@ describe('an update over a stack deployed before the split', () => {
       'dispatch-scheduled',
       'requeue-webhook-retries',
       'roll-up-metrics',
-      ...Object.keys(RECEIVING_WORKERS),
+      ...Object.keys(FUNCTIONS).filter((name) => conceptOf(name) === 'receiving'),
     ];
     expect([...Object.keys(before), ...added].sort()).toEqual(Object.keys(FUNCTIONS).sort());
     const resources = template.toJSON().Resources as Record<string, Json>;
@@ -528,6 +527,12 @@ describe('an update over a stack deployed before the split', () => {
       'GET /docs': 'ApiGETdocsCFAB0A79',
       'GET /': 'ApiGET41627D7E',
       'GET /assets/{file}': 'ApiGETassetsfileF98B852D',
+      // Added since: receiving's routes (issue 38).
+      'GET /v1/emails/receiving': 'ApiGETv1emailsreceiving33DF1FA4',
+      'GET /v1/emails/receiving/{id}': 'ApiGETv1emailsreceivingid8F912252',
+      'GET /v1/emails/receiving/{id}/attachments': 'ApiGETv1emailsreceivingidattachmentsB73F63BF',
+      'GET /v1/emails/receiving/{id}/attachments/{attachment_id}':
+        'ApiGETv1emailsreceivingidattachmentsattachmentidAFE42E7C',
     };
     const routes = Object.entries(parent).filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route');
     expect(Object.fromEntries(routes.map(([id, r]) => [r.Properties.RouteKey, id]))).toEqual(before);
