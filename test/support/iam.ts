@@ -37,6 +37,9 @@ const S3_ACTIONS: Record<string, string> = {
   UploadPart: 'PutObject',
   CompleteMultipartUpload: 'PutObject',
   HeadObject: 'GetObject',
+  // A listing of keys is authorised as ListBucket (on the bucket, with its s3:prefix).
+  ListObjectsV2: 'ListBucket',
+  ListObjects: 'ListBucket',
 };
 
 /**
