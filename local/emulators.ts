@@ -80,6 +80,7 @@ export async function startEmulatorsThread(
         republish: (emailIds) => thread.call('sesRepublish', [...emailIds]),
         idle: () => thread.call('sesIdle'),
         busy: () => thread.call('sesBusy'),
+        acceptsRecipient: (address) => thread.call('sesAcceptsRecipient', address),
         // Stopped with the thread.
         stop: async () => undefined,
       };

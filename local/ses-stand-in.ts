@@ -62,6 +62,11 @@ export interface SesStandIn {
   idle(): Promise<void>;
   /** Whether events are scheduled but not yet published. */
   busy(): boolean;
+  /**
+   * Whether the active receipt rule set takes mail for this address (local/ses-receipt-rules.ts);
+   * without receipt rules, SES takes none.
+   */
+  acceptsRecipient?(address: string): boolean;
   stop(): Promise<void>;
 }
 
@@ -158,6 +163,8 @@ export interface LocalSes {
   republish(emailIds: Set<string>): Promise<number>;
   idle(): Promise<void>;
   busy(): Promise<boolean>;
+  /** Whether the active receipt rule set takes mail for this address (the inbound SMTP endpoint asks). */
+  acceptsRecipient(address: string): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -488,6 +495,7 @@ export async function startSesHere(options: Parameters<typeof startSesStandIn>[0
     republish: async (emailIds) => standIn.republish(emailIds),
     idle: () => standIn.idle(),
     busy: async () => standIn.busy(),
+    acceptsRecipient: async (address) => standIn.acceptsRecipient?.(address) ?? false,
     stop: () => standIn.stop(),
   };
 }
