@@ -12,7 +12,6 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { S3ContentStore } from '../functions/adapters/s3/content-store.js';
-import { RAW_PREFIX } from '../functions/receiving/model.js';
 import { type InboundSmtp, type LocalReceiptEvent, startInboundSmtp } from './inbound-smtp.js';
 import { invoke } from './invocation.js';
 import { lambdaContext } from './lambda-context.js';
@@ -263,12 +262,13 @@ export async function startLocalReceiving(options: {
   const { region, sqs, queues } = options;
   await runCustomResource({
     handler: await options.load<Handler<CloudFormationCustomResourceEvent>>('set-up-receiving'),
+    // What the stack's custom resource is given (lib/constructs/receiving.ts).
     properties: {
       RuleSetName: RULE_SET,
       RulePrefix: RULE_PREFIX,
       BucketName: options.bucket,
-      ObjectKeyPrefix: RAW_PREFIX,
       FunctionArn: queues.settings.RECEIVE_FUNCTION_ARN,
+      SyncQueueUrl: queues.receiptRules.url,
     },
     region,
     file: options.resourceFile,
