@@ -116,7 +116,8 @@ seen.attachment = one;
 const download = await fetch(one.download_url);
 seen.download = {
   status: download.status,
-  disposition: download.headers.get('content-disposition'),
+  // What the link asks S3 to answer it with (the local S3 does not echo it; S3 does).
+  disposition: new URL(one.download_url).searchParams.get('response-content-disposition'),
   equal: Buffer.from(await download.arrayBuffer()).equals(attachment),
 };
 
