@@ -62,10 +62,7 @@ export interface SesStandIn {
   idle(): Promise<void>;
   /** Whether events are scheduled but not yet published. */
   busy(): boolean;
-  /**
-   * Whether the active receipt rule set takes mail for this address (local/ses-receipt-rules.ts);
-   * without receipt rules, SES takes none.
-   */
+  /** Whether the active receipt rule set takes mail for this address (none without receipt rules). */
   acceptsRecipient?(address: string): boolean;
   stop(): Promise<void>;
 }
@@ -163,7 +160,6 @@ export interface LocalSes {
   republish(emailIds: Set<string>): Promise<number>;
   idle(): Promise<void>;
   busy(): Promise<boolean>;
-  /** Whether the active receipt rule set takes mail for this address (the inbound SMTP endpoint asks). */
   acceptsRecipient(address: string): Promise<boolean>;
   stop(): Promise<void>;
 }
