@@ -5,6 +5,7 @@
  *   DEV_API_KEY=esk_...       accept this key instead of printing a new one
  *   LOCAL_DATA_DIR=...        where data survives restarts (default .local-data)
  *   VIEWER_PORT=8005          port of the sent-mail viewer (default 8005, or any free one if taken)
+ *   INBOUND_SMTP_PORT=2525    port of the inbound SMTP endpoint (default 2525, or any free one if taken)
  *   RATE_LIMIT_PER_SECOND=10  requests per second per API key (the stack's keyRateLimit)
  *   LOCAL_FAULTS='{…}'        faults to inject into the stand-ins for AWS (see local/faults.ts)
  *   LOCAL_SES_MAX_SEND_RATE=14, LOCAL_SES_MAX_24H_SEND=50000, LOCAL_SES_SANDBOX=true,
@@ -33,6 +34,8 @@ const inMemory = process.argv.includes('--in-memory') || process.env.LOCAL_IN_ME
 const port = portFrom('PORT', 3000);
 const viewerPortChosen = Boolean(process.env.VIEWER_PORT);
 const viewerPort = portFrom('VIEWER_PORT', 8005);
+const inboundPortChosen = Boolean(process.env.INBOUND_SMTP_PORT);
+const inboundPort = portFrom('INBOUND_SMTP_PORT', 2525);
 const rateText = process.env.RATE_LIMIT_PER_SECOND;
 const rateLimitPerSecond = rateText ? Number(rateText) : 10;
 if (!Number.isInteger(rateLimitPerSecond) || rateLimitPerSecond < 1)
@@ -54,6 +57,8 @@ try {
     apiKey: process.env.DEV_API_KEY || undefined,
     viewerPort,
     viewerPortRequired: viewerPortChosen,
+    inboundSmtpPort: inboundPort,
+    inboundSmtpPortRequired: inboundPortChosen,
     rateLimitPerSecond,
     faults,
     sesAccount,
@@ -66,6 +71,10 @@ try {
     service.viewerPortTaken === undefined
       ? '(what the local SES received)'
       : `(port ${service.viewerPortTaken} was taken; VIEWER_PORT picks another)`;
+  const inboundNote =
+    service.inboundSmtpPortTaken === undefined
+      ? '(mail to domains with receiving enabled)'
+      : `(port ${service.inboundSmtpPortTaken} was taken; INBOUND_SMTP_PORT picks another)`;
   console.log(`
   Email service running locally (HTTPS only)
 
@@ -74,6 +83,7 @@ try {
   API key      ${service.apiKey}   (full access${process.env.DEV_API_KEY ? ', from DEV_API_KEY' : '; shown once, a new one each start'})
   Reference    ${service.baseUrl.replace(/\/v1$/, '')}/docs   (the API reference; ${service.baseUrl}/openapi.json: OpenAPI 3.1)
   Sent mail    ${service.viewerUrl}   ${viewerNote}
+  Inbound SMTP smtp://${service.inboundSmtp.host}:${service.inboundSmtp.port}   ${inboundNote}
   Tracking     ${service.endpoints.sesTracking}   (the local SES's tracking host: tracked emails' pixel and links)
   Data         ${inMemory ? 'in memory (gone when this stops)' : `${process.env.LOCAL_DATA_DIR ?? '.local-data'}/ (kept across restarts)`}
   Rate limit   ${rateLimitPerSecond} requests per second per key${Object.keys(faults).length ? `\n  Faults       ${JSON.stringify(faults)}   (LOCAL_FAULTS)` : ''}
@@ -110,6 +120,10 @@ try {
     );
   const { code, port: taken } = error as NodeJS.ErrnoException & { port?: number };
   if (code !== 'EADDRINUSE') fail(String(error));
+  if (inboundPortChosen && taken === inboundPort)
+    fail(
+      `Port ${inboundPort} (INBOUND_SMTP_PORT, the inbound SMTP endpoint) is in use; set INBOUND_SMTP_PORT to another one.`,
+    );
   if (viewerPortChosen && taken === viewerPort)
     fail(`Port ${viewerPort} (VIEWER_PORT, the sent-mail viewer) is in use; set VIEWER_PORT to another one.`);
   fail(`Port ${port} is in use; set PORT to another one.`);

@@ -15,6 +15,8 @@ export interface ConsumerOptions {
     send: { url: string; arn: string };
     events: { url: string; arn: string };
     webhooks: { url: string; arn: string };
+    /** The receipt rules' FIFO queue, read by their one writer. */
+    receiptRules: { url: string; arn: string };
   };
   events: { batchSize: number; batchWindowMs: number; timeoutMs: number; visibilityTimeoutSeconds: number };
   /** The send consumer's invocations at once (the stack's sendConcurrency), its timeout and its queue's visibility (s). */
@@ -73,6 +75,18 @@ export async function startConsumers(options: ConsumerOptions): Promise<Consumer
       // The stack's default maximum concurrency (lib/constructs/webhooks.ts).
       concurrency: 5,
       handler: await load('deliver-webhooks'),
+      log: options.log,
+    }),
+    // One message at a time, by one invocation: the rules have one writer (the stack's batch size 1).
+    startPoller({
+      sqs,
+      queueUrl: queues.receiptRules.url,
+      queueArn: queues.receiptRules.arn,
+      functionName: 'sync-receipt-rules',
+      batchSize: 1,
+      timeoutMs: 60_000,
+      visibilityTimeoutSeconds: 60,
+      handler: await load('sync-receipt-rules'),
       log: options.log,
     }),
   ];

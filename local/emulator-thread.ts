@@ -6,7 +6,7 @@ import { partData, servePart } from './threads.js';
 /**
  * The emulators' thread (see startEmulatorsThread): starts them, then answers `calls` and `stop`,
  * and runs the local SES in front of the SES emulator once the service has made its events queue
- * (`startSes`, then `sesIdle`, `sesBusy`, `sesRepublish`).
+ * (`startSes`, then `sesIdle`, `sesBusy`, `sesRepublish`, `sesAcceptsRecipient`).
  */
 await servePart(async () => {
   const { calls, stop, ...started } = await startEmulators(partData<EmulatorOptions>());

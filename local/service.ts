@@ -5,12 +5,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { newSqsClient } from '../functions/adapters/aws-clients.js';
 import { createDocumentClient, isThrottling, pause } from '../functions/adapters/dynamodb/client.js';
 import { SCHEDULED_FUNCTIONS } from '../functions/catalog.js';
-import {
-  type SendTimings,
-  sendTimings,
-  timingProblems,
-  timingSettings,
-} from '../functions/emails/send-timings.js';
+import { type SendTimings, timingSettings } from '../functions/emails/send-timings.js';
 import { configuredLogLevel, logger } from '../functions/observability/logger.js';
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
 import { MAX_ATTEMPTS } from '../functions/webhooks/model.js';
@@ -21,6 +16,7 @@ import { issueDevKey } from './dev-key.js';
 import { type Emulators, startEmulators, startEmulatorsThread } from './emulators.js';
 import { injectClientFaults, type LocalFaults } from './faults.js';
 import { type HttpLambda, startHttpsGateway } from './https-gateway.js';
+import { ensureReceivingQueues, startLocalReceiving } from './receiving.js';
 import { recoverFromLastRun, stillRunning } from './recovery.js';
 import { startRequestLogSubscription } from './request-log-sink.js';
 import { ensureQueueWithDlq, ensureTable, TABLE_NAME } from './resources.js';
@@ -28,6 +24,7 @@ import { type ScheduledHandler, startSchedule } from './schedules.js';
 import type { SesAccountSettings } from './ses-account.js';
 import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from './ses-configuration-sets.js';
 import { type LocalSes, type SesStandInSettings, startSesHere } from './ses-stand-in.js';
+import { localTimings } from './timings.js';
 import { localTls } from './tls.js';
 import { startLocalTrackingFront } from './tracking-front.js';
 
@@ -44,6 +41,10 @@ export interface LocalServiceOptions {
   viewerPort?: number;
   /** The viewer port was chosen (VIEWER_PORT): fail when it is taken instead of using another. */
   viewerPortRequired?: boolean;
+  /** Port of the inbound SMTP endpoint (SES receiving's twin). 0: any free port. @default 2525 */
+  inboundSmtpPort?: number;
+  /** The inbound SMTP port was chosen (INBOUND_SMTP_PORT): fail when it is taken instead of using another. */
+  inboundSmtpPortRequired?: boolean;
   /**
    * Port of SES's open and click tracking host; taken, any free one. Fixed, so links in messages of
    * an earlier run still lead somewhere. @default the viewer's port + 1 (8006); any when the viewer's is 0
@@ -123,6 +124,10 @@ export interface LocalService {
   awsCalls(): Promise<Record<string, number>>;
   /** Set when the viewer port asked for was taken and a free one was used instead. */
   viewerPortTaken?: number;
+  /** SES's inbound SMTP endpoint, locally: mail to domains with receiving enabled (local/inbound-smtp.ts). */
+  inboundSmtp: { host: string; port: number };
+  /** Set when the inbound SMTP port asked for was taken and a free one was used instead. */
+  inboundSmtpPortTaken?: number;
   /** The send pipeline's local timings (the sweeper's bounds among them). */
   timings: SendTimings;
   /** Pauses or resumes sending for the account, as SES does for an account under review. */
@@ -143,45 +148,6 @@ const SEND_QUEUE = 'email-service-send';
 const CONTENT_BUCKET = 'email-service-content';
 /** The stack's maxReceiveCount for the webhook queue: every attempt of the schedule, and two spare. */
 const WEBHOOK_MAX_RECEIVES = MAX_ATTEMPTS + 2;
-
-/**
- * The stack's timings (send-timings.ts), scaled to a laptop: a refused send is retried after 5 s
- * instead of 3 minutes, SES reports every outcome within a minute instead of 14 hours, so the
- * sweeper's bounds are seconds: an unsent email is re-queued after 25 s, an unknown outcome settled
- * after 20 s, a sent email without final events after 2 minutes.
- */
-function localTimings(options: LocalServiceOptions): SendTimings {
-  const sendVisibilitySeconds = options.sendRetryDelaySeconds ?? 5;
-  const sendMaxAttempts = options.sendMaxAttempts ?? 5;
-  // Back well before the sweeper would take a blocked email for stranded (its re-queue window).
-  const blockedRetryMaxMs = Math.min(5_000, (sendMaxAttempts * sendVisibilitySeconds * 1000) / 2);
-  const timings = sendTimings({
-    consumerTimeoutSeconds: 30,
-    eventsConsumerTimeoutSeconds: 30,
-    sesConnectTimeoutMs: 1_000,
-    sesRequestTimeoutMs: options.sesRequestTimeoutMs ?? 5_000,
-    fetchTimeoutMs: 20_000,
-    claimMarginMs: 1_000,
-    // Throttled: 0.2 s, 0.4 s... up to 5 s; quota spent or paused: 2.5 to 5 s, the limits read
-    // again every 2 s: a laptop's minutes.
-    throttleBackoffMs: 200,
-    throttleBackoffMaxMs: 5_000,
-    blockedRetryMinMs: blockedRetryMaxMs / 2,
-    blockedRetryMaxMs,
-    accountRefreshMs: 2_000,
-    sendVisibilitySeconds,
-    sendMaxAttempts,
-    eventsVisibilitySeconds: 2,
-    eventsMaxAttempts: 5,
-    eventsBatchSize: 100,
-    eventsBatchWindowMs: 250,
-    maxDeliverySeconds: options.maxDeliverySeconds ?? 60,
-  });
-  const problems = timingProblems(timings);
-  if (problems.length)
-    throw new Error(`Local timings break the send pipeline's invariants: ${problems.join('; ')}`);
-  return timings;
-}
 
 /**
  * The whole service on this machine, from the same handler modules Lambda runs: embedded
@@ -247,6 +213,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       maxReceiveCount: WEBHOOK_MAX_RECEIVES,
       visibilityTimeoutSeconds: 60,
     });
+    const receiving = await ensureReceivingQueues(sqs, region);
     const sesSettings: SesStandInSettings = {
       eventsQueueUrl: events.queue.url,
       eventDelayMs: options.eventDelayMs,
@@ -292,7 +259,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       // The host fauxqs puts in queue URLs, so the SDK sees one origin (see emulators.ts).
       AWS_ENDPOINT_URL_SQS: emulators.sqsEndpoint.replace('127.0.0.1', 'sqs.us-east-1.localhost'),
       AWS_ENDPOINT_URL_SESV2: ses.endpoint,
+      // SES v1 (receipt rules): the same local SES.
       AWS_ENDPOINT_URL_SES: ses.endpoint,
+      ...receiving.settings,
       // Path-style (adapters/s3/client.ts): presigned download links point at this, on 127.0.0.1.
       AWS_ENDPOINT_URL_S3: emulators.s3Endpoint,
       CONTENT_BUCKET,
@@ -328,13 +297,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       REQUEST_LOG_BODIES: String(options.requestLogBodies ?? process.env.REQUEST_LOG_BODIES ?? 'true'),
       // Metrics are CloudWatch's (embedded metric format lines): locally they would only be noise.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
-      // Receiving's settings (issue 38), so every function's settings check passes: stand-ins until
-      // the local twin makes receiving's queues and rule set (design38.md, H6), which replaces them.
-      RECEIPT_RULES_QUEUE_URL: 'local:receiving-not-started',
-      RECEIVED_FAILURES_QUEUE_URL: 'local:receiving-not-started',
-      RECEIPT_RULE_SET: 'local-receiving',
-      RECEIPT_RULE_PREFIX: 'local-receive',
-      RECEIVE_FUNCTION_ARN: 'receive-email',
     });
     delete process.env.AWS_PROFILE;
     // Every function's settings, checked now as each Lambda's init checks its own: a bad one
@@ -366,6 +328,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         send: { url: send.queue.url, arn: send.queue.arn },
         events: { url: events.queue.url, arn: events.queue.arn },
         webhooks: { url: webhooks.queue.url, arn: webhooks.queue.arn },
+        receiptRules: receiving.receiptRules,
       },
       events: {
         batchSize: timings.eventsBatchSize,
@@ -417,6 +380,22 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     });
     stops.unshift(() => requestLogs.stop());
 
+    // SES receiving: the custom resource as a deploy runs it, a rule sync, the inbound SMTP endpoint.
+    const smtp = await startLocalReceiving({
+      region,
+      sqs,
+      queues: receiving,
+      s3Endpoint: emulators.s3Endpoint,
+      bucket: CONTENT_BUCKET,
+      port: options.inboundSmtpPort ?? 2525,
+      portRequired: options.inboundSmtpPortRequired,
+      acceptsRecipient: (address) => ses.acceptsRecipient(address),
+      load,
+      resourceFile: dataDir ? join(dataDir, 'ses', 'receiving-resource.json') : undefined,
+      log: options.log,
+    });
+    stops.unshift(() => smtp.stop());
+
     const tls = await localTls(dataDir ? join(dataDir, 'tls') : undefined);
     const gateway = await startHttpsGateway({
       tls,
@@ -437,6 +416,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       apiKey,
       viewerUrl: emulators.sesEndpoint,
       ...(emulators.viewerPortTaken === undefined ? {} : { viewerPortTaken: emulators.viewerPortTaken }),
+      inboundSmtp: { host: '127.0.0.1', port: smtp.port },
+      ...(smtp.portTaken === undefined ? {} : { inboundSmtpPortTaken: smtp.portTaken }),
       certificate: tls.cert,
       certificatePath: tls.certPath,
       tableName: TABLE_NAME,
@@ -486,6 +467,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         while (quietRounds < 2 && Date.now() < deadline) {
           await requestLogs.flush();
           await ses.idle();
+          await smtp.idle();
           await consumers.idle();
           const waiting = (await queued(send.queue.url)) + (await queued(events.queue.url));
           quietRounds = waiting === 0 && !(await ses.busy()) ? quietRounds + 1 : 0;

@@ -156,7 +156,8 @@ export interface LocalSes {
   trackingUrl: string;
   /** Pauses or resumes sending for the account, as SES does for an account under review. */
   setSendingPaused(paused: boolean): Promise<void>;
-  acceptsRecipient(address: string): Promise<boolean>; // an enabled rule of the active set matches it
+  /** Whether the active receipt rule set takes mail for this address (SES's matching, local/ses-receipt-rules.ts). */
+  acceptsRecipient(address: string): Promise<boolean>;
   republish(emailIds: Set<string>): Promise<number>;
   idle(): Promise<void>;
   busy(): Promise<boolean>;

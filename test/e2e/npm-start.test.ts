@@ -165,7 +165,7 @@ describe('npm start (as a user runs it)', () => {
     expect(existsSync(dir)).toBe(false);
   }, 60_000);
 
-  it('says which port is taken: PORT, or VIEWER_PORT when it was chosen', async () => {
+  it('says which port is taken: PORT, or VIEWER_PORT or INBOUND_SMTP_PORT when it was chosen', async () => {
     const taken = await takenPort();
     try {
       const api = await npmStart({
@@ -182,6 +182,16 @@ describe('npm start (as a user runs it)', () => {
       });
       expect(await viewer.exited).toBe(1);
       expect(viewer.output()).toContain(`Port ${taken.port} (VIEWER_PORT, the sent-mail viewer) is in use`);
+      const inbound = await npmStart({
+        PORT: '0',
+        VIEWER_PORT: '0',
+        INBOUND_SMTP_PORT: String(taken.port),
+        LOCAL_DATA_DIR: join(dataDir, 'other'),
+      });
+      expect(await inbound.exited).toBe(1);
+      expect(inbound.output()).toContain(
+        `Port ${taken.port} (INBOUND_SMTP_PORT, the inbound SMTP endpoint) is in use`,
+      );
     } finally {
       taken.release();
     }

@@ -11,6 +11,8 @@ export interface NpmStart {
   baseUrl: string;
   apiKey: string;
   viewer: string;
+  /** The inbound SMTP endpoint it printed (`smtp://127.0.0.1:<port>`). */
+  inboundSmtp: string;
   exited: Promise<number | null>;
   /** SIGTERM, then its exit code. */
   stop(): Promise<number | null>;
@@ -49,6 +51,7 @@ export async function startNpmStart(env: Record<string, string>, args: string[] 
     baseUrl: field('Base URL'),
     apiKey: field('API key'),
     viewer: field('Sent mail'),
+    inboundSmtp: field('Inbound SMTP'),
     exited,
     async stop() {
       child.kill('SIGTERM');
@@ -60,7 +63,8 @@ export async function startNpmStart(env: Record<string, string>, args: string[] 
 /**
  * `npm start` in a fresh data folder, and a user's program under test/e2e/sdk/ run against it in
  * its own process, as a user's program runs: RESEND_BASE_URL points the SDK at the service,
- * NODE_EXTRA_CA_CERTS trusts the local certificate, SES_STORE_URL is the local SES's store. What
+ * NODE_EXTRA_CA_CERTS trusts the local certificate, SES_STORE_URL is the local SES's store,
+ * INBOUND_SMTP_URL its inbound SMTP endpoint. What
  * the program printed last (one JSON line) is returned; `stop` ends the service and removes the data.
  */
 export async function runSdkProgram(program: string) {
@@ -69,6 +73,7 @@ export async function runSdkProgram(program: string) {
     LOCAL_DATA_DIR: dataDir,
     PORT: '0',
     VIEWER_PORT: '0',
+    INBOUND_SMTP_PORT: '0',
     RATE_LIMIT_PER_SECOND: '1000',
   });
   const stop = async () => {
@@ -82,6 +87,7 @@ export async function runSdkProgram(program: string) {
         RESEND_BASE_URL: service.baseUrl,
         RESEND_API_KEY: service.apiKey,
         SES_STORE_URL: `${service.viewer}/store`,
+        INBOUND_SMTP_URL: service.inboundSmtp,
         NODE_EXTRA_CA_CERTS: join(dataDir, 'tls', 'localhost-cert.pem'),
       },
       timeout: 90_000,
