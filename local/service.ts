@@ -133,7 +133,7 @@ export interface LocalService {
   /** Pauses or resumes sending for the account, as SES does for an account under review. */
   setSesSendingPaused(paused: boolean): Promise<void>;
   /** Runs a scheduled function now (one of SCHEDULED_FUNCTIONS: `check-domains`, `sweep-emails`…), as its timer would. */
-  runScheduled(functionName: (typeof SCHEDULED_FUNCTIONS)[number]): Promise<unknown>;
+  runScheduled(functionName: (typeof LOCAL_SCHEDULES)[number]): Promise<unknown>;
   /** Resolves when no send, event or consumer batch is in progress (for tests and benchmarks). */
   idle(): Promise<void>;
   /** The request-log lines the API functions emitted so far, and the bytes CloudWatch Logs would bill. */
@@ -148,6 +148,9 @@ const SEND_QUEUE = 'email-service-send';
 const CONTENT_BUCKET = 'email-service-content';
 /** The stack's maxReceiveCount for the webhook queue: every attempt of the schedule, and two spare. */
 const WEBHOOK_MAX_RECEIVES = MAX_ATTEMPTS + 2;
+
+/** The scheduled functions: the every-minute ones, and receiving's sweep (every 5 minutes on AWS). */
+const LOCAL_SCHEDULES = [...SCHEDULED_FUNCTIONS, 'sweep-received'] as const;
 
 /**
  * The whole service on this machine, from the same handler modules Lambda runs: embedded
@@ -353,7 +356,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     // Every scheduled function on its timer: the domain check at its interval, the other jobs at the sweep's.
     const schedules = new Map(
       await Promise.all(
-        SCHEDULED_FUNCTIONS.map(
+        LOCAL_SCHEDULES.map(
           async (name) =>
             [
               name,

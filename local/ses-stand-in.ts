@@ -34,9 +34,7 @@ import { type MessageTracking, startTrackingHost, TrackingTokens, trackHtml } fr
  * mailbox-simulator.ts) that the set's destinations match to the events queue, as SNS raw delivery does.
  *
  * With open or click tracking on for a send, it rewrites the HTML part as SES does before the
- * emulator stores it, and serves the tracking links on a host of its own (ses-tracking.ts).
- *
- * It also keeps SES's account-level suppression list, as SES does: a hard-bounced or complaining
+ * emulator stores it, and serves the tracking links on a host of its own (ses-tracking.ts). It also keeps SES's account-level suppression list, as SES does: a hard-bounced or complaining
  * address joins it, a later send to it bounces as `OnAccountSuppressionList`, and
  * DeleteSuppressedDestination takes it off (in memory: a restart empties it).
  *

@@ -46,15 +46,20 @@ describe('architecture', () => {
     // its settings: shards, retention, the time index of each upgrade step), the
     // send timings, the counters' names, the webhook retry schedule, the front door's header name,
     // and the limits (how far ahead an email may be scheduled, which the content's retention must cover),
-    // the request logs' line marker (the subscription filter's pattern) and default retention.
+    // the request logs' line marker (the subscription filter's pattern) and default retention,
+    // the Regions where SES receives (receiving is made only there), the received mail's key
+    // prefixes (its lifecycle rule, SES's S3 action) and the content prefixes' type.
     expect([...new Set(fromFunctions)].sort()).toEqual([
       'functions/adapters/dynamodb/email-keys.js',
       'functions/adapters/dynamodb/table.js',
       'functions/catalog.js',
+      'functions/domains/receiving-regions.js',
       'functions/emails/send-timings.js',
       'functions/http/front-door.js',
+      'functions/receiving/model.js',
       'functions/request-logs/model.js',
       'functions/routes.js',
+      'functions/shared/function-spec.js',
       'functions/shared/limits.js',
       'functions/shared/ports.js',
       'functions/webhooks/model.js',
