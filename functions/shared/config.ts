@@ -1,5 +1,9 @@
 import * as z from 'zod/mini';
 
+/** A whole number of at least `min`, `fallback` when unset (one builder: every function bundles these). */
+const wholeNumber = (min: number, fallback: number) =>
+  z._default(z.coerce.number().check(z.int(), z.gte(min)), fallback);
+
 /**
  * Configuration, read once per container from the environment the stack (or the local runtime)
  * sets, and validated so a missing variable fails loudly at the first request.
@@ -14,42 +18,42 @@ const SETTINGS = {
   SEND_QUEUE_URL: () => z.string().check(z.minLength(1)),
   CONFIGURATION_SET_NAME: () => z.string().check(z.minLength(1)),
   /** The send queue's maxReceiveCount: the attempt after which a message goes to the dead-letter queue. */
-  SEND_MAX_RECEIVE_COUNT: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 5),
+  SEND_MAX_RECEIVE_COUNT: () => wholeNumber(1, 5),
   /** Requests per second each API key may make (all function instances together). */
-  RATE_LIMIT_PER_SECOND: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 10),
+  RATE_LIMIT_PER_SECOND: () => wholeNumber(1, 10),
   /** Longest wait for a connection to SES (ms); past it SES never saw the request, so it is retried. */
-  SES_CONNECT_TIMEOUT_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(100)), 2_000),
+  SES_CONNECT_TIMEOUT_MS: () => wholeNumber(100, 2_000),
   /** Longest wait for SES's answer to SendEmail (ms); past it the outcome is unknown and never retried. */
-  SES_REQUEST_TIMEOUT_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(100)), 10_000),
+  SES_REQUEST_TIMEOUT_MS: () => wholeNumber(100, 10_000),
   /** Longest fetch of an attachment's `path` (ms); the consumer's time checks count on it. */
-  SEND_FETCH_TIMEOUT_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(100)), 20_000),
+  SEND_FETCH_TIMEOUT_MS: () => wholeNumber(100, 20_000),
   /** What a claim leaves room for besides SES's answer and a fetch: the writes around them (ms). */
-  SEND_CLAIM_MARGIN_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 3_000),
+  SEND_CLAIM_MARGIN_MS: () => wholeNumber(0, 3_000),
   /** How long deferred emails wait (ms; see shared/pacing.ts): throttles back off from the first... */
-  SEND_THROTTLE_BACKOFF_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 1_000),
-  SEND_THROTTLE_BACKOFF_MAX_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 300_000),
+  SEND_THROTTLE_BACKOFF_MS: () => wholeNumber(1, 1_000),
+  SEND_THROTTLE_BACKOFF_MAX_MS: () => wholeNumber(1, 300_000),
   /** ...and a spent quota or paused sending waits between these. */
-  SEND_BLOCKED_RETRY_MIN_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 300_000),
-  SEND_BLOCKED_RETRY_MAX_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 900_000),
+  SEND_BLOCKED_RETRY_MIN_MS: () => wholeNumber(1, 300_000),
+  SEND_BLOCKED_RETRY_MAX_MS: () => wholeNumber(1, 900_000),
   /** How often a consumer instance reads the account's SES limits again (GetAccount, ms). */
-  SES_ACCOUNT_REFRESH_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 300_000),
+  SES_ACCOUNT_REFRESH_MS: () => wholeNumber(0, 300_000),
   /**
    * The stack's `sesMaxSendRate`: recipients per second all send consumers together stay within,
    * instead of the account's rate from SES (for an account whose rate other senders share).
    */
   SES_MAX_SEND_RATE: () => z.optional(z.coerce.number().check(z.gt(0))),
   /** How long a send function instance keeps a template's published version (ms); 0: not at all. */
-  TEMPLATE_CACHE_TTL_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 1_000),
+  TEMPLATE_CACHE_TTL_MS: () => wholeNumber(0, 1_000),
   /** How long a send consumer instance keeps a sender domain's options (tracking, its set; ms). */
-  SENDER_OPTIONS_TTL_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 60_000),
+  SENDER_OPTIONS_TTL_MS: () => wholeNumber(0, 60_000),
   /** The send queue's dead-letter queue (read by the sweeper). */
   SEND_DEAD_LETTER_QUEUE_URL: () => z.string().check(z.minLength(1)),
   /** The sweeper's bounds (ms); the stack derives them from its queues (see lib/, "invariants"). */
-  SWEEP_REQUEUE_AFTER_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 15 * 60_000),
-  SWEEP_BACKLOG_GRACE_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 60 * 60_000),
-  SWEEP_UNKNOWN_OUTCOME_AFTER_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 30 * 60_000),
-  SWEEP_FINAL_EVENTS_AFTER_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 15 * 3_600_000),
-  SWEEP_OLD_CHECK_EVERY_MS: () => z._default(z.coerce.number().check(z.int(), z.gte(0)), 3_600_000),
+  SWEEP_REQUEUE_AFTER_MS: () => wholeNumber(0, 15 * 60_000),
+  SWEEP_BACKLOG_GRACE_MS: () => wholeNumber(0, 60 * 60_000),
+  SWEEP_UNKNOWN_OUTCOME_AFTER_MS: () => wholeNumber(0, 30 * 60_000),
+  SWEEP_FINAL_EVENTS_AFTER_MS: () => wholeNumber(0, 15 * 3_600_000),
+  SWEEP_OLD_CHECK_EVERY_MS: () => wholeNumber(0, 3_600_000),
   /** The webhook delivery queue: one message per (event, endpoint). */
   WEBHOOK_QUEUE_URL: () => z.string().check(z.minLength(1)),
   /**
@@ -113,7 +117,7 @@ const SETTINGS = {
    */
   LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
   /** Days received mail (its items and its objects under `received/`) is kept: the stack's receivedRetentionDays. */
-  RECEIVED_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1)), 30),
+  RECEIVED_RETENTION_DAYS: () => wholeNumber(1, 30),
   /** The failure destination of receive-email's asynchronous invocations (read by sweep-received). */
   RECEIVED_FAILURES_QUEUE_URL: () => z.string().check(z.minLength(1)),
   /** 'true' (the stack's receivedVirusDownloads): mail SES flagged as a virus still offers its raw message and attachments. */
