@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import nodemailer from 'nodemailer';
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleRun, startConsole } from '../support/browser.js';
+import { waitFor } from '../support/https.js';
 
 /**
  * The Receiving page in a real browser (headless Chromium) over the local service: the list of
@@ -11,16 +14,12 @@ import { type ConsoleRun, startConsole } from '../support/browser.js';
  * 375 px with badges and addresses never broken inside a word. Screenshots: docs/console/receiving.png,
  * docs/console/received-email.png.
  *
- * The receiving API's answers are stubbed in the browser (`page.route`, stubReceiving below), in the
- * shapes of Resend's GetReceivedEmailResponse, ListReceivedEmailsResponse and ListAttachmentsResponse
- * plus `raw`, `received_for` and the verdicts: the routes were written beside this page. To go
- * through the local service once they are in: add a domain with
- * `{ domain: 'acme.test', capabilities: { receiving: 'enabled' } }`, send CLEAN's message (its
- * from, to, cc, reply-to, subject, html, text, a PDF attachment, In-Reply-To/References) with
- * nodemailer to `service.inboundSmtp` ({ host, port }), wait for it in GET /v1/emails/receiving and
- * use its id for CLEAN_ID; keep the page.route only for VIRUS_ID (the local twin gives no virus or
- * spam verdict: they show `unknown`, so the list's badges are then `SPF unknown`…) and for the
- * `javascript:` link, as console.test.ts stubs one for sent mail.
+ * Most of it stubs the receiving API's answers in the browser (`page.route`, stubReceiving below), in
+ * the shapes of Resend's GetReceivedEmailResponse, ListReceivedEmailsResponse and
+ * ListAttachmentsResponse plus `raw`, `received_for` and the verdicts: what the local twin cannot
+ * give (SES's virus and spam verdicts: it shows `unknown`) or the API never gives (a `javascript:`
+ * link). The last part goes through the local service itself: a message sent over its inbound SMTP
+ * endpoint, shown on the page with its attachment and raw message downloadable from the local S3.
  */
 let run: ConsoleRun;
 let page: Page;
@@ -138,10 +137,12 @@ async function stubReceiving(route: Route) {
   return json(email);
 }
 
+const stubbed = (url: URL) => url.pathname.startsWith('/v1/emails/receiving');
+
 beforeAll(async () => {
   run = await startConsole();
   ({ page, origin } = run);
-  await page.route((url) => url.pathname.startsWith('/v1/emails/receiving'), stubReceiving);
+  await page.route(stubbed, stubReceiving);
   await run.signIn();
 });
 afterAll(async () => {
@@ -341,5 +342,68 @@ describe('the Receiving page', () => {
     expect(midWord(['@|a', 'e|.', ',|b', ' |<'])).toEqual([]);
     // Inside a word, and after a hyphen (an address's hyphen is not hyphenation).
     expect(midWord(['d|e', '-|w'])).toEqual(['d|e', '-|w']);
+  });
+});
+
+describe('the Receiving page over the local service', () => {
+  it('shows a message received over SMTP, its HTML in the sandbox, its attachment and raw message downloadable', async () => {
+    await page.unroute(stubbed, stubReceiving);
+    const created = await run.api.call('POST', '/domains', {
+      body: { domain: 'desk.test', capabilities: { receiving: 'enabled' } },
+    });
+    expect(created.status).toBe(201);
+    const { host, port } = run.service.inboundSmtp;
+    const transport = nodemailer.createTransport({ host, port, secure: false });
+    const bytes = randomBytes(4096);
+    // The receipt rules follow the domain through a queue and one writer: until then, 550.
+    const sent = await waitFor(
+      () =>
+        transport
+          .sendMail({
+            from: 'Customer <customer@outside.test>',
+            to: 'desk@desk.test',
+            subject: 'Where is my order?',
+            text: 'Order 1234 has not arrived.',
+            html: '<p>Order <b>1234</b> has not arrived.</p><script>document.title="pwned"</script>',
+            attachments: [
+              { filename: 'receipt.bin', content: bytes, contentType: 'application/octet-stream' },
+            ],
+          })
+          .then(
+            () => true,
+            () => false,
+          ),
+      (sent) => sent,
+      30_000,
+    );
+    expect(sent, 'the receipt rules never took desk.test').toBe(true);
+    const listed = await waitFor(
+      () => run.api.call('GET', '/emails/receiving'),
+      (r) => r.json?.data?.some((e: { subject: string }) => e.subject === 'Where is my order?'),
+      30_000,
+    );
+    const id = listed.json.data.find((e: { subject: string }) => e.subject === 'Where is my order?').id;
+
+    await page.goto(`${origin}/#/receiving`);
+    const row = page.getByRole('row').filter({ hasText: 'Where is my order?' });
+    await row.waitFor({ timeout: 10_000 });
+    await row.getByRole('link', { name: 'Where is my order?' }).click();
+    await page.getByRole('heading', { name: 'Where is my order?', level: 1 }).waitFor({ timeout: 10_000 });
+    expect(page.url()).toContain(`#/receiving/${id}`);
+    // The same sandbox as sent mail: no script of the email ran.
+    const frame = page.locator('iframe');
+    expect(await frame.getAttribute('sandbox')).not.toContain('allow-scripts');
+    await expect
+      .poll(() => frame.contentFrame().locator('b').textContent(), { timeout: 10_000 })
+      .toBe('1234');
+    expect(await page.title()).not.toBe('pwned');
+    // The verdicts the local twin cannot compute show as unknown.
+    expect(await page.locator('ul.verdicts').first().textContent()).toContain('unknown');
+    // The attachment's and the raw message's links download from the local S3.
+    const attachmentLink = page.getByRole('link', { name: /receipt\.bin/ });
+    const attachmentUrl = (await attachmentLink.getAttribute('href')) as string;
+    expect(Buffer.from(await (await fetch(attachmentUrl)).arrayBuffer()).equals(bytes)).toBe(true);
+    const rawUrl = (await page.getByRole('link', { name: /raw/i }).first().getAttribute('href')) as string;
+    expect(await (await fetch(rawUrl)).text()).toContain('Subject: Where is my order?');
   });
 });
