@@ -228,6 +228,93 @@ describe("the official SDK's emails.receiving, unchanged, against the local serv
     await api.close();
   }, 60_000);
 
+  it("gives forward() of a message too large for the send API that limit's 413, in both modes", async () => {
+    // 4 MB of attachment: as base64 in a send's JSON body, 5.3 MB, over POST /v1/emails' 5 MiB.
+    const big = randomBytes(4 * 1024 * 1024);
+    const bigId = uuidV7Of(Date.now(), randomBytes(16));
+    const bigSesId = `local${randomBytes(8).toString('hex')}`;
+    const bigRaw = Buffer.from(
+      [
+        'From: Customer <customer@example.com>',
+        'To: support@acme.test',
+        'Subject: A large scan',
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary="b2"',
+        '',
+        '--b2',
+        'Content-Type: text/plain',
+        '',
+        'The scan is attached.',
+        '--b2',
+        'Content-Type: application/octet-stream',
+        'Content-Disposition: attachment; filename="scan.bin"',
+        'Content-Transfer-Encoding: base64',
+        '',
+        big.toString('base64').replace(/.{76}/g, '$&\r\n'),
+        '--b2--',
+        '',
+      ].join('\r\n'),
+    );
+    const admin = new S3Client({
+      endpoint: service.endpoints.s3,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'admin', secretAccessKey: 'admin' },
+    });
+    await admin.send(
+      new PutObjectCommand({ Bucket: service.contentBucket, Key: rawKey(bigSesId), Body: bigRaw }),
+    );
+    await new S3ReceivedMailStore(admin, service.contentBucket).putParsed(bigId, {
+      html: null,
+      text: 'The scan is attached.',
+      headers: { subject: 'A large scan' },
+    });
+    admin.destroy();
+    const db = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: service.endpoints.dynamodb,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+      { marshallOptions: { removeUndefinedValues: true } },
+    );
+    await new DynamoReceivedEmailRepository(db, service.tableName).store({
+      id: bigId,
+      ses_message_id: bigSesId,
+      created_at: new Date().toISOString(),
+      from: 'Customer <customer@example.com>',
+      to: ['support@acme.test'],
+      cc: [],
+      bcc: [],
+      reply_to: [],
+      received_for: ['support@acme.test'],
+      subject: 'A large scan',
+      message_id: '<scan@mail.example.com>',
+      in_reply_to: null,
+      references: [],
+      attachments: [],
+      authentication: { spf: 'unknown', dkim: 'unknown', dmarc: 'unknown' },
+      spam: 'unknown',
+      virus: 'unknown',
+      size: bigRaw.length,
+      notified: true,
+    });
+    db.destroy();
+    const to = 'success@simulator.amazonses.com';
+    const passthrough = await resend.emails.receiving.forward({ emailId: bigId, to, from: 'fwd@acme.test' });
+    expect(passthrough.data).toBeNull();
+    expect(passthrough.error).toMatchObject({ statusCode: 413 });
+    const wrapped = await resend.emails.receiving.forward({
+      emailId: bigId,
+      to,
+      from: 'fwd@acme.test',
+      passthrough: false,
+      text: 'See below.',
+    });
+    expect(wrapped.data).toBeNull();
+    expect(wrapped.error).toMatchObject({ statusCode: 413 });
+  }, 60_000);
+
   it('answers 404 in the one error shape for an id that is not one', async () => {
     const api = httpsClient(service.baseUrl, service.certificate, service.apiKey);
     for (const path of [
