@@ -61,8 +61,13 @@ export async function ensureReceivingQueues(sqs: SQSClient, region: string) {
   const failures = await ensureQueue(sqs, 'email-service-received-failures', {});
   return {
     receiptRules,
-    receiptRulesDeadLetters: rulesDlq,
     failures,
+    /** The local service's names for them (LocalService.queues). */
+    urls: {
+      receiptRules: receiptRules.url,
+      receiptRulesDeadLetters: rulesDlq.url,
+      receivedFailures: failures.url,
+    },
     settings: {
       RECEIPT_RULES_QUEUE_URL: receiptRules.url,
       RECEIPT_RULE_SET: RULE_SET,

@@ -437,9 +437,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         eventsDeadLetters: events.dlq.url,
         webhooks: webhooks.queue.url,
         webhookDeadLetters: webhooks.dlq.url,
-        receiptRules: receiving.receiptRules.url,
-        receiptRulesDeadLetters: receiving.receiptRulesDeadLetters.url,
-        receivedFailures: receiving.failures.url,
+        ...receiving.urls,
       },
       endpoints: {
         dynamodb: emulators.dynamodbEndpoint,
