@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
@@ -62,6 +62,12 @@ export async function ensureReceivingQueues(sqs: SQSClient, region: string) {
   return {
     receiptRules,
     failures,
+    /** The local service's names for them (LocalService.queues). */
+    urls: {
+      receiptRules: receiptRules.url,
+      receiptRulesDeadLetters: rulesDlq.url,
+      receivedFailures: failures.url,
+    },
     settings: {
       RECEIPT_RULES_QUEUE_URL: receiptRules.url,
       RECEIPT_RULE_SET: RULE_SET,
@@ -74,23 +80,28 @@ export async function ensureReceivingQueues(sqs: SQSClient, region: string) {
 }
 
 /** What CloudFormation keeps of the custom resource between deploys (here, between starts). */
-interface ResourceRecord {
+export interface ResourceRecord {
   PhysicalResourceId: string;
   ResourceProperties: { ServiceToken: string } & Record<string, unknown>;
 }
 
 /**
  * Runs the custom resource's handler as CloudFormation does: Create the first time (no record in
- * `file`), Update with the physical id it answered after that, and waits for its answer at the
- * ResponseURL (a PUT, as cfn-response makes). A FAILED answer stops the start, as it fails a deploy.
+ * `file`, none `previous`), Update with the physical id it answered after that (Delete, when the
+ * stack is deleted: `deleting`), and waits for its answer at the ResponseURL (a PUT, as cfn-response
+ * makes). A FAILED answer stops the start, as it fails a deploy.
  */
 export async function runCustomResource(options: {
   handler: Handler<CloudFormationCustomResourceEvent>;
   properties: Record<string, unknown>;
   region: string;
   file?: string;
+  /** The record of the last run, when it is kept in memory rather than in `file`. */
+  previous?: ResourceRecord;
+  /** The stack is deleted: Delete, with the physical id of the last run (which there must be). */
+  deleting?: boolean;
   timeoutMs?: number;
-}): Promise<{ PhysicalResourceId: string; Data?: Record<string, unknown> }> {
+}): Promise<{ PhysicalResourceId: string; Data?: Record<string, unknown>; record: ResourceRecord }> {
   const functionName = 'set-up-receiving';
   let answer: (body: Record<string, unknown>) => void = () => undefined;
   const answered = new Promise<Record<string, unknown>>((resolve) => {
@@ -110,12 +121,14 @@ export async function runCustomResource(options: {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    let previous: ResourceRecord | undefined;
+    let previous = options.previous;
     try {
-      previous = options.file
+      previous ??= options.file
         ? (JSON.parse(readFileSync(options.file, 'utf8')) as ResourceRecord)
         : undefined;
     } catch {}
+    if (options.deleting && !previous)
+      throw new Error(`${functionName} was never created: nothing to delete`);
     const serviceToken = functionArn(options.region, functionName);
     const common = {
       ServiceToken: serviceToken,
@@ -126,14 +139,22 @@ export async function runCustomResource(options: {
       ResourceType: 'Custom::Receiving',
       ResourceProperties: { ServiceToken: serviceToken, ...options.properties },
     };
-    const event: CloudFormationCustomResourceEvent = previous
-      ? {
-          ...common,
-          RequestType: 'Update',
-          PhysicalResourceId: previous.PhysicalResourceId,
-          OldResourceProperties: previous.ResourceProperties,
-        }
-      : { ...common, RequestType: 'Create' };
+    const event: CloudFormationCustomResourceEvent =
+      options.deleting && previous
+        ? {
+            ...common,
+            RequestType: 'Delete',
+            PhysicalResourceId: previous.PhysicalResourceId,
+            ResourceProperties: previous.ResourceProperties,
+          }
+        : previous
+          ? {
+              ...common,
+              RequestType: 'Update',
+              PhysicalResourceId: previous.PhysicalResourceId,
+              OldResourceProperties: previous.ResourceProperties,
+            }
+          : { ...common, RequestType: 'Create' };
     const timeoutMs = options.timeoutMs ?? 60_000;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
@@ -156,11 +177,13 @@ export async function runCustomResource(options: {
         PhysicalResourceId: String(response.PhysicalResourceId),
         ResourceProperties: common.ResourceProperties,
       };
-      if (options.file) {
+      if (options.file && options.deleting) rmSync(options.file, { force: true });
+      else if (options.file) {
         mkdirSync(dirname(options.file), { recursive: true });
         writeFileSync(options.file, JSON.stringify(record));
       }
       return {
+        record,
         PhysicalResourceId: record.PhysicalResourceId,
         ...(response.Data ? { Data: response.Data as Record<string, unknown> } : {}),
       };
@@ -238,6 +261,16 @@ export function asyncInvoker<E>(options: {
   };
 }
 
+/** Receiving, locally: the inbound SMTP endpoint, and CloudFormation's later events for the custom resource. */
+export interface LocalReceiving extends InboundSmtp {
+  /**
+   * Runs the custom resource again as CloudFormation does at a deploy (Update: recipients kept,
+   * each rule written again, a sync asked for) or at the stack's deletion (Delete: our rules, and
+   * our set if we made it, removed).
+   */
+  customResource(requestType: 'Update' | 'Delete'): Promise<void>;
+}
+
 /**
  * Receiving at a start, after the functions' settings are in the environment: the custom resource,
  * a rule sync, and the inbound SMTP endpoint.
@@ -258,18 +291,20 @@ export async function startLocalReceiving(options: {
   /** Lambda's retries of a failed asynchronous invocation, scaled to a laptop. @default [1000, 2000] */
   retryDelaysMs?: number[];
   log?: Log;
-}): Promise<InboundSmtp> {
+}): Promise<LocalReceiving> {
   const { region, sqs, queues } = options;
-  await runCustomResource({
-    handler: await options.load<Handler<CloudFormationCustomResourceEvent>>('set-up-receiving'),
-    // What the stack's custom resource is given (lib/constructs/receiving.ts).
-    properties: {
-      RuleSetName: RULE_SET,
-      RulePrefix: RULE_PREFIX,
-      BucketName: options.bucket,
-      FunctionArn: queues.settings.RECEIVE_FUNCTION_ARN,
-      SyncQueueUrl: queues.receiptRules.url,
-    },
+  const setUpHandler = await options.load<Handler<CloudFormationCustomResourceEvent>>('set-up-receiving');
+  // What the stack's custom resource is given (lib/constructs/receiving.ts).
+  const properties = {
+    RuleSetName: RULE_SET,
+    RulePrefix: RULE_PREFIX,
+    BucketName: options.bucket,
+    FunctionArn: queues.settings.RECEIVE_FUNCTION_ARN,
+    SyncQueueUrl: queues.receiptRules.url,
+  };
+  let { record } = await runCustomResource({
+    handler: setUpHandler,
+    properties,
     region,
     file: options.resourceFile,
   });
@@ -282,7 +317,7 @@ export async function startLocalReceiving(options: {
   });
   const content = new S3ContentStore(s3, options.bucket);
   const receiveArn = queues.settings.RECEIVE_FUNCTION_ARN;
-  return startInboundSmtp({
+  const smtp = await startInboundSmtp({
     port: options.port,
     portRequired: options.portRequired,
     region,
@@ -303,4 +338,19 @@ export async function startLocalReceiving(options: {
     }),
     log: options.log,
   });
+  return {
+    ...smtp,
+    idle: () => smtp.idle(),
+    stop: () => smtp.stop(),
+    async customResource(requestType) {
+      ({ record } = await runCustomResource({
+        handler: setUpHandler,
+        properties,
+        region,
+        file: options.resourceFile,
+        previous: record,
+        deleting: requestType === 'Delete',
+      }));
+    },
+  };
 }

@@ -115,6 +115,9 @@ export interface LocalService {
     eventsDeadLetters: string;
     webhooks: string;
     webhookDeadLetters: string;
+    receiptRules: string;
+    receiptRulesDeadLetters: string;
+    receivedFailures: string;
   };
   /** `sesTracking`: the local SES's open and click tracking host, where tracked links and pixels point. */
   endpoints: { dynamodb: string; sqs: string; ses: string; sesTracking: string; s3: string };
@@ -134,6 +137,8 @@ export interface LocalService {
   setSesSendingPaused(paused: boolean): Promise<void>;
   /** Runs a scheduled function now (one of SCHEDULED_FUNCTIONS: `check-domains`, `sweep-emails`…), as its timer would. */
   runScheduled(functionName: (typeof LOCAL_SCHEDULES)[number]): Promise<unknown>;
+  /** CloudFormation's later events for receiving's custom resource: a deploy (Update), the stack's deletion (Delete). */
+  receivingResource(requestType: 'Update' | 'Delete'): Promise<void>;
   /** Resolves when no send, event or consumer batch is in progress (for tests and benchmarks). */
   idle(): Promise<void>;
   /** The request-log lines the API functions emitted so far, and the bytes CloudWatch Logs would bill. */
@@ -432,6 +437,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         eventsDeadLetters: events.dlq.url,
         webhooks: webhooks.queue.url,
         webhookDeadLetters: webhooks.dlq.url,
+        ...receiving.urls,
       },
       endpoints: {
         dynamodb: emulators.dynamodbEndpoint,
@@ -450,6 +456,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         return schedule.runNow();
       },
       requestLogsIngested: () => requestLogs.ingested(),
+      receivingResource: (requestType) => smtp.customResource(requestType),
       async idle() {
         // Quiet means: no event waiting to be published, no batch being handled, no message in
         // either queue (visible or in flight). Events trigger consumers and back, so check twice.

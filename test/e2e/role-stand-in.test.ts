@@ -82,6 +82,13 @@ async function asDeployed(name: Built, intercept?: Intercept) {
     [logicalId(stack, stack.webhooks.queue), service.queues.webhooks],
     [logicalId(stack, stack.webhooks.deadLetterQueue), service.queues.webhookDeadLetters],
   ]);
+  // Receiving's (synthesized in us-east-1, where SES receives, as the service runs): the domain
+  // functions queue rule syncs.
+  const { receiving } = stack;
+  if (!receiving) throw new Error(`${stack.region} synthesized no receiving: the local service receives`);
+  queues.set(logicalId(stack, receiving.ruleQueue), service.queues.receiptRules);
+  queues.set(logicalId(stack, receiving.ruleDeadLetterQueue), service.queues.receiptRulesDeadLetters);
+  queues.set(logicalId(stack, receiving.failures), service.queues.receivedFailures);
   const queueIds = new Map([...queues].map(([id, url]) => [url, id]));
   const tableId = logicalId(stack, stack.table.table);
   const localPrefix = `${LOCAL_CONFIGURATION_SET}-`;

@@ -11,16 +11,23 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateReceiptRuleCommand,
+  DeleteReceiptRuleCommand,
+  DescribeReceiptRuleSetCommand,
+  SESClient,
+} from '@aws-sdk/client-ses';
 import {
   CreateEmailIdentityCommand,
   GetConfigurationSetCommand,
   GetEmailIdentityCommand,
   SESv2Client,
 } from '@aws-sdk/client-sesv2';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import nodemailer from 'nodemailer';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useClientPlugin } from '../../functions/adapters/aws-clients.js';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { DynamoReceivedEmailRepository } from '../../functions/adapters/dynamodb/received-emails.js';
@@ -31,13 +38,17 @@ import { missingObjectStatus, sesAllows } from '../../functions/catalog.js';
 import { sendEmailSchema, toContent } from '../../functions/emails/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/emails/idempotency.js';
 import { parseInput } from '../../functions/http/middleware.js';
+import { rawKey } from '../../functions/receiving/model.js';
+import { RAW_GRACE_MS } from '../../functions/receiving/sweep.js';
 import { logIdOf } from '../../functions/request-logs/model.js';
 import { PUBLIC_ROUTES } from '../../functions/routes.js';
 import { newEmailId, uuidV7Of } from '../../functions/shared/ids.js';
+import { systemClock } from '../../functions/shared/ports.js';
 import { EMITTED_EVENT_TYPES } from '../../functions/webhooks/model.js';
 import { domainConfigurationSetPrefix } from '../../lib/domain-set-prefixes.js';
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';
 import { currentFunction, type RecordedCall, recordAwsCalls } from '../../local/invocation.js';
+import { RULE_PREFIX, RULE_SET } from '../../local/receiving.js';
 import { type LocalService, startLocalService } from '../../local/service.js';
 import { LOCAL_CONFIGURATION_SET } from '../../local/ses-configuration-sets.js';
 import { derivedCalls } from '../support/derived-calls.js';
@@ -486,6 +497,170 @@ beforeAll(async () => {
         expect((await api.call('GET', path)).status, path).toBe(200);
     }
 
+    // Receiving through the local inbound SMTP endpoint, as SES receives: a domain created with
+    // receiving, another enabled and then deleted (each queues a rule sync for the one writer);
+    // a message the writer's rule lets in, parsed and stored by receive-email (and published); one
+    // whose invocation fails for good (its record goes to the failure destination, where the
+    // sweep finds it); a raw object whose invocation never came, found by the sweep's hourly look.
+    {
+      const sesV1 = new SESClient({ endpoint: service.endpoints.ses, region: 'us-east-1', credentials });
+      const s3 = new S3Client({
+        endpoint: service.endpoints.s3,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials,
+      });
+      const smtp = nodemailer.createTransport({
+        host: service.inboundSmtp.host,
+        port: service.inboundSmtp.port,
+        secure: false,
+      });
+      try {
+        /** Our rules in our set, by name (SES's view, read outside any function). */
+        const ourRules = async () =>
+          Object.fromEntries(
+            (
+              (await sesV1.send(new DescribeReceiptRuleSetCommand({ RuleSetName: RULE_SET }))).Rules ?? []
+            ).map((r) => [r.Name, [...(r.Recipients ?? [])].sort()]),
+          );
+        const rulesBecome = async (wanted: Record<string, string[]>) =>
+          expect(
+            await waitFor(ourRules, (rules) => JSON.stringify(rules) === JSON.stringify(wanted), 20_000),
+          ).toEqual(wanted);
+        const inbox = await api.call('POST', '/domains', {
+          body: { name: 'inbox.test', capabilities: { receiving: 'enabled' } },
+        });
+        expect(inbox.status).toBe(201);
+        await rulesBecome({ [`${RULE_PREFIX}-receive-1`]: ['inbox.test'] });
+        const received = async (subject: string) =>
+          expect(
+            (
+              await waitFor(
+                () => api.call('GET', '/emails/receiving?limit=20'),
+                (r) => r.json.data?.some((e: { subject: string }) => e.subject === subject),
+              )
+            ).json.data.map((e: { subject: string }) => e.subject),
+          ).toContain(subject);
+        const message = (subject: string) => ({
+          from: 'Sender <sender@outside.test>',
+          to: 'hello@inbox.test',
+          subject,
+          text: 'Hello',
+          attachments: [{ filename: 'a.txt', content: 'hello' }],
+        });
+        expect((await smtp.sendMail(message('Grants inbound'))).response).toMatch(/^250 /);
+        await received('Grants inbound');
+        // receive-email fails at each of Lambda's three attempts (its read of the raw message).
+        for (let i = 0; i < 3; i++)
+          arranged.push({
+            functionName: 'receive-email',
+            command: 'GetObject',
+            before: async () => {
+              throw Object.assign(new Error('S3 is unavailable'), { name: 'ServiceUnavailable' });
+            },
+          });
+        expect((await smtp.sendMail(message('Grants failed'))).response).toMatch(/^250 /);
+        await service.idle();
+        expect(arranged).toEqual([]);
+        await waitFor(
+          () =>
+            sqs.send(
+              new GetQueueAttributesCommand({
+                QueueUrl: service.queues.receivedFailures,
+                AttributeNames: ['ApproximateNumberOfMessages'],
+              }),
+            ),
+          (r) => r.Attributes?.ApproximateNumberOfMessages === '1',
+        );
+        await service.runScheduled('sweep-received');
+        await received('Grants failed');
+        // A raw message SES wrote whose invocation never came, looked at by the sweep's run in the
+        // first minutes of an hour (sweep.ts): the sweep's clock reads such a time, at least 16
+        // minutes on, so the object is past its grace.
+        await s3.send(
+          new PutObjectCommand({
+            Bucket: service.contentBucket,
+            Key: rawKey('grantsrawonly000000000000000000000000000'),
+            Body: [
+              'Received: from mail.outside.test by inbound-smtp.us-east-1.amazonaws.com with SMTP id grantsrawonly for late@inbox.test;',
+              '  Sat, 28 Nov 2026 09:00:00 +0000 (UTC)',
+              'From: sender@outside.test',
+              'To: late@inbox.test',
+              'Subject: Grants swept',
+              '',
+              'Hello',
+              '',
+            ].join('\r\n'),
+          }),
+        );
+        const hour = 3_600_000;
+        let shifted = Math.ceil(Date.now() / hour) * hour + 60_000;
+        if (shifted - Date.now() < RAW_GRACE_MS + 60_000) shifted += hour;
+        const offset = shifted - Date.now();
+        const clock = vi.spyOn(systemClock, 'now');
+        clock.mockImplementation(
+          () => new Date(Date.now() + (currentFunction() === 'sweep-received' ? offset : 0)),
+        );
+        try {
+          await service.runScheduled('sweep-received');
+        } finally {
+          clock.mockRestore();
+        }
+        await received('Grants swept');
+
+        // The writer's rules follow the domains: a domain enabled (after our rule was deleted by
+        // hand: made again), then deleted while a rule of ours holds a domain that no longer
+        // receives (as one left from when more than one rule's worth of domains received): the
+        // first rule is updated and the emptied one deleted.
+        const side = await api.call('POST', '/domains', { body: { name: 'side.test' } });
+        expect(side.status).toBe(201);
+        await sesV1.send(
+          new DeleteReceiptRuleCommand({ RuleSetName: RULE_SET, RuleName: `${RULE_PREFIX}-receive-1` }),
+        );
+        expect(
+          (
+            await api.call('PATCH', `/domains/${side.json.id}`, {
+              body: { capabilities: { receiving: 'enabled' } },
+            })
+          ).status,
+        ).toBe(200);
+        await rulesBecome({ [`${RULE_PREFIX}-receive-1`]: ['inbox.test', 'side.test'] });
+        await sesV1.send(
+          new CreateReceiptRuleCommand({
+            RuleSetName: RULE_SET,
+            After: `${RULE_PREFIX}-receive-1`,
+            Rule: { Name: `${RULE_PREFIX}-receive-2`, Enabled: true, Recipients: ['gone.test'] },
+          }),
+        );
+        expect((await api.call('DELETE', `/domains/${side.json.id}`)).status).toBe(200);
+        await rulesBecome({ [`${RULE_PREFIX}-receive-1`]: ['inbox.test'] });
+        // A deploy (the custom resource's Update: each rule written again, a sync asked for), once
+        // the writer is done; then the stack's deletion (Delete: our rule and our set removed).
+        const rulesQueued = async () => {
+          const { Attributes } = await sqs.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: service.queues.receiptRules,
+              AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+            }),
+          );
+          return (
+            Number(Attributes?.ApproximateNumberOfMessages) +
+            Number(Attributes?.ApproximateNumberOfMessagesNotVisible)
+          );
+        };
+        await service.receivingResource('Update');
+        expect(await waitFor(rulesQueued, (n) => n === 0, 20_000)).toBe(0);
+        await service.receivingResource('Delete');
+        await expect(
+          sesV1.send(new DescribeReceiptRuleSetCommand({ RuleSetName: RULE_SET })),
+        ).rejects.toMatchObject({ name: 'RuleSetDoesNotExistException' });
+      } finally {
+        smtp.close();
+        sesV1.destroy();
+        s3.destroy();
+      }
+    }
+
     // Suppressions: bounce@ and complaint@ joined the list (their events; a complaint after the
     // delivery reads the email's recipients); a send with one suppressed recipient and one with
     // nothing left to send (the consumer's batch read, and its suppressed events); by hand, again
@@ -863,6 +1038,12 @@ function requirements(calls: RecordedCall[]) {
     [service.queues.webhooks, logicalId(stack, stack.webhooks.queue)],
     [service.queues.webhookDeadLetters, logicalId(stack, stack.webhooks.deadLetterQueue)],
   ]);
+  // Receiving's (the template is synthesized in us-east-1, where SES receives, as the service runs).
+  const { receiving } = stack;
+  if (!receiving) throw new Error(`${stack.region} synthesized no receiving: the local service receives`);
+  queueIds.set(service.queues.receiptRules, logicalId(stack, receiving.ruleQueue));
+  queueIds.set(service.queues.receiptRulesDeadLetters, logicalId(stack, receiving.ruleDeadLetterQueue));
+  queueIds.set(service.queues.receivedFailures, logicalId(stack, receiving.failures));
   const ids = {
     tableId: logicalId(stack, stack.table.table),
     configurationSetId: logicalId(stack, stack.sesEvents.configurationSet),
@@ -908,7 +1089,14 @@ describe('grants match the calls the code makes', () => {
       'list-received-attachments GetObject',
       'process-send-queue GetObject',
       'process-send-queue PutObject',
+      // The raw message SES wrote (read), its bodies and attachments (written); the sweep's hourly
+      // look lists received/raw/.
+      'receive-email GetObject',
+      'receive-email PutObject',
       'send-email PutObject',
+      'sweep-received GetObject',
+      'sweep-received ListObjectsV2',
+      'sweep-received PutObject',
     ]);
   });
 

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { asyncInvoker, runCustomResource } from '../../local/receiving.js';
+import { asyncInvoker, type ResourceRecord, runCustomResource } from '../../local/receiving.js';
 
 /**
  * How the local service runs receiving's AWS-side machinery: the custom resource as CloudFormation
@@ -47,6 +47,10 @@ describe('the custom resource at a local start', () => {
       expect(await run()).toEqual({
         PhysicalResourceId: 'receiving-email-service-receiving',
         Data: { RuleSetName: 'email-service-receiving' },
+        record: {
+          PhysicalResourceId: 'receiving-email-service-receiving',
+          ResourceProperties: expect.objectContaining({ RuleSetName: 'email-service-receiving' }),
+        },
       });
       await run();
       expect(seen.map((e) => e.RequestType)).toEqual(['Create', 'Update']);
@@ -62,6 +66,36 @@ describe('the custom resource at a local start', () => {
         PhysicalResourceId: 'receiving-email-service-receiving',
         OldResourceProperties: seen[0]?.ResourceProperties,
       });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is deleted, with its physical id, as the stack's deletion deletes it, kept in memory or in its file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'receiving-'));
+    try {
+      const seen: CloudFormationCustomResourceEvent[] = [];
+      const file = join(dir, 'resource.json');
+      const run = (options: { previous?: ResourceRecord; deleting?: boolean; file?: string }) =>
+        runCustomResource({
+          handler: answering('SUCCESS', seen),
+          properties: { RuleSetName: 'email-service-receiving' },
+          region: 'us-east-1',
+          ...options,
+        });
+      const { record } = await run({});
+      await run({ previous: record });
+      await run({ previous: record, deleting: true });
+      await run({ file });
+      await run({ file, deleting: true });
+      expect(seen.map((e) => e.RequestType)).toEqual(['Create', 'Update', 'Delete', 'Create', 'Delete']);
+      expect(seen[2]).toMatchObject({
+        PhysicalResourceId: 'receiving-email-service-receiving',
+        ResourceProperties: { RuleSetName: 'email-service-receiving' },
+      });
+      // Gone with the stack: the next start creates it again.
+      expect(existsSync(file)).toBe(false);
+      await expect(run({ deleting: true })).rejects.toThrow(/never created/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
