@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoRawSweepCursor, RAW_SWEEP_KEY } from '../../functions/adapters/dynamodb/raw-sweep-cursor.js';
 import { DynamoReceivedEmailRepository } from '../../functions/adapters/dynamodb/received-emails.js';
 import { keys } from '../../functions/adapters/dynamodb/table.js';
 import { S3ContentStore } from '../../functions/adapters/s3/content-store.js';
@@ -12,6 +13,7 @@ import type { Receipt } from '../../functions/receiving/events.js';
 import { rawKey } from '../../functions/receiving/model.js';
 import { getReceivedEmail } from '../../functions/receiving/reads.js';
 import { type ReceiveDeps, receive } from '../../functions/receiving/receive.js';
+import { RAW_GRACE_MS, sweepReceived } from '../../functions/receiving/sweep.js';
 import { systemClock } from '../../functions/shared/ports.js';
 import { type Delivery, newSigningSecret } from '../../functions/webhooks/model.js';
 import { WebhookPublisher } from '../../functions/webhooks/publish.js';
@@ -22,9 +24,11 @@ import { startTestTable, type TestTable } from '../support/table.js';
 /**
  * receive() against the table (dynalite) and the content bucket (local S3) with what a sender may
  * choose: a hostile message whose every list and header is huge (bounded: bounds.ts), a message
- * SES hands over once per matching receipt rule, and a 30 MB one.
+ * SES hands over once per matching receipt rule, and a 30 MB one; and the sweep's listing of more
+ * raw messages than one run has time for.
  */
 const BUCKET = 'content-receiving-limits';
+const SWEPT_BUCKET = 'content-receiving-swept';
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 let emulators: Emulators;
 let table: TestTable;
@@ -73,7 +77,7 @@ const putRaw = (id: string, bytes: Buffer) =>
 const fold = (value: string) => value.replace(/.{70}/g, '$&\r\n ');
 
 beforeAll(async () => {
-  emulators = await startEmulators({ sesPort: 0, buckets: [BUCKET] });
+  emulators = await startEmulators({ sesPort: 0, buckets: [BUCKET, SWEPT_BUCKET] });
   table = await startTestTable();
   s3 = new S3Client({
     endpoint: emulators.s3Endpoint,
@@ -229,4 +233,44 @@ describe('receive() with what a sender chooses', () => {
     const read = await mail.getAttachment(email.id, large?.id ?? '');
     expect(read && Buffer.from(read).equals(bytes)).toBe(true);
   }, 60_000);
+
+  it('sweeps every raw message however few a run has time for: each run goes on where the last stopped', async () => {
+    const swept = new S3ReceivedMailStore(s3, SWEPT_BUCKET);
+    const ids = Array.from({ length: 5 }, () => newId());
+    for (const id of ids)
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: SWEPT_BUCKET,
+          Key: rawKey(id),
+          Body: `From: a@sender.example\r\nTo: inbox@receiving.example\r\nSubject: ${id}\r\n\r\nHi.\r\n`,
+        }),
+      );
+    // The first minute of an hour past their grace: a run that looks at the raw messages.
+    const hour = 3_600_000;
+    const later = Math.ceil((Date.now() + RAW_GRACE_MS + 60_000) / hour) * hour + 60_000;
+    const rawCursor = new DynamoRawSweepCursor(table.db, table.tableName);
+    // Time for two messages a run: the failure queue's look, the hourly gate, a page, two keys.
+    const run = (runAt: number) => {
+      let checks = 0;
+      return sweepReceived({
+        ...deps(),
+        mail: swept,
+        clock: { now: () => new Date(runAt) },
+        failures: { receive: async () => [], remove: async () => undefined },
+        rawCursor,
+        timeLeftMs: () => (++checks <= 5 ? 60_000 : 0),
+      });
+    };
+    const stored = async () =>
+      (await Promise.all(ids.map((id) => received.bySesMessageId(id)))).filter(Boolean).length;
+    expect((await run(later)).fromRaw).toBe(2);
+    expect(await stored()).toBe(2);
+    expect((await run(later + hour)).fromRaw).toBe(2);
+    expect((await run(later + 2 * hour)).fromRaw).toBe(1);
+    expect(await stored()).toBe(5);
+    // The pass ended at the last key: the next starts again from the first.
+    const { Item } = await table.db.send(new GetCommand({ TableName: table.tableName, Key: RAW_SWEEP_KEY }));
+    expect(Item?.start_after).toBeUndefined();
+    expect(Item?.pass_started_ms).toBe(later + 2 * hour);
+  });
 });
