@@ -19,6 +19,8 @@ import type { ReceivedAttachment } from './model.js';
  * - the item: the same at 3 bytes (106 KB), plus reply_to (12 KB), in_reply_to (3 KB), 50
  *   references of 320 (48 KB), parse_error (3 KB) and 200 attachments' ids, keys and sizes (about
  *   20 KB): under 200 KB, half of DynamoDB's 400 KB.
+ * test/unit/receiving-bounds.test.ts builds that worst case: 153 KB of delivery message (full of
+ * `"`), 187 KB of item as JSON (full of `€`; DynamoDB counts less than its JSON).
  */
 export const RECEIVED_LIMITS = {
   subject: 2_000,
