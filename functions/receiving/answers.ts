@@ -50,6 +50,7 @@ const summaryShape = {
   spam: z.enum(SCAN_VERDICTS),
   virus: z.enum(SCAN_VERDICTS),
   parse_error: z.optional(z.string()),
+  truncated: z.optional(z.literal(true)),
 };
 
 export const receivedEmailListItemSchema = named(
@@ -69,7 +70,7 @@ export const receivedEmailSchema = named(
     bodies_too_large: z.optional(z.literal(true)),
     raw: z.nullable(z.object({ download_url: z.string(), expires_at: timestamp })),
   }),
-  'A received email with its bodies, its headers (names lower-cased) and a download link of its raw message (`raw`: null for mail SES flagged as carrying a virus, unless the operator allows its download). Bodies too large for one answer (over 5 MB as sent) are null, with `bodies_too_large`: the raw message has them.',
+  'A received email with its bodies, its headers (names lower-cased) and a download link of its raw message (`raw`: null for mail SES flagged as carrying a virus, unless the operator allows its download). Bodies too large for one answer (over 5 MB as sent) are null, with `bodies_too_large`: the raw message has them. `truncated`: what the email lists was cut to its limits (a very long subject, more than 50 addresses in a list, more than 200 attachments…): `headers` and the raw message have it all.',
 );
 
 export const receivedAttachmentSchema = named(

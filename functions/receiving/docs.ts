@@ -64,7 +64,7 @@ export const RECEIVING_DOCS: DocsOf<typeof RECEIVING_ROUTES> = {
       headers: { 'content-type': 'multipart/mixed; boundary="b1"', 'x-mailer': 'Example Mail' },
       raw: { download_url: LINK, expires_at: T1 },
     },
-    description: `\`html_format\`: \`data_uri\` (the default) shows inline images as \`data:\` URIs of the attachments their \`cid:\` references name (images only, while the bodies stay within 5 MB; beyond it a reference stays \`cid:\`); \`cid\` keeps the message's \`cid:\` references. \`raw.download_url\` downloads the message as received (\`.eml\`), valid for an hour (\`expires_at\`). \`raw\` is null, and no image is inlined, for ${VIRUS}. Bodies over 5 MB are left out (\`html\` and \`text\` null, \`bodies_too_large: true\`): the raw message has them. Ids are UUIDs: anything else is a 404.`,
+    description: `\`html_format\`: \`data_uri\` (the default) shows inline images as \`data:\` URIs of the attachments their \`cid:\` references name (images only, while the bodies stay within 5 MB; beyond it a reference stays \`cid:\`); \`cid\` keeps the message's \`cid:\` references. \`raw.download_url\` downloads the message as received (\`.eml\`), valid for an hour (\`expires_at\`). \`raw\` is null, and no image is inlined, for ${VIRUS}. Bodies over 5 MB are left out (\`html\` and \`text\` null, \`bodies_too_large: true\`): the raw message has them. \`truncated: true\` where the email's fields were cut to their limits (its headers and raw message have them whole). Ids are UUIDs: anything else is a 404.`,
   },
   'list-received-attachments': {
     ok: "The received email's attachments, in the message's order, each with a download link.",

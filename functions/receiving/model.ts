@@ -63,6 +63,12 @@ export interface ReceivedEmail {
   size: number;
   /** Why the message could not be parsed (then only what could be read is kept; the raw stays). */
   parse_error?: string;
+  /**
+   * Some of what the message holds was cut to keep the item and `email.received` within their
+   * limits (bounds.ts: a subject, addresses, references, or attachments beyond those listed, which
+   * stay in the raw message); the full headers are in parsed.json.
+   */
+  truncated?: true;
   /** Whether `email.received` was published (false between the store and the publish). */
   notified: boolean;
 }

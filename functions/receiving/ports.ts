@@ -8,6 +8,12 @@ export interface ReceivedEmailRepository {
    * that one (`created: false`), so SES handing a message over twice makes one received email.
    */
   store(email: ReceivedEmail): Promise<{ email: ReceivedEmail; created: boolean }>;
+  /**
+   * Adds envelope recipients to its `received_for` (those it lacks, in order, within the limits of
+   * bounds.ts): SES runs each matching receipt rule's actions, so a message to domains of two rules
+   * comes in two invocations, each with its own rule's recipients. Returns the email as stored.
+   */
+  addRecipients(id: string, recipients: string[]): Promise<ReceivedEmail | null>;
   /** Records that `email.received` went out for it. */
   markNotified(id: string): Promise<void>;
   get(id: string): Promise<ReceivedEmail | null>;

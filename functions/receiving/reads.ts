@@ -121,6 +121,7 @@ export const toReceivedSummary = (email: ReceivedEmail) => ({
   spam: email.spam,
   virus: email.virus,
   ...(email.parse_error !== undefined ? { parse_error: email.parse_error } : {}),
+  ...(email.truncated ? { truncated: true as const } : {}),
 });
 
 const isId = (value: string) => UUID.test(value);

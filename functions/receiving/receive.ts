@@ -6,6 +6,7 @@ import type { Clock, Counters, Log } from '../shared/ports.js';
 import type { WebhookEvent } from '../webhooks/model.js';
 import type { EventPublisher } from '../webhooks/ports.js';
 import { publishQuietly } from '../webhooks/publish.js';
+import { Bounds, RECEIVED_LIMITS } from './bounds.js';
 import type { Receipt } from './events.js';
 import type { ReceivedAttachment, ReceivedEmail } from './model.js';
 import { parseMessage } from './parse.js';
@@ -70,7 +71,8 @@ export class RawMessageMissingError extends Error {
 }
 
 export async function receive(deps: ReceiveDeps, receipt: Receipt): Promise<ReceiveResult> {
-  const before = await deps.received.bySesMessageId(receipt.sesMessageId);
+  const found = await deps.received.bySesMessageId(receipt.sesMessageId);
+  const before = found && (await withRecipients(deps, found, receipt));
   if (before) {
     if (before.notified) return { email: before, created: false, published: false };
     await notify(deps, before);
@@ -89,9 +91,14 @@ export async function receive(deps: ReceiveDeps, receipt: Receipt): Promise<Rece
     });
   }
 
+  // What the item and the event hold is bounded (bounds.ts): the attachments beyond those listed
+  // stay in the raw message, and the full headers are in parsed.json.
+  const bound = new Bounds();
+  const listed = bound.attachments(parsed.attachments);
+
   // The objects first, then the item: an email that can be read has its bodies and attachments.
   const attachments: ReceivedAttachment[] = [];
-  for (const [index, attachment] of parsed.attachments.entries()) {
+  for (const [index, attachment] of listed.entries()) {
     const { bytes, ...meta } = attachment;
     const attachmentId = attachmentIdOf(receipt.sesMessageId, receivedAtMs, index);
     await deps.mail.putAttachment(id, attachmentId, bytes, meta.content_type);
@@ -103,26 +110,30 @@ export async function receive(deps: ReceiveDeps, receipt: Receipt): Promise<Rece
     id,
     ses_message_id: receipt.sesMessageId,
     created_at: receipt.receivedAt,
-    from: parsed.from ?? receipt.envelopeFrom ?? '',
-    to: parsed.to,
-    cc: parsed.cc,
-    bcc: parsed.bcc,
-    reply_to: parsed.reply_to,
-    received_for: receipt.recipients,
-    subject: parsed.subject,
-    message_id: parsed.message_id ?? receipt.sesMessageId,
-    in_reply_to: parsed.in_reply_to,
-    references: parsed.references,
+    from: bound.text(parsed.from ?? receipt.envelopeFrom ?? '', RECEIVED_LIMITS.address),
+    to: bound.addresses(parsed.to),
+    cc: bound.addresses(parsed.cc),
+    bcc: bound.addresses(parsed.bcc),
+    reply_to: bound.addresses(parsed.reply_to),
+    received_for: bound.addresses(receipt.recipients),
+    subject: bound.text(parsed.subject, RECEIVED_LIMITS.subject),
+    message_id: bound.text(parsed.message_id ?? receipt.sesMessageId, RECEIVED_LIMITS.messageId),
+    in_reply_to: bound.nullable(parsed.in_reply_to, RECEIVED_LIMITS.messageId),
+    references: bound.references(parsed.references),
     attachments,
     authentication: receipt.authentication,
     spam: receipt.spam,
     virus: receipt.virus,
     size: raw.length,
-    ...(parsed.parse_error ? { parse_error: parsed.parse_error } : {}),
+    ...(parsed.parse_error
+      ? { parse_error: bound.text(parsed.parse_error, RECEIVED_LIMITS.parseError) }
+      : {}),
     notified: false,
   };
+  if (bound.truncated) email.truncated = true;
   const stored = await deps.received.store(email);
   if (!stored.created) {
+    stored.email = await withRecipients(deps, stored.email, receipt);
     // Another invocation stored it first (SES's retry, the sweep): it publishes, unless it failed to.
     if (stored.email.notified) return { email: stored.email, created: false, published: false };
   } else {
@@ -133,6 +144,20 @@ export async function receive(deps: ReceiveDeps, receipt: Receipt): Promise<Rece
   }
   await notify(deps, stored.email);
   return { email: { ...stored.email, notified: true }, created: stored.created, published: true };
+}
+
+/**
+ * The email with this receipt's recipients in its `received_for`: a message to domains of two of
+ * our receipt rules comes once per rule (SES runs each matching rule's actions), each time with
+ * that rule's recipients only. Published before it was notified, `email.received` has them all.
+ */
+async function withRecipients(
+  deps: ReceiveDeps,
+  email: ReceivedEmail,
+  receipt: Receipt,
+): Promise<ReceivedEmail> {
+  if (receipt.recipients.every((r) => email.received_for.includes(r))) return email;
+  return (await deps.received.addRecipients(email.id, receipt.recipients)) ?? email;
 }
 
 /** Publishes `email.received` (published or kept for a late publish: publishQuietly), then marks it. */

@@ -24,8 +24,35 @@ export interface FailedReceipts {
   remove(handle: string): Promise<void>;
 }
 
+/**
+ * Where the listing of `received/raw/` stands. SES names raw objects by its message id (random), so
+ * the listing's order has nothing to do with their age, and at scale one run cannot list them all
+ * (a LIST returns 1,000 keys): each run goes on after the last key the one before looked at, and
+ * the pass starts again from the first key once it reaches the last, so every key is looked at
+ * however many there are. A pass looks at the keys modified since two passes ago (window_from_ms:
+ * the start of the pass before the previous one, less the grace), which a key is in from the first
+ * pass that starts once it is past its grace until the one after: two looks each, whatever a pass
+ * takes.
+ */
+export interface RawSweepState {
+  /** The last key looked at (none: the pass starts from the first). */
+  start_after?: string;
+  pass_started_ms: number;
+  previous_pass_started_ms: number;
+  /** Keys modified before this are left alone by this pass (the passes before looked at them). */
+  window_from_ms: number;
+}
+
+/** The state between runs (adapters/dynamodb/raw-sweep-cursor.ts: table item `RECEIVING` / `SWEEP`). */
+export interface RawSweepCursor {
+  read(): Promise<RawSweepState | null>;
+  save(state: RawSweepState): Promise<void>;
+}
+
 export interface SweepReceivedDeps extends ReceiveDeps {
   failures: FailedReceipts;
+  /** Where the raw listing stands between runs; none: each run starts a pass of its own. */
+  rawCursor?: RawSweepCursor;
   /** The invocation's time left (ms): the sweep stops taking work with RUN_MARGIN_MS left. */
   timeLeftMs?: () => number;
 }
@@ -40,8 +67,8 @@ export const RAW_GRACE_MS = 15 * 60_000;
 export const RAW_LOOK_EVERY_MS = 60 * 60_000;
 export const RAW_LOOK_SLOT_MS = 5 * 60_000;
 /**
- * How far back (beyond the grace) raw messages are looked at: two hours, so each is looked at by
- * two hourly looks (one may fail), not by every look for its whole retention.
+ * How far back (beyond the grace) the first pass looks (RawSweepState; later passes look back two
+ * passes): two hours, the two hourly looks of a pass that ends within its run.
  */
 export const RAW_LOOKBACK_MS = 2 * 60 * 60_000;
 export const MAX_FAILURES_PER_RUN = 100;
@@ -82,16 +109,27 @@ export async function sweepReceived(deps: SweepReceivedDeps): Promise<SweepRepor
     }
   }
 
-  // (b) Raw messages with no received email, once an hour.
+  // (b) Raw messages with no received email, once an hour, from where the last look stopped.
   const now = deps.clock.now().getTime();
   const olderThan = now - RAW_GRACE_MS;
-  let startAfter: string | undefined;
-  if (now % RAW_LOOK_EVERY_MS < RAW_LOOK_SLOT_MS)
-    do {
-      if (!hasTime()) break;
-      const page = await deps.mail.listRaw(startAfter, olderThan);
+  if (now % RAW_LOOK_EVERY_MS < RAW_LOOK_SLOT_MS && hasTime()) {
+    let state: RawSweepState = (await deps.rawCursor?.read()) ?? {
+      pass_started_ms: now,
+      previous_pass_started_ms: now - RAW_LOOKBACK_MS,
+      window_from_ms: olderThan - RAW_LOOKBACK_MS,
+    };
+    // Each key at most once a run: a run that wraps to the first key stops there.
+    let wrapped = false;
+    while (hasTime() && !wrapped) {
+      const page = await deps.mail.listRaw(state.start_after, olderThan);
+      let stopped = false;
       for (const raw of page.keys) {
-        if (raw.lastModifiedMs < olderThan - RAW_LOOKBACK_MS || !hasTime()) continue;
+        if (!hasTime()) {
+          stopped = true;
+          break;
+        }
+        state = { ...state, start_after: raw.key };
+        if (raw.lastModifiedMs < state.window_from_ms) continue;
         try {
           if (await deps.received.bySesMessageId(raw.sesMessageId)) continue;
           const receipt = await receiptFromRaw(deps, raw.sesMessageId, raw.lastModifiedMs);
@@ -109,8 +147,24 @@ export async function sweepReceived(deps: SweepReceivedDeps): Promise<SweepRepor
           });
         }
       }
-      startAfter = page.next;
-    } while (startAfter);
+      if (!stopped) {
+        if (page.next) state = { ...state, start_after: page.next };
+        else {
+          // The last key: the next pass starts from the first.
+          const { start_after: _done, ...rest } = state;
+          state = {
+            ...rest,
+            pass_started_ms: now,
+            previous_pass_started_ms: rest.pass_started_ms,
+            window_from_ms: rest.previous_pass_started_ms - RAW_GRACE_MS,
+          };
+          wrapped = true;
+        }
+      }
+      await deps.rawCursor?.save(state);
+      if (stopped) break;
+    }
+  }
 
   if (report.fromFailures || report.fromRaw || report.errors)
     deps.log?.warn('sweep-received found messages receive-email had missed', { ...report });

@@ -1,9 +1,11 @@
 import { newSqsClient } from '../adapters/aws-clients.js';
+import { DynamoRawSweepCursor } from '../adapters/dynamodb/raw-sweep-cursor.js';
 import {
   metricsStore,
   openTable,
   receivedEmailRepository,
   repositoriesOf,
+  type Table,
   unpublishedEventStore,
   webhookRepository,
 } from '../adapters/dynamodb/repositories.js';
@@ -25,8 +27,11 @@ import { eventPublisher } from '../wiring.js';
 
 /** receive-email: the received emails, their objects, the metrics and the webhooks. */
 export function receiveDeps(): ReceiveDeps {
-  const config = loadConfig('TABLE_NAME', 'CONTENT_BUCKET', 'WEBHOOK_QUEUE_URL', 'RECEIVED_RETENTION_DAYS');
-  const table = openTable(config.TABLE_NAME);
+  return receiveDepsOn(openTable(loadConfig('TABLE_NAME').TABLE_NAME));
+}
+
+function receiveDepsOn(table: Table): ReceiveDeps {
+  const config = loadConfig('CONTENT_BUCKET', 'WEBHOOK_QUEUE_URL', 'RECEIVED_RETENTION_DAYS');
   const { webhooks, metrics, unpublished } = repositoriesOf(table, {
     webhooks: webhookRepository,
     metrics: metricsStore,
@@ -43,8 +48,13 @@ export function receiveDeps(): ReceiveDeps {
   };
 }
 
-/** sweep-received: the above, and receive-email's failure destination queue. */
+/** sweep-received: the above, receive-email's failure destination queue and where its listing stands. */
 export function sweepReceivedDeps(): SweepReceivedDeps {
-  const { RECEIVED_FAILURES_QUEUE_URL } = loadConfig('RECEIVED_FAILURES_QUEUE_URL');
-  return { ...receiveDeps(), failures: new SqsFailedReceipts(newSqsClient(), RECEIVED_FAILURES_QUEUE_URL) };
+  const config = loadConfig('TABLE_NAME', 'RECEIVED_FAILURES_QUEUE_URL');
+  const table = openTable(config.TABLE_NAME);
+  return {
+    ...receiveDepsOn(table),
+    failures: new SqsFailedReceipts(newSqsClient(), config.RECEIVED_FAILURES_QUEUE_URL),
+    rawCursor: new DynamoRawSweepCursor(table.db, table.name),
+  };
 }

@@ -24,6 +24,13 @@ export class MemoryReceivedEmails implements ReceivedEmailRepository {
     if (email) email.notified = true;
   }
 
+  async addRecipients(id: string, recipients: string[]) {
+    const email = this.emails.get(id);
+    if (!email) return null;
+    email.received_for = [...new Set([...email.received_for, ...recipients])];
+    return structuredClone(email);
+  }
+
   async get(id: string) {
     this.reads.push(id);
     const email = this.emails.get(id);

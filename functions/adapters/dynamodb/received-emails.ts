@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Bounds } from '../../receiving/bounds.js';
 import type { ReceivedEmail } from '../../receiving/model.js';
 import type { ReceivedEmailRepository } from '../../receiving/ports.js';
 import type { PageQuery } from '../../shared/list.js';
@@ -100,6 +101,38 @@ export class DynamoReceivedEmailRepository implements ReceivedEmailRepository {
         ExpressionAttributeValues: { ':yes': true },
       }),
     );
+  }
+
+  async addRecipients(id: string, recipients: string[]): Promise<ReceivedEmail | null> {
+    for (let attempt = 1; ; attempt++) {
+      const email = await this.get(id);
+      if (!email) return null;
+      const bound = new Bounds();
+      const merged = bound.addresses([...new Set([...email.received_for, ...recipients])]);
+      // Nothing new, or nothing new that fits (then marked truncated, once).
+      if (merged.length === email.received_for.length && (email.truncated || !bound.truncated)) return email;
+      const truncated = email.truncated || bound.truncated;
+      // Written only over the list it was read with: two invocations adding at once both land.
+      const written = await writeIf(
+        this.db,
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: keys.received, sk: id },
+          UpdateExpression: `SET received_for = :merged${truncated ? ', truncated = :yes' : ''}`,
+          // Only this adds to the list, and only by appending: the same size is the same list.
+          ConditionExpression: 'size(received_for) = :read',
+          ExpressionAttributeValues: {
+            ':merged': merged,
+            ':read': email.received_for.length,
+            ...(truncated ? { ':yes': true } : {}),
+          },
+        }),
+      );
+      if (written)
+        return { ...email, received_for: merged, ...(truncated ? { truncated: true as const } : {}) };
+      if (attempt >= 5)
+        throw new Error(`received email ${id}: its recipients keep changing under this write`);
+    }
   }
 
   async get(id: string): Promise<ReceivedEmail | null> {
