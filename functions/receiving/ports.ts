@@ -71,8 +71,8 @@ export interface ReceiptRuleSets {
   active(): Promise<{ name: string; rules: string[] } | null>;
   /** A set's rules' names, in order; null when there is no such set. */
   rulesOf(set: string): Promise<string[] | null>;
-  /** Creates an empty set (no error when it exists). */
-  create(set: string): Promise<void>;
+  /** Creates an empty set: true when it made it, false when the set existed already. */
+  create(set: string): Promise<boolean>;
   /** Makes this set the active one; null: none (SES then receives no mail for the account). */
   activate(set: string | null): Promise<void>;
   /** Deletes a set (no error when it is gone). */

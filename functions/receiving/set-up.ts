@@ -15,6 +15,8 @@ import { PLACEHOLDER_RECIPIENT, ruleName } from './rules.js';
  *
  * The first rule holds PLACEHOLDER_RECIPIENT (rules.ts: a rule with no recipient would take every
  * verified domain's mail) until the writer, asked at once, fills it with the receiving domains.
+ * A Create that fails undoes what it did before answering FAILED (its rule, the activation, our
+ * set), since the rollback's Delete of a failed Create acts on nothing.
  * What was done is kept in the resource's physical id (`receiving|<set>|created` or
  * `…|joined`), so Delete removes only that: our rules, and our set only where we created it and
  * nobody else's rules are in it.
@@ -56,19 +58,48 @@ export function setUpOf(physicalId: string | undefined): ReceivingSetUp | undefi
 
 export async function createReceiving(deps: SetUpDeps, props: SetUpProps): Promise<ReceivingSetUp> {
   const active = await deps.sets.active();
-  let setUp: ReceivingSetUp;
-  if (!active) {
-    await deps.sets.create(props.ownSet);
-    await deps.sets.activate(props.ownSet);
-    setUp = { ruleSet: props.ownSet, created: true };
-  } else setUp = { ruleSet: active.name, created: active.name === props.ownSet };
-  const rules = deps.rulesIn(setUp.ruleSet);
-  const first = ruleName(props.prefix, 1);
-  // Already there (a Create retried): its recipients are the writer's, left as they are.
-  if (!(await rules.current()).has(first)) await rules.put(first, [PLACEHOLDER_RECIPIENT], undefined);
-  deps.log.info('receiving set up', { ...setUp, active: active?.name ?? null });
-  await deps.sync.request('receiving set up');
-  return setUp;
+  // What this Create changed, so that a Create failing half-way gives the account back as it was:
+  // its answer's physical id (`…-not-set-up`) makes CloudFormation's rollback Delete a no-op, and
+  // our set left active and empty would refuse all the account's inbound mail.
+  const done = { createdSet: false, activated: false, rule: undefined as string | undefined };
+  try {
+    let setUp: ReceivingSetUp;
+    if (!active) {
+      done.createdSet = await deps.sets.create(props.ownSet);
+      await deps.sets.activate(props.ownSet);
+      done.activated = true;
+      setUp = { ruleSet: props.ownSet, created: true };
+    } else setUp = { ruleSet: active.name, created: active.name === props.ownSet };
+    const rules = deps.rulesIn(setUp.ruleSet);
+    const first = ruleName(props.prefix, 1);
+    // Already there (a Create retried): its recipients are the writer's, left as they are.
+    if (!(await rules.current()).has(first)) {
+      done.rule = first;
+      await rules.put(first, [PLACEHOLDER_RECIPIENT], undefined);
+    }
+    deps.log.info('receiving set up', { ...setUp, active: active?.name ?? null });
+    await deps.sync.request('receiving set up');
+    return setUp;
+  } catch (error) {
+    await undoCreate(deps, props, active?.name ?? props.ownSet, done).catch((undoError: unknown) =>
+      deps.log.error('receiving: a failed set-up could not be undone', { ...done, error: undoError }),
+    );
+    throw error;
+  }
+}
+
+/** Undoes a failed Create's changes, in reverse: its rule, the activation of our set, our set. */
+async function undoCreate(
+  deps: SetUpDeps,
+  props: SetUpProps,
+  ruleSet: string,
+  done: { createdSet: boolean; activated: boolean; rule: string | undefined },
+): Promise<void> {
+  if (done.rule) await deps.rulesIn(ruleSet).remove(done.rule);
+  if (done.activated && (await deps.sets.active())?.name === props.ownSet) await deps.sets.activate(null);
+  if (done.createdSet && (await deps.sets.rulesOf(props.ownSet))?.length === 0)
+    await deps.sets.delete(props.ownSet);
+  deps.log.warn('receiving: a failed set-up was undone', { ruleSet, ...done });
 }
 
 /**

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import {
   CreateReceiptRuleCommand,
   CreateReceiptRuleSetCommand,
+  DeleteReceiptRuleCommand,
   DeleteReceiptRuleSetCommand,
+  InvalidS3ConfigurationException,
   LimitExceededException,
   type ReceiptRule,
   SESClient,
@@ -38,6 +40,8 @@ const properties: ReceivingProperties = {
 };
 
 let syncs: string[];
+/** The waits between attempts of a rule write SES refused (no real wait). */
+let waits: number[];
 const handler = makeHandler((props) => ({
   sets: new SesReceiptRuleSets(client),
   rulesIn: (ruleSet) =>
@@ -46,6 +50,7 @@ const handler = makeHandler((props) => ({
       prefix: props.RulePrefix,
       bucket: props.BucketName,
       functionArn: props.FunctionArn,
+      settle: { sleep: async (ms) => void waits.push(ms) },
     }),
   sync: { request: async (reason) => void syncs.push(reason) },
   log: { info: () => undefined, warn: () => undefined, error: () => undefined },
@@ -77,6 +82,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   syncs = [];
+  waits = [];
   answers.length = 0;
   answerAsSes(ses, () => account);
 });
@@ -200,5 +206,65 @@ describe('set-up-receiving', () => {
     expect(ses.calls()).toHaveLength(0);
     expect(answers[1]?.body.Status).toBe('SUCCESS');
     expect(account.sets.get('their-set')).toEqual([theirs]);
+  });
+
+  const notYetWritable = () =>
+    new InvalidS3ConfigurationException({
+      message: 'Could not write to bucket: svc-content',
+      Bucket: 'svc-content',
+      $metadata: {},
+    });
+
+  it('tries a rule SES refuses the bucket for again (a bucket policy not in effect yet), then succeeds', async () => {
+    account = new Account();
+    // The first two CreateReceiptRule calls are refused, the third goes through.
+    Object.defineProperty(account, 'failCreateRule', {
+      get: () => (ses.commandCalls(CreateReceiptRuleCommand).length <= 2 ? notYetWritable() : undefined),
+    });
+    await handler(event('Create'));
+    expect(ses.commandCalls(CreateReceiptRuleCommand)).toHaveLength(3);
+    expect(waits).toEqual([2_000, 4_000]);
+    expect(account.active).toBe('svc-receiving');
+    expect(account.sets.get('svc-receiving')).toEqual([ours([PLACEHOLDER_RECIPIENT])]);
+    expect(answers[0]?.body.Status).toBe('SUCCESS');
+  });
+
+  it('undoes a Create SES refuses for good: our set deactivated and deleted, the account as it was', async () => {
+    account = new Account();
+    account.failCreateRule = notYetWritable();
+    await handler(event('Create'));
+    expect(waits).toHaveLength(5);
+    expect(answers[0]?.body).toMatchObject({ Status: 'FAILED', PhysicalResourceId: 'Receiving-not-set-up' });
+    expect(String(answers[0]?.body.Reason)).toContain('Could not write to bucket');
+    // As before the Create: no set active (SetActiveReceiptRuleSet without a name), no set of ours.
+    expect(account.active).toBeUndefined();
+    expect(ses.commandCalls(SetActiveReceiptRuleSetCommand).at(-1)?.args[0].input).toEqual({});
+    expect(account.sets.size).toBe(0);
+    expect(syncs).toHaveLength(0);
+  });
+
+  it('undoes a failed Create in another active set: only our rule goes, their set stays active', async () => {
+    account = new Account({ 'their-set': [theirs] }, 'their-set');
+    await makeHandler((props) => ({
+      sets: new SesReceiptRuleSets(client),
+      rulesIn: (ruleSet) =>
+        new SesReceiptRules(client, {
+          ruleSet,
+          prefix: props.RulePrefix,
+          bucket: props.BucketName,
+          functionArn: props.FunctionArn,
+        }),
+      sync: {
+        request: async () => {
+          throw new Error('queue unavailable');
+        },
+      },
+      log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    }))(event('Create'));
+    expect(answers[0]?.body).toMatchObject({ Status: 'FAILED', PhysicalResourceId: 'Receiving-not-set-up' });
+    expect(ses.commandCalls(DeleteReceiptRuleCommand)).toHaveLength(1);
+    expect(account.sets.get('their-set')).toEqual([theirs]);
+    expect(account.active).toBe('their-set');
+    expect(ses.commandCalls(SetActiveReceiptRuleSetCommand)).toHaveLength(0);
   });
 });

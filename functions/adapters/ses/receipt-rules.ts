@@ -40,7 +40,18 @@ export interface SesReceiptRulesOptions {
   functionArn: string;
   /** Waits for the next call's turn. @default no wait */
   pace?: () => Promise<void>;
+  /**
+   * Whether (and how) a create or update SES refused with InvalidS3Configuration or
+   * InvalidLambdaFunction is tried again: SES test-writes to the bucket and checks its permission
+   * to invoke the function when a rule is written, and a bucket policy or Lambda permission just
+   * deployed may not be in effect yet (CDK met "Could not write to bucket" there: aws-cdk issue
+   * #30143). `sleep` waits between attempts, `delaysMs` are the waits. @default no retry
+   */
+  settle?: { sleep: (ms: number) => Promise<void>; delaysMs?: readonly number[] };
 }
+
+/** The waits between attempts of a refused rule write: about a minute in all (SETTLE_DELAYS_MS). */
+export const SETTLE_DELAYS_MS: readonly number[] = [2_000, 4_000, 8_000, 15_000, 30_000];
 
 const named = (error: unknown, ...names: string[]) =>
   error instanceof Error && names.some((name) => error.name === name || error.name === `${name}Exception`);
@@ -93,13 +104,28 @@ export class SesReceiptRules implements ReceiptRules {
     return rules;
   }
 
+  /** A rule write, tried again while SES refuses the bucket or the function (options.settle). */
+  private async settled<T>(call: () => Promise<T>): Promise<T> {
+    const delays = this.options.settle ? (this.options.settle.delaysMs ?? SETTLE_DELAYS_MS) : [];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.send(call);
+      } catch (error) {
+        const delay = delays[attempt];
+        if (delay === undefined || !named(error, 'InvalidS3Configuration', 'InvalidLambdaFunction'))
+          throw error;
+        await this.options.settle?.sleep(delay);
+      }
+    }
+  }
+
   async put(rule: string, recipients: string[], after: string | undefined): Promise<void> {
     const Rule = receiptRuleOf(rule, recipients, this.options);
     const RuleSetName = this.options.ruleSet;
     const update = () =>
-      this.send(() => this.client.send(new UpdateReceiptRuleCommand({ RuleSetName, Rule })));
+      this.settled(() => this.client.send(new UpdateReceiptRuleCommand({ RuleSetName, Rule })));
     const create = () =>
-      this.send(() =>
+      this.settled(() =>
         this.client.send(
           new CreateReceiptRuleCommand({
             RuleSetName,
@@ -185,11 +211,13 @@ export class SesReceiptRuleSets implements ReceiptRuleSets {
     }
   }
 
-  async create(set: string): Promise<void> {
+  async create(set: string): Promise<boolean> {
     try {
       await this.send(() => this.client.send(new CreateReceiptRuleSetCommand({ RuleSetName: set })));
+      return true;
     } catch (error) {
       if (!named(error, 'AlreadyExists')) throw error;
+      return false;
     }
   }
 
