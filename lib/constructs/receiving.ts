@@ -219,7 +219,7 @@ export class Receiving extends Construct {
     monitoring.alarm('ReceiptRuleDeadLetters', depth(this.ruleDeadLetterQueue), {
       threshold: 1,
       alarmDescription:
-        "The receipt-rule writer failed 5 times on a message (see sync-receipt-rules' logs): SES's rules may not follow the domains until the next sync (the hourly domain check queues one).",
+        "The receipt-rule writer failed 5 times on a message (see sync-receipt-rules' logs): SES's rules may not follow the domains until the next sync (while any domain receives, the scheduled domain check queues one about every 2 minutes).",
     });
     const notActive = new Metric({
       namespace: monitoring.namespace,

@@ -8,6 +8,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { missingObjectStatus } from '../../functions/catalog.js';
+import { RULES_RESYNC_MS } from '../../functions/domains/check.js';
 import { RECEIVING_REGIONS } from '../../functions/domains/receiving-regions.js';
 import { buildApp } from '../../lib/app.js';
 import { conceptOf } from '../../lib/concepts.js';
@@ -238,6 +239,17 @@ describe('SES receiving', () => {
     expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(5 minutes)']);
     const fn = resources('AWS::Lambda::Function')[fnId('sweep-received')] as Resource;
     expect(fn.Properties.Timeout).toBeLessThan(300);
+  });
+
+  it("says when the rule writer's next sync comes after its dead letters: the domain check's, about every 2 minutes", () => {
+    const [alarm] = Object.values(resources('AWS::CloudWatch::Alarm')).filter((a) =>
+      JSON.stringify(a.Properties).includes(`"${idOf(stack.receiving?.ruleDeadLetterQueue as never)}"`),
+    );
+    const description = String(alarm?.Properties.AlarmDescription);
+    // The check runs every minute and asks once the writer's last run is RULES_RESYNC_MS old.
+    expect(RULES_RESYNC_MS).toBe(60_000);
+    expect(description).toContain('about every 2 minutes');
+    expect(description).not.toMatch(/hourly/);
   });
 
   it('alarms when the active rule set no longer holds our rules (ReceiptRuleSetNotActive)', () => {
