@@ -51,6 +51,11 @@ export interface ReceivedMailStore {
 export interface ReceiptRules {
   /** The recipients each of our rules holds now, by rule name (our rules only). */
   current(): Promise<Map<string, string[]>>;
+  /**
+   * Of our rules the last current() read, those whose settings (actions, scanning, TLS, enabled)
+   * differ from what put writes (a replaced function, another bucket): a put rewrites them.
+   */
+  outdated(): Set<string>;
   /** Puts a rule with these recipients (created after `after`, or updated in place). */
   put(rule: string, recipients: string[], after: string | undefined): Promise<void>;
   /** Deletes one of our rules (no error when it is gone). */

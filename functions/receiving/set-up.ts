@@ -103,14 +103,38 @@ async function undoCreate(
 }
 
 /**
- * A deploy: recipients are left as the writer keeps them (a deploy never resets them); each of our
- * rules is written again with the same recipients, so its actions follow the stack (a replaced
- * function's ARN, the bucket), and one sync is asked for.
+ * What an Update keeps back from its rewrites for the rest of its work: one rule write SES keeps
+ * refusing for a while (the adapter tries again for about a minute), the sync request and the
+ * answer to CloudFormation, so it answers well within its function's timeout.
  */
-export async function updateReceiving(deps: SetUpDeps, setUp: ReceivingSetUp): Promise<void> {
+export const UPDATE_RESERVE_MS = 90_000;
+
+/**
+ * A deploy: recipients are left as the writer keeps them (a deploy never resets them); only our
+ * rules whose actions no longer follow the stack (a replaced function's ARN, the bucket) are
+ * written again, with the same recipients, one SES call a second, while `timeLeftMs()` (the
+ * invocation's time left) stays above UPDATE_RESERVE_MS. Then one sync is asked for: the writer
+ * rewrites any outdated rule left (sync-rules.ts), so however many rules there are, the answer is
+ * never late (an answer that never comes leaves CloudFormation waiting an hour).
+ */
+export async function updateReceiving(
+  deps: SetUpDeps,
+  setUp: ReceivingSetUp,
+  timeLeftMs: () => number = () => Number.POSITIVE_INFINITY,
+): Promise<{ rewritten: number; left: number }> {
   const rules = deps.rulesIn(setUp.ruleSet);
-  for (const [rule, recipients] of await rules.current()) await rules.put(rule, recipients, undefined);
-  await deps.sync.request('stack updated');
+  const current = await rules.current();
+  const outdated = [...rules.outdated()];
+  let rewritten = 0;
+  for (const rule of outdated) {
+    if (timeLeftMs() < UPDATE_RESERVE_MS) break;
+    await rules.put(rule, current.get(rule) ?? [], undefined);
+    rewritten++;
+  }
+  const left = outdated.length - rewritten;
+  if (left) deps.log.warn('receiving: outdated rules left to the writer', { rewritten, left });
+  await deps.sync.request(left ? `stack updated, ${left} outdated rules left` : 'stack updated');
+  return { rewritten, left };
 }
 
 /** Removes what Create added, and nothing else. */

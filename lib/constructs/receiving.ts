@@ -183,7 +183,10 @@ export class Receiving extends Construct {
       }),
     );
 
-    this.setUp = functions.add('set-up-receiving', { timeout: Duration.minutes(2) }).bind(resources);
+    // A Create tries a rule SES refuses for about a minute; an Update rewrites outdated rules one a
+    // second until 90 s are left (functions/receiving/set-up.ts UPDATE_RESERVE_MS), then leaves the
+    // rest to the writer: 5 minutes lets an Update rewrite some 200 (SES's most a set) itself.
+    this.setUp = functions.add('set-up-receiving', { timeout: Duration.minutes(5) }).bind(resources);
     this.rules = new CustomResource(functions.stackOf('receiving'), 'ReceiptRules', {
       serviceToken: this.setUp.function.functionArn,
       resourceType: 'Custom::ReceiptRules',

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { missingObjectStatus } from '../../functions/catalog.js';
 import { RULES_RESYNC_MS } from '../../functions/domains/check.js';
 import { RECEIVING_REGIONS } from '../../functions/domains/receiving-regions.js';
+import { UPDATE_RESERVE_MS } from '../../functions/receiving/set-up.js';
 import { buildApp } from '../../lib/app.js';
 import { conceptOf } from '../../lib/concepts.js';
 import { ContentBucket } from '../../lib/constructs/content-bucket.js';
@@ -197,6 +198,9 @@ describe('SES receiving', () => {
     const nested = Template.fromStack(stack).toJSON().Resources[deployedBy(stack.receiving?.rules as never)];
     const policyId = Object.keys(resources('AWS::S3::BucketPolicy'))[0];
     expect(nested.DependsOn).toEqual(expect.arrayContaining([policyId]));
+    // Time for an Update to rewrite SES's 200 rules a set, one a second, beside its reserve.
+    const setUp = resources('AWS::Lambda::Function')[fnId('set-up-receiving')] as Resource;
+    expect((setUp.Properties.Timeout as number) * 1_000).toBeGreaterThanOrEqual(UPDATE_RESERVE_MS + 200_000);
     // The writer's rules go in the set the custom resource put ours in.
     const writer = resources('AWS::Lambda::Function')[fnId('sync-receipt-rules')] as Resource;
     expect((writer.Properties.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject(

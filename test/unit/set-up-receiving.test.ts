@@ -10,13 +10,15 @@ import {
   type ReceiptRule,
   SESClient,
   SetActiveReceiptRuleSetCommand,
+  UpdateReceiptRuleCommand,
 } from '@aws-sdk/client-ses';
-import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SesReceiptRuleSets, SesReceiptRules } from '../../functions/adapters/ses/receipt-rules.js';
 import { makeHandler } from '../../functions/handlers/set-up-receiving.js';
 import { PLACEHOLDER_RECIPIENT } from '../../functions/receiving/rules.js';
+import { UPDATE_RESERVE_MS } from '../../functions/receiving/set-up.js';
 import type { ReceivingProperties } from '../../functions/wiring/receiving-rules.js';
 import { Account, answerAsSes } from '../support/ses-receipt-account.js';
 
@@ -266,5 +268,51 @@ describe('set-up-receiving', () => {
     expect(account.sets.get('their-set')).toEqual([theirs]);
     expect(account.active).toBe('their-set');
     expect(ses.commandCalls(SetActiveReceiptRuleSetCommand)).toHaveLength(0);
+  });
+
+  /** Our rule N holding one domain; `stale`: with the actions of a stack before (another function). */
+  const numbered = (n: number, stale: boolean): ReceiptRule => {
+    const rule = { ...ours([`d${n}.example`]), Name: `svc-receive-${n}` };
+    if (stale)
+      rule.Actions = [
+        rule.Actions?.[0] ?? {},
+        { LambdaAction: { FunctionArn: `${properties.FunctionArn}-old`, InvocationType: 'Event' } },
+      ];
+    return rule;
+  };
+
+  it('on Update, rewrites only the rules whose actions changed, however many rules there are', async () => {
+    const rules = Array.from({ length: 150 }, (_, i) => numbered(i + 1, [7, 70, 140].includes(i + 1)));
+    account = new Account({ 'svc-receiving': structuredClone(rules) }, 'svc-receiving');
+    await handler(event('Update', 'receiving|svc-receiving|created'));
+    expect(ses.commandCalls(UpdateReceiptRuleCommand).map((call) => call.args[0].input.Rule?.Name)).toEqual([
+      'svc-receive-7',
+      'svc-receive-70',
+      'svc-receive-140',
+    ]);
+    expect(account.sets.get('svc-receiving')).toEqual(rules.map((_, i) => numbered(i + 1, false)));
+    expect(answers[0]?.body.Status).toBe('SUCCESS');
+    expect(syncs).toEqual(['stack updated']);
+  });
+
+  it('on Update, answers with time to spare when more rules changed than it can rewrite, and leaves the rest to the writer', async () => {
+    account = new Account(
+      { 'svc-receiving': Array.from({ length: 200 }, (_, i) => numbered(i + 1, true)) },
+      'svc-receiving',
+    );
+    // The invocation's clock: each SES call takes its second (the pace), from 2.5 minutes left.
+    const timeout = 150_000;
+    const context = {
+      logStreamName: 'stream',
+      getRemainingTimeInMillis: () => timeout - ses.calls().length * 1_000,
+    } as Context;
+    await handler(event('Update', 'receiving|svc-receiving|created'), context);
+    const rewritten = ses.commandCalls(UpdateReceiptRuleCommand).length;
+    expect(rewritten).toBeGreaterThan(0);
+    expect(rewritten).toBeLessThan(200);
+    // Answered while its reserve was left (for one write SES refuses a minute, the sync, the answer).
+    expect(context.getRemainingTimeInMillis()).toBeGreaterThanOrEqual(UPDATE_RESERVE_MS - 1_000);
+    expect(answers[0]?.body.Status).toBe('SUCCESS');
+    expect(syncs).toEqual([`stack updated, ${200 - rewritten} outdated rules left`]);
   });
 });

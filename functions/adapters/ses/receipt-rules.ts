@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   CreateReceiptRuleCommand,
   CreateReceiptRuleSetCommand,
@@ -73,9 +74,20 @@ export const receiptRuleOf = (
   ],
 });
 
+/** Whether a rule SES describes has the settings the service writes (its recipients aside). */
+const sameSettings = (found: ReceiptRule, wanted: ReceiptRule) => {
+  const settings = ({ Enabled, ScanEnabled, TlsPolicy, Actions }: ReceiptRule) =>
+    JSON.parse(
+      JSON.stringify({ Enabled: Enabled ?? false, ScanEnabled: ScanEnabled ?? false, TlsPolicy, Actions }),
+    );
+  return isDeepStrictEqual(settings(found), settings(wanted));
+};
+
 export class SesReceiptRules implements ReceiptRules {
   /** The rules current() saw: a put of one of them is an update, of any other a create. */
   private seen = new Set<string>();
+  /** Those of them whose settings differ from what put writes. */
+  private stale = new Set<string>();
 
   constructor(
     private readonly client: SESClient,
@@ -89,19 +101,28 @@ export class SesReceiptRules implements ReceiptRules {
 
   async current(): Promise<Map<string, string[]>> {
     const rules = new Map<string, string[]>();
+    const stale = new Set<string>();
     try {
       const { Rules = [] } = await this.send(() =>
         this.client.send(new DescribeReceiptRuleSetCommand({ RuleSetName: this.options.ruleSet })),
       );
       for (const rule of Rules)
-        if (rule.Name && ruleNumber(this.options.prefix, rule.Name) !== undefined)
+        if (rule.Name && ruleNumber(this.options.prefix, rule.Name) !== undefined) {
           rules.set(rule.Name, rule.Recipients ?? []);
+          if (!sameSettings(rule, receiptRuleOf(rule.Name, rule.Recipients ?? [], this.options)))
+            stale.add(rule.Name);
+        }
     } catch (error) {
       // No set, no rules: a put then fails (RuleSetDoesNotExist) and says so.
       if (!named(error, 'RuleSetDoesNotExist')) throw error;
     }
     this.seen = new Set(rules.keys());
+    this.stale = stale;
     return rules;
+  }
+
+  outdated(): Set<string> {
+    return new Set(this.stale);
   }
 
   /** A rule write, tried again while SES refuses the bucket or the function (options.settle). */
@@ -152,6 +173,7 @@ export class SesReceiptRules implements ReceiptRules {
       }
     }
     this.seen.add(rule);
+    this.stale.delete(rule);
   }
 
   async remove(rule: string): Promise<void> {
