@@ -177,4 +177,24 @@ describe('sync-receipt-rules', () => {
       rule('svc-receive-2', ['b.example']),
     ]);
   });
+
+  it('leaves a rule alone when SES describes a field the service never writes (no rewrite at every sync)', async () => {
+    const described = rule('svc-receive-1', ['a.example']);
+    const withExtra = {
+      ...described,
+      Actions: [
+        {
+          S3Action: {
+            BucketName: 'svc-content',
+            ObjectKeyPrefix: 'received/raw/',
+            KmsKeyArn: 'arn:aws:kms:us-east-1:1:alias/aws/ses',
+          },
+        },
+        described.Actions[1] as (typeof described.Actions)[1],
+      ],
+    };
+    account = new Account({ 'svc-receiving': [withExtra] }, 'svc-receiving');
+    const result = await writer([domain('a.example', true)])(sqsEvent());
+    expect(result).toMatchObject({ puts: 0, removes: 0 });
+  });
 });

@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import {
   CreateReceiptRuleCommand,
   CreateReceiptRuleSetCommand,
@@ -74,14 +73,35 @@ export const receiptRuleOf = (
   ],
 });
 
-/** Whether a rule SES describes has the settings the service writes (its recipients aside). */
-const sameSettings = (found: ReceiptRule, wanted: ReceiptRule) => {
-  const settings = ({ Enabled, ScanEnabled, TlsPolicy, Actions }: ReceiptRule) =>
-    JSON.parse(
-      JSON.stringify({ Enabled: Enabled ?? false, ScanEnabled: ScanEnabled ?? false, TlsPolicy, Actions }),
+/**
+ * Whether `found` holds every value `wanted` sets: the same keys' values, lists of the same length
+ * item by item; a field SES adds in its answer (one the service never writes) is no difference, so
+ * a rule is not rewritten at every sync for it.
+ */
+const covers = (found: unknown, wanted: unknown): boolean => {
+  if (Array.isArray(wanted))
+    return (
+      Array.isArray(found) &&
+      found.length === wanted.length &&
+      wanted.every((item, i) => covers(found[i], item))
     );
-  return isDeepStrictEqual(settings(found), settings(wanted));
+  if (wanted !== null && typeof wanted === 'object')
+    return (
+      found !== null &&
+      typeof found === 'object' &&
+      Object.entries(wanted).every(
+        ([key, value]) => value === undefined || covers((found as Record<string, unknown>)[key], value),
+      )
+    );
+  return found === wanted;
 };
+
+/** Whether a rule SES describes has the settings the service writes (its recipients aside). */
+const sameSettings = (found: ReceiptRule, wanted: ReceiptRule) =>
+  (found.Enabled ?? false) === wanted.Enabled &&
+  (found.ScanEnabled ?? false) === wanted.ScanEnabled &&
+  found.TlsPolicy === wanted.TlsPolicy &&
+  covers(found.Actions ?? [], wanted.Actions ?? []);
 
 export class SesReceiptRules implements ReceiptRules {
   /** The rules current() saw: a put of one of them is an update, of any other a create. */
