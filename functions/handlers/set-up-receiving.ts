@@ -48,7 +48,12 @@ export const makeHandler =
       const props = { prefix: properties.RulePrefix, ownSet };
       let setUp = setUpOf(given);
       if (event.RequestType === 'Delete') await deleteReceiving(setUpDeps, setUp);
-      else if (event.RequestType === 'Update' && setUp) await updateReceiving(setUpDeps, setUp);
+      else if (event.RequestType === 'Update' && setUp)
+        await updateReceiving(
+          setUpDeps,
+          setUp,
+          () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY,
+        );
       else setUp = await createReceiving(setUpDeps, props);
       answer = {
         Status: 'SUCCESS',

@@ -57,6 +57,11 @@ export interface ReceivedMailStore {
 export interface ReceiptRules {
   /** The recipients each of our rules holds now, by rule name (our rules only). */
   current(): Promise<Map<string, string[]>>;
+  /**
+   * Of our rules the last current() read, those whose settings (actions, scanning, TLS, enabled)
+   * differ from what put writes (a replaced function, another bucket): a put rewrites them.
+   */
+  outdated(): Set<string>;
   /** Puts a rule with these recipients (created after `after`, or updated in place). */
   put(rule: string, recipients: string[], after: string | undefined): Promise<void>;
   /** Deletes one of our rules (no error when it is gone). */
@@ -77,8 +82,8 @@ export interface ReceiptRuleSets {
   active(): Promise<{ name: string; rules: string[] } | null>;
   /** A set's rules' names, in order; null when there is no such set. */
   rulesOf(set: string): Promise<string[] | null>;
-  /** Creates an empty set (no error when it exists). */
-  create(set: string): Promise<void>;
+  /** Creates an empty set: true when it made it, false when the set existed already. */
+  create(set: string): Promise<boolean>;
   /** Makes this set the active one; null: none (SES then receives no mail for the account). */
   activate(set: string | null): Promise<void>;
   /** Deletes a set (no error when it is gone). */

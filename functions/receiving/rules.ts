@@ -64,11 +64,14 @@ const sameRecipients = (a: readonly string[], b: readonly string[]) => {
  * a new one goes to the first rule with room, then to new rules at the lowest free numbers. Our
  * first rule always stays (it is the custom resource's), holding PLACEHOLDER_RECIPIENT when it would
  * hold nothing; any other rule left empty is removed. A domain found in two rules stays in the lower.
+ * A kept rule in `outdated` (its actions are not the ones the writer writes: a deploy changed them)
+ * is put again even when its recipients stay.
  */
 export function planRules(
   prefix: string,
   domains: readonly string[],
   current: ReadonlyMap<string, readonly string[]>,
+  outdated: ReadonlySet<string> = new Set(),
 ): RulePlan {
   const wanted = new Set(domains.map((d) => d.toLowerCase()));
   const ours = [...current.entries()]
@@ -118,7 +121,8 @@ export function planRules(
     const held = (target.get(number) ?? []).sort();
     const recipients = held.length ? held : [PLACEHOLDER_RECIPIENT];
     const now = current.get(name);
-    if (!now || !sameRecipients(now, recipients)) puts.push({ rule: name, recipients, after: previous });
+    if (!now || !sameRecipients(now, recipients) || outdated.has(name))
+      puts.push({ rule: name, recipients, after: previous });
     previous = name;
   }
   const kept = new Set(keptNumbers.map((number) => ruleName(prefix, number)));

@@ -15,6 +15,8 @@ import { PLACEHOLDER_RECIPIENT, ruleName } from './rules.js';
  *
  * The first rule holds PLACEHOLDER_RECIPIENT (rules.ts: a rule with no recipient would take every
  * verified domain's mail) until the writer, asked at once, fills it with the receiving domains.
+ * A Create that fails undoes what it did before answering FAILED (its rule, the activation, our
+ * set), since the rollback's Delete of a failed Create acts on nothing.
  * What was done is kept in the resource's physical id (`receiving|<set>|created` or
  * `…|joined`), so Delete removes only that: our rules, and our set only where we created it and
  * nobody else's rules are in it.
@@ -56,30 +58,83 @@ export function setUpOf(physicalId: string | undefined): ReceivingSetUp | undefi
 
 export async function createReceiving(deps: SetUpDeps, props: SetUpProps): Promise<ReceivingSetUp> {
   const active = await deps.sets.active();
-  let setUp: ReceivingSetUp;
-  if (!active) {
-    await deps.sets.create(props.ownSet);
-    await deps.sets.activate(props.ownSet);
-    setUp = { ruleSet: props.ownSet, created: true };
-  } else setUp = { ruleSet: active.name, created: active.name === props.ownSet };
-  const rules = deps.rulesIn(setUp.ruleSet);
-  const first = ruleName(props.prefix, 1);
-  // Already there (a Create retried): its recipients are the writer's, left as they are.
-  if (!(await rules.current()).has(first)) await rules.put(first, [PLACEHOLDER_RECIPIENT], undefined);
-  deps.log.info('receiving set up', { ...setUp, active: active?.name ?? null });
-  await deps.sync.request('receiving set up');
-  return setUp;
+  // What this Create changed, so that a Create failing half-way gives the account back as it was:
+  // its answer's physical id (`…-not-set-up`) makes CloudFormation's rollback Delete a no-op, and
+  // our set left active and empty would refuse all the account's inbound mail.
+  const done = { createdSet: false, activated: false, rule: undefined as string | undefined };
+  try {
+    let setUp: ReceivingSetUp;
+    if (!active) {
+      done.createdSet = await deps.sets.create(props.ownSet);
+      await deps.sets.activate(props.ownSet);
+      done.activated = true;
+      setUp = { ruleSet: props.ownSet, created: true };
+    } else setUp = { ruleSet: active.name, created: active.name === props.ownSet };
+    const rules = deps.rulesIn(setUp.ruleSet);
+    const first = ruleName(props.prefix, 1);
+    // Already there (a Create retried): its recipients are the writer's, left as they are.
+    if (!(await rules.current()).has(first)) {
+      done.rule = first;
+      await rules.put(first, [PLACEHOLDER_RECIPIENT], undefined);
+    }
+    deps.log.info('receiving set up', { ...setUp, active: active?.name ?? null });
+    await deps.sync.request('receiving set up');
+    return setUp;
+  } catch (error) {
+    await undoCreate(deps, props, active?.name ?? props.ownSet, done).catch((undoError: unknown) =>
+      deps.log.error('receiving: a failed set-up could not be undone', { ...done, error: undoError }),
+    );
+    throw error;
+  }
+}
+
+/** Undoes a failed Create's changes, in reverse: its rule, the activation of our set, our set. */
+async function undoCreate(
+  deps: SetUpDeps,
+  props: SetUpProps,
+  ruleSet: string,
+  done: { createdSet: boolean; activated: boolean; rule: string | undefined },
+): Promise<void> {
+  if (done.rule) await deps.rulesIn(ruleSet).remove(done.rule);
+  if (done.activated && (await deps.sets.active())?.name === props.ownSet) await deps.sets.activate(null);
+  if (done.createdSet && (await deps.sets.rulesOf(props.ownSet))?.length === 0)
+    await deps.sets.delete(props.ownSet);
+  deps.log.warn('receiving: a failed set-up was undone', { ruleSet, ...done });
 }
 
 /**
- * A deploy: recipients are left as the writer keeps them (a deploy never resets them); each of our
- * rules is written again with the same recipients, so its actions follow the stack (a replaced
- * function's ARN, the bucket), and one sync is asked for.
+ * What an Update keeps back from its rewrites for the rest of its work: one rule write SES keeps
+ * refusing for a while (the adapter tries again for about a minute), the sync request and the
+ * answer to CloudFormation, so it answers well within its function's timeout.
  */
-export async function updateReceiving(deps: SetUpDeps, setUp: ReceivingSetUp): Promise<void> {
+export const UPDATE_RESERVE_MS = 90_000;
+
+/**
+ * A deploy: recipients are left as the writer keeps them (a deploy never resets them); only our
+ * rules whose actions no longer follow the stack (a replaced function's ARN, the bucket) are
+ * written again, with the same recipients, one SES call a second, while `timeLeftMs()` (the
+ * invocation's time left) stays above UPDATE_RESERVE_MS. Then one sync is asked for: the writer
+ * rewrites any outdated rule left (sync-rules.ts), so however many rules there are, the answer is
+ * never late (an answer that never comes leaves CloudFormation waiting an hour).
+ */
+export async function updateReceiving(
+  deps: SetUpDeps,
+  setUp: ReceivingSetUp,
+  timeLeftMs: () => number = () => Number.POSITIVE_INFINITY,
+): Promise<{ rewritten: number; left: number }> {
   const rules = deps.rulesIn(setUp.ruleSet);
-  for (const [rule, recipients] of await rules.current()) await rules.put(rule, recipients, undefined);
-  await deps.sync.request('stack updated');
+  const current = await rules.current();
+  const outdated = [...rules.outdated()];
+  let rewritten = 0;
+  for (const rule of outdated) {
+    if (timeLeftMs() < UPDATE_RESERVE_MS) break;
+    await rules.put(rule, current.get(rule) ?? [], undefined);
+    rewritten++;
+  }
+  const left = outdated.length - rewritten;
+  if (left) deps.log.warn('receiving: outdated rules left to the writer', { rewritten, left });
+  await deps.sync.request(left ? `stack updated, ${left} outdated rules left` : 'stack updated');
+  return { rewritten, left };
 }
 
 /** Removes what Create added, and nothing else. */

@@ -43,7 +43,10 @@ export async function receivingDomains(domains: { all(): AsyncIterable<Domain> }
 
 export async function syncRules(deps: SyncRulesDeps): Promise<SyncResult> {
   const domains = await receivingDomains(deps.domains);
-  const plan = planRules(deps.prefix, domains, await deps.rules.current());
+  const current = await deps.rules.current();
+  // Rules a deploy's custom resource had no time to rewrite (or that a deploy changed since) are
+  // rewritten too.
+  const plan = planRules(deps.prefix, domains, current, deps.rules.outdated());
   if (plan.unplaced.length)
     deps.log.error('receiving: more domains than SES takes in one rule set', { unplaced: plan.unplaced });
   // What the active set is gets recorded even when SES refused the rules (our set deleted by hand:

@@ -80,6 +80,9 @@ export function setUpReceivingDeps(): (properties: ReceivingProperties) => SetUp
           bucket: properties.BucketName,
           functionArn: properties.FunctionArn,
           pace,
+          // A rule written right after the stack made the bucket policy and the function's
+          // permission: SES may not see them yet, so its refusals are tried again for about a minute.
+          settle: { sleep },
         }),
       sync: new SqsReceiptRuleSync(sqs, properties.SyncQueueUrl),
       log,

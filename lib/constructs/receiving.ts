@@ -183,7 +183,10 @@ export class Receiving extends Construct {
       }),
     );
 
-    this.setUp = functions.add('set-up-receiving', { timeout: Duration.minutes(2) }).bind(resources);
+    // A Create tries a rule SES refuses for about a minute; an Update rewrites outdated rules one a
+    // second until 90 s are left (functions/receiving/set-up.ts UPDATE_RESERVE_MS), then leaves the
+    // rest to the writer: 5 minutes lets an Update rewrite some 200 (SES's most a set) itself.
+    this.setUp = functions.add('set-up-receiving', { timeout: Duration.minutes(5) }).bind(resources);
     this.rules = new CustomResource(functions.stackOf('receiving'), 'ReceiptRules', {
       serviceToken: this.setUp.function.functionArn,
       resourceType: 'Custom::ReceiptRules',
@@ -219,7 +222,7 @@ export class Receiving extends Construct {
     monitoring.alarm('ReceiptRuleDeadLetters', depth(this.ruleDeadLetterQueue), {
       threshold: 1,
       alarmDescription:
-        "The receipt-rule writer failed 5 times on a message (see sync-receipt-rules' logs): SES's rules may not follow the domains until the next sync (the hourly domain check queues one).",
+        "The receipt-rule writer failed 5 times on a message (see sync-receipt-rules' logs): SES's rules may not follow the domains until the next sync (while any domain receives, the scheduled domain check queues one about every 2 minutes).",
     });
     const notActive = new Metric({
       namespace: monitoring.namespace,

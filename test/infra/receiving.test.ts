@@ -8,7 +8,9 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { missingObjectStatus } from '../../functions/catalog.js';
+import { RULES_RESYNC_MS } from '../../functions/domains/check.js';
 import { RECEIVING_REGIONS } from '../../functions/domains/receiving-regions.js';
+import { UPDATE_RESERVE_MS } from '../../functions/receiving/set-up.js';
 import { buildApp } from '../../lib/app.js';
 import { conceptOf } from '../../lib/concepts.js';
 import { ContentBucket } from '../../lib/constructs/content-bucket.js';
@@ -196,6 +198,9 @@ describe('SES receiving', () => {
     const nested = Template.fromStack(stack).toJSON().Resources[deployedBy(stack.receiving?.rules as never)];
     const policyId = Object.keys(resources('AWS::S3::BucketPolicy'))[0];
     expect(nested.DependsOn).toEqual(expect.arrayContaining([policyId]));
+    // Time for an Update to rewrite SES's 200 rules a set, one a second, beside its reserve.
+    const setUp = resources('AWS::Lambda::Function')[fnId('set-up-receiving')] as Resource;
+    expect((setUp.Properties.Timeout as number) * 1_000).toBeGreaterThanOrEqual(UPDATE_RESERVE_MS + 200_000);
     // The writer's rules go in the set the custom resource put ours in.
     const writer = resources('AWS::Lambda::Function')[fnId('sync-receipt-rules')] as Resource;
     expect((writer.Properties.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject(
@@ -238,6 +243,17 @@ describe('SES receiving', () => {
     expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(5 minutes)']);
     const fn = resources('AWS::Lambda::Function')[fnId('sweep-received')] as Resource;
     expect(fn.Properties.Timeout).toBeLessThan(300);
+  });
+
+  it("says when the rule writer's next sync comes after its dead letters: the domain check's, about every 2 minutes", () => {
+    const [alarm] = Object.values(resources('AWS::CloudWatch::Alarm')).filter((a) =>
+      JSON.stringify(a.Properties).includes(`"${idOf(stack.receiving?.ruleDeadLetterQueue as never)}"`),
+    );
+    const description = String(alarm?.Properties.AlarmDescription);
+    // The check runs every minute and asks once the writer's last run is RULES_RESYNC_MS old.
+    expect(RULES_RESYNC_MS).toBe(60_000);
+    expect(description).toContain('about every 2 minutes');
+    expect(description).not.toMatch(/hourly/);
   });
 
   it('alarms when the active rule set no longer holds our rules (ReceiptRuleSetNotActive)', () => {

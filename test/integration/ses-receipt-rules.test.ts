@@ -96,6 +96,17 @@ describe('SES receipt rules, locally', () => {
     });
     expect(result).toMatchObject({ domains: 1, puts: 1, active_set: 'svc-receiving', ours: true });
     expect(await rules.current()).toEqual(new Map([['svc-receive-1', ['acme.test']]]));
+    // Read back through SES's XML, the rule has the settings it was written with: nothing is
+    // outdated, so neither the writer nor a deploy's Update rewrites it again.
+    expect(rules.outdated()).toEqual(new Set());
+    // A stack whose function was replaced finds it outdated.
+    const replaced = new SesReceiptRules(client, {
+      ...options,
+      ruleSet: 'svc-receiving',
+      functionArn: `${options.functionArn}-2`,
+    });
+    await replaced.current();
+    expect(replaced.outdated()).toEqual(new Set(['svc-receive-1']));
     expect(accepts('Bob@ACME.test')).toBe(true);
     expect(accepts('bob@sub.acme.test')).toBe(false);
     expect(accepts('bob@other.test')).toBe(false);

@@ -163,4 +163,38 @@ describe('sync-receipt-rules', () => {
     ]);
     expect(counts).toEqual([['ReceiptRuleSetNotActive', 1]]);
   });
+
+  it('rewrites a rule whose actions a deploy changed (left to it by the custom resource), its recipients kept', async () => {
+    const stale = { ...rule('svc-receive-1', ['a.example']), Actions: [] };
+    account = new Account(
+      { 'svc-receiving': [stale, rule('svc-receive-2', ['b.example'])] },
+      'svc-receiving',
+    );
+    const result = await writer([domain('a.example', true), domain('b.example', true)])(sqsEvent());
+    expect(result).toMatchObject({ puts: 1, removes: 0 });
+    expect(account.sets.get('svc-receiving')).toEqual([
+      rule('svc-receive-1', ['a.example']),
+      rule('svc-receive-2', ['b.example']),
+    ]);
+  });
+
+  it('leaves a rule alone when SES describes a field the service never writes (no rewrite at every sync)', async () => {
+    const described = rule('svc-receive-1', ['a.example']);
+    const withExtra = {
+      ...described,
+      Actions: [
+        {
+          S3Action: {
+            BucketName: 'svc-content',
+            ObjectKeyPrefix: 'received/raw/',
+            KmsKeyArn: 'arn:aws:kms:us-east-1:1:alias/aws/ses',
+          },
+        },
+        described.Actions[1] as (typeof described.Actions)[1],
+      ],
+    };
+    account = new Account({ 'svc-receiving': [withExtra] }, 'svc-receiving');
+    const result = await writer([domain('a.example', true)])(sqsEvent());
+    expect(result).toMatchObject({ puts: 0, removes: 0 });
+  });
 });

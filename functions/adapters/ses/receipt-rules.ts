@@ -40,7 +40,18 @@ export interface SesReceiptRulesOptions {
   functionArn: string;
   /** Waits for the next call's turn. @default no wait */
   pace?: () => Promise<void>;
+  /**
+   * Whether (and how) a create or update SES refused with InvalidS3Configuration or
+   * InvalidLambdaFunction is tried again: SES test-writes to the bucket and checks its permission
+   * to invoke the function when a rule is written, and a bucket policy or Lambda permission just
+   * deployed may not be in effect yet (CDK met "Could not write to bucket" there: aws-cdk issue
+   * #30143). `sleep` waits between attempts, `delaysMs` are the waits. @default no retry
+   */
+  settle?: { sleep: (ms: number) => Promise<void>; delaysMs?: readonly number[] };
 }
+
+/** The waits between attempts of a refused rule write: about a minute in all (SETTLE_DELAYS_MS). */
+export const SETTLE_DELAYS_MS: readonly number[] = [2_000, 4_000, 8_000, 15_000, 30_000];
 
 const named = (error: unknown, ...names: string[]) =>
   error instanceof Error && names.some((name) => error.name === name || error.name === `${name}Exception`);
@@ -62,9 +73,41 @@ export const receiptRuleOf = (
   ],
 });
 
+/**
+ * Whether `found` holds every value `wanted` sets: the same keys' values, lists of the same length
+ * item by item; a field SES adds in its answer (one the service never writes) is no difference, so
+ * a rule is not rewritten at every sync for it.
+ */
+const covers = (found: unknown, wanted: unknown): boolean => {
+  if (Array.isArray(wanted))
+    return (
+      Array.isArray(found) &&
+      found.length === wanted.length &&
+      wanted.every((item, i) => covers(found[i], item))
+    );
+  if (wanted !== null && typeof wanted === 'object')
+    return (
+      found !== null &&
+      typeof found === 'object' &&
+      Object.entries(wanted).every(
+        ([key, value]) => value === undefined || covers((found as Record<string, unknown>)[key], value),
+      )
+    );
+  return found === wanted;
+};
+
+/** Whether a rule SES describes has the settings the service writes (its recipients aside). */
+const sameSettings = (found: ReceiptRule, wanted: ReceiptRule) =>
+  (found.Enabled ?? false) === wanted.Enabled &&
+  (found.ScanEnabled ?? false) === wanted.ScanEnabled &&
+  found.TlsPolicy === wanted.TlsPolicy &&
+  covers(found.Actions ?? [], wanted.Actions ?? []);
+
 export class SesReceiptRules implements ReceiptRules {
   /** The rules current() saw: a put of one of them is an update, of any other a create. */
   private seen = new Set<string>();
+  /** Those of them whose settings differ from what put writes. */
+  private stale = new Set<string>();
 
   constructor(
     private readonly client: SESClient,
@@ -78,28 +121,52 @@ export class SesReceiptRules implements ReceiptRules {
 
   async current(): Promise<Map<string, string[]>> {
     const rules = new Map<string, string[]>();
+    const stale = new Set<string>();
     try {
       const { Rules = [] } = await this.send(() =>
         this.client.send(new DescribeReceiptRuleSetCommand({ RuleSetName: this.options.ruleSet })),
       );
       for (const rule of Rules)
-        if (rule.Name && ruleNumber(this.options.prefix, rule.Name) !== undefined)
+        if (rule.Name && ruleNumber(this.options.prefix, rule.Name) !== undefined) {
           rules.set(rule.Name, rule.Recipients ?? []);
+          if (!sameSettings(rule, receiptRuleOf(rule.Name, rule.Recipients ?? [], this.options)))
+            stale.add(rule.Name);
+        }
     } catch (error) {
       // No set, no rules: a put then fails (RuleSetDoesNotExist) and says so.
       if (!named(error, 'RuleSetDoesNotExist')) throw error;
     }
     this.seen = new Set(rules.keys());
+    this.stale = stale;
     return rules;
+  }
+
+  outdated(): Set<string> {
+    return new Set(this.stale);
+  }
+
+  /** A rule write, tried again while SES refuses the bucket or the function (options.settle). */
+  private async settled<T>(call: () => Promise<T>): Promise<T> {
+    const delays = this.options.settle ? (this.options.settle.delaysMs ?? SETTLE_DELAYS_MS) : [];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.send(call);
+      } catch (error) {
+        const delay = delays[attempt];
+        if (delay === undefined || !named(error, 'InvalidS3Configuration', 'InvalidLambdaFunction'))
+          throw error;
+        await this.options.settle?.sleep(delay);
+      }
+    }
   }
 
   async put(rule: string, recipients: string[], after: string | undefined): Promise<void> {
     const Rule = receiptRuleOf(rule, recipients, this.options);
     const RuleSetName = this.options.ruleSet;
     const update = () =>
-      this.send(() => this.client.send(new UpdateReceiptRuleCommand({ RuleSetName, Rule })));
+      this.settled(() => this.client.send(new UpdateReceiptRuleCommand({ RuleSetName, Rule })));
     const create = () =>
-      this.send(() =>
+      this.settled(() =>
         this.client.send(
           new CreateReceiptRuleCommand({
             RuleSetName,
@@ -126,6 +193,7 @@ export class SesReceiptRules implements ReceiptRules {
       }
     }
     this.seen.add(rule);
+    this.stale.delete(rule);
   }
 
   async remove(rule: string): Promise<void> {
@@ -185,11 +253,13 @@ export class SesReceiptRuleSets implements ReceiptRuleSets {
     }
   }
 
-  async create(set: string): Promise<void> {
+  async create(set: string): Promise<boolean> {
     try {
       await this.send(() => this.client.send(new CreateReceiptRuleSetCommand({ RuleSetName: set })));
+      return true;
     } catch (error) {
       if (!named(error, 'AlreadyExists')) throw error;
+      return false;
     }
   }
 
