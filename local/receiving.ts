@@ -155,7 +155,9 @@ export async function runCustomResource(options: {
               OldResourceProperties: previous.ResourceProperties,
             }
           : { ...common, RequestType: 'Create' };
-    const timeoutMs = options.timeoutMs ?? 60_000;
+    // The stack gives set-up-receiving 5 minutes (lib/constructs/receiving.ts): an Update rewrites
+    // the rules it has time for and hands the rest to the writer, by the same clock here.
+    const timeoutMs = options.timeoutMs ?? 300_000;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(

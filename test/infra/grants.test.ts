@@ -17,6 +17,7 @@ import {
   DeleteReceiptRuleCommand,
   DescribeReceiptRuleSetCommand,
   SESClient,
+  UpdateReceiptRuleCommand,
 } from '@aws-sdk/client-ses';
 import {
   CreateEmailIdentityCommand,
@@ -648,8 +649,22 @@ beforeAll(async () => {
             Number(Attributes?.ApproximateNumberOfMessagesNotVisible)
           );
         };
+        // A rule whose actions are not the stack's (an older receive-email's, say): the Update
+        // writes it again itself, with the time it has.
+        const ruleOne = async () =>
+          (await sesV1.send(new DescribeReceiptRuleSetCommand({ RuleSetName: RULE_SET }))).Rules?.find(
+            (rule) => rule.Name === `${RULE_PREFIX}-receive-1`,
+          );
+        const Rule = await ruleOne();
+        await sesV1.send(
+          new UpdateReceiptRuleCommand({
+            RuleSetName: RULE_SET,
+            Rule: { ...Rule, Name: `${RULE_PREFIX}-receive-1`, Actions: Rule?.Actions?.slice(0, 1) },
+          }),
+        );
         await service.receivingResource('Update');
         expect(await waitFor(rulesQueued, (n) => n === 0, 20_000)).toBe(0);
+        expect((await ruleOne())?.Actions).toHaveLength(Rule?.Actions?.length ?? 0);
         await service.receivingResource('Delete');
         await expect(
           sesV1.send(new DescribeReceiptRuleSetCommand({ RuleSetName: RULE_SET })),
