@@ -75,6 +75,10 @@ export async function ensureReceivingQueues(sqs: SQSClient, region: string) {
       RECEIVE_FUNCTION_ARN: functionArn(region, 'receive-email'),
       RECEIVED_FAILURES_QUEUE_URL: failures.url,
       RECEIVED_RETENTION_DAYS: process.env.RECEIVED_RETENTION_DAYS ?? '30',
+      // SES takes one receipt-rule call a second, and the functions keep to it by default; the
+      // local SES has no such limit, so its calls are paced at 50 ms, or every start would wait
+      // about 4 s while the custom resource makes the rule set (a laptop's timings, as the others).
+      RECEIPT_RULE_CALL_INTERVAL_MS: process.env.RECEIPT_RULE_CALL_INTERVAL_MS ?? '50',
     },
   };
 }

@@ -45,6 +45,8 @@ export const RECEIVING_WORKERS = {
     description: 'Brings the SES receipt rules to the domains with receiving enabled',
     // CONTENT_BUCKET and RECEIVE_FUNCTION_ARN: the rules' S3 and Lambda actions (it calls neither).
     env: ['TABLE_NAME', 'RECEIPT_RULE_SET', 'RECEIPT_RULE_PREFIX', 'RECEIVE_FUNCTION_ARN', 'CONTENT_BUCKET'],
+    // Set only locally: SES's one call a second is the default.
+    optionalEnv: ['RECEIPT_RULE_CALL_INTERVAL_MS'],
     // Query: the domains (one partition); PutItem: its view of the active set (RECEIVING / RULES).
     table: { actions: ['Query', 'PutItem'] },
     receiptRules: [
@@ -59,6 +61,7 @@ export const RECEIVING_WORKERS = {
     description: "Sets receiving up in SES's receipt rule sets (the stack's custom resource)",
     // Everything else it reads comes with the custom resource's event (ResourceProperties).
     env: [],
+    optionalEnv: ['RECEIPT_RULE_CALL_INTERVAL_MS'],
     table: { actions: [] },
     receiptRules: [
       'DescribeActiveReceiptRuleSet',

@@ -117,6 +117,11 @@ const SETTINGS = {
    */
   LOG_RETENTION_DAYS: () => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3650)), 30),
   /** Days received mail (its items and its objects under `received/`) is kept: the stack's receivedRetentionDays. */
+  /**
+   * The least time between two of SES's receipt-rule calls (ms): SES takes one a second. Set only
+   * locally, where the local SES has no such limit, so a start does not wait 4 s for its rule set.
+   */
+  RECEIPT_RULE_CALL_INTERVAL_MS: () => wholeNumber(0, 1_000),
   RECEIVED_RETENTION_DAYS: () => wholeNumber(1, 30),
   /** The failure destination of receive-email's asynchronous invocations (read by sweep-received). */
   RECEIVED_FAILURES_QUEUE_URL: () => z.string().check(z.minLength(1)),

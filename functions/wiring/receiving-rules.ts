@@ -19,8 +19,8 @@ import { systemClock } from '../shared/ports.js';
  */
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const pacer = () => {
-  const paced = new RuleCallPacer(systemClock, sleep);
+const pacer = (intervalMs: number) => {
+  const paced = new RuleCallPacer(systemClock, sleep, intervalMs);
   return () => paced.turn();
 };
 
@@ -32,6 +32,7 @@ export function syncReceiptRulesDeps(): SyncRulesDeps {
     'RECEIPT_RULE_PREFIX',
     'RECEIVE_FUNCTION_ARN',
     'CONTENT_BUCKET',
+    'RECEIPT_RULE_CALL_INTERVAL_MS',
   );
   const table = openTable(config.TABLE_NAME);
   return {
@@ -41,7 +42,7 @@ export function syncReceiptRulesDeps(): SyncRulesDeps {
       prefix: config.RECEIPT_RULE_PREFIX,
       bucket: config.CONTENT_BUCKET,
       functionArn: config.RECEIVE_FUNCTION_ARN,
-      pace: pacer(),
+      pace: pacer(config.RECEIPT_RULE_CALL_INTERVAL_MS),
     }),
     views: new DynamoReceiptRuleViewStore(table.db, table.name),
     ruleSet: config.RECEIPT_RULE_SET,
@@ -68,9 +69,10 @@ export interface ReceivingProperties {
 export function setUpReceivingDeps(): (properties: ReceivingProperties) => SetUpDeps {
   const ses = newSesV1Client();
   const sqs = newSqsClient();
+  const { RECEIPT_RULE_CALL_INTERVAL_MS } = loadConfig('RECEIPT_RULE_CALL_INTERVAL_MS');
   return (properties) => {
     // One pace for every call of this event, whichever set it is made on.
-    const pace = pacer();
+    const pace = pacer(RECEIPT_RULE_CALL_INTERVAL_MS);
     return {
       sets: new SesReceiptRuleSets(ses, pace),
       rulesIn: (ruleSet) =>
