@@ -1,5 +1,8 @@
 import * as z from 'zod/mini';
 
+/** A string with something in it. */
+const nonEmpty = () => z.string().check(z.minLength(1));
+
 /** A whole number of at least `min`, `fallback` when unset (one builder: every function bundles these). */
 const wholeNumber = (min: number, fallback: number) =>
   z._default(z.coerce.number().check(z.int(), z.gte(min)), fallback);
@@ -9,14 +12,14 @@ const wholeNumber = (min: number, fallback: number) =>
  * sets, and validated so a missing variable fails loudly at the first request.
  */
 const SETTINGS = {
-  TABLE_NAME: () => z.string().check(z.minLength(1)),
+  TABLE_NAME: nonEmpty,
   /**
    * How the table spreads and keeps emails (adapters/dynamodb/email-keys.ts: shards, the time
    * index, retention), as JSON; set with TABLE_NAME wherever the table is granted. Absent: defaults.
    */
   TABLE_LAYOUT: () => z.optional(z.string()),
-  SEND_QUEUE_URL: () => z.string().check(z.minLength(1)),
-  CONFIGURATION_SET_NAME: () => z.string().check(z.minLength(1)),
+  SEND_QUEUE_URL: nonEmpty,
+  CONFIGURATION_SET_NAME: nonEmpty,
   /** The send queue's maxReceiveCount: the attempt after which a message goes to the dead-letter queue. */
   SEND_MAX_RECEIVE_COUNT: () => wholeNumber(1, 5),
   /** Requests per second each API key may make (all function instances together). */
@@ -47,7 +50,7 @@ const SETTINGS = {
   /** How long a send consumer instance keeps a sender domain's options (tracking, its set; ms). */
   SENDER_OPTIONS_TTL_MS: () => wholeNumber(0, 60_000),
   /** The send queue's dead-letter queue (read by the sweeper). */
-  SEND_DEAD_LETTER_QUEUE_URL: () => z.string().check(z.minLength(1)),
+  SEND_DEAD_LETTER_QUEUE_URL: nonEmpty,
   /** The sweeper's bounds (ms); the stack derives them from its queues (see lib/, "invariants"). */
   SWEEP_REQUEUE_AFTER_MS: () => wholeNumber(0, 15 * 60_000),
   SWEEP_BACKLOG_GRACE_MS: () => wholeNumber(0, 60 * 60_000),
@@ -55,7 +58,7 @@ const SETTINGS = {
   SWEEP_FINAL_EVENTS_AFTER_MS: () => wholeNumber(0, 15 * 3_600_000),
   SWEEP_OLD_CHECK_EVERY_MS: () => wholeNumber(0, 3_600_000),
   /** The webhook delivery queue: one message per (event, endpoint). */
-  WEBHOOK_QUEUE_URL: () => z.string().check(z.minLength(1)),
+  WEBHOOK_QUEUE_URL: nonEmpty,
   /**
    * Local development only (`npm start` sets it): webhook endpoints may be plain http on a loopback
    * host (localhost, 127.0.0.1, ::1). Never set by the stack: on AWS, endpoints are https and public.
@@ -74,14 +77,14 @@ const SETTINGS = {
    */
   REQUEST_LOG_BODIES: () => z._default(z.enum(['true', 'false']), 'true'),
   /** The bucket attachments and large bodies are kept in (S3; the local emulator's locally). */
-  CONTENT_BUCKET: () => z.string().check(z.minLength(1)),
+  CONTENT_BUCKET: nonEmpty,
   /**
    * Local development only (`npm start` sets it): an attachment's `path` may be plain http on a
    * loopback host, so tests and local servers can serve files. Never set by the stack.
    */
   ATTACHMENT_ALLOW_LOOPBACK: () => z.optional(z.enum(['true', 'false'])),
   /** The stack's SES events topic: the event destination of every domain's own configuration set. */
-  SES_EVENTS_TOPIC_ARN: () => z.string().check(z.minLength(1)),
+  SES_EVENTS_TOPIC_ARN: nonEmpty,
   /** SES's maximum delivery time, as the stack's configuration set has it (domains' own sets too). */
   SES_MAX_DELIVERY_SECONDS: () => z.coerce.number().check(z.int(), z.gte(300), z.lte(50_400)),
   /** Domains' own configuration sets are named this plus the domain's id (IAM grants `<prefix>*`). */
@@ -91,12 +94,12 @@ const SETTINGS = {
    * CloudFront distribution in front of SES's tracking host, docs/tracking.md). Absent: domains
    * cannot have a tracking subdomain (SES would write https links to a host that serves no HTTPS).
    */
-  TRACKING_HTTPS_TARGET: () => z.optional(z.string().check(z.minLength(1))),
+  TRACKING_HTTPS_TARGET: () => z.optional(nonEmpty()),
   /**
    * The receipt-rule writer's FIFO queue (`sync-receipt-rules`), set where the stack receives
    * (its Region is one of RECEIVING_REGIONS). Absent: domains cannot enable receiving.
    */
-  RECEIPT_RULES_QUEUE_URL: () => z.optional(z.string().check(z.minLength(1))),
+  RECEIPT_RULES_QUEUE_URL: () => z.optional(nonEmpty()),
   /**
    * Local development only (`npm start` sets it): tracking and receiving records are looked up in
    * a stand-in that answers as if every record were published. Never set by the stack.
@@ -108,9 +111,9 @@ const SETTINGS = {
    * set, in place of port 443 of the address the host resolves to. Never set by the stack.
    */
   // Set by npm start alone (local/service.ts); no URL schema, which would weigh on every function's init.
-  LOCAL_TRACKING_FRONT: () => z.optional(z.string().check(z.minLength(1))),
+  LOCAL_TRACKING_FRONT: () => z.optional(nonEmpty()),
   /** Local development only: the local front's certificate authority (PEM), trusted for that look alone. */
-  LOCAL_TRACKING_FRONT_CA: () => z.optional(z.string().check(z.minLength(1))),
+  LOCAL_TRACKING_FRONT_CA: () => z.optional(nonEmpty()),
   /**
    * Days request logs are kept from their request (DynamoDB TTL): the stack's logRetentionDays,
    * within its emailRetentionDays unless it opts out (lib/request-log-retention.ts).
@@ -124,7 +127,7 @@ const SETTINGS = {
   RECEIPT_RULE_CALL_INTERVAL_MS: () => wholeNumber(0, 1_000),
   RECEIVED_RETENTION_DAYS: () => wholeNumber(1, 30),
   /** The failure destination of receive-email's asynchronous invocations (read by sweep-received). */
-  RECEIVED_FAILURES_QUEUE_URL: () => z.string().check(z.minLength(1)),
+  RECEIVED_FAILURES_QUEUE_URL: nonEmpty,
   /** 'true' (the stack's receivedVirusDownloads): mail SES flagged as a virus still offers its raw message and attachments. */
   RECEIVED_VIRUS_DOWNLOADS: () => z._default(z.enum(['true', 'false']), 'false'),
   /**
@@ -135,7 +138,7 @@ const SETTINGS = {
   /** Our receipt rules are named this plus `-receive-<n>` (receiving/rules.ts). */
   RECEIPT_RULE_PREFIX: () => z.string().check(z.minLength(1), z.maxLength(48)),
   /** receive-email's ARN: our receipt rules' Lambda action. */
-  RECEIVE_FUNCTION_ARN: () => z.string().check(z.minLength(1)),
+  RECEIVE_FUNCTION_ARN: nonEmpty,
 } satisfies Record<string, () => z.ZodMiniType>;
 
 type Settings = typeof SETTINGS;
