@@ -60,6 +60,17 @@ export const PUBLIC_ROUTES: readonly RouteDeclaration[] = ROUTES.filter(
   (route) => route.permission === 'public',
 );
 
+/**
+ * HEAD on every GET route that needs no key (the public pages): the same route and function as its
+ * GET, so a HEAD answers the status and headers a GET would. The function answers the body too, and
+ * the server drops it: Node's for the local gateway (keeping the GET's Content-Length), API Gateway's
+ * on AWS. Not in ROUTES: each is its GET's route, and the catalog, the document and the bench see
+ * that one. A route that needs a key answers HEAD as any unknown method (401, then 405).
+ */
+export const HEAD_ROUTES: readonly RouteDeclaration[] = ROUTES.filter(
+  (route) => route.method === 'GET' && route.permission === 'public',
+).map((route) => ({ ...route, method: 'HEAD' as const }));
+
 /** Answers every request no route matches (API Gateway's `$default` route). */
 export const FALLBACK_HANDLER = 'route-not-found';
 
@@ -122,12 +133,14 @@ export function findRouteIn<R extends RouteDeclaration>(ranked: readonly R[], me
   return undefined;
 }
 
-const RANKED = rankRoutes(ROUTES);
+const RANKED = rankRoutes([...ROUTES, ...HEAD_ROUTES]);
 
 /** The route a request goes to, and its path's parameters. */
 export const findRoute = (method: string, path: string) => findRouteIn(RANKED, method, path);
 
 /** The methods a path answers to, each once (empty: no such path). */
 export const allowedMethods = (path: string): string[] => [
-  ...new Set(ROUTES.filter((route) => matchPath(route.path, path)).map((route) => route.method)),
+  ...new Set(
+    [...ROUTES, ...HEAD_ROUTES].filter((route) => matchPath(route.path, path)).map((route) => route.method),
+  ),
 ];

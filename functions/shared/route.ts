@@ -21,7 +21,8 @@ export type KeyPermission = 'sending_access' | 'full_access';
  */
 export type RoutePermission = KeyPermission | 'public';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** A declared route's method. HEAD is never declared: routes.ts derives it from the GET routes that need no key. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
 
 /** The schemas a route's request and answer are checked against (its handler validates with the same objects). */
 export interface RouteSchemas {

@@ -19,7 +19,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FRONT_DOOR_CACHE_SECONDS, FRONT_DOOR_HEADER } from '../../functions/http/front-door.js';
-import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
+import { FALLBACK_HANDLER, HEAD_ROUTES, ROUTES } from '../../functions/routes.js';
 import { keepLogicalId, LEGACY_IDS, legacyRouteId } from '../legacy-ids.js';
 import { ApiIntegrations } from './api-integrations.js';
 import type { ConceptStacks } from './concept-stacks.js';
@@ -42,7 +42,7 @@ export interface EmailApiProps {
 
 /**
  * The HTTP API: HTTPS only (API Gateway has no plain-HTTP listener), one route and one function per
- * entry of the route table, and `$default` for everything else (so even unknown routes get the
+ * entry of the route table (and a HEAD route to each public page's function), and `$default` for everything else (so even unknown routes get the
  * service's error shape), a throttled stage and an access log of one JSON line per request, with
  * no header (so no key) in it. Its alarm: API 5xx answers (a failing or throttled function).
  * The API, its stage, access log and routes are in this stack; each route's function and its
@@ -111,19 +111,25 @@ export class EmailApi extends Construct {
     const routes = new Map<string, CfnRoute>();
     this.api = new HttpApi(this, 'Api', { createDefaultStage: false, description: 'Email sending API' });
     const integrations = new Map<Stack, ApiIntegrations>();
+    const integrated = new Map<string, { integrationId: string }>();
     /** A route to its own function, with its id of old (a route key exists once per API). */
     const route = (routeKey: string, constructId: string, handler: string, memorySize?: number) => {
-      const fn = props.functions
-        .add(handler as never, memorySize ? { memorySize } : {})
-        .bind(props.resources);
-      functions.set(handler, fn);
-      const stack = Stack.of(fn);
-      let into = integrations.get(stack);
-      if (!into) {
-        into = new ApiIntegrations(stack, `${stack.node.id}Api`, { api: this.api });
-        integrations.set(stack, into);
+      // A HEAD route shares its GET's function and integration: one route resource more, no other.
+      let integration = integrated.get(handler);
+      if (!integration) {
+        const fn = props.functions
+          .add(handler as never, memorySize ? { memorySize } : {})
+          .bind(props.resources);
+        functions.set(handler, fn);
+        const stack = Stack.of(fn);
+        let into = integrations.get(stack);
+        if (!into) {
+          into = new ApiIntegrations(stack, `${stack.node.id}Api`, { api: this.api });
+          integrations.set(stack, into);
+        }
+        integration = into.integrate(handler, fn.function);
+        integrated.set(handler, integration);
       }
-      const integration = into.integrate(handler, fn.function);
       // An update keeps each route and points it at its new integration: a second route with the
       // same key would be refused.
       const cfnRoute = new CfnRoute(this.api, constructId, {
@@ -171,7 +177,7 @@ export class EmailApi extends Construct {
     keepLogicalId(this.stage, LEGACY_IDS.stage);
     route('$default', 'DefaultRoute', FALLBACK_HANDLER, 256);
     // The construct id HttpApi.addRoutes gave each route (a construct id reads `/` as `--`).
-    for (const { method, path, handler } of ROUTES)
+    for (const { method, path, handler } of [...ROUTES, ...HEAD_ROUTES])
       route(`${method} ${path}`, `${method}${path}`.replaceAll('/', '--'), handler);
     this.functions = functions;
     this.routes = routes;

@@ -57,7 +57,23 @@ describe('GET /v1/openapi.json', () => {
     expect((await api.call('POST', '/v1/openapi.json', { key: null })).status).toBe(401);
     const wrong = await api.call('DELETE', '/v1/openapi.json');
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get('allow')).toBe('GET');
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+describe('HEAD on the public pages', () => {
+  it('answers without a key as GET does, with no body and the length GET would send', async () => {
+    for (const path of ['/v1/openapi.json', '/docs', '/']) {
+      const got = await api.call('GET', path, { key: null });
+      const head = await api.call('HEAD', path, { key: null });
+      expect(head.status, path).toBe(200);
+      expect(head.text, path).toBe('');
+      for (const name of ['content-type', 'etag', 'cache-control', 'content-security-policy'])
+        expect(head.headers.get(name), `${path} ${name}`).toBe(got.headers.get(name));
+      expect(head.headers.get('content-length'), path).toBe(String(Buffer.byteLength(got.text)));
+    }
+    // A route that needs a key has no HEAD: 401 without one, as for any method.
+    expect((await api.call('HEAD', '/v1/emails', { key: null })).status).toBe(401);
   });
 });
 

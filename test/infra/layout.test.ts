@@ -9,7 +9,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, SCHEDULED_FUNCTIONS } from '../../functions/catalog.js';
-import { FALLBACK_HANDLER, ROUTES } from '../../functions/routes.js';
+import { FALLBACK_HANDLER, HEAD_ROUTES, ROUTES } from '../../functions/routes.js';
 import { buildApp } from '../../lib/app.js';
 import { CONCEPTS, conceptOf } from '../../lib/concepts.js';
 import { MAX_INVOKED_FUNCTIONS } from '../../lib/constructs/api-integrations.js';
@@ -199,6 +199,15 @@ describe('what a route costs, and the room left', () => {
         ],
       });
     });
+    // A HEAD route (a public page's) targets its GET's integration: one route more in the parent, nothing else.
+    expect(HEAD_ROUTES.length).toBeGreaterThan(0);
+    const targetOf = (key: string) =>
+      ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties.RouteKey === key)?.[1].Properties
+        .Target;
+    for (const { path } of HEAD_ROUTES) {
+      expect(targetOf(`HEAD ${path}`), `HEAD ${path}`).toBeDefined();
+      expect(targetOf(`HEAD ${path}`), `HEAD ${path}`).toEqual(targetOf(`GET ${path}`));
+    }
     // 7 in all, where one template took 8 (a Lambda permission each); the only permissions left
     // are the schedules' (receiving's sweep's too), the request-log writer's, the front door's
     // authorizer's, and SES's to invoke receive-email.
@@ -298,6 +307,7 @@ describe('API Gateway invokes the functions through one role per stack', () => {
     const routes = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
     for (const { method, path, handler } of [
       ...ROUTES,
+      ...HEAD_ROUTES,
       { method: '$default', path: '', handler: FALLBACK_HANDLER },
     ]) {
       const key = method === '$default' ? '$default' : `${method} ${path}`;
@@ -533,6 +543,11 @@ describe('an update over a stack deployed before the split', () => {
       'GET /v1/emails/receiving/{id}/attachments': 'ApiGETv1emailsreceivingidattachmentsB73F63BF',
       'GET /v1/emails/receiving/{id}/attachments/{attachment_id}':
         'ApiGETv1emailsreceivingidattachmentsattachmentidAFE42E7C',
+      // Added since: HEAD on the public pages (routes.ts HEAD_ROUTES), each beside its GET.
+      'HEAD /v1/openapi.json': 'ApiHEADv1openapijsonABF156A7',
+      'HEAD /docs': 'ApiHEADdocs2198EAE5',
+      'HEAD /': 'ApiHEAD0275FB28',
+      'HEAD /assets/{file}': 'ApiHEADassetsfile87531C2D',
     };
     const routes = Object.entries(parent).filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route');
     expect(Object.fromEntries(routes.map(([id, r]) => [r.Properties.RouteKey, id]))).toEqual(before);

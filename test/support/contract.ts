@@ -79,7 +79,9 @@ async function makeChecker() {
         return `${where}: not the error shape: ${ajv.errorsText(errorValidator?.errors)}`;
       return undefined;
     }
-    const [method = '', path = ''] = answer.routeKey.split(' ');
+    const [routeMethod = '', path = ''] = answer.routeKey.split(' ');
+    // A public page's HEAD is its GET (routes.ts HEAD_ROUTES): the same status, headers and body.
+    const method = routeMethod === 'HEAD' ? 'GET' : routeMethod;
     const operation = doc.paths[path]?.[method.toLowerCase()];
     if (!operation) return `${where}: the route ${answer.routeKey} is not in the document`;
     const documented = Object.keys(operation.responses as Json);

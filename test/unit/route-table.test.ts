@@ -6,9 +6,11 @@ import { buildDocument } from '../../functions/api-reference/document.js';
 import { buildCatalog, FUNCTIONS, WORKERS } from '../../functions/catalog.js';
 import { ROUTE_DOCS } from '../../functions/route-docs.js';
 import {
+  allowedMethods,
   FALLBACK_HANDLER,
   findRoute,
   findRouteIn,
+  HEAD_ROUTES,
   moreSpecific,
   ROUTES,
   rankRoutes,
@@ -87,6 +89,25 @@ describe('the route table, ranked as API Gateway ranks routes', () => {
       expect(findRouteIn(ranked, 'GET', '/v1/emails/receiving')?.route.handler).toBe('list-received-emails');
       expect(findRouteIn(ranked, 'GET', '/v1/emails/em_1')?.route.handler).toBe('get-email');
     }
+  });
+});
+
+describe('HEAD', () => {
+  it('goes to the function of every public GET route, and of no route that needs a key', () => {
+    const pages = ROUTES.filter((route) => route.method === 'GET' && route.permission === 'public');
+    expect(pages.map((route) => route.path)).toEqual(
+      expect.arrayContaining(['/v1/openapi.json', '/docs', '/', '/assets/{file}']),
+    );
+    expect(HEAD_ROUTES.map((route) => `${route.method} ${route.path} ${route.handler}`)).toEqual(
+      pages.map((route) => `HEAD ${route.path} ${route.handler}`),
+    );
+    expect(findRoute('HEAD', '/v1/openapi.json')?.route.handler).toBe('get-openapi');
+    expect(findRoute('HEAD', '/docs')?.route.handler).toBe('get-api-reference');
+    expect(findRoute('HEAD', '/assets/app-1234.js')?.route.handler).toBe('get-console-asset');
+    expect(allowedMethods('/docs')).toEqual(['GET', 'HEAD']);
+    // A route with a key: the fallback, 401 without one, then 405 naming its methods (no HEAD).
+    expect(findRoute('HEAD', '/v1/emails')).toBeUndefined();
+    expect(allowedMethods('/v1/emails')).not.toContain('HEAD');
   });
 });
 
