@@ -7,6 +7,7 @@ import { missingObjectStatus } from '../functions/catalog.js';
 import { CALLER_HEADER } from './caller-identity.js';
 import { applyDynamoParity } from './dynamo-parity.js';
 import { chance, type LocalFaults } from './faults.js';
+import { serveMailbox } from './mailbox-page.js';
 import { fauxqsStores } from './s3-store.js';
 import type { LocalSes, SesStandInSettings } from './ses-stand-in.js';
 import { enforceInFlightLimit, maxInFlightOf } from './sqs-in-flight.js';
@@ -17,7 +18,7 @@ const require = createRequire(import.meta.url);
 export interface Emulators {
   dynamodbEndpoint: string;
   sqsEndpoint: string;
-  /** The SES v2 emulator itself (its web viewer is at `/`, sent mail as JSON at `/store`). */
+  /** The SES v2 emulator itself (the sent-mail page at `/`, local/mailbox-page.ts; sent mail as JSON at `/store`). */
   sesEndpoint: string;
   /** S3 (fauxqs, path-style), with the content bucket. */
   s3Endpoint: string;
@@ -210,6 +211,8 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
     ses = await sesServer({ host: '127.0.0.1', port: 0 });
   }
   const sesPort = (ses.address() as AddressInfo).port;
+  // Our page at `/`, the emulator's routes behind it (mailbox-page.ts).
+  serveMailbox(ses);
   ses.on('request', count('ses'));
 
   return {
