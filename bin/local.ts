@@ -11,10 +11,14 @@
  *   LOCAL_SES_MAX_SEND_RATE=14, LOCAL_SES_MAX_24H_SEND=50000, LOCAL_SES_SANDBOX=true,
  *   LOCAL_SES_SENDING_PAUSED=true   the local SES account's limits (local/ses-account.ts)
  *   LOCAL_SQS_MAX_IN_FLIGHT=120000  most messages in flight on one local queue (local/sqs-in-flight.ts)
+ *   LOG_FORMAT=json           a JSON line per request, and the functions' own log lines from INFO up
+ *                             (default: one readable line per request, the functions' from WARN up)
  *   --in-memory               keep nothing between runs
  */
+import { readFileSync } from 'node:fs';
 import { log } from '../functions/observability/logger.js';
 import { parseFaults } from '../local/faults.js';
+import type { GatewayAnswer } from '../local/https-gateway.js';
 import { DataDirInUse, startLocalService } from '../local/service.js';
 import { LocalSesAccount, type SesAccountSettings, sesAccountFromEnv } from '../local/ses-account.js';
 
@@ -49,6 +53,42 @@ try {
   fail(String((error as Error).message));
 }
 const account = new LocalSesAccount(sesAccount);
+const logFormat = process.env.LOG_FORMAT || 'text';
+if (logFormat !== 'text' && logFormat !== 'json') fail(`LOG_FORMAT must be text or json, got ${logFormat}`);
+// Readable by default: a line per request, and of the functions' own lines only warnings and errors
+// (their INFO lines, a domain check's every second among them, buried the key and the addresses).
+if (!process.env.LOG_LEVEL) process.env.LOG_LEVEL = logFormat === 'text' ? 'WARN' : 'INFO';
+/**
+ * Started in the background of a terminal (`npm start &`): reading the terminal would stop it
+ * (SIGTTIN), so Enter is not listened for. Linux says so in /proc (the terminal's foreground group
+ * is not this one's); elsewhere it is taken to be in the foreground.
+ */
+const inBackground = () => {
+  if (!process.stdin.isTTY) return false;
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const [, , pgrp, , , tpgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return pgrp !== tpgid;
+  } catch {
+    return false;
+  }
+};
+const clock = (ms: number) => new Date(ms).toTimeString().slice(0, 8);
+const printRequest = (answer: GatewayAnswer) =>
+  console.log(
+    logFormat === 'json'
+      ? JSON.stringify({
+          level: 'INFO',
+          message: 'request',
+          timestamp: new Date().toISOString(),
+          method: answer.method,
+          path: answer.path,
+          status: answer.status,
+          duration_ms: answer.durationMs,
+          request_id: answer.requestId,
+        })
+      : `${clock(Date.now())}  ${answer.status}  ${answer.method} ${answer.path}  ${answer.durationMs} ms`,
+  );
 
 try {
   const service = await startLocalService({
@@ -63,6 +103,7 @@ try {
     faults,
     sesAccount,
     log: log.warn,
+    onRequest: printRequest,
     // The emulators (with the local SES) and the consumers each on a thread of their own.
     threads: true,
   });
@@ -101,12 +142,28 @@ try {
       -H 'Authorization: Bearer ${service.apiKey}' -H 'Content-Type: application/json' \\
       -d '{"from":"Acme <hello@acme.test>","to":"success@simulator.amazonses.com","subject":"Hi","text":"Hello"}'
 
-  Ctrl+C stops it.
+  Ctrl+C stops it; Enter prints the key and the addresses again.
 `);
+  // The key and the addresses, again: on Enter, and when it stops (requests scroll them away).
+  const summary = () => `
+  Base URL     ${service.baseUrl}
+  Console      ${service.baseUrl.replace(/\/v1$/, '')}/
+  API key      ${service.apiKey}
+  Sent mail    ${service.viewerUrl}
+  Inbound SMTP smtp://${service.inboundSmtp.host}:${service.inboundSmtp.port}
+  TLS          curl ${cacert} ...
+`;
+  if (!inBackground()) {
+    process.stdin.on('data', (chunk: Buffer) => {
+      if (chunk.includes(0x0a) || chunk.includes(0x0d)) console.log(summary());
+    });
+    process.stdin.on('error', () => undefined);
+  }
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
+    console.log(`  Stopping.${summary()}`);
     await service.stop();
     process.exit(0);
   };

@@ -78,6 +78,17 @@ function recordAnswer(
   appendFileSync(file, `${JSON.stringify(line)}\n`);
 }
 
+/** One answer of the gateway, as npm start prints it (never a header, a query or a body: no key, no address). */
+export interface GatewayAnswer {
+  method: string;
+  /** The request's path, without its query. */
+  path: string;
+  status: number;
+  durationMs: number;
+  /** The `apigw-requestid` it answered with. */
+  requestId: string;
+}
+
 /**
  * A local stand-in for the HTTP API: HTTPS only, routes from the same route table the stack uses,
  * each request turned into an API Gateway v2 (payload format 2.0) event for that route's handler.
@@ -88,6 +99,8 @@ export async function startHttpsGateway(options: {
   handlers: Record<string, HttpLambda>;
   fallback: HttpLambda;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Told of every answer, once sent (npm start prints a line each). */
+  onAnswer?: (answer: GatewayAnswer) => void;
 }): Promise<{ port: number; stop(): Promise<void> }> {
   const server: Server = createServer(
     {
@@ -99,9 +112,17 @@ export async function startHttpsGateway(options: {
     },
     async (req, res) => {
       const requestId = randomUUID();
+      const started = performance.now();
       let routeKey = '';
       const send = (result: APIGatewayProxyStructuredResultV2) => {
         recordAnswer(req.method ?? '', req.url ?? '', routeKey, result);
+        options.onAnswer?.({
+          method: req.method ?? '',
+          path: (req.url ?? '').split('?')[0] ?? '',
+          status: result.statusCode ?? 200,
+          durationMs: Math.round(performance.now() - started),
+          requestId,
+        });
         const headers: Record<string, string | number | boolean> = {
           ...(result.headers ?? {}),
           'apigw-requestid': requestId,

@@ -15,7 +15,7 @@ import { startConsumers, startConsumersThread } from './consumers.js';
 import { issueDevKey } from './dev-key.js';
 import { type Emulators, startEmulators, startEmulatorsThread } from './emulators.js';
 import { injectClientFaults, type LocalFaults } from './faults.js';
-import { type HttpLambda, startHttpsGateway } from './https-gateway.js';
+import { type GatewayAnswer, type HttpLambda, startHttpsGateway } from './https-gateway.js';
 import { ensureReceivingQueues, startLocalReceiving } from './receiving.js';
 import { recoverFromLastRun, stillRunning } from './recovery.js';
 import { startRequestLogSubscription } from './request-log-sink.js';
@@ -90,6 +90,7 @@ export interface LocalServiceOptions {
   /** How often the scheduled domain check runs (EventBridge's schedule on AWS). @default 1000 */
   domainCheckIntervalMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  onRequest?: (answer: GatewayAnswer) => void; // each answer of the HTTPS gateway (npm start prints a line each)
   /**
    * Runs the emulators and the consumers on threads of their own, so the service uses more than
    * one core (`npm start`, the benchmark, the load test). Off, everything runs on this thread,
@@ -411,6 +412,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       handlers,
       fallback: await load<HttpLambda>(FALLBACK_HANDLER),
       log: options.log,
+      onAnswer: options.onRequest,
     });
     stops.unshift(() => gateway.stop());
     // Started in full: a clean stop from here on removes the marker (after the table is closed).

@@ -23,10 +23,15 @@ export interface NpmStart {
  * with tsx as Node's loader (what the tsx command does in a child process), so that a SIGKILL
  * reaches the service itself. For the e2e tests and the chaos and load harnesses.
  */
-export async function startNpmStart(env: Record<string, string>, args: string[] = []): Promise<NpmStart> {
+export async function startNpmStart(
+  env: Record<string, string>,
+  args: string[] = [],
+  options: { stdin?: boolean } = {},
+): Promise<NpmStart> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', ...args], {
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // A pipe to write to (its Enter), or none.
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout?.on('data', (chunk) => {
