@@ -415,8 +415,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       onAnswer: options.onRequest,
     });
     stops.unshift(() => gateway.stop());
-    // Started in full: a clean stop from here on removes the marker (after the table is closed).
-    // A start that fails keeps it, so the next start still knows the last run was killed.
+    // Started in full: a clean stop now removes the marker (after the table is closed); a failed start keeps it (next start: killed).
     stops.push(async () => {
       if (runningMarker) rmSync(runningMarker, { force: true });
     });
