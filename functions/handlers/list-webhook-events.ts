@@ -1,6 +1,7 @@
 import { webhookRepository } from '../adapters/dynamodb/repositories.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { listMessagesQuerySchema, toAttemptBody, toMessageListed } from '../webhooks/model.js';
+import { listMessagesQuerySchema } from '../webhooks/list-messages-query.js';
+import { toAttemptBody, toMessageListed } from '../webhooks/model.js';
 import type { WebhookRepository } from '../webhooks/ports.js';
 import { listWebhookEventsRoute } from '../webhooks/routes.js';
 import { listMessages, recentAttempts } from '../webhooks/webhooks.js';

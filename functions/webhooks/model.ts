@@ -315,11 +315,6 @@ export const listWebhooksQuerySchema = pageQuerySchema(pageShape(WEBHOOK_ID_PREF
  * counts them all; the message's own attempts route pages through the rest).
  */
 export const MOST_ATTEMPTS_INCLUDED = 20;
-/** Ours beside the page: `include=attempts` lists each message with its newest attempts, in one request. */
-export const listMessagesQuerySchema = pageQuerySchema({
-  ...pageShape(MESSAGE_ID_PREFIX),
-  include: z.optional(z.literal('attempts', { error: 'include may only be "attempts"' })),
-});
 export const listAttemptsQuerySchema = pageQuerySchema(pageShape(ATTEMPT_ID_PREFIX));
 
 /**

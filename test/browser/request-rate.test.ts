@@ -68,6 +68,13 @@ afterAll(async () => {
   await run?.stop();
 });
 
+/** Opens a page of the console as a link does (the hash changes, the document stays); when, by the page's clock. */
+const go = (hash: string): Promise<number> =>
+  page.evaluate((h) => {
+    (globalThis as unknown as { location: { hash: string } }).location.hash = h;
+    return performance.now();
+  }, hash);
+
 /** Every request of this document to the API, from the browser's log: when it started (ms) and what. */
 const apiRequests = (): Promise<{ at: number; url: string }[]> =>
   page.evaluate(() =>
@@ -113,10 +120,7 @@ describe("the console's request rate", () => {
     // requests are those that started while it was open, read once every answer is in.
     const visits: { page: string; from: number; to: number }[] = [];
     for (const hash of PAGES()) {
-      const from = await page.evaluate((h) => {
-        location.hash = h;
-        return performance.now();
-      }, hash);
+      const from = await go(hash);
       await page.locator('main h1').first().waitFor();
       if (hash === `#/webhooks/${ids.webhook}`) await page.locator('li.message').nth(19).waitFor();
       await page.waitForTimeout(DWELL_MS); // the page stays open, as a person reads it
@@ -126,9 +130,7 @@ describe("the console's request rate", () => {
         to: await page.evaluate(() => performance.now()),
       });
     }
-    await page.evaluate(() => {
-      location.hash = '#/suppressions';
-    });
+    await go('#/suppressions');
     await page.getByRole('heading', { name: 'Suppressions', exact: true }).waitFor();
     await page.waitForTimeout(2000); // the last pages' answers come in
     const all = await apiRequests();
@@ -152,19 +154,11 @@ describe("the console's request rate", () => {
   });
 
   it('paces a burst: clicks that ask for more than 5 requests in a second are spread over seconds', async () => {
-    await page.evaluate(() => {
-      location.hash = '#/domains';
-    });
+    await go('#/domains');
     await page.getByRole('heading', { name: 'Domains', exact: true }).waitFor();
     const before = (await apiRequests()).length;
     // Twelve pages in quick succession, each asking at once.
-    for (let i = 0; i < 12; i++)
-      await page.evaluate(
-        (h) => {
-          location.hash = h;
-        },
-        i % 2 ? '#/api-keys' : '#/domains',
-      );
+    for (let i = 0; i < 12; i++) await go(i % 2 ? '#/api-keys' : '#/domains');
     await page.waitForTimeout(3500);
     const burst = (await apiRequests()).slice(before);
     expect(burst.length).toBeGreaterThan(CONSOLE_RATE_LIMIT);
@@ -191,9 +185,7 @@ describe("the console's request rate", () => {
       retriedAt ||= Date.now();
       await route.continue();
     });
-    await page.evaluate(() => {
-      location.hash = '#/suppressions';
-    });
+    await go('#/suppressions');
     await page.getByRole('heading', { name: 'Suppressions', exact: true }).waitFor();
     await page.getByText('No address is suppressed.').waitFor({ timeout: 10_000 });
     expect(refusedAt).toBeGreaterThan(0);
@@ -203,19 +195,11 @@ describe("the console's request rate", () => {
   });
 
   it('leaves an application sending with the same key its full 10 a second while a person browses', async () => {
-    await page.evaluate(() => {
-      location.hash = '#/domains';
-    });
+    await go('#/domains');
     await page.getByRole('heading', { name: 'Domains', exact: true }).waitFor();
     const before = (await apiRequests()).length;
     // The person clicks through pages as fast as the console goes (5 a second)…
-    for (let i = 0; i < 16; i++)
-      await page.evaluate(
-        (h) => {
-          location.hash = h;
-        },
-        i % 2 ? '#/api-keys' : '#/domains',
-      );
+    for (let i = 0; i < 16; i++) await go(i % 2 ? '#/api-keys' : '#/domains');
     // …while the application makes its 10 at once, twice, a second apart.
     const codes: number[] = [];
     for (let round = 0; round < 2; round++) {
@@ -232,9 +216,7 @@ describe("the console's request rate", () => {
   });
 
   it('says an error once: a refused domain name is not repeated in parentheses', async () => {
-    await page.evaluate(() => {
-      location.hash = '#/domains';
-    });
+    await go('#/domains');
     await page.getByLabel('Domain', { exact: true }).fill('shop test');
     await page.getByRole('button', { name: 'Add domain' }).click();
     const note = page.getByText('must not contain spaces', { exact: false });
