@@ -1,3 +1,4 @@
+import { CONSOLE_RATE_LIMIT, CONSOLE_REQUEST_HEADER } from '../../functions/api-keys/console-budget.js';
 import { session } from './session.js';
 
 /** An answer of the API that is not a success, in words a person can act on. */
@@ -41,28 +42,87 @@ export interface Call {
   key?: string;
 }
 
-/** A call to the API, same origin, with the signed-in key as the bearer token. */
+/**
+ * The console's pace: at most CONSOLE_RATE_LIMIT requests start in any window of this length, for
+ * the whole console (one queue, every page and every retry). A little over a second, so the
+ * browser's own start times (a timer fires late, a fetch starts after it is called) never show
+ * more than CONSOLE_RATE_LIMIT in one second, and the server's one-second windows never count more.
+ */
+export const PACE_WINDOW_MS = 1100;
+/** A 429 is waited out (its Retry-After, for the whole queue) and asked again, for this long at most. */
+const MOST_WAITED_MS = 60_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+/** When the latest requests started (performance.now()), oldest first: at most CONSOLE_RATE_LIMIT. */
+const started: number[] = [];
+/** Nothing starts before this (a 429's Retry-After). */
+let pausedUntil = 0;
+let queue: Promise<void> = Promise.resolve();
+
+/** Resolves when this request may start: the queue's turn, the pace, and any Retry-After. */
+function turn(): Promise<void> {
+  const mine = queue.then(async () => {
+    for (;;) {
+      const now = performance.now();
+      if (now < pausedUntil) {
+        await sleep(pausedUntil - now);
+        continue;
+      }
+      const oldest = started[0];
+      if (started.length < CONSOLE_RATE_LIMIT || oldest === undefined || now - oldest >= PACE_WINDOW_MS) {
+        started.push(now);
+        if (started.length > CONSOLE_RATE_LIMIT) started.shift();
+        return;
+      }
+      await sleep(oldest + PACE_WINDOW_MS - now);
+    }
+  });
+  queue = mine;
+  return mine;
+}
+
+/** Seconds of a Retry-After header (a number of seconds or an HTTP date), at least 1. */
+function retryAfterMs(header: string | null): number {
+  const seconds = Number(header);
+  if (header && Number.isFinite(seconds)) return Math.max(1, seconds) * 1000;
+  const date = header ? Date.parse(header) : Number.NaN;
+  return Number.isFinite(date) ? Math.max(1000, date - Date.now()) : 1000;
+}
+
+/**
+ * A call to the API, same origin, with the signed-in key as the bearer token, paced with every
+ * other (PACE_WINDOW_MS) and marked as the console's (its own budget on the server). A 429 is
+ * waited out for its Retry-After and asked again, up to MOST_WAITED_MS, not shown as an error.
+ */
 export async function api<T>(path: string, call: Call = {}): Promise<T> {
   const key = call.key ?? session.get();
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', [CONSOLE_REQUEST_HEADER]: '1' };
   if (key) headers.authorization = `Bearer ${key}`;
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
-  try {
-    response = await fetch(path, {
-      method: call.method ?? 'GET',
-      headers,
-      body: call.body === undefined ? undefined : JSON.stringify(call.body),
-      credentials: 'omit',
-      cache: 'no-store',
-    });
-  } catch {
-    throw new ApiFailure(
-      0,
-      'network_error',
-      'The service could not be reached.',
-      'Check that it is running, then try again.',
-    );
+  let waited = 0;
+  for (;;) {
+    await turn();
+    try {
+      response = await fetch(path, {
+        method: call.method ?? 'GET',
+        headers,
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        credentials: 'omit',
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ApiFailure(
+        0,
+        'network_error',
+        'The service could not be reached.',
+        'Check that it is running, then try again.',
+      );
+    }
+    if (response.status !== 429 || waited >= MOST_WAITED_MS) break;
+    const wait = retryAfterMs(response.headers.get('retry-after'));
+    waited += wait;
+    pausedUntil = Math.max(pausedUntil, performance.now() + wait);
   }
   const text = await response.text();
   let json: unknown;
@@ -78,9 +138,10 @@ export async function api<T>(path: string, call: Call = {}): Promise<T> {
     errors?: { field?: string; message?: string }[];
   };
   const name = error.name ?? 'error';
-  // A field's message that only repeats the whole message is not said twice.
+  // A field's message the whole message already says (the service's "Invalid request: domain: …"
+  // names every field) is not said twice.
   const details = error.errors
-    ?.filter((e) => e.message !== error.message)
+    ?.filter((e) => !e.message || !error.message?.includes(e.message))
     .map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))
     .join('; ');
   const message = `${error.message ?? `The service answered ${response.status}.`}${details ? ` (${details})` : ''}`;

@@ -20,13 +20,16 @@ export interface ApiKeyRepository {
    * (0, the key's own item, by default; see api-keys/rate-limit.ts) and records its use at `at`.
    * The key and the shard's count in the window so far, this request included; null when there is
    * no such key (a revoked one is never brought back, on any shard); `throttled` when the store
-   * refused the write for the shard's load (the key's traffic, not a fault).
+   * refused the write for the shard's load (the key's traffic, not a fault). `ofConsole`: the
+   * request counts on the key's console counter (the same item, a count of its own; see
+   * api-keys/console-budget.ts), not on its applications' counter.
    */
   authenticate(
     hash: string,
     window: number,
     at: string,
     shard?: number,
+    ofConsole?: boolean,
   ): Promise<KeyCount | 'throttled' | null>;
 }
 

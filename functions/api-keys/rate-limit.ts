@@ -103,7 +103,8 @@ export type Admission = { key: null } | { key: ApiKey | undefined; state: RateLi
 
 /**
  * Counts a key's requests on its rate shards (one per function instance: it remembers, per key, a
- * window in which the key is refused without a write).
+ * window in which the key is refused without a write). `ofConsole`: it counts the key's console
+ * requests (the same items, a count of their own, a limit of their own), not its applications'.
  */
 export class KeyRateLimiter {
   readonly shards: number;
@@ -114,6 +115,7 @@ export class KeyRateLimiter {
     private readonly keys: Pick<ApiKeyRepository, 'authenticate'>,
     readonly limit: number,
     private readonly random: () => number = Math.random,
+    private readonly ofConsole?: boolean,
   ) {
     this.shards = shardCount(limit);
   }
@@ -134,7 +136,13 @@ export class KeyRateLimiter {
     let over = false;
     for (const shard of tries) {
       const share = shardLimit(this.limit, this.shards, shard);
-      const counted: KeyCount | 'throttled' | null = await this.keys.authenticate(hash, window, at, shard);
+      const counted: KeyCount | 'throttled' | null = await this.keys.authenticate(
+        hash,
+        window,
+        at,
+        shard,
+        this.ofConsole,
+      );
       if (counted === null) return { key: null };
       if (counted === 'throttled') {
         // The shard's item is taking more writes than it can: more this window would only add to them.

@@ -1,6 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context } from 'aws-lambda';
+import { CONSOLE_RATE_LIMIT, CONSOLE_REQUEST_HEADER } from '../api-keys/console-budget.js';
 import { type ApiKey, hashToken, looksLikeToken, permits, restricted } from '../api-keys/model.js';
 import type { ApiKeyRepository } from '../api-keys/ports.js';
 import { KeyRateLimiter, rateLimitExceeded, rateLimitHeaders } from '../api-keys/rate-limit.js';
@@ -148,7 +149,13 @@ const authenticate = (
   permission: ApiKey['permission'] | undefined,
 ): MiddlewareObj<HttpEvent, HttpResponse> => {
   // One per handler, so per function instance: it remembers keys refused for the rest of a window.
-  const limiter = deps.rateLimit && new KeyRateLimiter(deps.apiKeys, deps.rateLimit.perSecond);
+  // The console's requests (marked by their header) count on a budget of their own beside the key's:
+  // a person browsing never takes an application's rate (api-keys/console-budget.ts).
+  const limiters = deps.rateLimit && [
+    new KeyRateLimiter(deps.apiKeys, deps.rateLimit.perSecond),
+    // One shard (5 a second): no shard to pick at random.
+    new KeyRateLimiter(deps.apiKeys, CONSOLE_RATE_LIMIT, () => 0, true),
+  ];
   return {
     before: async (request: Request) => {
       const header = request.event.headers?.authorization;
@@ -167,9 +174,10 @@ const authenticate = (
       const hash = hashToken(token);
       const now = (deps.clock?.now() ?? new Date()).getTime();
       let key: ApiKey | null;
-      if (limiter) {
+      if (limiters) {
         // A table that cannot take the write for another reason than the key's own load cannot tell
         // whether the key exists: a 500, as a failed lookup always was.
+        const limiter = limiters[request.event.headers?.[CONSOLE_REQUEST_HEADER] ? 1 : 0] as KeyRateLimiter;
         const admitted = await limiter.admit(hash, now);
         if (admitted.key === null) throw invalid;
         if (admitted.key) request.context.apiKey = admitted.key;

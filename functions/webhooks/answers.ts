@@ -3,6 +3,7 @@ import { named, reference, timestamp } from '../shared/answers.js';
 import {
   EMITTED_EVENT_TYPES,
   MESSAGE_STATUSES,
+  MOST_ATTEMPTS_INCLUDED,
   SUBSCRIBABLE_EVENT_TYPES,
   WEBHOOK_STATUSES,
 } from './model.js';
@@ -64,9 +65,30 @@ const messageListedShape = {
   attempts: z.number().check(z.int()),
 };
 
+export const webhookAttemptSchema = named(
+  'WebhookAttempt',
+  z.object({
+    id: z.string(),
+    http_status_code: z.number().check(z.int()).register(z.globalRegistry, {
+      description: 'The HTTP status the endpoint answered; 0 when no answer came (refused, timeout, TLS).',
+    }),
+    response: z.string().register(z.globalRegistry, {
+      description: 'The first 1 KB of the answer, or what went wrong.',
+    }),
+    sent_at: timestamp,
+    duration_ms: z.number().check(z.int()),
+  }),
+  'One delivery attempt of a message. Ours: Resend has no such route.',
+);
+
 export const webhookMessageListItemSchema = named(
   'WebhookMessageListItem',
-  z.object(messageListedShape),
+  z.object({
+    ...messageListedShape,
+    recent_attempts: z.optional(z.array(webhookAttemptSchema)).register(z.globalRegistry, {
+      description: `Ours, with \`include=attempts\` only: its newest attempts, at most ${MOST_ATTEMPTS_INCLUDED}, newest first (\`attempts\` counts them all).`,
+    }),
+  }),
   "An event's message to an endpoint, as listed. Ours: Resend has no such route.",
 );
 
@@ -89,22 +111,6 @@ export const webhookMessageSchema = named(
       }),
   }),
   "An event's message to an endpoint, with its payload. Ours: Resend has no such route.",
-);
-
-export const webhookAttemptSchema = named(
-  'WebhookAttempt',
-  z.object({
-    id: z.string(),
-    http_status_code: z.number().check(z.int()).register(z.globalRegistry, {
-      description: 'The HTTP status the endpoint answered; 0 when no answer came (refused, timeout, TLS).',
-    }),
-    response: z.string().register(z.globalRegistry, {
-      description: 'The first 1 KB of the answer, or what went wrong.',
-    }),
-    sent_at: timestamp,
-    duration_ms: z.number().check(z.int()),
-  }),
-  'One delivery attempt of a message. Ours: Resend has no such route.',
 );
 
 export const webhookReferenceSchema = reference('webhook');

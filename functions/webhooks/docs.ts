@@ -1,6 +1,6 @@
 import { EMAIL_ID, LIST, MESSAGE_ID, page, ref, removed, T0, T1, WEBHOOK_ID } from '../shared/examples.js';
 import type { DocsOf } from '../shared/route.js';
-import { MAX_WEBHOOKS } from './model.js';
+import { MAX_WEBHOOKS, MOST_ATTEMPTS_INCLUDED } from './model.js';
 import type { WEBHOOK_ROUTES } from './routes.js';
 
 /** The webhooks' routes in the OpenAPI document: their words and examples (routes.ts declares them). */
@@ -68,7 +68,7 @@ export const WEBHOOK_DOCS: DocsOf<typeof WEBHOOK_ROUTES> = {
   'list-webhook-events': {
     ok: "A page of the endpoint's messages, each with its status.",
     example: page([messageListedExample]),
-    description: `${LIST} Ours: Resend has no such route.`,
+    description: `${LIST} With \`include=attempts\` (ours), each message also has \`recent_attempts\`: its newest ${MOST_ATTEMPTS_INCLUDED} attempts, so a page of messages and their attempts is one request. Ours: Resend has no such route.`,
   },
   'get-webhook-event': {
     ok: 'The message, with its payload as sent.',

@@ -310,7 +310,11 @@ export const updateWebhookSchema = z
   .register(z.globalRegistry, { minProperties: 1 });
 
 export const listWebhooksQuerySchema = pageQuerySchema(pageShape(WEBHOOK_ID_PREFIX));
-export const listMessagesQuerySchema = pageQuerySchema(pageShape(MESSAGE_ID_PREFIX));
+/**
+ * The most attempts of each message `include=attempts` lists with it, newest first (its `attempts`
+ * counts them all; the message's own attempts route pages through the rest).
+ */
+export const MOST_ATTEMPTS_INCLUDED = 20;
 export const listAttemptsQuerySchema = pageQuerySchema(pageShape(ATTEMPT_ID_PREFIX));
 
 /**

@@ -98,7 +98,7 @@ export const listWebhookEventsRoute = {
   summary: "List an endpoint's messages, newest first",
   errors: [404],
   schemas: async () => ({
-    query: (await model()).listMessagesQuerySchema,
+    query: (await import('./list-messages-query.js')).listMessagesQuerySchema,
     answer: (await shapes()).listOf((await answers()).webhookMessageListItemSchema),
   }),
   access: { actions: ['GetItem', 'Query'] },

@@ -5,6 +5,7 @@ import type { Clock } from '../shared/ports.js';
 import {
   MAX_WEBHOOKS,
   MESSAGE_ID_PREFIX,
+  MOST_ATTEMPTS_INCLUDED,
   newSigningSecret,
   newWebhookId,
   ROTATION_OVERLAP_MS,
@@ -119,6 +120,23 @@ export async function listMessages(deps: Pick<WebhookDeps, 'webhooks'>, webhookI
   const webhook = await getWebhook(deps, webhookId);
   return deps.webhooks.listMessages(webhook.id, query);
 }
+
+/**
+ * Each message's newest attempts (at most MOST_ATTEMPTS_INCLUDED), asked in parallel: what the
+ * console shows of a page of messages, in one request instead of one per message.
+ */
+export const recentAttempts = (deps: Pick<WebhookDeps, 'webhooks'>, messages: readonly WebhookMessage[]) =>
+  Promise.all(
+    messages.map(
+      async (message) =>
+        (
+          await deps.webhooks.listAttempts(message.webhook_id, message.id, {
+            limit: MOST_ATTEMPTS_INCLUDED,
+            offset: 0,
+          })
+        ).data,
+    ),
+  );
 
 export async function getMessage(
   deps: Pick<WebhookDeps, 'webhooks'>,

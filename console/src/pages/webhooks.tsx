@@ -1,13 +1,6 @@
 import { useState } from 'preact/hooks';
 import { EMITTED_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../../functions/webhooks/event-types.js';
-import type {
-  Webhook,
-  WebhookAttempts,
-  WebhookMessage,
-  WebhookMessages,
-  WebhookSecret,
-  Webhooks,
-} from '../answers.js';
+import type { Webhook, WebhookMessage, WebhookMessages, WebhookSecret, Webhooks } from '../answers.js';
 import { ApiFailure, api, query } from '../api.js';
 import {
   CopyButton,
@@ -344,9 +337,13 @@ function WebhookPage({ id }: { id: string }) {
 function Messages({ id }: { id: string }) {
   const list = usePagedList(
     (_, cursor) =>
-      api<WebhookMessages>(`${path(id, 'events')}${query({ limit: PAGE_SIZE, ...cursor })}`, {
-        what: "the webhook's messages",
-      }),
+      // Each message with its newest attempts: one request for the page, not one per message.
+      api<WebhookMessages>(
+        `${path(id, 'events')}${query({ limit: PAGE_SIZE, include: 'attempts', ...cursor })}`,
+        {
+          what: "the webhook's messages",
+        },
+      ),
     [id],
     REFRESH_MS,
   );
@@ -381,14 +378,14 @@ function MessageEntry({
   message: WebhookMessage;
   onReplayed: () => void;
 }) {
-  // Asked again when the message's count of attempts or status moves.
-  const attempts = useLoad(
-    () =>
-      api<WebhookAttempts>(`${path(hookId, 'events', message.id, 'attempts')}${query({ limit: 100 })}`, {
-        what: "the message's attempts",
-      }),
-    [hookId, message.id, message.attempts, message.status],
-  );
+  // Its newest attempts came with it (include=attempts), refreshed with the list.
+  const recent = message.recent_attempts ?? [];
+  const attempts = {
+    data: { data: recent, has_more: message.attempts > recent.length },
+    error: undefined,
+    loading: false,
+    reload: onReplayed,
+  };
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const [replayed, setReplayed] = useState(false);
@@ -435,6 +432,7 @@ function MessageEntry({
       <List
         list={attempts}
         quiet
+        more={`Only the newest ${recent.length} attempts are listed.`}
         caption={`Attempts of ${message.id}`}
         captionClass="visually-hidden"
         columns={['Status code', 'Time', { label: 'Duration', class: 'num' }, 'Answer or error']}

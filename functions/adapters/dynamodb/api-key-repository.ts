@@ -17,9 +17,12 @@ type DocumentClient = DynamoDBDocumentClient;
 /** How many one-second windows ahead another instance's window may plausibly be (its clock a little ahead). */
 const MAX_WINDOWS_AHEAD = 60;
 
-/** The attribute that counts a key shard's requests in one window. */
-const countAttribute = (window: number) => `rc${window}`;
-const COUNT_ATTRIBUTE = /^rc\d+$/;
+/**
+ * The attribute that counts a key shard's requests in one window: `rc<window>` for its
+ * applications, `cc<window>` for its console (a budget of its own on the same item).
+ */
+const countAttribute = (window: number, ofConsole?: boolean) => (ofConsole ? 'cc' : 'rc') + window;
+const COUNT_ATTRIBUTE = /^[rc]c\d+$/;
 
 /**
  * The counts on a rate shard's item that no request needs any more, oldest first: those older
@@ -302,16 +305,17 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     window: number,
     at: string,
     shard = 0,
+    ofConsole?: boolean,
   ): Promise<{ key: ApiKey; count: number } | 'throttled' | null> {
     try {
-      return await this.count(hash, window, at, shard);
+      return await this.count(hash, window, at, shard, ofConsole);
     } catch (error) {
       if (isThrottling(error)) return 'throttled';
       throw error;
     }
   }
 
-  private async count(hash: string, window: number, at: string, shard: number) {
+  private async count(hash: string, window: number, at: string, shard: number, ofConsole?: boolean) {
     const seen = `${hash}#${shard}`;
     const Key = this.shardKey(hash, shard);
     const stale = this.counted.get(seen);
@@ -323,9 +327,13 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
         if (!Item || Item.revoked) if (!(await this.addShard(hash, shard))) return null;
       }
     }
-    const name = countAttribute(window);
+    const name = countAttribute(window, ofConsole);
     const removed = [
-      ...new Set([countAttribute(window - 2), countAttribute(window - 3), ...(stale ?? [])]),
+      ...new Set([
+        countAttribute(window - 2, ofConsole),
+        countAttribute(window - 3, ofConsole),
+        ...(stale ?? []),
+      ]),
     ].filter((attribute) => attribute !== name);
     const names = Object.fromEntries(removed.map((attribute, i) => [`#r${i}`, attribute]));
     const item = await attributesIf(
