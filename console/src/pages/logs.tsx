@@ -97,7 +97,9 @@ function LogPage({ id }: { id: string }) {
       <p>
         <a href="#/logs">← Logs</a>
       </p>
-      <PageHeading>{l ? `${l.method} ${l.endpoint}` : `Request ${id}`}</PageHeading>
+      <PageHeading>
+        <span class="wrap-anywhere">{l ? `${l.method} ${l.endpoint}` : `Request ${id}`}</span>
+      </PageHeading>
       {logsOff(log.error) ? (
         <p class="notice" role="status">
           {log.error.message}
