@@ -119,9 +119,7 @@ afterAll(async () => {
 async function drawn(hash: string) {
   await page.goto(`${origin}/${hash}`);
   await page.locator('main h1').first().waitFor({ timeout: 10_000 });
-  await page.waitForFunction("!document.querySelector('main')?.textContent?.includes('Loading…')", null, {
-    timeout: 10_000,
-  });
+  await expect.poll(() => page.locator('main').getByText('Loading…').count(), { timeout: 10_000 }).toBe(0);
 }
 
 /** The navigation's pages, then the first page of each kind their lists link to (`#/emails/em_…`). */

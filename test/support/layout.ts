@@ -21,8 +21,12 @@ const CHECK = `((wantCards) => {
     const doc = document.documentElement;
     if (doc.scrollWidth > innerWidth)
       problems.push(\`the page is \${doc.scrollWidth} px wide in \${innerWidth}\`);
-    const hidden = (element) =>
-      element.closest('.visually-hidden, script, style, template, [hidden], noscript') !== null;
+    // Hidden, or visually hidden (clipped to nothing, for screen readers only).
+    const hidden = (element) => {
+      if (element.closest('.visually-hidden, script, style, template, [hidden], noscript')) return true;
+      for (let e = element; e; e = e.parentElement) if (getComputedStyle(e).clip !== 'auto') return true;
+      return false;
+    };
     for (const element of document.body.querySelectorAll('*')) {
       if (hidden(element) || element instanceof HTMLIFrameElement) continue;
       const style = getComputedStyle(element);
@@ -63,7 +67,7 @@ const CHECK = `((wantCards) => {
     const last = new Map();
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
-      if (!parent || hidden(parent) || skipped(parent) || !node.data.trim()) continue;
+      if (!parent || hidden(parent) || skipped(parent)) continue;
       const box = container(node);
       if (!box) continue;
       // Text right inside a flex or grid box is an item of its own, so each node is its own line box there.
