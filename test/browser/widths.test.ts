@@ -173,6 +173,8 @@ describe('every page at 375 and 1280 px', () => {
       for (const hash of pages) {
         await drawn(hash);
         const problems = await layoutProblems(page, { cards: width < 600 });
+        if (width === 375 && hash.startsWith('#/emails/'))
+          await page.screenshot({ path: 'docs/console/phone.png', fullPage: true });
         if (problems.length) found[hash] = problems;
       }
       await page.goto(`${origin}/docs`);
