@@ -1,7 +1,8 @@
 import { type ComponentChildren, Fragment } from 'preact';
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Empty, ErrorNote, type Loaded, Loading, restricted, useLoad } from './components.js';
 import { type PageCursor, Pager, pagerState } from './pager.js';
+import './list.css';
 
 /** A page of a list, as the API answers it. */
 export interface ListPage<Item> {
@@ -44,7 +45,54 @@ export function usePagedList<Item>(
 /** A column's header: its name, or an object for a right-aligned (`num`) or unnamed-on-screen one. */
 export type Column = string | { label: string; class?: string; hidden?: boolean };
 
-/** A table with a header row of `columns`; the rows are the children. */
+/** A column's name and whether it is shown on screen (a column of buttons has a name for screen readers only). */
+const columnOf = (column: Column) =>
+  typeof column === 'string' ? { label: column, hidden: false } : { hidden: false, ...column };
+
+/**
+ * Each body cell gets its column's name in `data-label`, which a narrow screen shows beside the
+ * value when the rows become cards (lists.css), and each part of the table its role: a table shown
+ * as blocks loses its table semantics in some browsers, so they are said. Kept true as rows come
+ * and go (a MutationObserver), since a row may render again without the table.
+ */
+function useCardLabels(columns: Column[]) {
+  const ref = useRef<HTMLTableElement>(null);
+  const labels = columns.map(columnOf);
+  const key = JSON.stringify(labels);
+  useLayoutEffect(() => {
+    const table = ref.current;
+    if (!table) return;
+    const label = () => {
+      table.setAttribute('role', 'table');
+      for (const group of table.querySelectorAll(':scope > thead, :scope > tbody'))
+        group.setAttribute('role', 'rowgroup');
+      for (const row of table.querySelectorAll(':scope > thead > tr, :scope > tbody > tr')) {
+        row.setAttribute('role', 'row');
+        let at = 0;
+        for (const cell of row.children) {
+          const column = labels[at];
+          at += Number(cell.getAttribute('colspan') ?? 1);
+          const header = cell.tagName === 'TH';
+          const scope = cell.getAttribute('scope');
+          cell.setAttribute('role', header ? (scope === 'row' ? 'rowheader' : 'columnheader') : 'cell');
+          if (row.parentElement?.tagName !== 'TBODY') continue;
+          if (column && !column.hidden && !header) cell.setAttribute('data-label', column.label);
+          else cell.removeAttribute('data-label');
+        }
+      }
+    };
+    label();
+    const observer = new MutationObserver(label);
+    observer.observe(table, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, [key]);
+  return ref;
+}
+
+/**
+ * A table with a header row of `columns`; the rows are the children. Below 600 px each row is a
+ * card of its cells, each under its column's name (lists.css), so no list scrolls sideways on a phone.
+ */
 export function Table({
   columns,
   caption,
@@ -56,9 +104,10 @@ export function Table({
   captionClass?: string;
   children: ComponentChildren;
 }) {
+  const ref = useCardLabels(columns);
   return (
     <div class="table-wrap">
-      <table>
+      <table ref={ref}>
         {caption && <caption class={captionClass}>{caption}</caption>}
         <thead>
           <tr>

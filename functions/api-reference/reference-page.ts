@@ -27,16 +27,17 @@ const STYLE = `
 @media (prefers-color-scheme:dark){:root{--fg:#e8eaed;--bg:#131417;--muted:#a3a9b4;--line:#2f3238;--code:#1d1f24;--accent:#8ab4f8}}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 a{color:var(--accent)}a:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
-.layout{display:grid;grid-template-columns:minmax(200px,260px) 1fr;min-height:100vh}
+.layout{display:grid;grid-template-columns:minmax(200px,260px) minmax(0,1fr);min-height:100vh}
 nav{border-right:1px solid var(--line);padding:1rem;position:sticky;top:0;align-self:start;max-height:100vh;overflow:auto}
 nav ul{list-style:none;padding:0;margin:0 0 1rem}nav li{margin:.15rem 0;font-size:.9rem}nav h2{font-size:.8rem;text-transform:uppercase;color:var(--muted);margin:1rem 0 .3rem}
-main{padding:1.5rem 2rem;max-width:960px}h1{margin-top:0}
+main{padding:1.5rem 2rem;max-width:960px;min-width:0}h1{margin-top:0}
 section.op{border-top:1px solid var(--line);padding:1rem 0}
 .method{display:inline-block;min-width:4.2rem;font:600 .8rem ui-monospace,monospace;padding:.1rem .4rem;border-radius:4px;border:1px solid var(--line);text-align:center}
 .path{font:600 1rem ui-monospace,monospace;margin-left:.4rem;overflow-wrap:anywhere}
 .perm{color:var(--muted);font-size:.85rem}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem}
-pre{background:var(--code);padding:.75rem;border-radius:6px;overflow:auto;max-height:28rem}
+pre{background:var(--code);padding:.75rem;border-radius:6px;overflow-y:auto;max-height:28rem;white-space:pre-wrap}
+code,pre,.wrap-anywhere{overflow-wrap:anywhere}
 p code{background:var(--code);padding:0 .25rem;border-radius:3px}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{border-bottom:1px solid var(--line);text-align:left;padding:.3rem .5rem;vertical-align:top;font-size:.9rem}
 details{margin:.4rem 0}summary{cursor:pointer}
@@ -98,7 +99,7 @@ export function renderReference(doc: Json): BuiltPage {
         `<h2>${escapeHtml(tag)}</h2><ul>${ops
           .map(
             ({ method, path, op }) =>
-              `<li><a href="#${anchor(String(op.operationId))}">${escapeHtml(method)} ${escapeHtml(path)}</a></li>`,
+              `<li><a class="wrap-anywhere" href="#${anchor(String(op.operationId))}">${escapeHtml(method)} ${escapeHtml(path)}</a></li>`,
           )
           .join('')}</ul>`,
     )
@@ -109,7 +110,7 @@ export function renderReference(doc: Json): BuiltPage {
         `<h2 id="${anchor(`tag-${tag}`)}">${escapeHtml(tag)}</h2>${ops
           .map(
             ({ method, path, op }) =>
-              `<section class="op" id="${anchor(String(op.operationId))}"><h3><span class="method">${escapeHtml(method)}</span><span class="path">${escapeHtml(path)}</span></h3><p><strong>${escapeHtml(String(op.summary ?? ''))}</strong> <span class="perm">(${escapeHtml(op['x-permission'] === 'public' ? 'public: no key' : `needs ${String(op['x-permission'])}`)})</span></p>${prose(op.description as string)}${parameters(op)}${requestBody(op)}${responses(op, doc)}</section>`,
+              `<section class="op" id="${anchor(String(op.operationId))}"><h3><span class="method">${escapeHtml(method)}</span><span class="path wrap-anywhere">${escapeHtml(path)}</span></h3><p><strong>${escapeHtml(String(op.summary ?? ''))}</strong> <span class="perm">(${escapeHtml(op['x-permission'] === 'public' ? 'public: no key' : `needs ${String(op['x-permission'])}`)})</span></p>${prose(op.description as string)}${parameters(op)}${requestBody(op)}${responses(op, doc)}</section>`,
           )
           .join('')}`,
     )

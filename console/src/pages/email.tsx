@@ -2,7 +2,17 @@ import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Attachments, Email, EmailRecipient } from '../answers.js';
 import { ApiFailure, api } from '../api.js';
-import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When, webUrl } from '../components.js';
+import {
+  Address,
+  Empty,
+  ErrorNote,
+  Loading,
+  PageHeading,
+  Status,
+  useLoad,
+  When,
+  webUrl,
+} from '../components.js';
 import { ConfirmAction } from '../confirm-action.js';
 import { Table } from '../list.js';
 import { Preview } from '../preview.js';
@@ -203,7 +213,9 @@ function Recipients({ recipients }: { recipients: EmailRecipient[] }) {
     <Table columns={['Address', 'Kind', 'Status', 'Last event', 'When', 'What SES said']}>
       {recipients.map((r) => (
         <tr key={`${r.kind}-${r.email}`}>
-          <td>{r.email}</td>
+          <td>
+            <Address value={r.email} />
+          </td>
           <td>{r.kind}</td>
           <td>
             <Status value={r.status} />

@@ -1,7 +1,7 @@
 import { EMAIL_STATUSES } from '../../../functions/emails/status.js';
 import type { Emails } from '../answers.js';
 import { api, query } from '../api.js';
-import { PageHeading, Status, When } from '../components.js';
+import { Addresses, PageHeading, Status, When } from '../components.js';
 import { List, usePagedList } from '../list.js';
 import { href } from '../router.js';
 
@@ -43,7 +43,9 @@ export function EmailsPage() {
         columns={['To', 'Subject', 'Status', 'Last event', 'Created']}
         row={(email) => (
           <tr>
-            <td>{email.to.join(', ')}</td>
+            <td>
+              <Addresses values={email.to} />
+            </td>
             <td>
               <a href={href('emails', email.id)}>{email.subject || '(no subject)'}</a>
             </td>

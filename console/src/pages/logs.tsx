@@ -62,7 +62,9 @@ function LogList() {
             <tr>
               <td class="nowrap">{log.method}</td>
               <td>
-                <a href={href('logs', log.id)}>{log.endpoint}</a>
+                <a href={href('logs', log.id)} class="wrap-anywhere">
+                  {log.endpoint}
+                </a>
               </td>
               <td class={log.response_status >= 400 ? 'over' : 'ok'}>{log.response_status}</td>
               <td class="nowrap">
@@ -97,7 +99,9 @@ function LogPage({ id }: { id: string }) {
       <p>
         <a href="#/logs">← Logs</a>
       </p>
-      <PageHeading>{l ? `${l.method} ${l.endpoint}` : `Request ${id}`}</PageHeading>
+      <PageHeading>
+        <span class="wrap-anywhere">{l ? `${l.method} ${l.endpoint}` : `Request ${id}`}</span>
+      </PageHeading>
       {logsOff(log.error) ? (
         <p class="notice" role="status">
           {log.error.message}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { SUPPRESSION_ORIGINS } from '../../../functions/suppressions/ports.js';
 import type { Suppressions } from '../answers.js';
 import { api, query } from '../api.js';
-import { ErrorNote, PageHeading, restricted, Status, When } from '../components.js';
+import { Address, ErrorNote, PageHeading, restricted, Status, When } from '../components.js';
 import { ConfirmAction } from '../confirm-action.js';
 import '../lists.css';
 import { List, usePagedList } from '../list.js';
@@ -70,7 +70,9 @@ export function SuppressionsPage() {
         columns={['Email', 'Origin', 'Created', { label: 'Actions', hidden: true }]}
         row={(entry) => (
           <tr>
-            <td>{entry.email}</td>
+            <td>
+              <Address value={entry.email} />
+            </td>
             <td>
               <Status value={entry.origin} />
               {entry.source_id && (

@@ -64,7 +64,9 @@ function WebhookList() {
         row={(hook) => (
           <tr>
             <td>
-              <a href={href('webhooks', hook.id)}>{hook.endpoint}</a>
+              <a href={href('webhooks', hook.id)} class="wrap-anywhere">
+                {hook.endpoint}
+              </a>
             </td>
             <td>{hook.events.join(', ')}</td>
             <td>
@@ -202,14 +204,16 @@ function WebhookPage({ id }: { id: string }) {
       <p>
         <a href="#/webhooks">← Webhooks</a>
       </p>
-      <PageHeading>{h ? h.endpoint : `Webhook ${id}`}</PageHeading>
+      <PageHeading>
+        <span class="wrap-anywhere">{h ? h.endpoint : `Webhook ${id}`}</span>
+      </PageHeading>
       <ErrorNote error={hook.error} />
       {!h && hook.loading && <Loading />}
       {h && (
         <>
           <dl class="fields">
             <dt>Endpoint</dt>
-            <dd>{h.endpoint}</dd>
+            <dd class="wrap-anywhere">{h.endpoint}</dd>
             <dt>Events</dt>
             <dd>{h.events.join(', ')}</dd>
             <dt>Status</dt>
