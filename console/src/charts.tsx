@@ -1,5 +1,6 @@
 import type { RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { niceMax } from './chart-scale.js';
 import './charts.css';
 
 /**
@@ -33,14 +34,6 @@ function useWidth(fallback: number): [RefObject<HTMLDivElement | null>, number] 
     return () => observer.disconnect();
   }, []);
   return [ref, width];
-}
-
-/** A round top for an axis: 1, 2 or 5 times a power of ten, at least `max` (and at least 1). */
-export function niceMax(max: number): number {
-  if (max <= 1) return 1;
-  const power = 10 ** Math.floor(Math.log10(max));
-  for (const step of [1, 2, 5, 10]) if (step * power >= max) return step * power;
-  return 10 * power;
 }
 
 const count = (n: number) => n.toLocaleString();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { niceMax } from '../../console/src/charts.js';
+import { niceMax } from '../../console/src/chart-scale.js';
 import {
   bodyOf,
   emptyForm,
@@ -86,10 +86,7 @@ describe('the template form', () => {
       html: '<p>&lt;b&gt;Ada&lt;/b&gt; on free</p>',
       text: '<b>Ada</b>',
     });
-    const lacking = previewOf({
-      ...f,
-      variables: [{ ...(f.variables[0] as never), sample: '' }, f.variables[1]],
-    } as TemplateForm);
+    const lacking = previewOf({ ...f, variables: f.variables.map((v) => ({ ...v, sample: '' })) });
     expect(lacking).toEqual({
       ok: false,
       errors: [expect.stringMatching(/^NAME has no value .*give a sample value or a fallback value\.$/)],
