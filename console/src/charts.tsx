@@ -111,9 +111,12 @@ export function LineChart({
           {[0, 0.5, 1].map((f) => (
             <g key={f} class="chart-grid">
               <line x1={left} x2={left + plotW} y1={y(top_ * f)} y2={y(top_ * f)} />
-              <text x={left - 6} y={y(top_ * f) + FONT / 3} text-anchor="end" font-size={FONT}>
-                {count(Math.round(top_ * f))}
-              </text>
+              {/* Counts are whole: a half-way line of a scale topped at 1 has no label. */}
+              {Number.isInteger(top_ * f) && (
+                <text x={left - 6} y={y(top_ * f) + FONT / 3} text-anchor="end" font-size={FONT}>
+                  {count(top_ * f)}
+                </text>
+              )}
             </g>
           ))}
           {ticks.map((i) => (

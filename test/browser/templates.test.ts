@@ -9,7 +9,7 @@ import { type httpsClient, waitFor } from '../support/https.js';
  * sandboxed frame (escaped as a send escapes them), saved, published, sent by alias through the API
  * (the email's page links back to it), edited, duplicated and deleted; then the overview's SVG
  * charts of that email, by day and by hour (kept in the URL), and by sender domain. Takes
- * docs/console/templates.png.
+ * docs/console/templates.png and docs/console/charts.png.
  */
 let run: ConsoleRun;
 let api: ReturnType<typeof httpsClient>;
@@ -88,6 +88,8 @@ describe('the Templates page', () => {
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByText('Saved and published.').waitFor({ timeout: 30_000 });
     expect((await api.call('GET', `/templates/${templateId}`)).json.status).toBe('published');
+    await preview().getByText('you are on pro.', { exact: false }).waitFor({ timeout: 30_000 });
+    await page.evaluate('scrollTo(0, 0)');
     await page.screenshot({ path: 'docs/console/templates.png', fullPage: true });
 
     const sent = await api.call('POST', '/emails', {
@@ -150,6 +152,8 @@ describe("the overview's charts", () => {
     await overTime.waitFor({ timeout: 30_000 });
     expect(await overTime.getAttribute('role')).toBe('img');
     expect(await page.locator('#chart-time-title').textContent()).toContain('by day');
+    // The scale's labels: whole counts only (1 at the top, 0 at the bottom).
+    expect(await overTime.locator('.chart-grid text').allTextContents()).toEqual(['0', '1']);
     expect(await page.locator('#chart-time-desc').textContent()).toMatch(
       /Over the last 7 days: 1 sent, 1 delivered/,
     );
@@ -169,6 +173,7 @@ describe("the overview's charts", () => {
       'acme.test: 1 sent, 1 delivered',
     );
 
+    await page.locator('section.overview-charts').screenshot({ path: 'docs/console/charts.png' });
     await page.getByLabel('Points').selectOption('hourly');
     await page.waitForURL(/#\/\?by=hourly$/);
     await expect.poll(() => page.locator('#chart-time-title').textContent()).toContain('by hour');
