@@ -22,6 +22,11 @@ import type { logListResponseSchema, logResponseSchema } from '../../functions/r
 import type { listOf } from '../../functions/shared/answers.js';
 import type { suppressionListItemSchema } from '../../functions/suppressions/answers.js';
 import type {
+  templateListItemSchema,
+  templateReferenceSchema,
+  templateSchema,
+} from '../../functions/templates/answers.js';
+import type {
   webhookAttemptSchema,
   webhookListItemSchema,
   webhookMessageListItemSchema,
@@ -39,7 +44,7 @@ export type EmailRecipient = z.output<typeof emailRecipientSchema>;
 export type Attachments = ListOf<typeof attachmentSchema>;
 
 export type EmailMetrics = z.output<typeof emailMetricsResponseSchema>;
-export type { MetricName } from '../../functions/metrics/model.js';
+export type { Granularity, MetricName } from '../../functions/metrics/model.js';
 
 export type Domain = z.output<typeof domainSchema>;
 export type DomainRecord = z.output<typeof domainRecordSchema>;
@@ -50,6 +55,10 @@ export type ApiKeys = ListOf<typeof apiKeySchema>;
 export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
 
 export type Suppressions = ListOf<typeof suppressionListItemSchema>;
+
+export type Template = z.output<typeof templateSchema>;
+export type Templates = ListOf<typeof templateListItemSchema>;
+export type TemplateReference = z.output<typeof templateReferenceSchema>;
 
 export type Webhooks = ListOf<typeof webhookListItemSchema>;
 export type Webhook = z.output<typeof webhookSchema>;

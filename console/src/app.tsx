@@ -9,6 +9,7 @@ import { LogsPage } from './pages/logs.js';
 import { OverviewPage } from './pages/overview.js';
 import { ReceivingPage } from './pages/receiving.js';
 import { SuppressionsPage } from './pages/suppressions.js';
+import { TemplatesPage } from './pages/templates.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { useRoute } from './router.js';
 import { session } from './session.js';
@@ -17,6 +18,7 @@ import { session } from './session.js';
 const PAGES = [
   { path: '', label: 'Overview' },
   { path: 'emails', label: 'Emails' },
+  { path: 'templates', label: 'Templates' },
   { path: 'receiving', label: 'Receiving' },
   { path: 'domains', label: 'Domains' },
   { path: 'api-keys', label: 'API keys' },
@@ -167,6 +169,8 @@ function Page({ section, id }: { section: string; id: string | undefined }) {
       return <OverviewPage />;
     case 'emails':
       return id ? <EmailPage id={id} /> : <EmailsPage />;
+    case 'templates':
+      return <TemplatesPage id={id} />;
     case 'receiving':
       return <ReceivingPage id={id} />;
     case 'domains':

@@ -123,10 +123,15 @@ function notJson(value: unknown, depth: number): string | undefined {
   return undefined;
 }
 
+/**
+ * UTF-8 lengths by the web's encoder, not Node's Buffer: the console renders a template's preview
+ * with this module in the browser, which has no Buffer.
+ */
+const utf8 = new TextEncoder();
+
 // UTF-8 takes at least one byte per UTF-16 unit and at most three: most strings need no encoding.
 const tooLong = (s: string) =>
-  s.length > MAX_VALUE_BYTES ||
-  (s.length * 3 > MAX_VALUE_BYTES && new TextEncoder().encode(s).length > MAX_VALUE_BYTES);
+  s.length > MAX_VALUE_BYTES || (s.length * 3 > MAX_VALUE_BYTES && utf8.encode(s).length > MAX_VALUE_BYTES);
 
 /** A value's text as it goes into the parts, or what is wrong with it (a phrase after its name). */
 function written(type: VariableType, value: unknown): { text: string } | { problem: string } {
@@ -295,7 +300,7 @@ export function renderTemplate(
   // The parts together stay within `maxBytes` (UTF-8, counted as it goes): a small
   // template with a long value used many times cannot grow past what an email may be, nor hold the
   // function's memory while it tries.
-  const bytes = (s: string) => Buffer.byteLength(s);
+  const bytes = (s: string) => utf8.encode(s).length;
   let budget = maxBytes - bytes(parts.html) - bytes(parts.subject ?? '') - bytes(parts.text ?? '');
   let over = false;
   const fill = (text: string, encode: (s: string) => string) =>

@@ -16,6 +16,7 @@ import {
 import { ConfirmAction } from '../confirm-action.js';
 import { Table } from '../list.js';
 import { Preview } from '../preview.js';
+import { href } from '../router.js';
 
 /** Asked again this often while the email waits for its outcome… */
 const REFRESH_MS = 3000;
@@ -112,6 +113,22 @@ export function EmailPage({ id }: { id: string }) {
             <dd>
               <code>{e.id}</code>
             </dd>
+            {e.template_id && (
+              <>
+                <dt>Template</dt>
+                <dd>
+                  <a href={href('templates', e.template_id)}>
+                    <code class="id">{e.template_id}</code>
+                  </a>
+                  {e.template_version_id && (
+                    <span class="muted">
+                      {' '}
+                      version <code class="id">{e.template_version_id}</code>
+                    </span>
+                  )}
+                </dd>
+              </>
+            )}
             {e.message_id && (
               <>
                 <dt>SES message id</dt>

@@ -3,6 +3,7 @@ import type { EmailMetrics, MetricName } from '../answers.js';
 import { api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, useLoad } from '../components.js';
 import { Table } from '../list.js';
+import { MetricsCharts } from './overview-charts.js';
 
 /** The metrics the page asks for, by the service's names. */
 const METRICS = [
@@ -94,6 +95,7 @@ export function OverviewPage() {
               </p>
             </Empty>
           ) : null}
+          <MetricsCharts days={days} />
           <h2>By day</h2>
           <Table
             caption="Days in UTC"
