@@ -6,6 +6,7 @@ import { Empty, ErrorNote, Loading, PageHeading, Status, useLoad, When, webUrl }
 import { ConfirmAction } from '../confirm-action.js';
 import { Table } from '../list.js';
 import { Preview } from '../preview.js';
+import { ShareEmail } from '../share.js';
 
 /** Asked again this often while the email waits for its outcome… */
 const REFRESH_MS = 3000;
@@ -112,6 +113,7 @@ export function EmailPage({ id }: { id: string }) {
             )}
           </dl>
           {e.last_event === 'scheduled' && <Scheduled email={e} onChanged={email.reload} />}
+          <ShareEmail id={e.id} />
           <h2>Recipients</h2>
           <Recipients recipients={e.recipients ?? []} />
           <h2>Events</h2>
