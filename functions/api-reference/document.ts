@@ -144,7 +144,7 @@ function apiOperation(route: RouteDeclaration, docs: RouteDocs, schemas: RouteSc
     ...(body
       ? {
           requestBody: {
-            required: true,
+            required: route.body?.optional !== true,
             content: {
               'application/json': {
                 schema: body,
