@@ -47,7 +47,8 @@ const indexNames = (keys: readonly IndexKey[] | undefined) =>
  * What every API function does first: find the caller's key, count the request against its rate
  * limit and record its use, in one UpdateItem of one of the key's rate shards (http/middleware.ts),
  * after one GetItem of it the first time an instance uses that shard (and, for a shard not created
- * yet, two UpdateItems that create it). A public page only answers: it reads nothing.
+ * yet, two UpdateItems that create it). A public page only answers: it reads nothing. A token page
+ * reads what its access declares, with no key check.
  */
 export function routeSpec(route: RouteDeclaration): FunctionSpec {
   const description = `${route.method} ${route.path}`;
@@ -58,6 +59,15 @@ export function routeSpec(route: RouteDeclaration): FunctionSpec {
       table: { actions: [] },
     };
   const { env = [], optionalEnv = [], actions = [], indexes, ...rest } = route.access ?? {};
+  // A token page checks no key: it reads what its token opens, and only that (http/token.ts).
+  if (route.permission === 'token')
+    return {
+      ...rest,
+      description: `${description} (token)`,
+      env: ['TABLE_NAME', ...env],
+      ...(optionalEnv.length ? { optionalEnv } : {}),
+      table: { actions: [...new Set<DynamoAction>(actions)], ...indexNames(indexes) },
+    };
   return {
     ...rest,
     description,

@@ -47,12 +47,18 @@ export const ROUTES = [
 
 /** A route's handler: its function's name. */
 export type RouteHandler = (typeof ROUTES)[number]['handler'];
-/** A route that needs an API key (every route but the public pages). */
+/** A route that needs an API key (every route but the public pages and the token pages). */
 export type ApiRoute = RouteDeclaration & { readonly permission: KeyPermission };
 
 /** The routes that need an API key. */
 export const API_ROUTES: readonly ApiRoute[] = ROUTES.filter(
-  (route): route is (typeof ROUTES)[number] & ApiRoute => route.permission !== 'public',
+  (route): route is (typeof ROUTES)[number] & ApiRoute =>
+    route.permission === 'full_access' || route.permission === 'sending_access',
+);
+
+/** The token pages: no key, the token in their path is the credential (an email's share link). */
+export const TOKEN_ROUTES: readonly RouteDeclaration[] = ROUTES.filter(
+  (route) => route.permission === 'token',
 );
 
 /** The public pages: no key, only what is built into the service. */

@@ -60,7 +60,7 @@ function http(
     method,
     path,
     routeKey: route ? `${method} ${template}` : '$default',
-    token: route?.permission === 'public' ? null : fx.token,
+    token: route?.permission === 'public' || route?.permission === 'token' ? null : fx.token,
     body: options.body,
     query: options.query,
     pathParameters: options.params,
@@ -104,6 +104,11 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
       body: { scheduled_at: new Date(Date.now() + 2 * 86_400_000).toISOString() },
     }),
   'cancel-email': async (fx) => http(fx, 'cancel-email', { params: { id: await scheduled(fx) } }),
+  'share-email': (fx) => http(fx, 'share-email', { params: { id: fx.emailId }, body: { expires_in: '1h' } }),
+  'get-shared-email': async (fx) => {
+    const { url } = await must(fx.api, 'POST', `/emails/${fx.emailId}/share`, { expires_in: '1h' });
+    return http(fx, 'get-shared-email', { params: { token: String(url).split('/share/')[1] ?? '' } });
+  },
   'list-attachments': (fx) => http(fx, 'list-attachments', { params: { id: fx.emailId } }),
   'get-attachment': (fx) =>
     http(fx, 'get-attachment', { params: { id: fx.emailId, attachment_id: fx.attachmentId } }),

@@ -144,7 +144,7 @@ function apiOperation(route: RouteDeclaration, docs: RouteDocs, schemas: RouteSc
     ...(body
       ? {
           requestBody: {
-            required: true,
+            required: route.body?.optional !== true,
             content: {
               'application/json': {
                 schema: body,
@@ -201,6 +201,32 @@ function publicOperation(route: RouteDeclaration, docs: RouteDocs): Json {
   };
 }
 
+/** A token page's operation (`permission: 'token'`): no key; the token in its path is the credential. */
+function tokenOperation(route: RouteDeclaration, docs: RouteDocs): Json {
+  if (!route.page) throw new Error(`the token route ${route.handler} declares no page answer`);
+  const types = typeof route.page.type === 'string' ? [route.page.type] : route.page.type;
+  const page = (description: string) => ({
+    description,
+    content: Object.fromEntries(types.map((type) => [type, { schema: { type: 'string' } }])),
+  });
+  return {
+    operationId: route.handler,
+    summary: route.summary,
+    description:
+      'Needs no key: the token in its path is the credential. An unknown, altered or expired token answers the same 404 page; a link opened too often, 429 with `Retry-After`.',
+    tags: ['Emails'],
+    'x-permission': 'token',
+    security: [],
+    parameters: pathParameters(route.path),
+    responses: {
+      '200': page(docs.ok),
+      '404': page('No such link, or it has expired.'),
+      '429': page('Opened too often in the last minute: try again after `Retry-After` seconds.'),
+      '500': page('The page could not be made.'),
+    },
+  };
+}
+
 /**
  * The OpenAPI 3.1 document of these routes (the route table, functions/routes.ts, and their docs,
  * functions/route-docs.ts), built from their declarations, the schemas the handlers validate with,
@@ -220,7 +246,9 @@ export async function buildDocument(
     if (!found) throw new Error(`no docs for the route ${route.handler} (its concept's docs.ts)`);
     return found;
   };
-  const apiRoutes = routes.filter((route) => route.permission !== 'public');
+  const apiRoutes = routes.filter(
+    (route) => route.permission === 'full_access' || route.permission === 'sending_access',
+  );
   // One route after another: each route's answers register their components as their modules
   // load, and the components come out in that order, so the document is the same bytes (and ETag)
   // on every instance.
@@ -228,6 +256,7 @@ export async function buildDocument(
     add(route, apiOperation(route, docsOf(route), (await route.schemas?.()) ?? {}));
   for (const route of routes)
     if (route.permission === 'public') add(route, publicOperation(route, docsOf(route)));
+    else if (route.permission === 'token') add(route, tokenOperation(route, docsOf(route)));
   const statuses = new Set<number>([403, 500, ...COMMON_ERRORS]);
   for (const route of apiRoutes) for (const s of route.errors ?? []) statuses.add(s);
   return {

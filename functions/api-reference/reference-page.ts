@@ -110,7 +110,7 @@ export function renderReference(doc: Json): BuiltPage {
         `<h2 id="${anchor(`tag-${tag}`)}">${escapeHtml(tag)}</h2>${ops
           .map(
             ({ method, path, op }) =>
-              `<section class="op" id="${anchor(String(op.operationId))}"><h3><span class="method">${escapeHtml(method)}</span><span class="path wrap-anywhere">${escapeHtml(path)}</span></h3><p><strong>${escapeHtml(String(op.summary ?? ''))}</strong> <span class="perm">(${escapeHtml(op['x-permission'] === 'public' ? 'public: no key' : `needs ${String(op['x-permission'])}`)})</span></p>${prose(op.description as string)}${parameters(op)}${requestBody(op)}${responses(op, doc)}</section>`,
+              `<section class="op" id="${anchor(String(op.operationId))}"><h3><span class="method">${escapeHtml(method)}</span><span class="path wrap-anywhere">${escapeHtml(path)}</span></h3><p><strong>${escapeHtml(String(op.summary ?? ''))}</strong> <span class="perm">(${escapeHtml(op['x-permission'] === 'public' ? 'public: no key' : op['x-permission'] === 'token' ? "no key: the link's token" : `needs ${String(op['x-permission'])}`)})</span></p>${prose(op.description as string)}${parameters(op)}${requestBody(op)}${responses(op, doc)}</section>`,
           )
           .join('')}`,
     )

@@ -172,3 +172,9 @@ export const attachmentSchema = named(
 );
 
 export const emailReferenceSchema = reference('email');
+
+export const sharedEmailSchema = named(
+  'SharedEmail',
+  z.object({ object: z.literal('email'), id: z.string(), url: z.string() }),
+  "A share link of an email (Resend's ShareEmailResponse): `url` opens a read-only page of it, without a key, until it expires.",
+);

@@ -136,4 +136,18 @@ export const EMAIL_DOCS: DocsOf<typeof EMAIL_ROUTES> = {
     ok: 'The attachment, with a download link.',
     example: attachmentExample,
   },
+  'share-email': {
+    ok: 'The link: `url` opens a read-only page of the email, without a key, until it expires.',
+    example: {
+      object: 'email',
+      id: EMAIL_ID,
+      url: 'https://api.example.com/share/3q2-7wWv1F0dXkXoT5b4nYx0s8mZ1cR6uKJ9hLpA2eQ',
+    },
+    requestExample: { expires_in: '2 hours' },
+    description:
+      "Resend's share: `expires_in` is a duration such as `10m`, `2 hours` or `1 day` (seconds, minutes, hours or days), 48 hours when absent and at most 48 hours (400 beyond). The body may be left out. The link carries a random token of 256 bits; only its SHA-256 is stored, with the email's id and the expiry, so a link opens that one email and no other, and cannot be made again from the table. A sent email only: a received one cannot be shared. The link's address is the host the request came to (`https://<host>/share/<token>`).",
+  },
+  'get-shared-email': {
+    ok: 'The read-only page of the shared email: subject, From, To, Cc, Reply-To, when it was sent, its latest event, and its HTML in a sandboxed frame (no script, remote images off) or its text. Not its Bcc, headers, tags, events or attachments.',
+  },
 };

@@ -142,6 +142,41 @@ export const getAttachmentRoute = {
   },
 } as const satisfies RouteDeclaration;
 
+// The link is one PutItem under its token's hash; the email must exist (Query of its items).
+export const shareEmailRoute = {
+  handler: 'share-email',
+  method: 'POST',
+  path: '/v1/emails/{id}/share',
+  permission: 'full_access',
+  summary: 'Share an email: a link to a read-only page of it, for up to 48 hours',
+  body: { type: 'json', optional: true },
+  errors: [404],
+  schemas: async () => ({
+    body: (await import('./share.js')).shareEmailSchema,
+    answer: (await answers()).sharedEmailSchema,
+  }),
+  access: { actions: ['Query', 'PutItem'] },
+} as const satisfies RouteDeclaration;
+
+// No key: the token is the credential (a `token` route, http/token.ts). One UpdateItem of the
+// link's item counts the view and answers the email's id; a GetItem only when it is refused (a
+// new minute, or a link expired, unknown or throttled), then a second UpdateItem to start the
+// minute. The email as GET /v1/emails/{id} reads it.
+export const getSharedEmailRoute = {
+  handler: 'get-shared-email',
+  method: 'GET',
+  path: '/share/{token}',
+  permission: 'token',
+  summary: 'A shared email: a read-only page, opened by its link without a key until it expires',
+  page: { type: 'text/html', notFound: true },
+  errors: [404, 429],
+  access: {
+    env: ['CONTENT_BUCKET'],
+    actions: ['UpdateItem', 'GetItem', 'Query'],
+    content: { 'bodies/': ['s3:GetObject'] },
+  },
+} as const satisfies RouteDeclaration;
+
 export const EMAIL_ROUTES = [
   sendEmailRoute,
   sendBatchRoute,
@@ -151,4 +186,6 @@ export const EMAIL_ROUTES = [
   cancelEmailRoute,
   listAttachmentsRoute,
   getAttachmentRoute,
+  shareEmailRoute,
+  getSharedEmailRoute,
 ] as const;

@@ -204,11 +204,15 @@ const authenticate = (
   };
 };
 
-/** JSON bodies: a missing Content-Type is taken as JSON; another media type is refused. */
-const requireJson = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
+/** JSON bodies: a missing Content-Type is taken as JSON; another media type is refused. `optional`: no body is `{}`. */
+const requireJson = (optional = false): MiddlewareObj<HttpEvent, HttpResponse> => ({
   before: async ({ event }) => {
     event.headers ??= {};
     const headers = event.headers;
+    if (optional && (event.body === undefined || event.body === '')) {
+      event.body = '{}';
+      event.isBase64Encoded = false;
+    }
     const type = headers['content-type'];
     if (type === undefined) headers['content-type'] = 'application/json';
     else if (!/^application\/(.+\+)?json\s*($|;)/i.test(type)) {
@@ -240,15 +244,16 @@ export function httpHandler(
 ): (event: HttpEvent, context: Context) => Promise<HttpResponse> {
   const log = deps.log ?? defaultLog;
   const { permission } = route;
-  if (permission === 'public')
-    throw new Error(`${route.handler} is a public route: it is served by publicHandler`);
+  if (permission === 'public' || permission === 'token')
+    throw new Error(`${route.handler} is a ${permission} route: it is served by its own chain`);
   const chain = middy<HttpEvent, HttpResponse, Error, HttpContext>()
     .use(observe() as MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext>)
     .use(errorResponder(log));
   // What the front door refused (its authorizer, in API Gateway) never reaches a function: every
   // request that reaches one is logged.
   chain.use(bodyLimit(route.body?.maxBytes ?? MAX_BODY_BYTES)).use(authenticate(deps, permission));
-  if (route.body?.type === 'json') chain.use(requireJson()).use(httpJsonBodyParser());
+  if (route.body?.type === 'json')
+    chain.use(requireJson(route.body.optional === true)).use(httpJsonBodyParser());
   const answer = chain.handler(async (event, context) => {
     const result = await run({
       event,

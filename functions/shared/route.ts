@@ -17,9 +17,10 @@ export type KeyPermission = 'sending_access' | 'full_access';
 /**
  * Who may call a route: a key with this permission, or anyone (`public`: a page built into the
  * service, whose function reads no table, no queue and no request input, so nothing it answers
- * depends on who asks).
+ * depends on who asks), or whoever holds the token in its path (`token`: no key; the token is the
+ * credential, looked up by its hash, as an email's share link: http/token.ts).
  */
-export type RoutePermission = KeyPermission | 'public';
+export type RoutePermission = KeyPermission | 'public' | 'token';
 
 /** A declared route's method. HEAD is never declared: routes.ts derives it from the GET routes that need no key. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
@@ -50,8 +51,11 @@ export interface RouteDeclaration<Handler extends string = string> {
   readonly permission: RoutePermission;
   /** One line, for the route table and the document. */
   readonly summary: string;
-  /** The request body it takes: JSON, at most `maxBytes` (default: the middleware's MAX_BODY_BYTES). */
-  readonly body?: { readonly type: 'json'; readonly maxBytes?: number };
+  /**
+   * The request body it takes: JSON, at most `maxBytes` (default: the middleware's MAX_BODY_BYTES);
+   * `optional`: a request without one is taken as `{}`.
+   */
+  readonly body?: { readonly type: 'json'; readonly maxBytes?: number; readonly optional?: true };
   /** The statuses it answers on success (the first is the usual one). Default: 200. */
   readonly ok?: readonly [200 | 201, ...(200 | 201)[]];
   /** Error statuses it may answer beyond those every route with a key may (api-reference/document.ts). */
@@ -60,7 +64,7 @@ export interface RouteDeclaration<Handler extends string = string> {
   readonly logged?: false;
   /** Its request's and answer's schemas, loaded on demand (the document, the contract test). */
   readonly schemas?: () => Promise<RouteSchemas>;
-  /** A public page's answer. */
+  /** A public or token page's answer. */
   readonly page?: PageAnswer;
   /** What its function may do on AWS beyond every API function's key check (none for a public page). */
   readonly access?: RouteAccess;

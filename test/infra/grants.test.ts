@@ -438,6 +438,15 @@ beforeAll(async () => {
           (r) => r.json?.status === 'delivered',
         );
       }
+      // Sharing: a link to the large email, opened without a key (its bodies read from the content
+      // store; the link's first view of a minute is refused, read, then started), and a token that
+      // opens nothing (read once).
+      const shared = await api.call('POST', `/emails/${large.json.id}/share`, { body: { expires_in: '1h' } });
+      expect(shared.status).toBe(200);
+      expect((await api.call('GET', `/..${new URL(shared.json.url).pathname}`, { key: null })).status).toBe(
+        200,
+      );
+      expect((await api.call('GET', `/../share/${'A'.repeat(43)}`, { key: null })).status).toBe(404);
       const listed = await api.call('GET', `/emails/${withFiles.json.id}/attachments`);
       expect(listed.json.data.map((a: { size: number }) => a.size)).toEqual([5, 6]);
       const one = await api.call('GET', `/emails/${withFiles.json.id}/attachments/${listed.json.data[1].id}`);
@@ -1099,6 +1108,7 @@ describe('grants match the calls the code makes', () => {
       'get-email GetObject',
       'get-received-attachment GetObject',
       'get-received-email GetObject',
+      'get-shared-email GetObject',
       'list-attachments GetObject',
       'list-attachments HeadObject',
       'list-received-attachments GetObject',

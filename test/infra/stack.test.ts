@@ -424,6 +424,8 @@ describe('EmailServiceStack', () => {
     const expected: Record<string, Record<string, string[]>> = {
       'send-email': { 'attachments/': ['s3:PutObject'], 'bodies/': ['s3:PutObject'] },
       'get-email': { 'bodies/': ['s3:GetObject'] },
+      // A shared email's page reads its bodies as get-email does.
+      'get-shared-email': { 'bodies/': ['s3:GetObject'] },
       'list-attachments': { 'attachments/': ['s3:GetObject'] },
       'get-attachment': { 'attachments/': ['s3:GetObject'] },
       'process-send-queue': {

@@ -4,7 +4,7 @@ import { decide, rateLimitHeaders, windowOf } from '../../functions/api-keys/rat
 import { createApiKeySchema } from '../../functions/api-keys/requests.js';
 import { fingerprint, parseIdempotencyKey } from '../../functions/emails/idempotency.js';
 import { jsonDepthExceeds } from '../../functions/http/middleware.js';
-import { API_ROUTES, PUBLIC_ROUTES, ROUTES } from '../../functions/routes.js';
+import { API_ROUTES, PUBLIC_ROUTES, ROUTES, TOKEN_ROUTES } from '../../functions/routes.js';
 
 describe('permissions', () => {
   it('full_access may call everything; sending_access only what is marked sending', () => {
@@ -22,14 +22,15 @@ describe('permissions', () => {
     for (const route of API_ROUTES) expect(['full_access', 'sending_access']).toContain(route.permission);
   });
 
-  it('needs a key on every route but the public pages: the OpenAPI document, its reference page and the console, all GET', () => {
+  it('needs a key on every route but the public pages (the OpenAPI document, its reference page and the console, all GET) and the token pages (a shared email)', () => {
     expect(PUBLIC_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual([
       'GET /v1/openapi.json',
       'GET /docs',
       'GET /',
       'GET /assets/{file}',
     ]);
-    expect(API_ROUTES.length + PUBLIC_ROUTES.length).toBe(ROUTES.length);
+    expect(TOKEN_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /share/{token}']);
+    expect(API_ROUTES.length + PUBLIC_ROUTES.length + TOKEN_ROUTES.length).toBe(ROUTES.length);
   });
 });
 

@@ -19,6 +19,9 @@ describe("the routes' permissions (each declared in its concept's routes.ts)", (
       'get-console',
       'get-console-asset',
     ]);
+    expect(ROUTES.filter((r) => r.permission === 'token').map((r) => r.handler)).toEqual([
+      'get-shared-email',
+    ]);
   });
 
   it("is checked by each handler against its own route's declaration, the one the table holds", async () => {
@@ -26,6 +29,13 @@ describe("the routes' permissions (each declared in its concept's routes.ts)", (
       const source = readFileSync(`functions/handlers/${route.handler}.ts`, 'utf8');
       if (route.permission === 'public') {
         expect(source, route.handler).toMatch(/public(File)?Handler/);
+        continue;
+      }
+      if (route.permission === 'token') {
+        // No key: the token chain (http/token.ts), given its own declaration.
+        const passed = /tokenPageHandler\(\s*deps,\s*(\w+)/.exec(source)?.[1];
+        expect(passed, route.handler).toBeDefined();
+        expect(source, route.handler).not.toMatch(/httpHandler\(/);
         continue;
       }
       // The handler passes its declaration to the chain (a const of its concept's routes.ts), or to

@@ -17,6 +17,7 @@ import { ConfirmAction } from '../confirm-action.js';
 import { Table } from '../list.js';
 import { Preview } from '../preview.js';
 import { href } from '../router.js';
+import { ShareEmail } from '../share.js';
 
 /** Asked again this often while the email waits for its outcome… */
 const REFRESH_MS = 3000;
@@ -139,6 +140,7 @@ export function EmailPage({ id }: { id: string }) {
             )}
           </dl>
           {e.last_event === 'scheduled' && <Scheduled email={e} onChanged={email.reload} />}
+          <ShareEmail id={e.id} />
           <h2>Recipients</h2>
           <Recipients recipients={e.recipients ?? []} />
           <h2>Events</h2>

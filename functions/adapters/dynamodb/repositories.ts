@@ -12,6 +12,7 @@ import { DynamoReceiptRuleSetStates } from './receipt-rule-set-state.js';
 import { DynamoReceivedEmailRepository } from './received-emails.js';
 import { DynamoRequestLogRepository } from './request-log-repository.js';
 import { DynamoSendPacer, DynamoSendQuotaStore } from './send-pacer.js';
+import { DynamoShareStore } from './share-store.js';
 import { DynamoSuppressionRepository } from './suppression-repository.js';
 import { DynamoSweepStore } from './sweep-store.js';
 import { DynamoTemplateRepository } from './template-repository.js';
@@ -68,6 +69,8 @@ export const domainRepository = (t: Table) => new DynamoDomainRepository(t.db, t
 /** The receipt-rule writer's view of the active rule set (read by the domain functions). */
 export const receiptRuleSetStates = (t: Table) => new DynamoReceiptRuleSetStates(t.db, t.name);
 export const idempotencyStore = (t: Table) => new DynamoIdempotencyStore(t.db, t.name);
+/** Email share links (emails/share.ts). */
+export const shareStore = (t: Table) => new DynamoShareStore(t.db, t.name);
 export const sweepStore = (t: Table) => new DynamoSweepStore(t.db, t.name, t.layout);
 export const suppressionRepository = (t: Table) => new DynamoSuppressionRepository(t.db, t.name, t.layout);
 export const webhookRepository = (t: Table) => new DynamoWebhookRepository(t.db, t.name);

@@ -13,6 +13,7 @@
  * | api key rate shard k ≥ 1 (a copy of what authentication reads, rc<window>, last_used_at; or a revoked tombstone) | APIKEY#<sha256>#<k> | APIKEY | | |
  * | api key (listing)   | APIKEYS          | APIKEY#<id> |                     |                           |
  * | idempotency key     | IDEMP#<key id>#<sha256> | IDEMP |                    |                           |
+ * | email share link (its token's hash, the email, its expiry, its view window) | SHARE#<sha256> | SHARE | | |
  * | domain              | DOMAINS          | DOMAIN#<id> |                     |                           |
  * | domain name         | DOMAINNAME#<name> | DOMAINNAME |                    |                           |
  * | retired config. set | RETIREDSETS      | SET#<name>  |                     |                           |
@@ -194,6 +195,8 @@ export const keys = {
   apiKeyListingPrefix: 'APIKEY#',
   idempotency: (scope: string, keyHash: string) => `IDEMP#${scope}#${keyHash}`,
   idempotencySk: 'IDEMP',
+  share: (hash: string) => `SHARE#${hash}`,
+  shareSk: 'SHARE',
   suppression: (email: string) => `SUPPRESSION#${email}`,
   suppressionSk: 'SUPPRESSION',
   suppressions: 'SUPPRESSIONS',
