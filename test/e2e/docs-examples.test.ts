@@ -116,6 +116,8 @@ describe.runIf(pagesWithLocal.length > 0)('the docs’ local blocks, run as past
     return [
       'set -euo pipefail',
       `trap 'echo "the block at ${page}:$__docs_block failed (exit $?)" >&2' ERR`,
+      // A wait that never ends (a domain never verified) is stopped by the test's timeout.
+      `trap 'echo "the block at ${page}:$__docs_block was still running after 120 s" >&2; exit 124' TERM`,
       ...parts,
     ].join('\n');
   }
