@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../../local/service.js';
 import { type DocBlock, docPages, isUnmarkedShell, markOf, readBlocks } from '../support/docs-blocks.js';
+import { httpsClient } from '../support/https.js';
 
 // Every shell block of README.md and docs/*.md says where it runs (the convention:
 // docs/development.md, "Examples that run"). `sh local` blocks run here, each page's in order in
@@ -143,5 +144,32 @@ describe.runIf(pagesWithLocal.length > 0)('the docs’ local blocks, run as past
       ).toBe(0);
     },
     130_000,
+  );
+
+  // What npm-start.test.ts checked of the README's examples when it ran them: they did what the
+  // README says, beyond answering 2xx.
+  it.runIf(pagesWithLocal.includes('README.md'))(
+    'the README’s examples did what it says they do',
+    async () => {
+      const api = httpsClient(service.baseUrl, service.certificate, readmeKey);
+      try {
+        const { json: list } = await api.call('GET', '/emails?limit=100');
+        const bySubject = (subject: string) =>
+          (list.data as { id: string; subject: string }[]).filter((e) => e.subject === subject);
+        const [tagged] = bySubject('Tagged');
+        expect((await api.call('GET', `/emails/${tagged?.id}`)).json).toMatchObject({
+          tags: [{ name: 'category', value: 'welcome' }],
+          headers: { 'List-Unsubscribe': '<https://acme.test/unsubscribe>' },
+        });
+        // The permissive batch sent its valid email and named the other.
+        expect([bySubject('One').length, bySubject('Two').length]).toEqual([1, 0]);
+        const [hello] = bySubject('Hello');
+        await expect
+          .poll(async () => (await api.call('GET', `/emails/${hello?.id}`)).json?.status, { timeout: 30_000 })
+          .toBe('delivered');
+      } finally {
+        await api.close();
+      }
+    },
   );
 });
