@@ -226,6 +226,25 @@ describe('both pages', () => {
     expect((await api.call('GET', `/domains/${domainId}`)).status).toBe(404);
   });
 
+  it('says of a failed domain to delete it and add it again, as the API guide does, not to press Verify', async () => {
+    // The local SES fails a domain under .invalid: its records never appear, as after SES's 72 hours.
+    const added = await api.call('POST', '/domains', { body: { domain: 'gone.invalid' } });
+    expect(added.status).toBe(201);
+    await expect
+      .poll(async () => (await api.call('GET', `/domains/${added.json.id}`)).json?.status, {
+        timeout: 30_000,
+      })
+      .toBe('failed');
+    await page.goto(`${origin}/#/domains/${added.json.id}`);
+    await page.getByRole('heading', { name: 'gone.invalid' }).waitFor();
+    const actions = page.locator('.actions', {
+      has: page.getByRole('button', { name: 'Verify', exact: true }),
+    });
+    await expect.poll(() => actions.textContent()).toContain('Delete the domain and add it again');
+    expect(await actions.textContent()).not.toContain('press Verify');
+    expect((await api.call('DELETE', `/domains/${added.json.id}`)).status).toBe(200);
+  }, 60_000);
+
   it('tells a sending-access key, in words, what it may not see, and shows it no form it cannot use', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn(sendingToken);

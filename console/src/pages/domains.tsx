@@ -166,11 +166,7 @@ function DomainPage({ id }: { id: string }) {
             <button type="button" onClick={verify} disabled={verifying}>
               Verify
             </button>
-            <span class="muted">
-              {domain.status === 'verified'
-                ? 'SES has verified this domain: it can send.'
-                : 'Publish the records below at your DNS provider, then press Verify (SES also checks by itself).'}
-            </span>
+            <span class="muted">{verifyHint(domain.status)}</span>
           </div>
           <ErrorNote error={verifyError} />
           <Records domain={domain} />
@@ -187,6 +183,18 @@ function DomainPage({ id }: { id: string }) {
       )}
     </>
   );
+}
+
+/**
+ * What to do next, by status. SES gives up on records missing for 72 hours and restarts a failed
+ * verification only from the beginning, with a new identity (docs/api.md, "Sending domains"):
+ * Verify only reads that status again.
+ */
+function verifyHint(status: string): string {
+  if (status === 'verified') return 'SES has verified this domain: it can send.';
+  if (status === 'failed')
+    return 'SES stopped looking for the records (missing for 72 hours, or removed since): Verify will not restart it. Delete the domain and add it again, then publish the new records it gives.';
+  return 'Publish the records below at your DNS provider, then press Verify (SES also checks by itself).';
 }
 
 function Records({ domain }: { domain: Domain }) {
