@@ -21,7 +21,7 @@ const call = (run: NpmStart, method: string, path: string, body?: unknown) =>
   });
 
 /** What it printed after its banner. */
-const after = (run: NpmStart) => run.output().slice(run.output().indexOf('Ctrl+C'));
+const printedSince = (run: NpmStart) => run.output().slice(run.output().indexOf('Ctrl+C'));
 
 const until = async (what: string, done: () => boolean | Promise<boolean>, timeoutMs = 30_000) => {
   const deadline = Date.now() + timeoutMs;
@@ -44,8 +44,8 @@ describe('npm start’s output', () => {
           (d) => d.status === 'verified',
         ),
       );
-      await until('the request lines', () => /200 {2}GET \/v1\/domains/.test(after(run)));
-      const lines = after(run).split('\n').slice(1).filter(Boolean);
+      await until('the request lines', () => /200 {2}GET \/v1\/domains/.test(printedSince(run)));
+      const lines = printedSince(run).split('\n').slice(1).filter(Boolean);
       const requests = lines.filter((line) =>
         /^\d\d:\d\d:\d\d {2}\d{3} {2}[A-Z]+ \/\S* {2}\d+ ms$/.test(line),
       );
@@ -54,9 +54,9 @@ describe('npm start’s output', () => {
 
       // Enter: the key and the addresses again.
       run.child.stdin?.write('\n');
-      await until('the key again', () => after(run).includes(`API key      ${KEY}`));
-      expect(after(run)).toContain(`Base URL     ${run.baseUrl}`);
-      expect(after(run)).toContain(`Sent mail    ${run.viewer}`);
+      await until('the key again', () => printedSince(run).includes(`API key      ${KEY}`));
+      expect(printedSince(run)).toContain(`Base URL     ${run.baseUrl}`);
+      expect(printedSince(run)).toContain(`Sent mail    ${run.viewer}`);
     } finally {
       await run.stop();
     }
@@ -72,7 +72,7 @@ describe('npm start’s output', () => {
       expect((await call(run, 'GET', '/domains')).status).toBe(200);
       expect((await call(run, 'GET', '/emails/em_none')).status).toBe(404);
       const requestLines = () =>
-        after(run)
+        printedSince(run)
           .split('\n')
           .filter((line) => line.startsWith('{') && line.includes('"message":"request"'))
           .map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -88,7 +88,7 @@ describe('npm start’s output', () => {
         expect(line.request_id).toEqual(expect.any(String));
       }
       // Every line it printed after the banner is JSON.
-      for (const line of after(run).split('\n').slice(1).filter(Boolean))
+      for (const line of printedSince(run).split('\n').slice(1).filter(Boolean))
         expect(() => JSON.parse(line)).not.toThrow();
     } finally {
       await run.stop();
