@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 
 /** `GET /v1/usage`'s answer (SDK 6.38's GetUsageResponseSuccess, and our `sending`): model.ts fills it. */
-const window = (limit: z.ZodMiniType) =>
+const window = <L extends z.ZodMiniType>(limit: L) =>
   z.object({ used: z.number(), limit, sent: z.number(), received: z.number(), resets_at: z.string() });
 
 export const usageSchema = z.object({

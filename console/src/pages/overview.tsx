@@ -3,6 +3,7 @@ import type { EmailMetrics, MetricName } from '../answers.js';
 import { api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, useLoad } from '../components.js';
 import { Table } from '../list.js';
+import { UsageCard } from './usage-card.js';
 
 /** The metrics the page asks for, by the service's names. */
 const METRICS = [
@@ -51,6 +52,7 @@ export function OverviewPage() {
   return (
     <>
       <PageHeading>Overview</PageHeading>
+      <UsageCard />
       <div class="toolbar">
         <div>
           <label for="range">Range</label>
