@@ -457,6 +457,8 @@ describe('an update over a stack deployed before the split', () => {
       'requeue-webhook-retries',
       'roll-up-metrics',
       ...Object.keys(FUNCTIONS).filter((name) => conceptOf(name) === 'receiving'),
+      // Usage (issue 39).
+      'get-usage',
     ];
     expect([...Object.keys(before), ...added].sort()).toEqual(Object.keys(FUNCTIONS).sort());
     const resources = template.toJSON().Resources as Record<string, Json>;
@@ -533,6 +535,8 @@ describe('an update over a stack deployed before the split', () => {
       'GET /v1/emails/receiving/{id}/attachments': 'ApiGETv1emailsreceivingidattachmentsB73F63BF',
       'GET /v1/emails/receiving/{id}/attachments/{attachment_id}':
         'ApiGETv1emailsreceivingidattachmentsattachmentidAFE42E7C',
+      // Added since: usage (issue 39).
+      'GET /v1/usage': 'ApiGETv1usageC16A8A91',
     };
     const routes = Object.entries(parent).filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route');
     expect(Object.fromEntries(routes.map(([id, r]) => [r.Properties.RouteKey, id]))).toEqual(before);
