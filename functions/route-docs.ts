@@ -10,12 +10,14 @@ import type { RouteHandler } from './routes.js';
 import type { RouteDocs } from './shared/route.js';
 import { SUPPRESSION_DOCS } from './suppressions/docs.js';
 import { TEMPLATE_DOCS } from './templates/docs.js';
+import { USAGE_DOCS } from './usage/docs.js';
 import { WEBHOOK_DOCS } from './webhooks/docs.js';
 
 /** Every route's words and examples for the document, by handler (each concept's docs.ts). */
 export const ROUTE_DOCS: Readonly<Record<RouteHandler, RouteDocs>> = {
   ...EMAIL_DOCS,
   ...METRICS_DOCS,
+  ...USAGE_DOCS,
   ...RECEIVING_DOCS,
   ...DOMAIN_DOCS,
   ...TEMPLATE_DOCS,

@@ -9,12 +9,14 @@ import { LOG_ROUTES } from './request-logs/routes.js';
 import type { KeyPermission, RouteDeclaration } from './shared/route.js';
 import { SUPPRESSION_ROUTES } from './suppressions/routes.js';
 import { TEMPLATE_ROUTES } from './templates/routes.js';
+import { USAGE_ROUTES } from './usage/routes.js';
 import { WEBHOOK_ROUTES } from './webhooks/routes.js';
 
 /** Each concept's routes, by the concept's folder. */
 export const ROUTES_BY_CONCEPT = {
   emails: EMAIL_ROUTES,
   metrics: METRICS_ROUTES,
+  usage: USAGE_ROUTES,
   receiving: RECEIVING_ROUTES,
   domains: DOMAIN_ROUTES,
   templates: TEMPLATE_ROUTES,
@@ -34,6 +36,7 @@ export const ROUTES_BY_CONCEPT = {
 export const ROUTES = [
   ...EMAIL_ROUTES,
   ...METRICS_ROUTES,
+  ...USAGE_ROUTES,
   ...RECEIVING_ROUTES,
   ...DOMAIN_ROUTES,
   ...TEMPLATE_ROUTES,

@@ -27,6 +27,8 @@ export type Concept = (typeof CONCEPTS)[number];
 const STACK_OF_FOLDER: Record<keyof typeof ROUTES_BY_CONCEPT | keyof typeof WORKERS_BY_CONCEPT, Concept> = {
   emails: 'emails',
   metrics: 'metrics',
+  // Usage reads the metrics' counters and the stored SES limits: it goes with the metrics.
+  usage: 'metrics',
   domains: 'domains',
   templates: 'templates',
   'api-keys': 'api-keys',

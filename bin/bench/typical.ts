@@ -97,6 +97,7 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'send-batch': (fx) => http(fx, 'send-batch', { body: [receipt(unique++), receipt(unique++)] }),
   'list-emails': (fx) => http(fx, 'list-emails', { query: { limit: '20' } }),
   'get-email-metrics': (fx) => http(fx, 'get-email-metrics'),
+  'get-usage': (fx) => http(fx, 'get-usage'),
   'get-email': (fx) => http(fx, 'get-email', { params: { id: fx.emailId } }),
   'update-email': async (fx) =>
     http(fx, 'update-email', {

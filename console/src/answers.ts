@@ -21,6 +21,7 @@ import type {
 import type { logListResponseSchema, logResponseSchema } from '../../functions/request-logs/reads.js';
 import type { listOf } from '../../functions/shared/answers.js';
 import type { suppressionListItemSchema } from '../../functions/suppressions/answers.js';
+import type { usageSchema } from '../../functions/usage/answers.js';
 import type {
   templateListItemSchema,
   templateReferenceSchema,
@@ -69,6 +70,8 @@ export type WebhookAttempts = ListOf<typeof webhookAttemptSchema>;
 
 export type Logs = z.output<typeof logListResponseSchema>;
 export type Log = z.output<typeof logResponseSchema>;
+
+export type Usage = z.output<typeof usageSchema>;
 
 /*
  * Received mail (GET /v1/emails/receiving…): Resend's GetReceivedEmailResponse,

@@ -52,3 +52,17 @@ export async function revokeApiKey(deps: Pick<ApiKeyDeps, 'apiKeys'>, id: string
   await deps.apiKeys.deleteByHash(key.hash);
   return key;
 }
+
+/**
+ * The names of these keys now, by id (request logs show them beside the id): each read by id, side
+ * by side (a page of logs names few keys). A key deleted since is not in the map: its logs keep
+ * the id alone, as no name of it is kept anywhere once it is deleted.
+ */
+export async function keyNamesOf(
+  apiKeys: Pick<ApiKeyRepository, 'getById'>,
+  ids: readonly (string | null)[],
+): Promise<Map<string, string>> {
+  const unique = [...new Set(ids.filter((id): id is string => id !== null))];
+  const found = await Promise.all(unique.map((id) => apiKeys.getById(id)));
+  return new Map(found.flatMap((key) => (key ? [[key.id, key.name] as [string, string]] : [])));
+}

@@ -1,4 +1,5 @@
 import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
+import { keyNamesOf } from '../api-keys/api-keys.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
 import { isLogId, requestLogsAreOff } from '../request-logs/model.js';
 import type { RequestLogRepository } from '../request-logs/ports.js';
@@ -21,7 +22,8 @@ export const makeHandler = (
     // Not a log id: no such log (ids are UUIDs; anything else names nothing).
     const entry = isLogId(id) ? await deps.requestLogs.get(id) : null;
     if (!entry) throw notFound(`Log ${id} not found.`);
-    return { statusCode: 200, body: toLogResponse(entry) };
+    const names = await keyNamesOf(deps.apiKeys, [entry.api_key_id]);
+    return { statusCode: 200, body: toLogResponse(entry, names) };
   });
 
 export const handler = lazyHttpHandler(() =>

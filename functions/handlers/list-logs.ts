@@ -1,4 +1,5 @@
 import { requestLogRepository } from '../adapters/dynamodb/repositories.js';
+import { keyNamesOf } from '../api-keys/api-keys.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { requestLogsAreOff } from '../request-logs/model.js';
 import type { RequestLogRepository } from '../request-logs/ports.js';
@@ -8,7 +9,9 @@ import { apiDeps } from '../wiring.js';
 
 /**
  * GET /v1/logs: `{object: "list", has_more, data}`, newest first; `status` (2xx, 3xx, 4xx, 5xx)
- * keeps one class of answers. Its own reads are not logged (docs/logs.md).
+ * keeps one class of answers, and our `method`, `path` and `api_key_id` narrow it (a filtered page
+ * reads a bounded number of logs: `last_read_id`). Each log names its key (`api_key_name`, read by
+ * id). Its own reads are not logged (docs/logs.md).
  */
 export const makeHandler = (
   deps: HttpDeps & {
@@ -20,9 +23,18 @@ export const makeHandler = (
   httpHandler(deps, listLogsRoute, async ({ query }) => {
     if (deps.requestLogsOff) throw requestLogsAreOff();
     const page = await deps.requestLogs.list(parseInput(listLogsQuerySchema, query));
+    const names = await keyNamesOf(
+      deps.apiKeys,
+      page.data.map((entry) => entry.api_key_id),
+    );
     return {
       statusCode: 200,
-      body: { object: 'list', has_more: page.has_more, data: page.data.map(toLogSummary) },
+      body: {
+        object: 'list',
+        has_more: page.has_more,
+        data: page.data.map((entry) => toLogSummary(entry, names)),
+        ...(page.last_read_id === undefined ? {} : { last_read_id: page.last_read_id }),
+      },
     };
   });
 

@@ -34,6 +34,14 @@ export const LOG_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] 
 export const isLogMethod = (method: string): method is (typeof LOG_METHODS)[number] =>
   (LOG_METHODS as readonly string[]).includes(method);
 
+/**
+ * The most logs a filtered page reads (`method`, `path`, `api_key_id`: a filter on the logs' own
+ * partitions, no index of their own, so a log costs no more write units): spread over the
+ * partitions, each read at most its share. A page that reaches it answers the matches found so
+ * far, `has_more: true` and `last_read_id`, the cursor to read on from.
+ */
+export const LOG_FILTER_READ_BOUND = 4_000;
+
 /** One request's entry, as emitted and stored: bodies are JSON texts (redacted, capped) or null. */
 export interface RequestLogEntry {
   id: string;

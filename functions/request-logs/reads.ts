@@ -89,7 +89,15 @@ export function parseRequestLogLine(message: string): RequestLogEntry | null {
 const logIdCursor = (field: string) =>
   z.optional(z.string().check(z.refine(isLogId, `${field} must be a log id (a UUID) from a listed log`)));
 
-/** `GET /v1/logs`: `limit` (1–100, default 20), a cursor (`after` or `before`, a log id), and `status` (2xx, 3xx, 4xx, 5xx). */
+/** Longest `path` and `api_key_id` filter taken (an endpoint is kept up to 2 KB). */
+const MAX_PATH_FILTER = 2048;
+const MAX_KEY_ID_FILTER = 128;
+
+/**
+ * `GET /v1/logs`: `limit` (1–100, default 20), a cursor (`after` or `before`, a log id), `status`
+ * (2xx, 3xx, 4xx, 5xx), and ours: `method` (any case), `path` (the endpoint starts with it) and
+ * `api_key_id` (the key that made the request).
+ */
 export const listLogsQuerySchema = z.pipe(
   z
     .strictObject({
@@ -98,6 +106,29 @@ export const listLogsQuerySchema = z.pipe(
       before: logIdCursor('before'),
       status: z.optional(
         z.enum(STATUS_CLASSES, { error: `status must be one of ${STATUS_CLASSES.join(', ')}` }),
+      ),
+      method: z.optional(
+        z.pipe(
+          z.pipe(
+            z.string(),
+            z.transform((s: string) => s.toUpperCase()),
+          ),
+          z.enum(LOG_METHODS, { error: `method must be one of ${LOG_METHODS.join(', ')}` }),
+        ),
+      ),
+      path: z.optional(
+        z.string().check(
+          z.refine((s) => s.startsWith('/'), 'path must start with / (for example /v1/emails)'),
+          z.maxLength(MAX_PATH_FILTER, `path must be at most ${MAX_PATH_FILTER} characters`),
+        ),
+      ),
+      api_key_id: z.optional(
+        z
+          .string()
+          .check(
+            z.minLength(1, 'api_key_id must not be empty'),
+            z.maxLength(MAX_KEY_ID_FILTER, `api_key_id must be at most ${MAX_KEY_ID_FILTER} characters`),
+          ),
       ),
     })
     .check(
@@ -120,11 +151,13 @@ const logFields = {
   user_agent: z.nullable(z.string()),
   /** Ours: the key that made the request (null: no valid key). */
   api_key_id: z.nullable(z.string()),
+  /** Ours: that key's name now (null: no key, or a key deleted since). */
+  api_key_name: z.nullable(z.string()),
   /** Ours: how long the handler took, in milliseconds. */
   duration_ms: z.number(),
 };
 
-/** One log in a list (Resend's LogSummary, and our api_key_id and duration_ms). */
+/** One log in a list (Resend's LogSummary, and our api_key_id, api_key_name and duration_ms). */
 export const logSummarySchema = z.object(logFields);
 
 /** `GET /v1/logs`'s answer (Resend's ListLogsResponse). */
@@ -132,6 +165,11 @@ export const logListResponseSchema = z.object({
   object: z.literal('list'),
   has_more: z.boolean(),
   data: z.array(logSummarySchema),
+  /**
+   * Ours, only when a filtered page stopped at its read bound before it was full: the id of the
+   * last log read, to pass as `after` (or `before`, paging that way) to read on.
+   */
+  last_read_id: z.optional(z.string()),
 });
 
 /** `GET /v1/logs/{id}`'s answer (Resend's Log, with our additions). */
@@ -145,7 +183,8 @@ export const logResponseSchema = z.object({
 export type LogSummary = z.infer<typeof logSummarySchema>;
 export type LogResponse = z.infer<typeof logResponseSchema>;
 
-export const toLogSummary = (entry: RequestLogEntry): LogSummary => ({
+/** A log's summary; `names`: the keys' names by id (a key not in it: deleted, its name null). */
+export const toLogSummary = (entry: RequestLogEntry, names?: ReadonlyMap<string, string>): LogSummary => ({
   id: entry.id,
   created_at: entry.created_at,
   endpoint: entry.endpoint,
@@ -153,15 +192,16 @@ export const toLogSummary = (entry: RequestLogEntry): LogSummary => ({
   response_status: entry.response_status,
   user_agent: entry.user_agent,
   api_key_id: entry.api_key_id,
+  api_key_name: entry.api_key_id === null ? null : (names?.get(entry.api_key_id) ?? null),
   duration_ms: entry.duration_ms,
 });
 
 const parsedBody = (text: string | null): Record<string, unknown> | null =>
   text === null ? null : (JSON.parse(text) as Record<string, unknown>);
 
-export const toLogResponse = (entry: RequestLogEntry): LogResponse => ({
+export const toLogResponse = (entry: RequestLogEntry, names?: ReadonlyMap<string, string>): LogResponse => ({
   object: 'log',
-  ...toLogSummary(entry),
+  ...toLogSummary(entry, names),
   request_body: parsedBody(entry.request_body),
   response_body: parsedBody(entry.response_body),
 });

@@ -344,6 +344,8 @@ beforeAll(async () => {
     const metrics = await api.call('GET', '/emails/metrics?dimensions=period,domain&granularity=hourly');
     expect(metrics.status).toBe(200);
     expect((await api.call('GET', `/emails/metrics?domain_id=${acme.json.id}`)).status).toBe(200);
+    // Usage: the stored SES limits (GetItem), the counters and the domains (Query); never SES.
+    expect((await api.call('GET', '/usage')).status).toBe(200);
     const first = await api.call('POST', '/emails', { body: email(), ...idem });
     expect((await api.call('POST', '/emails', { body: email(), ...idem })).json.id).toBe(first.json.id);
     expect((await api.call('POST', '/emails', { body: email({ subject: 'other' }), ...idem })).status).toBe(

@@ -469,6 +469,8 @@ describe('an update over a stack deployed before the split', () => {
       ...Object.keys(FUNCTIONS).filter((name) => conceptOf(name) === 'receiving'),
       'share-email',
       'get-shared-email',
+      // Usage (issue 39).
+      'get-usage',
     ];
     expect([...Object.keys(before), ...added].sort()).toEqual(Object.keys(FUNCTIONS).sort());
     const resources = template.toJSON().Resources as Record<string, Json>;
@@ -553,6 +555,8 @@ describe('an update over a stack deployed before the split', () => {
       // And the share link's (issue 39).
       'POST /v1/emails/{id}/share': 'ApiPOSTv1emailsidshare15BEA562',
       'GET /share/{token}': 'ApiGETsharetokenCD5D0EC1',
+      // Added since: usage (issue 39).
+      'GET /v1/usage': 'ApiGETv1usageC16A8A91',
     };
     const routes = Object.entries(parent).filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route');
     expect(Object.fromEntries(routes.map(([id, r]) => [r.Properties.RouteKey, id]))).toEqual(before);

@@ -1,14 +1,16 @@
 import { STATUS_CLASSES } from '../../../functions/request-logs/status-classes.js';
-import type { Log, Logs } from '../answers.js';
+import type { ApiKeys, Log, Logs } from '../answers.js';
 import { ApiFailure, api, query } from '../api.js';
 import { ErrorNote, Loading, PageHeading, useLoad, When } from '../components.js';
 import '../lists.css';
 import { List, usePagedList } from '../list.js';
-import { href } from '../router.js';
+import { href, hrefWith, useQuery } from '../router.js';
 
 /** The status classes to filter by: the API redirects nothing, so no request answered 3xx. */
 const CLASSES = STATUS_CLASSES.filter((c) => c !== '3xx');
 const PAGE_SIZE = 20;
+/** Resend's methods, which a log has (functions/request-logs/model.ts LOG_METHODS, not loaded here: it needs Node). */
+const LOG_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** The 404 of a deployment whose request logs are turned off says so: shown as it is, not as a missing page. */
 const logsOff = (error: unknown): error is ApiFailure =>
@@ -18,13 +20,36 @@ export function LogsPage({ id }: { id?: string | undefined }) {
   return id ? <LogPage id={id} /> : <LogList />;
 }
 
+/** The filters the page keeps in its URL (`#/logs?method=POST&path=/v1/emails`), as the API takes them. */
+const FILTERS = ['status', 'method', 'path', 'api_key_id'] as const;
+type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
+
+/** The list under the URL's filters: a new search is a new list, from its first page. */
 function LogList() {
+  const [params, setParams] = useQuery();
+  const filters: Filters = Object.fromEntries(
+    FILTERS.flatMap((name) => (params[name] ? [[name, params[name]]] : [])),
+  );
+  return <FilteredLogs key={JSON.stringify(filters)} filters={filters} setFilters={setParams} />;
+}
+
+function FilteredLogs({ filters, setFilters }: { filters: Filters; setFilters: (next: Filters) => void }) {
   const list = usePagedList(
-    (status, cursor) =>
-      api<Logs>(`/v1/logs${query({ limit: PAGE_SIZE, status, ...cursor })}`, { what: 'the request logs' }),
+    (_, cursor) =>
+      api<Logs>(`/v1/logs${query({ limit: PAGE_SIZE, ...filters, ...cursor })}`, {
+        what: 'the request logs',
+      }),
     [],
   );
-  const status = list.filter;
+  // The keys' names for the Key filter (one request; a restricted or failed read leaves the field out).
+  const keys = useLoad(
+    () => api<ApiKeys>(`/v1/api-keys${query({ limit: 100 })}`, { what: 'the API keys' }),
+    [],
+  );
+  const status = filters.status;
+  const filtered = Object.keys(filters).length > 0;
+  const set = (name: keyof Filters, value: string) => setFilters({ ...filters, [name]: value || undefined });
+  const lastRead = (list.data as Logs | undefined)?.last_read_id;
   return (
     <>
       <PageHeading>Logs</PageHeading>
@@ -40,45 +65,148 @@ function LogList() {
           <p>Deploy with the requestLogs setting on (the default) to record requests.</p>
         </div>
       ) : (
-        <List
-          list={list}
-          filter={{ id: 'status-class', label: 'Status', any: 'Any status', values: CLASSES }}
-          tools={
-            <button type="button" class="secondary" onClick={list.reload}>
-              Refresh
-            </button>
-          }
-          empty={{
-            title: status ? `No request answered ${status}.` : 'No request logged yet.',
-            help: !status && (
-              <p>
-                Every request to the API is logged here within seconds, for example:
-                <pre>{`curl ${location.origin}/v1/domains -H "Authorization: Bearer $API_KEY"`}</pre>
-              </p>
-            ),
-          }}
-          columns={['Method', 'Endpoint', 'Status', 'Key', { label: 'Duration', class: 'num' }, 'Time']}
-          row={(log) => (
-            <tr>
-              <td class="nowrap">{log.method}</td>
-              <td>
-                <a href={href('logs', log.id)} class="wrap-anywhere">
-                  {log.endpoint}
-                </a>
-              </td>
-              <td class={log.response_status >= 400 ? 'over' : 'ok'}>{log.response_status}</td>
-              <td class="nowrap">
-                {log.api_key_id ? <code>{log.api_key_id}</code> : <span class="muted">none</span>}
-              </td>
-              <td class="num nowrap">{log.duration_ms} ms</td>
-              <td>
-                <When at={log.created_at} />
-              </td>
-            </tr>
+        <>
+          <List
+            list={list}
+            tools={
+              <form
+                class="toolbar"
+                aria-label="Filter the logs"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  const path = (
+                    (e.currentTarget as HTMLFormElement).elements.namedItem('path') as HTMLInputElement
+                  ).value.trim();
+                  set('path', path);
+                }}
+              >
+                <div>
+                  <label for="status-class">Status</label>
+                  <select
+                    id="status-class"
+                    value={status ?? ''}
+                    onChange={(e) => set('status', (e.currentTarget as HTMLSelectElement).value)}
+                  >
+                    <option value="">Any status</option>
+                    {CLASSES.map((value) => (
+                      <option key={value} value={value}>
+                        {value}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+                <div>
+                  <label for="log-method">Method</label>
+                  <select
+                    id="log-method"
+                    value={filters.method ?? ''}
+                    onChange={(e) => set('method', (e.currentTarget as HTMLSelectElement).value)}
+                  >
+                    <option value="">Any method</option>
+                    {LOG_METHODS.map((value) => (
+                      <option key={value} value={value}>
+                        {value}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+                <div>
+                  <label for="log-path">Path starts with</label>
+                  <input
+                    id="log-path"
+                    name="path"
+                    type="search"
+                    placeholder="/v1/emails"
+                    defaultValue={filters.path ?? ''}
+                  />
+                </div>
+                {(keys.data || filters.api_key_id) && (
+                  <div>
+                    <label for="log-key">Key</label>
+                    <select
+                      id="log-key"
+                      value={filters.api_key_id ?? ''}
+                      onChange={(e) => set('api_key_id', (e.currentTarget as HTMLSelectElement).value)}
+                    >
+                      <option value="">Any key</option>
+                      {filters.api_key_id && !keys.data?.data.some((k) => k.id === filters.api_key_id) && (
+                        <option value={filters.api_key_id}>{filters.api_key_id}</option>
+                      )}
+                      {keys.data?.data.map((key) => (
+                        <option key={key.id} value={key.id}>
+                          {key.name}
+                        </option>
+                      ))}
+                    </select>
+                  </div>
+                )}
+                <button type="submit" class="secondary">
+                  Search
+                </button>
+                {filtered && (
+                  <a class="button secondary" href={hrefWith({}, 'logs')}>
+                    Clear
+                  </a>
+                )}
+                <button type="button" class="secondary" onClick={list.reload}>
+                  Refresh
+                </button>
+              </form>
+            }
+            empty={{
+              title: filtered ? 'No request matches these filters on this page.' : 'No request logged yet.',
+              help: !filtered && (
+                <p>
+                  Every request to the API is logged here within seconds, for example:
+                  <pre>{`curl ${location.origin}/v1/domains -H "Authorization: Bearer $API_KEY"`}</pre>
+                </p>
+              ),
+            }}
+            columns={['Method', 'Endpoint', 'Status', 'Key', { label: 'Duration', class: 'num' }, 'Time']}
+            row={(log) => (
+              <tr>
+                <td class="nowrap">{log.method}</td>
+                <td>
+                  <a href={href('logs', log.id)} class="wrap-anywhere">
+                    {log.endpoint}
+                  </a>
+                </td>
+                <td class={log.response_status >= 400 ? 'over' : 'ok'}>{log.response_status}</td>
+                <td class="nowrap">
+                  <KeyName id={log.api_key_id} name={log.api_key_name} />
+                </td>
+                <td class="num nowrap">{log.duration_ms} ms</td>
+                <td>
+                  <When at={log.created_at} />
+                </td>
+              </tr>
+            )}
+          />
+          {lastRead && (
+            <p class="muted">
+              This search read as many logs as one page may.{' '}
+              <button type="button" class="secondary" onClick={() => list.setCursor({ after: lastRead })}>
+                Search older logs
+              </button>
+            </p>
           )}
-        />
+        </>
       )}
     </>
+  );
+}
+
+/** A key by its name, its id beside (a deleted key: its id alone). */
+function KeyName({ id, name }: { id: string | null; name: string | null }) {
+  if (!id) return <span class="muted">none</span>;
+  return name ? (
+    <span title={id}>
+      {name} <code class="muted">{id}</code>
+    </span>
+  ) : (
+    <span>
+      <code>{id}</code> <span class="muted">(deleted)</span>
+    </span>
   );
 }
 
@@ -123,7 +251,11 @@ function LogPage({ id }: { id: string }) {
             <dd>{l.duration_ms} ms</dd>
             <dt>Key</dt>
             <dd>
-              {l.api_key_id ? <code>{l.api_key_id}</code> : <span class="muted">none (no valid key)</span>}
+              {l.api_key_id ? (
+                <KeyName id={l.api_key_id} name={l.api_key_name} />
+              ) : (
+                <span class="muted">none (no valid key)</span>
+              )}
             </dd>
             <dt>User agent</dt>
             <dd>{l.user_agent ?? <span class="muted">—</span>}</dd>

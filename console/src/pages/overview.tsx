@@ -4,6 +4,7 @@ import { api, query } from '../api.js';
 import { Empty, ErrorNote, Loading, PageHeading, useLoad } from '../components.js';
 import { Table } from '../list.js';
 import { MetricsCharts } from './overview-charts.js';
+import { UsageCard } from './usage-card.js';
 
 /** The metrics the page asks for, by the service's names. */
 const METRICS = [
@@ -52,6 +53,7 @@ export function OverviewPage() {
   return (
     <>
       <PageHeading>Overview</PageHeading>
+      <UsageCard />
       <div class="toolbar">
         <div>
           <label for="range">Range</label>

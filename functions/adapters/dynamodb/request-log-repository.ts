@@ -1,8 +1,9 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { RequestLogEntry } from '../../request-logs/model.js';
-import type { ListLogsQuery, RequestLogRepository } from '../../request-logs/ports.js';
+import { LOG_FILTER_READ_BOUND, type RequestLogEntry } from '../../request-logs/model.js';
+import type { ListLogsQuery, LogPage, RequestLogRepository } from '../../request-logs/ports.js';
 import type { PageQuery } from '../../shared/list.js';
 import { batchGetAll, newestFirstMerged, pause } from './client.js';
+import { filteredLogPage, hasLogFilter } from './request-log-filter.js';
 import {
   bodiesFrom,
   bodiesPlace,
@@ -35,6 +36,8 @@ export class DynamoRequestLogRepository implements RequestLogRepository {
      * are listed (after every log of this layout, as they were all written before it).
      */
     private readonly timeIndex: string = INDEXES.emailsByTime.name,
+    /** The most logs a filtered page reads (tests lower it). */
+    private readonly filterReadBound: number = LOG_FILTER_READ_BOUND,
   ) {}
 
   /** The items of these logs, by groups of LOG_GROUP (each group's bodies compressed together). */
@@ -71,7 +74,8 @@ export class DynamoRequestLogRepository implements RequestLogRepository {
     }
   }
 
-  async list(query: ListLogsQuery): Promise<{ data: RequestLogEntry[]; has_more: boolean }> {
+  async list(query: ListLogsQuery): Promise<LogPage> {
+    if (hasLogFilter(query)) return filteredLogPage(this.db, this.tableName, query, this.filterReadBound);
     if (query.status === undefined || query.status === '2xx') return this.listWithLegacy(query);
     // The errors (either layout's: both put them in the status index).
     const shards = Array.from({ length: LOG_SHARDS }, (_, shard) => shard);
