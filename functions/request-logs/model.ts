@@ -25,12 +25,13 @@ export const LOG_LINE_TYPE = 'api_request';
 /** What replaces a secret. */
 export const REDACTED = '[redacted]';
 
-export { STATUS_CLASSES } from './status-classes.js';
+import { LOG_METHODS } from './status-classes.js';
+
+export { LOG_METHODS, STATUS_CLASSES } from './status-classes.js';
 export type StatusClass = (typeof STATUS_CLASSES)[number];
 export const statusClassOf = (status: number): StatusClass =>
   status >= 500 ? '5xx' : status >= 400 ? '4xx' : status >= 300 ? '3xx' : '2xx';
 
-export const LOG_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 export const isLogMethod = (method: string): method is (typeof LOG_METHODS)[number] =>
   (LOG_METHODS as readonly string[]).includes(method);
 

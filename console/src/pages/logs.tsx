@@ -1,4 +1,4 @@
-import { STATUS_CLASSES } from '../../../functions/request-logs/status-classes.js';
+import { LOG_METHODS, STATUS_CLASSES } from '../../../functions/request-logs/status-classes.js';
 import type { ApiKeys, Log, Logs } from '../answers.js';
 import { ApiFailure, api, query } from '../api.js';
 import { ErrorNote, Loading, PageHeading, useLoad, When } from '../components.js';
@@ -9,8 +9,6 @@ import { href, hrefWith, useQuery } from '../router.js';
 /** The status classes to filter by: the API redirects nothing, so no request answered 3xx. */
 const CLASSES = STATUS_CLASSES.filter((c) => c !== '3xx');
 const PAGE_SIZE = 20;
-/** Resend's methods, which a log has (functions/request-logs/model.ts LOG_METHODS, not loaded here: it needs Node). */
-const LOG_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** The 404 of a deployment whose request logs are turned off says so: shown as it is, not as a missing page. */
 const logsOff = (error: unknown): error is ApiFailure =>
