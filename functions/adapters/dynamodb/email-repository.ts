@@ -21,7 +21,7 @@ import {
   settledStatus,
   type TerminalStatus,
 } from '../../emails/status.js';
-import { attributesIf, writeIf } from './client.js';
+import { attributesIf, queryPages, writeIf } from './client.js';
 import { conditionOf, withCondition } from './email-conditions.js';
 import {
   bounded,
@@ -436,12 +436,21 @@ export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepo
   }
 
   /**
-   * Moves the expiry of an email's summary and body items later, never earlier (two reschedules at
+   * Moves the expiry of an email's summary, body and search items later, never earlier (two reschedules at
    * once: the later time stands); absent items are left absent.
    */
   private async extendContent(id: string, attribute: string, value: unknown): Promise<void> {
+    // Its search items too (email-keys.ts, "Search"): by their keys, a small Query.
+    const searchSks: string[] = [];
+    for await (const page of queryPages(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :search)',
+      ExpressionAttributeValues: { ':pk': keys.email(id), ':search': EmailKeys.searchItemPrefix },
+      ProjectionExpression: 'sk',
+    }))
+      searchSks.push(...page.map((item) => String(item.sk)));
     await Promise.all(
-      [keys.summary, keys.body].map((sk) =>
+      [keys.summary, keys.body, ...searchSks].map((sk) =>
         writeIf(
           this.db,
           new UpdateCommand({
