@@ -62,7 +62,7 @@ export const listEmailsRoute = {
   summary: 'List sent emails, newest first',
   schemas: async () => ({
     query: (await import('./list-query.js')).listEmailsQuerySchema,
-    answer: (await lists())((await answers()).emailListItemSchema),
+    answer: (await answers()).emailPageSchema,
   }),
   access: {
     actions: ['Query', 'BatchGetItem'],
