@@ -68,7 +68,7 @@ export class DynamoEmailStore {
   async create(email: NewEmail): Promise<void> {
     // Summary and bodies first, the status item last: an email shows up (in lists, to the
     // consumer) only once all of it is stored; a failure in between leaves nothing visible.
-    await this.batchWrite(this.contentItems(email));
+    await this.writeAll(this.contentItems(email));
     if (!(await this.putStatus(this.statusItem(email))))
       throw new Error(`An email ${email.id} exists already`);
   }
@@ -140,17 +140,11 @@ export class DynamoEmailStore {
     options: { mayExist?: boolean } = {},
   ): Promise<{ existing: string[] }> {
     const parts = emails.flatMap((email) => this.contentItems(email));
-    // The immutable parts 25 items a call (DynamoDB's limit), the calls side by side. Written again
-    // for an email that exists, they are the same content (the same request, resumed).
-    const inChunks = (items: Item[]) => {
-      const chunks: Item[][] = [];
-      for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
-      return Promise.all(chunks.map((chunk) => this.batchWrite(chunk)));
-    };
-    await inChunks(parts);
+    // Written again for an email that exists, they are the same content (the same request, resumed).
+    await this.writeAll(parts);
     if (!options.mayExist) {
       // Fresh ids: no status item exists, so batch writes (which cannot be conditional) are safe.
-      await inChunks(emails.map((email) => this.statusItem(email)));
+      await this.writeAll(emails.map((email) => this.statusItem(email)));
       return { existing: [] };
     }
     // Ids a request that died may have used: each status item conditional, never over an email
@@ -224,6 +218,16 @@ export class DynamoEmailStore {
       new GetCommand({ TableName: this.tableName, Key: this.statusKey(id), ConsistentRead: true }),
     );
     return Item ? toState(id, Item) : null;
+  }
+
+  /**
+   * Items 25 a call (DynamoDB's limit), the calls side by side: an email's content alone may be
+   * more than 25 items (a search item per further recipient and tag).
+   */
+  private async writeAll(items: Item[]): Promise<void> {
+    const chunks: Item[][] = [];
+    for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
+    await Promise.all(chunks.map((chunk) => this.batchWrite(chunk)));
   }
 
   protected async batchWrite(items: Item[]): Promise<void> {
