@@ -28,7 +28,9 @@ export const sendEmailRoute = {
   access: {
     env: ['SEND_QUEUE_URL', 'CONTENT_BUCKET', 'DEFLATE_BODIES'],
     optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK', 'TEMPLATE_CACHE_TTL_MS'],
-    actions: ['BatchWriteItem', 'PutItem', 'DeleteItem', 'GetItem'],
+    // Query: a scheduled email the send path marked queued but could not queue is unmarked by a
+    // reschedule to its own time, which finds its search items to keep their expiry with it.
+    actions: ['BatchWriteItem', 'PutItem', 'DeleteItem', 'GetItem', 'Query'],
     sendQueue: ['SendMessage'],
     content: { 'attachments/': ['s3:PutObject'], 'bodies/': ['s3:PutObject'] },
   },
@@ -49,7 +51,8 @@ export const sendBatchRoute = {
   access: {
     env: ['SEND_QUEUE_URL', 'DEFLATE_BODIES'],
     optionalEnv: ['TEMPLATE_CACHE_TTL_MS'],
-    actions: ['BatchWriteItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'GetItem'],
+    // Query: as the single send's (a reschedule that finds an email's search items).
+    actions: ['BatchWriteItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'GetItem', 'Query'],
     sendQueue: ['SendMessage'],
   },
 } as const satisfies RouteDeclaration;
