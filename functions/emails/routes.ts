@@ -28,9 +28,7 @@ export const sendEmailRoute = {
   access: {
     env: ['SEND_QUEUE_URL', 'CONTENT_BUCKET', 'DEFLATE_BODIES'],
     optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK', 'TEMPLATE_CACHE_TTL_MS'],
-    // Query: a scheduled email the send path marked queued but could not queue is unmarked by a
-    // reschedule to its own time, which finds its search items to keep their expiry with it.
-    actions: ['BatchWriteItem', 'PutItem', 'DeleteItem', 'GetItem', 'Query'],
+    actions: ['BatchWriteItem', 'PutItem', 'DeleteItem', 'GetItem'],
     sendQueue: ['SendMessage'],
     content: { 'attachments/': ['s3:PutObject'], 'bodies/': ['s3:PutObject'] },
   },
@@ -51,8 +49,7 @@ export const sendBatchRoute = {
   access: {
     env: ['SEND_QUEUE_URL', 'DEFLATE_BODIES'],
     optionalEnv: ['TEMPLATE_CACHE_TTL_MS'],
-    // Query: as the single send's (a reschedule that finds an email's search items).
-    actions: ['BatchWriteItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'GetItem', 'Query'],
+    actions: ['BatchWriteItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'GetItem'],
     sendQueue: ['SendMessage'],
   },
 } as const satisfies RouteDeclaration;
