@@ -432,9 +432,9 @@ export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepo
     if (!moved) return false;
     // Then its content's expiry: the email outlives its new time, all of it. (Should this write
     // fail, the content keeps its earlier expiry; a retried reschedule sets it.)
-    // Its search items only when the expiry moved later: the send path's unmarking (its own time
-    // again) reads none of them.
-    if (ttl) await this.extendContent(id, ttl[0], ttl[1], !(Number(moved[ttl[0]]) >= Number(ttl[1])));
+    // Its search items only when the expiry moved (they never move earlier): the send path's
+    // unmarking (its own time again) reads none of them.
+    if (ttl) await this.extendContent(id, ttl[0], ttl[1], Number(moved[ttl[0]]) !== Number(ttl[1]));
     return true;
   }
 
