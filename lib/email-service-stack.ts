@@ -313,6 +313,7 @@ export class EmailServiceStack extends Stack {
       shards: props.listingShards ?? DEFAULT_SHARDS,
       timeIndex: this.table.timeIndex,
       retentionDays: props.emailRetentionDays ?? DEFAULT_RETENTION_DAYS,
+      ...(this.table.searchable ? {} : { searchOff: true as const }),
     };
     const logRetentionDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
     if (!Number.isInteger(logRetentionDays) || logRetentionDays < 1 || logRetentionDays > 3650)

@@ -35,6 +35,12 @@ export const CALL_FIGURES = {
   keyWindowRaceShare: 0,
   /** Summary and deflated body (one BatchWriteItem): the receipt's 3 units. */
   contentWriteUnits: 3,
+  /**
+   * The search index's entries, written by the same BatchWriteItem (keys only, a unit each): the
+   * sender's domain (on the summary) and the one recipient (on the body). Each further distinct
+   * recipient or tag adds an item of its own and its entry, 2 more (adapters/dynamodb/email-keys.ts).
+   */
+  searchEntryWriteUnits: 2,
   /** The status item's conditional put (1) and its two listing index entries (time and status). */
   statusPutWriteUnits: 3,
   // process-send-queue (emails/deliver*.ts)
@@ -122,7 +128,7 @@ export function callsPerEmail(fill: BatchFill, c: CallFigures = CALL_FIGURES): C
       1 + c.keyWindowRaceShare,
       1 + c.keyWindowRaceShare,
     ),
-    t('send-email', 'BatchWriteItem BODY+SUMMARY', 1, c.contentWriteUnits),
+    t('send-email', 'BatchWriteItem BODY+SUMMARY', 1, c.contentWriteUnits + c.searchEntryWriteUnits),
     t('send-email', 'PutItem STATUS', 1, c.statusPutWriteUnits),
     t('send-email', 'SQS SendMessage', 1),
     t(

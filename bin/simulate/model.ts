@@ -10,6 +10,8 @@
  * sharded key windows: api-keys/rate-limit.ts; endpoints read once a batch, an endpoint's messages over
  * WEBHOOK_MESSAGE_SHARDS partitions: the webhook adapters).
  */
+
+import { SEARCH_SHARDS } from '../../functions/adapters/dynamodb/email-keys.js';
 import { METRIC_SHARDS } from '../../functions/adapters/dynamodb/metrics-store.js';
 import { LOG_SHARDS, WEBHOOK_MESSAGE_SHARDS } from '../../functions/adapters/dynamodb/table.js';
 import { durationMs, pacedRate } from '../../functions/shared/pacing.js';
@@ -54,6 +56,10 @@ export const FIGURES = {
   byTimeWritesPerEmail: 1,
   /** emails-by-status: the queued shard's entry put and removed (2), on one shard partition of listingShards. */
   byStatusQueuedWritesPerEmail: 2,
+  /** emails-by-search, keys only: the sender's domain and the one recipient, written at creation, none after. */
+  bySearchWritesPerEmail: CALLS.searchEntryWriteUnits,
+  /** emails-by-search: partitions of one term's list (a recipient on every email: a Bcc archive). */
+  searchShards: SEARCH_SHARDS,
   /** emails-by-status: the final status's entry (1). */
   byStatusFinalWritesPerEmail: 1,
   /** The scheduler (every minute on AWS) takes up to this many due emails per due-index shard per run. */
@@ -339,6 +345,7 @@ export const callTotalsAt = (setup: Setup, load: number, f: Figures = C) =>
 export function indexWriteUnits(f: Figures = C) {
   return {
     byTime: f.byTimeWritesPerEmail,
+    bySearch: f.bySearchWritesPerEmail,
     byStatus: f.byStatusQueuedWritesPerEmail + f.byStatusFinalWritesPerEmail,
     /** The status index entries of request logs (an error's only), per request. */
     requestLogs: f.requestLogErrorShare,
@@ -493,6 +500,13 @@ export function stages(setup: Setup, w: Workload, f: Figures = C): Stage[] {
       settings: 'listingShards; the index-level write quota',
     },
     {
+      id: 'index-by-search',
+      stage: 'emails-by-search index',
+      limit: `${f.searchShards} shards × ${n(f.partitionWriteUnits)} writes/s for one recipient, domain or tag on every email, ${index.bySearch} entries an email`,
+      capacity: Math.min(f.searchShards * f.partitionWriteUnits, q.tableWriteUnits / index.bySearch),
+      settings: 'the index-level write quota (the shards are fixed)',
+    },
+    {
       id: 'index-by-time',
       stage: 'emails-by-time index',
       limit: `${setup.listingShards} shards × ${n(f.partitionWriteUnits)} writes/s, ${index.byTime} an email`,
@@ -596,6 +610,7 @@ export function costPerThousand(setup: Setup, w: Workload, f: Figures = C): Cost
     baseWriteUnits(setup, w, f) +
     indexWriteUnits(f).byTime +
     indexWriteUnits(f).byStatus +
+    indexWriteUnits(f).bySearch +
     indexWriteUnits(f).requestLogs / w.emailsPerRequest;
   const reads = readUnits(setup, f);
   const provisionedWrite = f.provisionedWcuHour / 3600 / f.provisionedUtilisation;

@@ -178,3 +178,18 @@ export const sharedEmailSchema = named(
   z.object({ object: z.literal('email'), id: z.string(), url: z.string() }),
   "A share link of an email (Resend's ShareEmailResponse): `url` opens a read-only page of it, without a key, until it expires.",
 );
+/**
+ * `GET /v1/emails`'s page: Resend's list, and `scanned_to` (ours) when a search combining filters
+ * stopped at its bound of entries read (docs/api.md, "Searching emails").
+ */
+export const emailPageSchema = z.object({
+  object: z.literal('list'),
+  has_more: z.boolean(),
+  data: z.array(emailListItemSchema),
+  scanned_to: z.optional(
+    z.string().register(z.globalRegistry, {
+      description:
+        'Ours: a search combining filters read as far as it may for one page and stopped at this email id; the next page starts after it (after=<scanned_to>).',
+    }),
+  ),
+});

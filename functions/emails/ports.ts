@@ -115,7 +115,7 @@ export interface EmailRepository {
   getAttachments(id: string): Promise<StoredAttachment[] | null>;
   /** The status item alone (one GetItem): what resuming a request or the sweeper needs. */
   getState(id: string): Promise<EmailState | null>;
-  list(query: ListEmailsQuery): Promise<{ data: EmailSummary[]; has_more: boolean }>;
+  list(query: ListEmailsQuery): Promise<EmailPage>;
   /**
    * Records that an attempt to hand the email to the provider begins now, if none began before and
    * it is queued and not sent. The record does not expire: a second attempt is never started while
@@ -392,4 +392,14 @@ export interface IdempotencyStore {
   complete(scope: string, keyHash: string, emailId: string, response: StoredResponse): Promise<boolean>;
   /** Gives the key back after a failure, so a retry starts afresh. */
   abandon(scope: string, keyHash: string, emailId: string): Promise<void>;
+}
+
+/**
+ * A page of emails. `scanned_to` (ours): a search combining filters read as far as it may for one
+ * page (adapters/dynamodb/email-search.ts) and stopped at this id; the next page starts there.
+ */
+export interface EmailPage {
+  data: EmailSummary[];
+  has_more: boolean;
+  scanned_to?: string;
 }

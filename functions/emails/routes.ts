@@ -62,9 +62,12 @@ export const listEmailsRoute = {
   summary: 'List sent emails, newest first',
   schemas: async () => ({
     query: (await import('./list-query.js')).listEmailsQuerySchema,
-    answer: (await lists())((await answers()).emailListItemSchema),
+    answer: (await answers()).emailPageSchema,
   }),
-  access: { actions: ['Query', 'BatchGetItem'], indexes: ['emailsByTime', 'emailsByStatus'] },
+  access: {
+    actions: ['Query', 'BatchGetItem'],
+    indexes: ['emailsByTime', 'emailsByStatus', 'emailsBySearch'],
+  },
 } as const satisfies RouteDeclaration;
 
 // Large bodies are read back from the content bucket.
@@ -93,7 +96,11 @@ export const updateEmailRoute = {
     body: (await import('./reschedule-request.js')).updateEmailSchema,
     answer: (await answers()).emailReferenceSchema,
   }),
-  access: { env: ['SEND_QUEUE_URL'], actions: ['GetItem', 'UpdateItem'], sendQueue: ['SendMessage'] },
+  access: {
+    env: ['SEND_QUEUE_URL'],
+    actions: ['GetItem', 'UpdateItem', 'Query'],
+    sendQueue: ['SendMessage'],
+  },
 } as const satisfies RouteDeclaration;
 
 export const cancelEmailRoute = {

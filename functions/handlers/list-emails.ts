@@ -6,7 +6,7 @@ import { listEmailsRoute } from '../emails/routes.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { apiDeps } from '../wiring.js';
 
-/** GET /v1/emails?limit&offset&status: `{object: "list", has_more, data}`, newest first. */
+/** GET /v1/emails?limit&offset&after&before, and our filters (emails/list-query.ts): `{object: "list", has_more, data}`, newest first. */
 export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
   httpHandler(deps, listEmailsRoute, async ({ query }) => {
     const page = await deps.emails.list(parseInput(listEmailsQuerySchema, query));
@@ -16,6 +16,7 @@ export const makeHandler = (deps: HttpDeps & { emails: EmailRepository }) =>
         object: 'list',
         has_more: page.has_more,
         data: page.data.map(toEmailBody),
+        ...(page.scanned_to ? { scanned_to: page.scanned_to } : {}),
       },
     };
   });

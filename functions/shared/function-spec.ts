@@ -17,7 +17,7 @@ export type DynamoAction =
   | 'BatchGetItem'
   | 'BatchWriteItem';
 /** The table's indexes, by what they serve (adapters/dynamodb/table.ts INDEXES names each). */
-export type IndexKey = 'emailsByTime' | 'emailsByStatus' | 'emailsByDue';
+export type IndexKey = 'emailsByTime' | 'emailsByStatus' | 'emailsByDue' | 'emailsBySearch';
 export type SqsAction = 'SendMessage' | 'ReceiveMessage' | 'DeleteMessage' | 'GetQueueAttributes';
 export type ContentAction = 's3:PutObject' | 's3:GetObject' | 's3:AbortMultipartUpload';
 /**

@@ -16,7 +16,8 @@ import { keepLogicalId, LEGACY_IDS } from '../legacy-ids.js';
  * "Upgrading"). CloudFormation creates or deletes one global secondary index per table update, so:
  * 1. `-c upgradeStep=1`: the keys-only `emails-by-time-keys` is added beside `emails-by-time`
  *    (DynamoDB fills it from the items already there); the functions still read `emails-by-time`.
- * 2. `-c upgradeStep=2`: the functions read `emails-by-time-keys`; the table is unchanged.
+ * 2. `-c upgradeStep=2`: the functions read `emails-by-time-keys`; the search index `emails-by-search`
+ *    is added (DynamoDB fills it with the entries the functions wrote since step 1).
  * 3. no step: `emails-by-time` is deleted.
  * Reads are whole at every step: both indexes hold every email from step 1 to 3.
  */
@@ -38,6 +39,8 @@ export class EmailTable extends Construct {
   public readonly table: Table;
   /** The time index the functions read at this step. */
   public readonly timeIndex: string;
+  /** Whether the table has the search index at this step (not at step 1). */
+  public readonly searchable: boolean;
 
   constructor(scope: Construct, id: string, props: EmailTableProps = {}) {
     super(scope, id);
@@ -50,7 +53,13 @@ export class EmailTable extends Construct {
       timeToLiveAttribute: TTL_ATTRIBUTE,
     });
     keepLogicalId(this.table, LEGACY_IDS.table);
-    const indexes = [...(props.upgradeStep ? [LEGACY_INDEXES.emailsByTime] : []), ...Object.values(INDEXES)];
+    // The search index comes in step 2: step 1 already adds the keys-only time index.
+    const indexes = [
+      ...(props.upgradeStep ? [LEGACY_INDEXES.emailsByTime] : []),
+      ...Object.values(INDEXES).filter(
+        (index) => props.upgradeStep !== 1 || index !== INDEXES.emailsBySearch,
+      ),
+    ];
     for (const index of indexes) {
       this.table.addGlobalSecondaryIndex({
         indexName: index.name,
@@ -61,6 +70,7 @@ export class EmailTable extends Construct {
           : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...INDEX_PROJECTION] }),
       });
     }
+    this.searchable = props.upgradeStep !== 1;
     this.timeIndex = props.upgradeStep === 1 ? LEGACY_INDEXES.emailsByTime.name : INDEXES.emailsByTime.name;
   }
 }

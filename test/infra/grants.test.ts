@@ -1040,8 +1040,8 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
     why: "the scheduler queues due emails and the consumer claims them; a `claim` the reading cannot type in the scheduler's reach (a queued job's) reaches the repository's",
   },
   'adapters/dynamodb/client.ts#queryPages': {
-    functions: ['update-webhook'],
-    why: "update-webhook reads and writes one endpoint; the guarded lookup's `options.all` (Node's lookup options, untyped to the reading) reaches every port's `all`, the webhooks' whole-list read among them",
+    functions: ['update-webhook', 'send-email', 'send-batch'],
+    why: "update-webhook reads and writes one endpoint; the guarded lookup's `options.all` (Node's lookup options, untyped to the reading) reaches every port's `all`, the webhooks' whole-list read among them. The send routes' reschedule (unmarking an email they could not queue) gives it its own time again, so its expiry does not move and its search items are not read",
   },
   'adapters/dynamodb/client.ts#batchGet': {
     functions: ['send-email'],

@@ -117,7 +117,7 @@ describe('EmailServiceStack', () => {
     }
   });
 
-  it('has one on-demand table with generic keys, the two listing indexes (time keys only) and the keys-only due index, expiring items by TTL', () => {
+  it('has one on-demand table with generic keys, the two listing indexes (time keys only), the keys-only due and search indexes, expiring items by TTL', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
@@ -555,6 +555,10 @@ describe('EmailServiceStack', () => {
         for (const index of [INDEXES.emailsByTime, INDEXES.emailsByStatus])
           expect(policyText(name)).toContain(`/index/${index.name}`);
         expect(policyText(name)).not.toContain(`/index/${INDEXES.emailsByDue.name}`);
+        // The search index: the email list's alone.
+        expect(policyText(name).includes(`/index/${INDEXES.emailsBySearch.name}"`), name).toBe(
+          name === 'list-emails',
+        );
       } else if (['get-suppression', 'delete-suppression', 'batch-remove-suppressions'].includes(name)) {
         expect(policyText(name), name).toContain(`/index/${INDEXES.emailsByTime.name}`);
         expect(policyText(name), name).not.toContain(`/index/${INDEXES.emailsByStatus.name}`);

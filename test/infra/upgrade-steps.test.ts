@@ -60,6 +60,12 @@ describe('the upgrade from a table made before the keys-only time index, one ind
       expect(replaced, `step ${i}`).toEqual([]);
     }
     expect(change(BEFORE, step1.indexes).created).toEqual([INDEXES.emailsByTime.name]);
+    // The search index waits for step 2: step 1 already adds an index.
+    expect(change(step1.indexes, step2.indexes).created).toEqual([INDEXES.emailsBySearch.name]);
+    expect(final.indexes[INDEXES.emailsBySearch.name]).toBe('KEYS_ONLY');
+    // A table of the version before search (keys-only time index, no search index) gets it in one deploy.
+    const { [INDEXES.emailsBySearch.name]: _, ...beforeSearch } = final.indexes;
+    expect(change(beforeSearch, final.indexes)).toEqual({ created: [INDEXES.emailsBySearch.name], deleted: [], replaced: [] });
     expect(change(step2.indexes, final.indexes).deleted).toEqual([LEGACY_INDEXES.emailsByTime.name]);
     expect(final.indexes[INDEXES.emailsByTime.name]).toBe(
       projectionOf(INDEXES.emailsByTime.name).ProjectionType,
@@ -82,6 +88,12 @@ describe('the upgrade from a table made before the keys-only time index, one ind
         expect(granted, name).not.toContain(`/index/${other}"`);
       }
     }
+  });
+
+  it('refuses searches at step 1, whose table has no search index, and serves them from step 2', () => {
+    expect(step1.reads('list-emails').layout.searchOff).toBe(true);
+    expect(step2.reads('list-emails').layout.searchOff).toBeUndefined();
+    expect(final.reads('list-emails').granted).toContain(`/index/${INDEXES.emailsBySearch.name}"`);
   });
 
   it('leaves the deletion of the old index to the deploy after the functions stopped reading it', () => {

@@ -82,6 +82,8 @@ export interface SortedPartition {
   prefix: string;
   /** The sort key of the item with this id. */
   sortKeyOf: (id: string) => string;
+  /** Sort keys outside these bounds (inclusive) are not listed: a time range, for an index keyed by time-sorted ids. */
+  range?: { low?: string; high?: string };
   /** Items read but left out (a FilterExpression, with its names and values): what the page keeps. */
   filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
 }
@@ -114,14 +116,18 @@ export async function newestFirstMerged(
   where: SortedPartitions,
   page: PageQuery,
 ): Promise<{ items: Item[]; has_more: boolean; read: number }> {
-  const { partitionKey, sortKey, partitions, prefix, sortKeyOf, filter, ...target } = where;
+  const { partitionKey, sortKey, partitions, prefix, sortKeyOf, filter, range, ...target } = where;
   const names = { '#pk': partitionKey, '#sk': sortKey, ...filter?.names };
   const cursor = page.after ?? page.before;
   const older = page.before === undefined;
   // BETWEEN is inclusive: the cursor item is read (if it exists) and dropped.
   const at = cursor === undefined ? undefined : sortKeyOf(cursor);
-  const [low, high] =
+  const [cursorLow, cursorHigh] =
     at === undefined ? [prefix, `${prefix}\uffff`] : older ? [prefix, at] : [at, `${prefix}\uffff`];
+  const low = range?.low !== undefined && range.low > cursorLow ? range.low : cursorLow;
+  const high = range?.high !== undefined && range.high < cursorHigh ? range.high : cursorHigh;
+  // An empty range (DynamoDB refuses a BETWEEN whose bounds are reversed).
+  if (low > high) return { items: [], has_more: false, read: 0 };
   const sources = partitions.map((partition) =>
     querySource(db, {
       ...target,

@@ -1,4 +1,5 @@
-import { DUE_INDEX, INDEXES, keys, LEGACY_INDEXES, shardOf, TTL_ATTRIBUTE } from './table.js';
+import type { SearchKind, SearchTerms } from '../../emails/search.js';
+import { DUE_INDEX, INDEXES, keys, LEGACY_INDEXES, SEARCH_INDEX, shardOf, TTL_ATTRIBUTE } from './table.js';
 
 /**
  * Where an email's items sit in the indexes, and when they expire: every write of an index key or
@@ -19,6 +20,16 @@ import { DUE_INDEX, INDEXES, keys, LEGACY_INDEXES, shardOf, TTL_ATTRIBUTE } from
  * **Expiry.** An email's items (status, summary, bodies) expire `retentionDays` after it was created
  * or, when scheduled, after its time; each event `retentionDays` after it happened. DynamoDB's TTL
  * deletes them (free of write units) within days after, and the indexes lose their entries with them.
+ *
+ * **Search.** `emails-by-search` (keys only) holds one entry per distinct recipient (To, Cc and
+ * Bcc, the address lower-cased: `SEARCH#to#<address>#<shard>`), one for the sender's domain
+ * (`SEARCH#from#<domain>#<shard>`) and one per tag (`SEARCH#tag#<name>:<value>#<shard>`), each
+ * sorted by the email's id, so each is a newest-first list of its own. The sender's domain rides
+ * on the summary item and the first recipient on the body item (an index write each, no item of
+ * their own); every further recipient and tag is a small item (`SEARCH#<kind>#<value>`) of the
+ * email's partition. All are written once with the email, never updated, and expire with it. The
+ * shard is a hash of the email id over SEARCH_SHARDS, so one address, domain or tag on every email
+ * spreads its index writes (a throttled index throttles the table's writes: the send path's).
  */
 export interface TableLayout {
   /** Partitions each listing index and the due index spread their emails over. */
@@ -27,7 +38,20 @@ export interface TableLayout {
   readonly timeIndex: string;
   /** Days an email's items are kept; 0 keeps them until deleted. */
   readonly retentionDays: number;
+  /**
+   * Set only at upgrade step 1, when the table does not have the search index yet (it comes in
+   * step 2: CloudFormation adds one index an update): searches are refused, entries still written.
+   */
+  readonly searchOff?: true;
 }
+
+/**
+ * Partitions of each search entry's list, by a hash of the email id: 16 take 16,000 emails a second
+ * that all share one address, domain or tag (1,000 writes a second a partition, an entry a write
+ * unit), above the 10,000 a second the service aims at. Fixed, not a setting: a search reads
+ * exactly these partitions.
+ */
+export const SEARCH_SHARDS = 16;
 
 export const MAX_SHARDS = 256;
 /**
@@ -116,6 +140,41 @@ export class EmailKeys {
   duePartitions(): string[] {
     return [...this.shards().map((s) => `${keys.due}#${s}`), keys.due];
   }
+
+  /** The search index partitions of one term (`to`, an address lower-cased; `from`, a domain; `tag`, `name:value`). */
+  static searchPartitions(kind: SearchKind, value: string): string[] {
+    return Array.from({ length: SEARCH_SHARDS }, (_, i) => `SEARCH#${kind}#${value}#${keys.shard(i)}`);
+  }
+
+  /**
+   * A new email's search entries: the index keys the summary item carries (its sender's domain),
+   * those the body item carries (its first recipient), and the items of its other recipients and
+   * tags, each expiring as `expiry` says (the email's own expiry).
+   */
+  searchEntries(id: string, terms: SearchTerms, expiry: Item): { summary: Item; body: Item; items: Item[] } {
+    const entry = (kind: SearchKind, value: string): Item => ({
+      [SEARCH_INDEX.partitionKey]: `SEARCH#${kind}#${value}#${keys.shard(shardOf(id, SEARCH_SHARDS))}`,
+      [SEARCH_INDEX.sortKey]: id,
+    });
+    const [first, ...others] = [...new Set(terms.recipients)];
+    const extra: [SearchKind, string][] = [
+      ...others.map((address): [SearchKind, string] => ['to', address]),
+      ...[...new Set(terms.tags)].map((tag): [SearchKind, string] => ['tag', tag]),
+    ];
+    return {
+      summary: entry('from', terms.senderDomain),
+      body: first === undefined ? {} : entry('to', first),
+      items: extra.map(([kind, value]) => ({
+        pk: keys.email(id),
+        sk: `${EmailKeys.searchItemPrefix}${kind}#${value}`,
+        ...entry(kind, value),
+        ...expiry,
+      })),
+    };
+  }
+
+  /** What the sort key of every search item of an email starts with. */
+  static readonly searchItemPrefix = 'SEARCH#';
 
   /** Shard names, `00` to the last. */
   shards(): string[] {

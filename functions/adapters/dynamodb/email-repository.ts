@@ -21,7 +21,7 @@ import {
   settledStatus,
   type TerminalStatus,
 } from '../../emails/status.js';
-import { attributesIf, writeIf } from './client.js';
+import { attributesIf, queryPages, writeIf } from './client.js';
 import { conditionOf, withCondition } from './email-conditions.js';
 import {
   bounded,
@@ -426,22 +426,35 @@ export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepo
           ...Object.fromEntries(due.map(([name, value]) => [`:${name}`, value])),
           ...(ttl ? { ':ttl': ttl[1] } : {}),
         },
+        returnValues: 'UPDATED_OLD',
       },
     );
     if (!moved) return false;
     // Then its content's expiry: the email outlives its new time, all of it. (Should this write
     // fail, the content keeps its earlier expiry; a retried reschedule sets it.)
-    if (ttl) await this.extendContent(id, ttl[0], ttl[1]);
+    // Its search items only when the expiry moved (they never move earlier): the send path's
+    // unmarking (its own time again) reads none of them.
+    if (ttl) await this.extendContent(id, ttl[0], ttl[1], Number(moved[ttl[0]]) !== Number(ttl[1]));
     return true;
   }
 
   /**
-   * Moves the expiry of an email's summary and body items later, never earlier (two reschedules at
+   * Moves the expiry of an email's summary, body and search items later, never earlier (two reschedules at
    * once: the later time stands); absent items are left absent.
    */
-  private async extendContent(id: string, attribute: string, value: unknown): Promise<void> {
+  private async extendContent(id: string, attribute: string, value: unknown, search: boolean): Promise<void> {
+    // Its search items too (email-keys.ts, "Search"): by their keys, a small Query.
+    const searchSks: string[] = [];
+    if (search)
+      for await (const page of queryPages(this.db, {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :search)',
+        ExpressionAttributeValues: { ':pk': keys.email(id), ':search': EmailKeys.searchItemPrefix },
+        ProjectionExpression: 'sk',
+      }))
+        searchSks.push(...page.map((item) => String(item.sk)));
     await Promise.all(
-      [keys.summary, keys.body].map((sk) =>
+      [keys.summary, keys.body, ...searchSks].map((sk) =>
         writeIf(
           this.db,
           new UpdateCommand({

@@ -5,12 +5,12 @@ import {
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { StoredAttachment } from '../../emails/attachments.js';
-import type { EmailContent, EmailDetail, EmailEvent, EmailSummary } from '../../emails/email.js';
+import type { EmailContent, EmailDetail, EmailEvent } from '../../emails/email.js';
 import type { ListEmailsQuery } from '../../emails/list-query.js';
-import type { EmailState, NewEmail } from '../../emails/ports.js';
+import type { EmailPage, EmailState, NewEmail } from '../../emails/ports.js';
 import { recipientOutcomes, recipientsOf } from '../../emails/recipients.js';
-import { FIRST_EMAIL_ID } from '../../shared/ids.js';
-import { batchGetAll, newestFirstMerged, pause, queryPages, writeIf } from './client.js';
+import { searchTermsOf } from '../../emails/search.js';
+import { pause, queryPages, writeIf } from './client.js';
 import {
   bodiesOf,
   eventKey,
@@ -25,7 +25,8 @@ import {
   toSummary,
 } from './email-items.js';
 import { EmailKeys, type TableLayout } from './email-keys.js';
-import { INDEXES, keys } from './table.js';
+import { EmailListing } from './email-search.js';
+import { keys } from './table.js';
 
 type Item = Record<string, unknown>;
 
@@ -67,25 +68,31 @@ export class DynamoEmailStore {
   async create(email: NewEmail): Promise<void> {
     // Summary and bodies first, the status item last: an email shows up (in lists, to the
     // consumer) only once all of it is stored; a failure in between leaves nothing visible.
-    await this.batchWrite(this.contentItems(email));
+    await this.writeAll(this.contentItems(email));
     if (!(await this.putStatus(this.statusItem(email))))
       throw new Error(`An email ${email.id} exists already`);
   }
 
-  /** An email's summary and body items (immutable), expiring with it. */
+  /**
+   * An email's summary and body items (immutable), and its search entries (email-keys.ts,
+   * "Search"), expiring with it.
+   */
   private contentItems({ id, created_at, content, schedule }: NewEmail): Item[] {
     const pk = keys.email(id);
     const { html, text, tags, headers, attachments, body_key, template, ...summary } = content;
     const expiry = this.keys.expiry(created_at, schedule?.at);
+    const search = this.keys.searchEntries(id, searchTermsOf(content), expiry);
     return [
-      { pk, sk: keys.summary, ...summary, ...expiry },
+      { pk, sk: keys.summary, ...summary, ...search.summary, ...expiry },
       {
         pk,
         sk: keys.body,
         ...storedBodies(html, text, this.deflate),
         ...extras({ tags, headers, attachments, body_key, template }),
+        ...search.body,
         ...expiry,
       },
+      ...search.items,
     ];
   }
 
@@ -133,17 +140,11 @@ export class DynamoEmailStore {
     options: { mayExist?: boolean } = {},
   ): Promise<{ existing: string[] }> {
     const parts = emails.flatMap((email) => this.contentItems(email));
-    // The immutable parts 25 items a call (DynamoDB's limit), the calls side by side. Written again
-    // for an email that exists, they are the same content (the same request, resumed).
-    const inChunks = (items: Item[]) => {
-      const chunks: Item[][] = [];
-      for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
-      return Promise.all(chunks.map((chunk) => this.batchWrite(chunk)));
-    };
-    await inChunks(parts);
+    // Written again for an email that exists, they are the same content (the same request, resumed).
+    await this.writeAll(parts);
     if (!options.mayExist) {
       // Fresh ids: no status item exists, so batch writes (which cannot be conditional) are safe.
-      await inChunks(emails.map((email) => this.statusItem(email)));
+      await this.writeAll(emails.map((email) => this.statusItem(email)));
       return { existing: [] };
     }
     // Ids a request that died may have used: each status item conditional, never over an email
@@ -208,47 +209,8 @@ export class DynamoEmailStore {
     };
   }
 
-  async list(query: ListEmailsQuery): Promise<{ data: EmailSummary[]; has_more: boolean }> {
-    const { status } = query;
-    const index = status ? INDEXES.emailsByStatus : INDEXES.emailsByTime;
-    // The index's sort key is the id, and ids sort by creation time: its shards merge into one list.
-    const { items: page, has_more } = await newestFirstMerged(
-      this.db,
-      {
-        TableName: this.tableName,
-        IndexName: status ? index.name : this.keys.layout.timeIndex,
-        partitionKey: index.partitionKey,
-        sortKey: index.sortKey,
-        partitions: status ? this.keys.statusPartitions(status) : this.keys.timePartitions(),
-        prefix: FIRST_EMAIL_ID,
-        sortKeyOf: (id) => id,
-      },
-      query,
-    );
-    if (page.length === 0) return { data: [], has_more };
-
-    // The summaries and the status items (what last_event and message_id come from), 100 keys a call.
-    const wanted = page.flatMap((entry) => [
-      { pk: entry.pk, sk: keys.summary },
-      { pk: entry.pk, sk: keys.status },
-    ]);
-    const found = await batchGetAll(this.db, this.tableName, wanted);
-    // An item the eventually consistent read did not see yet (the email was just stored, or has
-    // just expired) is read again, strongly consistent: rare, and the page stays exact.
-    const missed = wanted.filter((key) => !found.some((item) => item.pk === key.pk && item.sk === key.sk));
-    if (missed.length) found.push(...(await batchGetAll(this.db, this.tableName, missed, undefined, true)));
-    const bySk = (sk: string) =>
-      new Map(found.filter((item) => item.sk === sk).map((item) => [item.pk, item]));
-    const summaries = bySk(keys.summary);
-    const states = bySk(keys.status);
-    const data: EmailSummary[] = [];
-    for (const entry of page) {
-      const summary = summaries.get(entry.pk);
-      const state = states.get(entry.pk);
-      // Both gone: the email expired between the index read and this one.
-      if (summary && state) data.push(toSummary(keys.idOf(String(entry.pk)), state, summary));
-    }
-    return { data, has_more };
+  list(query: ListEmailsQuery): Promise<EmailPage> {
+    return new EmailListing(this.db, this.tableName, this.keys).list(query);
   }
 
   async getState(id: string): Promise<EmailState | null> {
@@ -256,6 +218,16 @@ export class DynamoEmailStore {
       new GetCommand({ TableName: this.tableName, Key: this.statusKey(id), ConsistentRead: true }),
     );
     return Item ? toState(id, Item) : null;
+  }
+
+  /**
+   * Items 25 a call (DynamoDB's limit), the calls side by side: an email's content alone may be
+   * more than 25 items (a search item per further recipient and tag).
+   */
+  private async writeAll(items: Item[]): Promise<void> {
+    const chunks: Item[][] = [];
+    for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
+    await Promise.all(chunks.map((chunk) => this.batchWrite(chunk)));
   }
 
   protected async batchWrite(items: Item[]): Promise<void> {

@@ -6,8 +6,9 @@
  * |---------------------|------------------|-----------|----------------------------|-------------------------|
  * | email status        | EMAIL#<id>       | STATUS    | EMAILS#<shard> / <id>      | EMAILS#<status>#<shard> / <id> |
  * |   (scheduled, until sent or final: gsi3 (emails-by-due) DUE#<shard> / <scheduled_at>#<id>)              |
- * | email summary       | EMAIL#<id>       | SUMMARY   |                       |                           |
- * | email bodies        | EMAIL#<id>       | BODY      |                       |                           |
+ * | email summary       | EMAIL#<id>       | SUMMARY   |  (gsi4 (emails-by-search) SEARCH#from#<sender domain>#<shard> / <id>) |
+ * | email bodies        | EMAIL#<id>       | BODY      |  (gsi4 SEARCH#to#<first recipient>#<shard> / <id>) |
+ * | email search entry  | EMAIL#<id>       | SEARCH#to#<address> or SEARCH#tag#<name>:<value> | (gsi4 SEARCH#<kind>#<value>#<shard> / <id>) |
  * | email event         | EMAIL#<id>       | EVENT#<at>#<type>#<digest> |      |                           |
  * | api key (lookup; rate shard 0: its windows' counts rc<window>, last_used_at; rs: its other shards) | APIKEY#<sha256> | APIKEY | | |
  * | api key rate shard k ≥ 1 (a copy of what authentication reads, rc<window>, last_used_at; or a revoked tombstone) | APIKEY#<sha256>#<k> | APIKEY | | |
@@ -131,6 +132,9 @@ export const WEBHOOK_MESSAGE_RETENTION_DAYS = 30;
  */
 export const DUE_INDEX = { name: 'emails-by-due', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' } as const;
 
+/** The search index (email-keys.ts, "Search"): its own key attributes, so no other item is in it. */
+export const SEARCH_INDEX = { name: 'emails-by-search', partitionKey: 'gsi4pk', sortKey: 'gsi4sk' } as const;
+
 export const INDEXES = {
   /**
    * Keys only: the listing reads the status items anyway, and an index that copied `status` took a
@@ -140,6 +144,12 @@ export const INDEXES = {
   emailsByTime: { name: 'emails-by-time-keys', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   emailsByStatus: { name: 'emails-by-status', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   emailsByDue: DUE_INDEX,
+  /**
+   * Keys only, overloaded: an email's recipients (To, Cc and Bcc, lower-cased), its sender's domain
+   * and its tags, each under partitions of its own sharded by a hash of the email id, sorted by id
+   * (email-keys.ts, "Search"). Written once at acceptance, never updated, expiring with the email.
+   */
+  emailsBySearch: SEARCH_INDEX,
 } as const satisfies Record<IndexKey, { name: string; partitionKey: string; sortKey: string }>;
 
 /** The index the keys-only time index replaced; a table upgraded in steps has both for a while. */
