@@ -58,64 +58,64 @@ function EmailSearch({ filters, onSearch }: { filters: Filters; onSearch: (next:
   const field = (form: HTMLFormElement, name: string) =>
     (form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement).value.trim() || undefined;
   return (
-    <form
-      class="toolbar"
-      role="search"
-      aria-label="Emails"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const form = e.currentTarget;
-        onSearch({
-          recipient: field(form, 'recipient'),
-          status: field(form, 'status'),
-          since: field(form, 'since'),
-          until: field(form, 'until'),
-        });
-      }}
-    >
-      <div>
-        <label for="email-search">Search</label>
-        <input
-          id="email-search"
-          name="recipient"
-          type="search"
-          placeholder="Recipient's address"
-          autocomplete="off"
-          defaultValue={filters.recipient ?? ''}
-          aria-describedby="email-search-help"
-        />
-      </div>
-      <div>
-        <label for="status-filter">Status</label>
-        <select
-          id="status-filter"
-          name="status"
-          value={filters.status ?? ''}
-          onChange={(e) => onSearch({ status: (e.currentTarget as HTMLSelectElement).value || undefined })}
-        >
-          <option value="">Any status</option>
-          {EMAIL_STATUSES.map((value) => (
-            <option key={value} value={value}>
-              {value}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for="since-filter">From</label>
-        <input id="since-filter" name="since" type="date" defaultValue={filters.since ?? ''} />
-      </div>
-      <div>
-        <label for="until-filter">Until</label>
-        <input id="until-filter" name="until" type="date" defaultValue={filters.until ?? ''} />
-      </div>
-      <div>
-        <button type="submit">Search</button>
-      </div>
-      <p id="email-search-help" class="muted">
-        A recipient's whole address (To, Cc or Bcc, any case). The search is in the URL: share or reload it.
-      </p>
-    </form>
+    <search aria-label="Emails">
+      <form
+        class="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = e.currentTarget;
+          onSearch({
+            recipient: field(form, 'recipient'),
+            status: field(form, 'status'),
+            since: field(form, 'since'),
+            until: field(form, 'until'),
+          });
+        }}
+      >
+        <div>
+          <label for="email-search">Search</label>
+          <input
+            id="email-search"
+            name="recipient"
+            type="search"
+            placeholder="Recipient's address"
+            autocomplete="off"
+            defaultValue={filters.recipient ?? ''}
+            aria-describedby="email-search-help"
+          />
+        </div>
+        <div>
+          <label for="status-filter">Status</label>
+          <select
+            id="status-filter"
+            name="status"
+            value={filters.status ?? ''}
+            onChange={(e) => onSearch({ status: (e.currentTarget as HTMLSelectElement).value || undefined })}
+          >
+            <option value="">Any status</option>
+            {EMAIL_STATUSES.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="since-filter">From</label>
+          <input id="since-filter" name="since" type="date" defaultValue={filters.since ?? ''} />
+        </div>
+        <div>
+          <label for="until-filter">Until</label>
+          <input id="until-filter" name="until" type="date" defaultValue={filters.until ?? ''} />
+        </div>
+        <div>
+          <button type="submit">Search</button>
+        </div>
+        <p id="email-search-help" class="muted">
+          A recipient's whole address (To, Cc or Bcc, any case). The search is in the URL: share or reload it.
+        </p>
+      </form>
+    </search>
   );
 }
 
