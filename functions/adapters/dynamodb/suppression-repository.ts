@@ -9,8 +9,8 @@ import type { PageQuery } from '../../shared/list.js';
 import { SUPPRESSION_ID_PREFIX } from '../../suppressions/model.js';
 import type { Suppression, SuppressionOrigin, SuppressionRepository } from '../../suppressions/ports.js';
 import { batchGetAll, newestFirstPage, writeIf } from './client.js';
-import { DEFAULT_LAYOUT, type TableLayout } from './email-keys.js';
 import { INDEXES, keys } from './table.js';
+import { DEFAULT_LAYOUT, type TableLayout } from './table-layout.js';
 
 type Item = Record<string, unknown>;
 
