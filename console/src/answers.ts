@@ -21,12 +21,12 @@ import type {
 import type { logListResponseSchema, logResponseSchema } from '../../functions/request-logs/reads.js';
 import type { listOf } from '../../functions/shared/answers.js';
 import type { suppressionListItemSchema } from '../../functions/suppressions/answers.js';
-import type { usageSchema } from '../../functions/usage/answers.js';
 import type {
   templateListItemSchema,
   templateReferenceSchema,
   templateSchema,
 } from '../../functions/templates/answers.js';
+import type { usageSchema } from '../../functions/usage/answers.js';
 import type {
   webhookAttemptSchema,
   webhookListItemSchema,

@@ -65,7 +65,11 @@ describe('the upgrade from a table made before the keys-only time index, one ind
     expect(final.indexes[INDEXES.emailsBySearch.name]).toBe('KEYS_ONLY');
     // A table of the version before search (keys-only time index, no search index) gets it in one deploy.
     const { [INDEXES.emailsBySearch.name]: _, ...beforeSearch } = final.indexes;
-    expect(change(beforeSearch, final.indexes)).toEqual({ created: [INDEXES.emailsBySearch.name], deleted: [], replaced: [] });
+    expect(change(beforeSearch, final.indexes)).toEqual({
+      created: [INDEXES.emailsBySearch.name],
+      deleted: [],
+      replaced: [],
+    });
     expect(change(step2.indexes, final.indexes).deleted).toEqual([LEGACY_INDEXES.emailsByTime.name]);
     expect(final.indexes[INDEXES.emailsByTime.name]).toBe(
       projectionOf(INDEXES.emailsByTime.name).ProjectionType,
