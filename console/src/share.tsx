@@ -28,7 +28,10 @@ export function ShareEmail({ id }: { id: string }) {
         body: { expires_in: duration },
         what: 'emails',
       });
-      setLink(answer.url);
+      // The page as this console reaches the service: behind the front door the answer's host is
+      // the API's origin, which answers only CloudFront (docs/api.md, "Sharing an email").
+      const url = new URL(answer.url);
+      setLink(`${location.origin}${url.pathname}`);
     } catch (failure) {
       setError(failure);
     } finally {

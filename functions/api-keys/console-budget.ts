@@ -11,7 +11,7 @@
 export const CONSOLE_REQUEST_HEADER = 'console-request';
 
 /**
- * Requests a second a key's console counter takes, whatever the key's own limit: the console paces
+ * Requests a second a key's console counter takes (the key's own limit if that is lower): the console paces
  * itself to this many (console/src/api.ts), so one tab never meets a 429 of its own making.
  */
 export const CONSOLE_RATE_LIMIT = 5;

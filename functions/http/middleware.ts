@@ -153,8 +153,9 @@ const authenticate = (
   // a person browsing never takes an application's rate (api-keys/console-budget.ts).
   const limiters = deps.rateLimit && [
     new KeyRateLimiter(deps.apiKeys, deps.rateLimit.perSecond),
-    // One shard (5 a second): no shard to pick at random.
-    new KeyRateLimiter(deps.apiKeys, CONSOLE_RATE_LIMIT, () => 0, true),
+    // One shard (5 a second): no shard to pick at random. Never more than the key's own limit, so
+    // the header cannot lift a key set below 5 a second.
+    new KeyRateLimiter(deps.apiKeys, Math.min(CONSOLE_RATE_LIMIT, deps.rateLimit.perSecond), () => 0, true),
   ];
   return {
     before: async (request: Request) => {

@@ -85,6 +85,31 @@ describe("the console's own budget", () => {
     expect((await requests(token, 1, false))[0]?.statusCode).toBe(200);
   });
 
+  it('never lifts a key set below 5 a second: the console takes at most the key’s own limit', async () => {
+    const slow = await (await import('../../functions/handlers/list-emails.js')).makeHandler({
+      ...repos,
+      clock,
+      rateLimit: { perSecond: 2 },
+    });
+    const { token } = await newToken();
+    const codes = [];
+    for (let i = 0; i < 3; i++)
+      codes.push(
+        (
+          await slow(
+            httpEvent({
+              method: 'GET',
+              path: '/v1/emails',
+              token,
+              headers: { [CONSOLE_REQUEST_HEADER]: '1' },
+            }),
+            context(),
+          )
+        ).statusCode,
+      );
+    expect(codes).toEqual([200, 200, 429]);
+  });
+
   it('both counts live on the key’s item, and the stale ones of either are removed by later writes', async () => {
     const { token, key } = await newToken();
     await requests(token, 1, true);
