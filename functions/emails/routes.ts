@@ -60,6 +60,8 @@ export const listEmailsRoute = {
   path: '/v1/emails',
   permission: 'full_access',
   summary: 'List sent emails, newest first',
+  // 503: a search before the table has its search index (upgrade step 1).
+  errors: [503],
   schemas: async () => ({
     query: (await import('./list-query.js')).listEmailsQuerySchema,
     answer: (await answers()).emailPageSchema,

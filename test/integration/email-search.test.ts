@@ -246,3 +246,19 @@ describe('searching emails (dynalite)', () => {
       expect(listEmailsQuerySchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
   });
 });
+
+describe('before the table has its search index (upgrade step 1)', () => {
+  it('answers a search 503 that says when it comes, and lists without the filters as before', async () => {
+    const listing = new EmailListing(
+      table.db,
+      table.tableName,
+      new EmailKeys({ ...DEFAULT_LAYOUT, searchOff: true }),
+    );
+    await expect(listing.list({ recipient: 'bob@example.test' })).rejects.toMatchObject({
+      statusCode: 503,
+      errorName: 'service_unavailable',
+      message: expect.stringContaining('upgrade step 2'),
+    });
+    expect((await listing.list({ limit: 5 })).data).toHaveLength(5);
+  });
+});

@@ -3,6 +3,7 @@ import type { EmailSummary } from '../../emails/email.js';
 import type { ListEmailsQuery } from '../../emails/list-query.js';
 import type { EmailPage } from '../../emails/ports.js';
 import { matchesListed, primaryTerm } from '../../emails/search.js';
+import { ApiError } from '../../shared/errors.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../../shared/ids.js';
 import { batchGetAll, newestFirstMerged, type SortedPartitions } from './client.js';
 import { toSummary } from './email-items.js';
@@ -35,7 +36,11 @@ export class EmailListing {
   async list(query: ListEmailsQuery): Promise<EmailPage> {
     const term = primaryTerm(query);
     if (term && this.keys.layout.searchOff)
-      throw new Error('The search index is not there yet (upgrade step 1): search after step 2');
+      throw new ApiError(
+        503,
+        'service_unavailable',
+        'Searching emails by recipient, sender domain or tag needs the search index, which this table gets at upgrade step 2 (docs/operations.md, "Upgrading"): list without those filters until then.',
+      );
     const where = this.indexOf(query);
     // Filters the index does not answer: those of the other terms, and the status under a term.
     const narrows =
