@@ -259,6 +259,6 @@ describe('before the table has its search index (upgrade step 1)', () => {
       errorName: 'service_unavailable',
       message: expect.stringContaining('upgrade step 2'),
     });
-    expect((await listing.list({ limit: 5 })).data).toHaveLength(5);
+    expect((await listing.list(listEmailsQuerySchema.parse({ limit: '5' }))).data).toHaveLength(5);
   });
 });
