@@ -118,7 +118,10 @@ export async function startHttpsGateway(options: {
         recordAnswer(req.method ?? '', req.url ?? '', routeKey, result);
         options.onAnswer?.({
           method: req.method ?? '',
-          path: (req.url ?? '').split('?')[0] ?? '',
+          // A link's token is its credential: the line shows the route's template, not the token.
+          path: routeKey.includes('{token}')
+            ? (routeKey.split(' ')[1] ?? '')
+            : ((req.url ?? '').split('?')[0] ?? ''),
           status: result.statusCode ?? 200,
           durationMs: Math.round(performance.now() - started),
           requestId,
