@@ -10,7 +10,7 @@ import { apiDeps } from '../wiring.js';
 /**
  * GET /v1/logs: `{object: "list", has_more, data}`, newest first; `status` (2xx, 3xx, 4xx, 5xx)
  * keeps one class of answers, and our `method`, `path` and `api_key_id` narrow it (a filtered page
- * reads a bounded number of logs: `last_read_id`). Each log names its key (`api_key_name`, read by
+ * reads a bounded number of logs: `scanned_to`). Each log names its key (`api_key_name`, read by
  * id). Its own reads are not logged (docs/logs.md).
  */
 export const makeHandler = (
@@ -33,7 +33,7 @@ export const makeHandler = (
         object: 'list',
         has_more: page.has_more,
         data: page.data.map((entry) => toLogSummary(entry, names)),
-        ...(page.last_read_id === undefined ? {} : { last_read_id: page.last_read_id }),
+        ...(page.scanned_to === undefined ? {} : { scanned_to: page.scanned_to }),
       },
     };
   });

@@ -24,7 +24,7 @@ export const LOG_DOCS: DocsOf<typeof LOG_ROUTES> = {
       ],
     },
     description:
-      'Every API request a handler answered (not these reads themselves), kept `logRetentionDays` (30 by default). Cursor pages (`after`, `before`: a log id); `status` filters by class (`2xx`, `3xx`, `4xx`, `5xx`); ours: `method`, `path` (a prefix of the endpoint) and `api_key_id`, read from the logs’ own partitions with a filter, at most 4,000 logs a page (a page stopped there before it is full gives `last_read_id`, the cursor to read on from). Each log names its key (`api_key_name`, ours: null once the key is deleted). A deployment with request logs turned off (`requestLogs=false`) answers 404 saying so. See docs/logs.md.',
+      'Every API request a handler answered (not these reads themselves), kept `logRetentionDays` (30 by default). Cursor pages (`after`, `before`: a log id); `status` filters by class (`2xx`, `3xx`, `4xx`, `5xx`); ours: `method`, `path` (a prefix of the endpoint) and `api_key_id`, read from the logs’ own partitions with a filter, at most 4,000 logs a page (a page stopped there before it is full gives `scanned_to`, the cursor to read on from). Each log names its key (`api_key_name`, ours: null once the key is deleted). A deployment with request logs turned off (`requestLogs=false`) answers 404 saying so. See docs/logs.md.',
   },
   'get-log': {
     ok: 'One request, with its request and response bodies, redacted (no token, signing secret, attachment content or download link) and capped at 8 KB each.',

@@ -39,7 +39,7 @@ export const isLogMethod = (method: string): method is (typeof LOG_METHODS)[numb
  * The most logs a filtered page reads (`method`, `path`, `api_key_id`: a filter on the logs' own
  * partitions, no index of their own, so a log costs no more write units): spread over the
  * partitions, each read at most its share. A page that reaches it answers the matches found so
- * far, `has_more: true` and `last_read_id`, the cursor to read on from.
+ * far, `has_more: true` and `scanned_to`, the cursor to read on from.
  */
 export const LOG_FILTER_READ_BOUND = 4_000;
 

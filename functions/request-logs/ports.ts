@@ -12,12 +12,12 @@ export interface ListLogsQuery extends PageQuery {
   api_key_id?: string;
 }
 
-/** A page of logs. `last_read_id`: a filtered page stopped at its read bound (reads.ts LOG_FILTER_READ_BOUND). */
+/** A page of logs. `scanned_to`: a filtered page stopped at its read bound (reads.ts LOG_FILTER_READ_BOUND). */
 export interface LogPage {
   data: RequestLogEntry[];
   has_more: boolean;
   /** The last log read (a filtered page cut short by its bound): the cursor to read on from. */
-  last_read_id?: string;
+  scanned_to?: string;
 }
 
 /** Where request logs are kept and read (adapters/dynamodb/request-log-repository.ts). */

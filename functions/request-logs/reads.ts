@@ -169,7 +169,7 @@ export const logListResponseSchema = z.object({
    * Ours, only when a filtered page stopped at its read bound before it was full: the id of the
    * last log read, to pass as `after` (or `before`, paging that way) to read on.
    */
-  last_read_id: z.optional(z.string()),
+  scanned_to: z.optional(z.string()),
 });
 
 /** `GET /v1/logs/{id}`'s answer (Resend's Log, with our additions). */

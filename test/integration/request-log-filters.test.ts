@@ -93,7 +93,7 @@ const listLogs = async (query: Record<string, string>, bound?: number) => {
   return { status: response.statusCode, body: parseBody(response) };
 };
 
-/** Every page of a query, following `after` (or `last_read_id`) to the end. */
+/** Every page of a query, following `after` (or `scanned_to`) to the end. */
 async function allPages(query: Record<string, string>, bound?: number) {
   const found: Summary[] = [];
   let cursor: string | undefined;
@@ -106,7 +106,7 @@ async function allPages(query: Record<string, string>, bound?: number) {
     if (bound !== undefined) expect(scanned).toBeLessThanOrEqual(bound);
     found.push(...body.data);
     if (!body.has_more) return found;
-    cursor = body.data.length === Number(query.limit ?? 20) ? body.data.at(-1).id : body.last_read_id;
+    cursor = body.data.length === Number(query.limit ?? 20) ? body.data.at(-1).id : body.scanned_to;
     expect(cursor).toBeDefined();
   }
   throw new Error('paging did not end in 200 pages');
@@ -147,12 +147,12 @@ describe('GET /v1/logs filtered by method, path and key (ours)', () => {
     expect(body.has_more).toBe(true);
   });
 
-  it('stops a page at its read bound, says where (last_read_id), and reading on from there finds every match', async () => {
+  it('stops a page at its read bound, says where (scanned_to), and reading on from there finds every match', async () => {
     const matches = (e: RequestLogEntry) => e.method === 'DELETE' && e.endpoint === '/v1/domains';
     const expected = newestFirst(entries.filter(matches)).map((e) => e.id);
     // 32 logs a page at most (2 a partition), against 48 logs of which 4 match.
     const first = await listLogs({ method: 'DELETE', path: '/v1/domains', limit: '20' }, 32);
-    expect(first.body).toMatchObject({ has_more: true, last_read_id: expect.any(String) });
+    expect(first.body).toMatchObject({ has_more: true, scanned_to: expect.any(String) });
     expect(first.body.data.length).toBeLessThan(expected.length);
     const found = await allPages({ method: 'DELETE', path: '/v1/domains', limit: '20' }, 32);
     expect(found.map((e) => e.id)).toEqual(expected);
@@ -160,7 +160,7 @@ describe('GET /v1/logs filtered by method, path and key (ours)', () => {
     const whole = await listLogs({ method: 'DELETE', path: '/v1/domains', limit: '20' });
     expect(whole.body.data.map((e: Summary) => e.id)).toEqual(expected);
     expect(whole.body).toMatchObject({ has_more: false });
-    expect(whole.body.last_read_id).toBeUndefined();
+    expect(whole.body.scanned_to).toBeUndefined();
   });
 
   it('refuses a bad filter with 400', async () => {

@@ -47,7 +47,7 @@ function FilteredLogs({ filters, setFilters }: { filters: Filters; setFilters: (
   const status = filters.status;
   const filtered = Object.keys(filters).length > 0;
   const set = (name: keyof Filters, value: string) => setFilters({ ...filters, [name]: value || undefined });
-  const lastRead = (list.data as Logs | undefined)?.last_read_id;
+  const lastRead = (list.data as Logs | undefined)?.scanned_to;
   return (
     <>
       <PageHeading>Logs</PageHeading>

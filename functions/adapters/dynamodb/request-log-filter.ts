@@ -15,7 +15,7 @@ type Item = Record<string, unknown>;
  * is on the read, which is bounded. Each partition is read at most its share of
  * LOG_FILTER_READ_BOUND logs; a partition stopped at its share leaves the logs past where it
  * stopped unread, so the page keeps only the matches up to the first such place (every partition
- * was read that far), answers `has_more: true`, and, when it is not full, `last_read_id`: that
+ * was read that far), answers `has_more: true`, and, when it is not full, `scanned_to`: that
  * place, a cursor (`after`, or `before` paging toward newer logs) to read on from. Logs of the
  * layout before the compact one (its own partition each) are not in a filtered list.
  */
@@ -139,6 +139,6 @@ export async function filteredLogPage(
   return {
     data: older ? taken : taken.reverse(),
     has_more: full || frontier !== undefined,
-    ...(frontier !== undefined && !full ? { last_read_id: frontier.slice(prefix.length) } : {}),
+    ...(frontier !== undefined && !full ? { scanned_to: frontier.slice(prefix.length) } : {}),
   };
 }
