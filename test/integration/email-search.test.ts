@@ -254,7 +254,9 @@ describe('before the table has its search index (upgrade step 1)', () => {
       table.tableName,
       new EmailKeys({ ...DEFAULT_LAYOUT, searchOff: true }),
     );
-    await expect(listing.list({ recipient: 'bob@example.test' })).rejects.toMatchObject({
+    await expect(
+      listing.list(listEmailsQuerySchema.parse({ recipient: 'bob@example.test' })),
+    ).rejects.toMatchObject({
       statusCode: 503,
       errorName: 'service_unavailable',
       message: expect.stringContaining('upgrade step 2'),
