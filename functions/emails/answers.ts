@@ -180,7 +180,7 @@ export const sharedEmailSchema = named(
 );
 /**
  * `GET /v1/emails`'s page: Resend's list, and `scanned_to` (ours) when a search combining filters
- * stopped at its bound of entries read (docs/api.md, "Searching emails").
+ * stopped at its bound of entries read (docs/api.md, "Searching emails (our extension)").
  */
 export const emailPageSchema = z.object({
   object: z.literal('list'),

@@ -238,7 +238,7 @@ describe('npm start after a run that ended badly', () => {
     expect(await second.run.stop()).toBe(0);
   }, 120_000);
 
-  it('moves a table made before the due index into one that has it, keeping every item', async () => {
+  it('moves a table made before the due and search indexes into one that has them, keeping every item', async () => {
     const dataDir = join(root, 'old-table');
     const first = await start(dataDir);
     await verifiedDomain(first.api);
@@ -317,6 +317,7 @@ describe('npm start after a run that ended badly', () => {
     await reopened.close();
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual([
       'emails-by-due',
+      'emails-by-search',
       'emails-by-status',
       'emails-by-time-keys',
     ]);

@@ -7,7 +7,7 @@ import { PUBLISHED_EVENT_TYPES } from '../../functions/adapters/ses/configuratio
 import { SCHEDULED_FUNCTIONS } from '../../functions/catalog.js';
 import { IDEMPOTENCY_LEASE_MS } from '../../functions/emails/idempotency.js';
 import { timingProblems } from '../../functions/emails/send-timings.js';
-import { API_ROUTES, ROUTES } from '../../functions/routes.js';
+import { API_ROUTES, HEAD_ROUTES, ROUTES } from '../../functions/routes.js';
 import { conceptOf } from '../../lib/concepts.js';
 import { REQUEST_LOG_FILTER } from '../../lib/constructs/request-logs.js';
 import { domainConfigurationSetPrefix } from '../../lib/domain-set-prefixes.js';
@@ -68,7 +68,14 @@ describe('EmailServiceStack', () => {
     const keys = Object.values(routes)
       .map((r) => r.Properties.RouteKey)
       .sort();
-    expect(keys).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), '$default'].sort());
+    // A public GET's HEAD route shares its GET's integration (routes.ts HEAD_ROUTES).
+    expect(keys).toEqual(
+      [
+        ...ROUTES.map((r) => `${r.method} ${r.path}`),
+        ...HEAD_ROUTES.map((r) => `HEAD ${r.path}`),
+        '$default',
+      ].sort(),
+    );
     const integrations = Object.values(resources('AWS::ApiGatewayV2::Integration')).map((i) =>
       JSON.stringify(i.Properties.IntegrationUri),
     );
