@@ -157,8 +157,15 @@ export interface EmailRepository {
   /**
    * Moves a scheduled email to `scheduledAt` while it still waits (queued, never claimed, not
    * sent, not canceled); `dispatched`: the caller queues it itself for that time. False otherwise.
+   * `unmark`: the send path takes back its own queued mark at the email's own time (its queue
+   * refused): no expiry moves, so its search items are not read (the send functions may not Query).
    */
-  reschedule(id: string, scheduledAt: string, dispatched: boolean): Promise<boolean>;
+  reschedule(
+    id: string,
+    scheduledAt: string,
+    dispatched: boolean,
+    options?: { unmark?: boolean },
+  ): Promise<boolean>;
   /** Moves a queued email to a final status; false when the lifecycle does not allow it (options.as). */
   finish(id: string, status: TerminalStatus, at: string, options?: FinishOptions): Promise<boolean>;
   /** Appends a delivery event (idempotent for a repeated event): true when it was not stored before. */

@@ -321,7 +321,9 @@ export async function queueItself(
   } catch (error) {
     deps.log?.error('could not queue a scheduled email; the scheduler will', { email_id: state.id, error });
     if (state.scheduled_at)
-      await deps.emails.reschedule(state.id, state.scheduled_at, false).catch(() => undefined);
+      await deps.emails
+        .reschedule(state.id, state.scheduled_at, false, { unmark: true })
+        .catch(() => undefined);
   }
 }
 

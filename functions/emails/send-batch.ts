@@ -218,7 +218,9 @@ async function queueOrLeaveToSweeper(deps: SendEmailDeps, emails: NewEmail[], re
     emails
       .filter((email) => email.schedule?.dispatched && left.includes(email.id))
       .map((email) =>
-        deps.emails.reschedule(email.id, email.schedule?.at ?? '', false).catch(() => undefined),
+        deps.emails
+          .reschedule(email.id, email.schedule?.at ?? '', false, { unmark: true })
+          .catch(() => undefined),
       ),
   );
 }

@@ -61,19 +61,24 @@ export function usageAnswer(input: UsageInput): UsageBody {
   const iso = (ms: number) => new Date(ms).toISOString();
   const quota = input.account?.quota;
   const dailyLimit = quota ? limitOf(quota.max24HourSend) : null;
+  // SES is read only when something is sent: a read a day old or more counts nothing of today's
+  // window (an idle account's SentLast24Hours would stay at its last value), so our own count stands in.
+  const readAtMs =
+    input.account && input.nowMs - input.account.readAtMs < DAY_MS ? input.account.readAtMs : undefined;
   const monthReset = iso(nextMonthMs(input.nowMs));
   return {
     object: 'usage',
     emails: {
       daily: {
         // What SES counts against its 24-hour quota (recipients, every sender of the account and
-        // region), as last read; before any read, our own count of emails sent.
-        used: quota ? quota.sentLast24Hours : input.day.sent,
+        // region), as last read; before any read, or a day after the last one, our own count of emails sent.
+        used: quota && readAtMs !== undefined ? quota.sentLast24Hours : input.day.sent,
         limit: dailyLimit,
         sent: input.day.sent,
         received: input.day.received,
         // A rolling window has no reset: everything counted in `used` has left it 24 hours after it was read.
-        resets_at: iso((input.account?.readAtMs ?? input.nowMs) + DAY_MS),
+        // (Never in the past: a day-old read's window has passed, our own count's ends a day from now.)
+        resets_at: iso((readAtMs ?? input.nowMs) + DAY_MS),
       },
       monthly: {
         used: input.month.sent,

@@ -236,6 +236,63 @@ describe('searching emails (dynalite)', () => {
     expect(expiries).toEqual(new Set([want]));
   });
 
+  it("extends the search items on a retried reschedule whose first try extended only the status item's expiry", async () => {
+    const id = idAt(Date.now());
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    await repo.create({
+      id,
+      created_at: new Date().toISOString(),
+      content: emailContent({ to: ['a@example.test', 'b@example.test'] }),
+      schedule: { at, key_id: 'key_1' },
+    } as never);
+    const expiries = async () => {
+      const { Items = [] } = await table.db.send(
+        new QueryCommand({
+          TableName: table.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.email(id) },
+        }),
+      );
+      return Object.fromEntries(Items.map((i) => [String(i.sk), i.expires_at]));
+    };
+    const before = await expiries();
+    const later = new Date(Date.now() + 10 * 86_400_000).toISOString();
+    const want = Math.ceil((Date.parse(later) + DEFAULT_LAYOUT.retentionDays * 86_400_000) / 1000);
+    // The first try moves the status item, then fails before extending the rest (its Query refused).
+    const failing = new DynamoEmailRepository(
+      {
+        send: (command: unknown) =>
+          command instanceof QueryCommand
+            ? Promise.reject(new Error('throttled'))
+            : table.db.send(command as never),
+      } as never,
+      table.tableName,
+      { layout: DEFAULT_LAYOUT },
+    );
+    await expect(failing.reschedule(id, later, false)).rejects.toThrow('throttled');
+    const half = await expiries();
+    expect(half['SEARCH#to#b@example.test']).toBe(before['SEARCH#to#b@example.test']);
+    expect(Object.values(half)).toContain(want);
+    // The retry, to the same time, extends everything.
+    expect(await repo.reschedule(id, later, false)).toBe(true);
+    expect(new Set(Object.values(await expiries()))).toEqual(new Set([want]));
+    // The send path's unmarking at the email's own time reads no search item (send-email may not Query).
+    const sent: unknown[] = [];
+    const watched = new DynamoEmailRepository(
+      {
+        send: (command: unknown) => {
+          sent.push(command);
+          return table.db.send(command as never);
+        },
+      } as never,
+      table.tableName,
+      { layout: DEFAULT_LAYOUT },
+    );
+    expect(await watched.reschedule(id, later, false, { unmark: true })).toBe(true);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.filter((command) => command instanceof QueryCommand)).toEqual([]);
+  });
+
   it('refuses filters it cannot serve: a bad address, a tag without a value, a time without a zone', () => {
     for (const bad of [
       { recipient: 'nobody' },

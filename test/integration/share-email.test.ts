@@ -239,4 +239,34 @@ describe('GET /share/{token}', () => {
     nowMs += 45_000;
     expect((await open(linkToken)).statusCode).toBe(200);
   });
+
+  it('counts a view that finds its window started by another view at the same moment, far under the limit', async () => {
+    const start = Math.ceil(nowMs / 60_000) * 60_000 + 60_000; // the start of a minute
+    const hash = `race-${start}`;
+    await shares().create({ hash, email_id: emailId, expires_ms: start + 3_600_000 });
+    // Seen in the minute before: the item's window is an old one.
+    expect((await shares().open(hash, start - 1_000)).kind).toBe('open');
+    // Two views at the start of the minute: the second's count fails on the old window; before it
+    // reads the item, the first starts the new window (n = 1).
+    let raced = false;
+    const send = (command: unknown) => {
+      if (command instanceof GetCommand && !raced) {
+        raced = true;
+        return shares()
+          .open(hash, start)
+          .then((first) => {
+            expect(first.kind).toBe('open');
+            return table.db.send(command);
+          });
+      }
+      return table.db.send(command as never);
+    };
+    const second = await new DynamoShareStore({ send } as never, table.tableName).open(hash, start);
+    expect(raced).toBe(true);
+    expect(second.kind).toBe('open');
+    const { Item } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: keys.share(hash), sk: keys.shareSk } }),
+    );
+    expect(Item).toMatchObject({ w: start / 60_000, n: 2 });
+  });
 });

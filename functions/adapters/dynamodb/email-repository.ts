@@ -407,7 +407,12 @@ export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepo
     return before && { before, after: applied(before, change) };
   }
 
-  async reschedule(id: string, scheduledAt: string, dispatched: boolean): Promise<boolean> {
+  async reschedule(
+    id: string,
+    scheduledAt: string,
+    dispatched: boolean,
+    options: { unmark?: boolean } = {},
+  ): Promise<boolean> {
     // A new time is never before the email was created, so it alone sets the expiry.
     const [ttl] = Object.entries(this.keys.expiry(scheduledAt, scheduledAt));
     const due = Object.entries(this.keys.due(id, scheduledAt));
@@ -432,9 +437,10 @@ export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepo
     if (!moved) return false;
     // Then its content's expiry: the email outlives its new time, all of it. (Should this write
     // fail, the content keeps its earlier expiry; a retried reschedule sets it.)
-    // Its search items only when the expiry moved (they never move earlier): the send path's
-    // unmarking (its own time again) reads none of them.
-    if (ttl) await this.extendContent(id, ttl[0], ttl[1], Number(moved[ttl[0]]) !== Number(ttl[1]));
+    // Its search items too, even when the status item's expiry did not move: a retry finds it
+    // already moved by the first try, whose extension of the rest may have failed. Only the send
+    // path's unmarking (its own time again: nothing moves) reads none of them, with no Query grant.
+    if (ttl) await this.extendContent(id, ttl[0], ttl[1], !options.unmark);
     return true;
   }
 

@@ -45,7 +45,12 @@ export class DynamoShareStore implements ShareStore {
     );
   }
 
-  async open(hash: string, nowMs: number): Promise<OpenedShare> {
+  open(hash: string, nowMs: number): Promise<OpenedShare> {
+    return this.count(hash, nowMs, 3);
+  }
+
+  /** `tries`: how many more times a view that lost a race (its window changed under it) is tried again. */
+  private async count(hash: string, nowMs: number, tries: number): Promise<OpenedShare> {
     const window = Math.floor(nowMs / this.windowMs);
     const counted = await attributesIf(
       this.db,
@@ -64,11 +69,16 @@ export class DynamoShareStore implements ShareStore {
     );
     if (!Item) return { kind: 'unknown' };
     if (Number(Item.expires_ms) <= nowMs) return { kind: 'expired' };
-    if (Item.w === window)
-      return {
-        kind: 'throttled',
-        retry_after_s: Math.max(1, Math.ceil(((window + 1) * this.windowMs - nowMs) / 1000)),
-      };
+    const throttled = (): OpenedShare => ({
+      kind: 'throttled',
+      retry_after_s: Math.max(1, Math.ceil(((window + 1) * this.windowMs - nowMs) / 1000)),
+    });
+    if (Item.w === window) {
+      if (Number(Item.n) >= this.perWindow) return throttled();
+      // Another view started this window between our two reads: count on it (again, a bounded
+      // number of times; views racing that long are throttled, to be retried).
+      return tries > 0 ? this.count(hash, nowMs, tries - 1) : throttled();
+    }
     // The link's first view in this window: start it (another view may have just done so: then count on it).
     const started = await attributesIf(
       this.db,
@@ -81,7 +91,8 @@ export class DynamoShareStore implements ShareStore {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return started ? opened(started) : this.open(hash, nowMs);
+    if (started) return opened(started);
+    return tries > 0 ? this.count(hash, nowMs, tries - 1) : throttled();
   }
 }
 
