@@ -209,7 +209,16 @@ describe('the web console', () => {
     await page.getByRole('link', { name: 'Overview', exact: true }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await expect
-      .poll(() => page.locator('.card').first().locator('.value').textContent(), { timeout: 10_000 })
+      .poll(
+        // The metrics' Sent card (the usage card above it has cards of its own).
+        () =>
+          page
+            .locator('.card')
+            .filter({ has: page.locator('.muted', { hasText: /^Sent$/ }) })
+            .locator('.value')
+            .textContent(),
+        { timeout: 10_000 },
+      )
       .toBe('2');
     await page.screenshot({ path: 'docs/console/overview.png', fullPage: true });
   });

@@ -1,7 +1,8 @@
+import type { ComponentChildren } from 'preact';
 import { EMAIL_STATUSES } from '../../../functions/emails/status.js';
 import type { Emails } from '../answers.js';
 import { api, query } from '../api.js';
-import { Addresses, PageHeading, Status, When } from '../components.js';
+import { Addresses, PageHeading, restricted, Status, When } from '../components.js';
 import { List, usePagedList } from '../list.js';
 import { href, useQuery } from '../router.js';
 
@@ -27,12 +28,11 @@ export function EmailsPage() {
     <>
       <PageHeading>Emails</PageHeading>
       {/* Its fields are the URL's: made again when the URL changes (back, a shared link). */}
-      <EmailSearch
+      <EmailList
         key={JSON.stringify(filters)}
         filters={filters}
-        onSearch={(next) => setParams({ ...filters, ...next })}
+        search={<EmailSearch filters={filters} onSearch={(next) => setParams({ ...filters, ...next })} />}
       />
-      <EmailList key={JSON.stringify(filters)} filters={filters} />
     </>
   );
 }
@@ -119,7 +119,8 @@ function EmailSearch({ filters, onSearch }: { filters: Filters; onSearch: (next:
   );
 }
 
-function EmailList({ filters }: { filters: Filters }) {
+/** The list, and above it the search (not for a key that may not read emails: only the refusal). */
+function EmailList({ filters, search }: { filters: Filters; search: ComponentChildren }) {
   const list = usePagedList(
     (_, cursor) =>
       api<Emails>(`/v1/emails${query({ limit: PAGE_SIZE, ...apiFilters(filters), ...cursor })}`, {
@@ -131,51 +132,54 @@ function EmailList({ filters }: { filters: Filters }) {
   const { status, recipient, since, until } = filters;
   const searching = Boolean(recipient || since || until);
   return (
-    <List
-      list={list}
-      tools={
-        <p class="muted" aria-live="off">
-          Refreshed every {REFRESH_MS / 1000} seconds while open.
-        </p>
-      }
-      empty={{
-        title: recipient
-          ? `No ${status ? `${status} ` : ''}email to ${recipient}${since || until ? ' in these days' : ''}.`
-          : searching
-            ? `No ${status ? `${status} ` : ''}email in these days.`
-            : status
-              ? `No ${status} email.`
-              : 'No email yet.',
-        help: !status && !searching && (
-          <p>
-            Send one with the API: <code>POST /v1/emails</code> with a key, from an address of a verified
-            domain (see <a href="#/domains">Domains</a>):
-            <pre>{`curl ${location.origin}/v1/emails -H "Authorization: Bearer $API_KEY" \\
+    <>
+      {!restricted(list.error) && search}
+      <List
+        list={list}
+        tools={
+          <p class="muted" aria-live="off">
+            Refreshed every {REFRESH_MS / 1000} seconds while open.
+          </p>
+        }
+        empty={{
+          title: recipient
+            ? `No ${status ? `${status} ` : ''}email to ${recipient}${since || until ? ' in these days' : ''}.`
+            : searching
+              ? `No ${status ? `${status} ` : ''}email in these days.`
+              : status
+                ? `No ${status} email.`
+                : 'No email yet.',
+          help: !status && !searching && (
+            <p>
+              Send one with the API: <code>POST /v1/emails</code> with a key, from an address of a verified
+              domain (see <a href="#/domains">Domains</a>):
+              <pre>{`curl ${location.origin}/v1/emails -H "Authorization: Bearer $API_KEY" \\
   -H 'Content-Type: application/json' \\
   -d '{"from":"you@your-domain","to":"success@simulator.amazonses.com","subject":"Hi","text":"Hello"}'`}</pre>
-          </p>
-        ),
-      }}
-      columns={['To', 'Subject', 'Status', 'Last event', 'Created']}
-      row={(email) => (
-        <tr>
-          <td>
-            <Addresses values={email.to} />
-          </td>
-          <td>
-            <a href={href('emails', email.id)}>{email.subject || '(no subject)'}</a>
-          </td>
-          <td>
-            <Status value={email.status} />
-          </td>
-          <td>
-            <Status value={email.last_event} />
-          </td>
-          <td>
-            <When at={email.created_at} />
-          </td>
-        </tr>
-      )}
-    />
+            </p>
+          ),
+        }}
+        columns={['To', 'Subject', 'Status', 'Last event', 'Created']}
+        row={(email) => (
+          <tr>
+            <td>
+              <Addresses values={email.to} />
+            </td>
+            <td>
+              <a href={href('emails', email.id)}>{email.subject || '(no subject)'}</a>
+            </td>
+            <td>
+              <Status value={email.status} />
+            </td>
+            <td>
+              <Status value={email.last_event} />
+            </td>
+            <td>
+              <When at={email.created_at} />
+            </td>
+          </tr>
+        )}
+      />
+    </>
   );
 }
