@@ -140,6 +140,38 @@ export interface ListFilter {
   values: readonly string[];
 }
 
+/** A list's filter as a labelled select: "any" first, then the values; `name` for a form that reads it. */
+export function FilterSelect({
+  filter,
+  value,
+  onChange,
+  name,
+}: {
+  filter: ListFilter;
+  value: string;
+  onChange: (value: string) => void;
+  name?: string;
+}) {
+  return (
+    <div>
+      <label for={filter.id}>{filter.label}</label>
+      <select
+        id={filter.id}
+        name={name}
+        value={value}
+        onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value)}
+      >
+        <option value="">{filter.any}</option>
+        {filter.values.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 /** The items as table rows (the page's `<tr>`s, under `columns`), or as entries of a `<ul>`. */
 type Layout<Item> =
   | { columns: Column[]; row: (item: Item) => ComponentChildren; caption?: string; captionClass?: string }
@@ -177,21 +209,7 @@ export function List<Item extends { id: string }>(props: ListProps<Item>) {
       {(filter || tools) && !restricted(list.error) && (
         <div class="toolbar">
           {filter && paged && (
-            <div>
-              <label for={filter.id}>{filter.label}</label>
-              <select
-                id={filter.id}
-                value={paged.filter}
-                onChange={(e) => paged.setFilter((e.currentTarget as HTMLSelectElement).value)}
-              >
-                <option value="">{filter.any}</option>
-                {filter.values.map((value) => (
-                  <option key={value} value={value}>
-                    {value}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <FilterSelect filter={filter} value={paged.filter} onChange={paged.setFilter} />
           )}
           {tools}
         </div>

@@ -3,7 +3,7 @@ import { EMAIL_STATUSES } from '../../../functions/emails/status.js';
 import type { Emails } from '../answers.js';
 import { api, query } from '../api.js';
 import { Addresses, PageHeading, restricted, Status, When } from '../components.js';
-import { List, usePagedList } from '../list.js';
+import { FilterSelect, List, usePagedList } from '../list.js';
 import { href, useQuery } from '../router.js';
 
 const PAGE_SIZE = 20;
@@ -84,22 +84,12 @@ function EmailSearch({ filters, onSearch }: { filters: Filters; onSearch: (next:
             aria-describedby="email-search-help"
           />
         </div>
-        <div>
-          <label for="status-filter">Status</label>
-          <select
-            id="status-filter"
-            name="status"
-            value={filters.status ?? ''}
-            onChange={(e) => onSearch({ status: (e.currentTarget as HTMLSelectElement).value || undefined })}
-          >
-            <option value="">Any status</option>
-            {EMAIL_STATUSES.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect
+          filter={{ id: 'status-filter', label: 'Status', any: 'Any status', values: EMAIL_STATUSES }}
+          name="status"
+          value={filters.status ?? ''}
+          onChange={(v) => onSearch({ status: v || undefined })}
+        />
         <div>
           <label for="since-filter">From</label>
           <input id="since-filter" name="since" type="date" defaultValue={filters.since ?? ''} />

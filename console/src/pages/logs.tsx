@@ -3,7 +3,7 @@ import type { ApiKeys, Log, Logs } from '../answers.js';
 import { ApiFailure, api, query } from '../api.js';
 import { ErrorNote, Loading, PageHeading, useLoad, When } from '../components.js';
 import '../lists.css';
-import { List, usePagedList } from '../list.js';
+import { FilterSelect, List, usePagedList } from '../list.js';
 import { href, hrefWith, useQuery } from '../router.js';
 
 /** The status classes to filter by: the API redirects nothing, so no request answered 3xx. */
@@ -78,36 +78,16 @@ function FilteredLogs({ filters, setFilters }: { filters: Filters; setFilters: (
                   set('path', path);
                 }}
               >
-                <div>
-                  <label for="status-class">Status</label>
-                  <select
-                    id="status-class"
-                    value={status ?? ''}
-                    onChange={(e) => set('status', (e.currentTarget as HTMLSelectElement).value)}
-                  >
-                    <option value="">Any status</option>
-                    {CLASSES.map((value) => (
-                      <option key={value} value={value}>
-                        {value}
-                      </option>
-                    ))}
-                  </select>
-                </div>
-                <div>
-                  <label for="log-method">Method</label>
-                  <select
-                    id="log-method"
-                    value={filters.method ?? ''}
-                    onChange={(e) => set('method', (e.currentTarget as HTMLSelectElement).value)}
-                  >
-                    <option value="">Any method</option>
-                    {LOG_METHODS.map((value) => (
-                      <option key={value} value={value}>
-                        {value}
-                      </option>
-                    ))}
-                  </select>
-                </div>
+                <FilterSelect
+                  filter={{ id: 'status-class', label: 'Status', any: 'Any status', values: CLASSES }}
+                  value={status ?? ''}
+                  onChange={(v) => set('status', v)}
+                />
+                <FilterSelect
+                  filter={{ id: 'log-method', label: 'Method', any: 'Any method', values: LOG_METHODS }}
+                  value={filters.method ?? ''}
+                  onChange={(v) => set('method', v)}
+                />
                 <div>
                   <label for="log-path">Path starts with</label>
                   <input
