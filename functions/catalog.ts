@@ -1,4 +1,6 @@
 import { INDEXES } from './adapters/dynamodb/table.js';
+import { CONTACT_IMPORT_WORKERS } from './contact-imports/workers.js';
+import { CONTACT_WORKERS } from './contacts/workers.js';
 import { DOMAIN_WORKERS } from './domains/workers.js';
 import { EMAIL_WORKERS } from './emails/workers.js';
 import { METRICS_WORKERS } from './metrics/workers.js';
@@ -103,6 +105,8 @@ export const WORKERS_BY_CONCEPT = {
   metrics: METRICS_WORKERS,
   'request-logs': LOG_WORKERS,
   receiving: RECEIVING_WORKERS,
+  contacts: CONTACT_WORKERS,
+  'contact-imports': CONTACT_IMPORT_WORKERS,
 } as const satisfies Record<string, Record<string, WorkerSpec>>;
 
 /** The background functions, concept by concept. */
@@ -113,6 +117,8 @@ export const WORKERS = {
   ...METRICS_WORKERS,
   ...LOG_WORKERS,
   ...RECEIVING_WORKERS,
+  ...CONTACT_WORKERS,
+  ...CONTACT_IMPORT_WORKERS,
 } as const satisfies Record<string, WorkerSpec>;
 
 export type FunctionName = RouteHandler | typeof FALLBACK_HANDLER | keyof typeof WORKERS;

@@ -1,14 +1,20 @@
 import { API_KEY_ROUTES } from './api-keys/routes.js';
 import { API_REFERENCE_ROUTES } from './api-reference/routes.js';
 import { CONSOLE_ROUTES } from './console/routes.js';
+import { CONTACT_IMPORT_ROUTES } from './contact-imports/routes.js';
+import { CONTACT_PROPERTY_ROUTES } from './contact-properties/routes.js';
+import { CONTACT_ROUTES } from './contacts/routes.js';
 import { DOMAIN_ROUTES } from './domains/routes.js';
 import { EMAIL_ROUTES } from './emails/routes.js';
 import { METRICS_ROUTES } from './metrics/routes.js';
 import { RECEIVING_ROUTES } from './receiving/routes.js';
 import { LOG_ROUTES } from './request-logs/routes.js';
+import { SEGMENT_ROUTES } from './segments/routes.js';
 import type { KeyPermission, RouteDeclaration } from './shared/route.js';
 import { SUPPRESSION_ROUTES } from './suppressions/routes.js';
 import { TEMPLATE_ROUTES } from './templates/routes.js';
+import { TOPIC_ROUTES } from './topics/routes.js';
+import { UNSUBSCRIBE_ROUTES } from './unsubscribe/routes.js';
 import { USAGE_ROUTES } from './usage/routes.js';
 import { WEBHOOK_ROUTES } from './webhooks/routes.js';
 
@@ -23,6 +29,12 @@ export const ROUTES_BY_CONCEPT = {
   'api-keys': API_KEY_ROUTES,
   suppressions: SUPPRESSION_ROUTES,
   webhooks: WEBHOOK_ROUTES,
+  contacts: CONTACT_ROUTES,
+  'contact-imports': CONTACT_IMPORT_ROUTES,
+  segments: SEGMENT_ROUTES,
+  topics: TOPIC_ROUTES,
+  'contact-properties': CONTACT_PROPERTY_ROUTES,
+  unsubscribe: UNSUBSCRIBE_ROUTES,
   'request-logs': LOG_ROUTES,
   'api-reference': API_REFERENCE_ROUTES,
   console: CONSOLE_ROUTES,
@@ -43,6 +55,12 @@ export const ROUTES = [
   ...API_KEY_ROUTES,
   ...SUPPRESSION_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...CONTACT_ROUTES,
+  ...CONTACT_IMPORT_ROUTES,
+  ...SEGMENT_ROUTES,
+  ...TOPIC_ROUTES,
+  ...CONTACT_PROPERTY_ROUTES,
+  ...UNSUBSCRIBE_ROUTES,
   ...LOG_ROUTES,
   ...API_REFERENCE_ROUTES,
   ...CONSOLE_ROUTES,

@@ -16,6 +16,8 @@ export const CONCEPTS = [
   'webhooks',
   'request-logs',
   'receiving',
+  'contacts',
+  'audiences',
   'pages',
 ] as const;
 export type Concept = (typeof CONCEPTS)[number];
@@ -36,6 +38,14 @@ const STACK_OF_FOLDER: Record<keyof typeof ROUTES_BY_CONCEPT | keyof typeof WORK
   webhooks: 'webhooks',
   'request-logs': 'request-logs',
   receiving: 'receiving',
+  // Issue 40: contacts, their imports and the unsubscribe pages in one stack; segments (and the
+  // audiences that map onto them), topics and contact properties in another.
+  contacts: 'contacts',
+  'contact-imports': 'contacts',
+  unsubscribe: 'contacts',
+  segments: 'audiences',
+  topics: 'audiences',
+  'contact-properties': 'audiences',
   'api-reference': 'pages',
   console: 'pages',
 };

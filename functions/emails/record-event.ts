@@ -111,7 +111,7 @@ async function raise(deps: RecordEventDeps, event: DeliveryEvent, types: Webhook
     if (event.automated && (type === 'email.opened' || type === 'email.clicked'))
       detail.automated = event.automated;
     const one = emailEvent(
-      type as Exclude<WebhookEventType, `domain.${string}`>,
+      type as Extract<WebhookEventType, `email.${string}`>,
       event.at,
       facts,
       event.recipients,

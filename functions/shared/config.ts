@@ -57,6 +57,23 @@ const SETTINGS = {
   SWEEP_UNKNOWN_OUTCOME_AFTER_MS: () => wholeNumber(0, 30 * 60_000),
   SWEEP_FINAL_EVENTS_AFTER_MS: () => wholeNumber(0, 15 * 3_600_000),
   SWEEP_OLD_CHECK_EVERY_MS: () => wholeNumber(0, 3_600_000),
+  /** The contact imports' queue: one message per import step (contact-imports). */
+  CONTACT_IMPORT_QUEUE_URL: nonEmpty,
+  /**
+   * The audience clean-up queue: what a deleted contact, segment or topic leaves behind (memberships
+   * and choices), removed off the request path (contacts/workers.ts).
+   */
+  AUDIENCE_CLEANUP_QUEUE_URL: nonEmpty,
+  /**
+   * The secret holding the unsubscribe links' signing keys (its ARN; read at run time through the
+   * secrets extension, never put in an environment): unsubscribe/keys.ts says its shape.
+   */
+  UNSUBSCRIBE_KEYS_SECRET: nonEmpty,
+  /**
+   * The service's public https origin (`https://…`, no path): where unsubscribe links point. The
+   * stack sets it (the front door's host when it has one, else the API's); npm start its gateway's.
+   */
+  PUBLIC_ORIGIN: nonEmpty,
   /** The webhook delivery queue: one message per (event, endpoint). */
   WEBHOOK_QUEUE_URL: nonEmpty,
   /**

@@ -24,7 +24,7 @@ export type ContentAction = 's3:PutObject' | 's3:GetObject' | 's3:AbortMultipart
  * The content bucket's prefixes: sent mail's (functions/emails/attachments.ts names the keys under
  * them) and received mail's (functions/receiving/model.ts), each under its own lifecycle rule.
  */
-export type ContentPrefix = 'attachments/' | 'bodies/' | 'received/';
+export type ContentPrefix = 'attachments/' | 'bodies/' | 'received/' | 'imports/';
 export type SesIdentityAction =
   | 'CreateEmailIdentity'
   | 'TagResource'
@@ -78,6 +78,12 @@ export interface FunctionAccess {
   readonly receiptRulesQueue?: readonly SqsAction[];
   /** Actions on the webhook delivery queue (publishing events; the delivery function's retries). */
   readonly webhookQueue?: readonly SqsAction[];
+  /** Actions on the contact imports' queue (CONTACT_IMPORT_QUEUE_URL). */
+  readonly contactImportQueue?: readonly SqsAction[];
+  /** Actions on the audience clean-up queue (AUDIENCE_CLEANUP_QUEUE_URL). */
+  readonly audienceCleanupQueue?: readonly SqsAction[];
+  /** Reads the unsubscribe links' signing keys (secretsmanager:GetSecretValue on UNSUBSCRIBE_KEYS_SECRET). */
+  readonly unsubscribeKeys?: 'read' | 'rotate';
   /** Actions on the failure destination of receive-email's asynchronous invocations. */
   readonly receivedFailures?: readonly SqsAction[];
   /** s3:ListBucket on the content bucket, for keys under `received/raw/` only (the sweep's look for unparsed mail). */

@@ -40,6 +40,15 @@ export const newId = (prefix: string): string => `${prefix}_${encodeBase32(uuidv
 
 export const newEmailId = (): string => newId(EMAIL_ID_PREFIX);
 
+/**
+ * A UUIDv7 in its usual form: the audience concepts' ids (contacts, segments, topics, contact
+ * properties, imports), where Resend's ids are UUIDs and SDK code may check that they are.
+ */
+export const newUuid = (): string => uuidv7obj().toString();
+
+/** Whether a string is a UUID (any version), lower-case as newUuid writes it. */
+export const isUuid = (value: string): boolean => UUID.test(value);
+
 export const isId = (prefix: string, value: string): boolean =>
   value.startsWith(`${prefix}_`) && SUFFIX.test(value.slice(prefix.length + 1));
 

@@ -18,23 +18,23 @@ export const EMITTED_EVENT_TYPES = [
   'domain.created',
   'domain.updated',
   'domain.deleted',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.topics.updated',
+  'topic.created',
+  'topic.updated',
+  'topic.deleted',
 ] as const;
 
 /**
  * Every event type Resend's API takes in a subscription, so code written for Resend subscribes
- * unchanged; those not in EMITTED_EVENT_TYPES (scheduling, contacts…) need features this service
+ * unchanged; those not in EMITTED_EVENT_TYPES (scheduling, suppressions…) need features this service
  * does not have, and are never sent.
  */
 export const SUBSCRIBABLE_EVENT_TYPES = [
   ...EMITTED_EVENT_TYPES,
   'email.scheduled',
-  'contact.created',
-  'contact.updated',
-  'contact.deleted',
-  'contact.topics.updated',
   'suppression.added',
   'suppression.removed',
-  'topic.created',
-  'topic.updated',
-  'topic.deleted',
 ] as const;

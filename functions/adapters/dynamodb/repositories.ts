@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadConfig } from '../../shared/config.js';
 import { newDynamoDbRateClient } from '../aws-clients.js';
 import { DynamoApiKeyRepository } from './api-key-repository.js';
+import { DynamoAudienceReads } from './audience-reads.js';
 import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
@@ -85,6 +86,8 @@ export const unpublishedEventStoreByPut = (t: Table) =>
 export const sendPacer = (t: Table) => new DynamoSendPacer(t.db, t.name);
 export const sendQuotaStore = (t: Table) => new DynamoSendQuotaStore(t.db, t.name);
 export const templateRepository = (t: Table) => new DynamoTemplateRepository(t.db, t.name);
+/** What any concept reads of the audience (contacts/reads.ts). */
+export const audienceReads = (t: Table) => new DynamoAudienceReads(t.db, t.name);
 export const metricsStore = (t: Table) => new DynamoMetricsStore(t.db, t.name);
 /** Received emails; `retentionDays` matters to the functions that store them (receive-email, sweep-received). */
 export const receivedEmailRepository = (t: Table, retentionDays?: number) =>

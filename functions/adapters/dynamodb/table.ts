@@ -32,6 +32,15 @@
  * |   (written before sharding: WEBHOOK#<id>, still read)                                                   |
  * | parked webhook retry | WHRETRY#<shard> | <due at>#<msg id> |               |                           |
  * | unpublished event   | WHUNPUB#<shard>  | <created at>#<event key> |        |                           |
+ * | contact (by its address, lower-cased: the send gate's one read) | CONTACT#<address> | CONTACT | CONTACTS#<shard> / <id> | |
+ * | contact id (its address)   | CONTACTID#<id>   | CONTACTID |                     |                           |
+ * | contact's segment membership | CONTACTOF#<contact id> | SEGMENT#<segment id> | SEGMENT#<segment id>#<shard> / <contact id> | |
+ * | contact's topic choice     | CONTACTOF#<contact id> | TOPIC#<topic id> |      | TOPIC#<topic id>#<shard> / <contact id> |
+ * | segment             | SEGMENTS         | SEGMENT#<id> |                     |                           |
+ * | topic               | TOPICS           | TOPIC#<id> |                       |                           |
+ * | contact property    | CONTACTPROPS     | PROP#<id>  |                       |                           |
+ * | contact property key | CONTACTPROPKEY#<key> | CONTACTPROPKEY |             |                           |
+ * | contact import      | IMPORTS          | IMPORT#<id> |                      |                           |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  * | request log         | LOG#<id>         | LOG       | LOGS#<shard> / LOG#<id> | LOGS#<2xx…5xx>#<shard> / LOG#<id> |
  *
@@ -58,6 +67,20 @@
  * Webhook retries too long to wait on the queue are parked until due (webhooks/retries.ts) under WEBHOOK_RETRY_SHARDS partitions, the shard a digest of the message id,
  * so their writes spread over as many partitions; each partition sorts them by due time, and the
  * scheduler reads those due with one Query per partition (no index).
+ *
+ * Contacts (functions/contacts, segments, topics, contact-properties, contact-imports: the audience
+ * concepts; adapters/dynamodb/audience-items.ts writes and reads their items). A contact is one item
+ * keyed by its address, lower-cased (one per address; the send gate's and the API's lookup by
+ * address is one GetItem), with a small item by id naming its address (a lookup by id is two). Its
+ * segment memberships and topic choices are items of their own in a partition of the contact's id
+ * (never one growing item; an address change moves only the contact item), each in an overloaded
+ * listing index under a partition of its segment or topic sharded CONTACT_SHARDS ways by the
+ * contact id, sorted by contact id (a UUIDv7), so a million-member segment is listed page by page
+ * (a sorted merge over the shards) and cleaned up off the request path without a scan. Contacts are
+ * listed the same way under CONTACTS#<shard>. Property values are kept by the property's id
+ * (`props`), so a deleted property vanishes from every contact at once, and one re-created under its
+ * key starts empty. Segments, topics, properties and imports each share one partition (an account has
+ * a few hundred at most), listed newest first by their UUIDv7 ids.
  *
  * The two listing indexes are overloaded: suppressions are listed through them under partitions of
  * their own (all, and per origin), sorted by their time-sortable ids like emails. They are not
@@ -120,6 +143,13 @@ export const TTL_ATTRIBUTE = 'expires_at';
  * setting: the listing reads exactly these partitions.
  */
 export const LOG_SHARDS = 16;
+
+/**
+ * How many partitions of a listing index contacts, a segment's members and a topic's choices are
+ * spread over, the shard a hash of the contact id: 16 take 16,000 writes a second (an import into
+ * one segment). Fixed, not a setting: the listings read exactly these partitions.
+ */
+export const CONTACT_SHARDS = 16;
 
 /** How long webhook messages and their attempts are kept (Resend keeps event data 30 days). */
 export const WEBHOOK_MESSAGE_RETENTION_DAYS = 30;
@@ -260,6 +290,34 @@ export const keys = {
   /** The claim of an SES message id by the received email stored for it. */
   receivedMessage: (sesMessageId: string) => `RECEIVEDMSG#${sesMessageId}`,
   receivedMessageSk: 'RECEIVEDMSG',
+  /** A contact: keyed by its address, lower-cased (audience-items.ts). */
+  contact: (address: string) => `CONTACT#${address.toLowerCase()}`,
+  contactSk: 'CONTACT',
+  /** The contacts' listing partitions (the time index), CONTACT_SHARDS of them. */
+  contacts: (shard: number) => `CONTACTS#${String(shard).padStart(2, '0')}`,
+  contactId: (id: string) => `CONTACTID#${id}`,
+  contactIdSk: 'CONTACTID',
+  /** A contact's memberships and topic choices: the partition of its id. */
+  contactOf: (contactId: string) => `CONTACTOF#${contactId}`,
+  membershipSk: (segmentId: string) => `SEGMENT#${segmentId}`,
+  membershipPrefix: 'SEGMENT#',
+  choiceSk: (topicId: string) => `TOPIC#${topicId}`,
+  choicePrefix: 'TOPIC#',
+  /** A segment's members in the time index (one shard of them), sorted by contact id. */
+  segmentMembers: (segmentId: string, shard: number) =>
+    `SEGMENT#${segmentId}#${String(shard).padStart(2, '0')}`,
+  /** A topic's choices in the status index (one shard of them), sorted by contact id. */
+  topicChoices: (topicId: string, shard: number) => `TOPIC#${topicId}#${String(shard).padStart(2, '0')}`,
+  segments: 'SEGMENTS',
+  segment: (id: string) => `SEGMENT#${id}`,
+  topics: 'TOPICS',
+  topic: (id: string) => `TOPIC#${id}`,
+  contactProperties: 'CONTACTPROPS',
+  contactProperty: (id: string) => `PROP#${id}`,
+  contactPropertyKey: (key: string) => `CONTACTPROPKEY#${key}`,
+  contactPropertyKeySk: 'CONTACTPROPKEY',
+  imports: 'IMPORTS',
+  contactImport: (id: string) => `IMPORT#${id}`,
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',
   /** One shard of the email metrics' counters of one UTC hour (`2026-07-01T13`); sk: the domain. */
