@@ -7,6 +7,7 @@ import { METRICS_DOCS } from './metrics/docs.js';
 import { RECEIVING_DOCS } from './receiving/docs.js';
 import { LOG_DOCS } from './request-logs/docs.js';
 import type { RouteHandler } from './routes.js';
+import { SEGMENT_DOCS } from './segments/docs.js';
 import type { RouteDocs } from './shared/route.js';
 import { SUPPRESSION_DOCS } from './suppressions/docs.js';
 import { TEMPLATE_DOCS } from './templates/docs.js';
@@ -23,6 +24,7 @@ export const ROUTE_DOCS: Readonly<Record<RouteHandler, RouteDocs>> = {
   ...TEMPLATE_DOCS,
   ...API_KEY_DOCS,
   ...SUPPRESSION_DOCS,
+  ...SEGMENT_DOCS,
   ...WEBHOOK_DOCS,
   ...LOG_DOCS,
   ...API_REFERENCE_DOCS,

@@ -91,6 +91,24 @@ const sesEvent = (emailId: string) =>
 /** A well-formed received email id (a UUIDv7) that no received email has. */
 const NO_RECEIVED_EMAIL = '019ab2c4-7d1e-7a3f-9c2b-5e8d0f1a2b3c';
 
+/** A new segment, through the API. */
+const segment = async (fx: Fixtures) =>
+  (await must(fx.api, 'POST', '/segments', { name: `Bench ${next()}` })).id as string;
+
+/** A new contact, through the API: its address. */
+const contact = async (fx: Fixtures) => {
+  const email = `contact${next()}@example.com`;
+  await must(fx.api, 'POST', '/contacts', { email });
+  return email;
+};
+
+/** A new contact in a new segment. */
+const member = async (fx: Fixtures) => {
+  const [email, segment_id] = await Promise.all([contact(fx), segment(fx)]);
+  await must(fx.api, 'POST', `/contacts/${email}/segments/${segment_id}`);
+  return { address: email, segment_id };
+};
+
 /** Each function's typical request: the event it is invoked with (made afresh for each run). */
 export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | unknown> = {
   'send-email': (fx) => http(fx, 'send-email', { body: receipt(unique++) }),
@@ -207,6 +225,29 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
     http(fx, 'list-webhook-attempts', { params: { id: fx.webhookId, event_id: fx.webhookEventId } }),
   'replay-webhook-event': (fx) =>
     http(fx, 'replay-webhook-event', { params: { id: fx.webhookId, event_id: fx.webhookEventId } }),
+  // Segments (issue 40): each request on a segment (and a contact) of its own, made through the API.
+  'create-segment': (fx) => http(fx, 'create-segment', { body: { name: `Segment ${next()}` } }),
+  'list-segments': (fx) => http(fx, 'list-segments'),
+  'get-segment': async (fx) => http(fx, 'get-segment', { params: { id: await segment(fx) } }),
+  'update-segment': async (fx) =>
+    http(fx, 'update-segment', { params: { id: await segment(fx) }, body: { name: `Renamed ${next()}` } }),
+  'delete-segment': async (fx) => http(fx, 'delete-segment', { params: { id: await segment(fx) } }),
+  'list-segment-contacts': async (fx) => {
+    const { segment_id } = await member(fx);
+    return http(fx, 'list-segment-contacts', { params: { id: segment_id } });
+  },
+  'create-audience': (fx) => http(fx, 'create-audience', { body: { name: `Audience ${next()}` } }),
+  'list-audiences': (fx) => http(fx, 'list-audiences'),
+  'get-audience': async (fx) => http(fx, 'get-audience', { params: { id: await segment(fx) } }),
+  'delete-audience': async (fx) => http(fx, 'delete-audience', { params: { id: await segment(fx) } }),
+  'list-contact-segments': async (fx) =>
+    http(fx, 'list-contact-segments', { params: { id: (await member(fx)).address } }),
+  'add-contact-segment': async (fx) =>
+    http(fx, 'add-contact-segment', { params: { id: await contact(fx), segment_id: await segment(fx) } }),
+  'remove-contact-segment': async (fx) => {
+    const { address, segment_id } = await member(fx);
+    return http(fx, 'remove-contact-segment', { params: { id: address, segment_id } });
+  },
   'list-logs': (fx) => http(fx, 'list-logs'),
   'get-log': (fx) => http(fx, 'get-log', { params: { id: fx.logId } }),
   'get-openapi': (fx) => http(fx, 'get-openapi'),
@@ -239,6 +280,8 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'receive-email': () => ({ Records: [] }),
   'sweep-received': () => scheduledEvent('sweep-received'),
   'sync-receipt-rules': () => sqsEvent([{ body: JSON.stringify({ reason: 'bench' }) }]),
+  'clean-up-audience': async (fx) =>
+    sqsEvent([{ body: JSON.stringify({ kind: 'segment', segment_id: await segment(fx) }) }]),
   // A deploy's Update: rewrites our rules as they are and asks for a sync; answered to the receiver.
   'set-up-receiving': (fx) => ({
     RequestType: 'Update',
