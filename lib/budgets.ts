@@ -55,6 +55,9 @@ export const ON_BEYOND_TABLE_BUDGET: ReadonlySet<string> = new Set([
   'deliver-webhooks',
   'sync-receipt-rules',
   'set-up-receiving',
+  'delete-segment',
+  'delete-audience',
+  'clean-up-audience',
 ]);
 
 /**
@@ -86,6 +89,11 @@ export const LOADED_AT_INIT: Readonly<Record<string, readonly string[]>> = {
   'get-received-attachment': ['@aws-sdk/client-s3'],
   // SQS on every request or run.
   'replay-webhook-event': ['@aws-sdk/client-sqs'],
+  // A deleted segment's memberships handed to the audience clean-up queue; the clean-up hands on
+  // what one run leaves.
+  'delete-segment': ['@aws-sdk/client-sqs'],
+  'delete-audience': ['@aws-sdk/client-sqs'],
+  'clean-up-audience': ['@aws-sdk/client-sqs'],
   'sweep-emails': ['@aws-sdk/client-sqs'],
   // SQS on every run that finds something due: a function run on a schedule keeps no caller
   // waiting on its cold start, and is warm for most runs.
