@@ -78,6 +78,9 @@ function call(
 const keyOf = (op: Attr, keyNames: readonly string[]): Attr =>
   op.Key ? (op.Key as Attr) : Object.fromEntries(keyNames.map((name) => [name, (op.Item as Attr)[name]]));
 
+/** Each table's key attribute names, by server (a table's key never changes). */
+const keyNamesOf = new WeakMap<Server, Map<string, string[]>>();
+
 async function transact(
   server: Server,
   req: IncomingMessage,
@@ -93,11 +96,12 @@ async function transact(
     });
     return;
   }
+  const tables = keyNamesOf.get(server) ?? new Map<string, string[]>();
+  keyNamesOf.set(server, tables);
   const ops = items.map((item) => {
     const [kind, op] = Object.entries(item)[0] as [keyof Op, Attr];
     return { kind, op };
   });
-  const tables = new Map<string, string[]>();
   const seen = new Set<string>();
   const existing: (Attr | undefined)[] = [];
   for (const { op } of ops) {
