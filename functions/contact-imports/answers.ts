@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { MAX_IMPORT_REQUEST_BYTES } from './limits.js';
 import { IMPORT_STATUSES } from './model.js';
 
 /** The contact imports' answers (Resend's ContactImport, and ours beside it). */
@@ -27,4 +28,27 @@ export const importUploadSchema = z.object({
   headers: z.record(z.string(), z.string()),
   max_bytes: count,
   expires_at: z.string(),
+});
+
+const jsonText = (description: string) => ({ type: 'string', description });
+
+/** The form Resend's SDK sends (`contacts.imports.create`), as JSON Schema. */
+export const formSchema = () => ({
+  type: 'object',
+  required: ['file'],
+  properties: {
+    file: {
+      type: 'string',
+      format: 'binary',
+      description: `The CSV file, with a header row. At most ${MAX_IMPORT_REQUEST_BYTES} bytes of form.`,
+    },
+    column_map: jsonText(
+      'JSON: `{email, first_name, last_name, unsubscribed, properties: {key: {column, type}}}`, each a column of the header.',
+    ),
+    on_conflict: { type: 'string', enum: ['upsert', 'skip'], default: 'skip' },
+    segments: jsonText('JSON: `[{"id": …}]`, the segments every imported contact joins.'),
+    topics: jsonText(
+      'JSON: `[{"id": …, "subscription": "opt_in" | "opt_out"}]`, set on every imported contact.',
+    ),
+  },
 });

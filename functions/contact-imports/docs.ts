@@ -19,29 +19,6 @@ const importExample = {
   error: null,
 };
 
-const jsonText = (description: string) => ({ type: 'string', description });
-
-/** The form Resend's SDK sends (`contacts.imports.create`), as JSON Schema. */
-export const formSchema = () => ({
-  type: 'object',
-  required: ['file'],
-  properties: {
-    file: {
-      type: 'string',
-      format: 'binary',
-      description: `The CSV file, with a header row. At most ${MAX_IMPORT_REQUEST_BYTES} bytes of form.`,
-    },
-    column_map: jsonText(
-      'JSON: `{email, first_name, last_name, unsubscribed, properties: {key: {column, type}}}`, each a column of the header.',
-    ),
-    on_conflict: { type: 'string', enum: ['upsert', 'skip'], default: 'skip' },
-    segments: jsonText('JSON: `[{"id": …}]`, the segments every imported contact joins.'),
-    topics: jsonText(
-      'JSON: `[{"id": …, "subscription": "opt_in" | "opt_out"}]`, set on every imported contact.',
-    ),
-  },
-});
-
 export const CONTACT_IMPORT_DOCS: DocsOf<typeof CONTACT_IMPORT_ROUTES> = {
   'create-contact-import': {
     ok: 'Accepted: the import is queued and runs off the request path (GET it for its status and counts).',

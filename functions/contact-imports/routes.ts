@@ -24,7 +24,7 @@ export const createContactImportRoute = {
   errors: [413],
   schemas: async () => ({
     body: (await model()).createFromUploadSchema,
-    formJsonSchema: (await import('./docs.js')).formSchema,
+    formJsonSchema: (await answers()).formSchema,
     answer: (await answers()).importReferenceSchema,
   }),
   access: {
