@@ -202,6 +202,11 @@ describe("POST /v1/contacts/imports with the SDK's form, then the worker", () =>
     )) as Response;
     expectResendShape(parseBody(list), 'ListContactImportsResponseSuccess');
     expect(parseBody(list).data.map((i: { id: string }) => i.id)).toContain(id);
+    const queued = (await makeList(apiDeps)(
+      httpEvent({ method: 'GET', path: '/v1/contacts/imports', token, query: { status: 'queued' } }),
+      context(),
+    )) as Response;
+    expect(parseBody(queued).data.map((i: { id: string }) => i.id)).not.toContain(id);
   });
 
   it('refuses a form over the limit with 413 in the one error shape, stating the limit', async () => {
