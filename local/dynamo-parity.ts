@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { applyDynamoTransactions } from './dynamo-transactions.js';
 
 const require = createRequire(import.meta.url);
 
@@ -11,10 +12,12 @@ let applied = false;
  * message, so a request that would fail on AWS fails here first:
  * - a Query whose key condition compares with an empty string (DynamoDB: "The AttributeValue for a
  *   key attribute cannot contain an empty string value"; dynalite finds nothing and answers).
+ * And where it lacks what DynamoDB has, it is given it: TransactWriteItems (dynamo-transactions.ts).
  */
 export function applyDynamoParity(): void {
   if (applied) return;
   applied = true;
+  applyDynamoTransactions();
   const query = require('dynalite/validations/query') as {
     custom: (data: Record<string, unknown>) => string | undefined;
   };

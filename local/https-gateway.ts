@@ -169,6 +169,7 @@ export async function startHttpsGateway(options: {
         const body = Buffer.concat(chunks);
         routeKey = match ? `${match.route.method} ${match.route.path}` : '$default';
         const now = new Date();
+        const binary = /^multipart\//i.test(headers['content-type'] ?? '');
         const event: APIGatewayProxyEventV2 = {
           version: '2.0',
           routeKey,
@@ -195,8 +196,10 @@ export async function startHttpsGateway(options: {
             time: now.toUTCString(),
             timeEpoch: now.getTime(),
           },
-          ...(body.length ? { body: body.toString('utf8') } : {}),
-          isBase64Encoded: false,
+          // As API Gateway's HTTP APIs: a body whose type is not text (a multipart form and its
+          // files) comes base64-encoded, so its bytes reach the function unchanged.
+          ...(body.length ? { body: body.toString(binary ? 'base64' : 'utf8') } : {}),
+          isBase64Encoded: binary && body.length > 0,
         };
         const functionName = match?.route.handler ?? FALLBACK_HANDLER;
         const handler = match ? options.handlers[match.route.handler] : options.fallback;

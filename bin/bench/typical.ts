@@ -160,6 +160,27 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
       },
     }),
   'list-templates': (fx) => http(fx, 'list-templates'),
+  'create-contact-import': async (fx) => {
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob([`email\nbench-${next()}@example.com\n`], { type: 'text/csv' }),
+      'contacts.csv',
+    );
+    const request = new Request('https://localhost/', { method: 'POST', body: form });
+    const event = http(fx, 'create-contact-import', {
+      body: Buffer.from(await request.arrayBuffer()).toString('base64'),
+    });
+    event.headers['content-type'] = request.headers.get('content-type') ?? '';
+    event.isBase64Encoded = true;
+    return event;
+  },
+  'list-contact-imports': (fx) => http(fx, 'list-contact-imports'),
+  'get-contact-import': (fx) =>
+    http(fx, 'get-contact-import', { params: { id: '019abcd2-6f1e-7c3a-9b1d-2e4f6a8c0b12' } }),
+  'create-contact-import-upload': (fx) => http(fx, 'create-contact-import-upload'),
+  'import-contacts': () =>
+    sqsEvent([{ body: JSON.stringify({ import_id: '019abcd2-6f1e-7c3a-9b1d-2e4f6a8c0b12' }) }]),
   'get-template': (fx) => http(fx, 'get-template', { params: { id: fx.templateId } }),
   'update-template': (fx) =>
     http(fx, 'update-template', { params: { id: fx.templateId }, body: { subject: `Hello ${next()}` } }),

@@ -144,8 +144,11 @@ function apiOperation(route: RouteDeclaration, docs: RouteDocs, schemas: RouteSc
     ...(body
       ? {
           requestBody: {
-            required: route.body?.optional !== true,
+            required: !(route.body?.type === 'json' && route.body.optional === true),
             content: {
+              ...(schemas.formJsonSchema
+                ? { 'multipart/form-data': { schema: schemas.formJsonSchema() } }
+                : {}),
               'application/json': {
                 schema: body,
                 ...(docs.requestExample !== undefined ? { example: docs.requestExample } : {}),

@@ -15,6 +15,7 @@ import { MAX_EMAIL_BYTES } from '../shared/limits.js';
 import type { Clock, Counters, Log } from '../shared/ports.js';
 import type { RouteDeclaration } from '../shared/route.js';
 import type { HttpEvent, HttpResponse } from './event.js';
+import { readForm } from './multipart.js';
 import { type LoggedContext, withRequestLog } from './request-log.js';
 
 /** Largest request body accepted (bytes). Keeps every email's bodies inside one DynamoDB item. */
@@ -117,7 +118,7 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
 }
 
 /** Refuses oversized and too deeply nested bodies before any other work (no parsing, no key lookup). */
-const bodyLimit = (maxBytes: number): MiddlewareObj<HttpEvent, HttpResponse> => ({
+const bodyLimit = (maxBytes: number, json = true): MiddlewareObj<HttpEvent, HttpResponse> => ({
   before: async ({ event }) => {
     if (event.body === undefined) return;
     const bytes = event.isBase64Encoded
@@ -130,6 +131,8 @@ const bodyLimit = (maxBytes: number): MiddlewareObj<HttpEvent, HttpResponse> => 
         `The request body is ${bytes} bytes; the limit is ${maxBytes} bytes.`,
       );
     }
+    // A form's file is not JSON: its depth is its own (a JSON body in its place is checked when read).
+    if (!json) return;
     const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
     if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
       throw validationError(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
@@ -252,13 +255,16 @@ export function httpHandler(
     .use(errorResponder(log));
   // What the front door refused (its authorizer, in API Gateway) never reaches a function: every
   // request that reaches one is logged.
-  chain.use(bodyLimit(route.body?.maxBytes ?? MAX_BODY_BYTES)).use(authenticate(deps, permission));
+  const multipart = route.body?.type === 'multipart';
+  chain
+    .use(bodyLimit(route.body?.maxBytes ?? MAX_BODY_BYTES, !multipart))
+    .use(authenticate(deps, permission));
   if (route.body?.type === 'json')
     chain.use(requireJson(route.body.optional === true)).use(httpJsonBodyParser());
   const answer = chain.handler(async (event, context) => {
     const result = await run({
       event,
-      body: event.body,
+      body: multipart ? await readForm(event) : event.body,
       query: (event.queryStringParameters ?? {}) as Record<string, string>,
       params: (event.pathParameters ?? {}) as Record<string, string>,
       apiKey: context.apiKey as ApiKey,

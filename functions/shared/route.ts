@@ -33,6 +33,8 @@ export interface RouteSchemas {
   readonly body?: z.ZodMiniType;
   /** The body as JSON Schema, when it is not one zod schema (a send by template or not; a batch). */
   readonly bodyJsonSchema?: () => Record<string, unknown>;
+  /** A multipart body's form fields as JSON Schema (a `multipart` route; its JSON body is `body`). */
+  readonly formJsonSchema?: () => Record<string, unknown>;
   /** The successful answer's schema (a JSON route). */
   readonly answer?: z.ZodMiniType;
 }
@@ -55,7 +57,14 @@ export interface RouteDeclaration<Handler extends string = string> {
    * The request body it takes: JSON, at most `maxBytes` (default: the middleware's MAX_BODY_BYTES);
    * `optional`: a request without one is taken as `{}`.
    */
-  readonly body?: { readonly type: 'json'; readonly maxBytes?: number; readonly optional?: true };
+  readonly body?:
+    | { readonly type: 'json'; readonly maxBytes?: number; readonly optional?: true }
+    /**
+     * A `multipart/form-data` form (Resend's file uploads: a contact import's CSV), or a JSON object
+     * in its place: the handler receives `{ form }` or `{ json }` (http/multipart.ts). At most
+     * `maxBytes`, counted as sent (before API Gateway's base64).
+     */
+    | { readonly type: 'multipart'; readonly maxBytes: number };
   /** The statuses it answers on success (the first is the usual one). Default: 200. */
   readonly ok?: readonly [200 | 201, ...(200 | 201)[]];
   /** Error statuses it may answer beyond those every route with a key may (api-reference/document.ts). */
