@@ -267,8 +267,11 @@ function AddToSegment({
   if (others.length === 0)
     return (
       <p class="muted">
-        {segments.data.data.length === 0 ? 'No segment yet: ' : 'In every segment. '}
-        <a href="#/segments">make one on the Segments page</a>.
+        {segments.data.data.length === 0 ? 'No segment yet: ' : 'In every segment: '}
+        <a href="#/segments">
+          make {segments.data.data.length === 0 ? 'one' : 'another'} on the Segments page
+        </a>
+        .
       </p>
     );
   const segment = others.find((s) => s.id === chosen) ?? others[0];

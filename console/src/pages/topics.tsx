@@ -141,7 +141,7 @@ function TopicForm({ topic, onSaved }: { topic?: Topic; onSaved?: () => void }) 
             {DEFAULT_MEANS[topic.default_subscription]}. It cannot change after creation.
           </p>
         ) : (
-          <div>
+          <>
             <FilterSelect
               filter={{
                 id: `${id}-default`,
@@ -157,23 +157,19 @@ function TopicForm({ topic, onSaved }: { topic?: Topic; onSaved?: () => void }) 
                 ? `${DEFAULT_MEANS[subscription as keyof typeof DEFAULT_MEANS]}. It cannot change later.`
                 : 'Who gets its emails without a choice of their own. It cannot change later.'}
             </p>
-          </div>
+          </>
         )}
-        <div>
-          <FilterSelect
-            filter={{
-              id: `${id}-visibility`,
-              label: 'Visibility',
-              any: topic ? 'Unchanged' : 'private (the default)',
-              values: TOPIC_VISIBILITIES,
-            }}
-            value={visibility}
-            onChange={setVisibility}
-          />
-          {visibility in VISIBILITY_MEANS && (
-            <p class="muted">{VISIBILITY_MEANS[visibility as Visibility]}.</p>
-          )}
-        </div>
+        <FilterSelect
+          filter={{
+            id: `${id}-visibility`,
+            label: 'Visibility',
+            any: topic ? 'Unchanged' : 'private (the default)',
+            values: TOPIC_VISIBILITIES,
+          }}
+          value={visibility}
+          onChange={setVisibility}
+        />
+        {visibility in VISIBILITY_MEANS && <p class="muted">{VISIBILITY_MEANS[visibility as Visibility]}.</p>}
         <div>
           <button type="submit" disabled={action.busy || (!topic && !subscription)}>
             {topic ? 'Save' : 'Create topic'}
@@ -223,7 +219,7 @@ function TopicPage({ id }: { id: string }) {
               </span>
             </dd>
           </dl>
-          <TopicForm key={JSON.stringify(t)} topic={t} onSaved={topic.reload} />
+          <TopicForm topic={t} onSaved={topic.reload} />
           <h2>Delete</h2>
           <ConfirmAction
             label="Delete topic"
