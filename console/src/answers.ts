@@ -5,6 +5,11 @@
  */
 import type * as z from 'zod/mini';
 import type { apiKeySchema, createdApiKeySchema } from '../../functions/api-keys/answers.js';
+import type {
+  Contact as StoredContact,
+  Topic as StoredTopic,
+  Subscription,
+} from '../../functions/contacts/contact.js';
 import type { domainRecordSchema, domainSchema } from '../../functions/domains/answers.js';
 import type {
   attachmentSchema,
@@ -136,4 +141,66 @@ export interface ReceivedAttachments {
   object: 'list';
   has_more: boolean;
   data: ReceivedAttachment[];
+}
+
+/*
+ * The audience (contacts, segments, topics): Resend's shapes from its OpenAPI document
+ * (GetContactResponseSuccess, ListContactsResponseSuccess, ListSegmentsResponseSuccess,
+ * ListContactSegmentsResponseSuccess, ListTopicsResponseSuccess, GetContactTopicsResponseSuccess),
+ * declared here from the stored shapes (functions/contacts/contact.ts) until the routes' answer
+ * schemas (functions/{contacts,segments,topics}/answers.ts) are in; then these become, like the
+ * rest, z.output<typeof …Schema> and ListOf<typeof …Schema>.
+ */
+
+export type { Subscription };
+
+/** A contact as the list gives it. */
+export type ContactListItem = Pick<
+  StoredContact,
+  'id' | 'email' | 'first_name' | 'last_name' | 'unsubscribed' | 'created_at'
+>;
+export interface Contacts {
+  object: 'list';
+  has_more: boolean;
+  data: ContactListItem[];
+}
+/** GET /v1/contacts/{id or email}: its properties by key (`{plan: "pro"}`). */
+export interface Contact extends ContactListItem {
+  object: 'contact';
+  properties: Record<string, string | number>;
+}
+
+export interface Segment {
+  id: string;
+  name: string;
+  created_at: string;
+}
+export interface Segments {
+  object: 'list';
+  has_more: boolean;
+  data: Segment[];
+}
+/** GET /v1/contacts/{id}/segments: `created_at` is when the contact was added. */
+export type ContactSegments = Segments;
+
+export type Topic = Pick<
+  StoredTopic,
+  'id' | 'name' | 'description' | 'default_subscription' | 'visibility' | 'created_at'
+>;
+export interface Topics {
+  object: 'list';
+  has_more: boolean;
+  data: Topic[];
+}
+/** GET /v1/contacts/{id}/topics: every topic, with the contact's choice (or the topic's default). */
+export interface ContactTopic {
+  id: string;
+  name: string;
+  description: string | null;
+  subscription: Subscription;
+}
+export interface ContactTopics {
+  object: 'list';
+  has_more: boolean;
+  data: ContactTopic[];
 }

@@ -2,14 +2,17 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api, whenUnauthorized } from './api.js';
 import { ErrorNote } from './components.js';
 import { ApiKeysPage } from './pages/api-keys.js';
+import { ContactsPage } from './pages/contacts.js';
 import { DomainsPage } from './pages/domains.js';
 import { EmailPage } from './pages/email.js';
 import { EmailsPage } from './pages/emails.js';
 import { LogsPage } from './pages/logs.js';
 import { OverviewPage } from './pages/overview.js';
 import { ReceivingPage } from './pages/receiving.js';
+import { SegmentsPage } from './pages/segments.js';
 import { SuppressionsPage } from './pages/suppressions.js';
 import { TemplatesPage } from './pages/templates.js';
+import { TopicsPage } from './pages/topics.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { useRoute } from './router.js';
 import { session } from './session.js';
@@ -19,6 +22,9 @@ const PAGES = [
   { path: '', label: 'Overview' },
   { path: 'emails', label: 'Emails' },
   { path: 'templates', label: 'Templates' },
+  { path: 'contacts', label: 'Contacts' },
+  { path: 'segments', label: 'Segments' },
+  { path: 'topics', label: 'Topics' },
   { path: 'receiving', label: 'Receiving' },
   { path: 'domains', label: 'Domains' },
   { path: 'api-keys', label: 'API keys' },
@@ -171,6 +177,12 @@ function Page({ section, id }: { section: string; id: string | undefined }) {
       return id ? <EmailPage id={id} /> : <EmailsPage />;
     case 'templates':
       return <TemplatesPage id={id} />;
+    case 'contacts':
+      return <ContactsPage id={id} />;
+    case 'segments':
+      return <SegmentsPage id={id} />;
+    case 'topics':
+      return <TopicsPage id={id} />;
     case 'receiving':
       return <ReceivingPage id={id} />;
     case 'domains':

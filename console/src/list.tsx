@@ -138,6 +138,8 @@ export interface ListFilter {
   /** The choice of no filter ("Any status"). */
   any: string;
   values: readonly string[];
+  /** What each value is called on screen, when not itself (a segment's name for its id). */
+  labels?: Readonly<Record<string, string>>;
 }
 
 /** A list's filter as a labelled select: "any" first, then the values; `name` for a form that reads it. */
@@ -164,7 +166,7 @@ export function FilterSelect({
         <option value="">{filter.any}</option>
         {filter.values.map((v) => (
           <option key={v} value={v}>
-            {v}
+            {filter.labels?.[v] ?? v}
           </option>
         ))}
       </select>

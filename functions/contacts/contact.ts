@@ -23,7 +23,12 @@ export interface Contact {
   readonly updated_at: string;
 }
 
-export type Subscription = 'opt_in' | 'opt_out';
+/** A contact's choice for a topic, and a topic's default: the values, for the console's choices. */
+export const SUBSCRIPTIONS = ['opt_in', 'opt_out'] as const;
+export type Subscription = (typeof SUBSCRIPTIONS)[number];
+
+/** Who sees a topic on the preference page: everyone (`public`), or only contacts opted in (`private`). */
+export const TOPIC_VISIBILITIES = ['public', 'private'] as const;
 
 /** A contact's choice for one topic: an item of its own. */
 export interface TopicChoice {
@@ -53,7 +58,7 @@ export interface Topic {
   readonly description: string | null;
   /** Fixed at creation. */
   readonly default_subscription: Subscription;
-  readonly visibility: 'public' | 'private';
+  readonly visibility: (typeof TOPIC_VISIBILITIES)[number];
   readonly created_at: string;
   readonly updated_at: string;
 }

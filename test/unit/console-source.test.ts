@@ -115,7 +115,7 @@ describe("the console and the server's vocabularies", () => {
     for (const copy of [
       "const STATUSES = ['queued', 'delivered', 'bounced', 'failed'] as const;",
       "const CLASSES = ['2xx', '4xx', '5xx'];",
-      "const NEVER_SENT = [\n  'email.scheduled',\n  'contact.created',\n];",
+      "const NEVER_SENT = [\n  'email.scheduled',\n  'suppression.added',\n];",
       '<select id="tls">\n<option value="opportunistic">opportunistic</option>\n<option value="enforced">enforced</option>\n</select>',
     ])
       expect(copies(listsIn(copy), vocabularies), copy).toHaveLength(1);
