@@ -1,6 +1,7 @@
 import { API_KEY_DOCS } from './api-keys/docs.js';
 import { API_REFERENCE_DOCS } from './api-reference/docs.js';
 import { CONSOLE_DOCS } from './console/docs.js';
+import { CONTACT_PROPERTY_DOCS } from './contact-properties/docs.js';
 import { DOMAIN_DOCS } from './domains/docs.js';
 import { EMAIL_DOCS } from './emails/docs.js';
 import { METRICS_DOCS } from './metrics/docs.js';
@@ -10,6 +11,7 @@ import type { RouteHandler } from './routes.js';
 import type { RouteDocs } from './shared/route.js';
 import { SUPPRESSION_DOCS } from './suppressions/docs.js';
 import { TEMPLATE_DOCS } from './templates/docs.js';
+import { TOPIC_DOCS } from './topics/docs.js';
 import { USAGE_DOCS } from './usage/docs.js';
 import { WEBHOOK_DOCS } from './webhooks/docs.js';
 
@@ -24,6 +26,8 @@ export const ROUTE_DOCS: Readonly<Record<RouteHandler, RouteDocs>> = {
   ...API_KEY_DOCS,
   ...SUPPRESSION_DOCS,
   ...WEBHOOK_DOCS,
+  ...TOPIC_DOCS,
+  ...CONTACT_PROPERTY_DOCS,
   ...LOG_DOCS,
   ...API_REFERENCE_DOCS,
   ...CONSOLE_DOCS,
