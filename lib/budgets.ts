@@ -55,6 +55,7 @@ export const ON_BEYOND_TABLE_BUDGET: ReadonlySet<string> = new Set([
   'deliver-webhooks',
   'sync-receipt-rules',
   'set-up-receiving',
+  'delete-topic',
 ]);
 
 /**
@@ -86,6 +87,8 @@ export const LOADED_AT_INIT: Readonly<Record<string, readonly string[]>> = {
   'get-received-attachment': ['@aws-sdk/client-s3'],
   // SQS on every request or run.
   'replay-webhook-event': ['@aws-sdk/client-sqs'],
+  // A deleted topic's choices handed to the audience clean-up queue.
+  'delete-topic': ['@aws-sdk/client-sqs'],
   'sweep-emails': ['@aws-sdk/client-sqs'],
   // SQS on every run that finds something due: a function run on a schedule keeps no caller
   // waiting on its cold start, and is warm for most runs.

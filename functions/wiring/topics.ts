@@ -8,7 +8,9 @@ import {
 } from '../adapters/dynamodb/repositories.js';
 import { DynamoTopicStore } from '../adapters/dynamodb/topic-store.js';
 import { SqsAudienceCleanup } from '../adapters/sqs/audience-cleanup-queue.js';
+import { deliveryQueueOnFirstUse } from '../adapters/sqs/delivery-queue-on-first-use.js';
 import { loadConfig } from '../shared/config.js';
+import { WebhookPublisher } from '../webhooks/publish.js';
 import { apiDeps, eventPublisher } from '../wiring.js';
 
 /** Topics and a contact's choices of them (adapters/dynamodb/topic-store.ts). */
@@ -32,10 +34,20 @@ export function topicWriteDeps(name: TopicWriter) {
     unpublished: unpublishedEventStoreByPut,
   });
   const { WEBHOOK_QUEUE_URL } = loadConfig('WEBHOOK_QUEUE_URL');
-  return { ...deps, events: eventPublisher(deps.webhooks, WEBHOOK_QUEUE_URL, deps.unpublished) };
+  // SQS loaded on first use: an event is published only when some endpoint takes its type.
+  const events = new WebhookPublisher({
+    webhooks: deps.webhooks,
+    queue: deliveryQueueOnFirstUse(WEBHOOK_QUEUE_URL),
+    counters: deps.counters,
+    unpublished: deps.unpublished,
+  });
+  return { ...deps, events };
 }
 
-/** delete-topic: the above, and the audience clean-up queue its choices are handed to. */
+/**
+ * delete-topic: the above, and the audience clean-up queue its choices are handed to (SQS on
+ * every request, so at init: lib/budgets.ts).
+ */
 export function deleteTopicDeps() {
   const deps = apiDeps('delete-topic', {
     topics: topicStore,
