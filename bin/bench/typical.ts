@@ -192,10 +192,10 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
     http(fx, 'update-topic', { params: { id: await topic(fx) }, body: { name: `News ${next()}` } }),
   'delete-topic': async (fx) => http(fx, 'delete-topic', { params: { id: await topic(fx) } }),
   // A contact no one created (the bench makes none): the contact's read, then a 404.
-  'list-contact-topics': (fx) => http(fx, 'list-contact-topics', { params: { contact_id: NO_CONTACT } }),
+  'list-contact-topics': (fx) => http(fx, 'list-contact-topics', { params: { id: NO_CONTACT } }),
   'update-contact-topics': async (fx) =>
     http(fx, 'update-contact-topics', {
-      params: { contact_id: NO_CONTACT },
+      params: { id: NO_CONTACT },
       body: [{ id: await topic(fx), subscription: 'opt_out' }],
     }),
   'create-contact-property': (fx) =>

@@ -5,14 +5,14 @@ import { type ContactTopicDeps, updateContactTopics } from '../topics/topics.js'
 import { topicWriteDeps } from '../wiring/topics.js';
 
 /**
- * PATCH /v1/contacts/{contact_id}/topics (by id or address): `{topics: [{id, subscription}]}`, or
+ * PATCH /v1/contacts/{id}/topics (by id or address): `{topics: [{id, subscription}]}`, or
  * that list alone (SDK 6.38's body). The topics not named keep their choice.
  */
 export const makeHandler = (deps: HttpDeps & ContactTopicDeps) =>
   httpHandler(deps, updateContactTopicsRoute, async ({ params, body }) => {
     const { contactId, topics } = await updateContactTopics(
       deps,
-      params.contact_id ?? '',
+      params.id ?? '',
       parseInput(updateContactTopicsSchema, body),
     );
     return {

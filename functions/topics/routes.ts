@@ -89,7 +89,7 @@ export const deleteTopicRoute = {
 export const listContactTopicsRoute = {
   handler: 'list-contact-topics',
   method: 'GET',
-  path: '/v1/contacts/{contact_id}/topics',
+  path: '/v1/contacts/{id}/topics',
   permission: 'full_access',
   summary: "List topics with a contact's subscription to each (the contact by id or address)",
   errors: [404],
@@ -103,7 +103,7 @@ export const listContactTopicsRoute = {
 export const updateContactTopicsRoute = {
   handler: 'update-contact-topics',
   method: 'PATCH',
-  path: '/v1/contacts/{contact_id}/topics',
+  path: '/v1/contacts/{id}/topics',
   permission: 'full_access',
   summary: "Record a contact's choices for some topics (the contact by id or address)",
   body: { type: 'json' },

@@ -118,7 +118,7 @@ const deps = () => ({
 });
 
 const TOPIC = '/v1/topics/{id}';
-const CONTACT_TOPICS = '/v1/contacts/{contact_id}/topics';
+const CONTACT_TOPICS = '/v1/contacts/{id}/topics';
 const PROPERTY = '/v1/contact-properties/{id}';
 const api = {
   createTopic: (body: unknown, key?: string) =>
@@ -131,12 +131,12 @@ const api = {
   deleteTopic: (id: string) => request(makeDeleteTopic(deps()), 'DELETE', TOPIC, { params: { id } }),
   contactTopics: (contactId: string, query?: Record<string, string>) =>
     request(makeListContactTopics(deps()), 'GET', CONTACT_TOPICS, {
-      params: { contact_id: contactId },
+      params: { id: contactId },
       query,
     }),
   setContactTopics: (contactId: string, body: unknown) =>
     request(makeUpdateContactTopics(deps()), 'PATCH', CONTACT_TOPICS, {
-      params: { contact_id: contactId },
+      params: { id: contactId },
       body,
     }),
   createProperty: (body: unknown) =>
