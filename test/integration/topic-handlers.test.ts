@@ -1,5 +1,5 @@
 /**
- * Topics, a contact's topics and contact properties (issue 40), through the handlers invoked with
+ * Topics and a contact's topics (issue 40), through the handlers invoked with
  * API Gateway v2 events, the table on dynalite. Answers are checked against Resend's document
  * (test/fixtures/resend-openapi.json), the webhook payloads against SDK 6.38's types.
  */
@@ -12,29 +12,18 @@ import type {
   TopicUpdatedEvent,
 } from 'resend';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  contactIdItem,
-  contactItem,
-  propertyKeyItem,
-} from '../../functions/adapters/dynamodb/audience-items.js';
+import { contactIdItem, contactItem } from '../../functions/adapters/dynamodb/audience-items.js';
 import { DynamoAudienceReads } from '../../functions/adapters/dynamodb/audience-reads.js';
-import { DynamoContactPropertyStore } from '../../functions/adapters/dynamodb/contact-property-store.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { DynamoTopicStore } from '../../functions/adapters/dynamodb/topic-store.js';
 import { generateApiKey } from '../../functions/api-keys/model.js';
-import { propertiesAnswer } from '../../functions/contact-properties/values.js';
 import type { CleanupJob } from '../../functions/contacts/cleanup-jobs.js';
 import type { Contact } from '../../functions/contacts/contact.js';
-import { makeHandler as makeCreateProperty } from '../../functions/handlers/create-contact-property.js';
 import { makeHandler as makeCreateTopic } from '../../functions/handlers/create-topic.js';
-import { makeHandler as makeDeleteProperty } from '../../functions/handlers/delete-contact-property.js';
 import { makeHandler as makeDeleteTopic } from '../../functions/handlers/delete-topic.js';
-import { makeHandler as makeGetProperty } from '../../functions/handlers/get-contact-property.js';
 import { makeHandler as makeGetTopic } from '../../functions/handlers/get-topic.js';
-import { makeHandler as makeListProperties } from '../../functions/handlers/list-contact-properties.js';
 import { makeHandler as makeListContactTopics } from '../../functions/handlers/list-contact-topics.js';
 import { makeHandler as makeListTopics } from '../../functions/handlers/list-topics.js';
-import { makeHandler as makeUpdateProperty } from '../../functions/handlers/update-contact-property.js';
 import { makeHandler as makeUpdateContactTopics } from '../../functions/handlers/update-contact-topics.js';
 import { makeHandler as makeUpdateTopic } from '../../functions/handlers/update-topic.js';
 import { newUuid } from '../../functions/shared/ids.js';
@@ -109,7 +98,6 @@ const invoke = (handler: Invoke, event: ReturnType<typeof httpEvent>) => handler
 const deps = () => ({
   apiKeys: repos.apiKeys,
   topics: new DynamoTopicStore(table.db, table.tableName),
-  properties: new DynamoContactPropertyStore(table.db, table.tableName),
   audience: new DynamoAudienceReads(table.db, table.tableName),
   events,
   cleanup: { enqueue: async (job: CleanupJob) => void jobs.push(job) },
@@ -119,7 +107,6 @@ const deps = () => ({
 
 const TOPIC = '/v1/topics/{id}';
 const CONTACT_TOPICS = '/v1/contacts/{id}/topics';
-const PROPERTY = '/v1/contact-properties/{id}';
 const api = {
   createTopic: (body: unknown, key?: string) =>
     request(makeCreateTopic(deps()), 'POST', '/v1/topics', { body, ...(key ? { token: key } : {}) }),
@@ -139,14 +126,6 @@ const api = {
       params: { id: contactId },
       body,
     }),
-  createProperty: (body: unknown) =>
-    request(makeCreateProperty(deps()), 'POST', '/v1/contact-properties', { body }),
-  listProperties: (query?: Record<string, string>) =>
-    request(makeListProperties(deps()), 'GET', '/v1/contact-properties', { query }),
-  getProperty: (id: string) => request(makeGetProperty(deps()), 'GET', PROPERTY, { params: { id } }),
-  updateProperty: (id: string, body: unknown) =>
-    request(makeUpdateProperty(deps()), 'PATCH', PROPERTY, { params: { id }, body }),
-  deleteProperty: (id: string) => request(makeDeleteProperty(deps()), 'DELETE', PROPERTY, { params: { id } }),
 };
 
 function expectValidationError(answer: Answer, field: string, message: RegExp = /./) {
@@ -437,123 +416,5 @@ describe("a contact's topics", () => {
     expect(
       (await api.setContactTopics('nobody@example.com', [{ id: topic, subscription: 'opt_in' }])).status,
     ).toBe(404);
-  });
-});
-
-describe('contact properties', () => {
-  it("are created, listed, read, updated and deleted in Resend's shapes", async () => {
-    const created = await api.createProperty({ key: 'plan', type: 'string', fallback_value: 'free' });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expectResendShape(created.body, 'CreateContactPropertyResponseSuccess');
-    const id: string = created.body.id;
-    const got = await api.getProperty(id);
-    expectResendShape(got.body, 'GetContactPropertyResponseSuccess');
-    expect(got.body).toEqual({
-      object: 'contact_property',
-      id,
-      key: 'plan',
-      type: 'string',
-      fallback_value: 'free',
-      created_at: expect.any(String),
-    });
-    // SDK 6.38 sends fallback_value only when given.
-    const seats = (await api.createProperty({ key: 'seats', type: 'number' })).body.id as string;
-    const bare = await api.getProperty(seats);
-    expectResendShape(bare.body, 'GetContactPropertyResponseSuccess');
-    expect(bare.body).not.toHaveProperty('fallback_value');
-
-    const listed = await api.listProperties({ limit: '1' });
-    expectResendShape(listed.body, 'ListContactPropertiesResponseSuccess');
-    expect(listed.body).toMatchObject({
-      object: 'list',
-      has_more: true,
-      data: [{ id: seats, key: 'seats' }],
-    });
-    const rest = await api.listProperties({ after: seats });
-    expect(rest.body.data.map((p: { id: string }) => p.id)).toContain(id);
-
-    const updated = await api.updateProperty(seats, { fallback_value: 3 });
-    expect(updated.status).toBe(200);
-    expectResendShape(updated.body, 'UpdateContactPropertyResponseSuccess');
-    expect(updated.body).toEqual({ object: 'contact_property', id: seats });
-    expect((await api.getProperty(seats)).body.fallback_value).toBe(3);
-    expect((await api.updateProperty(seats, { fallback_value: null })).status).toBe(200);
-    expect((await api.getProperty(seats)).body).not.toHaveProperty('fallback_value');
-    expect((await api.updateProperty(seats, {})).status).toBe(200);
-
-    const removed = await api.deleteProperty(seats);
-    expectResendShape(removed.body, 'RemoveContactPropertyResponseSuccess');
-    expect(removed.body).toEqual({ object: 'contact_property', id: seats, deleted: true });
-    expect((await api.getProperty(seats)).status).toBe(404);
-    expect((await api.deleteProperty(seats)).status).toBe(404);
-    expect((await api.updateProperty(seats, { fallback_value: 1 })).status).toBe(404);
-  });
-
-  it('keep keys unique (409), free a deleted key, and take over a key left by a create that stopped half-way', async () => {
-    const id = (await api.createProperty({ key: 'company', type: 'string' })).body.id as string;
-    const taken = await api.createProperty({ key: 'company', type: 'number' });
-    expect(taken.status).toBe(409);
-    expect(taken.body.name).toBe('already_exists');
-    // Keys compare exactly, as Resend's.
-    expect((await api.createProperty({ key: 'Company', type: 'string' })).status).toBe(201);
-
-    expect((await api.deleteProperty(id)).status).toBe(200);
-    const again = await api.createProperty({ key: 'company', type: 'number' });
-    expect(again.status).toBe(201);
-    expect(again.body.id).not.toBe(id);
-
-    // A key item naming a property that was never written (a crash between the two puts).
-    await table.db.send(
-      new PutCommand({
-        TableName: table.tableName,
-        Item: propertyKeyItem({ id: newUuid(), key: 'orphaned' }),
-      }),
-    );
-    expect((await api.createProperty({ key: 'orphaned', type: 'string' })).status).toBe(201);
-    expect((await api.createProperty({ key: 'orphaned', type: 'string' })).status).toBe(409);
-  });
-
-  it('check the key, the type and the fallback value', async () => {
-    expectValidationError(await api.createProperty({ key: 'has space', type: 'string' }), 'key');
-    expectValidationError(await api.createProperty({ key: 'k'.repeat(51), type: 'string' }), 'key');
-    expectValidationError(await api.createProperty({ key: 'ok', type: 'boolean' }), 'type');
-    expectValidationError(
-      await api.createProperty({ key: 'age', type: 'number', fallback_value: 'ten' }),
-      'fallback_value',
-      /number/,
-    );
-    expectValidationError(
-      await api.createProperty({ key: 'tier', type: 'string', fallback_value: 1 }),
-      'fallback_value',
-      /string/,
-    );
-    const id = (await api.createProperty({ key: 'score', type: 'number', fallback_value: 0 })).body
-      .id as string;
-    expectValidationError(
-      await api.updateProperty(id, { fallback_value: 'high' }),
-      'fallback_value',
-      /number/,
-    );
-    expect((await api.updateProperty(id, { key: 'renamed' })).status).toBe(400);
-    expect((await api.updateProperty(id, { type: 'string' })).status).toBe(400);
-    expect((await api.getProperty(id)).body).toMatchObject({
-      key: 'score',
-      type: 'number',
-      fallback_value: 0,
-    });
-  });
-
-  it("vanish from every contact when deleted: values are kept by the property's id, so nothing is scanned", async () => {
-    const id = (await api.createProperty({ key: 'city', type: 'string' })).body.id as string;
-    const contact = await seedContact(`carol-${newUuid()}@example.com`, { [id]: 'Lyon' });
-    const reads = deps().audience;
-    const shown = async () =>
-      propertiesAnswer((await reads.contact(contact.id, true))?.props ?? {}, await reads.properties());
-    expect(await shown()).toMatchObject({ city: 'Lyon' });
-    expect((await api.deleteProperty(id)).status).toBe(200);
-    expect(await shown()).not.toHaveProperty('city');
-    // A property created again under the key starts with no values.
-    expect((await api.createProperty({ key: 'city', type: 'string' })).status).toBe(201);
-    expect(await shown()).not.toHaveProperty('city');
   });
 });
