@@ -2,6 +2,7 @@ import { API_KEY_DOCS } from './api-keys/docs.js';
 import { API_REFERENCE_DOCS } from './api-reference/docs.js';
 import { CONSOLE_DOCS } from './console/docs.js';
 import { CONTACT_IMPORT_DOCS } from './contact-imports/docs.js';
+import { CONTACT_PROPERTY_DOCS } from './contact-properties/docs.js';
 import { DOMAIN_DOCS } from './domains/docs.js';
 import { EMAIL_DOCS } from './emails/docs.js';
 import { METRICS_DOCS } from './metrics/docs.js';
@@ -12,6 +13,7 @@ import { SEGMENT_DOCS } from './segments/docs.js';
 import type { RouteDocs } from './shared/route.js';
 import { SUPPRESSION_DOCS } from './suppressions/docs.js';
 import { TEMPLATE_DOCS } from './templates/docs.js';
+import { TOPIC_DOCS } from './topics/docs.js';
 import { USAGE_DOCS } from './usage/docs.js';
 import { WEBHOOK_DOCS } from './webhooks/docs.js';
 
@@ -27,6 +29,8 @@ export const ROUTE_DOCS: Readonly<Record<RouteHandler, RouteDocs>> = {
   ...SUPPRESSION_DOCS,
   ...SEGMENT_DOCS,
   ...WEBHOOK_DOCS,
+  ...TOPIC_DOCS,
+  ...CONTACT_PROPERTY_DOCS,
   ...LOG_DOCS,
   ...API_REFERENCE_DOCS,
   ...CONSOLE_DOCS,

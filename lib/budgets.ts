@@ -58,6 +58,7 @@ export const ON_BEYOND_TABLE_BUDGET: ReadonlySet<string> = new Set([
   'delete-segment',
   'delete-audience',
   'clean-up-audience',
+  'delete-topic',
 ]);
 
 /**
@@ -94,6 +95,8 @@ export const LOADED_AT_INIT: Readonly<Record<string, readonly string[]>> = {
   'delete-segment': ['@aws-sdk/client-sqs'],
   'delete-audience': ['@aws-sdk/client-sqs'],
   'clean-up-audience': ['@aws-sdk/client-sqs'],
+  // A deleted topic's choices handed to the audience clean-up queue.
+  'delete-topic': ['@aws-sdk/client-sqs'],
   'sweep-emails': ['@aws-sdk/client-sqs'],
   // SQS on every run that finds something due: a function run on a schedule keeps no caller
   // waiting on its cold start, and is warm for most runs.

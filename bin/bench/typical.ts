@@ -108,6 +108,13 @@ const member = async (fx: Fixtures) => {
   await must(fx.api, 'POST', `/contacts/${email}/segments/${segment_id}`);
   return { address: email, segment_id };
 };
+/** A contact address no contact has. */
+const NO_CONTACT = 'nobody@bench.test';
+const topic = async (fx: Fixtures) =>
+  (await must(fx.api, 'POST', '/topics', { name: `T ${next()}`, default_subscription: 'opt_out' }))
+    .id as string;
+const property = async (fx: Fixtures) =>
+  (await must(fx.api, 'POST', '/contact-properties', { key: `p_${next()}`, type: 'string' })).id as string;
 
 /** Each function's typical request: the event it is invoked with (made afresh for each run). */
 export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | unknown> = {
@@ -215,6 +222,32 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
     await must(fx.api, 'POST', '/suppressions/batch/add', { emails });
     return http(fx, 'batch-remove-suppressions', { body: { emails } });
   },
+  'create-topic': (fx) =>
+    http(fx, 'create-topic', { body: { name: `News ${next()}`, default_subscription: 'opt_in' } }),
+  'list-topics': (fx) => http(fx, 'list-topics'),
+  'get-topic': async (fx) => http(fx, 'get-topic', { params: { id: await topic(fx) } }),
+  'update-topic': async (fx) =>
+    http(fx, 'update-topic', { params: { id: await topic(fx) }, body: { name: `News ${next()}` } }),
+  'delete-topic': async (fx) => http(fx, 'delete-topic', { params: { id: await topic(fx) } }),
+  // A contact no one created (the bench makes none): the contact's read, then a 404.
+  'list-contact-topics': (fx) => http(fx, 'list-contact-topics', { params: { id: NO_CONTACT } }),
+  'update-contact-topics': async (fx) =>
+    http(fx, 'update-contact-topics', {
+      params: { id: NO_CONTACT },
+      body: [{ id: await topic(fx), subscription: 'opt_out' }],
+    }),
+  'create-contact-property': (fx) =>
+    http(fx, 'create-contact-property', { body: { key: `plan_${next()}`, type: 'string' } }),
+  'list-contact-properties': (fx) => http(fx, 'list-contact-properties'),
+  'get-contact-property': async (fx) =>
+    http(fx, 'get-contact-property', { params: { id: await property(fx) } }),
+  'update-contact-property': async (fx) =>
+    http(fx, 'update-contact-property', {
+      params: { id: await property(fx) },
+      body: { fallback_value: 'free' },
+    }),
+  'delete-contact-property': async (fx) =>
+    http(fx, 'delete-contact-property', { params: { id: await property(fx) } }),
   'create-webhook': async (fx) => {
     // At most 50 endpoints: each run's is removed by the next.
     const listed = await must(fx.api, 'GET', '/webhooks?limit=100');

@@ -82,6 +82,15 @@ describe('loaded on first use, not at init', { timeout: 120_000 }, () => {
     expect((await build('update-email')).files.map((file) => file.path)).toContain('island-email-queue.mjs');
   });
 
+  it('create-topic and update-contact-topics: the webhook delivery queue (an island of its own)', async () => {
+    for (const name of ['create-topic', 'update-contact-topics']) {
+      const { init, lazy } = await inputsOf(name);
+      expect(has(init, SQS), `${name}: SQS at init`).toBe(false);
+      expect(has(lazy, SQS), `${name}: SQS in the island`).toBe(true);
+      expect((await build(name)).files.map((file) => file.path)).toContain('island-delivery-queue.mjs');
+    }
+  });
+
   it('update-webhook: the endpoint guard (ipaddr.js)', async () => {
     const { init, lazy } = await inputsOf('update-webhook');
     for (const module of [GUARDED_HTTP, IPADDR]) {

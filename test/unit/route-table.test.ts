@@ -73,6 +73,29 @@ describe('the route table, ranked as API Gateway ranks routes', () => {
     expect(findRoute('GET', '/v1/emails/em_123')?.route.handler).toBe('get-email');
   });
 
+  it('names a path variable alike wherever routes share the segments before it, as API Gateway requires', () => {
+    // HTTP APIs refuse a route whose variable sits where another route has one of another name
+    // (ConflictException: "has a conflicting variable on the same hierarchical level", as
+    // plutomi/plutomi#271 met deploying `…/{stageId}/…` beside `…/{stage_id}/…`): locally both work.
+    const named = new Map<string, string>();
+    const clashes: string[] = [];
+    for (const route of ROUTES) {
+      const segments = route.path.split('/');
+      segments.forEach((segment, i) => {
+        if (!isVariable(segment)) return;
+        const parent = segments
+          .slice(0, i)
+          .map((s) => (isVariable(s) ? '{}' : s))
+          .join('/');
+        const seen = named.get(parent);
+        if (seen === undefined) named.set(parent, segment);
+        else if (seen !== segment)
+          clashes.push(`${route.method} ${route.path}: ${segment} where others have ${seen}`);
+      });
+    }
+    expect(clashes).toEqual([]);
+  });
+
   it('puts a literal route declared after a path variable first: /v1/emails/receiving beside /v1/emails/{id}', () => {
     const receiving: RouteDeclaration = {
       handler: 'list-received-emails',
