@@ -1,6 +1,7 @@
 import { API_KEY_DOCS } from './api-keys/docs.js';
 import { API_REFERENCE_DOCS } from './api-reference/docs.js';
 import { CONSOLE_DOCS } from './console/docs.js';
+import { CONTACT_DOCS } from './contacts/docs.js';
 import { DOMAIN_DOCS } from './domains/docs.js';
 import { EMAIL_DOCS } from './emails/docs.js';
 import { METRICS_DOCS } from './metrics/docs.js';
@@ -27,4 +28,5 @@ export const ROUTE_DOCS: Readonly<Record<RouteHandler, RouteDocs>> = {
   ...LOG_DOCS,
   ...API_REFERENCE_DOCS,
   ...CONSOLE_DOCS,
+  ...CONTACT_DOCS,
 };
