@@ -42,9 +42,12 @@ const bodyError = {
     issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object',
 };
 
-const properties = z.record(z.string(), z.unknown(), {
-  error: 'properties must be an object of property keys and values',
-});
+/** Values by property key: a string or a number as the property's type says (checked against it), or null to clear one. */
+const properties = z.record(
+  z.string(),
+  z.union([z.string(), z.number(), z.null()], { error: 'must be a string, a number or null' }),
+  { error: 'properties must be an object of property keys and values' },
+);
 
 /** A segment as given: its id (Resend's document), or `{id}` (what SDK 6.38 sends). */
 const segmentRef = z.union([z.string(), z.object({ id: z.string() })], {
