@@ -31,6 +31,7 @@ import { makeHandler as makeListInAudience } from '../../functions/handlers/list
 import { makeHandler as makeList } from '../../functions/handlers/list-contacts.js';
 import { makeHandler as makeUpdateInAudience } from '../../functions/handlers/update-audience-contact.js';
 import { makeHandler as makeUpdate } from '../../functions/handlers/update-contact.js';
+import { matchPath } from '../../functions/routes.js';
 import { newUuid } from '../../functions/shared/ids.js';
 import { systemClock } from '../../functions/shared/ports.js';
 import type { WebhookEvent } from '../../functions/webhooks/model.js';
@@ -272,6 +273,15 @@ describe('creating and reading a contact', () => {
     const unknown = await api.create({ email: address(), nickname: 'x' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors).toEqual([{ field: 'nickname', message: 'unknown field' }]);
+  });
+
+  it('gets the address the SDK puts in the path unencoded, `+` and case kept, from the local gateway as from API Gateway', () => {
+    expect(matchPath('/v1/contacts/{id}', '/v1/contacts/Ada+news@Example.com')).toEqual({
+      id: 'Ada+news@Example.com',
+    });
+    expect(matchPath('/v1/contacts/{id}', '/v1/contacts/ada%2Bnews%40example.com')).toEqual({
+      id: 'ada+news@example.com',
+    });
   });
 
   it('answers 404 for a contact that does not exist, by id or address', async () => {
