@@ -8,9 +8,10 @@ import { publishQuietly } from '../webhooks/publish.js';
 import type { AudienceCleanup } from './cleanup-jobs.js';
 import { addressKey, type Contact } from './contact.js';
 import { contactEvent } from './events.js';
-import { type CreateContactInput, segmentIdsOf, topicChoicesOf, type UpdateContactInput } from './model.js';
+import { type CreateContactInput, segmentIdsOf, topicChoicesOf } from './model.js';
 import type { ContactListing, ContactPage, ContactPageQuery, ContactWrites } from './ports.js';
 import type { AudienceReads } from './reads.js';
+import type { UpdateContactInput } from './update-schema.js';
 
 /**
  * The contacts' use cases: create (with its segments and topic choices, all or none), read by id
@@ -30,6 +31,9 @@ export interface ContactDeps {
   counters?: Counters;
 }
 
+/** What a create or a change needs (no listing, no clean-up). */
+export type ContactWriteDeps = Omit<ContactDeps, 'listing' | 'cleanup'>;
+
 const contactNotFound = (idOrEmail: string) =>
   notFound(`Contact "${idOrEmail}" not found: give a contact's id or its email address.`);
 
@@ -37,7 +41,7 @@ const segmentNotFound = (id: string) => notFound(`Segment (audience) "${id}" not
 
 /** Raises a contact event, with the contact's segments; a failure to publish never fails the change. */
 async function raise(
-  deps: ContactDeps,
+  deps: ContactWriteDeps,
   type: 'contact.created' | 'contact.updated' | 'contact.deleted',
   contact: Contact,
   segmentIds?: readonly string[],
@@ -59,7 +63,7 @@ async function raise(
  * 400 naming the first.
  */
 export async function createContact(
-  deps: ContactDeps,
+  deps: ContactWriteDeps,
   input: CreateContactInput,
   /** The audience route's segment, joined beside those given. */
   audienceId?: string,
@@ -143,7 +147,7 @@ const laterThan = (now: Date, before: string): string =>
  * change reads again and applies this one to it.
  */
 export async function updateContact(
-  deps: ContactDeps,
+  deps: ContactWriteDeps,
   idOrEmail: string,
   input: UpdateContactInput,
   audienceId?: string,
@@ -178,7 +182,7 @@ export async function updateContact(
  * other contact is touched.
  */
 export async function deleteContact(
-  deps: ContactDeps,
+  deps: Omit<ContactDeps, 'listing'>,
   idOrEmail: string,
   audienceId?: string,
 ): Promise<Contact> {

@@ -7,8 +7,6 @@
 import * as z from 'zod/mini';
 import { propertiesAnswer } from '../contact-properties/values.js';
 import { isValidEmail } from '../shared/address.js';
-import { isUuid } from '../shared/ids.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, queryInteger } from '../shared/list.js';
 import type { Contact, ContactProperty, Subscription } from './contact.js';
 
 /**
@@ -32,18 +30,18 @@ export const contactAddress = z.pipe(
   }),
 );
 
-const name = (field: string) =>
+export const name = (field: string) =>
   z
     .string({ error: `${field} must be a string` })
     .check(z.maxLength(MAX_NAME_CHARS, `${field} must be at most ${MAX_NAME_CHARS} characters`));
 
-const bodyError = {
+export const bodyError = {
   error: (issue: { code: string }) =>
     issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object',
 };
 
 /** Values by property key: a string or a number as the property's type says (checked against it), or null to clear one. */
-const properties = z.record(
+export const properties = z.record(
   z.string(),
   z.union([z.string(), z.number(), z.null()], { error: 'must be a string, a number or null' }),
   { error: 'properties must be an object of property keys and values' },
@@ -85,56 +83,6 @@ export const createContactSchema = z.strictObject(
 );
 
 export type CreateContactInput = z.output<typeof createContactSchema>;
-
-/**
- * PATCH: what is given changes, the rest stays; `null` clears a name (SDK 6.38) or a property's
- * value. `email` moves the contact to another address (Resend's document has it; the SDK never sends it).
- */
-export const updateContactSchema = z.strictObject(
-  {
-    email: z.optional(contactAddress),
-    first_name: z.optional(z.nullable(name('first_name'))),
-    last_name: z.optional(z.nullable(name('last_name'))),
-    unsubscribed: z.optional(z.boolean({ error: 'unsubscribed must be true or false' })),
-    properties: z.optional(properties),
-  },
-  bodyError,
-);
-
-export type UpdateContactInput = z.output<typeof updateContactSchema>;
-
-const uuidCursor = (field: string) =>
-  z.optional(z.string().check(z.refine(isUuid, `${field} must be an id (a UUID) from a listed item`)));
-
-/**
- * A page of contacts (Resend's cursors only: `limit`, `after`, `before`; no offset, which a merge
- * of 16 partitions would have to read), optionally the members of one segment.
- */
-export const listContactsQuerySchema = z
-  .strictObject({
-    limit: z._default(queryInteger('limit', 1, MAX_LIMIT), DEFAULT_LIMIT),
-    after: uuidCursor('after'),
-    before: uuidCursor('before'),
-    segment_id: z.optional(z.string()),
-  })
-  .check(
-    z.superRefine((query, ctx) => {
-      if (query.after !== undefined && query.before !== undefined)
-        ctx.issues.push({
-          code: 'custom',
-          path: ['before'],
-          message: 'give after or before, not both',
-          input: query.before,
-        });
-    }),
-  );
-
-/** A segment's members listed by the audience route: the same query without `segment_id`. */
-export const listAudienceContactsQuerySchema = z.strictObject({
-  limit: z._default(queryInteger('limit', 1, MAX_LIMIT), DEFAULT_LIMIT),
-  after: uuidCursor('after'),
-  before: uuidCursor('before'),
-});
 
 /** The segment ids of a create, from either shape, without repeats. */
 export const segmentIdsOf = (input: Pick<CreateContactInput, 'segments' | 'audience_id'>): string[] => [

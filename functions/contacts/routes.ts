@@ -14,6 +14,7 @@ import type { RouteDeclaration } from '../shared/route.js';
 
 const answers = () => import('./answers.js');
 const model = () => import('./model.js');
+const listQuery = () => import('./list-query.js');
 const list = async () =>
   (await import('../shared/answers.js')).listOf((await answers()).contactListItemSchema);
 
@@ -63,7 +64,7 @@ export const listContactsRoute = {
   permission: 'full_access',
   summary: "List contacts, or one segment's members, newest first",
   errors: [404],
-  schemas: async () => ({ query: (await model()).listContactsQuerySchema, answer: await list() }),
+  schemas: async () => ({ query: (await listQuery()).listContactsQuerySchema, answer: await list() }),
   access: LISTS,
 } as const satisfies RouteDeclaration;
 
@@ -87,7 +88,7 @@ export const updateContactRoute = {
   body: { type: 'json' },
   errors: [404, 409],
   schemas: async () => ({
-    body: (await model()).updateContactSchema,
+    body: (await import('./update-schema.js')).updateContactSchema,
     answer: (await answers()).contactReferenceSchema,
   }),
   access: UPDATES,
@@ -133,7 +134,7 @@ export const listAudienceContactsRoute = {
   permission: 'full_access',
   summary: "List an audience's (a segment's) contacts, newest first",
   errors: [404],
-  schemas: async () => ({ query: (await model()).listAudienceContactsQuerySchema, answer: await list() }),
+  schemas: async () => ({ query: (await listQuery()).listAudienceContactsQuerySchema, answer: await list() }),
   access: LISTS,
 } as const satisfies RouteDeclaration;
 
@@ -157,7 +158,7 @@ export const updateAudienceContactRoute = {
   body: { type: 'json' },
   errors: [404, 409],
   schemas: async () => ({
-    body: (await model()).updateContactSchema,
+    body: (await import('./update-schema.js')).updateContactSchema,
     answer: (await answers()).contactReferenceSchema,
   }),
   access: UPDATES,

@@ -1,3 +1,4 @@
+import { contactWrites } from '../adapters/dynamodb/contact-writes.js';
 import { type ContactDeps, deleteContact } from '../contacts/contacts.js';
 import { pathContact } from '../contacts/model.js';
 import { deleteContactRoute } from '../contacts/routes.js';
@@ -5,7 +6,7 @@ import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.
 import { contactApiDeps } from '../wiring/contacts.js';
 
 /** DELETE /v1/contacts/{id or address}: deleted now, its memberships and choices off the request path. */
-export const makeHandler = (deps: HttpDeps & ContactDeps) =>
+export const makeHandler = (deps: HttpDeps & Omit<ContactDeps, 'listing'>) =>
   httpHandler(deps, deleteContactRoute, async ({ params }) => {
     const contact = await deleteContact(deps, pathContact(params.id ?? ''));
     return {
@@ -14,4 +15,6 @@ export const makeHandler = (deps: HttpDeps & ContactDeps) =>
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(contactApiDeps('delete-contact')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(contactApiDeps('delete-contact', { contacts: contactWrites })),
+);

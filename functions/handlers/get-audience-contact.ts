@@ -14,4 +14,4 @@ export const makeHandler = (deps: HttpDeps & Pick<ContactDeps, 'reads'>) =>
     return { statusCode: 200, body: toContactBody(contact, defined) };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(contactApiDeps('get-audience-contact')));
+export const handler = lazyHttpHandler(() => makeHandler(contactApiDeps('get-audience-contact', {})));

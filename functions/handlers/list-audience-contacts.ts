@@ -1,5 +1,7 @@
+import { contactListing } from '../adapters/dynamodb/contact-listing.js';
 import { type ContactDeps, listContacts } from '../contacts/contacts.js';
-import { listAudienceContactsQuerySchema, toContactListItem } from '../contacts/model.js';
+import { listAudienceContactsQuerySchema } from '../contacts/list-query.js';
+import { toContactListItem } from '../contacts/model.js';
 import { listAudienceContactsRoute } from '../contacts/routes.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { contactApiDeps } from '../wiring/contacts.js';
@@ -15,4 +17,6 @@ export const makeHandler = (deps: HttpDeps & Pick<ContactDeps, 'reads' | 'listin
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(contactApiDeps('list-audience-contacts')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(contactApiDeps('list-audience-contacts', { listing: contactListing })),
+);

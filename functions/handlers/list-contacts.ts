@@ -1,5 +1,7 @@
+import { contactListing } from '../adapters/dynamodb/contact-listing.js';
 import { type ContactDeps, listContacts } from '../contacts/contacts.js';
-import { listContactsQuerySchema, toContactListItem } from '../contacts/model.js';
+import { listContactsQuerySchema } from '../contacts/list-query.js';
+import { toContactListItem } from '../contacts/model.js';
 import { listContactsRoute } from '../contacts/routes.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
 import { contactApiDeps } from '../wiring/contacts.js';
@@ -15,4 +17,6 @@ export const makeHandler = (deps: HttpDeps & Pick<ContactDeps, 'reads' | 'listin
     };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(contactApiDeps('list-contacts')));
+export const handler = lazyHttpHandler(() =>
+  makeHandler(contactApiDeps('list-contacts', { listing: contactListing })),
+);

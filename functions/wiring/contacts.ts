@@ -1,16 +1,15 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { newSqsClient } from '../adapters/aws-clients.js';
-import { DynamoContactListing } from '../adapters/dynamodb/contact-listing.js';
-import { DynamoContactWrites } from '../adapters/dynamodb/contact-writes.js';
 import {
   audienceReads,
+  type RepositoryFactories,
   unpublishedEventStoreByPut,
   webhookRepository,
 } from '../adapters/dynamodb/repositories.js';
-import type { AudienceCleanup, CleanupJob } from '../contacts/cleanup-jobs.js';
-import type { ContactDeps } from '../contacts/contacts.js';
+import { onFirstUse } from '../adapters/on-first-use.js';
+import { deliveryQueueOnFirstUse } from '../adapters/sqs/delivery-queue-on-first-use.js';
+import type { AudienceCleanup } from '../contacts/cleanup-jobs.js';
 import { loadConfig } from '../shared/config.js';
-import { apiDeps, eventPublisher } from '../wiring.js';
+import { WebhookPublisher } from '../webhooks/publish.js';
+import { apiDeps } from '../wiring.js';
 
 type ContactFunction =
   | 'create-contact'
@@ -36,48 +35,49 @@ const PUBLISHING = new Set<ContactFunction>([
 
 const DELETING = new Set<ContactFunction>(['delete-contact', 'delete-audience-contact']);
 
-/**
- * The audience clean-up queue (AUDIENCE_CLEANUP_QUEUE_URL), one job a message.
- * To be joined with the segments' SQS adapter (adapters/sqs/audience-cleanup-queue.ts) at the merge.
- */
-const cleanupQueue = (queueUrl: string): AudienceCleanup => {
-  const sqs = newSqsClient();
-  return {
-    async enqueue(job: CleanupJob) {
-      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
-    },
-  };
-};
+/** The audience clean-up queue, its SQS code loaded on the first delete (an island). */
+function cleanupOnFirstUse(queueUrl: string): AudienceCleanup {
+  const queue = onFirstUse(async () =>
+    (await import('../adapters/sqs/audience-cleanup-island.js')).createAudienceCleanup(queueUrl),
+  );
+  return { enqueue: async (job) => (await queue()).enqueue(job) };
+}
 
-const refuses = (what: string): AudienceCleanup => ({
+const refuses = (name: string): AudienceCleanup => ({
   enqueue: async () => {
-    throw new Error(`${what} does not delete contacts`);
+    throw new Error(`${name} deletes no contact`);
   },
 });
 
 /**
- * A contact function's dependencies: the audience's reads, the contacts' writes and listings, and
+ * A contact function's dependencies: the audience's reads, the factories it names (the contacts'
+ * writes, `contacts: contactWrites`, or listings, `listing: contactListing`: its bundle holds only those), and
  * for those that change a contact its events (WEBHOOK_QUEUE_URL) and for those that delete one the
  * clean-up queue (AUDIENCE_CLEANUP_QUEUE_URL): each reads only the settings its route declares.
+ * Both queues are reached through SQS code loaded on first use, so the table's budget holds at
+ * init: a change publishes only when an endpoint is subscribed (the endpoints are read from the
+ * table first), and a delete's one message is not worth SQS's client in every cold start.
  */
-export function contactApiDeps(name: ContactFunction) {
+export function contactApiDeps<R extends RepositoryFactories>(name: ContactFunction, repositories: R) {
   const deps = apiDeps(name, {
+    ...repositories,
     reads: audienceReads,
     webhooks: webhookRepository,
     unpublished: unpublishedEventStoreByPut,
   });
-  const { db, name: tableName } = deps.table;
   const events = PUBLISHING.has(name)
-    ? eventPublisher(deps.webhooks, loadConfig('WEBHOOK_QUEUE_URL').WEBHOOK_QUEUE_URL, deps.unpublished)
+    ? new WebhookPublisher({
+        webhooks: deps.webhooks,
+        queue: deliveryQueueOnFirstUse(loadConfig('WEBHOOK_QUEUE_URL').WEBHOOK_QUEUE_URL),
+        counters: deps.counters,
+        unpublished: deps.unpublished,
+      })
     : undefined;
-  const cleanup = DELETING.has(name)
-    ? cleanupQueue(loadConfig('AUDIENCE_CLEANUP_QUEUE_URL').AUDIENCE_CLEANUP_QUEUE_URL)
-    : refuses(name);
   return {
     ...deps,
-    contacts: new DynamoContactWrites(db, tableName),
-    listing: new DynamoContactListing(db, tableName),
-    cleanup,
+    cleanup: DELETING.has(name)
+      ? cleanupOnFirstUse(loadConfig('AUDIENCE_CLEANUP_QUEUE_URL').AUDIENCE_CLEANUP_QUEUE_URL)
+      : refuses(name),
     ...(events ? { events } : {}),
-  } satisfies ContactDeps & Record<string, unknown>;
+  };
 }

@@ -91,3 +91,7 @@ export class DynamoContactListing implements ContactListing {
     return { data: contacts.filter((c) => ids.includes(c.id)), has_more };
   }
 }
+
+/** The factory a listing function names for its wiring (wiring/contacts.ts), so only those bundle this. */
+export const contactListing = (t: { db: DynamoDBDocumentClient; name: string }) =>
+  new DynamoContactListing(t.db, t.name);

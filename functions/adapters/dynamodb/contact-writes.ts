@@ -160,3 +160,7 @@ export class DynamoContactWrites implements ContactWrites {
     );
   }
 }
+
+/** The factory a contact function names for its wiring (wiring/contacts.ts), so only those that write bundle this. */
+export const contactWrites = (t: { db: DynamoDBDocumentClient; name: string }) =>
+  new DynamoContactWrites(t.db, t.name);
