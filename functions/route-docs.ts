@@ -3,6 +3,7 @@ import { API_REFERENCE_DOCS } from './api-reference/docs.js';
 import { CONSOLE_DOCS } from './console/docs.js';
 import { CONTACT_IMPORT_DOCS } from './contact-imports/docs.js';
 import { CONTACT_PROPERTY_DOCS } from './contact-properties/docs.js';
+import { CONTACT_DOCS } from './contacts/docs.js';
 import { DOMAIN_DOCS } from './domains/docs.js';
 import { EMAIL_DOCS } from './emails/docs.js';
 import { METRICS_DOCS } from './metrics/docs.js';
@@ -35,4 +36,5 @@ export const ROUTE_DOCS: Readonly<Record<RouteHandler, RouteDocs>> = {
   ...API_REFERENCE_DOCS,
   ...CONSOLE_DOCS,
   ...CONTACT_IMPORT_DOCS,
+  ...CONTACT_DOCS,
 };

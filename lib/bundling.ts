@@ -67,6 +67,7 @@ export const ISLANDS: Readonly<Record<string, string>> = {
   'functions/adapters/s3/content-store-island.ts': 'island-content-store',
   'functions/adapters/sqs/email-queue-island.ts': 'island-email-queue',
   'functions/adapters/sqs/delivery-queue-island.ts': 'island-delivery-queue',
+  'functions/adapters/sqs/audience-cleanup-island.ts': 'island-audience-cleanup',
 };
 
 /** Resolves `import()` of an island to its own bundle, beside the function's files. */

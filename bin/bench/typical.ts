@@ -74,6 +74,24 @@ async function must(api: Api, method: string, path: string, body?: unknown) {
   return response.json;
 }
 
+/** A new contact's id (contacts). */
+const newContact = async (fx: Fixtures): Promise<string> =>
+  (await must(fx.api, 'POST', '/contacts', { email: `bench-${next()}@example.com` })).id;
+
+/** A new audience (a segment). */
+const newAudience = async (fx: Fixtures): Promise<string> =>
+  (await must(fx.api, 'POST', '/segments', { name: `Bench ${next()}` })).id;
+
+/** An audience and a contact in it: the audience routes' parameters. */
+async function audienceContact(fx: Fixtures) {
+  const id = await newAudience(fx);
+  const contact = await must(fx.api, 'POST', '/contacts', {
+    email: `bench-${next()}@example.com`,
+    segments: [id],
+  });
+  return { id, contact_id: String(contact.id) };
+}
+
 const scheduled = async (fx: Fixtures) =>
   (
     await must(fx.api, 'POST', '/emails', {
@@ -195,6 +213,25 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
     const { id } = await must(fx.api, 'POST', '/templates', { name: 'Gone', html: '<p>x</p>' });
     return http(fx, 'delete-template', { params: { id } });
   },
+  'create-contact': (fx) => http(fx, 'create-contact', { body: { email: `bench-${next()}@example.com` } }),
+  'list-contacts': (fx) => http(fx, 'list-contacts'),
+  'get-contact': async (fx) => http(fx, 'get-contact', { params: { id: await newContact(fx) } }),
+  'update-contact': async (fx) =>
+    http(fx, 'update-contact', { params: { id: await newContact(fx) }, body: { first_name: 'Ada' } }),
+  'delete-contact': async (fx) => http(fx, 'delete-contact', { params: { id: await newContact(fx) } }),
+  'create-audience-contact': async (fx) =>
+    http(fx, 'create-audience-contact', {
+      params: { id: await newAudience(fx) },
+      body: { email: `bench-${next()}@example.com` },
+    }),
+  'list-audience-contacts': async (fx) =>
+    http(fx, 'list-audience-contacts', { params: { id: await newAudience(fx) } }),
+  'get-audience-contact': async (fx) =>
+    http(fx, 'get-audience-contact', { params: await audienceContact(fx) }),
+  'update-audience-contact': async (fx) =>
+    http(fx, 'update-audience-contact', { params: await audienceContact(fx), body: { last_name: 'L' } }),
+  'delete-audience-contact': async (fx) =>
+    http(fx, 'delete-audience-contact', { params: await audienceContact(fx) }),
   'publish-template': (fx) => http(fx, 'publish-template', { params: { id: fx.templateId } }),
   'duplicate-template': (fx) => http(fx, 'duplicate-template', { params: { id: fx.templateId } }),
   'create-api-key': (fx) => http(fx, 'create-api-key', { body: { name: `key ${next()}` } }),

@@ -1,0 +1,97 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Contact } from '../../contacts/contact.js';
+import type { ContactListing, ContactPage, ContactPageQuery } from '../../contacts/ports.js';
+import { contactIdKey, contactKey, toContact } from './audience-items.js';
+import { batchGetAll, newestFirstMerged } from './client.js';
+import { CONTACT_SHARDS, INDEXES, keys } from './table.js';
+
+type Item = Record<string, unknown>;
+
+const TIME = INDEXES.emailsByTime;
+
+/**
+ * Every sort key of these listings is a contact id, a UUIDv7, whose first hex digit is the top of
+ * its 48-bit millisecond time: 0 until the year 2527. The listing's range starts there (DynamoDB
+ * refuses an empty string in a key condition).
+ */
+const UUID_V7_PREFIX = '0';
+
+const shards = (partition: (shard: number) => string) =>
+  Array.from({ length: CONTACT_SHARDS }, (_, shard) => partition(shard));
+
+/**
+ * Contacts listed newest first without a scan (contacts/ports.ts), through the keys-only time
+ * index: all contacts under CONTACTS#<shard>, a segment's members under SEGMENT#<id>#<shard>, each
+ * CONTACT_SHARDS partitions merged in id order (client.ts newestFirstMerged reads each only as
+ * far as the page needs: a page of a million-member segment reads about `limit` + 2 × 16 entries).
+ * Then the contacts themselves, batched: all contacts' entries are the contact items' own (their
+ * keys name the address); a membership's names the contact's id, so its id items are read first.
+ * A member whose contact was deleted (its clean-up still to come) is left out of the page.
+ * Segments (their GET /v1/segments/{id}/contacts) list members through `segmentMembers` too.
+ */
+export class DynamoContactListing implements ContactListing {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  private page(partitions: string[], page: ContactPageQuery) {
+    return newestFirstMerged(
+      this.db,
+      {
+        TableName: this.tableName,
+        IndexName: TIME.name,
+        partitionKey: TIME.partitionKey,
+        sortKey: TIME.sortKey,
+        partitions,
+        prefix: UUID_V7_PREFIX,
+        sortKeyOf: (id) => id,
+      },
+      { ...page, offset: 0 },
+    );
+  }
+
+  /** The contacts of these contact items' keys, in the order given (those gone left out). */
+  private async contactsAt(keysInOrder: Item[]): Promise<Contact[]> {
+    // BatchGetItem refuses a key twice: each address once, in its first place.
+    const unique = [...new Map(keysInOrder.map((key) => [String(key.pk), key])).values()];
+    const items = await batchGetAll(this.db, this.tableName, unique);
+    const byPk = new Map(items.map((item) => [String(item.pk), toContact(item)]));
+    return unique.flatMap((key) => {
+      const contact = byPk.get(String(key.pk));
+      return contact ? [contact] : [];
+    });
+  }
+
+  async contacts(page: ContactPageQuery): Promise<ContactPage> {
+    const { items, has_more } = await this.page(shards(keys.contacts), page);
+    const data = await this.contactsAt(items.map((item) => ({ pk: item.pk, sk: item.sk })));
+    return { data, has_more };
+  }
+
+  async segmentMembers(segmentId: string, page: ContactPageQuery): Promise<ContactPage> {
+    const { items, has_more } = await this.page(
+      shards((shard) => keys.segmentMembers(segmentId, shard)),
+      page,
+    );
+    const ids = items.map((item) => String(item[TIME.sortKey]));
+    const pointers = await batchGetAll(
+      this.db,
+      this.tableName,
+      ids.map((id) => contactIdKey(id)),
+    );
+    const addressOf = new Map(pointers.map((p) => [String(p.id), String(p.address)]));
+    const contacts = await this.contactsAt(
+      ids.flatMap((id) => {
+        const address = addressOf.get(id);
+        return address ? [contactKey(address)] : [];
+      }),
+    );
+    // A contact at that address with another id is a later contact of the same address, not the member.
+    return { data: contacts.filter((c) => ids.includes(c.id)), has_more };
+  }
+}
+
+/** The factory a listing function names for its wiring (wiring/contacts.ts), so only those bundle this. */
+export const contactListing = (t: { db: DynamoDBDocumentClient; name: string }) =>
+  new DynamoContactListing(t.db, t.name);
