@@ -25,7 +25,7 @@ export interface SegmentStore {
   removeMember(contactId: string, segmentId: string): Promise<boolean>;
 }
 
-/** A segment's members, page by page, newest contact first (adapters/dynamodb/segment-members.ts). */
+/** A segment's members, page by page, newest contact first (the contacts' listing: adapters/dynamodb/contact-listing.ts). */
 export interface SegmentMembers {
   members(segmentId: string, page: PageQuery): Promise<Page<Contact>>;
 }

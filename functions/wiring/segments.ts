@@ -1,13 +1,13 @@
 import { newSqsClient } from '../adapters/aws-clients.js';
 import { DynamoAudienceCleanupStore } from '../adapters/dynamodb/audience-cleanup-store.js';
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
+import { contactListing } from '../adapters/dynamodb/contact-listing.js';
 import { audienceReads, type Table } from '../adapters/dynamodb/repositories.js';
-import { DynamoSegmentMembers } from '../adapters/dynamodb/segment-members.js';
 import { DynamoSegmentStore } from '../adapters/dynamodb/segment-store.js';
 import { SqsAudienceCleanup } from '../adapters/sqs/audience-cleanup-queue.js';
 import type { CleanupDeps } from '../contacts/cleanup.js';
 import { log } from '../observability/logger.js';
-import type { SegmentDeleteDeps, SegmentDeps, SegmentMemberDeps } from '../segments/ports.js';
+import type { SegmentDeleteDeps, SegmentDeps, SegmentMemberDeps, SegmentMembers } from '../segments/ports.js';
 import { loadConfig } from '../shared/config.js';
 import { apiDeps } from '../wiring.js';
 
@@ -17,7 +17,11 @@ import { apiDeps } from '../wiring.js';
  * their clean-up (AUDIENCE_CLEANUP_QUEUE_URL).
  */
 const segmentStore = (t: Table) => new DynamoSegmentStore(t.db, t.name);
-const segmentMembers = (t: Table) => new DynamoSegmentMembers(t.db, t.name);
+/** A segment's members: the contacts' own listing of them (adapters/dynamodb/contact-listing.ts). */
+const segmentMembers = (t: Table): SegmentMembers => {
+  const listing = contactListing(t);
+  return { members: (segmentId, page) => listing.segmentMembers(segmentId, page) };
+};
 
 type SegmentFunction =
   | 'create-segment'

@@ -15,8 +15,8 @@ import {
   segmentKey,
 } from '../../functions/adapters/dynamodb/audience-items.js';
 import { DynamoAudienceReads } from '../../functions/adapters/dynamodb/audience-reads.js';
+import { contactListing } from '../../functions/adapters/dynamodb/contact-listing.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
-import { DynamoSegmentMembers } from '../../functions/adapters/dynamodb/segment-members.js';
 import { DynamoSegmentStore } from '../../functions/adapters/dynamodb/segment-store.js';
 import { generateApiKey } from '../../functions/api-keys/model.js';
 import type { AudienceCleanup, CleanupJob } from '../../functions/contacts/cleanup-jobs.js';
@@ -61,7 +61,10 @@ beforeAll(async () => {
     apiKeys: repos.apiKeys,
     segments: new DynamoSegmentStore(table.db, table.tableName),
     audience: new DynamoAudienceReads(table.db, table.tableName),
-    members: new DynamoSegmentMembers(table.db, table.tableName),
+    members: {
+      members: (id: string, page: { limit: number; after?: string; before?: string }) =>
+        contactListing({ db: table.db, name: table.tableName }).segmentMembers(id, page),
+    },
     cleanup,
     clock: systemClock,
     log,
