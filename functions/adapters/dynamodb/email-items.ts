@@ -44,6 +44,11 @@ export const SUPPRESSED_SETS: Record<SuppressedReason, string> = {
   previous_bounce: 'sup_bounce',
   previous_complaint: 'sup_complaint',
   manual: 'sup_manual',
+  // Withheld by the send gate (an email with topic_id).
+  unsubscribed: 'sup_unsub',
+  topic_opted_out: 'sup_topic_out',
+  topic_default_opt_out: 'sup_topic_default',
+  topic_deleted: 'sup_topic_gone',
 };
 
 /** Which positions were left out as suppressed, and why, from the status item. */
@@ -106,22 +111,25 @@ export const extras = ({
   attachments,
   body_key,
   template,
-}: Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template'>) => ({
+  topic_id,
+}: Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template' | 'topic_id'>) => ({
   ...(tags.length ? { tags } : {}),
   ...(Object.keys(headers).length ? { headers } : {}),
   ...(attachments?.length ? { attachments } : {}),
   ...(body_key ? { body_key } : {}),
   ...(template ? { template } : {}),
+  ...(topic_id ? { topic_id } : {}),
 });
 
 export const extrasOf = (
   body: Item,
-): Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template'> => ({
+): Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template' | 'topic_id'> => ({
   tags: (body.tags as EmailContent['tags'] | undefined) ?? [],
   headers: (body.headers as EmailContent['headers'] | undefined) ?? {},
   ...(body.attachments ? { attachments: body.attachments as EmailContent['attachments'] } : {}),
   ...(body.body_key ? { body_key: String(body.body_key) } : {}),
   ...(body.template ? { template: body.template as EmailContent['template'] } : {}),
+  ...(typeof body.topic_id === 'string' ? { topic_id: body.topic_id } : {}),
 });
 
 /** Failure reasons are bounded so the status item stays small (one write unit per change). */
