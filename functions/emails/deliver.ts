@@ -153,8 +153,10 @@ async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<Deli
   if (wait > 0) await (deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))))(wait);
   const { job, queued, finalAttempt } = email;
   const late = () => slot.strict && deps.clock.now().getTime() - startAt > LATE_MS;
+  // An email with topic_id to several recipients: its first message, then the others at once.
+  const sends = job.content.topic_id && email.recipients > 1 ? 2 : 1;
   if (!job.content.attachments?.length) {
-    if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
+    if (tooLate(deps, false, sends)) return defer(deps, queued, 'time', TOO_LATE);
     if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
     return send(deps, email, []);
   }
@@ -163,7 +165,7 @@ async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<Deli
     if (tooLate(deps, fetches(email))) return defer(deps, queued, 'time', TOO_LATE);
     const files = await loadFiles(deps, job);
     if (!Array.isArray(files)) return failUnsent(deps, job, files, finalAttempt);
-    if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
+    if (tooLate(deps, false, sends)) return defer(deps, queued, 'time', TOO_LATE);
     if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
     return send(deps, email, files);
   });

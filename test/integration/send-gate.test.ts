@@ -26,7 +26,7 @@ import { SesMailer } from '../../functions/adapters/ses/mailer.js';
 import type { Contact, Subscription, Topic } from '../../functions/contacts/contact.js';
 import type { AudienceReads } from '../../functions/contacts/reads.js';
 import { sendEmailSchema } from '../../functions/emails/email.js';
-import type { SendJob } from '../../functions/emails/ports.js';
+import { MailerError, type SendJob } from '../../functions/emails/ports.js';
 import { toQueueMessage } from '../../functions/emails/send-job.js';
 import { makeHandler as makeGetEmail } from '../../functions/handlers/get-email.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
@@ -39,7 +39,7 @@ import { type Emulators, startEmulators } from '../../local/emulators.js';
 import { ensureQueueWithDlq } from '../../local/resources.js';
 import { type SesStandIn, startSesStandIn } from '../../local/ses-stand-in.js';
 import { context, httpEvent, sqsEvent } from '../support/events.js';
-import { fullAccessKey, RecordingQueue } from '../support/fakes.js';
+import { fullAccessKey, RecordingQueue, ScriptedMailer } from '../support/fakes.js';
 import { expectResendShape } from '../support/resend-schema.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
@@ -427,6 +427,64 @@ describe('the send gate (topic_id)', () => {
     expect(await sesStore(`Keys ${tag}`)).toEqual([]);
     await consumer()(sqsEvent([{ ...(message as { body: string }), receiveCount: 2 }]));
     expect(await sesStore(`Keys ${tag}`)).toHaveLength(1);
+  });
+});
+
+describe('one message per recipient, under one claim', () => {
+  async function topicEmail(to: string[]) {
+    const topic = await newTopic('opt_in');
+    const resend = new Resend(token, { baseUrl });
+    const from = queue.jobs.length;
+    const sent = await resend.emails.send({
+      from: 'news@acme.test',
+      to,
+      subject: 'Claim',
+      text: 'Hi',
+      topicId: topic.id,
+    });
+    return { id: sent.data?.id as string, message: messages(from)[0] as { body: string; messageId: string } };
+  }
+
+  it('retries the email when SES refuses its first message (SES took none of it), and sends each once then', async () => {
+    const tag = newUuid().slice(-8);
+    const { id, message } = await topicEmail([`a-${tag}@example.test`, `b-${tag}@example.test`]);
+    const refusing = new ScriptedMailer([new MailerError('Access denied', 'refused', 'AccessDenied')]);
+    const first = await consumer({ mailer: refusing })(sqsEvent([message]));
+    expect(first.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
+    expect(refusing.sent).toEqual([]);
+    expect((await repos.emails.get(id))?.sent_at).toBeNull();
+    const again = await consumer({ mailer: refusing })(sqsEvent([{ ...message, receiveCount: 2 }]));
+    expect(again.batchItemFailures).toEqual([]);
+    expect(refusing.sent.map((job) => job.content.to)).toEqual([
+      [`a-${tag}@example.test`],
+      [`b-${tag}@example.test`],
+    ]);
+  });
+
+  it('once SES took the first message, the email is sent and a later one SES refuses is never sent again (logged)', async () => {
+    const tag = newUuid().slice(-8);
+    const { id, message } = await topicEmail([`a-${tag}@example.test`, `b-${tag}@example.test`]);
+    const errors: unknown[] = [];
+    const halfway = new ScriptedMailer([
+      'ses-first',
+      new MailerError('Maximum sending rate exceeded.', 'rate', 'TooManyRequestsException'),
+    ]);
+    const logging = { ...log, error: (...args: unknown[]) => void errors.push(args) };
+    const result = await consumer({ mailer: halfway, log: logging })(sqsEvent([message]));
+    expect(result.batchItemFailures).toEqual([]);
+    expect(await repos.emails.get(id)).toMatchObject({
+      message_id: 'ses-first',
+      sent_at: expect.any(String),
+    });
+    expect(errors).toEqual([
+      [
+        'SES did not take the message of one recipient; it is not sent again',
+        expect.objectContaining({ email_id: id, recipient: `b-${tag}@example.test` }),
+      ],
+    ]);
+    // A second delivery of the message finds the email sent: nobody gets a second copy.
+    await consumer({ mailer: halfway, log: logging })(sqsEvent([{ ...message, receiveCount: 2 }]));
+    expect(halfway.sent).toHaveLength(1);
   });
 });
 
