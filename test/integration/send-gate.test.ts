@@ -430,6 +430,57 @@ describe('the send gate (topic_id)', () => {
   });
 });
 
+describe('what a withheld recipient raises', () => {
+  it('keeps a listed recipient its suppression-list reason and raises email.suppressed for it alone, none for the withheld', async () => {
+    const topic = await newTopic('opt_out');
+    const tag = newUuid().slice(-8);
+    const listed = `listed-${tag}@example.test`;
+    const stranger = `stranger-${tag}@example.test`;
+    const published: { type: string; data: { to?: string[]; suppressed?: { reason: string } } }[] = [];
+    const events = {
+      subscriptions: async () => ({
+        wants: () => true,
+        publish: async (raised: unknown[]) => void published.push(...(raised as typeof published)),
+      }),
+    };
+    const suppressions = {
+      find: async (emails: string[]) =>
+        new Map(
+          emails
+            .filter((e) => e === listed)
+            .map((email) => [
+              email,
+              {
+                id: 'sup_1',
+                email,
+                origin: 'bounce' as const,
+                source_id: null,
+                created_at: '2026-11-01T00:00:00Z',
+              },
+            ]),
+        ),
+    };
+    const resend = new Resend(token, { baseUrl });
+    const from = queue.jobs.length;
+    const sent = await resend.emails.send({
+      from: 'news@acme.test',
+      to: [listed, stranger],
+      subject: `Raised ${tag}`,
+      text: 'Hi',
+      topicId: topic.id,
+    });
+    await consumer({ events, suppressions })(sqsEvent(messages(from)));
+    const email = await repos.emails.get(sent.data?.id as string);
+    expect(email?.recipients.map((r) => r.suppressed?.reason)).toEqual([
+      'previous_bounce',
+      'topic_default_opt_out',
+    ]);
+    expect(published.map((e) => [e.type, e.data.to, e.data.suppressed?.reason])).toEqual([
+      ['email.suppressed', [listed], 'previous_bounce'],
+    ]);
+  });
+});
+
 describe('one message per recipient, under one claim', () => {
   async function topicEmail(to: string[]) {
     const topic = await newTopic('opt_in');
