@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { PurgeQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { Resend } from 'resend';
@@ -30,6 +30,7 @@ import { MailerError, type SendJob } from '../../functions/emails/ports.js';
 import { toQueueMessage } from '../../functions/emails/send-job.js';
 import { makeHandler as makeGetEmail } from '../../functions/handlers/get-email.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
+import { makeHandler as makeEventsConsumer } from '../../functions/handlers/process-ses-events.js';
 import { makeHandler as makeSendBatch } from '../../functions/handlers/send-batch.js';
 import { makeHandler as makeSendEmail } from '../../functions/handlers/send-email.js';
 import { newEmailId, newUuid } from '../../functions/shared/ids.js';
@@ -477,6 +478,41 @@ describe('what a withheld recipient raises', () => {
     ]);
     expect(published.map((e) => [e.type, e.data.to, e.data.suppressed?.reason])).toEqual([
       ['email.suppressed', [listed], 'previous_bounce'],
+    ]);
+  });
+});
+
+describe('how an email with a withheld recipient settles', () => {
+  it('settles delivered once the others are delivered: a recipient withheld by its choice is no bounce', async () => {
+    const topic = await newTopic('opt_in');
+    const tag = newUuid().slice(-8);
+    const leaver = await newContact(`leaver+${tag}@simulator.amazonses.com`);
+    await choose(leaver, topic, 'opt_out');
+    const resend = new Resend(token, { baseUrl });
+    const from = queue.jobs.length;
+    const sent = await resend.emails.send({
+      from: 'news@acme.test',
+      to: [`success+${tag}@simulator.amazonses.com`, leaver.email],
+      subject: `Settle ${tag}`,
+      text: 'Hi',
+      topicId: topic.id,
+    });
+    const id = sent.data?.id as string;
+    await consumer()(sqsEvent(messages(from)));
+    await standIn.idle();
+    const events = makeEventsConsumer({ emails: repos.emails });
+    // SES's events for the one message sent (Send, Delivery), as the events queue hands them over.
+    for (let round = 0; round < 20 && (await repos.emails.getState(id))?.status === 'queued'; round++) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: eventsQueue.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      if (Messages.length) await events(sqsEvent(Messages.map((m) => ({ body: m.Body ?? '' }))));
+    }
+    const email = await repos.emails.get(id);
+    expect(email?.status).toBe('delivered');
+    expect(email?.recipients.map((r) => [r.status, r.suppressed?.reason])).toEqual([
+      ['delivered', undefined],
+      ['suppressed', 'topic_opted_out'],
     ]);
   });
 });
