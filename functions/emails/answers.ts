@@ -37,6 +37,10 @@ const SUPPRESSED_REASONS = [
   'previous_bounce',
   'previous_complaint',
   'manual',
+  'unsubscribed',
+  'topic_opted_out',
+  'topic_default_opt_out',
+  'topic_deleted',
 ] as const satisfies readonly SuppressedReason[];
 // Every value of the types above is listed (a new one fails the type check here).
 type Missing<T, Listed extends readonly unknown[]> = Exclude<T, Listed[number]>;
@@ -100,7 +104,7 @@ export const emailRecipientSchema = named(
     bounce: z.optional(bounceSchema),
     suppressed: z.optional(z.object({ reason: z.enum(SUPPRESSED_REASONS) })),
   }),
-  'One recipient (to, cc, bcc in that order) and its own outcome: `complained` is on top of a delivery; `suppressed`: left out, its address being on the suppression list. Ours: Resend has no per-recipient outcome.',
+  "One recipient (to, cc, bcc in that order) and its own outcome: `complained` is on top of a delivery; `suppressed`: left out, its address being on the suppression list, or withheld by its choice for the email's topic (`suppressed.reason` says which). Ours: Resend has no per-recipient outcome.",
 );
 
 export const emailEventSchema = named(
@@ -138,6 +142,10 @@ export const emailSchema = named(
     events: z.array(emailEventSchema),
     template_id: z.optional(z.string()),
     template_version_id: z.optional(z.string()),
+    topic_id: z.optional(z.string()).register(z.globalRegistry, {
+      description:
+        "Resend's: the topic the email was scoped to (each recipient's choice for it decided whether it got the email).",
+    }),
     bodies_expired: z.optional(z.literal(true)).register(z.globalRegistry, {
       description:
         "Present when the bodies are past the content store's retention (the email is shown without them).",

@@ -37,6 +37,12 @@ export interface EmailContent {
   body_key?: string;
   /** The template it was rendered from (its content is what was rendered, at acceptance). */
   template?: TemplateUse;
+  /**
+   * Resend's `topic_id`: the topic the email is scoped to. Each recipient is gated by its contact's
+   * choice for it when the email is handed to SES (deliver-gate.ts), and gets its own message with
+   * its own one-click unsubscribe link.
+   */
+  topic_id?: string;
 }
 
 /** What one delivery event recorded against an email (per-recipient detail lives here). */

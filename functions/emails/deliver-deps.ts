@@ -5,10 +5,12 @@ import { type DeferReason, type DeferTimings, deferDelayMs, type SendingLimits }
 import type { Clock, ContentStore, Counters, FileFetcher, Log, SendPacer } from '../shared/ports.js';
 import type { SuppressionRepository } from '../suppressions/ports.js';
 import type { EventPublisher } from '../webhooks/ports.js';
+import type { GateDeps } from './deliver-gate.js';
 import type { Suppressed } from './deliver-suppressed.js';
 import type { EmailRepository, Mailer, QueuedJob, SendJob, StandingClaim } from './ports.js';
 
-export interface DeliverDeps {
+/** `audience` and `unsubscribeLinks` (GateDeps): read only for an email with `topic_id`. */
+export interface DeliverDeps extends GateDeps {
   emails: EmailRepository;
   /** The API keys, for a scheduled email: it is sent only while the key that scheduled it works. */
   apiKeys?: Pick<ApiKeyRepository, 'getById' | 'findByHash'>;

@@ -124,9 +124,13 @@ export async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(Slo
   return [...startTimes, ...rest];
 }
 
-/** What may still follow an email's claim: SES's longest answer, and a fetch of its files first. */
-export const needMs = (time: NonNullable<DeliverDeps['time']>, fetching: boolean) =>
-  (fetching ? time.fetchMs + time.marginMs : 0) + time.sendMs + time.marginMs;
+/**
+ * What may still follow an email's claim: SES's longest answer (`sends` of them one after the
+ * other: an email with topic_id waits for its first message, then for the others at once), and a
+ * fetch of its files first.
+ */
+export const needMs = (time: NonNullable<DeliverDeps['time']>, fetching: boolean, sends = 1) =>
+  (fetching ? time.fetchMs + time.marginMs : 0) + sends * time.sendMs + time.marginMs;
 
 /** Whether a file of the email may still have to be fetched from its `path` (unless an earlier attempt kept it). */
 export const fetches = (email: Ready) => (email.job.content.attachments ?? []).some((a) => a.path);
@@ -147,5 +151,5 @@ export interface Slot {
 export const LATE_MS = 1_000;
 
 /** Why not to start an email's claim now: too little of the invocation is left for what follows it. */
-export const tooLate = (deps: DeliverDeps, fetching: boolean): boolean =>
-  deps.time !== undefined && deps.time.left() < needMs(deps.time, fetching);
+export const tooLate = (deps: DeliverDeps, fetching: boolean, sends = 1): boolean =>
+  deps.time !== undefined && deps.time.left() < needMs(deps.time, fetching, sends);

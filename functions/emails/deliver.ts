@@ -6,6 +6,7 @@ import type { CounterName } from '../shared/ports.js';
 import { publishQuietly } from '../webhooks/publish.js';
 import { type BatchItem, type DeliverDeps, type DeliverOutcome, defer, type Ready } from './deliver-deps.js';
 import { heavy, loadFiles, type Problem, withBodies } from './deliver-files.js';
+import { gated, sendEach, unsubscribeUrls } from './deliver-gate.js';
 import { bookSlots, fetches, LATE_MS, type Slot, tooLate } from './deliver-pace.js';
 import { suppressedEvents, suppressedIn, without } from './deliver-suppressed.js';
 import { endEmail } from './end.js';
@@ -110,7 +111,8 @@ async function prepare(
   if (!stored) return { result: 'skipped', why: 'missing' };
   if ('problem' in stored) return failUnsent(deps, queued, stored.problem, finalAttempt);
   const job: SendJob = stored;
-  const left = await suppressedIn(deps, job.content);
+  // An email with topic_id: its recipients' choices for the topic too, read now (deliver-gate.ts).
+  const left = await gated(deps, job.content, await suppressedIn(deps, job.content));
   if (left.all) {
     // Nobody to send to: settled in one write, never handed to SES (and never claimed, so the
     // write holds only while no attempt ever began).
@@ -118,7 +120,9 @@ async function prepare(
     const settled = await endEmail(deps, job.id, {
       ending: 'allSuppressed',
       at,
-      reason: `every recipient is on the suppression list (${left.summary}); nothing was sent`,
+      reason: job.content.topic_id
+        ? `every recipient was left out, by the suppression list or their choice for the topic (${left.summary}); nothing was sent`
+        : `every recipient is on the suppression list (${left.summary}); nothing was sent`,
       email: job.content,
       count: left.positions.length,
       webhookEvents: (facts) => suppressedEvents(facts, left.named, at),
@@ -149,8 +153,10 @@ async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<Deli
   if (wait > 0) await (deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))))(wait);
   const { job, queued, finalAttempt } = email;
   const late = () => slot.strict && deps.clock.now().getTime() - startAt > LATE_MS;
+  // An email with topic_id to several recipients: its first message, then the others at once.
+  const sends = job.content.topic_id && email.recipients > 1 ? 2 : 1;
   if (!job.content.attachments?.length) {
-    if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
+    if (tooLate(deps, false, sends)) return defer(deps, queued, 'time', TOO_LATE);
     if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
     return send(deps, email, []);
   }
@@ -159,7 +165,7 @@ async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<Deli
     if (tooLate(deps, fetches(email))) return defer(deps, queued, 'time', TOO_LATE);
     const files = await loadFiles(deps, job);
     if (!Array.isArray(files)) return failUnsent(deps, job, files, finalAttempt);
-    if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
+    if (tooLate(deps, false, sends)) return defer(deps, queued, 'time', TOO_LATE);
     if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
     return send(deps, email, files);
   });
@@ -171,6 +177,13 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
   const count = (name: CounterName) => deps.counters?.count(name);
   // Read before the claim: a failure to read them leaves the email unclaimed for the next attempt.
   const sender = await senderOf(deps, job.content.from);
+  const toSend = {
+    ...(left.positions.length ? { ...job, content: without(job.content, left.emails) } : job),
+    ...(files.length ? { files } : {}),
+    ...(sender ? { sender } : {}),
+  };
+  // An email with topic_id: each recipient's own unsubscribe link, also read before the claim.
+  const urls = await unsubscribeUrls(deps, toSend);
   const startedAt = deps.clock.now().getTime();
   const mark = randomBytes(9).toString('base64url');
   const claim = await deps.emails.claim(
@@ -191,15 +204,20 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
       suppressedEvents(emailFacts(job.id, sourceOf(job.content)), left.named, at),
     );
   }
-  const toSend = {
-    ...(left.positions.length ? { ...job, content: without(job.content, left.emails) } : job),
-    ...(files.length ? { files } : {}),
-    ...(sender ? { sender } : {}),
-  };
 
   let messageId: string;
   try {
-    ({ messageId } = await deps.mailer.send(toSend));
+    if (urls) {
+      // One message per recipient: the first decides as one send does; the others go once each.
+      const each = await sendEach(deps.mailer, toSend, urls);
+      messageId = each.messageId;
+      for (const { email: address, reason } of each.unsent)
+        deps.log?.error('SES did not take the message of one recipient; it is not sent again', {
+          email_id: job.id,
+          recipient: address,
+          reason,
+        });
+    } else ({ messageId } = await deps.mailer.send(toSend));
   } catch (error) {
     const failure =
       error instanceof MailerError ? error : new MailerError(String(error), 'unknown', 'UnexpectedError');

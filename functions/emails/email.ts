@@ -192,6 +192,15 @@ const headers = z
     description: `Custom headers, \`{"Name": "value"}\`: at most ${MAX_HEADERS}, printable ASCII, none of the headers the service sets (From, To, Subject, Message-ID, Content-*, …).`,
   });
 
+/** A topic's id, as Resend's are: a UUID (ours are UUIDv7, lower-case). */
+const TOPIC_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The headers the send gate writes on every message of an email with `topic_id` (RFC 8058): one
+ * given in `headers` beside `topic_id` is refused rather than replaced without a word.
+ */
+export const UNSUBSCRIBE_HEADERS = ['list-unsubscribe', 'list-unsubscribe-post'] as const;
+
 export const sendEmailSchema = z
   .strictObject(
     {
@@ -217,6 +226,12 @@ export const sendEmailSchema = z
       scheduled_at: z.optional(
         z.string({ error: 'scheduled_at must be a string: an ISO 8601 time or, for example, "in 1 hour"' }),
       ),
+      // Resend's: the email goes only to recipients whose choice for the topic lets it (deliver-gate.ts).
+      topic_id: z.optional(
+        z
+          .string({ error: "topic_id must be a string: a topic's id" })
+          .check(z.refine((s) => TOPIC_ID.test(s), "topic_id must be a topic's id (a UUID)")),
+      ),
     },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object') },
   )
@@ -230,6 +245,22 @@ export const sendEmailSchema = z
           input: email,
         });
       }
+      if (email.topic_id && email.headers && Object.keys(email.headers).length > MAX_HEADERS - 2)
+        ctx.issues.push({
+          code: 'custom',
+          path: ['headers'],
+          message: `an email with topic_id may set at most ${MAX_HEADERS - 2} headers: SES takes ${MAX_HEADERS}, and the service sets List-Unsubscribe and List-Unsubscribe-Post`,
+          input: email.headers,
+        });
+      if (email.topic_id && email.headers)
+        for (const name of Object.keys(email.headers))
+          if ((UNSUBSCRIBE_HEADERS as readonly string[]).includes(name.toLowerCase()))
+            ctx.issues.push({
+              code: 'custom',
+              path: ['headers', name],
+              message: `${name} is set by the service on an email with topic_id (each recipient gets its own one-click unsubscribe link); leave it out`,
+              input: email.headers[name],
+            });
       const total = email.to.length + (email.cc?.length ?? 0) + (email.bcc?.length ?? 0);
       if (total > MAX_RECIPIENTS) {
         ctx.issues.push({
@@ -257,6 +288,7 @@ export function toContent(input: SendEmailInput): EmailContent {
     text: input.text || null,
     tags: input.tags ?? [],
     headers: input.headers ?? {},
+    ...(input.topic_id ? { topic_id: input.topic_id.toLowerCase() } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { SuppressedReason } from '../suppressions/ports.js';
+import type { SuppressedReason as ListedReason } from '../suppressions/ports.js';
 import type { EmailContent, EmailEvent } from './content.js';
 import { type EmailStatus, type LastEvent, lastEventOf } from './status.js';
 
@@ -13,7 +13,21 @@ export type RecipientKind = 'to' | 'cc' | 'bcc';
 export const RECIPIENT_STATUSES = ['queued', 'delivered', 'bounced', 'complained', 'suppressed'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
-export type { SuppressedReason } from '../suppressions/ports.js';
+/**
+ * Why the send gate withheld a recipient of an email with `topic_id` (deliver-gate.ts): its contact
+ * unsubscribed from everything; it opted out of the topic; it made no choice (or has no contact) and
+ * the topic's default is `opt_out`; the topic no longer exists.
+ */
+export const WITHHELD_REASONS = [
+  'unsubscribed',
+  'topic_opted_out',
+  'topic_default_opt_out',
+  'topic_deleted',
+] as const;
+export type WithheldReason = (typeof WITHHELD_REASONS)[number];
+
+/** Why a recipient was left out of the send: on the suppression list, or withheld by the gate. */
+export type SuppressedReason = ListedReason | WithheldReason;
 
 export interface Recipient {
   email: string;

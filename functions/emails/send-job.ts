@@ -74,6 +74,8 @@ const sendJobSchema = z.object({
     body_key: z.optional(z.string()),
     // The template it was rendered from (its events' webhooks name it).
     template: z.optional(z.object({ id: z.string(), version_id: z.string() })),
+    // The topic it is scoped to (the send gate, deliver-gate.ts).
+    topic_id: z.optional(z.string()),
   }),
 });
 
@@ -114,10 +116,15 @@ export function parseSendJob(body: string | undefined): QueuedJob | undefined {
       };
     const result = sendJobSchema.safeParse(json);
     if (!result.success) return undefined;
-    const { attachments, body_key, ...rest } = result.data.content;
+    const { attachments, body_key, topic_id, ...rest } = result.data.content;
     return {
       id: result.data.id,
-      content: { ...rest, ...(attachments ? { attachments } : {}), ...(body_key ? { body_key } : {}) },
+      content: {
+        ...rest,
+        ...(attachments ? { attachments } : {}),
+        ...(body_key ? { body_key } : {}),
+        ...(topic_id ? { topic_id } : {}),
+      },
       ...carriedOf(result.data),
     };
   } catch {

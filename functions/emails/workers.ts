@@ -21,14 +21,20 @@ export const EMAIL_WORKERS = {
       'WEBHOOK_QUEUE_URL',
       'CONTENT_BUCKET',
       'SEND_QUEUE_URL',
+      // An email with topic_id: each recipient's one-click unsubscribe link (deliver-gate.ts).
+      'UNSUBSCRIBE_KEYS_SECRET',
+      'PUBLIC_ORIGIN',
     ],
     optionalEnv: ['ATTACHMENT_ALLOW_LOOPBACK', 'SES_MAX_SEND_RATE', 'SENDER_OPTIONS_TTL_MS'],
     // The suppression list (BatchGetItem, once per email; also a large job's content); the attempt
     // record and its outcomes, suppressed recipients included, the shared send schedule, and the
     // claim and keeping of a read of the account's SES limits beside it (UpdateItem); why a claim
     // was refused, a scheduled email's state and its API key, how far the schedule is booked, the
-    // kept SES limits (GetItem); the webhook endpoints (Query).
+    // kept SES limits (GetItem); the webhook endpoints (Query). An email with topic_id: its topic
+    // (GetItem), its recipients' contacts and their choices for the topic (BatchGetItem).
     table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query'] },
+    // An email with topic_id: the key that signs each recipient's unsubscribe link, read at run time.
+    unsubscribeKeys: 'read',
     // A scheduled email's message that came before its time goes back on the queue, delayed; so
     // does an email deferred for SES's limits (SendMessage, batched).
     sendQueue: ['SendMessage'],

@@ -25,6 +25,7 @@ import { loadConfig } from '../shared/config.js';
 import { SendingLimits } from '../shared/pacing.js';
 import { systemClock } from '../shared/ports.js';
 import { eventPublisher } from '../wiring.js';
+import { sendGateDeps, unsubscribeLinksOnFirstUse } from './send-gate.js';
 
 /**
  * The wiring of the send consumer (process-send-queue). Apart from functions/wiring.ts because what a function loads on first use must be reached
@@ -60,8 +61,9 @@ export function consumerDeps() {
     requestMs: config.SES_REQUEST_TIMEOUT_MS,
     connections,
   });
+  const table = openTable(config.TABLE_NAME);
   const { emails, suppressions, webhooks, apiKeys, pacer, quotaStore, domains, metrics, unpublished } =
-    repositoriesOf(openTable(config.TABLE_NAME), {
+    repositoriesOf(table, {
       unpublished: unpublishedEventStore,
       emails: emailRepository,
       suppressions: suppressionRepository,
@@ -77,6 +79,8 @@ export function consumerDeps() {
     metrics,
     suppressions,
     apiKeys,
+    // An email with topic_id: its recipients' choices, and their unsubscribe links (deliver-gate.ts).
+    ...sendGateDeps(table, unsubscribeLinksOnFirstUse),
     // Each sender domain's tracking and configuration set, read once a minute per instance.
     senderOptions: senderOptions(domains, systemClock, config.SENDER_OPTIONS_TTL_MS),
     queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),

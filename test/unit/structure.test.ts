@@ -53,7 +53,18 @@ const MAY_USE: Readonly<Record<string, readonly string[]>> = {
   'api-keys': ['domains', 'shared'],
   metrics: ['domains', 'shared'],
   receiving: ['metrics', 'domains', 'webhooks', 'shared'],
-  emails: ['templates', 'suppressions', 'metrics', 'api-keys', 'domains', 'webhooks', 'shared'],
+  // The send gate reads the audience (contacts/reads.ts) and asks for unsubscribe links (unsubscribe/links.ts).
+  emails: [
+    'contacts',
+    'unsubscribe',
+    'templates',
+    'suppressions',
+    'metrics',
+    'api-keys',
+    'domains',
+    'webhooks',
+    'shared',
+  ],
   'api-reference': ['shared'],
   console: ['shared'],
 };

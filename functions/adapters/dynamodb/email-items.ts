@@ -3,7 +3,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EmailContent, EmailEvent, EmailSummary } from '../../emails/email.js';
 import { type EmailState, type SuppressedRecipients, suppressedPositions } from '../../emails/ports.js';
-import type { SuppressedReason } from '../../emails/recipients.js';
+import { type SuppressedReason, WITHHELD_REASONS } from '../../emails/recipients.js';
 import { type EmailStatus, lastEventOf, type RecipientTally } from '../../emails/status.js';
 import { batchGetAll } from './client.js';
 import { DUE_INDEX, keys } from './table.js';
@@ -17,7 +17,8 @@ import { DUE_INDEX, keys } from './table.js';
 type Item = Record<string, unknown>;
 
 /**
- * Suppressed recipients settled in a claim or a final change: counted as done and lost, and kept
+ * Suppressed recipients settled in a claim or a final change: counted as done and (those on the
+ * suppression list) lost, and kept
  * by reason (number sets of positions, so a repeat counts once), with when, and the mark
  * `last_event` reads. The status item holds all of it: a recipient's own status needs no other item.
  */
@@ -25,7 +26,16 @@ export function suppressedMarks(suppressed?: SuppressedRecipients) {
   const all = suppressed ? suppressedPositions(suppressed) : [];
   if (!suppressed || all.length === 0) return { set: '', add: '', values: {} };
   const values: Item = { ':supTrue': true, ':supAt': suppressed.at, ':supAll': new Set(all) };
-  const add = ['done :supAll', 'lost :supAll'];
+  const add = ['done :supAll'];
+  // A recipient the send gate withheld (its own choice for the topic) is settled but not lost: it
+  // makes no email `bounced` whose other recipients got it.
+  const lost = Object.entries(suppressed.byReason)
+    .filter(([reason]) => !(WITHHELD_REASONS as readonly string[]).includes(reason))
+    .flatMap(([, positions]) => positions ?? []);
+  if (lost.length) {
+    values[':supLost'] = new Set(lost);
+    add.push('lost :supLost');
+  }
   for (const [reason, positions] of Object.entries(suppressed.byReason)) {
     if (!positions?.length) continue;
     const attr = SUPPRESSED_SETS[reason as SuppressedReason];
@@ -44,6 +54,11 @@ export const SUPPRESSED_SETS: Record<SuppressedReason, string> = {
   previous_bounce: 'sup_bounce',
   previous_complaint: 'sup_complaint',
   manual: 'sup_manual',
+  // Withheld by the send gate (an email with topic_id).
+  unsubscribed: 'sup_unsub',
+  topic_opted_out: 'sup_topic_out',
+  topic_default_opt_out: 'sup_topic_default',
+  topic_deleted: 'sup_topic_gone',
 };
 
 /** Which positions were left out as suppressed, and why, from the status item. */
@@ -106,22 +121,25 @@ export const extras = ({
   attachments,
   body_key,
   template,
-}: Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template'>) => ({
+  topic_id,
+}: Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template' | 'topic_id'>) => ({
   ...(tags.length ? { tags } : {}),
   ...(Object.keys(headers).length ? { headers } : {}),
   ...(attachments?.length ? { attachments } : {}),
   ...(body_key ? { body_key } : {}),
   ...(template ? { template } : {}),
+  ...(topic_id ? { topic_id } : {}),
 });
 
 export const extrasOf = (
   body: Item,
-): Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template'> => ({
+): Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template' | 'topic_id'> => ({
   tags: (body.tags as EmailContent['tags'] | undefined) ?? [],
   headers: (body.headers as EmailContent['headers'] | undefined) ?? {},
   ...(body.attachments ? { attachments: body.attachments as EmailContent['attachments'] } : {}),
   ...(body.body_key ? { body_key: String(body.body_key) } : {}),
   ...(body.template ? { template: body.template as EmailContent['template'] } : {}),
+  ...(typeof body.topic_id === 'string' ? { topic_id: body.topic_id } : {}),
 });
 
 /** Failure reasons are bounded so the status item stays small (one write unit per change). */

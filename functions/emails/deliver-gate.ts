@@ -1,0 +1,154 @@
+import type { AudienceReads } from '../contacts/reads.js';
+import type { SenderOptions } from '../domains/model.js';
+import type { UnsubscribeLinks } from '../unsubscribe/links.js';
+import { leftOut, type Suppressed } from './deliver-suppressed.js';
+import type { EmailContent } from './email.js';
+import { type Mailer, MailerError, type OutgoingFile, type SendJob } from './ports.js';
+import { addressKey, recipientsOf, type SuppressedReason, type WithheldReason } from './recipients.js';
+
+/**
+ * The send gate: an email with `topic_id` goes only to the recipients whose choice for the topic lets
+ * it, judged when it is handed to SES (so a scheduled email honours an opt-out made before it was
+ * due), and each of them gets a message of its own with its own one-click unsubscribe link (RFC 8058).
+ * An email without `topic_id` reads nothing here.
+ */
+export interface GateDeps {
+  /** The contacts, their choices and the topics (absent: an email with topic_id cannot be sent). */
+  audience?: Pick<AudienceReads, 'topic' | 'contactsByAddresses' | 'choicesFor'>;
+  /** Each recipient's unsubscribe link (absent: an email with topic_id cannot be sent). */
+  unsubscribeLinks?: UnsubscribeLinks;
+}
+
+/**
+ * Why the topic withholds each address (absent: it may have the email). A contact unsubscribed from
+ * everything gets none (our choice: Resend's document speaks only of the topic); then its choice for
+ * the topic decides; a recipient without a contact, or a contact without a choice, gets it only when
+ * the topic's default is `opt_in`. A topic that no longer exists withholds every recipient: nobody's
+ * choice for it can be known.
+ */
+export async function withheldBy(
+  audience: NonNullable<GateDeps['audience']>,
+  topicId: string,
+  addresses: readonly string[],
+): Promise<Map<string, WithheldReason>> {
+  const unique = [...new Set(addresses.map(addressKey))];
+  const [topic, contacts] = await Promise.all([
+    audience.topic(topicId),
+    unique.length ? audience.contactsByAddresses(unique) : new Map(),
+  ]);
+  const withheld = new Map<string, WithheldReason>();
+  if (!topic) {
+    for (const address of unique) withheld.set(address, 'topic_deleted');
+    return withheld;
+  }
+  const asked = [...contacts.values()].filter((c) => !c.unsubscribed).map((c) => c.id);
+  const choices = asked.length ? await audience.choicesFor(topic.id, asked) : new Map();
+  for (const address of unique) {
+    const contact = contacts.get(address);
+    if (contact?.unsubscribed) {
+      withheld.set(address, 'unsubscribed');
+      continue;
+    }
+    const choice = contact ? choices.get(contact.id)?.subscription : undefined;
+    if (choice === 'opt_out') withheld.set(address, 'topic_opted_out');
+    else if (!choice && topic.default_subscription !== 'opt_in')
+      withheld.set(address, 'topic_default_opt_out');
+  }
+  return withheld;
+}
+
+/**
+ * The recipients left out of an email with `topic_id`: those on the suppression list (`listed`, kept
+ * with their reason) and those the topic withholds. Without `topic_id`: `listed` as it is.
+ */
+export async function gated(deps: GateDeps, content: EmailContent, listed: Suppressed): Promise<Suppressed> {
+  if (!content.topic_id) return listed;
+  if (!deps.audience) throw new Error('an email with topic_id needs the audience to be read; none is wired');
+  const recipients = recipientsOf(content);
+  const open = recipients.filter((_, i) => !listed.positions.includes(i)).map((r) => r.email);
+  const withheld = await withheldBy(deps.audience, content.topic_id, open);
+  const listedReason = new Map<number, SuppressedReason>();
+  for (const [reason, positions] of Object.entries(listed.byReason))
+    for (const position of positions ?? []) listedReason.set(position, reason as SuppressedReason);
+  return leftOut(
+    recipients,
+    (recipient, position) => listedReason.get(position) ?? withheld.get(recipient.email),
+  );
+}
+
+/** Each remaining recipient's unsubscribe link, by address (read before the claim). */
+export async function unsubscribeUrls(
+  deps: GateDeps,
+  job: SendJob,
+): Promise<Map<string, string> | undefined> {
+  const topicId = job.content.topic_id;
+  if (!topicId) return undefined;
+  if (!deps.unsubscribeLinks)
+    throw new Error('an email with topic_id needs unsubscribe links; none are wired');
+  const links = deps.unsubscribeLinks;
+  const addresses = [...new Set(recipientsOf(job.content).map((r) => r.email))];
+  const urls = await Promise.all(
+    addresses.map((address) => links.url({ address, topicId, emailId: job.id })),
+  );
+  return new Map(addresses.map((address, i) => [address, urls[i] as string]));
+}
+
+type Outgoing = SendJob & { files?: OutgoingFile[]; sender?: SenderOptions };
+
+/**
+ * The message of one recipient: addressed to it alone (`To`, whatever list it was on: the others
+ * of the email are not shown to it, as on any list mail), with `List-Unsubscribe` first, then
+ * `List-Unsubscribe-Post`, then the headers given.
+ */
+export const messageFor = (job: Outgoing, address: string, url: string): Outgoing => ({
+  ...job,
+  content: {
+    ...job.content,
+    to: [recipientLine(job.content, address)],
+    cc: [],
+    bcc: [],
+    headers: {
+      'List-Unsubscribe': `<${url}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      ...job.content.headers,
+    },
+  },
+});
+
+/** The address as the email gave it (with its name), for its own message. */
+const recipientLine = (content: EmailContent, address: string): string =>
+  [...content.to, ...content.cc, ...content.bcc].find((line) => addressKey(line) === address) ?? address;
+
+/** A recipient whose own message SES did not take (after the first one, which it did). */
+export interface Unsent {
+  email: string;
+  reason: string;
+}
+
+/**
+ * Hands an email with `topic_id` to SES as one message per recipient, under the email's one claim.
+ * The first message decides as a single send does (its error is thrown, and nothing was taken);
+ * once SES has taken it, the email is sent, and the others go at once, each at most once: one
+ * that SES refuses is not sent again (a second handover of the email could double the others),
+ * and is returned with why.
+ */
+export async function sendEach(
+  mailer: Mailer,
+  job: Outgoing,
+  urls: Map<string, string>,
+): Promise<{ messageId: string; unsent: Unsent[] }> {
+  const addresses = [...new Set(recipientsOf(job.content).map((r) => r.email))];
+  const message = (address: string) => messageFor(job, address, urls.get(address) as string);
+  const [first, ...rest] = addresses;
+  if (!first) throw new MailerError('no recipient left to send to', 'rejected', 'NoRecipient');
+  const { messageId } = await mailer.send(message(first));
+  const results = await Promise.allSettled(rest.map((address) => mailer.send(message(address))));
+  const unsent: Unsent[] = [];
+  results.forEach((result, i) => {
+    if (result.status === 'fulfilled') return;
+    const error = result.reason;
+    const reason = error instanceof MailerError ? `${error.code}: ${error.message}` : String(error);
+    unsent.push({ email: rest[i] as string, reason });
+  });
+  return { messageId, unsent };
+}
