@@ -27,7 +27,7 @@ export const SENT_CONTENT_PREFIXES = ['attachments/', 'bodies/'] as const satisf
 export const DEFAULT_RECEIVED_RETENTION_DAYS = 30;
 /**
  * Days a contact import's CSV (under `imports/`: uploaded through our presigned URL, or kept from a
- * multipart request) is kept: an import reads it within minutes (a million rows in about twenty:
+ * multipart request) is kept: an import reads it within the hour (a million rows in about 24 minutes:
  * docs/scale.md), so a week leaves room for a stalled one to be resumed, and no list lingers.
  */
 export const IMPORT_RETENTION_DAYS = 7;
