@@ -86,7 +86,7 @@ export class AudienceWork extends Construct {
     props.monitoring.alarm('ContactImportDeadLetters', depth(imports.deadLetterQueue), {
       threshold: 1,
       alarmDescription:
-        "A step of a contact import kept failing and is in the contact imports' dead-letter queue: the import stays `processing` at its last checkpoint (see import-contacts' logs; sending the message back to the queue resumes it there).",
+        "A step of a contact import kept failing and is in the contact imports' dead-letter queue: the import stays `in_progress` at its last checkpoint (see import-contacts' logs; sending the message back to the queue resumes it there).",
     });
     props.monitoring.alarm('AudienceCleanupDeadLetters', depth(cleanup.deadLetterQueue), {
       threshold: 1,

@@ -343,8 +343,9 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The unsubscribe links' signing keys: read (GetSecretValue), or rotate (Secrets Manager's
-   * rotation steps), on this secret only; its ARN, never its value, in the environment.
+   * The unsubscribe links' signing keys: read (GetSecretValue), or rotate (the four actions AWS's
+   * "Lambda rotation function execution role permissions" lists), on this secret only; its ARN,
+   * never its value, in the environment.
    */
   grantUnsubscribeKeys(secret: ISecret): this {
     const actions =
