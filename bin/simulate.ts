@@ -4,6 +4,9 @@
  * and what 1,000 emails cost at 10,000 a second; what 1,000 received emails cost and a flood of
  * spam (simulate/receiving.ts). Prints markdown tables; calls nothing.
  */
+
+import { CONTACT_SHARDS } from '../functions/adapters/dynamodb/table.js';
+import { type ContactShape, importOf, segmentListing, writeUnitsPerContact } from './simulate/audience.js';
 import {
   costPerThousand,
   DEFAULT_SETUP,
@@ -149,6 +152,50 @@ function receivingTables(): string[] {
   return lines;
 }
 
+/** The audience: write units a contact takes, a million-contact import, a million-member segment listed. */
+function audienceTables(): string[] {
+  const shapes: [string, ContactShape][] = [
+    ['no segment, no topic', { segments: 0, topics: 0 }],
+    ['1 segment, 1 topic', { segments: 1, topics: 1 }],
+    ['3 segments, 2 topics', { segments: 3, topics: 2 }],
+  ];
+  const lines = [
+    `**A million contacts** (us-east-1, DynamoDB on demand; ${CONTACT_SHARDS} shards a listing)`,
+    '',
+    row([
+      'contact',
+      'items',
+      'write units (API, one transaction)',
+      'import: rows/s',
+      'import: 1,000,000 rows',
+      'import cost',
+      'held',
+    ]),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:']),
+  ];
+  for (const [name, shape] of shapes) {
+    const units = writeUnitsPerContact(shape);
+    const run = importOf(1_000_000, shape);
+    lines.push(
+      row([
+        name,
+        String(units.items),
+        String(units.transactional),
+        Math.round(run.rowsPerSecond).toLocaleString('en-US'),
+        `${Math.round(run.seconds / 60)} min, ${run.steps} steps`,
+        usd(run.total),
+        `${run.storageGb.toFixed(1)} GB`,
+      ]),
+    );
+  }
+  const listing = segmentListing(1_000_000);
+  lines.push(
+    '',
+    `Listing a 1,000,000-contact segment to its end: ${listing.pages.toLocaleString('en-US')} pages of 100, ${listing.readUnitsPerPage} read units a page (a merge over ${CONTACT_SHARDS} shards, then the page's contacts), about ${Math.round(listing.seconds / 60)} minutes one page after another, ${usd(listing.cost)}; no scan.`,
+  );
+  return lines;
+}
+
 export function report(): string {
   const receipts: Workload = { ...RECEIPTS, emailsPerSecond: 10_000 };
   const withEndpoint: Omit<Workload, 'emailsPerSecond'> = { ...RECEIPTS, webhookEndpoints: 1 };
@@ -206,7 +253,7 @@ export function report(): string {
       `From idle to 10,000/s: the API functions in ${Math.ceil(ramp.api)} s, the send consumers in ${Math.ceil(ramp.send)} s, the events consumers in ${Math.ceil(ramp.events)} s (Lambda's scaling rates; DynamoDB's warm throughput is separate).`,
     );
   }
-  out.push('', ...receivingTables());
+  out.push('', ...receivingTables(), '', ...audienceTables());
   return out.join('\n');
 }
 

@@ -1,6 +1,7 @@
-import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
   DEFAULT_RETENTION_DAYS,
@@ -8,14 +9,10 @@ import {
   layoutProblem,
   type TableLayout,
 } from '../functions/adapters/dynamodb/email-keys.js';
-import type { EnvKey } from '../functions/catalog.js';
-import {
-  type SendTimings,
-  sendTimings,
-  timingProblems,
-  timingSettings,
-} from '../functions/emails/send-timings.js';
+import { type EnvKey, FUNCTIONS } from '../functions/catalog.js';
+import { type SendTimings, timingSettings } from '../functions/emails/send-timings.js';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../functions/request-logs/model.js';
+import { AudienceWork } from './constructs/audience-work.js';
 import { ConceptStacks } from './constructs/concept-stacks.js';
 import { ContentBucket, DEFAULT_RECEIVED_RETENTION_DAYS } from './constructs/content-bucket.js';
 import { DomainCheck } from './constructs/domain-check.js';
@@ -43,6 +40,7 @@ import { Webhooks } from './constructs/webhooks.js';
 import { domainConfigurationSetPrefix, legacyDomainConfigurationSetPrefix } from './domain-set-prefixes.js';
 import { requestLogRetention } from './request-log-retention.js';
 import { eventSourceConcurrency, oversizedSendConcurrency } from './send-concurrency.js';
+import { stackTimings } from './stack-timings.js';
 
 export interface EmailServiceStackProps extends StackProps {
   /**
@@ -222,6 +220,8 @@ export class EmailServiceStack extends Stack {
   /** Undefined when the requestLogs setting is false. */
   public readonly requestLogs: RequestLogs | undefined;
   public readonly webhooks: Webhooks;
+  /** The contact imports' and audience clean-up's queues and workers. */
+  public readonly audience: AudienceWork;
   /** Rolls the email metrics' finished hours up into day items, every minute. */
   public readonly metricsRollUp: ServiceFunction;
   public readonly content: ContentBucket;
@@ -240,41 +240,7 @@ export class EmailServiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: EmailServiceStackProps = {}) {
     super(scope, id, props);
-    // The send consumer's room: a 20 s fetch of a file, SES's 12 s, and the writes around them.
-    const consumerTimeout = Duration.seconds(40);
-    const eventsConsumerTimeout = Duration.seconds(30);
-    const timings = sendTimings({
-      consumerTimeoutSeconds: consumerTimeout.toSeconds(),
-      eventsConsumerTimeoutSeconds: eventsConsumerTimeout.toSeconds(),
-      sesConnectTimeoutMs: 2_000,
-      sesRequestTimeoutMs: 10_000,
-      fetchTimeoutMs: 20_000,
-      claimMarginMs: 3_000,
-      // Throttled: 1 s, 2 s, 4 s... up to 5 minutes, jittered. Quota spent or paused: 5 to 15
-      // minutes (SES's advice: wait up to 10 minutes), the limits read again every 5 minutes.
-      throttleBackoffMs: 1_000,
-      throttleBackoffMaxMs: 300_000,
-      blockedRetryMinMs: 300_000,
-      blockedRetryMaxMs: 900_000,
-      accountRefreshMs: 300_000,
-      // AWS's advice for a Lambda source: a visibility timeout of six times the function timeout,
-      // so a message does not reappear while the invocation that received it still runs.
-      sendVisibilitySeconds: consumerTimeout.toSeconds() * 6,
-      sendMaxAttempts: props.sendMaxAttempts ?? 5,
-      eventsVisibilitySeconds: eventsConsumerTimeout.toSeconds() * 6,
-      eventsMaxAttempts: 5,
-      eventsBatchSize: 100,
-      eventsBatchWindowMs: 2_000,
-      // SES's documented maximum (MaxDeliverySeconds 300–50,400), set so the bound is this stack's own.
-      maxDeliverySeconds: Duration.hours(14).toSeconds(),
-    });
-    const problems = timingProblems(timings);
-    if (timings.sendVisibilitySeconds < 6 * timings.consumerTimeoutSeconds)
-      problems.push('the send queue visibility timeout must be at least 6 × the consumer timeout');
-    if (timings.eventsVisibilitySeconds < 6 * timings.eventsConsumerTimeoutSeconds)
-      problems.push('the SES events queue visibility timeout must be at least 6 × its consumer timeout');
-    if (problems.length)
-      throw new Error(`The send pipeline's timings break its invariants: ${problems.join('; ')}`);
+    const timings = stackTimings(props.sendMaxAttempts ?? 5);
     this.timings = timings;
     const logging: FunctionLogging = {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -367,6 +333,16 @@ export class EmailServiceStack extends Stack {
       functions,
     });
     const webhookQueue = this.webhooks.queue;
+    // The unsubscribe links' signing keys, where a function reads them (docs/unsubscribe.md).
+    const unsubscribeKeys = Object.values(FUNCTIONS).some((spec) => spec.unsubscribeKeys)
+      ? new Secret(this, 'UnsubscribeKeys', { removalPolicy: RemovalPolicy.RETAIN })
+      : undefined;
+    this.audience = new AudienceWork(this, 'Audience', {
+      resources: { table, settings, webhookQueue, contentBucket, unsubscribeKeys },
+      monitoring: this.monitoring,
+      functions,
+    });
+    const { importQueue: contactImportQueue, cleanupQueue: audienceCleanupQueue } = this.audience;
     // Only where SES receives mail (functions/domains/receiving-regions.ts): elsewhere, nothing.
     this.receiving = receivingIn(this)
       ? new Receiving(this, 'Receiving', {
@@ -395,7 +371,15 @@ export class EmailServiceStack extends Stack {
     for (const prefix of domainSetPrefixes(domainConfigurationSets))
       this.sesEvents.acceptFromConfigurationSets(domainSetPattern(prefix));
     this.send = new SendPipeline(this, 'Send', {
-      resources: { table, configurationSet, domainConfigurationSets, settings, webhookQueue, contentBucket },
+      resources: {
+        table,
+        configurationSet,
+        domainConfigurationSets,
+        settings,
+        webhookQueue,
+        contentBucket,
+        unsubscribeKeys,
+      },
       timings,
       monitoring: this.monitoring,
       concurrency,
@@ -416,6 +400,9 @@ export class EmailServiceStack extends Stack {
         webhookQueue,
         contentBucket,
         receiptRuleQueue,
+        contactImportQueue,
+        audienceCleanupQueue,
+        unsubscribeKeys,
       },
       monitoring: this.monitoring,
       functions,
@@ -454,11 +441,12 @@ export class EmailServiceStack extends Stack {
       this.webhooks.delivery,
       this.webhooks.retries,
       this.metricsRollUp,
+      ...this.audience.workers,
     ];
     this.monitoring.watchFunctions(
       'Background',
       background,
-      'The send consumer, the sweeper, the scheduler, the SES events consumer, the domain check, webhook delivery and retries, and the metrics roll-up',
+      'The send consumer, the sweeper, the scheduler, the SES events consumer, the domain check, webhook delivery and retries, the metrics roll-up, and the contact imports and audience clean-up',
     );
 
     this.serviceFunctions = [
@@ -482,6 +470,9 @@ export class EmailServiceStack extends Stack {
     const baseUrl = this.frontDoor
       ? `https://${this.frontDoor.distribution.distributionDomainName}`
       : this.api.api.apiEndpoint;
+    // Where unsubscribe links point: the front door when on, else the API (set last: both come after the functions).
+    for (const fn of this.serviceFunctions)
+      if (fn.spec.env.includes('PUBLIC_ORIGIN')) fn.setEnvironment('PUBLIC_ORIGIN', baseUrl);
     new CfnOutput(this, 'ApiUrl', {
       value: `${baseUrl}/v1`,
       description: this.frontDoor ? 'Base URL of the API (its front door)' : 'Base URL of the API',

@@ -1,6 +1,7 @@
 import { interceptLocalhostDns } from 'fauxqs';
 import { newSqsClient } from '../functions/adapters/aws-clients.js';
 import { log as functionLog } from '../functions/observability/logger.js';
+import type { AudienceConsumer } from './audience.js';
 import { identifyCallers } from './caller-identity.js';
 import { type SqsHandler, startPoller } from './sqs-poller.js';
 import { startPartThread } from './threads.js';
@@ -18,6 +19,8 @@ export interface ConsumerOptions {
     /** The receipt rules' FIFO queue, read by their one writer. */
     receiptRules: { url: string; arn: string };
   };
+  /** The audience queues whose workers the catalog declares (contact imports, audience clean-up). */
+  audience?: AudienceConsumer[];
   events: { batchSize: number; batchWindowMs: number; timeoutMs: number; visibilityTimeoutSeconds: number };
   /** The send consumer's invocations at once (the stack's sendConcurrency), its timeout and its queue's visibility (s). */
   send: { concurrency: number; timeoutMs: number; visibilityTimeoutSeconds: number };
@@ -89,6 +92,23 @@ export async function startConsumers(options: ConsumerOptions): Promise<Consumer
       handler: await load('sync-receipt-rules'),
       log: options.log,
     }),
+    // One message at a time, within the stack's concurrency and timeout (functions/shared/audience-queues.ts).
+    ...(await Promise.all(
+      (options.audience ?? []).map(async ({ queue, settings }) =>
+        startPoller({
+          sqs,
+          queueUrl: queue.url,
+          queueArn: queue.arn,
+          functionName: settings.worker,
+          batchSize: settings.batchSize,
+          concurrency: settings.maxConcurrency,
+          timeoutMs: settings.timeoutSeconds * 1000,
+          visibilityTimeoutSeconds: settings.timeoutSeconds * 6,
+          handler: await load(settings.worker),
+          log: options.log,
+        }),
+      ),
+    )),
   ];
   return {
     async idle() {

@@ -176,3 +176,17 @@ async function ensureQueue(
   );
   return { url: QueueUrl, arn: Attributes?.QueueArn ?? `arn:aws:sqs:us-east-1:000000000000:${name}` };
 }
+
+/** The messages a queue holds, visible or in flight. */
+export async function queueDepth(sqs: SQSClient, url: string): Promise<number> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return (
+    Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+  );
+}

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { newSqsClient } from '../functions/adapters/aws-clients.js';
 import { createDocumentClient, isThrottling, pause } from '../functions/adapters/dynamodb/client.js';
 import { SCHEDULED_FUNCTIONS } from '../functions/catalog.js';
@@ -10,6 +10,7 @@ import { configuredLogLevel, logger } from '../functions/observability/logger.js
 import { FALLBACK_HANDLER, ROUTES } from '../functions/routes.js';
 import { MAX_ATTEMPTS } from '../functions/webhooks/model.js';
 import { checkSettings } from '../functions/wiring.js';
+import { type AudienceQueues, ensureAudienceQueues, gatewayPort } from './audience.js';
 import { identifyCallers } from './caller-identity.js';
 import { startConsumers, startConsumersThread } from './consumers.js';
 import { issueDevKey } from './dev-key.js';
@@ -19,7 +20,7 @@ import { type GatewayAnswer, type HttpLambda, startHttpsGateway } from './https-
 import { ensureReceivingQueues, startLocalReceiving } from './receiving.js';
 import { recoverFromLastRun, stillRunning } from './recovery.js';
 import { startRequestLogSubscription } from './request-log-sink.js';
-import { ensureQueueWithDlq, ensureTable, TABLE_NAME } from './resources.js';
+import { ensureQueueWithDlq, ensureTable, queueDepth, TABLE_NAME } from './resources.js';
 import { type ScheduledHandler, startSchedule } from './schedules.js';
 import type { SesAccountSettings } from './ses-account.js';
 import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from './ses-configuration-sets.js';
@@ -119,7 +120,7 @@ export interface LocalService {
     receiptRules: string;
     receiptRulesDeadLetters: string;
     receivedFailures: string;
-  };
+  } & AudienceQueues['urls'];
   /** `sesTracking`: the local SES's open and click tracking host, where tracked links and pixels point. */
   endpoints: { dynamodb: string; sqs: string; ses: string; sesTracking: string; s3: string };
   /** The bucket attachments and large bodies are kept in (in the S3 emulator). */
@@ -223,6 +224,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       visibilityTimeoutSeconds: 60,
     });
     const receiving = await ensureReceivingQueues(sqs, region);
+    const audience = await ensureAudienceQueues(sqs);
+    // Known before any function loads: PUBLIC_ORIGIN (unsubscribe links) is the gateway's origin.
+    const port = await gatewayPort(options.port ?? 3000);
     const sesSettings: SesStandInSettings = {
       eventsQueueUrl: events.queue.url,
       eventDelayMs: options.eventDelayMs,
@@ -297,6 +301,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       // Likewise a publish reaches the next send by template (a second on AWS).
       TEMPLATE_CACHE_TTL_MS: '0',
       WEBHOOK_QUEUE_URL: webhooks.queue.url,
+      ...audience.settings,
+      PUBLIC_ORIGIN: `https://localhost:${port}`,
       // Development receivers on this machine (http://localhost:…); private networks stay refused.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
       ...timingSettings(timings),
@@ -339,6 +345,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         webhooks: { url: webhooks.queue.url, arn: webhooks.queue.arn },
         receiptRules: receiving.receiptRules,
       },
+      audience: audience.consumed,
       events: {
         batchSize: timings.eventsBatchSize,
         batchWindowMs: timings.eventsBatchWindowMs,
@@ -408,7 +415,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const tls = await localTls(dataDir ? join(dataDir, 'tls') : undefined);
     const gateway = await startHttpsGateway({
       tls,
-      port: options.port ?? 3000,
+      port,
       handlers,
       fallback: await load<HttpLambda>(FALLBACK_HANDLER),
       log: options.log,
@@ -439,6 +446,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         webhooks: webhooks.queue.url,
         webhookDeadLetters: webhooks.dlq.url,
         ...receiving.urls,
+        ...audience.urls,
       },
       endpoints: {
         dynamodb: emulators.dynamodbEndpoint,
@@ -460,19 +468,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       receivingResource: (requestType) => smtp.customResource(requestType),
       async idle() {
         // Quiet means: no event waiting to be published, no batch being handled, no message in
-        // either queue (visible or in flight). Events trigger consumers and back, so check twice.
-        const queued = async (url: string) => {
-          const { Attributes } = await sqs.send(
-            new GetQueueAttributesCommand({
-              QueueUrl: url,
-              AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-            }),
-          );
-          return (
-            Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
-            Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
-          );
-        };
+        // the send, events or audience queues (visible or in flight). Events trigger consumers and
+        // back, so check twice.
         const deadline = Date.now() + 60_000;
         let quietRounds = 0;
         while (quietRounds < 2 && Date.now() < deadline) {
@@ -480,7 +477,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           await ses.idle();
           await smtp.idle();
           await consumers.idle();
-          const waiting = (await queued(send.queue.url)) + (await queued(events.queue.url));
+          let waiting = 0;
+          for (const url of [send.queue.url, events.queue.url, ...audience.consumed.map((c) => c.queue.url)])
+            waiting += await queueDepth(sqs, url);
           quietRounds = waiting === 0 && !(await ses.busy()) ? quietRounds + 1 : 0;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }

@@ -25,13 +25,20 @@ export interface ContentBucketProps {
 /** The prefixes of sent mail's content, under `retentionDays` (functions/emails/attachments.ts). */
 export const SENT_CONTENT_PREFIXES = ['attachments/', 'bodies/'] as const satisfies readonly ContentPrefix[];
 export const DEFAULT_RECEIVED_RETENTION_DAYS = 30;
+/**
+ * Days a contact import's CSV (under `imports/`: uploaded through our presigned URL, or kept from a
+ * multipart request) is kept: an import reads it within the hour (a million rows in about 24 minutes:
+ * docs/scale.md), so a week leaves room for a stalled one to be resumed, and no list lingers.
+ */
+export const IMPORT_RETENTION_DAYS = 7;
+const IMPORTS_PREFIX = 'imports/' satisfies ContentPrefix;
 
 /**
  * Where attachments and large bodies live (keys in functions/emails/attachments.ts): private (every
  * public access blocked, objects owned by the bucket), encrypted with S3-managed keys, reachable over
  * TLS only, each object expiring after its prefix's retention (sent mail's content after
- * `retentionDays`, received mail's after `receivedRetentionDays`: a rule per prefix, so neither
- * cuts the other short), unfinished multipart uploads cleaned up after a day. Kept when the stack
+ * `retentionDays`, received mail's after `receivedRetentionDays`, contact imports' CSV files after
+ * IMPORT_RETENTION_DAYS: a rule per prefix, so none cuts another short), unfinished multipart uploads cleaned up after a day. Kept when the stack
  * is deleted, as the table is: the table's emails point into it.
  */
 export class ContentBucket extends Construct {
@@ -61,6 +68,7 @@ export class ContentBucket extends Construct {
           expiration: Duration.days(days),
         })),
         { id: 'expire-received', prefix: RECEIVED_PREFIX, expiration: Duration.days(receivedDays) },
+        { id: 'expire-imports', prefix: IMPORTS_PREFIX, expiration: Duration.days(IMPORT_RETENTION_DAYS) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });

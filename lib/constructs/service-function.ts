@@ -1,13 +1,19 @@
-import { type CfnElement, Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  Function as LambdaFunction,
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsVersions,
+  Runtime,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConfigurationSet } from 'aws-cdk-lib/aws-ses';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { parseLayout } from '../../functions/adapters/dynamodb/email-keys.js';
@@ -15,55 +21,15 @@ import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { type EnvKey, type FunctionName, type FunctionSpec, specOf } from '../../functions/catalog.js';
 import { RAW_PREFIX } from '../../functions/receiving/model.js';
 import { functionCode } from '../function-code.js';
+import {
+  type DomainConfigurationSets,
+  domainSetPattern,
+  domainSetPrefixes,
+  type ServiceResources,
+} from './function-resources.js';
+import { deployedStack, nagReference } from './stack-of.js';
 
-/**
- * The names of domains' own sets: the stack's prefix and a domain id (`dom_…`), so another stack
- * whose name starts with this one's (EmailService-Staging) is not covered.
- */
-export const domainSetPattern = (prefix: string) => `${prefix}dom_*`;
-
-/** Domains' own configuration sets: how they are named, and where their events go. */
-export interface DomainConfigurationSets {
-  readonly prefix: string;
-  readonly eventsTopic: ITopic;
-  /**
-   * The prefix versions before the stack name's digest named sets by (the name cut to 33
-   * characters), granted beside `prefix` while such sets may exist (docs/operations.md, "Upgrading").
-   * @default none
-   */
-  readonly legacyPrefix?: string;
-}
-
-/** Every prefix domains' sets of this stack may be named by: the current one, and the legacy one while kept. */
-export const domainSetPrefixes = (sets: DomainConfigurationSets): string[] =>
-  sets.legacyPrefix && sets.legacyPrefix !== sets.prefix ? [sets.prefix, sets.legacyPrefix] : [sets.prefix];
-
-/** What functions are bound to: the stack's resources, and the values of its settings. */
-export interface ServiceResources {
-  readonly table: ITable;
-  readonly sendQueue?: IQueue;
-  readonly sendDeadLetterQueue?: IQueue;
-  readonly configurationSet?: IConfigurationSet;
-  /**
-   * Domains' own configuration sets, made at run time: the prefix of their names (IAM grants
-   * `<prefix>dom_*`), the topic their events go to (the stack's events topic), and while sets
-   * named by the older prefix may exist, that prefix too (granted the same, named by no function).
-   */
-  readonly domainConfigurationSets?: DomainConfigurationSets;
-  /** The webhook delivery queue (functions that raise events send to it). */
-  readonly webhookQueue?: IQueue;
-  /**
-   * The receipt-rule writer's FIFO queue, where the stack receives (absent elsewhere: functions
-   * that would ask the writer to follow get no grant, and domains cannot enable receiving).
-   */
-  readonly receiptRuleQueue?: IQueue;
-  /** The bucket attachments and large bodies are kept in. */
-  readonly contentBucket?: IBucket;
-  /** The failure destination of receive-email's asynchronous invocations. */
-  readonly receivedFailures?: IQueue;
-  /** Values of the environment variables that are settings rather than resources (limits, timings). */
-  readonly settings: Partial<Record<EnvKey, string>>;
-}
+export { type DomainConfigurationSets, domainSetPattern, domainSetPrefixes, type ServiceResources };
 
 /** How a function logs: its log group's retention, and the least level written. */
 export interface FunctionLogging {
@@ -95,6 +61,8 @@ export interface ServiceFunctionProps {
   readonly serviceName?: string;
   /** The namespace of its metrics. @default 'EmailService' */
   readonly metricsNamespace?: string;
+  /** What its code reads and calls (tests bind an access no function declares yet). @default its catalog entry */
+  readonly spec?: FunctionSpec;
 }
 
 /**
@@ -116,7 +84,7 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     this.name = props.name;
-    this.spec = specOf(props.name);
+    this.spec = props.spec ?? specOf(props.name);
     this.logGroup =
       props.logGroup ??
       new LogGroup(this, 'Logs', {
@@ -146,6 +114,15 @@ export class ServiceFunction extends Construct {
       },
       role: this.role,
       logGroup: this.logGroup,
+      // The unsubscribe keys are read through the AWS Parameters and Secrets Lambda Extension's
+      // layer, which caches them (adapters/secrets-manager/extension.ts): never in the environment.
+      ...(this.spec.unsubscribeKeys === 'read'
+        ? {
+            paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+              secretsManagerTimeout: Duration.seconds(3),
+            }),
+          }
+        : {}),
     });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
@@ -365,6 +342,27 @@ export class ServiceFunction extends Construct {
     return this.setEnvironment(urlKey, queue.queueUrl);
   }
 
+  /**
+   * The unsubscribe links' signing keys: read (GetSecretValue), or rotate (the four actions AWS's
+   * "Lambda rotation function execution role permissions" lists), on this secret only; its ARN,
+   * never its value, in the environment.
+   */
+  grantUnsubscribeKeys(secret: ISecret): this {
+    const actions =
+      this.spec.unsubscribeKeys === 'rotate'
+        ? ['DescribeSecret', 'GetSecretValue', 'PutSecretValue', 'UpdateSecretVersionStage']
+        : ['GetSecretValue'];
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: actions.map((action) => `secretsmanager:${action}`),
+        resources: [secret.secretArn],
+      }),
+    );
+    // The rotation function is given the secret by its event (SecretId).
+    if (!this.spec.env.includes('UNSUBSCRIBE_KEYS_SECRET')) return this;
+    return this.setEnvironment('UNSUBSCRIBE_KEYS_SECRET', secret.secretArn);
+  }
+
   /** Its entry's SES receipt-rule actions: IAM has no resource type for them (function-spec.ts), so `*`. */
   grantReceiptRules(): this {
     this.role.addToPolicy(
@@ -442,6 +440,21 @@ export class ServiceFunction extends Construct {
       );
     if (this.spec.listsReceivedRaw)
       this.grantListReceivedRaw(need(resources.contentBucket, 'the content bucket'));
+    const { contactImportQueue, audienceCleanupQueue, unsubscribeKeys } = this.spec;
+    if (contactImportQueue)
+      this.grantQueue(
+        need(resources.contactImportQueue, "the contact imports' queue"),
+        contactImportQueue,
+        'CONTACT_IMPORT_QUEUE_URL',
+      );
+    if (audienceCleanupQueue)
+      this.grantQueue(
+        need(resources.audienceCleanupQueue, 'the audience clean-up queue'),
+        audienceCleanupQueue,
+        'AUDIENCE_CLEANUP_QUEUE_URL',
+      );
+    if (unsubscribeKeys)
+      this.grantUnsubscribeKeys(need(resources.unsubscribeKeys, "the unsubscribe links' keys"));
     // Optional ones only where a setting turns them on (absent: off).
     for (const key of [...this.spec.env, ...(this.spec.optionalEnv ?? [])])
       if (!this.set.has(key) && resources.settings[key] !== undefined)
@@ -478,22 +491,4 @@ export class ServiceFunction extends Construct {
     const identities = `arn:<AWS::Partition>:ses:${shown(stack.region, 'Region')}:${shown(stack.account, 'AccountId')}:identity/*`;
     Validations.of(this.role).acknowledge({ id: `AwsSolutions-IAM5[Resource::${identities}]`, reason });
   }
-}
-
-/** The stack a construct is deployed with: its own, or for a nested stack, the top-level one. */
-function deployedStack(scope: Construct): Stack {
-  let stack = Stack.of(scope);
-  while (stack.nestedStackParent) stack = stack.nestedStackParent;
-  return stack;
-}
-
-/**
- * How cdk-nag shows a resource's attribute in a finding of `scope`'s stack: `<Id.Attribute>` in its
- * own stack; from a nested stack, the parameter CDK passes it as (`reference-to-` and the resource's
- * unique id and attribute, alphanumerics only).
- */
-function nagReference(scope: Construct, resource: CfnElement, attribute: string): string {
-  const stack = Stack.of(scope);
-  if (resource.stack === stack) return `<${stack.getLogicalId(resource)}.${attribute}>`;
-  return `<referenceto${Names.nodeUniqueId(resource.node)}${attribute}>`;
 }

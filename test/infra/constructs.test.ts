@@ -230,7 +230,9 @@ describe('the stack, as composed', () => {
       'AWS/SQS:ApproximateNumberOfMessagesVisible',
       'AWS/SQS:ApproximateNumberOfMessagesNotVisible',
     ];
-    const background = (metric: string) => Array(8).fill(`AWS/Lambda:${metric}`);
+    // The eight of before, and the audience's workers the catalog declares.
+    const background = (metric: string) =>
+      Array(8 + stack.audience.workers.length).fill(`AWS/Lambda:${metric}`);
     expect(table).toEqual({
       SendDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       SendQueueAge: {
@@ -263,6 +265,8 @@ describe('the stack, as composed', () => {
       BackgroundThrottles: { threshold: 1, operator: ge, periods: 1, watches: background('Throttles') },
       WebhookDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       RequestLogDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
+      ContactImportDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
+      AudienceCleanupDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       WebhookPublishFailed: {
         threshold: 1,
         operator: ge,

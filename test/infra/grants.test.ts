@@ -959,6 +959,73 @@ beforeAll(async () => {
     );
     expect((await api.call('DELETE', `/webhooks/${hookId}`)).status).toBe(200);
 
+    // The audience: every route of contacts, segments (and the audiences mapped onto them), topics,
+    // contact properties and imports, each with the write it exists for, then the deletes whose
+    // clean-up and the import's steps run on their queues (service.idle waits for both).
+    const made = async (method: string, path: string, body?: unknown) => {
+      const answer = await api.call(method, path, body === undefined ? {} : { body });
+      expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.json)}`).toBeLessThan(300);
+      return answer.json;
+    };
+    const property = await made('POST', '/contact-properties', { key: 'plan', type: 'string' });
+    await made('GET', '/contact-properties');
+    await made('GET', `/contact-properties/${property.id}`);
+    await made('PATCH', `/contact-properties/${property.id}`, { fallback_value: 'free' });
+    const segment = await made('POST', '/segments', { name: 'Grants' });
+    await made('GET', '/segments');
+    await made('GET', `/segments/${segment.id}`);
+    await made('PATCH', `/segments/${segment.id}`, { name: 'Grants, renamed' });
+    const audience = await made('POST', '/audiences', { name: 'Grants audience' });
+    await made('GET', '/audiences');
+    await made('GET', `/audiences/${audience.id}`);
+    const topic = await made('POST', '/topics', { name: 'Grants', default_subscription: 'opt_in' });
+    await made('GET', '/topics');
+    await made('GET', `/topics/${topic.id}`);
+    await made('PATCH', `/topics/${topic.id}`, { name: 'Grants, renamed' });
+    const contact = await made('POST', '/contacts', {
+      email: 'Grants+one@example.test',
+      properties: { plan: 'pro' },
+      segments: [segment.id],
+      topics: [{ id: topic.id, subscription: 'opt_out' }],
+    });
+    await made('GET', '/contacts');
+    await made('GET', `/contacts?segment_id=${segment.id}`);
+    await made('GET', '/contacts/grants+one@example.test');
+    await made('PATCH', `/contacts/${contact.id}`, { first_name: 'Grants' });
+    await made('GET', `/contacts/${contact.id}/segments`);
+    await made('POST', `/contacts/${contact.id}/segments/${audience.id}`);
+    await made('DELETE', `/contacts/${contact.id}/segments/${audience.id}`);
+    await made('GET', `/segments/${segment.id}/contacts`);
+    await made('GET', `/contacts/${contact.id}/topics`);
+    await made('PATCH', `/contacts/${contact.id}/topics`, [{ id: topic.id, subscription: 'opt_in' }]);
+    await made('POST', `/audiences/${audience.id}/contacts`, { email: 'grants-two@example.test' });
+    await made('GET', `/audiences/${audience.id}/contacts`);
+    await made('GET', `/audiences/${audience.id}/contacts/grants-two@example.test`);
+    await made('PATCH', `/audiences/${audience.id}/contacts/grants-two@example.test`, { unsubscribed: true });
+    await made('DELETE', `/audiences/${audience.id}/contacts/grants-two@example.test`);
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob(['email\ngrants-three@example.test\nnot an address\n'], { type: 'text/csv' }),
+    );
+    form.append('segments', JSON.stringify([{ id: segment.id }]));
+    // A multipart body as the SDK sends it (the client sends strings as they are).
+    const multipart = new Request('https://localhost/', { method: 'POST', body: form });
+    const imported = await api.call('POST', '/contacts/imports', {
+      body: await multipart.text(),
+      headers: { 'content-type': multipart.headers.get('content-type') as string },
+    });
+    expect(imported.status, JSON.stringify(imported.json)).toBeLessThan(300);
+    await service.idle();
+    await made('GET', '/contacts/imports');
+    await made('GET', `/contacts/imports/${imported.json.id}`);
+    await made('DELETE', `/contacts/${contact.id}`);
+    await made('DELETE', `/segments/${segment.id}`);
+    await made('DELETE', `/audiences/${audience.id}`);
+    await made('DELETE', `/topics/${topic.id}`);
+    await made('DELETE', `/contact-properties/${property.id}`);
+    await service.idle();
+
     // Request logs: the requests above, stored by the writer (BatchWriteItem) as the subscription
     // delivers them; listed from the table, an error class through the status index (then its
     // items), and read by id (with the items holding its group's bodies).
@@ -1063,6 +1130,10 @@ function requirements(calls: RecordedCall[]) {
     [service.queues.eventsDeadLetters, logicalId(stack, stack.sesEvents.deadLetterQueue)],
     [service.queues.webhooks, logicalId(stack, stack.webhooks.queue)],
     [service.queues.webhookDeadLetters, logicalId(stack, stack.webhooks.deadLetterQueue)],
+    [service.queues.contactImports, logicalId(stack, stack.audience.importQueue)],
+    [service.queues.contactImportDeadLetters, logicalId(stack, stack.audience.importDeadLetterQueue)],
+    [service.queues.audienceCleanup, logicalId(stack, stack.audience.cleanupQueue)],
+    [service.queues.audienceCleanupDeadLetters, logicalId(stack, stack.audience.cleanupDeadLetterQueue)],
   ]);
   // Receiving's (the template is synthesized in us-east-1, where SES receives, as the service runs).
   const { receiving } = stack;

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { importOf, segmentListing, writeUnitsPerContact } from '../../bin/simulate/audience.js';
 import {
   callTotalsAt,
   costPerThousand,
@@ -26,6 +27,7 @@ import {
   TYPICAL_RECEIVED,
   totalOf,
 } from '../../bin/simulate/receiving.js';
+import { AUDIENCE_QUEUES } from '../../functions/shared/audience-queues.js';
 
 const at = (emailsPerSecond: number, extra = {}) => ({ ...RECEIPTS, ...extra, emailsPerSecond });
 
@@ -224,5 +226,46 @@ describe('npm run simulate (receiving)', () => {
     // No ceiling: a few executions and about a hundred write units a second.
     expect(flood.concurrency).toBeLessThan(10);
     expect(flood.writeUnitsPerSecond).toBeCloseTo((1_000 / 60) * 6.5, 9);
+  });
+});
+
+describe('npm run simulate (the audience)', () => {
+  it('counts a contact, its memberships and choices as items of their own: 2 writes each in a transaction, 1 for each index entry', () => {
+    expect(writeUnitsPerContact({ segments: 0, topics: 0 })).toEqual({
+      items: 2,
+      transactional: 5,
+      plain: 3,
+    });
+    expect(writeUnitsPerContact({ segments: 1, topics: 1 })).toEqual({
+      items: 4,
+      transactional: 11,
+      plain: 7,
+    });
+    // A contact in many segments grows by a fixed amount a segment: no item grows.
+    const many = writeUnitsPerContact({ segments: 50, topics: 0 });
+    expect(many.transactional - writeUnitsPerContact({ segments: 49, topics: 0 }).transactional).toBe(3);
+  });
+
+  it('imports a million rows within the transaction limit, the worker’s timeout and the shards’ write rate', () => {
+    for (const shape of [
+      { segments: 0, topics: 0 },
+      { segments: 1, topics: 1 },
+      { segments: 3, topics: 2 },
+    ]) {
+      const run = importOf(1_000_000, shape);
+      // A chunk's items and its checkpoint in one TransactWriteItems of at most 100 actions.
+      expect(run.rowsPerTransaction * writeUnitsPerContact(shape).items + 1).toBeLessThanOrEqual(100);
+      // Each step ends before the worker's timeout; the index partitions are no ceiling.
+      expect(run.seconds / run.steps).toBeLessThan(AUDIENCE_QUEUES.contactImports.timeoutSeconds);
+      expect(run.shardHeadroom).toBeGreaterThan(1);
+    }
+    expect(Math.round(importOf(1_000_000, { segments: 1, topics: 1 }).seconds / 60)).toBe(24);
+  });
+
+  it('lists a million-member segment page by page, each page the same reads whatever the segment’s size', () => {
+    const million = segmentListing(1_000_000);
+    expect(million.pages).toBe(10_000);
+    expect(segmentListing(1_000).readUnitsPerPage).toBe(million.readUnitsPerPage);
+    expect(million.cost).toBeLessThan(0.5);
   });
 });
