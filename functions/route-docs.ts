@@ -10,6 +10,7 @@ import type { RouteHandler } from './routes.js';
 import type { RouteDocs } from './shared/route.js';
 import { SUPPRESSION_DOCS } from './suppressions/docs.js';
 import { TEMPLATE_DOCS } from './templates/docs.js';
+import { UNSUBSCRIBE_DOCS } from './unsubscribe/docs.js';
 import { USAGE_DOCS } from './usage/docs.js';
 import { WEBHOOK_DOCS } from './webhooks/docs.js';
 
@@ -27,4 +28,5 @@ export const ROUTE_DOCS: Readonly<Record<RouteHandler, RouteDocs>> = {
   ...LOG_DOCS,
   ...API_REFERENCE_DOCS,
   ...CONSOLE_DOCS,
+  ...UNSUBSCRIBE_DOCS,
 };

@@ -110,6 +110,9 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
     const { url } = await must(fx.api, 'POST', `/emails/${fx.emailId}/share`, { expires_in: '1h' });
     return http(fx, 'get-shared-email', { params: { token: String(url).split('/share/')[1] ?? '' } });
   },
+  // A token that is no token: the page answers 404 before reading the keys or the table.
+  'unsubscribe-page': (fx) => http(fx, 'unsubscribe-page', { params: { token: 'not-a-token' } }),
+  unsubscribe: (fx) => http(fx, 'unsubscribe', { params: { token: 'not-a-token' } }),
   'list-attachments': (fx) => http(fx, 'list-attachments', { params: { id: fx.emailId } }),
   'get-attachment': (fx) =>
     http(fx, 'get-attachment', { params: { id: fx.emailId, attachment_id: fx.attachmentId } }),

@@ -332,7 +332,6 @@ describe('GET /v1/emails/metrics', () => {
     [{ start_date: 'yesterday' }, 'start_date must be an ISO 8601 date'],
     [{ timezone: 'Mars/Olympus' }, 'IANA time zone'],
     [{ granularity: 'minutely' }, 'granularity must be one of'],
-    [{ metrics: 'sent,unsubscribed' }, 'unsubscribed is not supported'],
     [{ metrics: 'bogus' }, 'metrics must be among'],
     [{ dimensions: 'email' }, 'email is not supported'],
     [{ dimensions: 'broadcast' }, 'no broadcasts'],
