@@ -454,6 +454,7 @@ export class EmailServiceStack extends Stack {
       this.webhooks.delivery,
       this.webhooks.retries,
       this.metricsRollUp,
+      this.api.unsubscribeKeys.rotation,
     ];
     this.monitoring.watchFunctions(
       'Background',

@@ -238,6 +238,8 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'sweep-emails': () => scheduledEvent('sweep-emails'),
   'requeue-webhook-retries': () => scheduledEvent('requeue-webhook-retries'),
   'roll-up-metrics': () => scheduledEvent('roll-up-metrics'),
+  // Monthly; it calls Secrets Manager itself (no local twin takes PutSecretValue yet).
+  'rotate-unsubscribe-keys': () => scheduledEvent('rotate-unsubscribe-keys'),
   // Stand-ins until the parser's branch brings SES's receipt event here (issue 38).
   'receive-email': () => ({ Records: [] }),
   'sweep-received': () => scheduledEvent('sweep-received'),
