@@ -36,6 +36,8 @@ export function signedHeaders(
   const headers: Record<string, string> = {
     'content-type': 'application/x-amz-json-1.1',
     host: url.host,
+    // The SDK's signer signs the payload's hash as a header too; so do we.
+    'x-amz-content-sha256': sha256(body),
     'x-amz-date': amzDate,
     'x-amz-target': target,
     ...(options.credentials.sessionToken ? { 'x-amz-security-token': options.credentials.sessionToken } : {}),
