@@ -231,11 +231,13 @@ describe('GET /v1/emails/metrics', () => {
       unique_clicked: 1,
       delivery_delayed: 0,
       received: 0,
+      unsubscribed: 0,
       delivery_rate: 0.5,
       bounce_rate: 0.25,
       complaint_rate: 0,
       open_rate: 0.5,
       click_rate: 0.5,
+      unsubscribe_rate: 0,
     });
   });
 
