@@ -18,6 +18,7 @@ import type {
   WorkerSpec,
 } from './shared/function-spec.js';
 import type { RouteDeclaration } from './shared/route.js';
+import { UNSUBSCRIBE_WORKERS } from './unsubscribe/workers.js';
 import { WEBHOOK_WORKERS } from './webhooks/workers.js';
 
 export type { EnvKey } from './shared/function-spec.js';
@@ -107,6 +108,7 @@ export const WORKERS_BY_CONCEPT = {
   receiving: RECEIVING_WORKERS,
   contacts: CONTACT_WORKERS,
   'contact-imports': CONTACT_IMPORT_WORKERS,
+  unsubscribe: UNSUBSCRIBE_WORKERS,
 } as const satisfies Record<string, Record<string, WorkerSpec>>;
 
 /** The background functions, concept by concept. */
@@ -119,6 +121,7 @@ export const WORKERS = {
   ...RECEIVING_WORKERS,
   ...CONTACT_WORKERS,
   ...CONTACT_IMPORT_WORKERS,
+  ...UNSUBSCRIBE_WORKERS,
 } as const satisfies Record<string, WorkerSpec>;
 
 export type FunctionName = RouteHandler | typeof FALLBACK_HANDLER | keyof typeof WORKERS;

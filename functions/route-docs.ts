@@ -15,6 +15,7 @@ import type { RouteDocs } from './shared/route.js';
 import { SUPPRESSION_DOCS } from './suppressions/docs.js';
 import { TEMPLATE_DOCS } from './templates/docs.js';
 import { TOPIC_DOCS } from './topics/docs.js';
+import { UNSUBSCRIBE_DOCS } from './unsubscribe/docs.js';
 import { USAGE_DOCS } from './usage/docs.js';
 import { WEBHOOK_DOCS } from './webhooks/docs.js';
 
@@ -37,4 +38,5 @@ export const ROUTE_DOCS: Readonly<Record<RouteHandler, RouteDocs>> = {
   ...CONSOLE_DOCS,
   ...CONTACT_IMPORT_DOCS,
   ...CONTACT_DOCS,
+  ...UNSUBSCRIBE_DOCS,
 };

@@ -442,6 +442,7 @@ export class EmailServiceStack extends Stack {
       this.webhooks.retries,
       this.metricsRollUp,
       ...this.audience.workers,
+      this.api.unsubscribeKeys.rotation,
     ];
     this.monitoring.watchFunctions(
       'Background',

@@ -153,6 +153,9 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
     const { url } = await must(fx.api, 'POST', `/emails/${fx.emailId}/share`, { expires_in: '1h' });
     return http(fx, 'get-shared-email', { params: { token: String(url).split('/share/')[1] ?? '' } });
   },
+  // A token that is no token: the page answers 404 before reading the keys or the table.
+  'unsubscribe-page': (fx) => http(fx, 'unsubscribe-page', { params: { token: 'not-a-token' } }),
+  unsubscribe: (fx) => http(fx, 'unsubscribe', { params: { token: 'not-a-token' } }),
   'list-attachments': (fx) => http(fx, 'list-attachments', { params: { id: fx.emailId } }),
   'get-attachment': (fx) =>
     http(fx, 'get-attachment', { params: { id: fx.emailId, attachment_id: fx.attachmentId } }),
@@ -367,6 +370,8 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'sweep-emails': () => scheduledEvent('sweep-emails'),
   'requeue-webhook-retries': () => scheduledEvent('requeue-webhook-retries'),
   'roll-up-metrics': () => scheduledEvent('roll-up-metrics'),
+  // Monthly; it calls Secrets Manager itself (no local twin takes PutSecretValue yet).
+  'rotate-unsubscribe-keys': () => scheduledEvent('rotate-unsubscribe-keys'),
   // Stand-ins until the parser's branch brings SES's receipt event here (issue 38).
   'receive-email': () => ({ Records: [] }),
   'sweep-received': () => scheduledEvent('sweep-received'),

@@ -27,6 +27,8 @@ export const COUNTED_METRICS = [
   'unique_clicked',
   'delivery_delayed',
   'received',
+  /** Opt-outs through an email's unsubscribe link (a topic, or every email), under the email's sender domain. */
+  'unsubscribed',
 ] as const;
 export type CountedMetric = (typeof COUNTED_METRICS)[number];
 export type MetricCounts = Partial<Record<CountedMetric, number>>;
@@ -42,14 +44,13 @@ export const RATES = {
   complaint_rate: ['complained', 'sent'],
   open_rate: ['unique_opened', 'delivered'],
   click_rate: ['unique_clicked', 'delivered'],
+  unsubscribe_rate: ['unsubscribed', 'delivered'],
 } as const satisfies Record<string, readonly [CountedMetric, CountedMetric]>;
 type Rate = keyof typeof RATES;
 
 export const SUPPORTED_METRICS = [...COUNTED_METRICS, ...(Object.keys(RATES) as Rate[])] as const;
 export type MetricName = CountedMetric | Rate;
 
-/** Resend's metrics this service has no source for: it keeps no unsubscribes. */
-export const UNSUPPORTED_METRICS = ['unsubscribed', 'unsubscribe_rate'] as const;
 export const RESEND_DIMENSIONS = ['period', 'domain', 'email', 'broadcast'] as const;
 export const SUPPORTED_DIMENSIONS = ['period', 'domain'] as const;
 export type Dimension = (typeof SUPPORTED_DIMENSIONS)[number];

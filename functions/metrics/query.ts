@@ -16,7 +16,6 @@ import {
   type MetricsQuery,
   SUPPORTED_DIMENSIONS,
   SUPPORTED_METRICS,
-  UNSUPPORTED_METRICS,
 } from './model.js';
 
 /**
@@ -154,11 +153,7 @@ export const emailMetricsQuerySchema = z.strictObject({
       },
     ),
   ),
-  metrics: commaList<MetricName>(
-    'metrics',
-    SUPPORTED_METRICS,
-    notSupported('this service keeps no unsubscribes', UNSUPPORTED_METRICS),
-  ),
+  metrics: commaList<MetricName>('metrics', SUPPORTED_METRICS, {}),
   dimensions: commaList<Dimension>('dimensions', SUPPORTED_DIMENSIONS, {
     ...notSupported('counts are kept per sender domain and hour, not per email', ['email']),
     ...notSupported('this service has no broadcasts', ['broadcast']),

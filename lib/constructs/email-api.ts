@@ -4,6 +4,7 @@ import {
   ApiMapping,
   type CfnApi,
   CfnRoute,
+  type CfnStage,
   DomainName,
   HttpApi,
   HttpAuthorizer,
@@ -19,12 +20,16 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FRONT_DOOR_CACHE_SECONDS, FRONT_DOOR_HEADER } from '../../functions/http/front-door.js';
-import { FALLBACK_HANDLER, HEAD_ROUTES, ROUTES } from '../../functions/routes.js';
+import { FALLBACK_HANDLER, HEAD_ROUTES, ROUTES, TOKEN_ROUTES } from '../../functions/routes.js';
 import { keepLogicalId, LEGACY_IDS, legacyRouteId } from '../legacy-ids.js';
 import { ApiIntegrations } from './api-integrations.js';
 import type { ConceptStacks } from './concept-stacks.js';
 import type { Monitoring } from './monitoring.js';
 import type { ServiceFunction, ServiceResources } from './service-function.js';
+import { UnsubscribeKeys } from './unsubscribe-keys.js';
+
+/** Each token route's own throttle (API Gateway's route settings), apart from the API's. */
+export const TOKEN_ROUTE_THROTTLE = { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 500 };
 
 export interface EmailApiProps {
   /** What the route functions are bound to (the table, the send queue, the settings). */
@@ -58,6 +63,8 @@ export class EmailApi extends Construct {
 
   /** Every route (`$default` too), by route key. */
   public readonly routes: ReadonlyMap<string, CfnRoute>;
+  /** The unsubscribe links' signing keys and their rotation. */
+  public readonly unsubscribeKeys: UnsubscribeKeys;
 
   /**
    * Closes the API behind the front door (FrontDoor): its `execute-api` endpoint disabled, served
@@ -181,6 +188,16 @@ export class EmailApi extends Construct {
       route(`${method} ${path}`, `${method}${path}`.replaceAll('/', '--'), handler);
     this.functions = functions;
     this.routes = routes;
+    // The unsubscribe links' keys, granted to the functions that read them; the token routes
+    // throttled on their own (a burst of one-click POSTs after a send is not the users' API).
+    this.unsubscribeKeys = new UnsubscribeKeys(this, 'UnsubscribeKeys', {
+      functions: props.functions,
+      resources: { table: props.resources.table, settings: props.resources.settings },
+    });
+    for (const fn of functions.values()) this.unsubscribeKeys.grant(fn);
+    (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+      TOKEN_ROUTES.map((r) => [`${r.method} ${r.path}`, TOKEN_ROUTE_THROTTLE]),
+    );
 
     const apiMetric = (metricName: string, statistic = 'Sum') =>
       new Metric({

@@ -231,11 +231,13 @@ describe('GET /v1/emails/metrics', () => {
       unique_clicked: 1,
       delivery_delayed: 0,
       received: 0,
+      unsubscribed: 0,
       delivery_rate: 0.5,
       bounce_rate: 0.25,
       complaint_rate: 0,
       open_rate: 0.5,
       click_rate: 0.5,
+      unsubscribe_rate: 0,
     });
   });
 
@@ -332,7 +334,6 @@ describe('GET /v1/emails/metrics', () => {
     [{ start_date: 'yesterday' }, 'start_date must be an ISO 8601 date'],
     [{ timezone: 'Mars/Olympus' }, 'IANA time zone'],
     [{ granularity: 'minutely' }, 'granularity must be one of'],
-    [{ metrics: 'sent,unsubscribed' }, 'unsubscribed is not supported'],
     [{ metrics: 'bogus' }, 'metrics must be among'],
     [{ dimensions: 'email' }, 'email is not supported'],
     [{ dimensions: 'broadcast' }, 'no broadcasts'],

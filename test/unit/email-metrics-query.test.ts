@@ -6,6 +6,7 @@ import {
   MAX_ANSWER_VALUES,
   metricsAnswer,
   periodOf,
+  SUPPORTED_METRICS,
 } from '../../functions/metrics/model.js';
 import { emailMetricsQuerySchema, resolveMetricsQuery } from '../../functions/metrics/query.js';
 
@@ -56,7 +57,8 @@ describe('email metrics query', () => {
     expect(query).toMatchObject({ granularity: 'daily', timezone: 'UTC', dimensions: [] });
     expect(query.metrics).toContain('unique_opened');
     expect(query.metrics).toContain('received');
-    expect(query.metrics).not.toContain('unsubscribed');
+    expect(query.metrics).toContain('unsubscribed');
+    expect(query.metrics).toContain('unsubscribe_rate');
   });
 
   it('reads a date-only end as the end of that day in the zone, and a datetime without offset as UTC', () => {
@@ -122,7 +124,7 @@ describe('email metrics answer', () => {
     const nowIso = '2026-07-08T10:30:00Z';
     // Every metric, as many rows as the values allow; and one metric, the most rows.
     for (const [metrics, rows] of [
-      [undefined, Math.min(MAX_ANSWER_ROWS, Math.floor(MAX_ANSWER_VALUES / 19))],
+      [undefined, Math.min(MAX_ANSWER_ROWS, Math.floor(MAX_ANSWER_VALUES / SUPPORTED_METRICS.length))],
       ['sent', MAX_ANSWER_ROWS],
     ] as const) {
       const query = resolve(

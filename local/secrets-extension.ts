@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rotateKeySet } from '../functions/unsubscribe/keys.js';
+
+/**
+ * The local twin of the AWS Parameters and Secrets Lambda Extension (the layer the stack adds to
+ * the functions that read a secret): an HTTP server on a loopback port answering
+ * `GET /secretsmanager/get?secretId=…` as the extension does (GetSecretValue's answer as JSON),
+ * only to a request carrying the session token in `X-Aws-Parameters-Secrets-Token`, 400 for a
+ * secret it does not hold. The functions read it through the same adapter as on AWS
+ * (adapters/secrets-manager/extension.ts), given PARAMETERS_SECRETS_EXTENSION_HTTP_PORT and
+ * AWS_SESSION_TOKEN. Secrets are kept in memory; `put` changes one (a rotation).
+ * https://docs.aws.amazon.com/secretsmanager/latest/userguide/retrieving-secrets_lambda.html
+ */
+export interface SecretsExtensionTwin {
+  readonly port: number;
+  readonly sessionToken: string;
+  /** Every request it answered (its path and query). */
+  readonly requests: string[];
+  put(secretId: string, value: string): void;
+  get(secretId: string): string | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startSecretsExtension(
+  options: { sessionToken?: string; secrets?: Record<string, string>; port?: number } = {},
+): Promise<SecretsExtensionTwin> {
+  const sessionToken = options.sessionToken ?? randomBytes(16).toString('hex');
+  const secrets = new Map(Object.entries(options.secrets ?? {}));
+  const requests: string[] = [];
+  const server: Server = createServer((request, response) => {
+    requests.push(request.url ?? '');
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (request.headers['x-aws-parameters-secrets-token'] !== sessionToken) {
+      response.writeHead(401).end('missing or wrong X-Aws-Parameters-Secrets-Token');
+      return;
+    }
+    const secretId = url.searchParams.get('secretId') ?? '';
+    const value = secrets.get(secretId);
+    if (request.method !== 'GET' || url.pathname !== '/secretsmanager/get' || value === undefined) {
+      response.writeHead(400).end('no such secret');
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        ARN: secretId,
+        Name: secretId.split(':').pop(),
+        SecretString: value,
+        VersionId: 'local',
+        VersionStages: ['AWSCURRENT'],
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    sessionToken,
+    requests,
+    put: (secretId, value) => secrets.set(secretId, value),
+    get: (secretId) => secrets.get(secretId),
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The local unsubscribe keys' secret: one key, made now (as a first rotation makes it). */
+export const localUnsubscribeKeys = (now = new Date()): string =>
+  JSON.stringify(rotateKeySet(undefined, now, (n) => randomBytes(n)));
