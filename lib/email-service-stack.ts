@@ -1,7 +1,6 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
   DEFAULT_RETENTION_DAYS,
@@ -9,7 +8,7 @@ import {
   layoutProblem,
   type TableLayout,
 } from '../functions/adapters/dynamodb/email-keys.js';
-import { type EnvKey, FUNCTIONS } from '../functions/catalog.js';
+import type { EnvKey } from '../functions/catalog.js';
 import { type SendTimings, timingSettings } from '../functions/emails/send-timings.js';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../functions/request-logs/model.js';
 import { AudienceWork } from './constructs/audience-work.js';
@@ -36,6 +35,7 @@ import {
   type ServiceFunction,
 } from './constructs/service-function.js';
 import { SesEventsPipeline } from './constructs/ses-events.js';
+import { UnsubscribeKeys } from './constructs/unsubscribe-keys.js';
 import { Webhooks } from './constructs/webhooks.js';
 import { domainConfigurationSetPrefix, legacyDomainConfigurationSetPrefix } from './domain-set-prefixes.js';
 import { requestLogRetention } from './request-log-retention.js';
@@ -222,6 +222,8 @@ export class EmailServiceStack extends Stack {
   public readonly webhooks: Webhooks;
   /** The contact imports' and audience clean-up's queues and workers. */
   public readonly audience: AudienceWork;
+  /** The unsubscribe links' signing keys and their rotation. */
+  public readonly unsubscribeKeys: UnsubscribeKeys;
   /** Rolls the email metrics' finished hours up into day items, every minute. */
   public readonly metricsRollUp: ServiceFunction;
   public readonly content: ContentBucket;
@@ -333,10 +335,13 @@ export class EmailServiceStack extends Stack {
       functions,
     });
     const webhookQueue = this.webhooks.queue;
-    // The unsubscribe links' signing keys, where a function reads them (docs/unsubscribe.md).
-    const unsubscribeKeys = Object.values(FUNCTIONS).some((spec) => spec.unsubscribeKeys)
-      ? new Secret(this, 'UnsubscribeKeys', { removalPolicy: RemovalPolicy.RETAIN })
-      : undefined;
+    // The unsubscribe links' signing keys and their rotation (docs/operations.md, "Unsubscribe
+    // keys"), given to the functions whose catalog entry reads them.
+    this.unsubscribeKeys = new UnsubscribeKeys(this, 'UnsubscribeKeys', {
+      functions,
+      resources: { table, settings },
+    });
+    const unsubscribeKeys = this.unsubscribeKeys.secret;
     this.audience = new AudienceWork(this, 'Audience', {
       resources: { table, settings, webhookQueue, contentBucket, unsubscribeKeys },
       monitoring: this.monitoring,
@@ -442,7 +447,7 @@ export class EmailServiceStack extends Stack {
       this.webhooks.retries,
       this.metricsRollUp,
       ...this.audience.workers,
-      this.api.unsubscribeKeys.rotation,
+      this.unsubscribeKeys.rotation,
     ];
     this.monitoring.watchFunctions(
       'Background',

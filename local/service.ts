@@ -1,5 +1,10 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { localUnsubscribeKeys, startSecretsExtension } from './secrets-extension.js';
+
+/** The unsubscribe keys' secret's name locally (the stack's is an ARN). */
+const LOCAL_UNSUBSCRIBE_KEYS_SECRET = 'email-service-unsubscribe-keys';
+
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { newSqsClient } from '../functions/adapters/aws-clients.js';
@@ -262,6 +267,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     // The HTTPS front for tracking hosts, which a domain's host must pass before its set takes it.
     const front = await startLocalTrackingFront({ origin: ses.trackingUrl });
     stops.unshift(() => front.stop());
+    // The unsubscribe links' keys, behind the twin of the secrets extension the stack's layer is:
+    // kept in the data folder when there is one, so links sent before a restart still open.
+    const keysFile = dataDir ? join(dataDir, 'unsubscribe-keys.json') : undefined;
+    const keys = keysFile && existsSync(keysFile) ? readFileSync(keysFile, 'utf8') : localUnsubscribeKeys();
+    if (keysFile) writeFileSync(keysFile, keys, { mode: 0o600 });
+    const secrets = await startSecretsExtension({ secrets: { [LOCAL_UNSUBSCRIBE_KEYS_SECRET]: keys } });
+    stops.unshift(() => secrets.stop());
 
     // The handlers build their clients from the environment, as on Lambda.
     Object.assign(process.env, {
@@ -303,6 +315,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       WEBHOOK_QUEUE_URL: webhooks.queue.url,
       ...audience.settings,
       PUBLIC_ORIGIN: `https://localhost:${port}`,
+      UNSUBSCRIBE_KEYS_SECRET: LOCAL_UNSUBSCRIBE_KEYS_SECRET,
+      PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(secrets.port),
+      // What the extension checks a request by (Lambda sets it); the emulators ignore it.
+      AWS_SESSION_TOKEN: secrets.sessionToken,
       // Development receivers on this machine (http://localhost:…); private networks stay refused.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
       ...timingSettings(timings),

@@ -24,11 +24,9 @@ export function sendGateDeps(table: Table, links: () => Promise<UnsubscribeLinks
 }
 
 /**
- * The unsubscribe links of the unsubscribe concept (its implementation of UnsubscribeLinks, with
- * PUBLIC_ORIGIN and the keys' secret UNSUBSCRIBE_KEYS_SECRET), loaded on first use. Until it is
- * joined here, an email with topic_id fails before its claim (retried, then ended failed), never
- * sent without its link.
+ * The unsubscribe links of the unsubscribe concept (its SignedUnsubscribeLinks, with PUBLIC_ORIGIN
+ * and the keys' secret UNSUBSCRIBE_KEYS_SECRET read through the secrets extension), loaded on first
+ * use: a chunk of its own, so a consumer instance that sends no email with topic_id loads none of it.
  */
-export const unsubscribeLinksOnFirstUse = async (): Promise<UnsubscribeLinks> => {
-  throw new Error('the unsubscribe links are not wired into the send consumer yet');
-};
+export const unsubscribeLinksOnFirstUse = async (): Promise<UnsubscribeLinks> =>
+  (await import('./unsubscribe-links.js')).unsubscribeLinks();

@@ -8,7 +8,6 @@ import {
   webhookRepository,
 } from '../adapters/dynamodb/repositories.js';
 import { DynamoUnsubscribeStore } from '../adapters/dynamodb/unsubscribe-store.js';
-import { extensionSecret } from '../adapters/secrets-manager/extension.js';
 import type { EmailRepository } from '../emails/ports.js';
 import { countMetrics } from '../metrics/count.js';
 import type { MetricsCounter } from '../metrics/ports.js';
@@ -17,28 +16,9 @@ import { counters } from '../observability/metrics.js';
 import { loadConfig } from '../shared/config.js';
 import type { Log } from '../shared/ports.js';
 import { systemClock } from '../shared/ports.js';
-import { KeyRing } from '../unsubscribe/keys.js';
-import { SignedUnsubscribeLinks, type UnsubscribeLinks } from '../unsubscribe/links.js';
 import type { UnsubscribeDeps } from '../unsubscribe/preferences.js';
 import { eventPublisher } from '../wiring.js';
-
-/**
- * The unsubscribe links' keys: the secret UNSUBSCRIBE_KEYS_SECRET names, read through the AWS
- * Parameters and Secrets Lambda Extension (on AWS the layer; locally its twin,
- * local/secrets-extension.ts), never from the environment. One ring per container.
- */
-let ring: KeyRing | undefined;
-export function unsubscribeKeys(secretId: string): KeyRing {
-  ring ??= new KeyRing(extensionSecret({ secretId }));
-  return ring;
-}
-
-/** The links the send path and broadcasts put in List-Unsubscribe (PUBLIC_ORIGIN, the keys' signing key). */
-export function unsubscribeLinks(): UnsubscribeLinks {
-  const { PUBLIC_ORIGIN, UNSUBSCRIBE_KEYS_SECRET } = loadConfig('PUBLIC_ORIGIN', 'UNSUBSCRIBE_KEYS_SECRET');
-  const keys = unsubscribeKeys(UNSUBSCRIBE_KEYS_SECRET);
-  return new SignedUnsubscribeLinks({ origin: PUBLIC_ORIGIN, keys: () => keys.keys() });
-}
+import { unsubscribeKeys } from './unsubscribe-links.js';
 
 /**
  * The wiring of the unsubscribe routes (token routes: no API keys, no request log). The page reads

@@ -26,7 +26,6 @@ import { ApiIntegrations } from './api-integrations.js';
 import type { ConceptStacks } from './concept-stacks.js';
 import type { Monitoring } from './monitoring.js';
 import type { ServiceFunction, ServiceResources } from './service-function.js';
-import { UnsubscribeKeys } from './unsubscribe-keys.js';
 
 /** Each token route's own throttle (API Gateway's route settings), apart from the API's. */
 export const TOKEN_ROUTE_THROTTLE = { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 500 };
@@ -63,8 +62,6 @@ export class EmailApi extends Construct {
 
   /** Every route (`$default` too), by route key. */
   public readonly routes: ReadonlyMap<string, CfnRoute>;
-  /** The unsubscribe links' signing keys and their rotation. */
-  public readonly unsubscribeKeys: UnsubscribeKeys;
 
   /**
    * Closes the API behind the front door (FrontDoor): its `execute-api` endpoint disabled, served
@@ -188,13 +185,7 @@ export class EmailApi extends Construct {
       route(`${method} ${path}`, `${method}${path}`.replaceAll('/', '--'), handler);
     this.functions = functions;
     this.routes = routes;
-    // The unsubscribe links' keys, granted to the functions that read them; the token routes
-    // throttled on their own (a burst of one-click POSTs after a send is not the users' API).
-    this.unsubscribeKeys = new UnsubscribeKeys(this, 'UnsubscribeKeys', {
-      functions: props.functions,
-      resources: { table: props.resources.table, settings: props.resources.settings },
-    });
-    for (const fn of functions.values()) this.unsubscribeKeys.grant(fn);
+    // The token routes throttled on their own (a burst of one-click POSTs after a send is not the users' API).
     (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
       TOKEN_ROUTES.map((r) => [`${r.method} ${r.path}`, TOKEN_ROUTE_THROTTLE]),
     );

@@ -343,23 +343,19 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The unsubscribe links' signing keys: read (GetSecretValue), or rotate (the four actions AWS's
-   * "Lambda rotation function execution role permissions" lists), on this secret only; its ARN,
-   * never its value, in the environment.
+   * The unsubscribe links' signing keys: read (GetSecretValue), or rotate (rotate-unsubscribe-keys,
+   * which reads them and puts the new list: functions/unsubscribe/keys.ts), on this secret only;
+   * its ARN, never its value, in the environment.
    */
   grantUnsubscribeKeys(secret: ISecret): this {
     const actions =
-      this.spec.unsubscribeKeys === 'rotate'
-        ? ['DescribeSecret', 'GetSecretValue', 'PutSecretValue', 'UpdateSecretVersionStage']
-        : ['GetSecretValue'];
+      this.spec.unsubscribeKeys === 'rotate' ? ['GetSecretValue', 'PutSecretValue'] : ['GetSecretValue'];
     this.role.addToPolicy(
       new PolicyStatement({
         actions: actions.map((action) => `secretsmanager:${action}`),
         resources: [secret.secretArn],
       }),
     );
-    // The rotation function is given the secret by its event (SecretId).
-    if (!this.spec.env.includes('UNSUBSCRIBE_KEYS_SECRET')) return this;
     return this.setEnvironment('UNSUBSCRIBE_KEYS_SECRET', secret.secretArn);
   }
 

@@ -1,6 +1,4 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { LayerVersion, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { ConceptStacks } from './concept-stacks.js';
@@ -17,10 +15,10 @@ export interface UnsubscribeKeysProps {
  * The unsubscribe links' signing keys (functions/unsubscribe/keys.ts): a Secrets Manager secret,
  * made with a generated `seed` (the first key), and rotate-unsubscribe-keys, run every 30 days,
  * adding a key and dropping those past their links' lifetime. A function whose catalog entry reads
- * the keys (`unsubscribeKeys: 'read'`) gets GetSecretValue on this secret only, its ARN in
- * UNSUBSCRIBE_KEYS_SECRET and the AWS Parameters and Secrets Lambda Extension, which reads it with
- * the function's role and keeps it 300 s: the value is never in an environment. The rotation gets
- * GetSecretValue and PutSecretValue on it. Defaults: rotation every 30 days; the secret encrypted
+ * the keys (`unsubscribeKeys: 'read'`) is given the secret as a resource (ServiceFunction.bind):
+ * GetSecretValue on it only, its ARN in UNSUBSCRIBE_KEYS_SECRET and the AWS Parameters and Secrets
+ * Lambda Extension, which reads it with the function's role and keeps it 300 s, so the value is
+ * never in an environment. The rotation gets GetSecretValue and PutSecretValue on it. Defaults: rotation every 30 days; the secret encrypted
  * with the account's aws/secretsmanager key.
  */
 export class UnsubscribeKeys extends Construct {
@@ -44,36 +42,10 @@ export class UnsubscribeKeys extends Construct {
         "Rotated by rotate-unsubscribe-keys on a schedule (it must keep the older keys listed so old links work, which Secrets Manager's rotation steps would not).",
     });
     this.rotation = props.functions.add('rotate-unsubscribe-keys', { timeout: Duration.seconds(30) });
-    this.rotation.bind(props.resources);
-    this.grant(this.rotation);
+    this.rotation.bind({ ...props.resources, unsubscribeKeys: this.secret });
     this.rotation.runEvery(
       props.rotateEvery ?? Duration.days(30),
       "Rotates the unsubscribe links' signing keys",
     );
-  }
-
-  /** Exactly what the function's catalog entry asks of the keys (nothing when it asks nothing). */
-  grant(fn: ServiceFunction): void {
-    const access = fn.spec.unsubscribeKeys;
-    if (!access) return;
-    fn.role.addToPolicy(
-      new PolicyStatement({
-        actions: [
-          'secretsmanager:GetSecretValue',
-          ...(access === 'rotate' ? ['secretsmanager:PutSecretValue'] : []),
-        ],
-        resources: [this.secret.secretArn],
-      }),
-    );
-    fn.setEnvironment('UNSUBSCRIBE_KEYS_SECRET', this.secret.secretArn);
-    if (access === 'read') {
-      const layer = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
-        secretsManagerTimeout: Duration.seconds(3),
-      })._bind(fn, fn.function);
-      // The layer's ARN for the function's region and architecture, as the paramsAndSecrets prop gives it.
-      fn.function.addLayers(LayerVersion.fromLayerVersionArn(fn, 'ParamsAndSecrets', layer.arn));
-      for (const [key, value] of Object.entries(layer.environmentVars))
-        fn.function.addEnvironment(key, String(value));
-    }
   }
 }

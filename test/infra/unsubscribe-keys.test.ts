@@ -16,7 +16,7 @@ let template: ReturnType<typeof synthStack>['template'];
 let secretId: string;
 beforeAll(() => {
   ({ stack, template } = synthStack());
-  secretId = logicalId(stack, stack.api.unsubscribeKeys.secret);
+  secretId = logicalId(stack, stack.unsubscribeKeys.secret);
 });
 
 const secretStatements = (name: string) =>
@@ -47,7 +47,12 @@ describe("the unsubscribe links' keys", () => {
     const readers = (Object.keys(FUNCTIONS) as FunctionName[]).filter(
       (name) => FUNCTIONS[name].unsubscribeKeys,
     );
-    expect(readers.sort()).toEqual(['rotate-unsubscribe-keys', 'unsubscribe', 'unsubscribe-page']);
+    expect(readers.sort()).toEqual([
+      'process-send-queue',
+      'rotate-unsubscribe-keys',
+      'unsubscribe',
+      'unsubscribe-page',
+    ]);
     for (const name of Object.keys(stack.functions)) {
       const expected =
         name === 'rotate-unsubscribe-keys'
