@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { rotateKeySet } from '../functions/unsubscribe/keys.js';
 
 /**
@@ -66,3 +68,26 @@ export async function startSecretsExtension(
 /** The local unsubscribe keys' secret: one key, made now (as a first rotation makes it). */
 export const localUnsubscribeKeys = (now = new Date()): string =>
   JSON.stringify(rotateKeySet(undefined, now, (n) => randomBytes(n)));
+
+/** The unsubscribe keys' secret's name locally (the stack's is an ARN). */
+export const LOCAL_UNSUBSCRIBE_KEYS_SECRET = 'email-service-unsubscribe-keys';
+
+/**
+ * npm start's unsubscribe keys: the twin holding them, and the settings the functions read them
+ * with. Kept in the data folder when there is one, so links sent before a restart still open.
+ */
+export async function startLocalUnsubscribeKeys(dataDir: string | null) {
+  const file = dataDir ? join(dataDir, 'unsubscribe-keys.json') : undefined;
+  const keys = file && existsSync(file) ? readFileSync(file, 'utf8') : localUnsubscribeKeys();
+  if (file) writeFileSync(file, keys, { mode: 0o600 });
+  const twin = await startSecretsExtension({ secrets: { [LOCAL_UNSUBSCRIBE_KEYS_SECRET]: keys } });
+  return {
+    stop: () => twin.stop(),
+    settings: {
+      UNSUBSCRIBE_KEYS_SECRET: LOCAL_UNSUBSCRIBE_KEYS_SECRET,
+      PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(twin.port),
+      // What the extension checks a request by (Lambda sets it); the emulators ignore it.
+      AWS_SESSION_TOKEN: twin.sessionToken,
+    },
+  };
+}

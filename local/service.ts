@@ -1,10 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { localUnsubscribeKeys, startSecretsExtension } from './secrets-extension.js';
-
-/** The unsubscribe keys' secret's name locally (the stack's is an ARN). */
-const LOCAL_UNSUBSCRIBE_KEYS_SECRET = 'email-service-unsubscribe-keys';
-
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { newSqsClient } from '../functions/adapters/aws-clients.js';
@@ -27,6 +22,7 @@ import { recoverFromLastRun, stillRunning } from './recovery.js';
 import { startRequestLogSubscription } from './request-log-sink.js';
 import { ensureQueueWithDlq, ensureTable, queueDepth, TABLE_NAME } from './resources.js';
 import { type ScheduledHandler, startSchedule } from './schedules.js';
+import { startLocalUnsubscribeKeys } from './secrets-extension.js';
 import type { SesAccountSettings } from './ses-account.js';
 import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from './ses-configuration-sets.js';
 import { type LocalSes, type SesStandInSettings, startSesHere } from './ses-stand-in.js';
@@ -230,8 +226,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     });
     const receiving = await ensureReceivingQueues(sqs, region);
     const audience = await ensureAudienceQueues(sqs);
-    // Known before any function loads: PUBLIC_ORIGIN (unsubscribe links) is the gateway's origin.
-    const port = await gatewayPort(options.port ?? 3000);
+    const port = await gatewayPort(options.port ?? 3000); // Before any function loads: PUBLIC_ORIGIN.
     const sesSettings: SesStandInSettings = {
       eventsQueueUrl: events.queue.url,
       eventDelayMs: options.eventDelayMs,
@@ -267,14 +262,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     // The HTTPS front for tracking hosts, which a domain's host must pass before its set takes it.
     const front = await startLocalTrackingFront({ origin: ses.trackingUrl });
     stops.unshift(() => front.stop());
-    // The unsubscribe links' keys, behind the twin of the secrets extension the stack's layer is:
-    // kept in the data folder when there is one, so links sent before a restart still open.
-    const keysFile = dataDir ? join(dataDir, 'unsubscribe-keys.json') : undefined;
-    const keys = keysFile && existsSync(keysFile) ? readFileSync(keysFile, 'utf8') : localUnsubscribeKeys();
-    if (keysFile) writeFileSync(keysFile, keys, { mode: 0o600 });
-    const secrets = await startSecretsExtension({ secrets: { [LOCAL_UNSUBSCRIBE_KEYS_SECRET]: keys } });
+    const secrets = await startLocalUnsubscribeKeys(dataDir);
     stops.unshift(() => secrets.stop());
-
     // The handlers build their clients from the environment, as on Lambda.
     Object.assign(process.env, {
       AWS_REGION: region,
@@ -314,11 +303,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       TEMPLATE_CACHE_TTL_MS: '0',
       WEBHOOK_QUEUE_URL: webhooks.queue.url,
       ...audience.settings,
-      PUBLIC_ORIGIN: `https://localhost:${port}`,
-      UNSUBSCRIBE_KEYS_SECRET: LOCAL_UNSUBSCRIBE_KEYS_SECRET,
-      PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(secrets.port),
-      // What the extension checks a request by (Lambda sets it); the emulators ignore it.
-      AWS_SESSION_TOKEN: secrets.sessionToken,
+      PUBLIC_ORIGIN: `https://localhost:${port}`, // The unsubscribe links' origin; their keys: the twin's.
+      ...secrets.settings,
       // Development receivers on this machine (http://localhost:…); private networks stay refused.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
       ...timingSettings(timings),
