@@ -446,18 +446,23 @@ export class EmailServiceStack extends Stack {
       this.webhooks.delivery,
       this.webhooks.retries,
       this.metricsRollUp,
-      ...this.audience.workers,
-      this.unsubscribeKeys.rotation,
     ];
     this.monitoring.watchFunctions(
       'Background',
       background,
-      'The send consumer, the sweeper, the scheduler, the SES events consumer, the domain check, webhook delivery and retries, the metrics roll-up, and the contact imports and audience clean-up',
+      'The send consumer, the sweeper, the scheduler, the SES events consumer, the domain check, webhook delivery and retries, and the metrics roll-up',
+    );
+    const audienceBackground = [...this.audience.workers, this.unsubscribeKeys.rotation];
+    this.monitoring.watchFunctions(
+      'AudienceBackground',
+      audienceBackground,
+      "The contact imports, the audience clean-up and the unsubscribe keys' rotation (an alarm watches 10 at most)",
     );
 
     this.serviceFunctions = [
       ...this.api.functions.values(),
       ...background,
+      ...audienceBackground,
       ...(this.requestLogs ? [this.requestLogs.writer] : []),
       ...(this.receiving?.functions ?? []),
     ];

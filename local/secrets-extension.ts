@@ -73,16 +73,16 @@ export const localUnsubscribeKeys = (now = new Date()): string =>
 export const LOCAL_UNSUBSCRIBE_KEYS_SECRET = 'email-service-unsubscribe-keys';
 
 /**
- * npm start's unsubscribe keys: the twin holding them, and the settings the functions read them
- * with. Kept in the data folder when there is one, so links sent before a restart still open.
+ * npm start's unsubscribe keys: the twin holding them (its stop first among `stops`), and the
+ * settings the functions read them with. Kept in the data folder when there is one, so links sent before a restart still open.
  */
-export async function startLocalUnsubscribeKeys(dataDir: string | null) {
+export async function startLocalUnsubscribeKeys(dataDir: string | null, stops: (() => Promise<void>)[]) {
   const file = dataDir ? join(dataDir, 'unsubscribe-keys.json') : undefined;
   const keys = file && existsSync(file) ? readFileSync(file, 'utf8') : localUnsubscribeKeys();
   if (file) writeFileSync(file, keys, { mode: 0o600 });
   const twin = await startSecretsExtension({ secrets: { [LOCAL_UNSUBSCRIBE_KEYS_SECRET]: keys } });
+  stops.unshift(() => twin.stop());
   return {
-    stop: () => twin.stop(),
     settings: {
       UNSUBSCRIBE_KEYS_SECRET: LOCAL_UNSUBSCRIBE_KEYS_SECRET,
       PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(twin.port),

@@ -262,8 +262,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     // The HTTPS front for tracking hosts, which a domain's host must pass before its set takes it.
     const front = await startLocalTrackingFront({ origin: ses.trackingUrl });
     stops.unshift(() => front.stop());
-    const secrets = await startLocalUnsubscribeKeys(dataDir);
-    stops.unshift(() => secrets.stop());
+    const secrets = await startLocalUnsubscribeKeys(dataDir, stops);
     // The handlers build their clients from the environment, as on Lambda.
     Object.assign(process.env, {
       AWS_REGION: region,

@@ -356,6 +356,8 @@ export class ServiceFunction extends Construct {
         resources: [secret.secretArn],
       }),
     );
+    // Set where the function reads it (a function given the secret by its event would not).
+    if (!this.spec.env.includes('UNSUBSCRIBE_KEYS_SECRET')) return this;
     return this.setEnvironment('UNSUBSCRIBE_KEYS_SECRET', secret.secretArn);
   }
 

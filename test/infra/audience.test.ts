@@ -101,7 +101,7 @@ describe('the audience access fields, granted by ServiceFunction.bind', () => {
     expect(JSON.stringify(layers)).toContain('AWS-Parameters-and-Secrets-Lambda-Extension-Arm64');
   });
 
-  it("gives the rotating function Secrets Manager's rotation steps on the keys alone, and no layer", () => {
+  it('gives the rotating function GetSecretValue and PutSecretValue on the keys alone, and no layer', () => {
     const { stack, resources } = bareStack();
     const fn = new ServiceFunction(stack, 'Rotate', {
       name: 'check-domains',
@@ -110,12 +110,7 @@ describe('the audience access fields, granted by ServiceFunction.bind', () => {
     const template = Template.fromStack(stack);
     expect(statementsOf(template, stack, fn)).toEqual([
       {
-        Action: [
-          'secretsmanager:DescribeSecret',
-          'secretsmanager:GetSecretValue',
-          'secretsmanager:PutSecretValue',
-          'secretsmanager:UpdateSecretVersionStage',
-        ],
+        Action: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'],
         Effect: 'Allow',
         Resource: { Ref: logicalId(stack, resources.unsubscribeKeys) },
       },
