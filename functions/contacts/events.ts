@@ -24,8 +24,9 @@ export function contactEvent(
       created_at: contact.created_at,
       updated_at: contact.updated_at,
       email: contact.email,
-      first_name: contact.first_name,
-      last_name: contact.last_name,
+      // Left out when unset, as the answers leave them: Resend's document types them as strings.
+      ...(contact.first_name === null ? {} : { first_name: contact.first_name }),
+      ...(contact.last_name === null ? {} : { last_name: contact.last_name }),
       unsubscribed: contact.unsubscribed,
     },
   };

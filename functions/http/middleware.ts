@@ -117,6 +117,9 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   return false;
 }
 
+/** A size as people read it: `4.5 MB` (decimal megabytes, as API Gateway's and Lambda's limits are given). */
+const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
+
 /** Refuses oversized and too deeply nested bodies before any other work (no parsing, no key lookup). */
 const bodyLimit = (maxBytes: number, json = true): MiddlewareObj<HttpEvent, HttpResponse> => ({
   before: async ({ event }) => {
@@ -128,7 +131,7 @@ const bodyLimit = (maxBytes: number, json = true): MiddlewareObj<HttpEvent, Http
       throw new ApiError(
         413,
         'payload_too_large',
-        `The request body is ${bytes} bytes; the limit is ${maxBytes} bytes.`,
+        `The request body is ${bytes} bytes (${megabytes(bytes)}); the limit is ${maxBytes} bytes (${megabytes(maxBytes)}).`,
       );
     }
     // A form's file is not JSON: its depth is its own (a JSON body in its place is checked when read).
