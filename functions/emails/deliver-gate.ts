@@ -123,32 +123,86 @@ const recipientLine = (content: EmailContent, address: string): string =>
 export interface Unsent {
   email: string;
   reason: string;
+  /** SES may have taken it (no answer, a 5xx): not a failure to record, SES's events will tell. */
+  unknown?: boolean;
 }
+
+/** How the messages after the first are paced and retried (deliver.ts passes the invocation's). */
+export interface EachOptions {
+  /** The time between two recipients at the account's paced rate (0 without pacing). */
+  spacingMs: number;
+  /** When the first message's slot began (ms): message i goes at `startAt + i × spacingMs`. */
+  startAt: number;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** Whether a send started after waiting `ms` more still ends within the invocation. */
+  fits: (ms: number) => boolean;
+}
+
+/** A message SES refused without taking it because of its rate (or for now) is tried this many times in all. */
+export const EACH_TRIES = 4;
+/** The first retry waits this long, each next twice as long (SES's rate is per second). */
+export const EACH_BACKOFF_MS = 250;
+
+/** Errors after which SES surely did not take the message, and a moment later it may. */
+const retriable = (error: unknown) =>
+  error instanceof MailerError &&
+  (error.kind === 'rate' || error.kind === 'refused' || error.kind === 'unreached');
 
 /**
  * Hands an email with `topic_id` to SES as one message per recipient, under the email's one claim.
  * The first message decides as a single send does (its error is thrown, and nothing was taken);
- * once SES has taken it, the email is sent, and the others go at once, each at most once: one
- * that SES refuses is not sent again (a second handover of the email could double the others),
- * and is returned with why.
+ * once SES has taken it, the email is sent, and the others go in order, each at its own slot of
+ * the schedule the email booked (one per recipient, at the account's rate), each at most once.
+ * One SES refuses without taking it (a throttle, a refusal for now, no connection) is tried again
+ * after a backoff, up to EACH_TRIES in all while the invocation's time allows; one it still did
+ * not take, or rejected for good, is returned with why (deliver.ts records it as failed). One whose
+ * outcome is unknown (SES may have it) is never sent again, and returned as unknown.
  */
 export async function sendEach(
   mailer: Mailer,
   job: Outgoing,
   urls: Map<string, string>,
+  options: EachOptions,
 ): Promise<{ messageId: string; unsent: Unsent[] }> {
   const addresses = [...new Set(recipientsOf(job.content).map((r) => r.email))];
   const message = (address: string) => messageFor(job, address, urls.get(address) as string);
   const [first, ...rest] = addresses;
   if (!first) throw new MailerError('no recipient left to send to', 'rejected', 'NoRecipient');
   const { messageId } = await mailer.send(message(first));
-  const results = await Promise.allSettled(rest.map((address) => mailer.send(message(address))));
   const unsent: Unsent[] = [];
-  results.forEach((result, i) => {
-    if (result.status === 'fulfilled') return;
-    const error = result.reason;
-    const reason = error instanceof MailerError ? `${error.code}: ${error.message}` : String(error);
-    unsent.push({ email: rest[i] as string, reason });
-  });
+  for (const [i, address] of rest.entries()) {
+    const slot = options.startAt + (i + 1) * options.spacingMs;
+    let wait = Math.max(0, slot - options.now());
+    for (let tries = 1; ; tries++) {
+      if (!options.fits(wait)) {
+        unsent.push({
+          email: address,
+          reason: `TimeLeft: too little of the invocation was left to hand its message to SES (${tries - 1} tries); it was not sent`,
+        });
+        break;
+      }
+      if (wait > 0) await options.sleep(wait);
+      try {
+        await mailer.send(message(address));
+        break;
+      } catch (error) {
+        const reason = error instanceof MailerError ? `${error.code}: ${error.message}` : String(error);
+        if (retriable(error) && tries < EACH_TRIES) {
+          wait = EACH_BACKOFF_MS * 2 ** (tries - 1) + options.spacingMs;
+          continue;
+        }
+        const unknown = !(error instanceof MailerError) || error.kind === 'unknown';
+        unsent.push({
+          email: address,
+          reason: unknown
+            ? `${reason}; SES may have taken it, so it is not sent again`
+            : `${reason} (${tries} ${tries === 1 ? 'try' : 'tries'}); SES did not take it, and it was not sent`,
+          ...(unknown ? { unknown } : {}),
+        });
+        break;
+      }
+    }
+  }
   return { messageId, unsent };
 }

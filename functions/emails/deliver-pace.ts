@@ -11,7 +11,7 @@ import { type DeliverDeps, type DeliverOutcome, defer, type Ready } from './deli
  * An email needs its slot to begin while enough of the invocation is left for what follows it
  * (SES's longest answer, and the longest fetch when a file comes from its `path`); its recipients
  * after the first are booked after it (they are SES's debt, repaid at the rate), but it need not
- * wait for them. When the whole batch does not fit, the first emails that do are booked (a second
+ * wait for them: an email with topic_id sends their own messages on those slots (sendEach). When the whole batch does not fit, the first emails that do are booked (a second
  * write) and the others put back for later.
  */
 export async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(Slot | DeliverOutcome)[]> {
@@ -97,7 +97,11 @@ export async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(Slo
   const strict = sesRate < 2;
   const startTimes: (Slot | DeliverOutcome)[] =
     'startAt' in booked
-      ? slotTimes(booked.startAt, slots.slice(0, count), ratePerSecond).map((at) => ({ at, strict }))
+      ? slotTimes(booked.startAt, slots.slice(0, count), ratePerSecond).map((at) => ({
+          at,
+          strict,
+          spacingMs: durationMs(1, ratePerSecond),
+        }))
       : [];
   // The rest come back once the schedule is free again: after what is booked (this batch's too).
   const busyUntil =
@@ -126,7 +130,7 @@ export async function bookSlots(deps: DeliverDeps, ready: Ready[]): Promise<(Slo
 
 /**
  * What may still follow an email's claim: SES's longest answer (`sends` of them one after the
- * other: an email with topic_id waits for its first message, then for the others at once), and a
+ * other: an email with topic_id waits for its first message, then each other checks its own time), and a
  * fetch of its files first.
  */
 export const needMs = (time: NonNullable<DeliverDeps['time']>, fetching: boolean, sends = 1) =>
@@ -147,6 +151,11 @@ const WAKE_TOLERANCE_MS = 500;
 export interface Slot {
   at: number;
   strict: boolean;
+  /**
+   * The time between two of its recipients' slots (absent or 0 without pacing): the messages of an
+   * email with topic_id after its first go one such step apart, on the slots it booked.
+   */
+  spacingMs?: number;
 }
 export const LATE_MS = 1_000;
 

@@ -6,9 +6,10 @@ import type { CounterName } from '../shared/ports.js';
 import { publishQuietly } from '../webhooks/publish.js';
 import { type BatchItem, type DeliverDeps, type DeliverOutcome, defer, type Ready } from './deliver-deps.js';
 import { heavy, loadFiles, type Problem, withBodies } from './deliver-files.js';
-import { gated, sendEach, unsubscribeUrls } from './deliver-gate.js';
-import { bookSlots, fetches, LATE_MS, type Slot, tooLate } from './deliver-pace.js';
+import { gated, sendEach, type Unsent, unsubscribeUrls } from './deliver-gate.js';
+import { bookSlots, fetches, LATE_MS, needMs, type Slot, tooLate } from './deliver-pace.js';
 import { suppressedEvents, suppressedIn, without } from './deliver-suppressed.js';
+import { recordUnsent } from './deliver-unsent.js';
 import { endEmail } from './end.js';
 import { emailEvent, emailFacts, sourceOf } from './events.js';
 import { MailerError, type OutgoingFile, type QueuedJob, type SendJob, type StandingClaim } from './ports.js';
@@ -153,12 +154,13 @@ async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<Deli
   if (wait > 0) await (deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))))(wait);
   const { job, queued, finalAttempt } = email;
   const late = () => slot.strict && deps.clock.now().getTime() - startAt > LATE_MS;
-  // An email with topic_id to several recipients: its first message, then the others at once.
+  // An email with topic_id to several recipients: its first message, then the others in turn
+  // (each checks the time left itself, deliver-gate.ts sendEach).
   const sends = job.content.topic_id && email.recipients > 1 ? 2 : 1;
   if (!job.content.attachments?.length) {
     if (tooLate(deps, false, sends)) return defer(deps, queued, 'time', TOO_LATE);
     if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
-    return send(deps, email, []);
+    return send(deps, { ...email, spacingMs: slot.spacingMs }, []);
   }
   // Files loaded, then sent, inside the gate: one such email's bytes in memory at a time.
   return heavy(async () => {
@@ -167,12 +169,16 @@ async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<Deli
     if (!Array.isArray(files)) return failUnsent(deps, job, files, finalAttempt);
     if (tooLate(deps, false, sends)) return defer(deps, queued, 'time', TOO_LATE);
     if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
-    return send(deps, email, files);
+    return send(deps, { ...email, spacingMs: slot.spacingMs }, files);
   });
 }
 
 /** Claims the email, then hands it to the provider (steps 1 and 2 above). */
-async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Promise<DeliverOutcome> {
+async function send(
+  deps: DeliverDeps,
+  email: Ready & { spacingMs?: number },
+  files: OutgoingFile[],
+): Promise<DeliverOutcome> {
   const { job, left, finalAttempt, queued } = email;
   const count = (name: CounterName) => deps.counters?.count(name);
   // Read before the claim: a failure to read them leaves the email unclaimed for the next attempt.
@@ -206,17 +212,19 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
   }
 
   let messageId: string;
+  let unsent: Unsent[] = [];
   try {
     if (urls) {
       // One message per recipient: the first decides as one send does; the others go once each.
-      const each = await sendEach(deps.mailer, toSend, urls);
+      const each = await sendEach(deps.mailer, toSend, urls, {
+        spacingMs: email.spacingMs ?? 0,
+        startAt: deps.clock.now().getTime(),
+        now: () => deps.clock.now().getTime(),
+        sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+        fits: (ms) => !deps.time || deps.time.left() - ms >= needMs(deps.time, false),
+      });
       messageId = each.messageId;
-      for (const { email: address, reason } of each.unsent)
-        deps.log?.error('SES did not take the message of one recipient; it is not sent again', {
-          email_id: job.id,
-          recipient: address,
-          reason,
-        });
+      unsent = each.unsent;
     } else ({ messageId } = await deps.mailer.send(toSend));
   } catch (error) {
     const failure =
@@ -285,6 +293,8 @@ async function send(deps: DeliverDeps, email: Ready, files: OutgoingFile[]): Pro
           sentTo(toSend),
         ),
       ]);
+    // Each recipient SES did not take, an outcome of its own (after the send it follows).
+    if (unsent.length) await recordUnsent(deps, job.id, unsent, { at: sentAt, providerMessageId: messageId });
   } catch (error) {
     deps.log?.error('sent, but recording it failed; the Send event will', {
       email_id: job.id,

@@ -72,7 +72,8 @@ export type SentMark = 'delayed' | 'complained' | 'opened' | 'clicked';
 export interface RecipientNews {
   /** The addresses the event concerns, as the provider wrote them. */
   addresses: string[];
-  outcome: 'delivered' | 'bounced' | 'complained';
+  /** `failed`: SES did not take the recipient's own message (an email with topic_id; deliver-unsent.ts). */
+  outcome: 'delivered' | 'bounced' | 'complained' | 'failed';
   at: string;
   /** The failure reason, should this news settle the email `bounced`. */
   reason?: string;

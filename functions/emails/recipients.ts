@@ -9,8 +9,19 @@ import { type EmailStatus, type LastEvent, lastEventOf } from './status.js';
  */
 export type RecipientKind = 'to' | 'cc' | 'bcc';
 
-/** `complained` is on top of `delivered` (a complaint follows a delivery). */
-export const RECIPIENT_STATUSES = ['queued', 'delivered', 'bounced', 'complained', 'suppressed'] as const;
+/**
+ * `complained` is on top of `delivered` (a complaint follows a delivery). `failed`: SES did not
+ * take this recipient's message (an email with topic_id sends one per recipient; deliver-gate.ts),
+ * or refused the whole email.
+ */
+export const RECIPIENT_STATUSES = [
+  'queued',
+  'delivered',
+  'bounced',
+  'complained',
+  'suppressed',
+  'failed',
+] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
 /**
@@ -73,6 +84,7 @@ const RANK: Record<string, number> = {
   opened: 4,
   clicked: 5,
   bounced: 6,
+  failed: 6,
   complained: 7,
 };
 
@@ -106,8 +118,10 @@ export function recipientOutcomes(
       };
     const mine = events.filter((e) => e.recipients.some((r) => addressKey(r) === recipient.email));
     const has = (type: string) => mine.some((e) => e.type === type);
+    // Its own message not taken by SES (or the whole email refused): failed, whatever the email.
+    const failed = has('failed');
     const marks = {
-      status: (email.status === 'failed' ? 'failed' : 'queued') as EmailStatus,
+      status: (email.status === 'failed' || failed ? 'failed' : 'queued') as EmailStatus,
       sent: Boolean(email.sentAt),
       delayed: has('delayed'),
       delivered: has('delivered') || has('complained'),
@@ -122,7 +136,9 @@ export function recipientOutcomes(
         ? 'complained'
         : marks.delivered
           ? 'delivered'
-          : 'queued';
+          : failed
+            ? 'failed'
+            : 'queued';
     // The event behind its latest news: the weightiest, and of those the latest.
     const latest = mine.reduce<EmailEvent | undefined>((best, e) => {
       const rank = RANK[e.type] ?? 0;

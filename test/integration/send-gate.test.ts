@@ -25,8 +25,9 @@ import { SesIdentities } from '../../functions/adapters/ses/identities.js';
 import { SesMailer } from '../../functions/adapters/ses/mailer.js';
 import type { Contact, Subscription, Topic } from '../../functions/contacts/contact.js';
 import type { AudienceReads } from '../../functions/contacts/reads.js';
+import { EACH_BACKOFF_MS, EACH_TRIES } from '../../functions/emails/deliver-gate.js';
 import { sendEmailSchema } from '../../functions/emails/email.js';
-import { MailerError, type SendJob } from '../../functions/emails/ports.js';
+import { type Mailer, MailerError, type SendJob } from '../../functions/emails/ports.js';
 import { toQueueMessage } from '../../functions/emails/send-job.js';
 import { makeHandler as makeGetEmail } from '../../functions/handlers/get-email.js';
 import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
@@ -548,30 +549,76 @@ describe('one message per recipient, under one claim', () => {
     ]);
   });
 
-  it('once SES took the first message, the email is sent and a later one SES refuses is never sent again (logged)', async () => {
+  it('once SES took the first message, retries one it throttled after a backoff (never one it took), each once', async () => {
     const tag = newUuid().slice(-8);
-    const { id, message } = await topicEmail([`a-${tag}@example.test`, `b-${tag}@example.test`]);
-    const errors: unknown[] = [];
-    const halfway = new ScriptedMailer([
-      'ses-first',
-      new MailerError('Maximum sending rate exceeded.', 'rate', 'TooManyRequestsException'),
-    ]);
-    const logging = { ...log, error: (...args: unknown[]) => void errors.push(args) };
-    const result = await consumer({ mailer: halfway, log: logging })(sqsEvent([message]));
+    const to = ['a', 'b', 'c'].map((n) => `${n}-${tag}@example.test`);
+    const { id, message } = await topicEmail(to);
+    const throttle = () =>
+      new MailerError('Maximum sending rate exceeded.', 'rate', 'TooManyRequestsException');
+    // Calls in order: a; b throttled, b again; c throttled, c again.
+    const halfway = new ScriptedMailer(['ses-first', throttle(), 'ses-b', throttle(), 'ses-c']);
+    const waits: number[] = [];
+    const sleep = async (ms: number) => void waits.push(ms);
+    const result = await consumer({ mailer: halfway, sleep })(sqsEvent([message]));
     expect(result.batchItemFailures).toEqual([]);
-    expect(await repos.emails.get(id)).toMatchObject({
-      message_id: 'ses-first',
-      sent_at: expect.any(String),
-    });
-    expect(errors).toEqual([
-      [
-        'SES did not take the message of one recipient; it is not sent again',
-        expect.objectContaining({ email_id: id, recipient: `b-${tag}@example.test` }),
-      ],
-    ]);
+    expect(halfway.sent.map((job) => job.content.to)).toEqual(to.map((address) => [address]));
+    expect(waits.filter((ms) => ms >= EACH_BACKOFF_MS)).toHaveLength(2);
+    const email = await repos.emails.get(id);
+    expect(email).toMatchObject({ message_id: 'ses-first', sent_at: expect.any(String), status: 'queued' });
+    expect(email?.recipients.map((r) => r.status)).toEqual(['queued', 'queued', 'queued']);
     // A second delivery of the message finds the email sent: nobody gets a second copy.
-    await consumer({ mailer: halfway, log: logging })(sqsEvent([{ ...message, receiveCount: 2 }]));
-    expect(halfway.sent).toHaveLength(1);
+    await consumer({ mailer: halfway, sleep })(sqsEvent([{ ...message, receiveCount: 2 }]));
+    expect(halfway.sent).toHaveLength(3);
+  });
+
+  it('records a recipient SES never took (throttled on every try, or rejected) as failed with why, and the email settles', async () => {
+    const tag = newUuid().slice(-8);
+    const to = ['a', 'b', 'c', 'd'].map((n) => `success+${n}${tag}@simulator.amazonses.com`);
+    const topic = await newTopic('opt_in');
+    const from = queue.jobs.length;
+    const sent = await new Resend(token, { baseUrl }).emails.send({
+      from: 'news@acme.test',
+      to,
+      subject: `Unsent ${tag}`,
+      text: 'Hi',
+      topicId: topic.id,
+    });
+    const id = sent.data?.id as string;
+    // b always throttled, c rejected for good; a and d go to SES (its stand-in) and are delivered.
+    const calls: string[] = [];
+    const refusing: Mailer = {
+      send: async (job) => {
+        const address = job.content.to[0] as string;
+        calls.push(address);
+        if (address === to[1])
+          throw new MailerError('Maximum sending rate exceeded.', 'rate', 'TooManyRequestsException');
+        if (address === to[2]) throw new MailerError('Address blacklisted.', 'rejected', 'MessageRejected');
+        return mailer.send(job);
+      },
+    };
+    const sleep = async () => undefined;
+    await consumer({ mailer: refusing, sleep })(sqsEvent(messages(from)));
+    expect(calls.filter((address) => address === to[1])).toHaveLength(EACH_TRIES);
+    expect(calls.filter((address) => address === to[2])).toHaveLength(1);
+    await standIn.idle();
+    const events = makeEventsConsumer({ emails: repos.emails });
+    for (let round = 0; round < 20 && (await repos.emails.getState(id))?.status === 'queued'; round++) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: eventsQueue.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      if (Messages.length) await events(sqsEvent(Messages.map((m) => ({ body: m.Body ?? '' }))));
+    }
+    const email = await repos.emails.get(id);
+    expect(email?.status).toBe('bounced');
+    expect(email?.failure_reason).toContain('2 of 4');
+    expect(email?.recipients.map((r) => r.status)).toEqual(['delivered', 'failed', 'failed', 'delivered']);
+    expect(email?.recipients[1]).toMatchObject({
+      last_event: 'failed',
+      detail: expect.stringContaining(
+        `TooManyRequestsException: Maximum sending rate exceeded. (${EACH_TRIES} tries)`,
+      ),
+    });
+    expect(email?.recipients[2]?.detail).toContain('MessageRejected: Address blacklisted. (1 try)');
   });
 });
 

@@ -98,10 +98,14 @@ export class MemoryEmails
     await this.addEvent(id, news.event);
     this.sentAt ??= news.sent.at;
     const setting: RecipientOutcomeFlag[] =
-      news.outcome === 'complained' ? ['complained', 'delivered'] : [news.outcome];
+      news.outcome === 'complained'
+        ? ['complained', 'delivered']
+        : news.outcome === 'failed'
+          ? []
+          : [news.outcome];
     const newly = setting.filter((flag) => !this.flags.has(flag));
     for (const flag of setting) this.flags.add(flag);
-    const lost = news.outcome === 'bounced';
+    const lost = news.outcome === 'bounced' || news.outcome === 'failed';
     if (this.recipients.length === 1 && this.status === 'queued') {
       this.done.add(0);
       if (lost) this.lost.add(0);

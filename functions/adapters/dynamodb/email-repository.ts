@@ -283,8 +283,10 @@ export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepo
     changed: boolean;
     newly: RecipientOutcomeFlag[];
   } | null> {
-    const lost = news.outcome === 'bounced';
-    const flags = { [news.outcome === 'complained' ? 'complained' : news.outcome]: true } as Item;
+    // A recipient whose own message SES never took (failed) did not get the email, as a bounce; it
+    // sets no flag of its own (its event says it).
+    const lost = news.outcome === 'bounced' || news.outcome === 'failed';
+    const flags = (news.outcome === 'failed' ? {} : { [news.outcome]: true }) as Item;
     if (news.outcome === 'complained') flags.delivered = true;
     // The common case first: a queued email with one recipient is settled by this news alone, in
     // one write, its event kept on the status item (a small one: an item of its own otherwise,
