@@ -217,6 +217,38 @@ describe('creating and reading a contact', () => {
     expect(raised.filter((e) => e.type === 'contact.created')).toHaveLength(1);
   });
 
+  it('puts a known address in the segments and topic choices a second create gives (the audience route too), its fields kept', async () => {
+    const [audience, other] = [await seedSegment('Known A'), await seedSegment('Known B')];
+    const [given, kept] = [await seedTopic('opt_in'), await seedTopic('opt_in')];
+    const email = address('known');
+    const first = await api.create({
+      email,
+      first_name: 'First',
+      topics: [{ id: kept.id, subscription: 'opt_out' }],
+    });
+    const again = await api.audience.create(audience.id, {
+      email: email.toUpperCase(),
+      first_name: 'Second',
+    });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ object: 'contact', id: first.body.id });
+    expect((await reads.membershipsOf(first.body.id)).map((m) => m.segment_id)).toEqual([audience.id]);
+    const listed = await api.audience.list(audience.id);
+    expect(listed.body.data.map((c: { id: string }) => c.id)).toEqual([first.body.id]);
+    await api.create({ email, segments: [other.id], topics: [{ id: given.id, subscription: 'opt_out' }] });
+    expect((await reads.membershipsOf(first.body.id)).map((m) => m.segment_id).sort()).toEqual(
+      [audience.id, other.id].sort(),
+    );
+    const choices = await reads.choicesOf(first.body.id);
+    expect(choices.map((c) => [c.topic_id, c.subscription]).sort()).toEqual(
+      [
+        [given.id, 'opt_out'],
+        [kept.id, 'opt_out'],
+      ].sort(),
+    );
+    expect((await api.get(email)).body.first_name).toBe('First');
+  });
+
   it('joins segments given as ids or as SDK 6.38’s [{id}], with its topic choices, and raises contact.created', async () => {
     const [a, b] = [await seedSegment('A'), await seedSegment('B')];
     const topic = await seedTopic('opt_in');

@@ -61,6 +61,30 @@ export class DynamoContactWrites implements ContactWrites {
     return put;
   }
 
+  async join(contactId: string, segmentIds: readonly string[], topics: NewContact['topics'], at: string) {
+    await Promise.all([
+      // As adding to a segment does (segment-store.ts addMember): one already there is kept.
+      ...segmentIds.map((segment_id) =>
+        writeIf(
+          this.db,
+          new PutCommand({
+            TableName: this.tableName,
+            Item: membershipItem({ contact_id: contactId, segment_id, created_at: at }),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      ),
+      ...topics.map(({ id, subscription }) =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: choiceItem({ contact_id: contactId, topic_id: id, subscription, updated_at: at }),
+          }),
+        ),
+      ),
+    ]);
+  }
+
   async update(before: Contact, after: Contact): Promise<'updated' | 'changed' | 'taken'> {
     if (addressKey(before.email) === addressKey(after.email))
       return (await this.putOver(after, before.updated_at)) ? 'updated' : 'changed';
