@@ -193,11 +193,14 @@ export async function deleteContact(
     const found = audienceId
       ? await findAudienceContact(deps, audienceId, idOrEmail)
       : await findContact(deps, idOrEmail);
+    // Queued before the delete: a queue that refuses fails the request with the contact still
+    // there, so a retry finds it and queues again (a job is idempotent and waits 10 s, so the
+    // event below still finds the contact's segments). Queued after, a refusal would leave a
+    // deleted contact whose memberships and choices nothing removes.
+    await deps.cleanup.enqueue({ kind: 'contact', contact_id: found.id });
     return (await deps.contacts.remove(found)) ? found : AGAIN;
   });
-  // Raised before the clean-up is queued, so the event still finds the contact's segments.
   await raise(deps, 'contact.deleted', contact);
-  await deps.cleanup.enqueue({ kind: 'contact', contact_id: contact.id });
   return contact;
 }
 

@@ -45,6 +45,7 @@ let repos: ReturnType<typeof createRepositories>;
 let token: string;
 let reads: DynamoAudienceReads;
 let jobs: CleanupJob[];
+let queueRefuses = false;
 let raised: WebhookEvent[];
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const at = new Date().toISOString();
@@ -96,7 +97,12 @@ const deps = (): ContactDeps & { apiKeys: typeof repos.apiKeys; log: typeof log 
   reads,
   contacts: new DynamoContactWrites(table.db, table.tableName),
   listing: new DynamoContactListing(table.db, table.tableName),
-  cleanup: { enqueue: async (job) => void jobs.push(job) },
+  cleanup: {
+    enqueue: async (job) => {
+      if (queueRefuses) throw new Error('SQS refused the message');
+      jobs.push(job);
+    },
+  },
   clock: systemClock,
   events: {
     subscriptions: async () => ({
@@ -474,6 +480,26 @@ describe('deleting a contact', () => {
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(body.id);
     expect((await api.list({ segment_id: segment.id })).body.data).toHaveLength(1);
+  });
+});
+
+describe('deleting a contact when the clean-up queue refuses', () => {
+  it('answers 500 and keeps the contact, so a retry deletes it and queues its clean-up', async () => {
+    const segment = await seedSegment('Refused');
+    const email = address('refused');
+    const { body } = await api.create({ email, segments: [segment.id] });
+    queueRefuses = true;
+    try {
+      expect((await api.remove(email)).status).toBe(500);
+    } finally {
+      queueRefuses = false;
+    }
+    expect((await api.get(email)).status).toBe(200);
+    expect((await api.remove(email)).status).toBe(200);
+    expect(jobs).toEqual([{ kind: 'contact', contact_id: body.id }]);
+    expect(raised.find((e) => e.type === 'contact.deleted')?.data).toMatchObject({
+      segment_ids: [segment.id],
+    });
   });
 });
 
