@@ -57,6 +57,26 @@ export interface RecordedCall {
   bucket?: string;
   key?: string;
   prefix?: string;
+  /**
+   * DynamoDB TransactWriteItems: the IAM action each of its items is authorised as (AWS's "Using
+   * IAM with DynamoDB transactions": Put → PutItem, Update → UpdateItem, Delete → DeleteItem,
+   * ConditionCheck → ConditionCheckItem); there is no dynamodb:TransactWriteItems action.
+   */
+  itemActions?: string[];
+}
+
+const TRANSACT_ACTIONS: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+};
+
+/** The actions a TransactWriteItems' items are authorised as (undefined: not a transaction). */
+export function transactItemActions(input: Record<string, unknown>): string[] | undefined {
+  if (!Array.isArray(input.TransactItems)) return undefined;
+  const kinds = (input.TransactItems as Record<string, unknown>[]).flatMap((item) => Object.keys(item));
+  return [...new Set(kinds.map((kind) => TRANSACT_ACTIONS[kind] ?? kind))];
 }
 
 /**
@@ -93,6 +113,8 @@ function describe(
   const requestItems = input.RequestItems as Record<string, unknown> | undefined;
   const tableName = input.TableName ?? (requestItems ? Object.keys(requestItems)[0] : undefined);
   if (typeof tableName === 'string') call.tableName = tableName;
+  const itemActions = transactItemActions(input);
+  if (itemActions) call.itemActions = itemActions;
   if (typeof input.IndexName === 'string') call.indexName = input.IndexName;
   if (typeof input.QueueUrl === 'string') call.queueUrl = input.QueueUrl;
   if (typeof input.ConfigurationSetName === 'string') call.configurationSetName = input.ConfigurationSetName;

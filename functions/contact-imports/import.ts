@@ -65,6 +65,18 @@ async function checkOptions(deps: CreateImportDeps, input: ImportOptionsInput) {
       throw validationError(message, [{ field: `topics.${i}.id`, message }]);
     }
   });
+  // One choice a topic: the same topic twice would be two writes of one item in a chunk's
+  // TransactWriteItems, which DynamoDB refuses (ValidationException), stalling the import. The
+  // same subscription twice is one choice; two different ones are a 400 naming the topic.
+  const topics = new Map<string, ImportOptionsInput['topics'][number]['subscription']>();
+  input.topics.forEach(({ id, subscription }, i) => {
+    const chosen = topics.get(id);
+    if (chosen !== undefined && chosen !== subscription) {
+      const message = `The topic ${id} is given twice, as ${chosen} and as ${subscription}: give it once.`;
+      throw validationError(message, [{ field: `topics.${i}.subscription`, message }]);
+    }
+    topics.set(id, subscription);
+  });
   const mapped = Object.entries(input.column_map?.properties ?? {});
   const properties: PropertyColumn[] = [];
   if (mapped.length) {
@@ -89,7 +101,7 @@ async function checkOptions(deps: CreateImportDeps, input: ImportOptionsInput) {
     column_map: input.column_map ? columnMap : null,
     properties,
     segments,
-    topics: input.topics.map(({ id, subscription }) => ({ id, subscription })),
+    topics: [...topics].map(([id, subscription]) => ({ id, subscription })),
   };
 }
 

@@ -57,10 +57,12 @@ async function raise(
 }
 
 /**
- * A new contact. An address that has a contact already (in any case) is not changed: the answer
- * names that contact, `created: false` (Resend answers success there too, and changes nothing:
- * resend/resend-node#494; PATCH changes a contact). Unknown segments, topics or properties are a
- * 400 naming the first.
+ * A new contact. An address that has a contact already (in any case) keeps its fields: the answer
+ * names that contact, `created: false` (Resend answers success there too: resend/resend-node#494;
+ * PATCH changes a contact), but the segments and topic choices given are written to it, so
+ * SDK 6.38's `contacts.create({audienceId, email})` for a known address puts it in that audience
+ * (its other choices are left as they are). Unknown segments, topics or properties are a 400
+ * naming the first.
  */
 export async function createContact(
   deps: ContactWriteDeps,
@@ -103,6 +105,7 @@ export async function createContact(
     const existing = await deps.reads.contactByAddress(input.email, true);
     // Deleted again since: the address is free, but this request's answer is the one it met.
     if (!existing) throw conflict(`The contact "${input.email}" was being changed; try again.`);
+    await deps.contacts.join(existing.id, segmentIds, topics, now);
     return { contact: existing, created: false };
   }
   await raise(deps, 'contact.created', contact, segmentIds);
@@ -190,11 +193,14 @@ export async function deleteContact(
     const found = audienceId
       ? await findAudienceContact(deps, audienceId, idOrEmail)
       : await findContact(deps, idOrEmail);
+    // Queued before the delete: a queue that refuses fails the request with the contact still
+    // there, so a retry finds it and queues again (a job is idempotent and waits 10 s, so the
+    // event below still finds the contact's segments). Queued after, a refusal would leave a
+    // deleted contact whose memberships and choices nothing removes.
+    await deps.cleanup.enqueue({ kind: 'contact', contact_id: found.id });
     return (await deps.contacts.remove(found)) ? found : AGAIN;
   });
-  // Raised before the clean-up is queued, so the event still finds the contact's segments.
   await raise(deps, 'contact.deleted', contact);
-  await deps.cleanup.enqueue({ kind: 'contact', contact_id: contact.id });
   return contact;
 }
 

@@ -44,7 +44,7 @@ const createRequest = {
   topics: [{ id: TOPIC_ID, subscription: 'opt_in' }],
 };
 
-const CREATE = `One contact per address, compared case-insensitively: an address that has one already answers 200 with that contact's id, and changes nothing (as Resend answers it; PATCH changes a contact). \`segments\`: ids (Resend's document) or \`[{id}]\` (SDK 6.38), at most ${MAX_CREATE_SEGMENTS}; \`topics\`: \`[{id, subscription}]\`, at most ${MAX_CREATE_TOPICS}; \`properties\`: values of the contact properties, by key. An unknown segment, topic or property is a 400 naming it. Raises \`contact.created\`.`;
+const CREATE = `One contact per address, compared case-insensitively: an address that has one already answers 200 with that contact's id and keeps its fields (as Resend answers it; PATCH changes a contact), but joins the segments given and takes the topic choices given. \`segments\`: ids (Resend's document) or \`[{id}]\` (SDK 6.38), at most ${MAX_CREATE_SEGMENTS}; \`topics\`: \`[{id, subscription}]\`, at most ${MAX_CREATE_TOPICS}; \`properties\`: values of the contact properties, by key. An unknown segment, topic or property is a 400 naming it. Raises \`contact.created\`.`;
 
 export const CONTACT_DOCS: DocsOf<typeof CONTACT_ROUTES> = {
   'create-contact': {

@@ -30,6 +30,17 @@ export interface ContactWrites {
    */
   create(created: NewContact): Promise<boolean>;
   /**
+   * An existing contact joins segments (a membership already there keeps its `created_at`) and
+   * takes the topic choices given (each put over the one there): what a create for a known address
+   * asks beside the contact itself.
+   */
+  join(
+    contactId: string,
+    segmentIds: readonly string[],
+    topics: NewContact['topics'],
+    at: string,
+  ): Promise<void>;
+  /**
    * `after` in place of `before`, on the condition that the stored contact is still `before`
    * (its `updated_at`); an address change moves the contact's item to its new address in the same
    * transaction. `'changed'`: another writer came first; `'taken'`: another contact has the new address.

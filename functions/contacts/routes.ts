@@ -5,7 +5,7 @@ import type { RouteDeclaration } from '../shared/route.js';
  * The contacts' routes (shared/route.ts says what a declaration holds; docs.ts has their words),
  * and the audience-scoped ones SDK 6.38 calls when given `audienceId` (an audience is a segment).
  * Every audience route needs a full-access key. Their access: a contact item by address and an id
- * item by id (GetItem; PutItem, UpdateItem, DeleteItem, conditional), what a create writes beside
+ * item by id (GetItem; PutItem, DeleteItem, conditional; an address change in one TransactWriteItems), what a create writes beside
  * it (BatchWriteItem), the segments, topics and properties read (BatchGetItem, Query), a contact's
  * memberships (Query of its partition), the listings through the time index (Query, then
  * BatchGetItem), and the events: the endpoints (Query) and the events kept when the queue refuses
@@ -28,10 +28,13 @@ const LISTS = { actions: ['GetItem', 'Query', 'BatchGetItem'], indexes: ['emails
 
 const READS = { actions: ['GetItem', 'Query'] } as const;
 
+// A change puts the contact over its version (PutItem); an address change is one TransactWriteItems
+// of a Delete and two Puts, granted as those items' own actions (DeleteItem, PutItem: AWS's "Using
+// IAM with DynamoDB transactions"; no ConditionCheck item, so no ConditionCheckItem).
 const UPDATES = {
   ...PUBLISHES,
   env: ['WEBHOOK_QUEUE_URL'],
-  actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+  actions: ['GetItem', 'Query', 'PutItem', 'DeleteItem'],
 } as const;
 
 const DELETES = {

@@ -35,14 +35,16 @@ export async function renameSegment(deps: SegmentDeps, id: string, name: string)
 }
 
 /**
- * Removes the segment, then asks the clean-up to remove its memberships. A crash between the two
- * leaves memberships of a segment that no longer exists: nothing lists them (a contact's segments
- * are read with the segments themselves, and unknown ones left out), so they are harmless.
+ * Asks the clean-up to remove the segment's memberships, then removes the segment. In that order:
+ * a queue that refuses fails the request with the segment still there, so a retry deletes it and
+ * queues again; the other way, a refusal would leave a deleted segment (a retry: 404) whose
+ * memberships nothing removes. A job is idempotent and waits 10 s before it runs; one for an id
+ * that has no segment (then a 404) finds nothing to delete.
  */
 export async function deleteSegment(deps: SegmentDeleteDeps, id: string): Promise<Segment> {
+  await deps.cleanup.enqueue({ kind: 'segment', segment_id: id });
   const segment = await deps.segments.delete(id);
   if (!segment) throw noSegment(id);
-  await deps.cleanup.enqueue({ kind: 'segment', segment_id: id });
   return segment;
 }
 

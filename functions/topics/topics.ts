@@ -108,17 +108,18 @@ function laterThan(now: string, previous: string): string {
 
 /**
  * Deletes a topic now; its contacts' choices go off the request path (the audience clean-up: a
- * topic may have a million). The topic is deleted first: should the clean-up job not be handed
- * over, its choices stay as unread items (nothing lists a choice of a topic that is gone) and the
- * request fails, so the caller knows.
+ * topic may have a million). The clean-up job is queued first: a queue that refuses fails the
+ * request with the topic still there, so a retry deletes it and queues again; the other way, a
+ * refusal would leave a deleted topic (a retry: 404) whose choices nothing removes. A job is
+ * idempotent and waits 10 s; one for an id that has no topic (then a 404) finds nothing to delete.
  */
 export async function deleteTopic(
   deps: TopicDeps & { cleanup: AudienceCleanup },
   id: string,
 ): Promise<Topic> {
+  await deps.cleanup.enqueue({ kind: 'topic', topic_id: id });
   const topic = await deps.topics.remove(id);
   if (!topic) throw topicNotFound(id);
-  await deps.cleanup.enqueue({ kind: 'topic', topic_id: id });
   await raiseTopic(deps, 'topic.deleted', {
     ...topic,
     updated_at: laterThan(deps.clock.now().toISOString(), topic.updated_at),

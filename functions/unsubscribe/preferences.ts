@@ -126,6 +126,17 @@ export async function applyChange(
       ...(linkTopicOf(listed, claim) ? { linkTopic: linkTopicOf(listed, claim) } : {}),
     };
     if (!contact) {
+      // No contact: an opt-out asked for is kept as an explicit choice even where the topic's
+      // default is opt_out already, so the address gets its contact, created opted out (the
+      // issue's rule), and a later default or an import cannot opt it back in.
+      for (const [topicId, subscription] of change.topics)
+        if (
+          subscription === 'opt_out' &&
+          listed.some((row) => row.topic.id === topicId) &&
+          !topics.some((choice) => choice.topicId === topicId)
+        )
+          topics.push({ topicId, subscription });
+      optedOut = topics.some((choice) => choice.subscription === 'opt_out');
       if (!topics.length && !globally) return after;
       const created: Contact = {
         id: newUuid(),

@@ -45,6 +45,7 @@ let repos: ReturnType<typeof createRepositories>;
 let token: string;
 let reads: DynamoAudienceReads;
 let jobs: CleanupJob[];
+let queueRefuses = false;
 let raised: WebhookEvent[];
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const at = new Date().toISOString();
@@ -96,7 +97,12 @@ const deps = (): ContactDeps & { apiKeys: typeof repos.apiKeys; log: typeof log 
   reads,
   contacts: new DynamoContactWrites(table.db, table.tableName),
   listing: new DynamoContactListing(table.db, table.tableName),
-  cleanup: { enqueue: async (job) => void jobs.push(job) },
+  cleanup: {
+    enqueue: async (job) => {
+      if (queueRefuses) throw new Error('SQS refused the message');
+      jobs.push(job);
+    },
+  },
   clock: systemClock,
   events: {
     subscriptions: async () => ({
@@ -215,6 +221,38 @@ describe('creating and reading a contact', () => {
     const got = await api.get(email);
     expect(got.body).toMatchObject({ email, first_name: 'First', unsubscribed: false });
     expect(raised.filter((e) => e.type === 'contact.created')).toHaveLength(1);
+  });
+
+  it('puts a known address in the segments and topic choices a second create gives (the audience route too), its fields kept', async () => {
+    const [audience, other] = [await seedSegment('Known A'), await seedSegment('Known B')];
+    const [given, kept] = [await seedTopic('opt_in'), await seedTopic('opt_in')];
+    const email = address('known');
+    const first = await api.create({
+      email,
+      first_name: 'First',
+      topics: [{ id: kept.id, subscription: 'opt_out' }],
+    });
+    const again = await api.audience.create(audience.id, {
+      email: email.toUpperCase(),
+      first_name: 'Second',
+    });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ object: 'contact', id: first.body.id });
+    expect((await reads.membershipsOf(first.body.id)).map((m) => m.segment_id)).toEqual([audience.id]);
+    const listed = await api.audience.list(audience.id);
+    expect(listed.body.data.map((c: { id: string }) => c.id)).toEqual([first.body.id]);
+    await api.create({ email, segments: [other.id], topics: [{ id: given.id, subscription: 'opt_out' }] });
+    expect((await reads.membershipsOf(first.body.id)).map((m) => m.segment_id).sort()).toEqual(
+      [audience.id, other.id].sort(),
+    );
+    const choices = await reads.choicesOf(first.body.id);
+    expect(choices.map((c) => [c.topic_id, c.subscription]).sort()).toEqual(
+      [
+        [given.id, 'opt_out'],
+        [kept.id, 'opt_out'],
+      ].sort(),
+    );
+    expect((await api.get(email)).body.first_name).toBe('First');
   });
 
   it('joins segments given as ids or as SDK 6.38’s [{id}], with its topic choices, and raises contact.created', async () => {
@@ -442,6 +480,26 @@ describe('deleting a contact', () => {
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(body.id);
     expect((await api.list({ segment_id: segment.id })).body.data).toHaveLength(1);
+  });
+});
+
+describe('deleting a contact when the clean-up queue refuses', () => {
+  it('answers 500 and keeps the contact, so a retry deletes it and queues its clean-up', async () => {
+    const segment = await seedSegment('Refused');
+    const email = address('refused');
+    const { body } = await api.create({ email, segments: [segment.id] });
+    queueRefuses = true;
+    try {
+      expect((await api.remove(email)).status).toBe(500);
+    } finally {
+      queueRefuses = false;
+    }
+    expect((await api.get(email)).status).toBe(200);
+    expect((await api.remove(email)).status).toBe(200);
+    expect(jobs).toEqual([{ kind: 'contact', contact_id: body.id }]);
+    expect(raised.find((e) => e.type === 'contact.deleted')?.data).toMatchObject({
+      segment_ids: [segment.id],
+    });
   });
 });
 

@@ -254,6 +254,48 @@ describe("POST /v1/contacts/imports with the SDK's form, then the worker", () =>
     expect(parseBody(noFile).errors).toEqual([expect.objectContaining({ field: 'file' })]);
   });
 
+  it('takes a topic given twice with one subscription as one choice, and refuses two subscriptions of it', async () => {
+    const twice = await create(
+      await formEvent(
+        await sdkRequest({
+          file: new Blob(['email\ntwice@example.com\n'], { type: 'text/csv' }),
+          topics: [
+            { id: TOPIC, subscription: 'opt_out' },
+            { id: TOPIC, subscription: 'opt_out' },
+          ],
+        }),
+      ),
+    );
+    expect(twice.statusCode).toBe(201);
+    await drain();
+    expect(parseBody(await get(parseBody(twice).id))).toMatchObject({
+      status: 'completed',
+      counts: { created: 1, failed: 0 },
+    });
+    const contact = await new DynamoAudienceReads(table.db, table.tableName).contactByAddress(
+      'twice@example.com',
+      true,
+    );
+    expect(
+      (await new DynamoAudienceReads(table.db, table.tableName).choicesOf(contact?.id ?? '')).map(
+        (c) => c.subscription,
+      ),
+    ).toEqual(['opt_out']);
+    const conflicting = await create(
+      await formEvent(
+        await sdkRequest({
+          file: new Blob(['email\n']),
+          topics: [
+            { id: TOPIC, subscription: 'opt_in' },
+            { id: TOPIC, subscription: 'opt_out' },
+          ],
+        }),
+      ),
+    );
+    expect(conflicting.statusCode).toBe(400);
+    expect(parseBody(conflicting).message).toContain(TOPIC);
+  });
+
   it('our upload: a presigned PUT to the local S3, then an import by upload_id', async () => {
     const started = (await makeUpload(apiDeps)(
       httpEvent({ method: 'POST', path: '/v1/contacts/imports/uploads', token }),

@@ -182,7 +182,30 @@ describe('segments', () => {
         })
       ).status,
     ).toBe(404);
-    expect(jobs).toHaveLength(1);
+    // The 404 delete queued a job too (queued before the delete): for no segment, it deletes nothing.
+    expect(jobs).toEqual([
+      { kind: 'segment', segment_id: id },
+      { kind: 'segment', segment_id: id },
+    ]);
+  });
+
+  it('keeps the segment when the clean-up queue refuses (500), so a retry deletes it and queues its clean-up', async () => {
+    const id = (await request(makeCreateSegment, 'POST', '/v1/segments', { body: { name: 'Kept' } })).body
+      .id as string;
+    const enqueue = cleanup.enqueue;
+    cleanup.enqueue = async () => {
+      throw new Error('SQS refused the message');
+    };
+    try {
+      const failed = await request(makeDeleteSegment, 'DELETE', '/v1/segments/{id}', { params: { id } });
+      expect(failed.status).toBe(500);
+    } finally {
+      cleanup.enqueue = enqueue;
+    }
+    expect((await request(makeGetSegment, 'GET', '/v1/segments/{id}', { params: { id } })).status).toBe(200);
+    const retried = await request(makeDeleteSegment, 'DELETE', '/v1/segments/{id}', { params: { id } });
+    expect(retried.status).toBe(200);
+    expect(jobs).toEqual([{ kind: 'segment', segment_id: id }]);
   });
 
   it('refuses a nameless segment, a filter, and a rename to nothing, naming the field', async () => {

@@ -365,6 +365,20 @@ describe('one-click unsubscribe (POST)', () => {
     expect((await reads().contactById(created?.id ?? ''))?.email).toBe('new.person@example.com');
   });
 
+  it('creates the contact of an address that has none, opted out, where the topic is opt_out by default too', async () => {
+    const token = tokenOf(
+      await links().url({ address: 'Quiet.Person@Example.com', topicId: offers.id, emailId }),
+    );
+    expect((await post(token, ONE_CLICK)).statusCode).toBe(200);
+    expect(await contactOf('quiet.person@example.com')).toMatchObject({ unsubscribed: false });
+    expect(await choicesOf('quiet.person@example.com')).toEqual({ [offers.id]: 'opt_out' });
+    expect(published.map((e) => e.type)).toEqual(['contact.created', 'contact.topics.updated']);
+    // A repeat finds the choice made: it writes and raises nothing more.
+    published.length = 0;
+    expect((await post(token, ONE_CLICK)).statusCode).toBe(200);
+    expect(published).toEqual([]);
+  });
+
   it('counts each opt-out once as unsubscribed in the email metrics, under the sending domain', async () => {
     await addContact('metric@example.com');
     const metrics = new DynamoMetricsStore(table.db, table.tableName, () => nowMs);

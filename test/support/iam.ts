@@ -63,6 +63,12 @@ export function requirementsOf(
 ): Requirement[] {
   switch (call.service) {
     case 'DynamoDB':
+      // A transaction is authorised item by item, as each item's own action.
+      if (call.itemActions)
+        return call.itemActions.map((action) => ({
+          action: `dynamodb:${action}`,
+          resource: { kind: 'table', tableId: ids.tableId } as const,
+        }));
       return [
         {
           action: `dynamodb:${call.operation}`,

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { RecordedCall } from '../../local/invocation.js';
+import { type RecordedCall, transactItemActions } from '../../local/invocation.js';
 import { sesAction } from '../../local/ses-stand-in.js';
 import { allows, describeRequirement, requirementsOf } from './iam.js';
 import type { Statement } from './template.js';
@@ -119,11 +119,13 @@ function describeRequest(
       const input = json(body);
       const items = input.RequestItems as Record<string, unknown> | undefined;
       const tableName = input.TableName ?? (items ? Object.keys(items)[0] : undefined);
+      const itemActions = transactItemActions(input);
       return {
         functionName,
         service,
         operation: target.split('.')[1] ?? 'Unknown',
         ...(typeof tableName === 'string' ? { tableName } : {}),
+        ...(itemActions ? { itemActions } : {}),
         ...(typeof input.IndexName === 'string' ? { indexName: input.IndexName } : {}),
       };
     }

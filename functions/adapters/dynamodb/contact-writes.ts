@@ -1,9 +1,10 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
   PutCommand,
-  UpdateCommand,
+  TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { addressKey, type Contact } from '../../contacts/contact.js';
 import type { ContactWrites, NewContact } from '../../contacts/ports.js';
@@ -21,9 +22,9 @@ type Item = Record<string, unknown>;
 type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Item } };
 
 /**
- * The contacts' writes (contacts/ports.ts) on the single table, with single-item conditional writes
- * in an order a crash cannot make wrong, rather than TransactWriteItems (which the local emulator,
- * dynalite 4, does not serve). The contact item, keyed by its address, is the commit point: what a
+ * The contacts' writes (contacts/ports.ts) on the single table. An address change is one
+ * TransactWriteItems (served locally by local/dynamo-transactions.ts). A create uses single-item
+ * writes in an order a crash cannot make wrong. The contact item, keyed by its address, is the commit point: what a
  * create writes before it (the id item, memberships, choices) is keyed by the new contact's id,
  * which no reader finds until that item exists (a listing skips a membership whose contact is
  * missing or has another id; contactById checks the id), so a create that stops half-way leaves
@@ -61,53 +62,67 @@ export class DynamoContactWrites implements ContactWrites {
     return put;
   }
 
+  async join(contactId: string, segmentIds: readonly string[], topics: NewContact['topics'], at: string) {
+    await Promise.all([
+      // As adding to a segment does (segment-store.ts addMember): one already there is kept.
+      ...segmentIds.map((segment_id) =>
+        writeIf(
+          this.db,
+          new PutCommand({
+            TableName: this.tableName,
+            Item: membershipItem({ contact_id: contactId, segment_id, created_at: at }),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      ),
+      ...topics.map(({ id, subscription }) =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: choiceItem({ contact_id: contactId, topic_id: id, subscription, updated_at: at }),
+          }),
+        ),
+      ),
+    ]);
+  }
+
   async update(before: Contact, after: Contact): Promise<'updated' | 'changed' | 'taken'> {
     if (addressKey(before.email) === addressKey(after.email))
       return (await this.putOver(after, before.updated_at)) ? 'updated' : 'changed';
-    // An address change. First the old item takes the new version (another writer of it now
-    // fails its condition and reads again), then the item at the new address is put (taken by
-    // another contact: the old one stays, only its updated_at moved), then the id item names the
-    // new address, then the old item goes. A repeat after a crash finds its own item at the new
-    // address and carries on.
-    const claimed = await writeIf(
-      this.db,
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: contactKey(before.email),
-        UpdateExpression: 'SET updated_at = :after',
-        ConditionExpression: 'id = :id AND updated_at = :before',
-        ExpressionAttributeValues: {
-          ':id': before.id,
-          ':before': before.updated_at,
-          ':after': after.updated_at,
-        },
-      }),
-    );
-    if (!claimed) return 'changed';
-    const moved = await writeIf(
-      this.db,
-      new PutCommand({
-        TableName: this.tableName,
-        Item: contactItem(after),
-        ConditionExpression: 'attribute_not_exists(pk) OR id = :id',
-        ExpressionAttributeValues: { ':id': after.id },
-      }),
-    );
-    if (!moved) return 'taken';
-    await this.db.send(new PutCommand({ TableName: this.tableName, Item: contactIdItem(after) }));
-    await this.db
-      .send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: contactKey(before.email),
-          ConditionExpression: 'id = :id',
-          ExpressionAttributeValues: { ':id': before.id },
+    // An address change: one TransactWriteItems, so no crash can leave the contact at both
+    // addresses (listed twice, the old address still resolving). The old item goes on its version,
+    // the new one is put where no item is, and the id item names the new address; DynamoDB's
+    // cancellation reasons (one an item, in order) say which condition failed.
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: contactKey(before.email),
+                ConditionExpression: 'id = :id AND updated_at = :before',
+                ExpressionAttributeValues: { ':id': before.id, ':before': before.updated_at },
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: contactItem(after),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            { Put: { TableName: this.tableName, Item: contactIdItem(after) } },
+          ],
         }),
-      )
-      .catch((error: unknown) => {
-        // Gone already (a repeat of this change): what it was to do is done.
-        if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
-      });
+      );
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [old, moved] = error.CancellationReasons ?? [];
+      if (old?.Code === 'ConditionalCheckFailed') return 'changed';
+      if (moved?.Code === 'ConditionalCheckFailed') return 'taken';
+      throw error;
+    }
     return 'updated';
   }
 
