@@ -6,6 +6,7 @@
  * run that fails part-way is retried from its own job (deleting an item already gone is no fault).
  */
 import type { AudienceCleanup, CleanupJob } from './cleanup-jobs.js';
+import type { AudienceReads } from './reads.js';
 
 /** At most this many deletes a run (200 BatchWriteItems of 25): a few seconds. */
 export const MAX_CLEANUP_DELETES = 5_000;
@@ -25,12 +26,31 @@ export interface CleanupDeps {
   readonly cleanup: AudienceCleanup;
   /** Deletes a run. @default MAX_CLEANUP_DELETES */
   readonly maxDeletes?: number;
+  /**
+   * Where the job's owner is looked up first. A deletion queues its job before it deletes (so a
+   * failed enqueue leaves nothing behind), so a job may come whose delete then failed: while the
+   * contact, segment or topic is still there, its memberships and choices are kept.
+   */
+  readonly owners: Pick<AudienceReads, 'contactById' | 'segment' | 'topic'>;
+}
+
+/** Whether the contact, segment or topic a job cleans up after is still there (read strongly). */
+async function ownerStands(owners: CleanupDeps['owners'], job: CleanupJob): Promise<boolean> {
+  switch (job.kind) {
+    case 'contact':
+      return (await owners.contactById(job.contact_id, true)) !== undefined;
+    case 'segment':
+      return (await owners.segment(job.segment_id)) !== undefined;
+    case 'topic':
+      return (await owners.topic(job.topic_id)) !== undefined;
+  }
 }
 
 export async function cleanUpAudience(
   deps: CleanupDeps,
   job: CleanupJob,
-): Promise<{ deleted: number; continued: boolean }> {
+): Promise<{ deleted: number; continued: boolean; kept?: true }> {
+  if (await ownerStands(deps.owners, job)) return { deleted: 0, continued: false, kept: true };
   const { deleted, next } = await deps.store.deleteSome(job, deps.maxDeletes ?? MAX_CLEANUP_DELETES);
   if (next) await deps.cleanup.enqueue(next);
   return { deleted, continued: next !== undefined };

@@ -9,7 +9,8 @@ export const CONTACT_WORKERS = {
   'clean-up-audience': {
     description: 'Removes the memberships and topic choices of deleted contacts, segments and topics',
     env: ['TABLE_NAME', 'AUDIENCE_CLEANUP_QUEUE_URL'],
-    table: { actions: ['Query', 'BatchWriteItem'], indexes: ['emailsByTime', 'emailsByStatus'] },
+    // GetItem: the job's contact, segment or topic, read first (a job whose owner still stands keeps all).
+    table: { actions: ['GetItem', 'Query', 'BatchWriteItem'], indexes: ['emailsByTime', 'emailsByStatus'] },
     audienceCleanupQueue: ['SendMessage'],
   },
 } as const satisfies Record<string, WorkerSpec>;

@@ -1,5 +1,6 @@
 import { newSqsClient } from '../adapters/aws-clients.js';
 import { DynamoAudienceCleanupStore } from '../adapters/dynamodb/audience-cleanup-store.js';
+import { DynamoAudienceReads } from '../adapters/dynamodb/audience-reads.js';
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
 import { contactListing } from '../adapters/dynamodb/contact-listing.js';
 import { audienceReads, type Table } from '../adapters/dynamodb/repositories.js';
@@ -65,6 +66,7 @@ export function cleanUpAudienceDeps() {
   const { TABLE_NAME, AUDIENCE_CLEANUP_QUEUE_URL } = loadConfig('TABLE_NAME', 'AUDIENCE_CLEANUP_QUEUE_URL');
   return {
     store: new DynamoAudienceCleanupStore(createDocumentClient(), TABLE_NAME),
+    owners: new DynamoAudienceReads(createDocumentClient(), TABLE_NAME),
     cleanup: new SqsAudienceCleanup(newSqsClient(), AUDIENCE_CLEANUP_QUEUE_URL),
     log,
   } satisfies CleanupDeps & { log: unknown };

@@ -29,7 +29,9 @@ import {
   contactShard,
   membershipItem,
   membershipKey,
+  segmentItem,
 } from '../../functions/adapters/dynamodb/audience-items.js';
+import { DynamoAudienceReads } from '../../functions/adapters/dynamodb/audience-reads.js';
 import { batchGetAll } from '../../functions/adapters/dynamodb/client.js';
 import {
   CLEANUP_SETTLE_SECONDS,
@@ -144,6 +146,7 @@ describe('the audience clean-up', () => {
     const { runs } = await drain(
       makeHandler({
         store: new DynamoAudienceCleanupStore(table.db, table.tableName),
+        owners: new DynamoAudienceReads(table.db, table.tableName),
         cleanup: queue,
         maxDeletes: 25,
         log,
@@ -174,6 +177,7 @@ describe('the audience clean-up', () => {
     const queue = new SqsAudienceCleanup(sqs, queueUrl, 0);
     const handler = makeHandler({
       store: new DynamoAudienceCleanupStore(table.db, table.tableName),
+      owners: new DynamoAudienceReads(table.db, table.tableName),
       cleanup: queue,
       maxDeletes: 10,
       log,
@@ -189,6 +193,26 @@ describe('the audience clean-up', () => {
     expect(await exists(membershipKey(gone.id, segment))).toBe(false);
     expect(await exists(choiceKey(stays.id, kept))).toBe(true);
     expect(await exists(membershipKey(stays.id, segment))).toBe(true);
+  });
+
+  it('keeps every membership of a segment that still stands (its job queued, its delete then failed)', async () => {
+    const segment = newUuid();
+    const contacts = Array.from({ length: 5 }, () => ({ id: newUuid() }));
+    await putAll([
+      segmentItem({ id: segment, name: 'Still here', created_at: T }),
+      ...contacts.map((c) => membershipItem({ contact_id: c.id, segment_id: segment, created_at: T })),
+    ]);
+    const queue = new SqsAudienceCleanup(sqs, queueUrl, 0);
+    await queue.enqueue({ kind: 'segment', segment_id: segment });
+    await drain(
+      makeHandler({
+        store: new DynamoAudienceCleanupStore(table.db, table.tableName),
+        owners: new DynamoAudienceReads(table.db, table.tableName),
+        cleanup: queue,
+        log,
+      }),
+    );
+    expect(await stored(contacts.map((c) => membershipKey(c.id, segment)))).toBe(5);
   });
 
   it('takes a run that failed part-way again from its own message: every membership goes', async () => {
@@ -210,6 +234,7 @@ describe('the audience clean-up', () => {
     const { failures } = await drain(
       makeHandler({
         store: new DynamoAudienceCleanupStore(crashing, table.tableName),
+        owners: new DynamoAudienceReads(table.db, table.tableName),
         cleanup: queue,
         maxDeletes: 25,
         log,
@@ -222,6 +247,7 @@ describe('the audience clean-up', () => {
   it('refuses a message that is not a clean-up job (reported, so it ends in the dead-letter queue)', async () => {
     const handler = makeHandler({
       store: new DynamoAudienceCleanupStore(table.db, table.tableName),
+      owners: new DynamoAudienceReads(table.db, table.tableName),
       cleanup: new SqsAudienceCleanup(sqs, queueUrl, 0),
       log,
     });
