@@ -48,9 +48,16 @@ export interface RecordedCall {
   operation: string;
   /** The parameters that name the resources it touches. */
   tableName?: string;
+  /**
+   * DynamoDB TransactWriteItems/TransactGetItems: the operation of each item (`Put`, `Update`,
+   * `Delete`, `ConditionCheck`, `Get`), which IAM authorises one by one.
+   */
+  transactItems?: string[];
   indexName?: string;
   queueUrl?: string;
   configurationSetName?: string;
+  /** Secrets Manager: the secret's id (through the Parameters and Secrets extension or its API). */
+  secretId?: string;
   /** SES CreateEmailIdentity with tags also needs ses:TagResource. */
   tagged?: boolean;
   /** S3: the bucket and the object's key; a listing's prefix. */
@@ -111,7 +118,14 @@ function describe(
   const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
   const call: RecordedCall = { functionName, service, operation };
   const requestItems = input.RequestItems as Record<string, unknown> | undefined;
-  const tableName = input.TableName ?? (requestItems ? Object.keys(requestItems)[0] : undefined);
+  const transactItems = Array.isArray(input.TransactItems)
+    ? (input.TransactItems as Record<string, { TableName?: string }>[])
+    : undefined;
+  if (transactItems) call.transactItems = transactItems.flatMap((item) => Object.keys(item));
+  const tableName =
+    input.TableName ??
+    (requestItems ? Object.keys(requestItems)[0] : undefined) ??
+    transactItems?.flatMap((item) => Object.values(item).map((op) => op.TableName))[0];
   if (typeof tableName === 'string') call.tableName = tableName;
   const itemActions = transactItemActions(input);
   if (itemActions) call.itemActions = itemActions;

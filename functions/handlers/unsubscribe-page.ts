@@ -3,7 +3,7 @@ import { type TokenPageDeps, tokenPageHandler } from '../http/token.js';
 import { preferencesPage, UNSUBSCRIBE_PAGE_CSP, unsubscribeErrorPage } from '../unsubscribe/page.js';
 import { openToken, preferences, type UnsubscribeDeps } from '../unsubscribe/preferences.js';
 import { unsubscribePageRoute } from '../unsubscribe/routes.js';
-import { unsubscribeDeps } from '../wiring/unsubscribe.js';
+import { unsubscribePageDeps } from '../wiring/unsubscribe.js';
 
 /**
  * GET /unsubscribe/{token}: the preference page of an unsubscribe link (unsubscribe/page.ts), no
@@ -22,4 +22,4 @@ export const makeHandler = (deps: TokenPageDeps & UnsubscribeDeps) =>
     },
   );
 
-export const handler = lazyHttpHandler(() => makeHandler(unsubscribeDeps()));
+export const handler = lazyHttpHandler(() => makeHandler(unsubscribePageDeps()));

@@ -1,9 +1,8 @@
 import { newSqsClient } from '../adapters/aws-clients.js';
 import { DynamoAudienceCleanupStore } from '../adapters/dynamodb/audience-cleanup-store.js';
 import { DynamoAudienceReads } from '../adapters/dynamodb/audience-reads.js';
-import { createDocumentClient } from '../adapters/dynamodb/client.js';
 import { contactListing } from '../adapters/dynamodb/contact-listing.js';
-import { audienceReads, type Table } from '../adapters/dynamodb/repositories.js';
+import { audienceReads, openTable, type Table } from '../adapters/dynamodb/repositories.js';
 import { DynamoSegmentStore } from '../adapters/dynamodb/segment-store.js';
 import { SqsAudienceCleanup } from '../adapters/sqs/audience-cleanup-queue.js';
 import type { CleanupDeps } from '../contacts/cleanup.js';
@@ -64,9 +63,11 @@ export function segmentDeleteDeps(name: 'delete-segment' | 'delete-audience') {
 /** The clean-up worker: the table, and its own queue (a job too large for one run carries on there). */
 export function cleanUpAudienceDeps() {
   const { TABLE_NAME, AUDIENCE_CLEANUP_QUEUE_URL } = loadConfig('TABLE_NAME', 'AUDIENCE_CLEANUP_QUEUE_URL');
+  const table = openTable(TABLE_NAME);
   return {
-    store: new DynamoAudienceCleanupStore(createDocumentClient(), TABLE_NAME),
-    owners: new DynamoAudienceReads(createDocumentClient(), TABLE_NAME),
+    // The time index by the layout's name, the one its role is granted (TABLE_LAYOUT).
+    store: new DynamoAudienceCleanupStore(table.db, table.name, table.layout.timeIndex),
+    owners: new DynamoAudienceReads(table.db, table.name),
     cleanup: new SqsAudienceCleanup(newSqsClient(), AUDIENCE_CLEANUP_QUEUE_URL),
     log,
   } satisfies CleanupDeps & { log: unknown };

@@ -4,6 +4,7 @@ import {
   metricsStore,
   openTable,
   repositoriesOf,
+  type Table,
   unpublishedEventStore,
   webhookRepository,
 } from '../adapters/dynamodb/repositories.js';
@@ -20,24 +21,34 @@ import type { UnsubscribeDeps } from '../unsubscribe/preferences.js';
 import { eventPublisher } from '../wiring.js';
 import { unsubscribeKeys } from './unsubscribe-links.js';
 
-/**
- * The wiring of the unsubscribe routes (token routes: no API keys, no request log). The page reads
- * only; the POST also writes, raises contact.* events and counts `unsubscribed` in the metrics.
- */
-export function unsubscribeDeps(): UnsubscribeDeps & { log: Log } {
-  const { TABLE_NAME, UNSUBSCRIBE_KEYS_SECRET } = loadConfig('TABLE_NAME', 'UNSUBSCRIBE_KEYS_SECRET');
-  const table = openTable(TABLE_NAME);
-  const base = {
-    keys: unsubscribeKeys(UNSUBSCRIBE_KEYS_SECRET),
+/** What both unsubscribe routes read with (token routes: no API keys, no request log). */
+function readingDeps(table: Table, secretId: string): UnsubscribeDeps & { log: Log } {
+  return {
+    keys: unsubscribeKeys(secretId),
     reads: audienceReads(table),
     store: new DynamoUnsubscribeStore(table.db, table.name),
     clock: systemClock,
     log,
   };
-  const queueUrl = process.env.WEBHOOK_QUEUE_URL;
-  if (!queueUrl) return base;
-  // The POST: it publishes and counts.
-  const { WEBHOOK_QUEUE_URL } = loadConfig('WEBHOOK_QUEUE_URL');
+}
+
+/**
+ * The wiring of the preference page (GET): it only reads, so it is given no webhook queue (none is
+ * set on its function: its catalog entry, test/infra/environment.test.ts).
+ */
+export function unsubscribePageDeps(): UnsubscribeDeps & { log: Log } {
+  const { TABLE_NAME, UNSUBSCRIBE_KEYS_SECRET } = loadConfig('TABLE_NAME', 'UNSUBSCRIBE_KEYS_SECRET');
+  return readingDeps(openTable(TABLE_NAME), UNSUBSCRIBE_KEYS_SECRET);
+}
+
+/** The wiring of the POST: it also writes, raises contact.* events and counts `unsubscribed`. */
+export function unsubscribeDeps(): UnsubscribeDeps & { log: Log } {
+  const { TABLE_NAME, UNSUBSCRIBE_KEYS_SECRET, WEBHOOK_QUEUE_URL } = loadConfig(
+    'TABLE_NAME',
+    'UNSUBSCRIBE_KEYS_SECRET',
+    'WEBHOOK_QUEUE_URL',
+  );
+  const table = openTable(TABLE_NAME);
   const { webhooks, unpublished, emails, metrics } = repositoriesOf(table, {
     webhooks: webhookRepository,
     unpublished: unpublishedEventStore,
@@ -45,7 +56,7 @@ export function unsubscribeDeps(): UnsubscribeDeps & { log: Log } {
     metrics: metricsStore,
   });
   return {
-    ...base,
+    ...readingDeps(table, UNSUBSCRIBE_KEYS_SECRET),
     events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL, unpublished),
     counted: unsubscribeCounter(emails, metrics),
   };

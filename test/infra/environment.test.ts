@@ -27,6 +27,14 @@ import type { EmailServiceStack } from '../../lib/email-service-stack.js';
 import { logicalId, synthStack } from '../support/template.js';
 
 type Variables = Record<string, unknown>;
+
+/** The Parameters and Secrets extension's own variables (aws-lambda ParamsAndSecretsLayerVersion). */
+const EXTENSION_VARIABLES = [
+  'SECRETS_MANAGER_TIMEOUT_MILLIS',
+  'SECRETS_MANAGER_TTL',
+  'SSM_PARAMETER_STORE_TIMEOUT_MILLIS',
+  'SSM_PARAMETER_STORE_TTL',
+];
 let stack: EmailServiceStack;
 let resources: Record<string, { Properties: { Environment?: { Variables: Variables } } }>;
 
@@ -81,6 +89,23 @@ function wiringCallOf(handler: string): () => unknown {
   return () => build(argument);
 }
 
+/**
+ * What a function's code builds on first use, beyond its wiring entry: the send consumer loads the
+ * unsubscribe links (PUBLIC_ORIGIN, UNSUBSCRIBE_KEYS_SECRET) on its first email with a topic_id
+ * (functions/wiring/send-gate.ts).
+ */
+const LOADED_LATER: Partial<Record<string, readonly string[]>> = {
+  'process-send-queue': ['unsubscribeLinks'],
+};
+function laterCallsOf(handler: string): (() => unknown)[] {
+  return (LOADED_LATER[handler] ?? []).map((entry) => {
+    const build = WIRING.get(entry);
+    if (typeof build !== 'function')
+      throw new Error(`${handler}: ${entry} is not exported by functions/wiring/`);
+    return () => build();
+  });
+}
+
 describe("each function's environment", () => {
   it('covers every handler in the catalog', () => {
     expect(Object.keys(stack.functions).sort()).toEqual(Object.keys(FUNCTIONS).sort());
@@ -91,11 +116,18 @@ describe("each function's environment", () => {
       const fn = stack.functions[name];
       if (!fn) throw new Error(`no function ${name}`);
       const variables = resources[logicalId(stack, fn)]?.Properties.Environment?.Variables ?? {};
-      // Powertools' own, and the secrets extension's layer's (a function that reads the unsubscribe keys).
+      // Powertools' own, and the secrets extension's layer's (a function that reads the unsubscribe keys):
+      // CDK's paramsAndSecrets sets PARAMETERS_SECRETS_EXTENSION_*, and these four, for the layer to read.
       const configuration = Object.keys(variables).filter(
-        (key) => !key.startsWith('POWERTOOLS_') && !key.startsWith('PARAMETERS_SECRETS_EXTENSION_'),
+        (key) =>
+          !key.startsWith('POWERTOOLS_') &&
+          !key.startsWith('PARAMETERS_SECRETS_EXTENSION_') &&
+          !EXTENSION_VARIABLES.includes(key),
       );
-      const reads = readsOf(variables, wiringCallOf(name));
+      const calls = [wiringCallOf(name), ...laterCallsOf(name)];
+      const reads = readsOf(variables, () => {
+        for (const call of calls) call();
+      });
       // A variable that turns a feature on is read, and unset while the feature is off.
       const optional: readonly string[] = specOf(name as FunctionName).optionalEnv ?? [];
       const readAndSet = [...reads].filter((key) => !optional.includes(key) || key in variables);

@@ -38,6 +38,7 @@ import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
 import { missingObjectStatus, sesAllows } from '../../functions/catalog.js';
 import { sendEmailSchema, toContent } from '../../functions/emails/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/emails/idempotency.js';
+import { handler as rotateUnsubscribeKeys } from '../../functions/handlers/rotate-unsubscribe-keys.js';
 import { parseInput } from '../../functions/http/middleware.js';
 import { rawKey } from '../../functions/receiving/model.js';
 import { RAW_GRACE_MS } from '../../functions/receiving/sweep.js';
@@ -45,11 +46,14 @@ import { logIdOf } from '../../functions/request-logs/model.js';
 import { PUBLIC_ROUTES } from '../../functions/routes.js';
 import { newEmailId, uuidV7Of } from '../../functions/shared/ids.js';
 import { systemClock } from '../../functions/shared/ports.js';
+import { SignedUnsubscribeLinks } from '../../functions/unsubscribe/links.js';
 import { EMITTED_EVENT_TYPES } from '../../functions/webhooks/model.js';
+import { unsubscribeKeys } from '../../functions/wiring/unsubscribe-links.js';
 import { domainConfigurationSetPrefix } from '../../lib/domain-set-prefixes.js';
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';
-import { currentFunction, type RecordedCall, recordAwsCalls } from '../../local/invocation.js';
+import { currentFunction, type RecordedCall, recordAwsCalls, runAs } from '../../local/invocation.js';
 import { RULE_PREFIX, RULE_SET } from '../../local/receiving.js';
+import { LOCAL_UNSUBSCRIBE_KEYS_SECRET, localUnsubscribeKeys } from '../../local/secrets-extension.js';
 import { type LocalService, startLocalService } from '../../local/service.js';
 import { LOCAL_CONFIGURATION_SET } from '../../local/ses-configuration-sets.js';
 import { derivedCalls } from '../support/derived-calls.js';
@@ -58,7 +62,7 @@ import {
   allows,
   describeRequirement,
   grantsAction,
-  iamActionOf,
+  iamActionsOf,
   type Requirement,
   requirementsOf,
 } from '../support/iam.js';
@@ -98,11 +102,44 @@ interface Arranged {
   loseAnswer?: boolean;
 }
 const arranged: Arranged[] = [];
+
+/**
+ * Secrets Manager's calls, which no SDK client makes: the Parameters and Secrets extension's
+ * GetSecretValue (an HTTP call to the layer on localhost, made with the function's role), and the
+ * rotation's calls to Secrets Manager's API (SecretsApi's signed fetch), answered here as Secrets
+ * Manager answers them (no local Secrets Manager: its current value is a fresh key set).
+ */
+let stopRecordingSecrets: () => void = () => undefined;
+function recordSecretsCalls(calls: RecordedCall[]): () => void {
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const functionName = currentFunction();
+    if (functionName && url.hostname === 'localhost' && url.pathname === '/secretsmanager/get')
+      calls.push({
+        functionName,
+        service: 'SecretsManager',
+        operation: 'GetSecretValue',
+        secretId: url.searchParams.get('secretId') ?? '',
+      });
+    if (!url.hostname.startsWith('secretsmanager.')) return realFetch(input, init);
+    const operation = (new Headers(init?.headers).get('x-amz-target') ?? '').replace(/^secretsmanager\./, '');
+    const { SecretId } = JSON.parse(String(init?.body)) as { SecretId: string };
+    if (functionName) calls.push({ functionName, service: 'SecretsManager', operation, secretId: SecretId });
+    if (operation === 'GetSecretValue') return Response.json({ SecretString: localUnsubscribeKeys() });
+    if (operation === 'PutSecretValue') return Response.json({ ARN: SecretId, VersionId: 'v' });
+    return Response.json({ message: `no ${operation} here` }, { status: 400 });
+  }) as typeof fetch;
+  return () => {
+    globalThis.fetch = realFetch;
+  };
+}
 let stopArranging: () => void = () => undefined;
 
 beforeAll(async () => {
   ({ stack, template } = synthStack());
   recorder = recordAwsCalls();
+  stopRecordingSecrets = recordSecretsCalls(recorder.calls);
   stopArranging = useClientPlugin({
     applyToStack(stack) {
       stack.add(
@@ -1019,6 +1056,29 @@ beforeAll(async () => {
     await service.idle();
     await made('GET', '/contacts/imports');
     await made('GET', `/contacts/imports/${imported.json.id}`);
+    // Our extension's first step for a large file: a presigned PUT under imports/.
+    await made('POST', '/contacts/imports/uploads', {});
+    // An unsubscribe link of the contact's topic, signed with the keys the local extension twin
+    // holds (read through it, as the functions read them): its page (GET), then the one-click POST.
+    const links = new SignedUnsubscribeLinks({
+      origin: 'https://localhost',
+      keys: () => unsubscribeKeys(LOCAL_UNSUBSCRIBE_KEYS_SECRET).keys(),
+    });
+    const link = await links.url({
+      address: 'grants+one@example.test',
+      topicId: topic.id,
+      emailId: newEmailId(),
+    });
+    const token = link.slice('https://localhost/unsubscribe/'.length);
+    expect((await api.call('GET', `/../unsubscribe/${token}`, { key: null })).status).toBe(200);
+    const oneClick = await api.call('POST', `/../unsubscribe/${token}`, {
+      key: null,
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(oneClick.status).toBe(200);
+    // The keys' monthly rotation (scheduled by its own construct, not by the local service).
+    await runAs('rotate-unsubscribe-keys', () => rotateUnsubscribeKeys());
     await made('DELETE', `/contacts/${contact.id}`);
     await made('DELETE', `/segments/${segment.id}`);
     await made('DELETE', `/audiences/${audience.id}`);
@@ -1110,6 +1170,10 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
     functions: ['update-webhook', 'send-email', 'send-batch'],
     why: "update-webhook reads and writes one endpoint; the guarded lookup's `options.all` (Node's lookup options, untyped to the reading) reaches every port's `all`, the webhooks' whole-list read among them. The send routes' reschedule (unmarking an email they could not queue) gives it its own time again, so its expiry does not move and its search items are not read",
   },
+  'adapters/dynamodb/contact-writes.ts#DynamoContactWrites.update': {
+    functions: ['create-contact', 'create-audience-contact'],
+    why: "the create routes only create; the update's move of a contact to a new address (its old item's delete) is the PATCH routes'",
+  },
   'adapters/dynamodb/client.ts#batchGet': {
     functions: ['send-email'],
     why: "send-email reads no batch: its `find` and `list` (on arrays, on packages' values) reach the repositories' batch reads, the consumer's suppression lookup and the list routes'",
@@ -1118,6 +1182,7 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
 
 afterAll(async () => {
   recorder?.stop();
+  stopRecordingSecrets();
   stopArranging();
   await service?.stop();
 });
@@ -1146,6 +1211,8 @@ function requirements(calls: RecordedCall[]) {
     configurationSetId: logicalId(stack, stack.sesEvents.configurationSet),
     domainSets: domainSets(),
     queueIdByUrl: (url: string) => queueIds.get(url),
+    secretIdByName: (name: string) =>
+      name === LOCAL_UNSUBSCRIBE_KEYS_SECRET ? logicalId(stack, stack.unsubscribeKeys.secret) : undefined,
     bucketIdByName: (name: string) =>
       name === service.contentBucket ? logicalId(stack, stack.content.bucket) : undefined,
   };
@@ -1176,12 +1243,17 @@ describe('grants match the calls the code makes', () => {
     );
     expect([...s3].sort()).toEqual([
       // HEAD: the size of a file fetched from its path, known once the consumer kept it.
+      'create-contact-import PutObject',
+      // Presigning the upload's PUT under imports/ (signed with its own s3:PutObject).
+      'create-contact-import-upload PutObject',
       'get-attachment GetObject',
       'get-attachment HeadObject',
       'get-email GetObject',
       'get-received-attachment GetObject',
       'get-received-email GetObject',
       'get-shared-email GetObject',
+      // The import's CSV, read from its checkpoint's byte offset.
+      'import-contacts GetObject',
       'list-attachments GetObject',
       'list-attachments HeadObject',
       'list-received-attachments GetObject',
@@ -1227,15 +1299,7 @@ describe('grants match the calls the code makes', () => {
       const statements = policiesOf(stack, template, functionName);
       for (const [call, via] of derivedCalls(functionName)) {
         const [service, operation] = call.split(':') as [string, string];
-        // A transaction's items are read from its calls, not derived: the recorded calls check
-        // each item's own action; here, the role must grant some write a transaction is made of.
-        const granted =
-          call === 'DynamoDB:TransactWriteItems'
-            ? ['PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'].some((a) =>
-                grantsAction(statements, `dynamodb:${a}`),
-              )
-            : grantsAction(statements, iamActionOf(service, operation));
-        if (granted) continue;
+        if (iamActionsOf(service, operation).some((action) => grantsAction(statements, action))) continue;
         const unexcused = via.filter((code) => !DERIVED_BUT_NOT_MADE[code]?.functions.includes(functionName));
         if (unexcused.length) ungranted.push(`${functionName}: ${call} (${unexcused.join(', ')})`);
         for (const code of via) excused.add(`${code} ${functionName} ${call}`);

@@ -17,7 +17,9 @@ export type ResourceRef =
   /** An S3 bucket itself (s3:ListBucket): granted on the bucket's ARN. */
   | { kind: 'bucket'; bucketId: string }
   /** A listing of the bucket's keys under a prefix (s3:ListBucket, its s3:prefix condition). */
-  | { kind: 'bucket-prefix'; bucketId: string; prefix: string };
+  | { kind: 'bucket-prefix'; bucketId: string; prefix: string }
+  /** A Secrets Manager secret: granted on its ARN (its Ref). */
+  | { kind: 'secret'; secretId: string };
 
 export interface Requirement {
   action: string;
@@ -54,6 +56,8 @@ export function requirementsOf(
     queueIdByUrl: (url: string) => string | undefined;
     configurationSetId: string;
     bucketIdByName?: (name: string) => string | undefined;
+    /** The logical id of the secret a local secret id stands for. */
+    secretIdByName?: (name: string) => string | undefined;
     /**
      * Domains' own sets: the prefix locally (a set name with it is a domain's) and in the template.
      * Absent: every set is the stack's.
@@ -68,6 +72,13 @@ export function requirementsOf(
         return call.itemActions.map((action) => ({
           action: `dynamodb:${action}`,
           resource: { kind: 'table', tableId: ids.tableId } as const,
+        }));
+      // A transaction is authorised item by item, as the item's own action ('Using IAM with DynamoDB
+      // transactions': there is no dynamodb:TransactWriteItems action to grant).
+      if (call.transactItems)
+        return [...new Set(call.transactItems)].map((item) => ({
+          action: `dynamodb:${TRANSACT_ITEM_ACTIONS[item] ?? item}`,
+          resource: { kind: 'table' as const, tableId: ids.tableId },
         }));
       return [
         {
@@ -86,6 +97,12 @@ export function requirementsOf(
           resource: { kind: 'queue', queueId },
         },
       ];
+    }
+    // Secrets Manager (the extension's GetSecretValue is the function's own, with its role).
+    case 'SecretsManager': {
+      const secretId = call.secretId ? ids.secretIdByName?.(call.secretId) : undefined;
+      if (!secretId) throw new Error(`Secrets Manager call to an unknown secret: ${JSON.stringify(call)}`);
+      return [{ action: `secretsmanager:${call.operation}`, resource: { kind: 'secret', secretId } }];
     }
     // SES v1: receipt rules and rule sets only, which IAM gives no resource type.
     case 'SES':
@@ -163,6 +180,8 @@ function matchesResource(entry: unknown, ref: ResourceRef): boolean {
       return /:identity\/\*"/.test(text);
     case 'any':
       return entry === '*';
+    case 'secret':
+      return same(entry, { Ref: ref.secretId });
     case 'ses-configuration-set':
       return text.includes(':configuration-set/') && text.includes(`"Ref":"${ref.configurationSetId}"`);
     case 'ses-domain-configuration-set':
@@ -184,6 +203,26 @@ function matchesResource(entry: unknown, ref: ResourceRef): boolean {
       );
     }
   }
+}
+
+/** A transaction's item operations, and the actions IAM checks them as. */
+const TRANSACT_ITEM_ACTIONS: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+  Get: 'GetItem',
+};
+
+/**
+ * The IAM actions any of which an SDK operation may need: one, but a DynamoDB transaction needs its
+ * items' (which only its input says: a role that grants none of them can make none).
+ */
+export function iamActionsOf(service: string, operation: string): string[] {
+  if (service === 'DynamoDB' && operation === 'TransactWriteItems')
+    return ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
+  if (service === 'DynamoDB' && operation === 'TransactGetItems') return ['dynamodb:GetItem'];
+  return [iamActionOf(service, operation)];
 }
 
 /** The IAM action of an SDK operation (`SESv2`, `GetEmailIdentity` → `ses:GetEmailIdentity`). */

@@ -22,13 +22,13 @@ interface Where {
 const TIME = INDEXES.emailsByTime;
 const STATUS = INDEXES.emailsByStatus;
 
-function whereOf(job: CleanupJob, shard: number): Where {
+function whereOf(job: CleanupJob, shard: number, timeIndex: string): Where {
   switch (job.kind) {
     case 'contact':
       return { ...TABLE_KEYS, partition: keys.contactOf(job.contact_id) };
     case 'segment':
       return {
-        index: TIME.name,
+        index: timeIndex,
         partitionKey: TIME.partitionKey,
         sortKey: TIME.sortKey,
         partition: keys.segmentMembers(job.segment_id, shard),
@@ -62,6 +62,8 @@ export class DynamoAudienceCleanupStore implements AudienceCleanupStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** The time index by its layout's name (it changes in the upgrade to keys-only: table-layout.ts). */
+    private readonly timeIndex: string = TIME.name,
   ) {}
 
   async deleteSome(job: CleanupJob, max: number): Promise<{ deleted: number; next?: CleanupJob }> {
@@ -70,7 +72,7 @@ export class DynamoAudienceCleanupStore implements AudienceCleanupStore {
     let cursor = job.cursor;
     let deleted = 0;
     while (shard < shards) {
-      const where = whereOf(job, shard);
+      const where = whereOf(job, shard, this.timeIndex);
       let more = true;
       while (more && deleted < max) {
         const page = await this.page(where, cursor, max - deleted);
