@@ -335,8 +335,8 @@ export class EmailServiceStack extends Stack {
       functions,
     });
     const webhookQueue = this.webhooks.queue;
-    // The unsubscribe links' signing keys and their rotation (docs/operations.md, "Unsubscribe
-    // keys"), given to the functions whose catalog entry reads them.
+    // The unsubscribe links' signing keys and their rotation, given to the functions that read them
+    // (docs/operations.md, "Unsubscribe keys").
     this.unsubscribeKeys = new UnsubscribeKeys(this, 'UnsubscribeKeys', {
       functions,
       resources: { table, settings },

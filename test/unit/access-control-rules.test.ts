@@ -29,7 +29,11 @@ describe('permissions', () => {
       'GET /',
       'GET /assets/{file}',
     ]);
-    expect(TOKEN_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /share/{token}']);
+    expect(TOKEN_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /share/{token}',
+      'GET /unsubscribe/{token}',
+      'POST /unsubscribe/{token}',
+    ]);
     expect(API_ROUTES.length + PUBLIC_ROUTES.length + TOKEN_ROUTES.length).toBe(ROUTES.length);
   });
 });

@@ -48,7 +48,8 @@ describe('architecture', () => {
     // and the limits (how far ahead an email may be scheduled, which the content's retention must cover),
     // the request logs' line marker (the subscription filter's pattern) and default retention,
     // the Regions where SES receives (receiving is made only there), the received mail's key
-    // prefixes (its lifecycle rule, SES's S3 action) and the content prefixes' type.
+    // prefixes (its lifecycle rule, SES's S3 action) and the content prefixes' type, and the audience
+    // queues' settings (their workers' timeouts, receives and concurrency: shared with npm start).
     expect([...new Set(fromFunctions)].sort()).toEqual([
       'functions/adapters/dynamodb/email-keys.js',
       'functions/adapters/dynamodb/table.js',
@@ -59,6 +60,7 @@ describe('architecture', () => {
       'functions/receiving/model.js',
       'functions/request-logs/model.js',
       'functions/routes.js',
+      'functions/shared/audience-queues.js',
       'functions/shared/function-spec.js',
       'functions/shared/limits.js',
       'functions/shared/ports.js',

@@ -21,6 +21,8 @@ describe("the routes' permissions (each declared in its concept's routes.ts)", (
     ]);
     expect(ROUTES.filter((r) => r.permission === 'token').map((r) => r.handler)).toEqual([
       'get-shared-email',
+      'unsubscribe-page',
+      'unsubscribe',
     ]);
   });
 
