@@ -1155,8 +1155,14 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
     why: "names (a domain's, a template's alias) are given back by their routes; the consumer only reads them",
   },
   'adapters/dynamodb/unpublished-event-store.ts#DynamoUnpublishedEventStore.keepOne': {
-    functions: ['process-send-queue'],
-    why: "the consumer's store writes with UpdateItem (unpublishedEventStore); the PutItem branch is unpublishedEventStoreByPut's",
+    functions: [
+      'process-send-queue',
+      'list-contacts',
+      'get-contact',
+      'list-audience-contacts',
+      'get-audience-contact',
+    ],
+    why: "the consumer's store writes with UpdateItem (unpublishedEventStore); the PutItem branch is unpublishedEventStoreByPut's. The contacts' read routes are given the store by contactApiDeps (wiring/contacts.ts) but no publisher (PUBLISHING names the writes only), so they never keep an event",
   },
   'adapters/dynamodb/webhook-repository.ts#DynamoWebhookRepository.recordAttempt': {
     functions: ['process-send-queue', 'replay-webhook-event'],

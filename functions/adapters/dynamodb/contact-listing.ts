@@ -33,6 +33,8 @@ export class DynamoContactListing implements ContactListing {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** The layout's time index (table-layout.ts): its name differs at upgrade step 1, and roles are granted that one. */
+    private readonly timeIndex: string = TIME.name,
   ) {}
 
   private page(partitions: string[], page: ContactPageQuery) {
@@ -40,7 +42,7 @@ export class DynamoContactListing implements ContactListing {
       this.db,
       {
         TableName: this.tableName,
-        IndexName: TIME.name,
+        IndexName: this.timeIndex,
         partitionKey: TIME.partitionKey,
         sortKey: TIME.sortKey,
         partitions,
@@ -93,5 +95,9 @@ export class DynamoContactListing implements ContactListing {
 }
 
 /** The factory a listing function names for its wiring (wiring/contacts.ts), so only those bundle this. */
-export const contactListing = (t: { db: DynamoDBDocumentClient; name: string }) =>
-  new DynamoContactListing(t.db, t.name);
+export const contactListing = (t: {
+  db: DynamoDBDocumentClient;
+  name: string;
+  /** The table's layout (table-layout.ts): the time index by the name the roles are granted. */
+  layout?: { timeIndex: string };
+}) => new DynamoContactListing(t.db, t.name, t.layout?.timeIndex);
