@@ -82,7 +82,7 @@ describe('the lifecycle (emails/lifecycle.ts) and the writes that carry it (dyna
     expect(disagreements).toEqual([]);
     // Both answers happen for every transition (the states cover each requirement both ways).
     expect(applied).toBeGreaterThan(0);
-  });
+  }, 90_000);
 
   it('says what each transition needs, and refuses to write one without it', () => {
     expect(() => conditionOf('failAttempt')).toThrow(/needs the attempt it concerns/);
