@@ -37,11 +37,12 @@ const UPDATES = {
   actions: ['GetItem', 'Query', 'PutItem', 'DeleteItem'],
 } as const;
 
+// An event that could not be published is kept with UpdateItem (every API function's own grant).
 const DELETES = {
   ...PUBLISHES,
   env: ['WEBHOOK_QUEUE_URL', 'AUDIENCE_CLEANUP_QUEUE_URL'],
   audienceCleanupQueue: ['SendMessage'],
-  actions: ['GetItem', 'Query', 'PutItem', 'DeleteItem'],
+  actions: ['GetItem', 'Query', 'DeleteItem'],
 } as const;
 
 export const createContactRoute = {

@@ -32,7 +32,9 @@ export const EMAIL_WORKERS = {
     // was refused, a scheduled email's state and its API key, how far the schedule is booked, the
     // kept SES limits (GetItem); the webhook endpoints (Query). An email with topic_id: its topic
     // (GetItem), its recipients' contacts and their choices for the topic (BatchGetItem).
-    table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query'] },
+    // PutItem: the event of a topic email's recipient SES never took (deliver-unsent.ts), kept as an
+    // item of its own when too large for the status item.
+    table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query', 'PutItem'] },
     // An email with topic_id: the key that signs each recipient's unsubscribe link, read at run time.
     unsubscribeKeys: 'read',
     // A scheduled email's message that came before its time goes back on the queue, delayed; so

@@ -82,7 +82,7 @@ export const deleteTopicRoute = {
     ...RAISES,
     env: [...RAISES.env, 'AUDIENCE_CLEANUP_QUEUE_URL'],
     audienceCleanupQueue: ['SendMessage'],
-    actions: ['DeleteItem', 'PutItem', 'Query'],
+    actions: ['DeleteItem', 'Query'],
   },
 } as const satisfies RouteDeclaration;
 
@@ -112,7 +112,7 @@ export const updateContactTopicsRoute = {
     body: (await model()).updateContactTopicsSchema,
     answer: (await answers()).contactTopicsUpdatedSchema,
   }),
-  access: { ...RAISES, actions: ['GetItem', 'Query', 'BatchWriteItem', 'PutItem'] },
+  access: { ...RAISES, actions: ['GetItem', 'Query', 'BatchWriteItem'] },
 } as const satisfies RouteDeclaration;
 
 /** The topics routes (issue 40; shared/route.ts says what a declaration holds). */

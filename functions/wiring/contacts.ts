@@ -1,7 +1,7 @@
 import {
   audienceReads,
   type RepositoryFactories,
-  unpublishedEventStoreByPut,
+  unpublishedEventStore,
   webhookRepository,
 } from '../adapters/dynamodb/repositories.js';
 import { onFirstUse } from '../adapters/on-first-use.js';
@@ -63,7 +63,7 @@ export function contactApiDeps<R extends RepositoryFactories>(name: ContactFunct
     ...repositories,
     reads: audienceReads,
     webhooks: webhookRepository,
-    unpublished: unpublishedEventStoreByPut,
+    unpublished: unpublishedEventStore,
   });
   const events = PUBLISHING.has(name)
     ? new WebhookPublisher({

@@ -3,7 +3,7 @@ import { DynamoContactPropertyStore } from '../adapters/dynamodb/contact-propert
 import {
   audienceReads,
   type Table,
-  unpublishedEventStoreByPut,
+  unpublishedEventStore,
   webhookRepository,
 } from '../adapters/dynamodb/repositories.js';
 import { DynamoTopicStore } from '../adapters/dynamodb/topic-store.js';
@@ -31,7 +31,7 @@ export function topicWriteDeps(name: TopicWriter) {
     topics: topicStore,
     audience: audienceReads,
     webhooks: webhookRepository,
-    unpublished: unpublishedEventStoreByPut,
+    unpublished: unpublishedEventStore,
   });
   const { WEBHOOK_QUEUE_URL } = loadConfig('WEBHOOK_QUEUE_URL');
   // SQS loaded on first use: an event is published only when some endpoint takes its type.
@@ -52,7 +52,7 @@ export function deleteTopicDeps() {
   const deps = apiDeps('delete-topic', {
     topics: topicStore,
     webhooks: webhookRepository,
-    unpublished: unpublishedEventStoreByPut,
+    unpublished: unpublishedEventStore,
   });
   const { WEBHOOK_QUEUE_URL, AUDIENCE_CLEANUP_QUEUE_URL } = loadConfig(
     'WEBHOOK_QUEUE_URL',

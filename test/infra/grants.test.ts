@@ -38,6 +38,7 @@ import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
 import { missingObjectStatus, sesAllows } from '../../functions/catalog.js';
 import { sendEmailSchema, toContent } from '../../functions/emails/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/emails/idempotency.js';
+import { handler as cleanUpAudience } from '../../functions/handlers/clean-up-audience.js';
 import { handler as rotateUnsubscribeKeys } from '../../functions/handlers/rotate-unsubscribe-keys.js';
 import { parseInput } from '../../functions/http/middleware.js';
 import { rawKey } from '../../functions/receiving/model.js';
@@ -52,11 +53,13 @@ import { unsubscribeKeys } from '../../functions/wiring/unsubscribe-links.js';
 import { domainConfigurationSetPrefix } from '../../lib/domain-set-prefixes.js';
 import type { EmailServiceStack } from '../../lib/email-service-stack.js';
 import { currentFunction, type RecordedCall, recordAwsCalls, runAs } from '../../local/invocation.js';
+import { lambdaContext } from '../../local/lambda-context.js';
 import { RULE_PREFIX, RULE_SET } from '../../local/receiving.js';
 import { LOCAL_UNSUBSCRIBE_KEYS_SECRET, localUnsubscribeKeys } from '../../local/secrets-extension.js';
 import { type LocalService, startLocalService } from '../../local/service.js';
 import { LOCAL_CONFIGURATION_SET } from '../../local/ses-configuration-sets.js';
 import { derivedCalls } from '../support/derived-calls.js';
+import { sqsEvent } from '../support/events.js';
 import { httpsClient, waitFor } from '../support/https.js';
 import {
   allows,
@@ -1029,6 +1032,9 @@ beforeAll(async () => {
     await made('GET', `/contacts?segment_id=${segment.id}`);
     await made('GET', '/contacts/grants+one@example.test');
     await made('PATCH', `/contacts/${contact.id}`, { first_name: 'Grants' });
+    // An address change: one TransactWriteItems (the old item's Delete, the new one's Put, the id item's).
+    await made('PATCH', `/contacts/${contact.id}`, { email: 'grants+moved@example.test' });
+    await made('PATCH', `/contacts/${contact.id}`, { email: 'grants+one@example.test' });
     await made('GET', `/contacts/${contact.id}/segments`);
     await made('POST', `/contacts/${contact.id}/segments/${audience.id}`);
     await made('DELETE', `/contacts/${contact.id}/segments/${audience.id}`);
@@ -1039,12 +1045,17 @@ beforeAll(async () => {
     await made('GET', `/audiences/${audience.id}/contacts`);
     await made('GET', `/audiences/${audience.id}/contacts/grants-two@example.test`);
     await made('PATCH', `/audiences/${audience.id}/contacts/grants-two@example.test`, { unsubscribed: true });
-    await made('DELETE', `/audiences/${audience.id}/contacts/grants-two@example.test`);
+    await made('PATCH', `/audiences/${audience.id}/contacts/grants-two@example.test`, {
+      email: 'grants-two-moved@example.test',
+    });
+    await made('DELETE', `/audiences/${audience.id}/contacts/grants-two-moved@example.test`);
     const form = new FormData();
     form.append(
       'file',
-      new Blob(['email\ngrants-three@example.test\nnot an address\n'], { type: 'text/csv' }),
+      new Blob(['email,plan\ngrants-three@example.test,pro\nnot an address,free\n'], { type: 'text/csv' }),
     );
+    // A property column: the import reads the defined properties (Query) to check it.
+    form.append('column_map', JSON.stringify({ email: 'email', properties: { plan: { column: 'plan' } } }));
     form.append('segments', JSON.stringify([{ id: segment.id }]));
     // A multipart body as the SDK sends it (the client sends strings as they are).
     const multipart = new Request('https://localhost/', { method: 'POST', body: form });
@@ -1077,6 +1088,58 @@ beforeAll(async () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(oneClick.status).toBe(200);
+    // A one-click from an address with no contact, whose contact another request creates first:
+    // the unsubscribe's new contact loses (its conditional put), and it takes back what it wrote.
+    const raced = await links.url({
+      address: 'grants-race@example.test',
+      topicId: topic.id,
+      emailId: newEmailId(),
+    });
+    arranged.push({
+      functionName: 'unsubscribe',
+      command: 'PutItem',
+      // The contact's own item (its sk, marshalled: this runs below the document client).
+      matches: (input) =>
+        JSON.stringify((input.Item as Record<string, unknown> | undefined)?.sk) === '{"S":"CONTACT"}',
+      before: async () => {
+        await made('POST', '/contacts', { email: 'grants-race@example.test' });
+      },
+    });
+    const racedClick = await api.call(
+      'POST',
+      `/../unsubscribe/${raced.slice('https://localhost/unsubscribe/'.length)}`,
+      {
+        key: null,
+        body: 'List-Unsubscribe=One-Click',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      },
+    );
+    expect(racedClick.status).toBe(200);
+    expect(arranged).toEqual([]);
+    // An email to the topic whose second recipient SES refuses for good: that recipient's outcome
+    // is recorded failed, its event (with a long address, too large for the status item) an item
+    // of its own (PutItem).
+    const refusedAddress = `grants-refused@${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.example.test`;
+    arranged.push({
+      functionName: 'process-send-queue',
+      command: 'SendEmail',
+      matches: (input) => JSON.stringify(input.Destination ?? {}).includes('grants-refused@'),
+      before: async () => {
+        throw Object.assign(new Error('Address blacklisted.'), { name: 'MessageRejected', $fault: 'client' });
+      },
+    });
+    const toTopic = await api.call('POST', '/emails', {
+      body: {
+        from: 'Acme <hello@acme.test>',
+        to: ['success@simulator.amazonses.com', refusedAddress],
+        subject: 'To a topic',
+        text: 'x',
+        topic_id: topic.id,
+      },
+    });
+    expect(toTopic.status, JSON.stringify(toTopic.json)).toBe(200);
+    await service.idle();
+    expect(arranged).toEqual([]);
     // The keys' monthly rotation (scheduled by its own construct, not by the local service).
     await runAs('rotate-unsubscribe-keys', () => rotateUnsubscribeKeys());
     await made('DELETE', `/contacts/${contact.id}`);
@@ -1085,6 +1148,15 @@ beforeAll(async () => {
     await made('DELETE', `/topics/${topic.id}`);
     await made('DELETE', `/contact-properties/${property.id}`);
     await service.idle();
+    // The segment's clean-up, run here (its job waits 10 s on the queue, for the index to catch up).
+    await runAs('clean-up-audience', () =>
+      cleanUpAudience(
+        sqsEvent([
+          { body: JSON.stringify({ kind: 'segment', segment_id: segment.id }), messageId: 'grants' },
+        ]),
+        lambdaContext('clean-up-audience', 60_000),
+      ),
+    );
 
     // Request logs: the requests above, stored by the writer (BatchWriteItem) as the subscription
     // delivers them; listed from the table, an error class through the status index (then its
@@ -1133,22 +1205,12 @@ beforeAll(async () => {
  */
 const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }> = {
   'adapters/dynamodb/suppression-repository.ts#DynamoSuppressionRepository.add': {
-    functions: [
-      'batch-remove-suppressions',
-      'delete-suppression',
-      'get-suppression',
-      'list-suppressions',
-      'process-send-queue',
-    ],
+    functions: ['batch-remove-suppressions', 'delete-suppression', 'get-suppression', 'list-suppressions'],
     why: 'addresses are added by hand (the add routes) and from SES events (process-ses-events); these read or remove them',
   },
   'adapters/dynamodb/request-log-repository.ts#DynamoRequestLogRepository.write': {
     functions: ['get-log', 'list-logs'],
     why: 'the log routes read; write-request-logs writes',
-  },
-  'adapters/dynamodb/unique-names.ts#UniqueNames.claim': {
-    functions: ['process-send-queue'],
-    why: "names (a domain's, a template's alias) are claimed by their routes; the consumer only reads them",
   },
   'adapters/dynamodb/unique-names.ts#UniqueNames.release': {
     functions: ['process-send-queue'],
@@ -1156,13 +1218,16 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
   },
   'adapters/dynamodb/unpublished-event-store.ts#DynamoUnpublishedEventStore.keepOne': {
     functions: [
-      'process-send-queue',
       'list-contacts',
       'get-contact',
       'list-audience-contacts',
       'get-audience-contact',
+      'delete-contact',
+      'delete-audience-contact',
+      'delete-topic',
+      'update-contact-topics',
     ],
-    why: "the consumer's store writes with UpdateItem (unpublishedEventStore); the PutItem branch is unpublishedEventStoreByPut's. The contacts' read routes are given the store by contactApiDeps (wiring/contacts.ts) but no publisher (PUBLISHING names the writes only), so they never keep an event",
+    why: "the contacts' and topics' stores (wiring/contacts.ts, wiring/topics.ts) write with UpdateItem (unpublishedEventStore); the PutItem branch is unpublishedEventStoreByPut's. The contacts' read routes are given the store by contactApiDeps (wiring/contacts.ts) but no publisher (PUBLISHING names the writes only), so they never keep an event",
   },
   'adapters/dynamodb/webhook-repository.ts#DynamoWebhookRepository.recordAttempt': {
     functions: ['process-send-queue', 'replay-webhook-event'],
@@ -1173,16 +1238,49 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
     why: "the scheduler queues due emails and the consumer claims them; a `claim` the reading cannot type in the scheduler's reach (a queued job's) reaches the repository's",
   },
   'adapters/dynamodb/client.ts#queryPages': {
-    functions: ['update-webhook', 'send-email', 'send-batch'],
-    why: "update-webhook reads and writes one endpoint; the guarded lookup's `options.all` (Node's lookup options, untyped to the reading) reaches every port's `all`, the webhooks' whole-list read among them. The send routes' reschedule (unmarking an email they could not queue) gives it its own time again, so its expiry does not move and its search items are not read",
+    functions: [
+      'update-webhook',
+      'send-email',
+      'send-batch',
+      'create-segment',
+      'get-segment',
+      'update-segment',
+      'delete-segment',
+      'create-audience',
+      'get-audience',
+      'delete-audience',
+      'add-contact-segment',
+      'remove-contact-segment',
+      'get-topic',
+    ],
+    why: "The segment and topic routes hold DynamoAudienceReads, whose whole-partition reads (topics(), properties(), choicesOf(), membershipsOf()) the reading reaches from its single lookups, which are all they make (GetItem). update-webhook reads and writes one endpoint; the guarded lookup's `options.all` (Node's lookup options, untyped to the reading) reaches every port's `all`, the webhooks' whole-list read among them. The send routes' reschedule (unmarking an email they could not queue) gives it its own time again, so its expiry does not move and its search items are not read",
   },
-  'adapters/dynamodb/contact-writes.ts#DynamoContactWrites.update': {
-    functions: ['create-contact', 'create-audience-contact'],
-    why: "the create routes only create; the update's move of a contact to a new address (its old item's delete) is the PATCH routes'",
+  'adapters/dynamodb/contact-writes.ts#DynamoContactWrites.putOver': {
+    functions: ['delete-contact', 'delete-audience-contact'],
+    why: "the deletes remove a contact; putting one over its version is the PATCH routes' (one port, ContactWrites, holds both)",
   },
   'adapters/dynamodb/client.ts#batchGet': {
-    functions: ['send-email'],
-    why: "send-email reads no batch: its `find` and `list` (on arrays, on packages' values) reach the repositories' batch reads, the consumer's suppression lookup and the list routes'",
+    functions: [
+      'send-email',
+      'update-contact',
+      'delete-contact',
+      'get-audience-contact',
+      'update-audience-contact',
+      'delete-audience-contact',
+      'create-segment',
+      'list-segments',
+      'get-segment',
+      'update-segment',
+      'delete-segment',
+      'create-audience',
+      'list-audiences',
+      'get-audience',
+      'delete-audience',
+      'add-contact-segment',
+      'remove-contact-segment',
+      'clean-up-audience',
+    ],
+    why: "send-email reads no batch: its `find` and `list` (on arrays, on packages' values) reach the repositories' batch reads, the consumer's suppression lookup and the list routes'. The audience routes hold DynamoAudienceReads, one class, so the reading reaches all its reads (segments(), contactsByAddresses(), choicesFor()): these make only its single lookups (a contact, a segment, a topic: GetItem), and the clean-up its store's Query and BatchWriteItem",
   },
 };
 
