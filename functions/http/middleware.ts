@@ -15,7 +15,6 @@ import { MAX_EMAIL_BYTES } from '../shared/limits.js';
 import type { Clock, Counters, Log } from '../shared/ports.js';
 import type { RouteDeclaration } from '../shared/route.js';
 import type { HttpEvent, HttpResponse } from './event.js';
-import { readForm } from './multipart.js';
 import { type LoggedContext, withRequestLog } from './request-log.js';
 
 /** Largest request body accepted (bytes). Keeps every email's bodies inside one DynamoDB item. */
@@ -267,7 +266,8 @@ export function httpHandler(
   const answer = chain.handler(async (event, context) => {
     const result = await run({
       event,
-      body: multipart ? await readForm(event) : event.body,
+      // The form reader is loaded by the routes that take a form only (a chunk of its own).
+      body: multipart ? await (await import('./multipart.js')).readForm(event) : event.body,
       query: (event.queryStringParameters ?? {}) as Record<string, string>,
       params: (event.pathParameters ?? {}) as Record<string, string>,
       apiKey: context.apiKey as ApiKey,

@@ -9,6 +9,7 @@ import {
   webhookRepository,
 } from '../adapters/dynamodb/repositories.js';
 import { DynamoUnsubscribeStore } from '../adapters/dynamodb/unsubscribe-store.js';
+import { deliveryQueueOnFirstUse } from '../adapters/sqs/delivery-queue-on-first-use.js';
 import type { EmailRepository } from '../emails/ports.js';
 import { countMetrics } from '../metrics/count.js';
 import type { MetricsCounter } from '../metrics/ports.js';
@@ -18,7 +19,7 @@ import { loadConfig } from '../shared/config.js';
 import type { Log } from '../shared/ports.js';
 import { systemClock } from '../shared/ports.js';
 import type { UnsubscribeDeps } from '../unsubscribe/preferences.js';
-import { eventPublisher } from '../wiring.js';
+import { WebhookPublisher } from '../webhooks/publish.js';
 import { unsubscribeKeys } from './unsubscribe-links.js';
 
 /** What both unsubscribe routes read with (token routes: no API keys, no request log). */
@@ -57,7 +58,13 @@ export function unsubscribeDeps(): UnsubscribeDeps & { log: Log } {
   });
   return {
     ...readingDeps(table, UNSUBSCRIBE_KEYS_SECRET),
-    events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL, unpublished),
+    // The queue's client is loaded when some endpoint takes the event (most deployments subscribe none).
+    events: new WebhookPublisher({
+      webhooks,
+      queue: deliveryQueueOnFirstUse(WEBHOOK_QUEUE_URL),
+      counters,
+      unpublished,
+    }),
     counted: unsubscribeCounter(emails, metrics),
   };
 }
