@@ -230,9 +230,11 @@ describe('the stack, as composed', () => {
       'AWS/SQS:ApproximateNumberOfMessagesVisible',
       'AWS/SQS:ApproximateNumberOfMessagesNotVisible',
     ];
-    // The eight of before, and the audience's workers the catalog declares.
-    const background = (metric: string) =>
-      Array(8 + stack.audience.workers.length).fill(`AWS/Lambda:${metric}`);
+    // The eight of before; the audience's workers the catalog declares and the unsubscribe keys'
+    // rotation under an alarm of their own (one alarm watches 10 functions at most).
+    const background = (metric: string) => Array(8).fill(`AWS/Lambda:${metric}`);
+    const audienceBackground = (metric: string) =>
+      Array(stack.audience.workers.length + 1).fill(`AWS/Lambda:${metric}`);
     expect(table).toEqual({
       SendDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       SendQueueAge: {
@@ -263,6 +265,18 @@ describe('the stack, as composed', () => {
       Api5xx: { threshold: 5, operator: ge, periods: 1, watches: ['AWS/ApiGateway:5xx'] },
       BackgroundErrors: { threshold: 1, operator: ge, periods: 1, watches: background('Errors') },
       BackgroundThrottles: { threshold: 1, operator: ge, periods: 1, watches: background('Throttles') },
+      AudienceBackgroundErrors: {
+        threshold: 1,
+        operator: ge,
+        periods: 1,
+        watches: audienceBackground('Errors'),
+      },
+      AudienceBackgroundThrottles: {
+        threshold: 1,
+        operator: ge,
+        periods: 1,
+        watches: audienceBackground('Throttles'),
+      },
       WebhookDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       RequestLogDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       ContactImportDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },

@@ -280,6 +280,7 @@ describe('the settings', () => {
       { Id: 'expire-content-attachments', Prefix: 'attachments/', ExpirationInDays: 45, Status: 'Enabled' },
       { Id: 'expire-content-bodies', Prefix: 'bodies/', ExpirationInDays: 45, Status: 'Enabled' },
       { Id: 'expire-received', Prefix: 'received/', ExpirationInDays: 7, Status: 'Enabled' },
+      { Id: 'expire-imports', Prefix: 'imports/', ExpirationInDays: 7, Status: 'Enabled' },
       {
         Id: 'abort-incomplete-uploads',
         AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
