@@ -26,6 +26,9 @@ function ContactList() {
   );
   const names = Object.fromEntries((segments.data?.data ?? []).map((s) => [s.id, s.name]));
   if (segment && !names[segment]) names[segment] = segment;
+  // The forms wait for the segments' answer: with a sending-access key the contacts' refusal can come
+  // first (the console paces its requests), and a form shown until the second refusal is one it cannot use.
+  const writable = !segments.loading && !restricted(segments.error);
   return (
     <>
       <PageHeading>Contacts</PageHeading>
@@ -34,7 +37,7 @@ function ContactList() {
         and its properties. An email with a <code>topic_id</code> reaches no one who opted out of the topic or
         unsubscribed.
       </p>
-      {!restricted(segments.error) && <FindContact />}
+      {writable && <FindContact />}
       {/* A new segment starts a new list at its first page. */}
       <ContactRows
         key={segment ?? ''}
@@ -53,7 +56,7 @@ function ContactList() {
           />
         }
       />
-      {!restricted(segments.error) && <AddContact />}
+      {writable && <AddContact />}
     </>
   );
 }
