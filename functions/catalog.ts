@@ -1,4 +1,5 @@
 import { INDEXES } from './adapters/dynamodb/table.js';
+import { BROADCAST_WORKERS } from './broadcasts/workers.js';
 import { CONTACT_IMPORT_WORKERS } from './contact-imports/workers.js';
 import { CONTACT_WORKERS } from './contacts/workers.js';
 import { DOMAIN_WORKERS } from './domains/workers.js';
@@ -109,6 +110,7 @@ export const WORKERS_BY_CONCEPT = {
   contacts: CONTACT_WORKERS,
   'contact-imports': CONTACT_IMPORT_WORKERS,
   unsubscribe: UNSUBSCRIBE_WORKERS,
+  broadcasts: BROADCAST_WORKERS,
 } as const satisfies Record<string, Record<string, WorkerSpec>>;
 
 /** The background functions, concept by concept. */
@@ -122,6 +124,7 @@ export const WORKERS = {
   ...CONTACT_WORKERS,
   ...CONTACT_IMPORT_WORKERS,
   ...UNSUBSCRIBE_WORKERS,
+  ...BROADCAST_WORKERS,
 } as const satisfies Record<string, WorkerSpec>;
 
 export type FunctionName = RouteHandler | typeof FALLBACK_HANDLER | keyof typeof WORKERS;

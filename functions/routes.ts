@@ -1,5 +1,6 @@
 import { API_KEY_ROUTES } from './api-keys/routes.js';
 import { API_REFERENCE_ROUTES } from './api-reference/routes.js';
+import { BROADCAST_ROUTES } from './broadcasts/routes.js';
 import { CONSOLE_ROUTES } from './console/routes.js';
 import { CONTACT_IMPORT_ROUTES } from './contact-imports/routes.js';
 import { CONTACT_PROPERTY_ROUTES } from './contact-properties/routes.js';
@@ -35,6 +36,7 @@ export const ROUTES_BY_CONCEPT = {
   topics: TOPIC_ROUTES,
   'contact-properties': CONTACT_PROPERTY_ROUTES,
   unsubscribe: UNSUBSCRIBE_ROUTES,
+  broadcasts: BROADCAST_ROUTES,
   'request-logs': LOG_ROUTES,
   'api-reference': API_REFERENCE_ROUTES,
   console: CONSOLE_ROUTES,
@@ -61,6 +63,7 @@ export const ROUTES = [
   ...TOPIC_ROUTES,
   ...CONTACT_PROPERTY_ROUTES,
   ...UNSUBSCRIBE_ROUTES,
+  ...BROADCAST_ROUTES,
   ...LOG_ROUTES,
   ...API_REFERENCE_ROUTES,
   ...CONSOLE_ROUTES,

@@ -18,6 +18,7 @@ export const CONCEPTS = [
   'receiving',
   'contacts',
   'audiences',
+  'broadcasts',
   'pages',
 ] as const;
 export type Concept = (typeof CONCEPTS)[number];
@@ -46,6 +47,8 @@ const STACK_OF_FOLDER: Record<keyof typeof ROUTES_BY_CONCEPT | keyof typeof WORK
   segments: 'audiences',
   topics: 'audiences',
   'contact-properties': 'audiences',
+  // Issue 41: the broadcasts' routes, their fan-out and the broadcast lane's consumer.
+  broadcasts: 'broadcasts',
   'api-reference': 'pages',
   console: 'pages',
 };

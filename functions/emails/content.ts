@@ -43,6 +43,13 @@ export interface EmailContent {
    * its own one-click unsubscribe link.
    */
   topic_id?: string;
+  /**
+   * The broadcast it was fanned out from (issue 41; functions/broadcasts/): one recipient, rendered
+   * for its contact. It travels as a message tag (its events' webhooks carry `broadcast_id`), goes
+   * through the broadcast lane (transactional mail first), and its outcomes are tallied for the
+   * broadcast (emails/broadcast-tally.ts).
+   */
+  broadcast_id?: string;
 }
 
 /** What one delivery event recorded against an email (per-recipient detail lives here). */

@@ -203,7 +203,7 @@ async function send(
   // Only the claim that first records the recipients left out counts and raises them: a claim
   // released after a throttle is followed by another that finds them recorded.
   if (claim === 'claimed_suppressed') {
-    await countMetrics(deps, job.content.from, { suppressed: 1 }, job.id);
+    await countMetrics(deps, job.content.from, { suppressed: 1 }, job.id, job.content.broadcast_id);
     deps.counters?.count('RecipientsSuppressed', left.positions.length);
     const at = new Date(startedAt).toISOString();
     await publishQuietly(deps, 'email.suppressed', () =>
@@ -283,7 +283,7 @@ async function send(
     const sentAt = deps.clock.now().toISOString();
     // email.sent is raised once, by whichever records the send first: this, or SES's Send event.
     const news = await deps.emails.recordSent(job.id, messageId, sentAt);
-    await countMetrics(deps, job.content.from, { sent: one(news.first) }, job.id);
+    await countMetrics(deps, job.content.from, { sent: one(news.first) }, job.id, job.content.broadcast_id);
     if (news.first)
       await publishQuietly(deps, 'email.sent', () => [
         emailEvent(

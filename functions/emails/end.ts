@@ -75,15 +75,15 @@ export async function endEmail(deps: EndDeps, id: string, end: End): Promise<boo
   };
   if ('metric' in ending && deps.metrics) {
     // A sender that cannot be read back is counted under no domain: the count is made, not lost.
-    const from =
-      end.source?.from ??
-      (
-        await content().catch((error) => {
+    const read = end.source
+      ? undefined
+      : await content().catch((error) => {
           deps.log?.warn('could not read an ended email back for its sender', { email_id: id, error });
           return null;
-        })
-      )?.from;
-    await countMetrics(deps, from, { [ending.metric]: 1 }, id);
+        });
+    const from = end.source?.from ?? read?.from;
+    const broadcastId = end.source ? end.source.broadcast_id : read?.broadcast_id;
+    await countMetrics(deps, from, { [ending.metric]: 1 }, id, broadcastId);
   }
   if ('webhook' in ending) {
     const type = ending.webhook;

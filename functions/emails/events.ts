@@ -14,6 +14,8 @@ export interface EmailSource {
   /** Tags as Resend's events carry them: `{name: value}`. */
   tags: Record<string, string>;
   template_id?: string;
+  /** The broadcast it was fanned out from (Resend's `broadcast_id` in email events' data). */
+  broadcast_id?: string;
 }
 
 /** What an email event says about its email (Resend's `data`, less the recipients and the detail). */
@@ -29,12 +31,13 @@ export const tagsObject = (tags: readonly { name: string; value: string }[]): Re
 
 /** An email's source, from its stored content. */
 export const sourceOf = (
-  content: Pick<EmailContent, 'from' | 'subject' | 'tags' | 'template'>,
+  content: Pick<EmailContent, 'from' | 'subject' | 'tags' | 'template' | 'broadcast_id'>,
 ): EmailSource => ({
   from: content.from,
   subject: content.subject,
   tags: tagsObject(content.tags),
   ...(content.template ? { template_id: content.template.id } : {}),
+  ...(content.broadcast_id ? { broadcast_id: content.broadcast_id } : {}),
 });
 
 /** The facts of an email's events: the one builder of them. */
@@ -69,6 +72,7 @@ export function emailEvent(
       ...(facts.message_id ? { message_id: facts.message_id } : {}),
       tags: facts.tags,
       ...(facts.template_id ? { template_id: facts.template_id } : {}),
+      ...(facts.broadcast_id ? { broadcast_id: facts.broadcast_id } : {}),
       ...detail,
     },
   };

@@ -174,7 +174,8 @@ export async function recordDeliveryEvent(
   const raised: WebhookEventType[] = [];
   for (const write of writesOf(deps, event)) {
     const news = await write();
-    if (news.counts) await countMetrics(deps, event.email?.from, news.counts, event.emailId);
+    if (news.counts)
+      await countMetrics(deps, event.email?.from, news.counts, event.emailId, event.email?.broadcast_id);
     raised.push(...(news.raise ?? []));
     statusChanged ||= news.statusChanged === true;
   }

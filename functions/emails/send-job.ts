@@ -76,6 +76,8 @@ const sendJobSchema = z.object({
     template: z.optional(z.object({ id: z.string(), version_id: z.string() })),
     // The topic it is scoped to (the send gate, deliver-gate.ts).
     topic_id: z.optional(z.string()),
+    // The broadcast it was fanned out from (issue 41).
+    broadcast_id: z.optional(z.string()),
   }),
 });
 

@@ -21,13 +21,15 @@ export async function countMetrics(
   from: string | undefined,
   counts: MetricCounts,
   spreadBy: string,
+  /** The broadcast the email was fanned out from: its counts are also kept by broadcast (issue 41). */
+  broadcastId?: string,
 ): Promise<void> {
   const { metrics } = deps;
   if (!metrics) return;
   const news = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0)) as MetricCounts;
   if (Object.keys(news).length === 0) return;
   try {
-    await metrics.count(senderDomainOf(from) ?? 'unknown', news, spreadBy);
+    await metrics.count(senderDomainOf(from) ?? 'unknown', news, spreadBy, broadcastId);
   } catch (error) {
     deps.counters?.count('MetricCountsLost');
     deps.log?.error('could not count email metrics; these counts are lost', {

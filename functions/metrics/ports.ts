@@ -3,9 +3,11 @@ import type { HourCounts, MetricCounts } from './model.js';
 /**
  * Counts for the email metrics (metrics/model.ts): adds these counts to the sender domain's counter
  * of the current hour. Called right after the write that recorded what it counts for the first time.
+ * `broadcastId`: the email was fanned out from this broadcast, whose counts are kept too (for
+ * `dimensions=broadcast` and the `broadcast_id` filter, issue 41).
  */
 export interface MetricsCounter {
-  count(domain: string, counts: MetricCounts, spreadBy: string): Promise<void>;
+  count(domain: string, counts: MetricCounts, spreadBy: string, broadcastId?: string): Promise<void>;
 }
 
 /** Reads the email metrics' counts, by UTC hour and sender domain (metrics/model.ts). */

@@ -74,6 +74,16 @@ const SETTINGS = {
    * stack sets it (the front door's host when it has one, else the API's); npm start its gateway's.
    */
   PUBLIC_ORIGIN: nonEmpty,
+  /**
+   * The broadcasts' fan-out queue: one message per broadcast step (a page of its segment, or a wait
+   * for its time, its quota or its lane), each carrying the broadcast's generation (issue 41).
+   */
+  BROADCAST_FANOUT_QUEUE_URL: nonEmpty,
+  /**
+   * The broadcast lane: the send jobs of broadcast emails, consumed by their own consumer, which
+   * books the shared SES schedule only a moment ahead so transactional mail keeps first claim.
+   */
+  BROADCAST_SEND_QUEUE_URL: nonEmpty,
   /** The webhook delivery queue: one message per (event, endpoint). */
   WEBHOOK_QUEUE_URL: nonEmpty,
   /**

@@ -80,6 +80,10 @@ export interface FunctionAccess {
   readonly webhookQueue?: readonly SqsAction[];
   /** Actions on the contact imports' queue (CONTACT_IMPORT_QUEUE_URL). */
   readonly contactImportQueue?: readonly SqsAction[];
+  /** Actions on the broadcasts' fan-out queue (BROADCAST_FANOUT_QUEUE_URL). */
+  readonly broadcastFanOutQueue?: readonly SqsAction[];
+  /** Actions on the broadcast lane, the broadcast emails' send queue (BROADCAST_SEND_QUEUE_URL). */
+  readonly broadcastSendQueue?: readonly SqsAction[];
   /** Actions on the audience clean-up queue (AUDIENCE_CLEANUP_QUEUE_URL). */
   readonly audienceCleanupQueue?: readonly SqsAction[];
   /** Reads the unsubscribe links' signing keys (secretsmanager:GetSecretValue on UNSUBSCRIBE_KEYS_SECRET). */

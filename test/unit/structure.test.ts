@@ -65,6 +65,21 @@ const MAY_USE: Readonly<Record<string, readonly string[]>> = {
     'webhooks',
     'shared',
   ],
+  // A broadcast fans out into emails (the emails' repository and queue ports), read from the audience.
+  broadcasts: [
+    'emails',
+    'contacts',
+    'contact-properties',
+    'segments',
+    'topics',
+    'unsubscribe',
+    'templates',
+    'suppressions',
+    'metrics',
+    'domains',
+    'webhooks',
+    'shared',
+  ],
   'api-reference': ['shared'],
   console: ['shared'],
 };

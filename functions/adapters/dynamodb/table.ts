@@ -41,6 +41,11 @@
  * | contact property    | CONTACTPROPS     | PROP#<id>  |                       |                           |
  * | contact property key | CONTACTPROPKEY#<key> | CONTACTPROPKEY |             |                           |
  * | contact import      | IMPORTS          | IMPORT#<id> |                      |                           |
+ * | broadcast (its content, status, generation and fan-out progress) | BROADCASTS | BROADCAST#<id> | |           |
+ * | broadcast totals (one shard of its counters) | BROADCAST#<id> | TOTALS#<shard> |  |                      |
+ * | broadcast clicked link (url, clicks, unique clicks) | BROADCAST#<id> | LINK#<url digest> |  |               |
+ * | broadcast recipient of a type | BRECIPIENTS#<id>#<type>#<shard> | <address>#<email id> | |               |
+ * | first click of a recipient on a link | BCLICK#<id>#<email id> | LINK#<url digest> | |                     |
  * | local dev key (local only) | LOCAL#DEV_API_KEY | LOCAL |                   |                           |
  * | request log         | LOG#<id>         | LOG       | LOGS#<shard> / LOG#<id> | LOGS#<2xx…5xx>#<shard> / LOG#<id> |
  *
@@ -150,6 +155,16 @@ export const LOG_SHARDS = 16;
  * one segment). Fixed, not a setting: the listings read exactly these partitions.
  */
 export const CONTACT_SHARDS = 16;
+
+/**
+ * Broadcasts (issue 41): the items are in the table comment's rows. A broadcast's counters are
+ * BROADCAST_TOTAL_SHARDS items (the shard a hash of the email id), summed at read, so its emails'
+ * events (up to the account's SES rate, thousands a second) never crowd one item; its recipients of
+ * each type are spread over BROADCAST_RECIPIENT_SHARDS partitions by a hash of the address (an
+ * `email` filter reads one), each sorted by address, merged at read.
+ */
+export const BROADCAST_TOTAL_SHARDS = 8;
+export const BROADCAST_RECIPIENT_SHARDS = 16;
 
 /** How long webhook messages and their attempts are kept (Resend keeps event data 30 days). */
 export const WEBHOOK_MESSAGE_RETENTION_DAYS = 30;
@@ -318,6 +333,17 @@ export const keys = {
   contactPropertyKeySk: 'CONTACTPROPKEY',
   imports: 'IMPORTS',
   contactImport: (id: string) => `IMPORT#${id}`,
+  broadcasts: 'BROADCASTS',
+  broadcast: (id: string) => `BROADCAST#${id}`,
+  /** The partition of one broadcast's counters (sk broadcastTotalsSk) and clicked links (sk broadcastLinkSk). */
+  broadcastOf: (id: string) => `BROADCAST#${id}`,
+  broadcastTotalsSk: (shard: number) => `TOTALS#${String(shard).padStart(2, '0')}`,
+  broadcastLinkSk: (urlDigest: string) => `LINK#${urlDigest}`,
+  /** One shard of a broadcast's recipients of one type; sk `<address>#<email id>`. */
+  broadcastRecipients: (id: string, type: string, shard: number) =>
+    `BRECIPIENTS#${id}#${type}#${String(shard).padStart(2, '0')}`,
+  /** A recipient's first click on each link (sk broadcastLinkSk): what unique clicks count. */
+  broadcastClicks: (id: string, emailId: string) => `BCLICK#${id}#${emailId}`,
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',
   /** One shard of the email metrics' counters of one UTC hour (`2026-07-01T13`); sk: the domain. */

@@ -2,7 +2,7 @@ import { automatedReason, secondsBetween } from '../../emails/engagement.js';
 import type { EmailSource } from '../../emails/events.js';
 import type { DeliveryEvent } from '../../emails/record-event.js';
 import { isEmailId } from '../../shared/ids.js';
-import { EMAIL_ID_TAG, TEMPLATE_ID_TAG } from './mailer.js';
+import { BROADCAST_ID_TAG, EMAIL_ID_TAG, TEMPLATE_ID_TAG } from './mailer.js';
 
 /**
  * SES event publishing records (configuration set → SNS with raw delivery → SQS), as documented in
@@ -175,14 +175,17 @@ function sourceOfEvent(event: SesEvent): EmailSource {
       !name.startsWith('ses:') &&
       name !== EMAIL_ID_TAG &&
       name !== TEMPLATE_ID_TAG &&
+      name !== BROADCAST_ID_TAG &&
       values[0] !== undefined
     )
       tags[name] = values[0];
   const template = event.mail.tags?.[TEMPLATE_ID_TAG]?.[0];
+  const broadcast = event.mail.tags?.[BROADCAST_ID_TAG]?.[0];
   return {
     from: headers?.from?.[0] ?? event.mail.source ?? '',
     subject: headers?.subject ?? '',
     tags,
     ...(template ? { template_id: template } : {}),
+    ...(broadcast ? { broadcast_id: broadcast } : {}),
   };
 }

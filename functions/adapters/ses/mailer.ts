@@ -8,6 +8,8 @@ import { neverSent, type SesConnections } from './connections.js';
 export const EMAIL_ID_TAG = 'email_id';
 /** The message tag that carries the template an email was rendered from, for its events' webhooks. */
 export const TEMPLATE_ID_TAG = 'esvc_template';
+/** The message tag that carries the broadcast an email was fanned out from, for its events (issue 41). */
+export const BROADCAST_ID_TAG = 'esvc_broadcast';
 
 /** SES errors after which the same email will never be accepted (per the SES v2 API reference). */
 const REJECTED = new Set([
@@ -99,6 +101,7 @@ export class SesMailer implements Mailer {
       EmailTags: [
         { Name: EMAIL_ID_TAG, Value: id },
         ...(content.template ? [{ Name: TEMPLATE_ID_TAG, Value: content.template.id }] : []),
+        ...(content.broadcast_id ? [{ Name: BROADCAST_ID_TAG, Value: content.broadcast_id }] : []),
         ...content.tags.map((tag) => ({ Name: tag.name, Value: tag.value })),
       ],
     });
