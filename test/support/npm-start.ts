@@ -72,7 +72,7 @@ export async function startNpmStart(
  * INBOUND_SMTP_URL its inbound SMTP endpoint. What
  * the program printed last (one JSON line) is returned; `stop` ends the service and removes the data.
  */
-export async function runSdkProgram(program: string) {
+export async function runSdkProgram(program: string, timeoutMs = 90_000) {
   const dataDir = mkdtempSync(join(tmpdir(), 'sdk-'));
   const service = await startNpmStart({
     LOCAL_DATA_DIR: dataDir,
@@ -95,7 +95,7 @@ export async function runSdkProgram(program: string) {
         INBOUND_SMTP_URL: service.inboundSmtp,
         NODE_EXTRA_CA_CERTS: join(dataDir, 'tls', 'localhost-cert.pem'),
       },
-      timeout: 90_000,
+      timeout: timeoutMs,
     });
     // biome-ignore lint/suspicious/noExplicitAny: what the SDK answered, read back from JSON
     const seen = JSON.parse(stdout.trim().split('\n').at(-1) as string) as Record<string, any>;
