@@ -87,6 +87,7 @@ function sesRecord(
   name: 'ses-event-open.json' | 'ses-event-click.json' | 'ses-event-bounce.json',
   emailId: string,
   broadcastId: string | undefined,
+  // biome-ignore lint/suspicious/noExplicitAny: an SES event of the fixture, changed field by field
   change: (event: Record<string, any>) => void = () => undefined,
 ) {
   const event = JSON.parse(fixture(name).replace('__EMAIL_ID__', emailId));
