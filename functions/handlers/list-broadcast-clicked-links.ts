@@ -1,7 +1,7 @@
 import { clickedLinksQuerySchema, listClickedLinks, type RecipientDeps } from '../broadcasts/recipients.js';
 import { listBroadcastClickedLinksRoute } from '../broadcasts/routes.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { broadcastRecipientDeps } from '../wiring/broadcast-recipients.js';
+import { broadcastClickedLinksDeps } from '../wiring/broadcast-recipients.js';
 
 /** GET /v1/broadcasts/{id}/clicked-links: a page of its clicked links; 404 when there is no broadcast. */
 export const makeHandler = (deps: HttpDeps & RecipientDeps) =>
@@ -10,6 +10,4 @@ export const makeHandler = (deps: HttpDeps & RecipientDeps) =>
     body: await listClickedLinks(deps, params.id ?? '', parseInput(clickedLinksQuerySchema, query)),
   }));
 
-export const handler = lazyHttpHandler(() =>
-  makeHandler(broadcastRecipientDeps('list-broadcast-clicked-links')),
-);
+export const handler = lazyHttpHandler(() => makeHandler(broadcastClickedLinksDeps()));

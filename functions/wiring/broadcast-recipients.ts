@@ -1,9 +1,10 @@
 import { audienceReads, broadcastRecipientReads } from '../adapters/dynamodb/repositories.js';
 import { apiDeps } from '../wiring.js';
 
-/** The broadcast's recipients and clicked links: its tally's items, and the contacts by address. */
-export const broadcastRecipientDeps = (name: 'list-broadcast-recipients' | 'list-broadcast-clicked-links') =>
-  apiDeps(name, {
-    recipients: broadcastRecipientReads,
-    ...(name === 'list-broadcast-recipients' ? { audience: audienceReads } : {}),
-  });
+/** A broadcast's recipients: its tally's items, and the page's contacts by address. */
+export const broadcastRecipientsDeps = () =>
+  apiDeps('list-broadcast-recipients', { recipients: broadcastRecipientReads, audience: audienceReads });
+
+/** A broadcast's clicked links: its tally's items. */
+export const broadcastClickedLinksDeps = () =>
+  apiDeps('list-broadcast-clicked-links', { recipients: broadcastRecipientReads });
