@@ -2,6 +2,7 @@ import { newSesClient, newSqsClient } from './adapters/aws-clients.js';
 import { PublicDns, PublishedDns } from './adapters/dns/public-dns.js';
 import {
   apiKeyRepository,
+  broadcastTally,
   domainRepository,
   emailRepository,
   idempotencyStore,
@@ -308,17 +309,22 @@ export function scheduleChangeDeps() {
 /** The SES events consumer: the emails and the suppression list. */
 export function eventsConsumerDeps() {
   const { TABLE_NAME, WEBHOOK_QUEUE_URL } = loadConfig('TABLE_NAME', 'WEBHOOK_QUEUE_URL');
-  const { emails, suppressions, webhooks, metrics, unpublished } = repositoriesOf(openTable(TABLE_NAME), {
-    emails: emailRepository,
-    suppressions: suppressionRepository,
-    webhooks: webhookRepository,
-    metrics: metricsStore,
-    unpublished: unpublishedEventStore,
-  });
+  const { emails, suppressions, webhooks, metrics, unpublished, broadcasts } = repositoriesOf(
+    openTable(TABLE_NAME),
+    {
+      emails: emailRepository,
+      suppressions: suppressionRepository,
+      webhooks: webhookRepository,
+      metrics: metricsStore,
+      unpublished: unpublishedEventStore,
+      broadcasts: broadcastTally,
+    },
+  );
   return {
     emails,
     suppressions,
     metrics,
+    broadcasts,
     events: eventPublisher(webhooks, WEBHOOK_QUEUE_URL, unpublished),
     log,
     counters: countersLoadedAtInit(),
@@ -409,10 +415,13 @@ function sweepParts(config: { TABLE_NAME: string; WEBHOOK_QUEUE_URL: string }) {
     webhooks: webhookRepository,
     sweep: sweepStore,
     unpublished: unpublishedEventStore,
+    broadcasts: broadcastTally,
   });
   return {
     emails: repositories.emails,
     metrics: repositories.metrics,
+    // A broadcast's email ended unsent (dead-lettered, an unknown outcome) tells its tally.
+    broadcasts: repositories.broadcasts,
     events: eventPublisher(repositories.webhooks, config.WEBHOOK_QUEUE_URL, repositories.unpublished),
     store: repositories.sweep,
     clock: systemClock,

@@ -128,6 +128,8 @@ const member = async (fx: Fixtures) => {
 };
 /** A contact address no contact has. */
 const NO_CONTACT = 'nobody@bench.test';
+/** A broadcast no one created (the bench makes none): its read, then a 404. */
+const NO_BROADCAST = '019ac4d2-0000-7000-8000-000000000000';
 const topic = async (fx: Fixtures) =>
   (await must(fx.api, 'POST', '/topics', { name: `T ${next()}`, default_subscription: 'opt_out' }))
     .id as string;
@@ -265,6 +267,10 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'create-topic': (fx) =>
     http(fx, 'create-topic', { body: { name: `News ${next()}`, default_subscription: 'opt_in' } }),
   'list-topics': (fx) => http(fx, 'list-topics'),
+  'list-broadcast-recipients': (fx) =>
+    http(fx, 'list-broadcast-recipients', { params: { id: NO_BROADCAST }, query: { type: 'delivered' } }),
+  'list-broadcast-clicked-links': (fx) =>
+    http(fx, 'list-broadcast-clicked-links', { params: { id: NO_BROADCAST } }),
   'get-topic': async (fx) => http(fx, 'get-topic', { params: { id: await topic(fx) } }),
   'update-topic': async (fx) =>
     http(fx, 'update-topic', { params: { id: await topic(fx) }, body: { name: `News ${next()}` } }),

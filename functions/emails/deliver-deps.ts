@@ -5,6 +5,7 @@ import { type DeferReason, type DeferTimings, deferDelayMs, type SendingLimits }
 import type { Clock, ContentStore, Counters, FileFetcher, Log, SendPacer } from '../shared/ports.js';
 import type { SuppressionRepository } from '../suppressions/ports.js';
 import type { EventPublisher } from '../webhooks/ports.js';
+import type { BroadcastTally } from './broadcast-tally.js';
 import type { GateDeps } from './deliver-gate.js';
 import type { Suppressed } from './deliver-suppressed.js';
 import type { EmailRepository, Mailer, QueuedJob, SendJob, StandingClaim } from './ports.js';
@@ -50,6 +51,8 @@ export interface DeliverDeps extends GateDeps {
   counters?: Counters;
   /** Where the email metrics are counted (absent: nothing is; metrics/model.ts). */
   metrics?: MetricsCounter;
+  /** A broadcast's tally: its emails' sends and endings (absent: nothing is raised; tally.ts). */
+  broadcasts?: BroadcastTally;
 }
 
 export type DeliverOutcome =

@@ -14,6 +14,7 @@ import { endEmail } from './end.js';
 import { emailEvent, emailFacts, sourceOf } from './events.js';
 import { MailerError, type OutgoingFile, type QueuedJob, type SendJob, type StandingClaim } from './ports.js';
 import { recipientsOf } from './recipients.js';
+import { talliedOf, tallyCounts } from './tally.js';
 
 export {
   type BatchItem,
@@ -283,7 +284,9 @@ async function send(
     const sentAt = deps.clock.now().toISOString();
     // email.sent is raised once, by whichever records the send first: this, or SES's Send event.
     const news = await deps.emails.recordSent(job.id, messageId, sentAt);
-    await countMetrics(deps, job.content.from, { sent: one(news.first) }, job.id, job.content.broadcast_id);
+    const sent = { sent: one(news.first) };
+    await countMetrics(deps, job.content.from, sent, job.id, job.content.broadcast_id);
+    await tallyCounts(deps, talliedOf(job.id, job.content), sentAt, sent);
     if (news.first)
       await publishQuietly(deps, 'email.sent', () => [
         emailEvent(

@@ -4,12 +4,14 @@ import type { Counters, Log } from '../shared/ports.js';
 import type { WebhookEvent } from '../webhooks/model.js';
 import type { EventPublisher } from '../webhooks/ports.js';
 import { publishQuietly } from '../webhooks/publish.js';
+import type { BroadcastTally } from './broadcast-tally.js';
 import type { EmailContent } from './email.js';
 import { type EmailFacts, type EmailSource, emailEvent, emailFacts, sourceOf } from './events.js';
 import { ENDINGS, type EndingName } from './lifecycle.js';
 import type { EmailRepository, FinishOptions } from './ports.js';
 import { recipientsOf } from './recipients.js';
 import type { TerminalStatus } from './status.js';
+import { talliedEnding, tallyEnding } from './tally.js';
 
 export interface EndDeps {
   emails: Pick<EmailRepository, 'finish'>;
@@ -18,6 +20,8 @@ export interface EndDeps {
   counters?: Counters;
   /** Where the email metrics are counted (absent: nothing is; metrics/model.ts). */
   metrics?: MetricsCounter;
+  /** The broadcasts' tally: an email of a broadcast that ends unsent tells it (absent: nothing is). */
+  broadcasts?: BroadcastTally;
   log?: Log;
 }
 
@@ -84,6 +88,25 @@ export async function endEmail(deps: EndDeps, id: string, end: End): Promise<boo
     const from = end.source?.from ?? read?.from;
     const broadcastId = end.source ? end.source.broadcast_id : read?.broadcast_id;
     await countMetrics(deps, from, { [ending.metric]: 1 }, id, broadcastId);
+  }
+  if (deps.broadcasts && talliedEnding(end.ending)) {
+    const read = end.source
+      ? undefined
+      : await content().catch((error) => {
+          deps.log?.warn('could not read an ended email back for its broadcast', { email_id: id, error });
+          return null;
+        });
+    await tallyEnding(
+      deps,
+      {
+        broadcastId: end.source ? end.source.broadcast_id : read?.broadcast_id,
+        emailId: id,
+        address: end.recipients?.[0] ?? (read ? recipientsOf(read)[0]?.email : undefined),
+      },
+      end.at,
+      end.ending,
+      Object.keys(end.write?.suppressed?.byReason ?? {}),
+    );
   }
   if ('webhook' in ending) {
     const type = ending.webhook;

@@ -6,6 +6,7 @@ import { newSuppressionId } from '../suppressions/model.js';
 import type { SuppressionRepository } from '../suppressions/ports.js';
 import type { WebhookEvent, WebhookEventType } from '../webhooks/model.js';
 import type { EventPublisher } from '../webhooks/ports.js';
+import type { BroadcastTally } from './broadcast-tally.js';
 import type { EmailEvent } from './email.js';
 import { endEmail } from './end.js';
 import type { AutomatedReason } from './engagement.js';
@@ -13,6 +14,7 @@ import { type EmailSource, emailEvent, emailFacts } from './events.js';
 import type { EmailRepository, RecipientOutcomeFlag, SentMark } from './ports.js';
 import { addressKey } from './recipients.js';
 import { type DeliveryEventType, lostReason, settledStatus } from './status.js';
+import { tallyCounts } from './tally.js';
 
 export interface DeliveryEvent {
   emailId: string;
@@ -56,6 +58,8 @@ export interface RecordEventDeps {
   counters?: Counters;
   /** Where the email metrics are counted (absent: nothing is; metrics/model.ts). */
   metrics?: MetricsCounter;
+  /** A broadcast's tally: its emails' outcomes, opens and clicks (absent: nothing is raised; tally.ts). */
+  broadcasts?: BroadcastTally;
   log?: Log;
 }
 
@@ -174,8 +178,17 @@ export async function recordDeliveryEvent(
   const raised: WebhookEventType[] = [];
   for (const write of writesOf(deps, event)) {
     const news = await write();
-    if (news.counts)
+    if (news.counts) {
       await countMetrics(deps, event.email?.from, news.counts, event.emailId, event.email?.broadcast_id);
+      // The broadcast's tally, from the same news (its email's one recipient).
+      await tallyCounts(
+        deps,
+        { broadcastId: event.email?.broadcast_id, emailId: event.emailId, address: event.recipients[0] },
+        event.at,
+        news.counts,
+        { bounceType: event.bounce?.type, link: event.engagement?.link },
+      );
+    }
     raised.push(...(news.raise ?? []));
     statusChanged ||= news.statusChanged === true;
   }

@@ -33,7 +33,8 @@ export const EMAIL_WORKERS = {
     // kept SES limits (GetItem); the webhook endpoints (Query). An email with topic_id: its topic
     // (GetItem), its recipients' contacts and their choices for the topic (BatchGetItem).
     // PutItem: the event of a topic email's recipient SES never took (deliver-unsent.ts), kept as an
-    // item of its own when too large for the status item.
+    // item of its own when too large for the status item. A broadcast's email: its tally (a
+    // recipient put once by PutItem, its counters by UpdateItem; emails/tally.ts).
     table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query', 'PutItem'] },
     // An email with topic_id: the key that signs each recipient's unsubscribe link, read at run time.
     unsubscribeKeys: 'read',
@@ -56,14 +57,15 @@ export const EMAIL_WORKERS = {
     env: ['TABLE_NAME', 'WEBHOOK_QUEUE_URL'],
     // Events and suppressions (PutItem); outcomes and statuses (UpdateItem); an email's recipients
     // and a suppression that stands (GetItem); whether the batch's sends are recorded already
-    // (BatchGetItem); the webhook endpoints (Query).
+    // (BatchGetItem); the webhook endpoints (Query). A broadcast's email: its tally (recipients by
+    // PutItem, opens, clicks and counters by UpdateItem, first-click marks by PutItem).
     table: { actions: ['UpdateItem', 'PutItem', 'GetItem', 'BatchGetItem', 'Query'] },
     ...PUBLISHES,
   },
   // Its progress item (GetItem, PutItem), the queued emails' index entries (Query on the status
   // index), their status items and contents (BatchGetItem), its conditional transitions
   // (UpdateItem); the webhook endpoints (Query) for the email.failed of the emails it fails, and
-  // the metrics' counters (UpdateItem) for them.
+  // the metrics' counters (UpdateItem) for them, and a broadcast's tally (UpdateItem: `ended`).
   'sweep-emails': {
     description:
       'Re-queues stranded emails, fails those whose send message reached the dead-letter queue, and settles those whose outcome will never come',

@@ -61,6 +61,8 @@ export const COUNTERS = [
   'WebhookMessagesReleased',
   'ScheduledDispatched',
   'MetricCountsLost',
+  /** A broadcast's tally write that failed after its email's record was made (emails/tally.ts). */
+  'BroadcastTallyLost',
   'EmailsReceived',
   'ReceivedUnparsed',
   'ReceivedVirus',

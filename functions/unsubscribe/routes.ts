@@ -7,7 +7,8 @@ import type { RouteDeclaration } from '../shared/route.js';
  * through the secrets extension (UNSUBSCRIBE_KEYS_SECRET), the contact by its address (GetItem), the
  * topics and the contact's choices (Query). The POST writes choices (conditional PutItem), the
  * global unsubscribe (UpdateItem), a new contact (PutItems; DeleteItem to take back a lost race), raises contact.* events and
- * counts `unsubscribed` in the email metrics (the email's items: Query; its counter: UpdateItem).
+ * counts `unsubscribed` in the email metrics (the email's summary and body: BatchGetItem; its
+ * counter: UpdateItem) and, for a broadcast's email, in the broadcast's tally (PutItem, UpdateItem).
  */
 
 export const unsubscribePageRoute = {
@@ -37,7 +38,7 @@ export const unsubscribeRoute = {
   errors: [404],
   access: {
     env: ['UNSUBSCRIBE_KEYS_SECRET', 'WEBHOOK_QUEUE_URL'],
-    actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    actions: ['GetItem', 'Query', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     unsubscribeKeys: 'read',
     ...PUBLISHES,
   },

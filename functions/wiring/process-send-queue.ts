@@ -1,6 +1,7 @@
 import { newSesAccountClient, newSesSendClient, newSqsClient } from '../adapters/aws-clients.js';
 import {
   apiKeyRepository,
+  broadcastTally,
   domainRepository,
   emailRepository,
   metricsStore,
@@ -62,21 +63,34 @@ export function consumerDeps() {
     connections,
   });
   const table = openTable(config.TABLE_NAME);
-  const { emails, suppressions, webhooks, apiKeys, pacer, quotaStore, domains, metrics, unpublished } =
-    repositoriesOf(table, {
-      unpublished: unpublishedEventStore,
-      emails: emailRepository,
-      suppressions: suppressionRepository,
-      webhooks: webhookRepository,
-      apiKeys: apiKeyRepository,
-      pacer: sendPacer,
-      quotaStore: sendQuotaStore,
-      domains: domainRepository,
-      metrics: metricsStore,
-    });
+  const {
+    emails,
+    suppressions,
+    webhooks,
+    apiKeys,
+    pacer,
+    quotaStore,
+    domains,
+    metrics,
+    unpublished,
+    broadcasts,
+  } = repositoriesOf(table, {
+    unpublished: unpublishedEventStore,
+    emails: emailRepository,
+    suppressions: suppressionRepository,
+    webhooks: webhookRepository,
+    apiKeys: apiKeyRepository,
+    pacer: sendPacer,
+    quotaStore: sendQuotaStore,
+    domains: domainRepository,
+    metrics: metricsStore,
+    broadcasts: broadcastTally,
+  });
   return {
     emails,
     metrics,
+    // A broadcast's email tells its tally when it is sent, left out or ends unsent (emails/tally.ts).
+    broadcasts,
     suppressions,
     apiKeys,
     // An email with topic_id: its recipients' choices, and their unsubscribe links (deliver-gate.ts).

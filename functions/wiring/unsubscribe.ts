@@ -1,5 +1,6 @@
 import {
   audienceReads,
+  broadcastTally,
   emailRepository,
   metricsStore,
   openTable,
@@ -10,7 +11,9 @@ import {
 } from '../adapters/dynamodb/repositories.js';
 import { DynamoUnsubscribeStore } from '../adapters/dynamodb/unsubscribe-store.js';
 import { deliveryQueueOnFirstUse } from '../adapters/sqs/delivery-queue-on-first-use.js';
+import type { BroadcastTally } from '../emails/broadcast-tally.js';
 import type { EmailRepository } from '../emails/ports.js';
+import { raiseTally, talliedOf } from '../emails/tally.js';
 import { countMetrics } from '../metrics/count.js';
 import type { MetricsCounter } from '../metrics/ports.js';
 import { log } from '../observability/logger.js';
@@ -50,11 +53,12 @@ export function unsubscribeDeps(): UnsubscribeDeps & { log: Log } {
     'WEBHOOK_QUEUE_URL',
   );
   const table = openTable(TABLE_NAME);
-  const { webhooks, unpublished, emails, metrics } = repositoriesOf(table, {
+  const { webhooks, unpublished, emails, metrics, broadcasts } = repositoriesOf(table, {
     webhooks: webhookRepository,
     unpublished: unpublishedEventStore,
     emails: emailRepository,
     metrics: metricsStore,
+    broadcasts: broadcastTally,
   });
   return {
     ...readingDeps(table, UNSUBSCRIBE_KEYS_SECRET),
@@ -65,21 +69,30 @@ export function unsubscribeDeps(): UnsubscribeDeps & { log: Log } {
       counters,
       unpublished,
     }),
-    counted: unsubscribeCounter(emails, metrics),
+    counted: unsubscribeCounter(emails, metrics, broadcasts),
   };
 }
 
 /**
  * Counts an opt-out as `unsubscribed` in the email metrics, under the sender domain of the email
- * whose link it came through (one Query of the email's items; an email past its retention counts
- * under `unknown`, as a count whose sender is unknown does). Never throws (metrics/count.ts).
+ * whose link it came through (one batched read of its summary and body; an email past its retention
+ * counts under `unknown`, as a count whose sender is unknown does); when that email is a broadcast's,
+ * its recipient is `unsubscribed` in the broadcast's tally too (Resend's recipient type: unsubscribed
+ * through this broadcast). Never throws (metrics/count.ts, emails/tally.ts).
  */
 export function unsubscribeCounter(
-  emails: Pick<EmailRepository, 'get'>,
+  emails: Pick<EmailRepository, 'getContent'>,
   metrics: MetricsCounter,
+  broadcasts?: BroadcastTally,
 ): NonNullable<UnsubscribeDeps['counted']> {
-  return async (emailId) => {
-    const email = await emails.get(emailId).catch(() => null);
-    await countMetrics({ metrics, counters, log }, email?.from, { unsubscribed: 1 }, emailId);
+  return async (emailId, at) => {
+    const email = await emails.getContent(emailId).catch(() => null);
+    const deps = { metrics, counters, log, ...(broadcasts ? { broadcasts } : {}) };
+    await countMetrics(deps, email?.from, { unsubscribed: 1 }, emailId, email?.broadcast_id);
+    const broadcastId = email?.broadcast_id;
+    const address = email ? talliedOf(emailId, email).address : undefined;
+    // The recipient unsubscribed through this broadcast (Resend's recipient type).
+    if (broadcastId && address)
+      await raiseTally(deps, { record: [{ broadcastId, emailId, address, type: 'unsubscribed', at }] });
   };
 }

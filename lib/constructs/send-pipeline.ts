@@ -165,6 +165,7 @@ export class SendPipeline extends Construct {
             'SweepDeferred',
             'ScheduledDispatched',
             'MetricCountsLost',
+            'BroadcastTallyLost',
           ] as const
         ).map((name) => monitoring.counter(name)),
         width: 12,

@@ -26,6 +26,7 @@ import {
   SESv2Client,
 } from '@aws-sdk/client-sesv2';
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Template } from 'aws-cdk-lib/assertions';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -33,11 +34,13 @@ import { useClientPlugin } from '../../functions/adapters/aws-clients.js';
 import { createDocumentClient } from '../../functions/adapters/dynamodb/client.js';
 import { DynamoReceivedEmailRepository } from '../../functions/adapters/dynamodb/received-emails.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
+import { keys } from '../../functions/adapters/dynamodb/table.js';
 import { S3ReceivedMailStore } from '../../functions/adapters/s3/received-mail.js';
 import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
 import { missingObjectStatus, sesAllows } from '../../functions/catalog.js';
 import { sendEmailSchema, toContent } from '../../functions/emails/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/emails/idempotency.js';
+import { toQueueMessage } from '../../functions/emails/send-job.js';
 import { handler as cleanUpAudience } from '../../functions/handlers/clean-up-audience.js';
 import { handler as rotateUnsubscribeKeys } from '../../functions/handlers/rotate-unsubscribe-keys.js';
 import { parseInput } from '../../functions/http/middleware.js';
@@ -45,7 +48,7 @@ import { rawKey } from '../../functions/receiving/model.js';
 import { RAW_GRACE_MS } from '../../functions/receiving/sweep.js';
 import { logIdOf } from '../../functions/request-logs/model.js';
 import { PUBLIC_ROUTES } from '../../functions/routes.js';
-import { newEmailId, uuidV7Of } from '../../functions/shared/ids.js';
+import { newEmailId, newUuid, uuidV7Of } from '../../functions/shared/ids.js';
 import { systemClock } from '../../functions/shared/ports.js';
 import { SignedUnsubscribeLinks } from '../../functions/unsubscribe/links.js';
 import { EMITTED_EVENT_TYPES } from '../../functions/webhooks/model.js';
@@ -1140,6 +1143,34 @@ beforeAll(async () => {
     expect(toTopic.status, JSON.stringify(toTopic.json)).toBe(200);
     await service.idle();
     expect(arranged).toEqual([]);
+    // A broadcast's email (its item as the broadcasts API keeps it, its email as the fan-out makes
+    // it, its job on the send queue): the consumer and SES's events raise its tally (PutItem,
+    // UpdateItem); its recipients (with their contacts: BatchGetItem) and clicked links are read.
+    const broadcastId = newUuid();
+    await db.send(
+      new PutCommand({
+        TableName: service.tableName,
+        Item: { pk: keys.broadcasts, sk: keys.broadcast(broadcastId), id: broadcastId, status: 'sending' },
+      }),
+    );
+    const broadcastEmail = {
+      id: newEmailId(),
+      content: {
+        ...toContent(parseInput(sendEmailSchema, email({ subject: 'Broadcast' }))),
+        broadcast_id: broadcastId,
+      },
+    };
+    await repos.emails.create({ ...broadcastEmail, created_at: new Date().toISOString() });
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: service.queues.send, MessageBody: toQueueMessage(broadcastEmail) }),
+    );
+    await service.idle();
+    const delivered = await waitFor(
+      () => api.call('GET', `/broadcasts/${broadcastId}/recipients?type=delivered`),
+      (answer) => answer.json.data?.length === 1,
+    );
+    expect(delivered.json.data[0].email_id).toBe(broadcastEmail.id);
+    expect((await api.call('GET', `/broadcasts/${broadcastId}/clicked-links`)).status).toBe(200);
     // The keys' monthly rotation (scheduled by its own construct, not by the local service).
     await runAs('rotate-unsubscribe-keys', () => rotateUnsubscribeKeys());
     await made('DELETE', `/contacts/${contact.id}`);

@@ -260,5 +260,7 @@ export async function readContent(
     subject: String(summary.subject),
     ...bodiesOf(body),
     ...extrasOf(body),
+    // Kept on the summary item (createMany's content, as given): its sweeper's endings tell its tally.
+    ...(typeof summary.broadcast_id === 'string' ? { broadcast_id: summary.broadcast_id } : {}),
   };
 }

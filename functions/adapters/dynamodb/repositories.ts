@@ -3,6 +3,8 @@ import { loadConfig } from '../../shared/config.js';
 import { newDynamoDbRateClient } from '../aws-clients.js';
 import { DynamoApiKeyRepository } from './api-key-repository.js';
 import { DynamoAudienceReads } from './audience-reads.js';
+import { DynamoBroadcastRecipientReads } from './broadcast-recipients.js';
+import { DynamoBroadcastTally } from './broadcast-tally.js';
 import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
@@ -89,6 +91,10 @@ export const templateRepository = (t: Table) => new DynamoTemplateRepository(t.d
 /** What any concept reads of the audience (contacts/reads.ts). */
 export const audienceReads = (t: Table) => new DynamoAudienceReads(t.db, t.name);
 export const metricsStore = (t: Table) => new DynamoMetricsStore(t.db, t.name);
+/** A broadcast's tally (its recipients by type, totals, clicked links), written as its emails' events arrive. */
+export const broadcastTally = (t: Table) => new DynamoBroadcastTally(t.db, t.name, t.layout.retentionDays);
+/** The reads of a broadcast's recipients and clicked links (the routes). */
+export const broadcastRecipientReads = (t: Table) => new DynamoBroadcastRecipientReads(t.db, t.name);
 /** Received emails; `retentionDays` matters to the functions that store them (receive-email, sweep-received). */
 export const receivedEmailRepository = (t: Table, retentionDays?: number) =>
   new DynamoReceivedEmailRepository(t.db, t.name, { retentionDays });
