@@ -72,7 +72,8 @@ export function unsubscribeDeps(): UnsubscribeDeps & { log: Log } {
 /**
  * Counts an opt-out as `unsubscribed` in the email metrics, under the sender domain of the email
  * whose link it came through (one Query of the email's items; an email past its retention counts
- * under `unknown`, as a count whose sender is unknown does). Never throws (metrics/count.ts).
+ * under `unknown`, as a count whose sender is unknown does), and under its broadcast when it is a
+ * broadcast's. Never throws (metrics/count.ts).
  */
 export function unsubscribeCounter(
   emails: Pick<EmailRepository, 'get'>,
@@ -80,6 +81,12 @@ export function unsubscribeCounter(
 ): NonNullable<UnsubscribeDeps['counted']> {
   return async (emailId) => {
     const email = await emails.get(emailId).catch(() => null);
-    await countMetrics({ metrics, counters, log }, email?.from, { unsubscribed: 1 }, emailId);
+    await countMetrics(
+      { metrics, counters, log },
+      email?.from,
+      { unsubscribed: 1 },
+      emailId,
+      email?.broadcast_id,
+    );
   };
 }

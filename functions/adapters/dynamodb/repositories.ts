@@ -3,6 +3,7 @@ import { loadConfig } from '../../shared/config.js';
 import { newDynamoDbRateClient } from '../aws-clients.js';
 import { DynamoApiKeyRepository } from './api-key-repository.js';
 import { DynamoAudienceReads } from './audience-reads.js';
+import { DynamoBroadcastNames } from './broadcast-names.js';
 import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
@@ -89,6 +90,8 @@ export const templateRepository = (t: Table) => new DynamoTemplateRepository(t.d
 /** What any concept reads of the audience (contacts/reads.ts). */
 export const audienceReads = (t: Table) => new DynamoAudienceReads(t.db, t.name);
 export const metricsStore = (t: Table) => new DynamoMetricsStore(t.db, t.name);
+/** The broadcasts' names (the email metrics' rows by broadcast). */
+export const broadcastNames = (t: Table) => new DynamoBroadcastNames(t.db, t.name);
 /** Received emails; `retentionDays` matters to the functions that store them (receive-email, sweep-received). */
 export const receivedEmailRepository = (t: Table, retentionDays?: number) =>
   new DynamoReceivedEmailRepository(t.db, t.name, { retentionDays });
