@@ -8,6 +8,15 @@
 import { CONTACT_SHARDS } from '../functions/adapters/dynamodb/table.js';
 import { type ContactShape, importOf, segmentListing, writeUnitsPerContact } from './simulate/audience.js';
 import {
+  type BroadcastCase,
+  broadcastCostPerThousand,
+  broadcastTimes,
+  MILLION,
+  totalOfLines,
+  totalsPartitionWrites,
+  writeUnitsPerBroadcastEmail,
+} from './simulate/broadcast.js';
+import {
   costPerThousand,
   DEFAULT_SETUP,
   FIGURES,
@@ -196,6 +205,92 @@ function audienceTables(): string[] {
   return lines;
 }
 
+/** The SES rates (and 24-hour quotas) a million-recipient broadcast is shown at. */
+export const BROADCAST_RATES: { sesRate: number; quota24h: number }[] = [
+  { sesRate: 14, quota24h: 50_000 },
+  { sesRate: 100, quota24h: 1_000_000 },
+  { sesRate: 1_000, quota24h: -1 },
+  { sesRate: 10_000, quota24h: -1 },
+];
+/** Tracked engagement for the cost's second column: opens and clicks an email. */
+export const TRACKED = { opensPerEmail: 0.3, clicksPerEmail: 0.05 };
+
+const duration = (seconds: number) => {
+  if (seconds < 120) return `${Math.round(seconds)} s`;
+  if (seconds < 2 * 3600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 2 * 86_400) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${(seconds / 86_400).toFixed(1)} days`;
+};
+
+/** A broadcast of a million: its time at several SES rates, its write units an email, its cost per 1,000. */
+function broadcastTables(): string[] {
+  const lines = [
+    `**A broadcast to ${MILLION.recipients.toLocaleString('en-US')} contacts** (one email each, with a topic; no transactional mail meanwhile: what it takes is the broadcast's share less)`,
+    '',
+    row([
+      'SES rate',
+      '24-hour quota',
+      'sent at',
+      'bound by',
+      'fan-out done',
+      'last email to SES',
+      "the broadcast's partition (of 1,000 WU/s)",
+      'cost per 1,000 (SES aside)',
+    ]),
+    row(['---:', '---:', '---:', '---', '---:', '---:', '---:', '---:']),
+  ];
+  for (const { sesRate, quota24h } of BROADCAST_RATES) {
+    const c: BroadcastCase = { ...MILLION, sesRate, quota24h };
+    const t = broadcastTimes(c);
+    lines.push(
+      row([
+        rate(sesRate),
+        quota24h < 0 ? 'unlimited' : quota24h.toLocaleString('en-US'),
+        rate(t.rate),
+        t.bound,
+        duration(t.fanOutSeconds),
+        duration(t.sendSeconds),
+        `${Math.round(totalsPartitionWrites(c)).toLocaleString('en-US')} WU/s`,
+        dollars(totalOfLines(broadcastCostPerThousand(c))),
+      ]),
+    );
+  }
+  const tracked: BroadcastCase = { ...MILLION, ...TRACKED };
+  const plain = broadcastCostPerThousand(MILLION);
+  const withOpens = broadcastCostPerThousand(tracked);
+  lines.push(
+    '',
+    `**Write units of one broadcast email** (counted from the code: email-store.ts createMany, the send consumer's and the events consumer's writes, the tally and metrics counters)`,
+    '',
+    row([
+      'term',
+      'sent and delivered',
+      `tracked (${TRACKED.opensPerEmail} opens, ${TRACKED.clicksPerEmail} clicks)`,
+    ]),
+    row(['---', '---:', '---:']),
+  );
+  const a = writeUnitsPerBroadcastEmail(MILLION);
+  const b = writeUnitsPerBroadcastEmail(tracked);
+  a.terms.forEach(([term, n], i) => {
+    lines.push(row([term, n.toFixed(2), (b.terms[i]?.[1] ?? 0).toFixed(2)]));
+  });
+  lines.push(row(['**total**', `**${a.total.toFixed(2)}**`, `**${b.total.toFixed(2)}**`]));
+  lines.push(
+    '',
+    `**Cost per 1,000 broadcast emails** (us-east-1, on demand, on top of SES's $0.10)`,
+    '',
+    row(['item', 'sent and delivered', 'tracked', 'arithmetic (the first)']),
+    row(['---', '---:', '---:', '---']),
+  );
+  plain.forEach((line, i) => {
+    lines.push(row([line.item, dollars(line.dollars), dollars(withOpens[i]?.dollars ?? 0), line.arithmetic]));
+  });
+  lines.push(
+    row(['**total**', `**${dollars(totalOfLines(plain))}**`, `**${dollars(totalOfLines(withOpens))}**`, '']),
+  );
+  return lines;
+}
+
 export function report(): string {
   const receipts: Workload = { ...RECEIPTS, emailsPerSecond: 10_000 };
   const withEndpoint: Omit<Workload, 'emailsPerSecond'> = { ...RECEIPTS, webhookEndpoints: 1 };
@@ -253,7 +348,7 @@ export function report(): string {
       `From idle to 10,000/s: the API functions in ${Math.ceil(ramp.api)} s, the send consumers in ${Math.ceil(ramp.send)} s, the events consumers in ${Math.ceil(ramp.events)} s (Lambda's scaling rates; DynamoDB's warm throughput is separate).`,
     );
   }
-  out.push('', ...receivingTables(), '', ...audienceTables());
+  out.push('', ...receivingTables(), '', ...audienceTables(), '', ...broadcastTables());
   return out.join('\n');
 }
 

@@ -8,6 +8,8 @@ export const emailMetricsRowSchema = z.catchall(
     period: z.optional(z.string()),
     domain_id: z.optional(z.string()),
     domain_name: z.optional(z.string()),
+    broadcast_id: z.optional(z.string()),
+    broadcast_name: z.optional(z.string()),
   }),
   z.number(),
 );

@@ -52,7 +52,7 @@ export const SUPPORTED_METRICS = [...COUNTED_METRICS, ...(Object.keys(RATES) as 
 export type MetricName = CountedMetric | Rate;
 
 export const RESEND_DIMENSIONS = ['period', 'domain', 'email', 'broadcast'] as const;
-export const SUPPORTED_DIMENSIONS = ['period', 'domain'] as const;
+export const SUPPORTED_DIMENSIONS = ['period', 'domain', 'broadcast'] as const;
 export type Dimension = (typeof SUPPORTED_DIMENSIONS)[number];
 export const GRANULARITIES = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
@@ -66,6 +66,7 @@ export const GRANULARITY_ALIASES: Record<string, Granularity> = {
 export const MAX_RANGE_DAYS = 90;
 export const DEFAULT_RANGE_DAYS = 6;
 export const MAX_DOMAIN_FILTERS = 100;
+export const MAX_BROADCAST_FILTERS = 100;
 /**
  * The most an answer holds: rows of `data`, and values (rows × metrics asked). A Lambda answer
  * may not pass 6 MB; at these bounds it stays under 5 MB with the longest domain names
@@ -89,7 +90,16 @@ export interface MetricsQuery {
   metrics: MetricName[];
   dimensions: Dimension[];
   domainIds: string[];
+  /** Only these broadcasts' emails (`broadcast_id`); empty: no such filter. */
+  broadcastIds: string[];
 }
+
+/**
+ * Whether the query is about broadcasts (the `broadcast` dimension or the `broadcast_id` filter):
+ * then only broadcast emails are counted, totals included, so the rows add up to the totals.
+ */
+export const byBroadcast = (query: Pick<MetricsQuery, 'dimensions' | 'broadcastIds'>) =>
+  query.dimensions.includes('broadcast') || query.broadcastIds.length > 0;
 
 /**
  * The period an hour of counts falls in: the instant its period starts (an ISO datetime in UTC),
@@ -130,10 +140,14 @@ export class MetricsBehindError extends Error {
   }
 }
 
-/** Counts of one sender domain in one UTC hour, as the store keeps them. */
+/**
+ * Counts of one sender domain in one UTC hour, as the store keeps them: of all its emails, or (read
+ * by broadcast: MetricsReader.hours' `broadcasts`) of one broadcast's emails.
+ */
 export interface HourCounts {
   hourMs: number;
   domain: string;
+  broadcastId?: string;
   counts: MetricCounts;
 }
 
@@ -141,6 +155,14 @@ export interface HourCounts {
 export interface KnownDomain {
   id: string;
   name: string;
+}
+
+/** What the answer says of each dimension's values besides the counts. */
+export interface AnswerNames {
+  /** The account's domains by name (a row by domain gives the id). */
+  domains: ReadonlyMap<string, KnownDomain>;
+  /** Broadcasts' names by id (a row by broadcast gives the name, when the broadcast is still there). */
+  broadcasts?: ReadonlyMap<string, string>;
 }
 
 type Row = Record<string, string | number>;
@@ -176,16 +198,26 @@ const add = (into: MetricCounts, counts: MetricCounts) => {
 
 /**
  * The answer: totals over the range and, with dimensions, one row per period (every period of the
- * range, empty ones too) and/or per sender domain (those with counts, and those filtered on).
- * `domains` are the account's domains by name; `only` restricts the counts to these names.
+ * range, empty ones too) and/or per group: a sender domain (those with counts, and those filtered
+ * on), a broadcast (likewise), or with both a (domain, broadcast) pair with counts. `domains` are
+ * the account's domains by name; `only` restricts the counts to these names; `broadcasts` names the
+ * broadcasts by id. A query about broadcasts (byBroadcast) is answered from `hours` read by
+ * broadcast: only broadcast emails, those of `query.broadcastIds` when given.
  */
 export function metricsAnswer(
   query: MetricsQuery,
   hours: readonly HourCounts[],
   domains: ReadonlyMap<string, KnownDomain>,
   only?: ReadonlySet<string>,
+  broadcasts: ReadonlyMap<string, string> = new Map(),
 ): EmailMetricsBody {
-  const inRange = hours.filter((h) => !only || only.has(h.domain));
+  const aboutBroadcasts = byBroadcast(query);
+  const wanted = query.broadcastIds.length ? new Set(query.broadcastIds) : undefined;
+  const inRange = hours.filter(
+    (h) =>
+      (!only || only.has(h.domain)) &&
+      (!aboutBroadcasts || (h.broadcastId !== undefined && (!wanted || wanted.has(h.broadcastId)))),
+  );
   const totals: MetricCounts = {};
   for (const h of inRange) add(totals, h.counts);
   const body: EmailMetricsBody = {
@@ -201,6 +233,7 @@ export function metricsAnswer(
 
   const byPeriod = query.dimensions.includes('period');
   const byDomain = query.dimensions.includes('domain');
+  const byCampaign = query.dimensions.includes('broadcast');
   const periods = byPeriod
     ? [
         ...new Set(
@@ -208,16 +241,16 @@ export function metricsAnswer(
         ),
       ]
     : [''];
-  const domainNames = byDomain
-    ? [...new Set([...(only ?? []), ...inRange.map((h) => h.domain)])].sort()
-    : [''];
-  const rows = periods.length * domainNames.length;
+  const groupOf = (h: Pick<HourCounts, 'domain' | 'broadcastId'>) =>
+    `${byDomain ? h.domain : ''}\n${byCampaign ? (h.broadcastId ?? '') : ''}`;
+  const groups = groupsOf(query, inRange, only, broadcasts, groupOf);
+  const rows = periods.length * groups.length;
   const values = rows * query.metrics.length;
   if (rows > MAX_ANSWER_ROWS || values > MAX_ANSWER_VALUES)
     throw validationError(
       `This answer would hold ${rows.toLocaleString('en-US')} rows and ${values.toLocaleString('en-US')} values; ` +
         `at most ${MAX_ANSWER_ROWS.toLocaleString('en-US')} rows and ${MAX_ANSWER_VALUES.toLocaleString('en-US')} values (rows × metrics) are answered: ` +
-        'narrow the range, take a coarser granularity, ask for fewer metrics or dimensions, or filter by domain_id',
+        'narrow the range, take a coarser granularity, ask for fewer metrics or dimensions, or filter by domain_id or broadcast_id',
       [
         {
           field: 'dimensions',
@@ -226,29 +259,70 @@ export function metricsAnswer(
       ],
     );
   const sums = new Map<string, MetricCounts>();
-  const keyOf = (period: string, domain: string) => `${period}|${domain}`;
   for (const h of inRange) {
-    const key = keyOf(
-      byPeriod ? periodOf(h.hourMs, query.granularity, query.timezone) : '',
-      byDomain ? h.domain : '',
-    );
+    const key = `${byPeriod ? periodOf(h.hourMs, query.granularity, query.timezone) : ''}|${groupOf(h)}`;
     const sum = sums.get(key) ?? {};
     add(sum, h.counts);
     sums.set(key, sum);
   }
   body.data = [];
   for (const period of periods)
-    for (const name of domainNames) {
+    for (const group of groups) {
       const row: Row = {};
       if (byPeriod) row.period = period;
       if (byDomain) {
-        const known = domains.get(name);
+        const known = domains.get(group.domain);
         if (known) row.domain_id = known.id;
-        row.domain_name = name;
+        row.domain_name = group.domain;
       }
-      body.data.push({ ...row, ...valuesOf(sums.get(keyOf(period, name)) ?? {}, query.metrics) });
+      if (byCampaign) {
+        row.broadcast_id = group.broadcastId;
+        const name = broadcasts.get(group.broadcastId);
+        if (name !== undefined) row.broadcast_name = name;
+      }
+      body.data.push({ ...row, ...valuesOf(sums.get(`${period}|${group.key}`) ?? {}, query.metrics) });
     }
   return body;
+}
+
+interface Group {
+  key: string;
+  domain: string;
+  broadcastId: string;
+}
+
+/**
+ * The rows of each period: by domain, the domains with counts and those filtered on (sorted); by
+ * broadcast, the broadcasts with counts and those filtered on (by name, then id); by both, the
+ * pairs with counts; by neither (period only), one.
+ */
+function groupsOf(
+  query: MetricsQuery,
+  inRange: readonly HourCounts[],
+  only: ReadonlySet<string> | undefined,
+  broadcasts: ReadonlyMap<string, string>,
+  groupOf: (h: Pick<HourCounts, 'domain' | 'broadcastId'>) => string,
+): Group[] {
+  const byDomain = query.dimensions.includes('domain');
+  const byCampaign = query.dimensions.includes('broadcast');
+  const found = new Map<string, Group>();
+  const put = (domain: string, broadcastId: string) => {
+    const key = groupOf({ domain, broadcastId });
+    if (!found.has(key))
+      found.set(key, { key, domain: byDomain ? domain : '', broadcastId: byCampaign ? broadcastId : '' });
+  };
+  for (const h of inRange) put(h.domain, h.broadcastId ?? '');
+  if (byDomain && !byCampaign) for (const name of only ?? []) put(name, '');
+  if (byCampaign && !byDomain) for (const id of query.broadcastIds) put('', id);
+  if (found.size === 0 && !byDomain && !byCampaign) put('', '');
+  const nameOf = (id: string) => broadcasts.get(id) ?? '';
+  const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return [...found.values()].sort(
+    (a, b) =>
+      order(a.domain, b.domain) ||
+      order(nameOf(a.broadcastId), nameOf(b.broadcastId)) ||
+      order(a.broadcastId, b.broadcastId),
+  );
 }
 
 /** The sender domain counts are kept under: the domain of the `From` address, lowercased. */

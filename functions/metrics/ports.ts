@@ -12,8 +12,21 @@ export interface MetricsCounter {
 
 /** Reads the email metrics' counts, by UTC hour and sender domain (metrics/model.ts). */
 export interface MetricsReader {
-  /** Every sender domain's counts in the UTC hours from `fromHourMs` to `toHourMs` (both included). */
-  hours(fromHourMs: number, toHourMs: number): Promise<HourCounts[]>;
+  /**
+   * Every sender domain's counts in the UTC hours from `fromHourMs` to `toHourMs` (both included),
+   * of all its emails; or, with `byBroadcast`, of its broadcast emails by broadcast (each with its
+   * `broadcastId`; only those of `byBroadcast.ids` when given).
+   */
+  hours(
+    fromHourMs: number,
+    toHourMs: number,
+    byBroadcast?: { ids?: readonly string[] },
+  ): Promise<HourCounts[]>;
+}
+
+/** The names of broadcasts, by id (those that no longer exist are left out): the answer's `broadcast_name`. */
+export interface BroadcastNames {
+  names(ids: readonly string[]): Promise<Map<string, string>>;
 }
 
 /** Folds finished hours' sharded counters into per-day items, so a read costs few items. */

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { GlobalMeta } from 'zod/v4/core';
 import { validationError } from '../shared/errors.js';
-import { DOMAIN_ID_PREFIX, idPattern, isId } from '../shared/ids.js';
+import { DOMAIN_ID_PREFIX, idPattern, isId, isUuid } from '../shared/ids.js';
 import { instantIn } from '../shared/time-zones.js';
 import {
   DAY_MS,
@@ -10,6 +10,7 @@ import {
   GRANULARITIES,
   GRANULARITY_ALIASES,
   type Granularity,
+  MAX_BROADCAST_FILTERS,
   MAX_DOMAIN_FILTERS,
   MAX_RANGE_DAYS,
   type MetricName,
@@ -81,6 +82,57 @@ function documented<S extends z.ZodMiniType>(schema: S, meta: GlobalMeta): S {
 
 const notSupported = (why: string, names: readonly string[]) =>
   Object.fromEntries(names.map((name) => [name, `${name} is not supported: ${why}`]));
+
+/**
+ * A list of ids, comma-separated (the SDK joins its array with commas), at most `max`, each of the
+ * shape `isShaped` checks: checked before any read, as a key DynamoDB cannot take (too long) would
+ * be a 500.
+ */
+const idList = (
+  field: string,
+  what: string,
+  max: number,
+  isShaped: (id: string) => boolean,
+  items: Record<string, string>,
+) =>
+  z.optional(
+    documented(
+      z.pipe(
+        z.string(),
+        z.transform((value: string, ctx) => {
+          const ids = [
+            ...new Set(
+              value
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            ),
+          ];
+          if (ids.length > max)
+            ctx.issues.push({ code: 'custom', input: value, message: `${field} takes at most ${max} ids` });
+          else {
+            const bad = ids.filter((id) => !isShaped(id));
+            if (bad.length)
+              ctx.issues.push({
+                code: 'custom',
+                input: value,
+                message: `${field} must be ${what}; not: ${bad
+                  .slice(0, 3)
+                  .map((id) => (id.length > 40 ? `${id.slice(0, 40)}…` : id))
+                  .join(', ')}${bad.length > 3 ? ', …' : ''}`,
+              });
+          }
+          return ids;
+        }),
+      ),
+      {
+        type: 'array',
+        items: { type: 'string', ...items },
+        maxItems: max,
+        description: `${what.replace(/ \(.*\)$/, '')}, comma-separated`,
+      },
+    ),
+  );
 
 /** A date of the calendar (2026-02-30 is none, though Date.parse reads it as 2 March) and a time of day. */
 const isCalendarDate = (s: string) => {
@@ -156,59 +208,24 @@ export const emailMetricsQuerySchema = z.strictObject({
   metrics: commaList<MetricName>('metrics', SUPPORTED_METRICS, {}),
   dimensions: commaList<Dimension>('dimensions', SUPPORTED_DIMENSIONS, {
     ...notSupported('counts are kept per sender domain and hour, not per email', ['email']),
-    ...notSupported('this service has no broadcasts', ['broadcast']),
   }),
-  domain_id: z.optional(
-    documented(
-      z.pipe(
-        z.string(),
-        z.transform((value: string, ctx) => {
-          const ids = [
-            ...new Set(
-              value
-                .split(',')
-                .map((s) => s.trim())
-                .filter(Boolean),
-            ),
-          ];
-          if (ids.length > MAX_DOMAIN_FILTERS)
-            ctx.issues.push({
-              code: 'custom',
-              input: value,
-              message: `domain_id takes at most ${MAX_DOMAIN_FILTERS} ids`,
-            });
-          else {
-            // Checked before any read: a key DynamoDB cannot take (too long) would be a 500.
-            const bad = ids.filter((id) => !isId(DOMAIN_ID_PREFIX, id));
-            if (bad.length)
-              ctx.issues.push({
-                code: 'custom',
-                input: value,
-                message: `domain_id must be domain ids (dom_…); not: ${bad
-                  .slice(0, 3)
-                  .map((id) => (id.length > 40 ? `${id.slice(0, 40)}…` : id))
-                  .join(', ')}${bad.length > 3 ? ', …' : ''}`,
-              });
-          }
-          return ids;
-        }),
-      ),
-      {
-        type: 'array',
-        items: { type: 'string', pattern: idPattern(DOMAIN_ID_PREFIX) },
-        maxItems: MAX_DOMAIN_FILTERS,
-        description: 'domain ids, comma-separated',
-      },
-    ),
+  domain_id: idList(
+    'domain_id',
+    'domain ids (dom_…)',
+    MAX_DOMAIN_FILTERS,
+    (id) => isId(DOMAIN_ID_PREFIX, id),
+    {
+      pattern: idPattern(DOMAIN_ID_PREFIX),
+    },
   ),
   email_id: z.optional(
     z.never({
       error: 'email_id is not supported: counts are kept per sender domain and hour, not per email',
     }),
   ),
-  broadcast_id: z.optional(
-    z.never({ error: 'broadcast_id is not supported: this service has no broadcasts' }),
-  ),
+  broadcast_id: idList('broadcast_id', 'broadcast ids (UUIDs)', MAX_BROADCAST_FILTERS, isUuid, {
+    format: 'uuid',
+  }),
 });
 export type EmailMetricsQueryInput = z.output<typeof emailMetricsQuerySchema>;
 
@@ -245,6 +262,7 @@ export function resolveMetricsQuery(input: EmailMetricsQueryInput, nowMs: number
     metrics: input.metrics?.length ? input.metrics : [...SUPPORTED_METRICS],
     dimensions: input.dimensions ?? [],
     domainIds: input.domain_id ?? [],
+    broadcastIds: input.broadcast_id ?? [],
   };
 }
 

@@ -387,6 +387,12 @@ beforeAll(async () => {
     const metrics = await api.call('GET', '/emails/metrics?dimensions=period,domain&granularity=hourly');
     expect(metrics.status).toBe(200);
     expect((await api.call('GET', `/emails/metrics?domain_id=${acme.json.id}`)).status).toBe(200);
+    // By broadcast: the counts kept by broadcast (Query) and the broadcasts' names (BatchGetItem: a
+    // broadcast_id that is no broadcast is a 400, not a 500 refused by IAM).
+    expect((await api.call('GET', '/emails/metrics?dimensions=period,broadcast')).status).toBe(200);
+    expect(
+      (await api.call('GET', '/emails/metrics?broadcast_id=019a0000-0000-7000-8000-000000000000')).status,
+    ).toBe(400);
     // Usage: the stored SES limits (GetItem), the counters and the domains (Query); never SES.
     expect((await api.call('GET', '/usage')).status).toBe(200);
     const first = await api.call('POST', '/emails', { body: email(), ...idem });

@@ -336,7 +336,7 @@ describe('GET /v1/emails/metrics', () => {
     [{ granularity: 'minutely' }, 'granularity must be one of'],
     [{ metrics: 'bogus' }, 'metrics must be among'],
     [{ dimensions: 'email' }, 'email is not supported'],
-    [{ dimensions: 'broadcast' }, 'no broadcasts'],
+    [{ broadcast_id: 'bc_1' }, 'broadcast_id must be broadcast ids'],
     [{ email_id: 'em_1' }, 'email_id is not supported'],
     [{ domain_id: 'dom_00000000000000000000000000' }, 'no such domain'],
     [{ domain_id: Array.from({ length: 101 }, (_, i) => `dom_${i}`).join(',') }, 'at most 100'],

@@ -170,3 +170,91 @@ describe('email metrics query checks', () => {
     expect(resolve({ dimensions: '', domain_id: '' })).toMatchObject({ dimensions: [], domainIds: [] });
   });
 });
+
+describe('email metrics by broadcast (issue 41)', () => {
+  const refusal = (query: Record<string, string>) => emailMetricsQuerySchema.safeParse(query).error?.issues;
+  const A = '019a0000-0000-7000-8000-00000000000a';
+  const B = '019a0000-0000-7000-8000-00000000000b';
+
+  it('takes the broadcast dimension and broadcast_id as the SDK sends them (comma-joined UUIDs, up to 100)', () => {
+    expect(resolve({ dimensions: 'period,broadcast', broadcast_id: `${A},${B}, ${A}` })).toMatchObject({
+      dimensions: ['period', 'broadcast'],
+      broadcastIds: [A, B],
+    });
+    expect(resolve({}).broadcastIds).toEqual([]);
+    expect(refusal({ broadcast_id: 'bc_1' })?.[0]?.message).toMatch(
+      /broadcast_id must be broadcast ids.*bc_1/,
+    );
+    expect(refusal({ broadcast_id: 'x'.repeat(3_000) })?.[0]?.message).toContain('…');
+    const many = Array.from(
+      { length: 101 },
+      (_, i) => `019a0000-0000-7000-8000-${String(i).padStart(12, '0')}`,
+    );
+    expect(refusal({ broadcast_id: many.join(',') })?.[0]?.message).toContain('at most 100');
+    // The email dimension stays refused.
+    expect(refusal({ dimensions: 'broadcast,email' })?.[0]?.message).toMatch(/email is not supported/);
+  });
+
+  const hourMs = at('2026-07-08T09:00:00Z');
+  const hours = [
+    { hourMs, domain: 'a.test', counts: { sent: 10, delivered: 8 } },
+    { hourMs, domain: 'a.test', broadcastId: A, counts: { sent: 4, delivered: 4, unique_opened: 2 } },
+    { hourMs, domain: 'b.test', broadcastId: B, counts: { sent: 6, delivered: 5 } },
+  ];
+  const names = new Map([
+    [A, 'Spring news'],
+    [B, 'Autumn news'],
+  ]);
+
+  it('answers a row per broadcast, named, sorted by name, counting only broadcast emails (totals too)', () => {
+    const query = resolve({ dimensions: 'broadcast', metrics: 'sent,delivered,open_rate' });
+    const body = metricsAnswer(query, hours, new Map(), undefined, names);
+    expect(body.totals).toEqual({ sent: 10, delivered: 9, open_rate: 0.2222 });
+    expect(body.data).toEqual([
+      { broadcast_id: B, broadcast_name: 'Autumn news', sent: 6, delivered: 5, open_rate: 0 },
+      { broadcast_id: A, broadcast_name: 'Spring news', sent: 4, delivered: 4, open_rate: 0.5 },
+    ]);
+  });
+
+  it('filters by broadcast_id (a broadcast without counts still gets its row), by domain and broadcast in pairs', () => {
+    const one = resolve({ dimensions: 'broadcast', broadcast_id: A, metrics: 'sent' });
+    expect(metricsAnswer(one, hours, new Map(), undefined, names)).toMatchObject({
+      totals: { sent: 4 },
+      data: [{ broadcast_id: A, broadcast_name: 'Spring news', sent: 4 }],
+    });
+    const quiet = '019a0000-0000-7000-8000-00000000000c';
+    const none = resolve({ dimensions: 'broadcast', broadcast_id: quiet, metrics: 'sent' });
+    expect(metricsAnswer(none, hours, new Map(), undefined, new Map([[quiet, 'Quiet']])).data).toEqual([
+      { broadcast_id: quiet, broadcast_name: 'Quiet', sent: 0 },
+    ]);
+    // A filter alone: totals of that broadcast's emails, no rows.
+    const filtered = resolve({ broadcast_id: B, metrics: 'sent' });
+    expect(metricsAnswer(filtered, hours, new Map(), undefined, names)).toMatchObject({
+      totals: { sent: 6 },
+    });
+    const pairs = resolve({ dimensions: 'domain,broadcast', metrics: 'sent' });
+    const domains = new Map([['a.test', { id: 'dom_a', name: 'a.test' }]]);
+    expect(metricsAnswer(pairs, hours, domains, undefined, new Map()).data).toEqual([
+      { domain_id: 'dom_a', domain_name: 'a.test', broadcast_id: A, sent: 4 },
+      { domain_name: 'b.test', broadcast_id: B, sent: 6 },
+    ]);
+  });
+
+  it('keeps every period of the range by broadcast, and the rows of a domain query as they were', () => {
+    const query = resolve({
+      start_date: '2026-07-07',
+      dimensions: 'period,broadcast',
+      broadcast_id: A,
+      metrics: 'sent',
+    });
+    expect(metricsAnswer(query, hours, new Map(), undefined, names).data).toEqual([
+      { period: '2026-07-07T00:00:00.000Z', broadcast_id: A, broadcast_name: 'Spring news', sent: 0 },
+      { period: '2026-07-08T00:00:00.000Z', broadcast_id: A, broadcast_name: 'Spring news', sent: 4 },
+    ]);
+    // Not about broadcasts: every email's counts (a reader gives them by domain, without broadcastId).
+    const plain = resolve({ dimensions: 'domain', metrics: 'sent' });
+    expect(metricsAnswer(plain, hours.slice(0, 1), new Map()).data).toEqual([
+      { domain_name: 'a.test', sent: 10 },
+    ]);
+  });
+});

@@ -3,6 +3,15 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { importOf, segmentListing, writeUnitsPerContact } from '../../bin/simulate/audience.js';
 import {
+  BROADCAST_FIGURES,
+  broadcastCostPerThousand,
+  broadcastTimes,
+  MILLION,
+  totalOfLines,
+  totalsPartitionWrites,
+  writeUnitsPerBroadcastEmail,
+} from '../../bin/simulate/broadcast.js';
+import {
   callTotalsAt,
   costPerThousand,
   DEFAULT_SETUP,
@@ -169,6 +178,10 @@ describe('npm run simulate (the model)', () => {
     expect(stdout).toMatch(/\| SES, 256 KB chunks \| \$0\.0900 \| \$0\.0900 \| 1 chunk × \$0\.09\/1,000 \|/);
     expect(stdout).toContain('**A flood of 1,000 spam messages a minute**');
     expect(stdout).toMatch(/\| a day \| 1,440,000 \| \$\d{3}\.\d\d \| \$273\.60 \|/);
+    expect(stdout).toContain('**A broadcast to 1,000,000 contacts**');
+    expect(stdout).toMatch(
+      /\| 14\/s \| 50,000 \| 14\/s \| SES's 24-hour quota \| 19\.0 days \| 19\.0 days \|/,
+    );
   }, 60_000);
 });
 
@@ -267,5 +280,51 @@ describe('npm run simulate (the audience)', () => {
     expect(million.pages).toBe(10_000);
     expect(segmentListing(1_000).readUnitsPerPage).toBe(million.readUnitsPerPage);
     expect(million.cost).toBeLessThan(0.5);
+  });
+});
+
+describe('npm run simulate (a broadcast)', () => {
+  it('sends a million at the rate SES leaves it: waits for the 24-hour quota, or is bound by the fan-out one page at a time', () => {
+    // 14/s and 50,000 a day (a new production account): 19 days of waiting, then the last 50,000.
+    const quota = broadcastTimes({ ...MILLION, sesRate: 14, quota24h: 50_000 });
+    expect(quota.bound).toBe("SES's 24-hour quota");
+    expect(quota.sendSeconds).toBeCloseTo(19 * 86_400 + 50_000 / 14, 0);
+    // 100/s, a quota of a million: the rate, 10,000 s; the fan-out done a minute before the last send.
+    const paced = broadcastTimes({ ...MILLION, sesRate: 100, quota24h: 1_000_000 });
+    expect(paced).toMatchObject({ bound: "SES's rate", rate: 100, sendSeconds: 10_000 });
+    expect(paced.fanOutSeconds).toBe(10_000 - BROADCAST_FIGURES.aheadSeconds);
+    // Transactional mail goes first: what it takes of the rate the broadcast does without.
+    expect(broadcastTimes({ ...MILLION, sesRate: 100, transactionalShare: 0.5 }).sendSeconds).toBe(20_000);
+    // One fan-out page at a time: 100 contacts a page every 250 ms (assumed) carries 400/s.
+    const fast = broadcastTimes({ ...MILLION, sesRate: 10_000 });
+    expect(fast).toMatchObject({ bound: 'the fan-out', rate: 400, sendSeconds: 2_500 });
+    // The broadcast's own partition (its totals' sort keys): 2 units an email, 800 a second of its 1,000.
+    expect(totalsPartitionWrites({ ...MILLION, sesRate: 10_000 })).toBe(800);
+    expect(totalsPartitionWrites({ ...MILLION, sesRate: 100 })).toBe(200);
+  });
+
+  it("counts an email's write units from the code's writes: createMany's items and index entries, the lane's, the events', the tally's and the counters'", () => {
+    const { terms, total } = writeUnitsPerBroadcastEmail(MILLION);
+    const term = (prefix: string) => terms.find(([name]) => name.startsWith(prefix))?.[1];
+    // A 12 KB body deflated to a quarter, with its keys: 3,200 bytes, 4 units.
+    expect(term('createMany: body')).toBe(4);
+    expect(term('createMany: status')).toBe(3);
+    expect(term('tally: sent')).toBe(2);
+    expect(total).toBeCloseTo(21.11, 2);
+    // Tracked: an open 4 units (event, counter, tally's 2), a click 6.
+    const tracked = writeUnitsPerBroadcastEmail({ ...MILLION, opensPerEmail: 1, clicksPerEmail: 1 });
+    expect(tracked.total - total).toBeCloseTo(10, 5);
+  });
+
+  it('costs about two cents per 1,000 broadcast emails on top of SES, most of it DynamoDB writes', () => {
+    const lines = broadcastCostPerThousand(MILLION);
+    const total = totalOfLines(lines);
+    expect(total).toBeGreaterThan(0.01);
+    expect(total).toBeLessThan(0.025);
+    const writes = lines.find((l) => l.item.startsWith('DynamoDB writes'))?.dollars ?? 0;
+    expect(writes).toBeCloseTo((21.11 * 0.625) / 1000, 4);
+    expect(writes / total).toBeGreaterThan(0.5);
+    // The lane's jobs carry the 12 KB content: 10 a batch is 3 chunks of 64 KB, sent and received.
+    expect(lines.find((l) => l.item === 'SQS requests')?.arithmetic).toMatch(/the lane 0\.60/);
   });
 });

@@ -183,10 +183,14 @@ export async function batchGetAll(
   keyList: Item[],
   projection?: string,
   consistent?: boolean,
+  /** The projection's `#names` (a reserved word such as `name` must be one). */
+  attributeNames?: Record<string, string>,
 ): Promise<Item[]> {
   const calls: Item[][] = [];
   for (let i = 0; i < keyList.length; i += 100) calls.push(keyList.slice(i, i + 100));
-  const found = await Promise.all(calls.map((keys) => batchGet(db, tableName, keys, projection, consistent)));
+  const found = await Promise.all(
+    calls.map((keys) => batchGet(db, tableName, keys, projection, consistent, attributeNames)),
+  );
   return found.flat();
 }
 
@@ -197,6 +201,7 @@ async function batchGet(
   keyList: Item[],
   projection?: string,
   consistent?: boolean,
+  attributeNames?: Record<string, string>,
 ): Promise<Item[]> {
   const found: Item[] = [];
   let pending = keyList;
@@ -208,7 +213,12 @@ async function batchGet(
     const result = await db.send(
       new BatchGetCommand({
         RequestItems: {
-          [tableName]: { Keys: pending, ProjectionExpression: projection, ConsistentRead: consistent },
+          [tableName]: {
+            Keys: pending,
+            ProjectionExpression: projection,
+            ConsistentRead: consistent,
+            ...(attributeNames ? { ExpressionAttributeNames: attributeNames } : {}),
+          },
         },
       }),
     );

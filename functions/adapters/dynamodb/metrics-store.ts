@@ -9,7 +9,7 @@ import {
 } from '../../metrics/model.js';
 import type { MetricsCounter, MetricsReader, MetricsRollUp } from '../../metrics/ports.js';
 import { queryPages, writeIf } from './client.js';
-import { keys, shardOf, TTL_ATTRIBUTE } from './table.js';
+import { keys, METRICS_BROADCAST_MARK, shardOf, TTL_ATTRIBUTE } from './table.js';
 
 /**
  * The email metrics' counters in the single table (metrics/model.ts).
@@ -26,6 +26,13 @@ import { keys, shardOf, TTL_ATTRIBUTE } from './table.js';
  * whole item: late in the day up to 5.5 KB, 6 write units, with all 14 counts, about 2 KB usually), then moves the
  * `METRICS`/`ROLLED` mark past it. Writing a sum is idempotent: a run that dies and runs again
  * writes the same.
+ *
+ * **Broadcasts.** A broadcast email's counts go to the same shard under sk `<domain>#B#<broadcast
+ * id>` (keys.metricsHourSk) instead of `<domain>`: still one write a count. A domain's counts are
+ * the sum of its items; the roll-up writes that sum into the domain's day item as before, and each
+ * broadcast's own into its day item (`METRICS#BDAYS#<month>#<nn>`, the broadcast's partition by a
+ * hash of its id / `<broadcast id>#<day>#<domain>`), so `broadcast_id` reads one range of one
+ * partition a month, and the `broadcast` dimension the month's DAY_PARTITIONS partitions.
  *
  * **Reads.** Hours before the mark come from the day items (DAY_PARTITIONS Queries per month, an item per day
  * and domain with counts); hours from the mark on from the shards (64 Queries an hour; normally
@@ -76,6 +83,38 @@ const countsOf = (item: Item): MetricCounts => {
   return counts;
 };
 
+/** A counter's sk (keys.metricsHourSk): its domain, and its broadcast if it is one's. */
+function splitSk(sk: string): { domain: string; broadcastId?: string } {
+  const at = sk.lastIndexOf(METRICS_BROADCAST_MARK);
+  return at < 0
+    ? { domain: sk }
+    : { domain: sk.slice(0, at), broadcastId: sk.slice(at + METRICS_BROADCAST_MARK.length) };
+}
+
+/** An hour's sums by counter sk, summed by domain (a domain's broadcast emails are its emails too). */
+function byDomain(sums: ReadonlyMap<string, MetricCounts>): Map<string, MetricCounts> {
+  const out = new Map<string, MetricCounts>();
+  for (const [sk, counts] of sums) {
+    const { domain } = splitSk(sk);
+    const sum = out.get(domain) ?? {};
+    for (const [name, n] of Object.entries(counts) as [CountedMetric, number][])
+      sum[name] = (sum[name] ?? 0) + n;
+    out.set(domain, sum);
+  }
+  return out;
+}
+
+/** A day item's sk: `<day>#<domain>` (keys.metricsDaySk), or a broadcast's `<id>#<day>#<domain>`. */
+function daySkOf(sk: string, ofBroadcast: boolean): { day: number; domain: string; broadcastId?: string } {
+  const at = ofBroadcast ? sk.indexOf('#') : -1;
+  const rest = sk.slice(at + 1);
+  return {
+    day: Date.parse(`${rest.slice(0, 10)}T00:00:00Z`),
+    domain: rest.slice(11),
+    ...(ofBroadcast ? { broadcastId: sk.slice(0, at) } : {}),
+  };
+}
+
 /** Runs `work` over `items`, `limit` at a time. */
 async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>) {
   const results: R[] = new Array(items.length);
@@ -102,14 +141,17 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
     return Math.ceil((hourMs + METRIC_RETENTION_DAYS * DAY_MS) / 1000);
   }
 
-  async count(domain: string, counts: MetricCounts, spreadBy: string): Promise<void> {
+  async count(domain: string, counts: MetricCounts, spreadBy: string, broadcastId?: string): Promise<void> {
     const entries = Object.entries(counts) as [CountedMetric, number][];
     if (!entries.length) return;
     const hourMs = Math.floor(this.now() / HOUR_MS) * HOUR_MS;
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: { pk: keys.metricsHour(hourText(hourMs), shardOf(spreadBy, METRIC_SHARDS)), sk: domain },
+        Key: {
+          pk: keys.metricsHour(hourText(hourMs), shardOf(spreadBy, METRIC_SHARDS)),
+          sk: keys.metricsHourSk(domain, broadcastId),
+        },
         UpdateExpression: `ADD ${entries.map((_, i) => `#m${i} :m${i}`).join(', ')} SET #ttl = if_not_exists(#ttl, :ttl)`,
         ExpressionAttributeNames: {
           ...Object.fromEntries(entries.map(([name], i) => [`#m${i}`, name])),
@@ -136,7 +178,10 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
     return Math.floor(this.now() / HOUR_MS) * HOUR_MS - FIRST_ROLL_UP_HOURS * HOUR_MS;
   }
 
-  /** Hours' counts, summed over their shards, per hour and domain: every (hour, shard) Query in one bounded pool. */
+  /**
+   * Hours' counts, summed over their shards, per hour and counter sk (a domain, or a domain and a
+   * broadcast: splitSk): every (hour, shard) Query in one bounded pool.
+   */
   private async rawHours(hours: readonly number[]): Promise<Map<number, Map<string, MetricCounts>>> {
     const queries = hours.flatMap((hourMs) =>
       Array.from({ length: METRIC_SHARDS }, (_, shard) => ({ hourMs, shard })),
@@ -164,7 +209,11 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
     return byHour;
   }
 
-  async hours(fromHourMs: number, toHourMs: number): Promise<HourCounts[]> {
+  async hours(
+    fromHourMs: number,
+    toHourMs: number,
+    byBroadcast?: { ids?: readonly string[] },
+  ): Promise<HourCounts[]> {
     const through = await this.rolledThrough();
     const found: HourCounts[] = [];
     // Rolled up: the day items of the months the hours span.
@@ -173,32 +222,49 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
       const months = new Set<string>();
       for (let day = Math.floor(fromHourMs / DAY_MS) * DAY_MS; day <= lastRolled; day += DAY_MS)
         months.add(monthText(day));
-      const partitions = [...months].flatMap((month) =>
-        Array.from({ length: DAY_PARTITIONS }, (_, partition) => ({ month, partition })),
+      const from = dayText(fromHourMs);
+      const to = dayText(lastRolled);
+      const queries = [...months].flatMap((month): { pk: string; range?: [string, string] }[] =>
+        !byBroadcast
+          ? Array.from({ length: DAY_PARTITIONS }, (_, partition) => ({
+              pk: keys.metricsDays(month, partition),
+              range: [from, `${to}#\uffff`],
+            }))
+          : byBroadcast.ids
+            ? byBroadcast.ids.map((id) => ({
+                pk: keys.metricsBroadcastDays(month, shardOf(id, DAY_PARTITIONS)),
+                range: [`${id}#${from}`, `${id}#${to}#\uffff`],
+              }))
+            : // Every broadcast of the month: its sk begins with the broadcast, not the day.
+              Array.from({ length: DAY_PARTITIONS }, (_, partition) => ({
+                pk: keys.metricsBroadcastDays(month, partition),
+                range: undefined,
+              })),
       );
-      const pages = await inParallel(partitions, PARALLEL_QUERIES, async ({ month, partition }) => {
+      const pages = await inParallel(queries, PARALLEL_QUERIES, async ({ pk, range }) => {
         const items: Item[] = [];
         for await (const page of queryPages(this.db, {
           TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: {
-            ':pk': keys.metricsDays(month, partition),
-            ':from': dayText(fromHourMs),
-            ':to': `${dayText(lastRolled)}#\uffff`,
-          },
+          KeyConditionExpression: range ? 'pk = :pk AND sk BETWEEN :from AND :to' : 'pk = :pk',
+          ExpressionAttributeValues: range
+            ? { ':pk': pk, ':from': range[0], ':to': range[1] }
+            : { ':pk': pk },
         }))
           items.push(...page);
         return items;
       });
       for (const item of pages.flat()) {
-        const sk = String(item.sk);
-        const day = Date.parse(`${sk.slice(0, 10)}T00:00:00Z`);
-        const domain = sk.slice(11);
+        const { day, domain, broadcastId } = daySkOf(String(item.sk), byBroadcast !== undefined);
         for (let h = 0; h < 24; h++) {
           const hourMs = day + h * HOUR_MS;
           const counts = item[`h${String(h).padStart(2, '0')}`];
           if (hourMs < fromHourMs || hourMs > lastRolled || !counts) continue;
-          found.push({ hourMs, domain, counts: countsOf(counts as Item) });
+          found.push({
+            hourMs,
+            domain,
+            ...(broadcastId ? { broadcastId } : {}),
+            counts: countsOf(counts as Item),
+          });
         }
       }
     }
@@ -206,8 +272,18 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
     const rawHours: number[] = [];
     for (let h = Math.max(fromHourMs, through); h <= toHourMs; h += HOUR_MS) rawHours.push(h);
     if (rawHours.length > MAX_RAW_HOURS) throw new MetricsBehindError(rawHours.length, MAX_RAW_HOURS);
-    for (const [hourMs, sums] of await this.rawHours(rawHours))
-      for (const [domain, counts] of sums) found.push({ hourMs, domain, counts });
+    const wanted = byBroadcast?.ids ? new Set(byBroadcast.ids) : undefined;
+    for (const [hourMs, sums] of await this.rawHours(rawHours)) {
+      if (!byBroadcast) {
+        for (const [domain, counts] of byDomain(sums)) found.push({ hourMs, domain, counts });
+        continue;
+      }
+      for (const [sk, counts] of sums) {
+        const { domain, broadcastId } = splitSk(sk);
+        if (broadcastId && (!wanted || wanted.has(broadcastId)))
+          found.push({ hourMs, domain, broadcastId, counts });
+      }
+    }
     return found;
   }
 
@@ -217,14 +293,30 @@ export class DynamoMetricsStore implements MetricsCounter, MetricsReader, Metric
     while (through + HOUR_MS + ROLL_UP_GRACE_MS <= nowMs && rolled < MAX_ROLLED_PER_RUN) {
       const hourMs = through;
       const sums = (await this.rawHours([hourMs])).get(hourMs) as Map<string, MetricCounts>;
-      await inParallel([...sums], PARALLEL_QUERIES, ([domain, counts]) =>
+      // Each domain's sum (its emails, broadcast or not) into its day item; each broadcast's into its own.
+      const writes: [Item, MetricCounts][] = [...byDomain(sums)].map(([domain, counts]) => [
+        {
+          pk: keys.metricsDays(monthText(hourMs), shardOf(domain, DAY_PARTITIONS)),
+          sk: keys.metricsDaySk(dayText(hourMs), domain),
+        },
+        counts,
+      ]);
+      for (const [sk, counts] of sums) {
+        const { domain, broadcastId } = splitSk(sk);
+        if (broadcastId)
+          writes.push([
+            {
+              pk: keys.metricsBroadcastDays(monthText(hourMs), shardOf(broadcastId, DAY_PARTITIONS)),
+              sk: keys.metricsBroadcastDaySk(broadcastId, dayText(hourMs), domain),
+            },
+            counts,
+          ]);
+      }
+      await inParallel(writes, PARALLEL_QUERIES, ([key, counts]) =>
         this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: {
-              pk: keys.metricsDays(monthText(hourMs), shardOf(domain, DAY_PARTITIONS)),
-              sk: keys.metricsDaySk(dayText(hourMs), domain),
-            },
+            Key: key,
             UpdateExpression: 'SET #h = :counts, #ttl = :ttl',
             ExpressionAttributeNames: { '#h': hourAttr(hourMs), '#ttl': TTL_ATTRIBUTE },
             ExpressionAttributeValues: {

@@ -3,6 +3,7 @@ import { loadConfig } from '../../shared/config.js';
 import { newDynamoDbRateClient } from '../aws-clients.js';
 import { DynamoApiKeyRepository } from './api-key-repository.js';
 import { DynamoAudienceReads } from './audience-reads.js';
+import { DynamoBroadcastNames } from './broadcast-names.js';
 import { DynamoBroadcastRecipientReads } from './broadcast-recipients.js';
 import { DynamoBroadcastTally } from './broadcast-tally.js';
 import { createDocumentClient } from './client.js';
@@ -95,6 +96,8 @@ export const metricsStore = (t: Table) => new DynamoMetricsStore(t.db, t.name);
 export const broadcastTally = (t: Table) => new DynamoBroadcastTally(t.db, t.name, t.layout.retentionDays);
 /** The reads of a broadcast's recipients and clicked links (the routes). */
 export const broadcastRecipientReads = (t: Table) => new DynamoBroadcastRecipientReads(t.db, t.name);
+/** The broadcasts' names (the email metrics' rows by broadcast). */
+export const broadcastNames = (t: Table) => new DynamoBroadcastNames(t.db, t.name);
 /** Received emails; `retentionDays` matters to the functions that store them (receive-email, sweep-received). */
 export const receivedEmailRepository = (t: Table, retentionDays?: number) =>
   new DynamoReceivedEmailRepository(t.db, t.name, { retentionDays });

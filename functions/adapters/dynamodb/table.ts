@@ -165,6 +165,8 @@ export const CONTACT_SHARDS = 16;
  */
 export const BROADCAST_TOTAL_SHARDS = 8;
 export const BROADCAST_RECIPIENT_SHARDS = 16;
+/** What separates the domain from the broadcast in a metrics counter's sk (keys.metricsHourSk). */
+export const METRICS_BROADCAST_MARK = '#B#';
 
 /** How long webhook messages and their attempts are kept (Resend keeps event data 30 days). */
 export const WEBHOOK_MESSAGE_RETENTION_DAYS = 30;
@@ -346,8 +348,23 @@ export const keys = {
   broadcastClicks: (id: string, emailId: string) => `BCLICK#${id}#${emailId}`,
   /** Local runtime only: which key `npm start` issued last, so a restart revokes it. */
   localDevKey: 'LOCAL#DEV_API_KEY',
-  /** One shard of the email metrics' counters of one UTC hour (`2026-07-01T13`); sk: the domain. */
+  /**
+   * One shard of the email metrics' counters of one UTC hour (`2026-07-01T13`); sk metricsHourSk:
+   * the domain, or for a broadcast's email the domain and the broadcast.
+   */
   metricsHour: (hour: string, shard: number) => `METRICS#HOUR#${hour}#${String(shard).padStart(2, '0')}`,
+  /** `<domain>`, or `<domain>#B#<broadcast id>` (a domain is lowercase: it never holds `#B#`). */
+  metricsHourSk: (domain: string, broadcastId?: string) =>
+    broadcastId ? `${domain}${METRICS_BROADCAST_MARK}${broadcastId}` : domain,
+  /**
+   * A month's days of the broadcasts' metrics, rolled up, in one of the month's partitions (the
+   * broadcast's, by a hash of its id); sk metricsBroadcastDaySk: `<broadcast id>#<day>#<domain>`,
+   * so a broadcast's days are one range of one partition.
+   */
+  metricsBroadcastDays: (month: string, partition: number) =>
+    `METRICS#BDAYS#${month}#${String(partition).padStart(2, '0')}`,
+  metricsBroadcastDaySk: (broadcastId: string, day: string, domain: string) =>
+    `${broadcastId}#${day}#${domain}`,
   /**
    * The email metrics of one month's days, rolled up, in one of the month's partitions (the
    * domain's, by a hash of its name: an hour's roll-up of thousands of domains is not one hot
