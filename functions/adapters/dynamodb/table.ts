@@ -42,7 +42,7 @@
  * | contact property key | CONTACTPROPKEY#<key> | CONTACTPROPKEY |             |                           |
  * | contact import      | IMPORTS          | IMPORT#<id> |                      |                           |
  * | broadcast (its content, status, generation and fan-out progress) | BROADCASTS | BROADCAST#<id> | |           |
- * | broadcast totals (one shard of its counters) | BROADCAST#<id> | TOTALS#<shard> |  |                      |
+ * | broadcast totals (one shard of its counters) | BROADCAST#<id>#TOTALS#<shard> | TOTALS |  |              |
  * | broadcast clicked link (url, clicks, unique clicks) | BROADCAST#<id> | LINK#<url digest> |  |               |
  * | broadcast recipient of a type | BRECIPIENTS#<id>#<type>#<shard> | <address>#<email id> | |               |
  * | first click of a recipient on a link | BCLICK#<id>#<email id> | LINK#<url digest> | |                     |
@@ -337,9 +337,15 @@ export const keys = {
   contactImport: (id: string) => `IMPORT#${id}`,
   broadcasts: 'BROADCASTS',
   broadcast: (id: string) => `BROADCAST#${id}`,
-  /** The partition of one broadcast's counters (sk broadcastTotalsSk) and clicked links (sk broadcastLinkSk). */
+  /** The partition of one broadcast's clicked links (sk broadcastLinkSk). */
   broadcastOf: (id: string) => `BROADCAST#${id}`,
-  broadcastTotalsSk: (shard: number) => `TOTALS#${String(shard).padStart(2, '0')}`,
+  /**
+   * One shard of a broadcast's totals, a partition of its own (sk broadcastTotalsSk): the shard in
+   * the partition key, so the broadcast's counting spreads over BROADCAST_TOTAL_SHARDS partitions
+   * (each takes 1,000 writes a second; one partition would cap a broadcast's events at that).
+   */
+  broadcastTotals: (id: string, shard: number) => `BROADCAST#${id}#TOTALS#${String(shard).padStart(2, '0')}`,
+  broadcastTotalsSk: 'TOTALS',
   broadcastLinkSk: (urlDigest: string) => `LINK#${urlDigest}`,
   /** One shard of a broadcast's recipients of one type; sk `<address>#<email id>`. */
   broadcastRecipients: (id: string, type: string, shard: number) =>
