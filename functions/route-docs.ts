@@ -1,5 +1,6 @@
 import { API_KEY_DOCS } from './api-keys/docs.js';
 import { API_REFERENCE_DOCS } from './api-reference/docs.js';
+import { BROADCAST_DOCS } from './broadcasts/docs.js';
 import { CONSOLE_DOCS } from './console/docs.js';
 import { CONTACT_IMPORT_DOCS } from './contact-imports/docs.js';
 import { CONTACT_PROPERTY_DOCS } from './contact-properties/docs.js';
@@ -39,4 +40,5 @@ export const ROUTE_DOCS: Readonly<Record<RouteHandler, RouteDocs>> = {
   ...CONTACT_IMPORT_DOCS,
   ...CONTACT_DOCS,
   ...UNSUBSCRIBE_DOCS,
+  ...BROADCAST_DOCS,
 };
