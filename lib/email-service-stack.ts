@@ -12,6 +12,7 @@ import type { EnvKey } from '../functions/catalog.js';
 import { type SendTimings, timingSettings } from '../functions/emails/send-timings.js';
 import { DEFAULT_LOG_RETENTION_DAYS } from '../functions/request-logs/model.js';
 import { AudienceWork } from './constructs/audience-work.js';
+import { BroadcastWork } from './constructs/broadcast-work.js';
 import { ConceptStacks } from './constructs/concept-stacks.js';
 import { ContentBucket, DEFAULT_RECEIVED_RETENTION_DAYS } from './constructs/content-bucket.js';
 import { DomainCheck } from './constructs/domain-check.js';
@@ -222,6 +223,7 @@ export class EmailServiceStack extends Stack {
   public readonly webhooks: Webhooks;
   /** The contact imports' and audience clean-up's queues and workers. */
   public readonly audience: AudienceWork;
+  public readonly broadcasts: BroadcastWork;
   /** The unsubscribe links' signing keys and their rotation. */
   public readonly unsubscribeKeys: UnsubscribeKeys;
   /** Rolls the email metrics' finished hours up into day items, every minute. */
@@ -395,6 +397,13 @@ export class EmailServiceStack extends Stack {
     // every email of the set unless the send turns it off (the consumer's code does): updated after
     // that code (after the consumer's stack), so no deploy sends an email tracked in between.
     this.sesEvents.eventDestination.node.addDependency(this.send.consumer.function);
+    const broadcastSendQueue = this.send.laneQueue;
+    this.broadcasts = new BroadcastWork(this, 'Broadcasts', {
+      resources: { table, settings, webhookQueue, contentBucket, unsubscribeKeys, broadcastSendQueue },
+      monitoring: this.monitoring,
+      functions,
+    });
+    const broadcastFanOutQueue = this.broadcasts.fanOutQueue;
     this.api = new EmailApi(this, 'Http', {
       resources: {
         table,
@@ -407,6 +416,8 @@ export class EmailServiceStack extends Stack {
         receiptRuleQueue,
         contactImportQueue,
         audienceCleanupQueue,
+        broadcastFanOutQueue,
+        broadcastSendQueue,
         unsubscribeKeys,
       },
       monitoring: this.monitoring,

@@ -4,6 +4,7 @@ import { FUNCTIONS } from '../functions/catalog.js';
 import {
   AUDIENCE_QUEUES,
   type AudienceQueueSettings,
+  BROADCAST_FANOUT_QUEUE,
   visibilitySecondsOf,
 } from '../functions/shared/audience-queues.js';
 import { ensureQueueWithDlq, type LocalQueue } from './resources.js';
@@ -16,9 +17,16 @@ export interface AudienceQueues {
     contactImportDeadLetters: string;
     audienceCleanup: string;
     audienceCleanupDeadLetters: string;
+    /** The broadcasts' fan-out queue (issue 41; lib/constructs/broadcast-work.ts). */
+    broadcastFanOut: string;
+    broadcastFanOutDeadLetters: string;
   };
   /** The variables the functions that use them read. */
-  settings: { CONTACT_IMPORT_QUEUE_URL: string; AUDIENCE_CLEANUP_QUEUE_URL: string };
+  settings: {
+    CONTACT_IMPORT_QUEUE_URL: string;
+    AUDIENCE_CLEANUP_QUEUE_URL: string;
+    BROADCAST_FANOUT_QUEUE_URL: string;
+  };
   /** Each queue with the worker that consumes it, for the pollers (consumers.ts). */
   consumed: AudienceConsumer[];
 }
@@ -37,17 +45,25 @@ export async function ensureAudienceQueues(sqs: SQSClient): Promise<AudienceQueu
     });
   const imports = await made('email-service-contact-imports', AUDIENCE_QUEUES.contactImports);
   const cleanup = await made('email-service-audience-cleanup', AUDIENCE_QUEUES.audienceCleanup);
+  const fanOut = await made('email-service-broadcast-fanout', BROADCAST_FANOUT_QUEUE);
   return {
     urls: {
       contactImports: imports.queue.url,
       contactImportDeadLetters: imports.dlq.url,
       audienceCleanup: cleanup.queue.url,
       audienceCleanupDeadLetters: cleanup.dlq.url,
+      broadcastFanOut: fanOut.queue.url,
+      broadcastFanOutDeadLetters: fanOut.dlq.url,
     },
-    settings: { CONTACT_IMPORT_QUEUE_URL: imports.queue.url, AUDIENCE_CLEANUP_QUEUE_URL: cleanup.queue.url },
+    settings: {
+      CONTACT_IMPORT_QUEUE_URL: imports.queue.url,
+      AUDIENCE_CLEANUP_QUEUE_URL: cleanup.queue.url,
+      BROADCAST_FANOUT_QUEUE_URL: fanOut.queue.url,
+    },
     consumed: [
-      { queue: imports.queue, settings: AUDIENCE_QUEUES.contactImports },
-      { queue: cleanup.queue, settings: AUDIENCE_QUEUES.audienceCleanup },
+      { queue: imports.queue, settings: AUDIENCE_QUEUES.contactImports as AudienceQueueSettings },
+      { queue: cleanup.queue, settings: AUDIENCE_QUEUES.audienceCleanup as AudienceQueueSettings },
+      { queue: fanOut.queue, settings: BROADCAST_FANOUT_QUEUE as AudienceQueueSettings },
     ].filter(({ settings }) => settings.worker in FUNCTIONS),
   };
 }

@@ -1,5 +1,6 @@
 import { interceptLocalhostDns } from 'fauxqs';
 import { newSqsClient } from '../functions/adapters/aws-clients.js';
+import { FUNCTIONS } from '../functions/catalog.js';
 import { log as functionLog } from '../functions/observability/logger.js';
 import type { AudienceConsumer } from './audience.js';
 import { identifyCallers } from './caller-identity.js';
@@ -14,6 +15,8 @@ import { startPartThread } from './threads.js';
 export interface ConsumerOptions {
   queues: {
     send: { url: string; arn: string };
+    /** The broadcast lane (issue 41), consumed by process-broadcast-queue once the catalog declares it. */
+    lane?: { url: string; arn: string };
     events: { url: string; arn: string };
     webhooks: { url: string; arn: string };
     /** The receipt rules' FIFO queue, read by their one writer. */
@@ -58,6 +61,23 @@ export async function startConsumers(options: ConsumerOptions): Promise<Consumer
       duplicateDelivery: options.duplicateDelivery,
       log: options.log,
     }),
+    // The broadcast lane: as the send queue's consumer (its concurrency, timeout and visibility).
+    ...(queues.lane && 'process-broadcast-queue' in FUNCTIONS
+      ? [
+          startPoller({
+            sqs,
+            queueUrl: queues.lane.url,
+            queueArn: queues.lane.arn,
+            functionName: 'process-broadcast-queue',
+            handler: await load('process-broadcast-queue'),
+            concurrency: options.send.concurrency,
+            timeoutMs: options.send.timeoutMs,
+            visibilityTimeoutSeconds: options.send.visibilityTimeoutSeconds,
+            duplicateDelivery: options.duplicateDelivery,
+            log: options.log,
+          }),
+        ]
+      : []),
     startPoller({
       sqs,
       queueUrl: queues.events.url,

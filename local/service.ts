@@ -114,6 +114,9 @@ export interface LocalService {
   queues: {
     send: string;
     sendDeadLetters: string;
+    /** The broadcast lane (issue 41) and its dead-letter queue. */
+    broadcastLane: string;
+    broadcastLaneDeadLetters: string;
     events: string;
     eventsDeadLetters: string;
     webhooks: string;
@@ -214,6 +217,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       maxReceiveCount: timings.sendMaxAttempts,
       visibilityTimeoutSeconds: timings.sendVisibilitySeconds,
     });
+    // The broadcast lane (issue 41): the send queue's timings, a dead-letter queue of its own.
+    const lane = await ensureQueueWithDlq(sqs, 'email-service-broadcast-lane', {
+      maxReceiveCount: timings.sendMaxAttempts,
+      visibilityTimeoutSeconds: timings.sendVisibilitySeconds,
+    });
     const events = await ensureQueueWithDlq(sqs, 'email-service-ses-events', {
       maxReceiveCount: timings.eventsMaxAttempts,
       visibilityTimeoutSeconds: timings.eventsVisibilitySeconds,
@@ -282,6 +290,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       ATTACHMENT_ALLOW_LOOPBACK: process.env.ATTACHMENT_ALLOW_LOOPBACK ?? 'true',
       TABLE_NAME,
       SEND_QUEUE_URL: send.queue.url,
+      BROADCAST_SEND_QUEUE_URL: lane.queue.url,
       SEND_DEAD_LETTER_QUEUE_URL: send.dlq.url,
       CONFIGURATION_SET_NAME: CONFIGURATION_SET,
       // Domains' own configuration sets: named as the stack names them, their events to the same
@@ -342,6 +351,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const consumerOptions = {
       queues: {
         send: { url: send.queue.url, arn: send.queue.arn },
+        lane: { url: lane.queue.url, arn: lane.queue.arn },
         events: { url: events.queue.url, arn: events.queue.arn },
         webhooks: { url: webhooks.queue.url, arn: webhooks.queue.arn },
         receiptRules: receiving.receiptRules,
@@ -442,6 +452,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       queues: {
         send: send.queue.url,
         sendDeadLetters: send.dlq.url,
+        broadcastLane: lane.queue.url,
+        broadcastLaneDeadLetters: lane.dlq.url,
         events: events.queue.url,
         eventsDeadLetters: events.dlq.url,
         webhooks: webhooks.queue.url,
@@ -479,7 +491,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           await smtp.idle();
           await consumers.idle();
           let waiting = 0;
-          for (const url of [send.queue.url, events.queue.url, ...audience.consumed.map((c) => c.queue.url)])
+          for (const url of [
+            send.queue.url,
+            lane.queue.url,
+            events.queue.url,
+            ...audience.consumed.map((c) => c.queue.url),
+          ])
             waiting += await queueDepth(sqs, url);
           quietRounds = waiting === 0 && !(await ses.busy()) ? quietRounds + 1 : 0;
           await new Promise((resolve) => setTimeout(resolve, 20));

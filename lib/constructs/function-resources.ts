@@ -55,6 +55,10 @@ export interface ServiceResources {
   readonly contactImportQueue?: IQueue;
   /** The audience clean-up queue (what a deleted contact, segment or topic leaves behind). */
   readonly audienceCleanupQueue?: IQueue;
+  /** The broadcasts' fan-out queue (one message per broadcast step: lib/constructs/broadcast-work.ts). */
+  readonly broadcastFanOutQueue?: IQueue;
+  /** The broadcast lane: broadcast emails' send jobs (lib/constructs/send-pipeline.ts). */
+  readonly broadcastSendQueue?: IQueue;
   /** The secret holding the unsubscribe links' signing keys (functions/unsubscribe/keys.ts). */
   readonly unsubscribeKeys?: ISecret;
   /** Values of the environment variables that are settings rather than resources (limits, timings). */

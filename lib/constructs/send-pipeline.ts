@@ -12,7 +12,7 @@ import type { ServiceFunction, ServiceResources } from './service-function.js';
 
 export interface SendPipelineProps {
   /** The table, the configuration set and the settings its functions read. */
-  readonly resources: Omit<ServiceResources, 'sendQueue' | 'sendDeadLetterQueue'>;
+  readonly resources: Omit<ServiceResources, 'sendQueue' | 'sendDeadLetterQueue' | 'broadcastSendQueue'>;
   /** The pipeline's timings (functions/emails/send-timings.ts). */
   readonly timings: SendTimings;
   readonly monitoring: Monitoring;
@@ -47,6 +47,12 @@ export interface SendPipelineProps {
 export class SendPipeline extends Construct {
   public readonly queue: Queue;
   public readonly deadLetterQueue: Queue;
+  /**
+   * The broadcast lane (issue 41): broadcast emails' send jobs, with the send queue's timings and a
+   * dead-letter queue of its own, consumed by `process-broadcast-queue` once the catalog declares it.
+   */
+  public readonly laneQueue: Queue;
+  public readonly laneDeadLetterQueue: Queue;
   public readonly consumer: ServiceFunction;
   public readonly sweeper: ServiceFunction;
   /** Queues scheduled emails as they fall due (a function of its own, so the sweeper never holds it up). */
@@ -66,10 +72,20 @@ export class SendPipeline extends Construct {
     });
     keepLogicalId(this.queue, LEGACY_IDS.sendQueue);
     keepLogicalId(this.queue.node.findChild('Policy'), LEGACY_IDS.sendQueuePolicy);
+    this.laneDeadLetterQueue = secureQueue(this, 'LaneDeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+    });
+    this.laneQueue = secureQueue(this, 'LaneQueue', {
+      visibilityTimeout: Duration.seconds(timings.sendVisibilitySeconds),
+      maxMessageSizeBytes: 1024 * 1024,
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.laneDeadLetterQueue, maxReceiveCount: timings.sendMaxAttempts },
+    });
     const resources: ServiceResources = {
       ...props.resources,
       sendQueue: this.queue,
       sendDeadLetterQueue: this.deadLetterQueue,
+      broadcastSendQueue: this.laneQueue,
     };
 
     this.consumer = props.functions
@@ -94,6 +110,11 @@ export class SendPipeline extends Construct {
       .bind(resources);
     this.scheduler.runEvery(Duration.minutes(1), 'Queues scheduled emails as they fall due');
 
+    monitoring.alarm('BroadcastLaneDeadLetters', depth(this.laneDeadLetterQueue), {
+      threshold: 1,
+      alarmDescription:
+        "A broadcast email's send message failed every attempt and is in the broadcast lane's dead-letter queue (see process-broadcast-queue's logs and the email's failure_reason).",
+    });
     monitoring.alarm('SendDeadLetters', depth(this.deadLetterQueue), {
       threshold: 1,
       alarmDescription:

@@ -439,6 +439,19 @@ export class ServiceFunction extends Construct {
     if (this.spec.listsReceivedRaw)
       this.grantListReceivedRaw(need(resources.contentBucket, 'the content bucket'));
     const { contactImportQueue, audienceCleanupQueue, unsubscribeKeys } = this.spec;
+    const { broadcastFanOutQueue, broadcastSendQueue } = this.spec;
+    if (broadcastFanOutQueue)
+      this.grantQueue(
+        need(resources.broadcastFanOutQueue, "the broadcasts' fan-out queue"),
+        broadcastFanOutQueue,
+        'BROADCAST_FANOUT_QUEUE_URL',
+      );
+    if (broadcastSendQueue)
+      this.grantQueue(
+        need(resources.broadcastSendQueue, 'the broadcast lane'),
+        broadcastSendQueue,
+        'BROADCAST_SEND_QUEUE_URL',
+      );
     if (contactImportQueue)
       this.grantQueue(
         need(resources.contactImportQueue, "the contact imports' queue"),

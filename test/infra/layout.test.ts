@@ -394,9 +394,10 @@ describe('an update over a stack deployed before the split', () => {
     for (const [id, type] of Object.entries(before)) expect(parent[id]?.Type, id).toBe(type);
     // And there are no others of these types, in any template, that might take their place (the
     // log groups: see below).
-    // Made since the split, so with nothing to keep: the audience's queues and their policies.
+    // Made since the split, so with nothing to keep: the audience's queues and their policies, and
+    // the broadcasts' (issue 41: the fan-out queue, and the lane beside the send queue).
     const resources = Object.entries(template.toJSON().Resources as Record<string, Json>).filter(
-      ([id]) => !id.startsWith('Audience'),
+      ([id]) => !id.startsWith('Audience') && !id.startsWith('Broadcasts') && !id.startsWith('SendLane'),
     );
     for (const type of new Set(Object.values(before)))
       if (type !== 'AWS::Logs::LogGroup')
