@@ -2,7 +2,7 @@ import { type BroadcastSendDeps, createBroadcast } from '../broadcasts/broadcast
 import { createBroadcastSchema } from '../broadcasts/model.js';
 import { createBroadcastRoute } from '../broadcasts/routes.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { sendBroadcastDeps } from '../wiring/broadcasts.js';
+import { createBroadcastDeps } from '../wiring/broadcasts.js';
 
 /** POST /v1/broadcasts: a draft, or with `send: true` sent now or at `scheduled_at`; 201 with `{object: "broadcast", id}`. */
 export const makeHandler = (deps: HttpDeps & BroadcastSendDeps) =>
@@ -11,4 +11,4 @@ export const makeHandler = (deps: HttpDeps & BroadcastSendDeps) =>
     return { statusCode: 201, body: { object: 'broadcast', id: broadcast.id } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(sendBroadcastDeps('create-broadcast')));
+export const handler = lazyHttpHandler(() => makeHandler(createBroadcastDeps()));

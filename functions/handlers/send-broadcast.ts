@@ -2,7 +2,7 @@ import { type BroadcastSendDeps, sendBroadcast } from '../broadcasts/broadcasts.
 import { sendBroadcastSchema } from '../broadcasts/model.js';
 import { sendBroadcastRoute } from '../broadcasts/routes.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler, parseInput } from '../http/middleware.js';
-import { sendBroadcastDeps } from '../wiring/broadcasts.js';
+import { sendBroadcastDeps } from '../wiring/broadcast-send.js';
 
 /** POST /v1/broadcasts/{id}/send: a draft sent now or at `scheduled_at`; `{object: "broadcast", id}`. */
 export const makeHandler = (deps: HttpDeps & BroadcastSendDeps) =>
@@ -12,4 +12,4 @@ export const makeHandler = (deps: HttpDeps & BroadcastSendDeps) =>
     return { statusCode: 200, body: { object: 'broadcast', id: broadcast.id } };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(sendBroadcastDeps('send-broadcast')));
+export const handler = lazyHttpHandler(() => makeHandler(sendBroadcastDeps()));
