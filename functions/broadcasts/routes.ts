@@ -61,8 +61,8 @@ export const getBroadcastRoute = {
   summary: 'Retrieve a broadcast, with its progress and totals',
   errors: [404],
   schemas: async () => ({ answer: (await answers()).broadcastSchema }),
-  // Its item (GetItem) and its totals' shards (one Query of its partition).
-  access: { actions: ['GetItem', 'Query'] },
+  // Its item. Its totals' reader (adapters/dynamodb/broadcast-tally.ts), once wired, adds its reads.
+  access: { actions: ['GetItem'] },
 } as const satisfies RouteDeclaration;
 
 export const updateBroadcastRoute = {
