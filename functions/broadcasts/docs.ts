@@ -85,7 +85,7 @@ export const BROADCAST_DOCS: DocsOf<typeof BROADCAST_ROUTES> = {
       },
     },
     description:
-      "Statuses: `draft`, `scheduled`, `queued` (accepted, its fan-out not begun, or waiting: `waiting` says why), `sending`, `sent` (every contact's email made and every one handed to SES or ended), `canceled`. SDK 6.38's type knows `draft`, `queued` and `sent` only. `name`, `preview_text`, `scheduled_at` and `sent_at` are left out while they have no value (Resend's document types them strings). Ours: `progress` (emails made, contacts skipped as unsubscribed or opted out of the topic, whether every page is done; null before the fan-out begins), `waiting` (`quota`: SES's 24-hour quota is used up; `paused`: sending is paused; null when nothing holds it) and `totals` (from counters). The broadcast's emails are emails like any other: `GET /v1/emails` lists them, each with its `broadcast_id`.",
+      "Statuses: `draft`, `scheduled`, `queued` (accepted, its fan-out not begun, or waiting: `waiting` says why), `sending`, `sent` (every contact's email made and every one handed to SES or ended), `canceled`. SDK 6.38's type knows `draft`, `queued` and `sent` only. `name`, `preview_text`, `scheduled_at` and `sent_at` are left out while they have no value (Resend's document types them strings). Ours: `progress` (emails made, contacts skipped as unsubscribed or opted out of the topic, whether every page is done; null before the fan-out begins), `waiting` (`quota`: SES's 24-hour quota is used up; `paused`: sending is paused; null when nothing holds it) and `totals` (from counters). The broadcast's emails are emails like any other: `GET /v1/emails` lists them, and their webhooks' `data` carry the `broadcast_id`.",
   },
   'update-broadcast': {
     ok: 'Updated.',
