@@ -79,6 +79,8 @@ export const ON_BEYOND_TABLE_BUDGET: ReadonlySet<string> = new Set([
   'import-contacts',
   // SQS on every request (LOADED_AT_INIT), as the deletes that queue their clean-up.
   'replay-webhook-event',
+  // A broadcast's send queues its fan-out's first step (SQS) on every request.
+  'send-broadcast',
 ]);
 
 /**
@@ -122,6 +124,8 @@ export const LOADED_AT_INIT: Readonly<Record<string, readonly string[]>> = {
   'create-contact-import': ['@aws-sdk/client-s3', '@aws-sdk/client-sqs'],
   'create-contact-import-upload': ['@aws-sdk/client-s3'],
   'import-contacts': ['@aws-sdk/client-sqs'],
+  // A broadcast's send queues its fan-out's first step (create-broadcast only with send: true: on first use).
+  'send-broadcast': ['@aws-sdk/client-sqs'],
   'sweep-emails': ['@aws-sdk/client-sqs'],
   // SQS on every run that finds something due: a function run on a schedule keeps no caller
   // waiting on its cold start, and is warm for most runs.

@@ -68,6 +68,8 @@ export const ISLANDS: Readonly<Record<string, string>> = {
   'functions/adapters/sqs/email-queue-island.ts': 'island-email-queue',
   'functions/adapters/sqs/delivery-queue-island.ts': 'island-delivery-queue',
   'functions/adapters/sqs/audience-cleanup-island.ts': 'island-audience-cleanup',
+  'functions/adapters/sqs/broadcast-fanout-island.ts': 'island-broadcast-fanout',
+  'functions/adapters/dynamodb/sender-check-island.ts': 'island-sender-check',
 };
 
 /** Resolves `import()` of an island to its own bundle, beside the function's files. */

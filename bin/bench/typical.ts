@@ -136,6 +136,18 @@ const topic = async (fx: Fixtures) =>
 const property = async (fx: Fixtures) =>
   (await must(fx.api, 'POST', '/contact-properties', { key: `p_${next()}`, type: 'string' })).id as string;
 
+/** A broadcast's body: a draft to a new segment, from the bench's sender. */
+const draft = async (fx: Fixtures) => ({
+  name: `Bench ${next()}`,
+  segment_id: await segment(fx),
+  from: receipt(unique++).from,
+  subject: 'Hi {{{contact.first_name|there}}}',
+  html: '<p>Hi {{{contact.first_name|there}}}</p>',
+});
+/** A new broadcast (a draft, unless `extra` sends it), through the API. */
+const broadcast = async (fx: Fixtures, extra: Record<string, unknown> = {}) =>
+  (await must(fx.api, 'POST', '/broadcasts', { ...(await draft(fx)), ...extra })).id as string;
+
 /** Each function's typical request: the event it is invoked with (made afresh for each run). */
 export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | unknown> = {
   'send-email': (fx) => http(fx, 'send-email', { body: receipt(unique++) }),
@@ -348,6 +360,26 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
     const { address, segment_id } = await member(fx);
     return http(fx, 'remove-contact-segment', { params: { id: address, segment_id } });
   },
+  // Broadcasts (issue 41): each request on a broadcast of its own, made through the API.
+  'create-broadcast': async (fx) => http(fx, 'create-broadcast', { body: await draft(fx) }),
+  'list-broadcasts': (fx) => http(fx, 'list-broadcasts'),
+  'get-broadcast': async (fx) => http(fx, 'get-broadcast', { params: { id: await broadcast(fx) } }),
+  'update-broadcast': async (fx) =>
+    http(fx, 'update-broadcast', {
+      params: { id: await broadcast(fx) },
+      body: { subject: `News ${next()}` },
+    }),
+  'delete-broadcast': async (fx) => http(fx, 'delete-broadcast', { params: { id: await broadcast(fx) } }),
+  'send-broadcast': async (fx) =>
+    http(fx, 'send-broadcast', { params: { id: await broadcast(fx) }, body: { scheduled_at: 'in 1 day' } }),
+  'cancel-broadcast': async (fx) =>
+    http(fx, 'cancel-broadcast', {
+      params: { id: await broadcast(fx, { send: true, scheduled_at: 'in 1 day' }) },
+    }),
+  'duplicate-broadcast': async (fx) =>
+    http(fx, 'duplicate-broadcast', { params: { id: await broadcast(fx) } }),
+  'preview-broadcast': async (fx) =>
+    http(fx, 'preview-broadcast', { params: { id: await broadcast(fx) }, body: {} }),
   'list-logs': (fx) => http(fx, 'list-logs'),
   'get-log': (fx) => http(fx, 'get-log', { params: { id: fx.logId } }),
   'get-openapi': (fx) => http(fx, 'get-openapi'),

@@ -1177,6 +1177,41 @@ beforeAll(async () => {
     );
     expect(delivered.json.data[0].email_id).toBe(broadcastEmail.id);
     expect((await api.call('GET', `/broadcasts/${broadcastId}/clicked-links`)).status).toBe(200);
+    // Broadcasts (issue 41): every route of the API, a send at a time and its cancel, a duplicate, a
+    // preview for the contact; then a create with send whose fan-out step SQS refuses (its send is
+    // undone: UpdateItem).
+    const broadcastBody = {
+      name: 'Grants',
+      segment_id: segment.id,
+      topic_id: topic.id,
+      from: 'Acme <hello@acme.test>',
+      subject: 'Hi {{{contact.first_name|there}}}',
+      html: '<p>On {{{contact.plan}}}</p>',
+    };
+    const broadcast = await made('POST', '/broadcasts', broadcastBody);
+    await made('GET', '/broadcasts');
+    await made('GET', `/broadcasts/${broadcast.id}`);
+    await made('PATCH', `/broadcasts/${broadcast.id}`, { subject: 'Hello {{{FIRST_NAME|there}}}' });
+    await made('POST', `/broadcasts/${broadcast.id}/preview`, { contact: contact.id });
+    const broadcastCopy = await made('POST', `/broadcasts/${broadcast.id}/duplicate`);
+    await made('POST', `/broadcasts/${broadcastCopy.id}/send`, { scheduled_at: 'in 1 hour' });
+    await made('POST', `/broadcasts/${broadcastCopy.id}/cancel`);
+    await made('DELETE', `/broadcasts/${broadcast.id}`);
+    arranged.push({
+      functionName: 'create-broadcast',
+      command: 'SendMessage',
+      before: async () => {
+        throw Object.assign(new Error('The queue refused the message.'), {
+          name: 'InvalidParameterValue',
+          $fault: 'client',
+        });
+      },
+    });
+    const unqueued = await api.call('POST', '/broadcasts', {
+      body: { ...broadcastBody, send: true, scheduled_at: 'in 1 day' },
+    });
+    expect(unqueued.status, JSON.stringify(unqueued.json)).toBe(500);
+    expect(arranged).toEqual([]);
     // The keys' monthly rotation (scheduled by its own construct, not by the local service).
     await runAs('rotate-unsubscribe-keys', () => rotateUnsubscribeKeys());
     await made('DELETE', `/contacts/${contact.id}`);
@@ -1289,8 +1324,9 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
       'add-contact-segment',
       'remove-contact-segment',
       'get-topic',
+      'update-broadcast',
     ],
-    why: "The segment and topic routes hold DynamoAudienceReads, whose whole-partition reads (topics(), properties(), choicesOf(), membershipsOf()) the reading reaches from its single lookups, which are all they make (GetItem). update-webhook reads and writes one endpoint; the guarded lookup's `options.all` (Node's lookup options, untyped to the reading) reaches every port's `all`, the webhooks' whole-list read among them. The send routes' reschedule (unmarking an email they could not queue) gives it its own time again, so its expiry does not move and its search items are not read",
+    why: "The segment and topic routes (and update-broadcast, which checks the segment and topic it names) hold DynamoAudienceReads, whose whole-partition reads (topics(), properties(), choicesOf(), membershipsOf()) the reading reaches from its single lookups, which are all they make (GetItem). update-webhook reads and writes one endpoint; the guarded lookup's `options.all` (Node's lookup options, untyped to the reading) reaches every port's `all`, the webhooks' whole-list read among them. The send routes' reschedule (unmarking an email they could not queue) gives it its own time again, so its expiry does not move and its search items are not read",
   },
   'adapters/dynamodb/contact-writes.ts#DynamoContactWrites.putOver': {
     functions: ['delete-contact', 'delete-audience-contact'],
@@ -1316,8 +1352,11 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
       'add-contact-segment',
       'remove-contact-segment',
       'clean-up-audience',
+      'create-broadcast',
+      'update-broadcast',
+      'send-broadcast',
     ],
-    why: "send-email reads no batch: its `find` and `list` (on arrays, on packages' values) reach the repositories' batch reads, the consumer's suppression lookup and the list routes'. The audience routes hold DynamoAudienceReads, one class, so the reading reaches all its reads (segments(), contactsByAddresses(), choicesFor()): these make only its single lookups (a contact, a segment, a topic: GetItem), and the clean-up its store's Query and BatchWriteItem",
+    why: "send-email reads no batch: its `find` and `list` (on arrays, on packages' values) reach the repositories' batch reads, the consumer's suppression lookup and the list routes'. The audience routes hold DynamoAudienceReads, one class, so the reading reaches all its reads (segments(), contactsByAddresses(), choicesFor()): these make only its single lookups (a contact, a segment, a topic: GetItem; the broadcasts' writes a segment and a topic, and the properties' Query), and the clean-up its store's Query and BatchWriteItem",
   },
 };
 
@@ -1340,6 +1379,8 @@ function requirements(calls: RecordedCall[]) {
     [service.queues.contactImportDeadLetters, logicalId(stack, stack.audience.importDeadLetterQueue)],
     [service.queues.audienceCleanup, logicalId(stack, stack.audience.cleanupQueue)],
     [service.queues.audienceCleanupDeadLetters, logicalId(stack, stack.audience.cleanupDeadLetterQueue)],
+    [service.queues.broadcastFanOut, logicalId(stack, stack.broadcasts.fanOutQueue)],
+    [service.queues.broadcastFanOutDeadLetters, logicalId(stack, stack.broadcasts.fanOutDeadLetterQueue)],
   ]);
   // Receiving's (the template is synthesized in us-east-1, where SES receives, as the service runs).
   const { receiving } = stack;

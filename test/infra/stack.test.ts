@@ -517,6 +517,9 @@ describe('EmailServiceStack', () => {
       'sync-receipt-rules': consume,
       // An update queues a sync.
       'set-up-receiving': ['sqs:SendMessage'],
+      // A broadcast's send queues its fan-out's first step (create-broadcast with send: true).
+      'create-broadcast': ['sqs:SendMessage'],
+      'send-broadcast': ['sqs:SendMessage'],
     };
     for (const name of Object.keys(stack.functions)) {
       // The audience's functions: their queues in test/infra/audience.test.ts, every call in grants.test.ts.
