@@ -61,8 +61,8 @@ export const getBroadcastRoute = {
   summary: 'Retrieve a broadcast, with its progress and totals',
   errors: [404],
   schemas: async () => ({ answer: (await answers()).broadcastSchema }),
-  // Its item. Its totals' reader (adapters/dynamodb/broadcast-tally.ts), once wired, adds its reads.
-  access: { actions: ['GetItem'] },
+  // Its item, and its totals: one Query per shard of its counters (adapters/dynamodb/broadcast-tally.ts).
+  access: { actions: ['GetItem', 'Query'] },
 } as const satisfies RouteDeclaration;
 
 export const updateBroadcastRoute = {

@@ -2,7 +2,7 @@ import { type BroadcastReadDeps, readBroadcast } from '../broadcasts/broadcasts.
 import { toBroadcastBody } from '../broadcasts/model.js';
 import { getBroadcastRoute } from '../broadcasts/routes.js';
 import { type HttpDeps, httpHandler, lazyHttpHandler } from '../http/middleware.js';
-import { broadcastDeps } from '../wiring/broadcasts.js';
+import { getBroadcastDeps } from '../wiring/broadcasts.js';
 
 /** GET /v1/broadcasts/{id}: the broadcast with its progress, what holds it and (when read) its totals; 404 when there is none. */
 export const makeHandler = (deps: HttpDeps & BroadcastReadDeps) =>
@@ -11,4 +11,4 @@ export const makeHandler = (deps: HttpDeps & BroadcastReadDeps) =>
     return { statusCode: 200, body: toBroadcastBody(broadcast, totals) };
   });
 
-export const handler = lazyHttpHandler(() => makeHandler(broadcastDeps('get-broadcast')));
+export const handler = lazyHttpHandler(() => makeHandler(getBroadcastDeps()));
