@@ -377,16 +377,9 @@ export class EmailServiceStack extends Stack {
     };
     for (const prefix of domainSetPrefixes(domainConfigurationSets))
       this.sesEvents.acceptFromConfigurationSets(domainSetPattern(prefix));
+    const shared = { table, settings, webhookQueue, contentBucket, unsubscribeKeys };
     this.send = new SendPipeline(this, 'Send', {
-      resources: {
-        table,
-        configurationSet,
-        domainConfigurationSets,
-        settings,
-        webhookQueue,
-        contentBucket,
-        unsubscribeKeys,
-      },
+      resources: { ...shared, configurationSet, domainConfigurationSets },
       timings,
       monitoring: this.monitoring,
       concurrency,
@@ -399,26 +392,22 @@ export class EmailServiceStack extends Stack {
     this.sesEvents.eventDestination.node.addDependency(this.send.consumer.function);
     const broadcastSendQueue = this.send.laneQueue;
     this.broadcasts = new BroadcastWork(this, 'Broadcasts', {
-      resources: { table, settings, webhookQueue, contentBucket, unsubscribeKeys, broadcastSendQueue },
+      resources: { ...shared, broadcastSendQueue },
       monitoring: this.monitoring,
       functions,
     });
     const broadcastFanOutQueue = this.broadcasts.fanOutQueue;
     this.api = new EmailApi(this, 'Http', {
       resources: {
-        table,
+        ...shared,
         sendQueue: this.send.queue,
         configurationSet,
         domainConfigurationSets,
-        settings,
-        webhookQueue,
-        contentBucket,
         receiptRuleQueue,
         contactImportQueue,
         audienceCleanupQueue,
         broadcastFanOutQueue,
         broadcastSendQueue,
-        unsubscribeKeys,
       },
       monitoring: this.monitoring,
       functions,

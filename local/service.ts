@@ -23,6 +23,7 @@ import { startRequestLogSubscription } from './request-log-sink.js';
 import { ensureQueueWithDlq, ensureTable, queueDepth, TABLE_NAME } from './resources.js';
 import { type ScheduledHandler, startSchedule } from './schedules.js';
 import { startLocalUnsubscribeKeys } from './secrets-extension.js';
+import { type BroadcastLaneUrls, ensureSendQueues } from './send-queues.js';
 import type { SesAccountSettings } from './ses-account.js';
 import { LOCAL_CONFIGURATION_SET, LOCAL_EVENTS_TOPIC_ARN } from './ses-configuration-sets.js';
 import { type LocalSes, type SesStandInSettings, startSesHere } from './ses-stand-in.js';
@@ -114,9 +115,6 @@ export interface LocalService {
   queues: {
     send: string;
     sendDeadLetters: string;
-    /** The broadcast lane (issue 41) and its dead-letter queue. */
-    broadcastLane: string;
-    broadcastLaneDeadLetters: string;
     events: string;
     eventsDeadLetters: string;
     webhooks: string;
@@ -124,7 +122,8 @@ export interface LocalService {
     receiptRules: string;
     receiptRulesDeadLetters: string;
     receivedFailures: string;
-  } & AudienceQueues['urls'];
+  } & AudienceQueues['urls'] &
+    BroadcastLaneUrls;
   /** `sesTracking`: the local SES's open and click tracking host, where tracked links and pixels point. */
   endpoints: { dynamodb: string; sqs: string; ses: string; sesTracking: string; s3: string };
   /** The bucket attachments and large bodies are kept in (in the S3 emulator). */
@@ -155,7 +154,6 @@ export interface LocalService {
 const CONFIGURATION_SET = LOCAL_CONFIGURATION_SET;
 /** Where a local tracking subdomain's CNAME points: the local SES serves tracking itself. */
 const LOCAL_TRACKING_TARGET = 'tracking.email-service.localhost';
-const SEND_QUEUE = 'email-service-send';
 const CONTENT_BUCKET = 'email-service-content';
 /** The stack's maxReceiveCount for the webhook queue: every attempt of the schedule, and two spare. */
 const WEBHOOK_MAX_RECEIVES = MAX_ATTEMPTS + 2;
@@ -213,15 +211,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region, credentials });
     const sqs = new SQSClient({ endpoint: emulators.sqsEndpoint, region, credentials });
     await ensureTable(dynamodb, TABLE_NAME, dataDir ? join(dataDir, 'table-move.json') : undefined);
-    const send = await ensureQueueWithDlq(sqs, SEND_QUEUE, {
-      maxReceiveCount: timings.sendMaxAttempts,
-      visibilityTimeoutSeconds: timings.sendVisibilitySeconds,
-    });
-    // The broadcast lane (issue 41): the send queue's timings, a dead-letter queue of its own.
-    const lane = await ensureQueueWithDlq(sqs, 'email-service-broadcast-lane', {
-      maxReceiveCount: timings.sendMaxAttempts,
-      visibilityTimeoutSeconds: timings.sendVisibilitySeconds,
-    });
+    const { send, lane, laneUrls } = await ensureSendQueues(sqs, timings);
     const events = await ensureQueueWithDlq(sqs, 'email-service-ses-events', {
       maxReceiveCount: timings.eventsMaxAttempts,
       visibilityTimeoutSeconds: timings.eventsVisibilitySeconds,
@@ -452,8 +442,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       queues: {
         send: send.queue.url,
         sendDeadLetters: send.dlq.url,
-        broadcastLane: lane.queue.url,
-        broadcastLaneDeadLetters: lane.dlq.url,
+        ...laneUrls,
         events: events.queue.url,
         eventsDeadLetters: events.dlq.url,
         webhooks: webhooks.queue.url,
@@ -491,13 +480,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           await smtp.idle();
           await consumers.idle();
           let waiting = 0;
-          for (const url of [
-            send.queue.url,
-            lane.queue.url,
-            events.queue.url,
-            ...audience.consumed.map((c) => c.queue.url),
-          ])
-            waiting += await queueDepth(sqs, url);
+          for (const { queue } of [send, lane, events, ...audience.consumed])
+            waiting += await queueDepth(sqs, queue.url);
           quietRounds = waiting === 0 && !(await ses.busy()) ? quietRounds + 1 : 0;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }

@@ -438,32 +438,18 @@ export class ServiceFunction extends Construct {
       );
     if (this.spec.listsReceivedRaw)
       this.grantListReceivedRaw(need(resources.contentBucket, 'the content bucket'));
-    const { contactImportQueue, audienceCleanupQueue, unsubscribeKeys } = this.spec;
-    const { broadcastFanOutQueue, broadcastSendQueue } = this.spec;
-    if (broadcastFanOutQueue)
-      this.grantQueue(
-        need(resources.broadcastFanOutQueue, "the broadcasts' fan-out queue"),
-        broadcastFanOutQueue,
-        'BROADCAST_FANOUT_QUEUE_URL',
-      );
-    if (broadcastSendQueue)
-      this.grantQueue(
-        need(resources.broadcastSendQueue, 'the broadcast lane'),
-        broadcastSendQueue,
-        'BROADCAST_SEND_QUEUE_URL',
-      );
-    if (contactImportQueue)
-      this.grantQueue(
-        need(resources.contactImportQueue, "the contact imports' queue"),
-        contactImportQueue,
-        'CONTACT_IMPORT_QUEUE_URL',
-      );
-    if (audienceCleanupQueue)
-      this.grantQueue(
-        need(resources.audienceCleanupQueue, 'the audience clean-up queue'),
-        audienceCleanupQueue,
-        'AUDIENCE_CLEANUP_QUEUE_URL',
-      );
+    // The queues granted by their access field (the field names what is missing): the queue, the variable of its URL.
+    const queues = {
+      contactImportQueue: [resources.contactImportQueue, 'CONTACT_IMPORT_QUEUE_URL'],
+      audienceCleanupQueue: [resources.audienceCleanupQueue, 'AUDIENCE_CLEANUP_QUEUE_URL'],
+      broadcastFanOutQueue: [resources.broadcastFanOutQueue, 'BROADCAST_FANOUT_QUEUE_URL'],
+      broadcastSendQueue: [resources.broadcastSendQueue, 'BROADCAST_SEND_QUEUE_URL'],
+    } as const;
+    for (const [field, [queue, variable]] of Object.entries(queues)) {
+      const actions = this.spec[field as keyof typeof queues];
+      if (actions) this.grantQueue(need(queue, field), actions, variable);
+    }
+    const { unsubscribeKeys } = this.spec;
     if (unsubscribeKeys)
       this.grantUnsubscribeKeys(need(resources.unsubscribeKeys, "the unsubscribe links' keys"));
     // Optional ones only where a setting turns them on (absent: off).
