@@ -194,10 +194,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const stopFaults = injectClientFaults(faults);
   // Each function's S3 and SES calls name it, so the stand-ins answer as AWS answers its role.
   const stopIdentity = identifyCallers();
-  if (emulators.viewerPortTaken !== undefined)
-    options.log?.(
-      `port ${emulators.viewerPortTaken} was taken; the sent-mail viewer is at ${emulators.sesEndpoint}`,
-    );
+  const viewerMoved = emulators.viewerPortTaken;
+  if (viewerMoved !== undefined)
+    options.log?.(`port ${viewerMoved} was taken; the sent-mail viewer is at ${emulators.sesEndpoint}`);
   const stops: (() => Promise<void>)[] = [
     async () => {
       stopFaults();
