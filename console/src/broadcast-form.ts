@@ -123,7 +123,9 @@ export function scheduleIso(local: string, now: Date): Schedule {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(text))
     return { problem: `"${text}" is not a date and time.` };
   const at = new Date(text);
-  if (Number.isNaN(at.getTime())) return { problem: `"${text}" is not a date and time.` };
+  // A day that does not exist (the 30th of February) is not rolled into the next month.
+  if (Number.isNaN(at.getTime()) || localInputOf(at) !== text.slice(0, 16))
+    return { problem: `"${text}" is not a date and time.` };
   if (at.getTime() <= now.getTime()) return { problem: 'That time is past: pick a later one.' };
   if (at.getTime() - now.getTime() > MAX_SCHEDULE_DAYS * 86_400_000)
     return { problem: `A broadcast may be scheduled at most ${MAX_SCHEDULE_DAYS} days ahead.` };
