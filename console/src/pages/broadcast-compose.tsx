@@ -97,7 +97,7 @@ export function Compose({ broadcast, onSaved }: { broadcast?: Broadcast; onSaved
           <label for="broadcast-segment">Segment</label>
           <select
             id="broadcast-segment"
-            required
+            aria-required="true"
             value={form.segment_id}
             onChange={(e) => set('segment_id')((e.currentTarget as HTMLSelectElement).value)}
             aria-describedby="broadcast-segment-hint"
