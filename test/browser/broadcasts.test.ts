@@ -6,8 +6,9 @@ import { waitFor } from '../support/https.js';
 import { layoutProblems } from '../support/layout.js';
 
 /**
- * The Broadcasts pages in headless Chromium over the local service (issue 41), against the routes
- * of docs/api.md's "Broadcasts" and "Broadcast recipients": a draft composed through the page (its
+ * The Broadcasts pages in headless Chromium over the local service (issue 41), against the
+ * broadcast routes (create, get, list, update, send, cancel, duplicate, delete, preview, recipients
+ * by type, clicked links): a draft composed through the page (its
  * segment and topic chosen by name, read back through the API) and edited (only the changed field
  * sent); its preview rendered by the service for a contact of the segment, in the sandboxed frame;
  * scheduled at a time picked in the browser's zone (the API gets it in UTC) and canceled, with no
