@@ -223,11 +223,18 @@ export type { BroadcastRecipientType, BroadcastStatus, BroadcastTotals };
 /** A bounced recipient's kind, as the recipients list gives and filters it. */
 export type BounceType = NonNullable<BroadcastTallyEntry['bounceType']>;
 
-/** One broadcast of the list (`GET /v1/broadcasts`). */
-export type BroadcastListItem = Pick<
-  StoredBroadcast,
-  'id' | 'name' | 'segment_id' | 'topic_id' | 'status' | 'created_at' | 'scheduled_at' | 'sent_at'
-> & { audience_id?: string | null };
+/**
+ * One broadcast of the list (`GET /v1/broadcasts`). A field Resend's document types as a string is
+ * left out while it has no value (absent or null here: both read as none).
+ */
+export type BroadcastListItem = Pick<StoredBroadcast, 'id' | 'status' | 'created_at'> & {
+  name?: string | null;
+  segment_id?: string | null;
+  audience_id?: string | null;
+  topic_id?: string | null;
+  scheduled_at?: string | null;
+  sent_at?: string | null;
+};
 export interface Broadcasts {
   object: 'list';
   has_more: boolean;
@@ -247,7 +254,7 @@ export interface Broadcast extends BroadcastListItem {
   from: string;
   subject: string;
   reply_to: string[] | null;
-  preview_text: string | null;
+  preview_text?: string | null;
   html: string | null;
   text: string | null;
   progress?: BroadcastProgress | null;

@@ -141,7 +141,7 @@ export function localInputOf(date: Date): string {
 /** What each status means, for the person watching it (the service's statuses, each worded). */
 export const STATUS_MEANS: Readonly<Record<BroadcastStatus, string>> = {
   draft: 'Not sent: it can be edited, previewed, sent or scheduled.',
-  scheduled: 'To be sent at its scheduled time. Cancel it to keep it from going.',
+  scheduled: 'To be sent at its scheduled time. Canceling it makes it a draft again; nothing is sent.',
   queued: 'Accepted for sending: its emails are about to be made.',
   sending: "Its contacts' emails are being made and handed to SES, behind transactional mail.",
   sent: "Every contact's email was made and handed to SES (or left out, with its reason).",
@@ -215,7 +215,17 @@ export function refreshMsOf(status: BroadcastStatus | undefined): number | undef
   return undefined;
 }
 
-/** What may be done to a broadcast of this status (the API refuses the rest). */
+/**
+ * What canceling does, asked before it is done: a scheduled broadcast goes back to a draft (Resend's
+ * changelog), a queued or sending one is canceled for good.
+ */
+export function cancelQuestion(status: BroadcastStatus): string {
+  if (status === 'scheduled')
+    return 'Cancel its schedule? It becomes a draft again: nothing is sent, and it can be changed and sent later.';
+  return 'Cancel it? No email not yet handed to SES is sent; those already sent stay sent. It cannot be sent again: duplicate it instead.';
+}
+
+/** What may be done to a broadcast of this status (the API refuses the rest, 403). */
 export function actionsOf(status: BroadcastStatus) {
   return {
     edit: status === 'draft',

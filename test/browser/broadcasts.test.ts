@@ -8,14 +8,15 @@ import { layoutProblems } from '../support/layout.js';
 /**
  * The Broadcasts pages in headless Chromium over the local service (issue 41), against the
  * broadcast routes (create, get, list, update, send, cancel, duplicate, delete, preview, recipients
- * by type, clicked links): a draft composed through the page (its
- * segment and topic chosen by name, read back through the API) and edited (only the changed field
- * sent); its preview rendered by the service for a contact of the segment, in the sandboxed frame;
- * scheduled at a time picked in the browser's zone (the API gets it in UTC) and canceled, with no
- * email sent; duplicated, and the copy sent now: its progress (one email per contact, the
- * unsubscribed contact left out), its totals, its recipients by type and by address, its clicked
- * links; the list; the pages at 375 px; a sending-access key told, with no form; a draft deleted
- * after confirmation. Takes docs/console/broadcasts.png and docs/console/broadcast.png.
+ * by type, clicked links): a draft composed through the page (its segment and topic chosen by
+ * name, read back through the API) and edited (only the changed field sent); its preview rendered
+ * by the service for a contact of the segment, in the sandboxed frame; scheduled at a time picked
+ * in the browser's zone (the API gets it in UTC) and its schedule canceled (a draft again, as
+ * Resend's changelog has it), with no email sent; duplicated, and the copy sent now: its progress
+ * (one email per contact, the unsubscribed contact left out), its totals, its recipients by type
+ * and by address, its clicked links; the list; the pages at 375 px; a sending-access key told,
+ * with no form; a draft deleted after confirmation. Takes docs/console/broadcasts.png and
+ * docs/console/broadcast.png.
  */
 let run: ConsoleRun;
 let api: ReturnType<typeof httpsClient>;
@@ -160,13 +161,18 @@ describe('the Broadcasts page', () => {
     expect(await page.getByRole('button', { name: 'Save draft' }).count()).toBe(0);
   });
 
-  it('cancels it after confirmation: nothing is sent', async () => {
+  it('cancels its schedule after confirmation: a draft again, nothing sent', async () => {
     await page.getByRole('button', { name: 'Cancel broadcast', exact: true }).click();
-    await page.getByText('No email not yet handed to SES is sent', { exact: false }).first().waitFor();
+    await page.getByText('It becomes a draft again', { exact: false }).waitFor();
     await page.getByRole('button', { name: 'Cancel broadcast', exact: true }).click();
-    await expect.poll(() => statusBadge().textContent()).toBe('canceled');
-    expect((await call('GET', `/broadcasts/${ids.draft}`)).status).toBe('canceled');
+    await expect.poll(() => statusBadge().textContent()).toBe('draft');
+    await page.getByRole('status').filter({ hasText: 'Schedule canceled: a draft again.' }).waitFor();
+    const canceled = await call('GET', `/broadcasts/${ids.draft}`);
+    expect(canceled.status).toBe('draft');
+    expect(canceled.scheduled_at ?? null).toBeNull();
     expect((await call('GET', '/emails')).data).toEqual([]);
+    // A draft again: its form is back.
+    await page.getByRole('button', { name: 'Save draft' }).waitFor();
   });
 
   it('duplicates it as a new draft with the same content', async () => {
@@ -261,7 +267,7 @@ describe('the Broadcasts page', () => {
     await expect.poll(() => rows.count()).toBe(2);
     const withBadge = (status: string) =>
       rows.filter({ has: page.locator('.badge', { hasText: new RegExp(`^${status}$`) }) });
-    await withBadge('canceled').getByRole('link', { name: 'Newsletter' }).waitFor();
+    await withBadge('draft').getByRole('link', { name: 'Newsletter' }).waitFor();
     await withBadge('sent').getByRole('link', { name: 'Newsletter' }).waitFor();
     await page.screenshot({ path: 'docs/console/broadcasts.png', fullPage: true });
   });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Broadcast } from '../../console/src/answers.js';
 import {
   actionsOf,
+  cancelQuestion,
   createBody,
   emptyForm,
   formOf,
@@ -156,6 +157,12 @@ describe('the statuses', () => {
         remove: false,
         duplicate: true,
       });
+  });
+
+  it('say what canceling does: a scheduled one becomes a draft again, a sending one is canceled for good', () => {
+    expect(cancelQuestion('scheduled')).toContain('It becomes a draft again: nothing is sent');
+    for (const status of ['queued', 'sending'] as const)
+      expect(cancelQuestion(status), status).toContain('It cannot be sent again: duplicate it instead.');
   });
 
   it('are asked again often while sending, now and then while scheduled, never when settled', () => {

@@ -4,6 +4,7 @@ import type { Broadcast, BroadcastPreview, BroadcastStatus, Contacts, Topic } fr
 import { ApiFailure, api, query } from '../api.js';
 import {
   actionsOf,
+  cancelQuestion,
   localInputOf,
   progressOf,
   progressWords,
@@ -224,9 +225,12 @@ function Actions({ broadcast: b, reload }: { broadcast: Broadcast; reload: () =>
             label="Cancel broadcast"
             confirmLabel="Cancel broadcast"
             busy={action.busy}
-            question="Cancel it? No email not yet handed to SES is sent; those already sent stay sent. It cannot be sent again: duplicate it instead."
+            question={cancelQuestion(b.status)}
             onConfirm={() =>
-              action.run(() => api(path(b.id, 'cancel'), { method: 'POST', what: 'broadcasts' }), 'Canceled.')
+              action.run(
+                () => api(path(b.id, 'cancel'), { method: 'POST', what: 'broadcasts' }),
+                b.status === 'scheduled' ? 'Schedule canceled: a draft again.' : 'Canceled.',
+              )
             }
           />
         )}
