@@ -270,6 +270,9 @@ export interface BroadcastRecipient {
   count?: number;
   bounce_type?: BounceType;
   clicked_links?: { url: string; clicks: number }[];
+  /** Ours: the recipient's email, and when it first reached this type. */
+  email_id?: string;
+  created_at?: string;
 }
 export interface BroadcastRecipients {
   object: 'list';

@@ -260,10 +260,10 @@ export function totalsCards(totals: BroadcastTotals): { label: string; value: nu
   ];
 }
 
-/** The recipients list's columns for a type: what Resend gives for it beside the address. */
+/** The recipients list's columns for a type: what Resend gives for it beside the address, and when it first reached the type. */
 export function recipientColumns(type: BroadcastRecipientType): string[] {
-  if (type === 'opened') return ['Email', 'Opens'];
-  if (type === 'clicked') return ['Email', 'Clicks', 'Links'];
-  if (type === 'bounced') return ['Email', 'Bounce type'];
-  return ['Email'];
+  if (type === 'opened') return ['Email', 'Opens', 'First'];
+  if (type === 'clicked') return ['Email', 'Clicks', 'Links', 'First'];
+  if (type === 'bounced') return ['Email', 'Bounce type', 'When'];
+  return ['Email', 'When'];
 }

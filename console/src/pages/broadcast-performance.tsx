@@ -10,7 +10,7 @@ import type {
 } from '../answers.js';
 import { api, query } from '../api.js';
 import { recipientColumns, refreshMsOf, totalsCards } from '../broadcast-form.js';
-import { Address, Status } from '../components.js';
+import { Address, Status, When } from '../components.js';
 import { List, usePagedList } from '../list.js';
 import { href } from '../router.js';
 
@@ -167,8 +167,14 @@ function RecipientRows({
       row={(recipient) => (
         <tr>
           <td>
-            {recipient.contact_id ? (
-              <a href={href('contacts', recipient.contact_id)}>
+            {recipient.email_id || recipient.contact_id ? (
+              <a
+                href={
+                  recipient.email_id
+                    ? href('emails', recipient.email_id)
+                    : href('contacts', recipient.contact_id as string)
+                }
+              >
                 <Address value={recipient.email} />
               </a>
             ) : (
@@ -197,6 +203,9 @@ function RecipientRows({
               <Status value={recipient.bounce_type} />
             </td>
           )}
+          <td>
+            <When at={recipient.created_at} />
+          </td>
         </tr>
       )}
     />
