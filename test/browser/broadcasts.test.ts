@@ -65,6 +65,9 @@ const idIn = (section: string) => decodeURIComponent(page.url().split(`#/${secti
 /** The status badge in the broadcast's fields. */
 const statusBadge = () => page.locator('dl.fields dd .badge').first();
 
+/** How long a change may take to show (a request, then the page's reload, on a busy machine). */
+const WAIT = { timeout: 10_000 };
+
 describe('the Broadcasts page', () => {
   it('is in the navigation after Topics, and says how to start when there is none', async () => {
     const links = await page.locator('header nav a').allTextContents();
@@ -130,7 +133,7 @@ describe('the Broadcasts page', () => {
   it('previews it for a contact of the segment, in the sandboxed frame, and for a sample contact', async () => {
     await page.getByLabel('Contact', { exact: true }).selectOption({ label: 'ada@example.test' });
     await page.getByRole('button', { name: 'Preview', exact: true }).click();
-    await expect.poll(() => page.getByTestId('preview-subject').textContent()).toBe('Hello Ada, news!');
+    await expect.poll(() => page.getByTestId('preview-subject').textContent(), WAIT).toBe('Hello Ada, news!');
     const frame = page.locator('iframe.preview');
     expect(await frame.getAttribute('sandbox')).toBe('');
     expect(await frame.getAttribute('srcdoc')).toContain('<p>Hi Ada,</p>');
@@ -140,7 +143,9 @@ describe('the Broadcasts page', () => {
       .getByLabel('Contact', { exact: true })
       .selectOption({ label: 'A sample contact with no fields' });
     await page.getByRole('button', { name: 'Preview', exact: true }).click();
-    await expect.poll(() => page.getByTestId('preview-subject').textContent()).toBe('Hello there, news!');
+    await expect
+      .poll(() => page.getByTestId('preview-subject').textContent(), WAIT)
+      .toBe('Hello there, news!');
     expect(await frame.getAttribute('srcdoc')).toContain('<p>Hi there,</p>');
   });
 
@@ -153,7 +158,7 @@ describe('the Broadcasts page', () => {
     const expected = await page.evaluate((value) => new Date(value).toISOString(), local);
     await page.getByLabel('Send at (your time zone)').fill(local);
     await page.getByRole('button', { name: 'Schedule', exact: true }).click();
-    await expect.poll(() => statusBadge().textContent()).toBe('scheduled');
+    await expect.poll(() => statusBadge().textContent(), WAIT).toBe('scheduled');
     const scheduled = await call('GET', `/broadcasts/${ids.draft}`);
     expect(scheduled.status).toBe('scheduled');
     expect(Date.parse(scheduled.scheduled_at)).toBe(Date.parse(expected));
@@ -165,7 +170,7 @@ describe('the Broadcasts page', () => {
     await page.getByRole('button', { name: 'Cancel broadcast', exact: true }).click();
     await page.getByText('It becomes a draft again', { exact: false }).waitFor();
     await page.getByRole('button', { name: 'Cancel broadcast', exact: true }).click();
-    await expect.poll(() => statusBadge().textContent()).toBe('draft');
+    await expect.poll(() => statusBadge().textContent(), WAIT).toBe('draft');
     await page.getByRole('status').filter({ hasText: 'Schedule canceled: a draft again.' }).waitFor();
     const canceled = await call('GET', `/broadcasts/${ids.draft}`);
     expect(canceled.status).toBe('draft');
@@ -181,7 +186,7 @@ describe('the Broadcasts page', () => {
       (url) => /#\/broadcasts\/[0-9a-f-]{36}$/.test(url.hash) && !url.hash.endsWith(ids.draft as string),
     );
     ids.copy = idIn('broadcasts');
-    await expect.poll(() => statusBadge().textContent()).toBe('draft');
+    await expect.poll(() => statusBadge().textContent(), WAIT).toBe('draft');
     expect(await call('GET', `/broadcasts/${ids.copy}`)).toMatchObject({
       status: 'draft',
       segment_id: ids.segment,
@@ -231,7 +236,7 @@ describe('the Broadcasts page', () => {
     page.on('request', listen);
     await recipients.getByLabel('Email', { exact: true }).fill('grace@example.test');
     await recipients.getByRole('button', { name: 'Filter' }).click();
-    await expect.poll(() => recipients.getByText('ada@example.test').count()).toBe(0);
+    await expect.poll(() => recipients.getByText('ada@example.test').count(), WAIT).toBe(0);
     await recipients.getByText('grace@example.test').waitFor();
     expect(new URL(asked).searchParams.get('email')).toBe('grace@example.test');
     expect(new URL(asked).searchParams.get('type')).toBe('sent');
@@ -264,7 +269,7 @@ describe('the Broadcasts page', () => {
     await page.getByRole('link', { name: '← Broadcasts' }).click();
     await page.getByRole('heading', { name: 'Broadcasts', exact: true }).waitFor();
     const rows = page.getByRole('row').filter({ hasText: 'November news' });
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count(), WAIT).toBe(2);
     const withBadge = (status: string) =>
       rows.filter({ has: page.locator('.badge', { hasText: new RegExp(`^${status}$`) }) });
     await withBadge('draft').getByRole('link', { name: 'Newsletter' }).waitFor();
