@@ -205,6 +205,8 @@ export function progressWords(broadcast: Broadcast): string {
   const made = p.done
     ? `${plural(p.created, 'email')} made, one per contact`
     : `${plural(p.created, 'email')} made so far`;
+  // Without totals (none counted yet, or not served) nothing is said of the handover.
+  if (!broadcast.totals) return `${made}.${left}`;
   return `${made}; ${p.handled.toLocaleString('en')} handed to SES or ended.${left}`;
 }
 

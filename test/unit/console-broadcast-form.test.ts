@@ -223,6 +223,10 @@ describe('the progress of a send', () => {
       }),
     ).toBe('1 email made, one per contact; 1 handed to SES or ended.');
     expect(progressWords({ ...sending, status: 'queued', progress: undefined })).toBe('No email made yet.');
+    // Without totals, nothing is said of the handover (not a false "0 handed").
+    expect(progressWords({ ...sending, totals: undefined })).toBe(
+      '100 emails made so far. 3 contacts left out (2 unsubscribed, 1 opted out of the topic).',
+    );
     expect(progressWords({ ...sending, status: 'scheduled' })).toBe('Not begun.');
   });
 
