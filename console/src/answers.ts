@@ -6,6 +6,11 @@
 import type * as z from 'zod/mini';
 import type { apiKeySchema, createdApiKeySchema } from '../../functions/api-keys/answers.js';
 import type {
+  BroadcastStatus,
+  BroadcastTotals,
+  Broadcast as StoredBroadcast,
+} from '../../functions/broadcasts/broadcast.js';
+import type {
   Contact as StoredContact,
   Topic as StoredTopic,
   Subscription,
@@ -17,6 +22,7 @@ import type {
   emailRecipientSchema,
   emailSchema,
 } from '../../functions/emails/answers.js';
+import type { BroadcastRecipientType, BroadcastTallyEntry } from '../../functions/emails/broadcast-tally.js';
 import type { emailMetricsResponseSchema } from '../../functions/metrics/answers.js';
 import type {
   AuthenticationResult,
@@ -203,4 +209,96 @@ export interface ContactTopics {
   object: 'list';
   has_more: boolean;
   data: ContactTopic[];
+}
+
+/*
+ * Broadcasts (issue 41): Resend's GetBroadcastResponseSuccess, ListBroadcastsResponseSuccess,
+ * ListBroadcastRecipientsResponseSuccess and ListBroadcastClickedLinksResponseSuccess, with what the
+ * service adds to a broadcast (`progress`, `waiting`, `totals`) and its preview, declared here from
+ * the stored shapes (functions/broadcasts/broadcast.ts) until the routes' answer schemas
+ * (functions/broadcasts/answers.ts) are in; then these become, like the rest, z.output<typeof …Schema>.
+ */
+
+export type { BroadcastRecipientType, BroadcastStatus, BroadcastTotals };
+/** A bounced recipient's kind, as the recipients list gives and filters it. */
+export type BounceType = NonNullable<BroadcastTallyEntry['bounceType']>;
+
+/**
+ * One broadcast of the list (`GET /v1/broadcasts`). A field Resend's document types as a string is
+ * left out while it has no value (absent or null here: both read as none).
+ */
+export type BroadcastListItem = Pick<StoredBroadcast, 'id' | 'status' | 'created_at'> & {
+  name?: string | null;
+  segment_id?: string | null;
+  audience_id?: string | null;
+  topic_id?: string | null;
+  scheduled_at?: string | null;
+  sent_at?: string | null;
+};
+export interface Broadcasts {
+  object: 'list';
+  has_more: boolean;
+  data: BroadcastListItem[];
+}
+
+/** How far the fan-out has come: emails made, contacts left out and why, every page done. */
+export interface BroadcastProgress {
+  created: number;
+  skipped: { unsubscribed: number; opted_out: number };
+  done: boolean;
+}
+
+/** `GET /v1/broadcasts/{id}`: Resend's fields and the service's own (absent or null before they apply). */
+export interface Broadcast extends BroadcastListItem {
+  object: 'broadcast';
+  from: string;
+  subject: string;
+  reply_to: string[] | null;
+  preview_text?: string | null;
+  html: string | null;
+  text: string | null;
+  progress?: BroadcastProgress | null;
+  waiting?: StoredBroadcast['waiting'] | null;
+  totals?: BroadcastTotals | null;
+}
+
+/** One recipient of a type (`GET /v1/broadcasts/{id}/recipients?type=`): `id` is an opaque cursor. */
+export interface BroadcastRecipient {
+  id: string;
+  contact_id: string | null;
+  email: string;
+  count?: number;
+  bounce_type?: BounceType;
+  clicked_links?: { url: string; clicks: number }[];
+  /** Ours: the recipient's email, and when it first reached this type. */
+  email_id?: string;
+  created_at?: string;
+}
+export interface BroadcastRecipients {
+  object: 'list';
+  has_more: boolean;
+  data: BroadcastRecipient[];
+}
+
+/** One link of `GET /v1/broadcasts/{id}/clicked-links`: `id` is an opaque cursor. */
+export interface BroadcastClickedLink {
+  id: string;
+  url: string;
+  clicks: number;
+  unique_clicks: number;
+}
+export interface BroadcastClickedLinks {
+  object: 'list';
+  has_more: boolean;
+  data: BroadcastClickedLink[];
+}
+
+/** `POST /v1/broadcasts/{id}/preview`: the broadcast as one contact (or a sample with no fields) gets it. */
+export interface BroadcastPreview {
+  object: 'broadcast_preview';
+  contact_id: string | null;
+  email: string | null;
+  subject: string;
+  html: string | null;
+  text: string | null;
 }

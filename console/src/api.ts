@@ -24,6 +24,9 @@ function adviceFor(status: number, name: string, what: string): string {
   if (status === 401) return 'The key was refused: sign in again with a valid API key.';
   if (status === 403 && name === 'restricted_api_key')
     return `This key has sending access only: sign in with a full-access key to see ${what}.`;
+  // A change the item's state does not allow (a broadcast already sent): Resend answers it 403 validation_error.
+  if (status === 403 && name === 'validation_error')
+    return 'It cannot be done in its present state: the message says why.';
   if (status === 403) return 'The service refused the request: check the key and how you reach the service.';
   if (status === 404) return 'It may have been deleted: go back to the list.';
   if (status === 429) return 'Too many requests with this key: wait a few seconds and try again.';

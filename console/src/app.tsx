@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api, whenUnauthorized } from './api.js';
 import { ErrorNote } from './components.js';
 import { ApiKeysPage } from './pages/api-keys.js';
+import { BroadcastsPage } from './pages/broadcasts.js';
 import { ContactsPage } from './pages/contacts.js';
 import { DomainsPage } from './pages/domains.js';
 import { EmailPage } from './pages/email.js';
@@ -25,6 +26,7 @@ const PAGES = [
   { path: 'contacts', label: 'Contacts' },
   { path: 'segments', label: 'Segments' },
   { path: 'topics', label: 'Topics' },
+  { path: 'broadcasts', label: 'Broadcasts' },
   { path: 'receiving', label: 'Receiving' },
   { path: 'domains', label: 'Domains' },
   { path: 'api-keys', label: 'API keys' },
@@ -183,6 +185,8 @@ function Page({ section, id }: { section: string; id: string | undefined }) {
       return <SegmentsPage id={id} />;
     case 'topics':
       return <TopicsPage id={id} />;
+    case 'broadcasts':
+      return <BroadcastsPage id={id} />;
     case 'receiving':
       return <ReceivingPage id={id} />;
     case 'domains':
