@@ -16,7 +16,7 @@ export interface FanOutStore {
   /** The broadcast as stored, read consistently (undefined: gone). */
   get(id: string): Promise<Broadcast | undefined>;
   /**
-   * Its fan-out begins: `fanout` set, status `sending`, `sent_at` set unless it is, `waiting`
+   * Its fan-out begins: `fanout` set, status `sending`, `sent_at` (when its sending began), `waiting`
    * removed; only while it is `queued` or `scheduled` at this generation and has no `fanout` yet.
    */
   begin(id: string, generation: number, progress: FanOutProgress, sentAt: string): Promise<boolean>;

@@ -74,7 +74,7 @@ export class DynamoFanOutStore implements FanOutStore {
   begin(id: string, generation: number, progress: FanOutProgress, sentAt: string) {
     return this.update(
       id,
-      'SET fanout = :p, #status = :sending, sent_at = if_not_exists(sent_at, :at) REMOVE waiting',
+      'SET fanout = :p, #status = :sending, sent_at = :at REMOVE waiting',
       '#status IN (:queued, :scheduled) AND attribute_not_exists(fanout)',
       {
         ':g': generation,
