@@ -117,18 +117,17 @@ export async function runFanOutStep(
       return 'continued';
     }
     const room = await roomFor(deps, broadcast, progress, limits.pageSize ?? MAX_PAGE);
-    if ('wait' in room) {
-      if (room.wait === 'quota' || room.wait === 'paused') {
-        const since =
-          broadcast.waiting?.reason === room.wait ? broadcast.waiting.since : deps.clock.now().toISOString();
-        if (!(await deps.store.wait(id, generation, { reason: room.wait, detail: room.detail, since })))
-          return 'dropped';
-        broadcast.waiting = { reason: room.wait, detail: room.detail, since };
-        await deps.queue.next(id, generation, BLOCKED_RETRY_MS);
-        return 'waiting';
-      }
-      await deps.queue.next(id, generation, 'delayMs' in room ? room.delayMs : 0);
+    if ('delayMs' in room) {
+      await deps.queue.next(id, generation, room.delayMs);
       return 'paced';
+    }
+    if ('wait' in room) {
+      const since =
+        broadcast.waiting?.reason === room.wait ? broadcast.waiting.since : deps.clock.now().toISOString();
+      if (!(await deps.store.wait(id, generation, { reason: room.wait, detail: room.detail, since })))
+        return 'dropped';
+      await deps.queue.next(id, generation, BLOCKED_RETRY_MS);
+      return 'waiting';
     }
     const next = await fanOutPage(deps, broadcast, progress, room.size, { topic, properties });
     if (!(await deps.store.checkpoint(id, generation, progress.page_at, next))) return 'raced';
@@ -144,9 +143,7 @@ async function roomFor(
   broadcast: Broadcast,
   progress: FanOutProgress,
   pageSize: number,
-): Promise<
-  { size: number } | { wait: 'quota' | 'paused'; detail: string } | { wait: 'lane'; delayMs: number }
-> {
+): Promise<{ size: number } | { wait: 'quota' | 'paused'; detail: string } | { delayMs: number }> {
   const [stored, totals] = await Promise.all([
     deps.quota.get(),
     progress.created > 0 ? deps.totals.totals(broadcast.id) : undefined,
@@ -171,7 +168,7 @@ async function roomFor(
   if (size >= Math.min(MIN_PAGE, pageSize)) return { size };
   // The lane holds a minute's sending already: look again once about half of it has left.
   const delayMs = Math.ceil((inLane / rate) * 1000 - LANE_AHEAD_MS / 2);
-  return { wait: 'lane', delayMs: Math.min(MAX_DEFER_MS, Math.max(1_000, delayMs)) };
+  return { delayMs: Math.min(MAX_DEFER_MS, Math.max(1_000, delayMs)) };
 }
 
 /** Every page done: `sent` once every email made is handled, else a look again in a while. */
