@@ -11,6 +11,9 @@
  *   CHAOS_EMAILS=150 CHAOS_SETTLE_SECONDS=120 CHAOS_ONLY=sigkill LOCAL_SES_MAX_SEND_RATE=14 npm run chaos
  * Exits 1 when a request is not accepted, makes two emails, or any email is stranded or sent twice,
  * or (where the row says none may) failed.
+ * Then the broadcast row (bin/chaos-broadcast.ts): a broadcast to CHAOS_BROADCAST_CONTACTS contacts
+ * (10,000), SIGKILL mid-fan-out; it fails when a contact has no email or two, one reached SES twice,
+ * one is stranded, or a failed one has no reason.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
 import type { LocalFaults } from '../local/faults.js';
 import { startNpmStart } from '../test/support/npm-start.js';
+import { runBroadcastRow } from './chaos-broadcast.js';
 
 const EMAILS = Number(process.env.CHAOS_EMAILS ?? 150);
 const SETTLE_MS = Number(process.env.CHAOS_SETTLE_SECONDS ?? 120) * 1000;
@@ -291,5 +295,30 @@ for (const row of rows) {
   console.log(
     `| ${result.row} | ${result.requests} (${result.attempts}) | ${result.accepted} | ${result.emails} | ${result.duplicates} | ${result.stranded} | ${result.sentTwice} | ${result.delivered} / ${result.bounced} / ${result.failed} | ${result.settleSeconds.toFixed(0)} s | ${result.why || '-'} |`,
   );
+}
+
+const BROADCAST_CONTACTS = Number(process.env.CHAOS_BROADCAST_CONTACTS ?? 10_000);
+if (!only || 'broadcast'.includes(only) || only.includes('broadcast')) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chaos-'));
+  try {
+    const result = await runBroadcastRow({
+      dataDir,
+      key: KEY,
+      start: () => start(dataDir, {}),
+      contacts: BROADCAST_CONTACTS,
+      // Its emails at the local SES's rate, and the usual settling time beyond.
+      settleMs: SETTLE_MS + (BROADCAST_CONTACTS / Number(SES_RATE)) * 1000,
+    });
+    broken += result.missing + result.doubled + result.sentTwice + result.stranded + result.withoutReason;
+    console.log(
+      '\n| broadcast | contacts | emails | contacts without an email / with two | sent twice | stranded | delivered / failed | failed without a reason | status | took |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
+    console.log(
+      `| ${result.row} | ${result.contacts} | ${result.emails} | ${result.missing} / ${result.doubled} | ${result.sentTwice} | ${result.stranded} | ${result.delivered} / ${result.failed} | ${result.withoutReason} | ${result.status} | ${result.seconds.toFixed(0)} s |`,
+    );
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 process.exit(broken ? 1 : 0);

@@ -77,6 +77,8 @@ export const ON_BEYOND_TABLE_BUDGET: ReadonlySet<string> = new Set([
   'create-contact-import',
   'create-contact-import-upload',
   'import-contacts',
+  // Each step queues its emails on the broadcast lane and its next step (SQS on every run).
+  'fan-out-broadcast',
   // SQS on every request (LOADED_AT_INIT), as the deletes that queue their clean-up.
   'replay-webhook-event',
   // A broadcast's send queues its fan-out's first step (SQS) on every request.
@@ -126,6 +128,8 @@ export const LOADED_AT_INIT: Readonly<Record<string, readonly string[]>> = {
   'import-contacts': ['@aws-sdk/client-sqs'],
   // A broadcast's send queues its fan-out's first step (create-broadcast only with send: true: on first use).
   'send-broadcast': ['@aws-sdk/client-sqs'],
+  // A broadcast's step: its emails on the lane and its next step queued, every run.
+  'fan-out-broadcast': ['@aws-sdk/client-sqs'],
   'sweep-emails': ['@aws-sdk/client-sqs'],
   // SQS on every run that finds something due: a function run on a schedule keeps no caller
   // waiting on its cold start, and is warm for most runs.

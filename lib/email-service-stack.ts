@@ -452,11 +452,15 @@ export class EmailServiceStack extends Stack {
       background,
       'The send consumer, the sweeper, the scheduler, the SES events consumer, the domain check, webhook delivery and retries, and the metrics roll-up',
     );
-    const audienceBackground = [...this.audience.workers, this.unsubscribeKeys.rotation];
+    const audienceBackground = [
+      ...this.audience.workers,
+      this.unsubscribeKeys.rotation,
+      ...(this.broadcasts.worker ? [this.broadcasts.worker] : []),
+    ];
     this.monitoring.watchFunctions(
       'AudienceBackground',
       audienceBackground,
-      "The contact imports, the audience clean-up and the unsubscribe keys' rotation (an alarm watches 10 at most)",
+      "The contact imports, the audience clean-up, the unsubscribe keys' rotation and the broadcasts' fan-out (an alarm watches 10 at most)",
     );
 
     this.serviceFunctions = [

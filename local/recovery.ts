@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type createDocumentClient, writeIf } from '../functions/adapters/dynamodb/client.js';
 import { EmailKeys, parseLayout } from '../functions/adapters/dynamodb/email-keys.js';
@@ -9,6 +10,7 @@ import { dispatchScheduled } from '../functions/emails/scheduler.js';
 import { sweep } from '../functions/emails/sweep.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../functions/shared/ids.js';
 import { schedulerDeps, sweepDeps } from '../functions/wiring.js';
+import { resumeBroadcasts } from './broadcast-recovery.js';
 import { runAs } from './invocation.js';
 import { TABLE_NAME } from './resources.js';
 import type { LocalSes } from './ses-stand-in.js';
@@ -26,7 +28,10 @@ export async function recoverFromLastRun(
   ses: Pick<LocalSes, 'republish'>,
   killed: boolean,
   log?: (message: string, fields?: Record<string, unknown>) => void,
+  /** The fan-out queue: each unfinished broadcast's lost next step is queued again (broadcast-recovery.ts). */
+  fanOut?: { sqs: SQSClient; url: string },
 ) {
+  if (fanOut) await resumeBroadcasts(db, fanOut.sqs, fanOut.url, log);
   const store = new DynamoSweepStore(db, TABLE_NAME);
   if (killed) {
     const reindexed = await reindexQueuedEmails(db, store);

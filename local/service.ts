@@ -325,7 +325,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     // LOCAL_FAULTS injects) retries the whole of it rather than stop the start.
     for (let attempt = 1; ; attempt++) {
       try {
-        await recoverFromLastRun(db, ses, killed, options.log);
+        await recoverFromLastRun(db, ses, killed, options.log, { sqs, url: audience.urls.broadcastFanOut });
         break;
       } catch (error) {
         if (!isThrottling(error) || attempt >= 5) throw error;

@@ -416,6 +416,11 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'sync-receipt-rules': () => sqsEvent([{ body: JSON.stringify({ reason: 'bench' }) }]),
   'clean-up-audience': async (fx) =>
     sqsEvent([{ body: JSON.stringify({ kind: 'segment', segment_id: await segment(fx) }) }]),
+  // A step of a broadcast that does not exist: read, and dropped (the API that makes one comes with it).
+  'fan-out-broadcast': () =>
+    sqsEvent([
+      { body: JSON.stringify({ broadcast_id: '019abcd2-6f1e-7c3a-9b1d-2e4f6a8c0b13', generation: 1 }) },
+    ]),
   // A deploy's Update: rewrites our rules as they are and asks for a sync; answered to the receiver.
   'set-up-receiving': (fx) => ({
     RequestType: 'Update',

@@ -25,7 +25,13 @@ import {
   GetEmailIdentityCommand,
   SESv2Client,
 } from '@aws-sdk/client-sesv2';
-import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Template } from 'aws-cdk-lib/assertions';
 import nodemailer from 'nodemailer';
@@ -37,11 +43,12 @@ import { createRepositories } from '../../functions/adapters/dynamodb/repositori
 import { keys } from '../../functions/adapters/dynamodb/table.js';
 import { S3ReceivedMailStore } from '../../functions/adapters/s3/received-mail.js';
 import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
-import { missingObjectStatus, sesAllows } from '../../functions/catalog.js';
+import { FUNCTIONS, missingObjectStatus, sesAllows } from '../../functions/catalog.js';
 import { sendEmailSchema, toContent } from '../../functions/emails/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/emails/idempotency.js';
 import { toQueueMessage } from '../../functions/emails/send-job.js';
 import { handler as cleanUpAudience } from '../../functions/handlers/clean-up-audience.js';
+import { handler as fanOutBroadcast } from '../../functions/handlers/fan-out-broadcast.js';
 import { handler as rotateUnsubscribeKeys } from '../../functions/handlers/rotate-unsubscribe-keys.js';
 import { parseInput } from '../../functions/http/middleware.js';
 import { rawKey } from '../../functions/receiving/model.js';
@@ -1214,6 +1221,56 @@ beforeAll(async () => {
     expect(arranged).toEqual([]);
     // The keys' monthly rotation (scheduled by its own construct, not by the local service).
     await runAs('rotate-unsubscribe-keys', () => rotateUnsubscribeKeys());
+    // A broadcast to the segment and topic, fanned out in one step: the broadcast item (as the API
+    // writes it) and its totals already counting its one email handled, so the step also marks it sent.
+    const fanOutId = '019abcd2-6f1e-7c3a-9b1d-2e4f6a8c0b14';
+    await db.send(
+      new PutCommand({
+        TableName: service.tableName,
+        Item: {
+          pk: 'BROADCASTS',
+          sk: `BROADCAST#${fanOutId}`,
+          id: fanOutId,
+          name: 'Grants',
+          segment_id: segment.id,
+          topic_id: topic.id,
+          from: 'Acme <hello@acme.test>',
+          subject: 'Hi {{{contact.first_name|there}}}',
+          reply_to: [],
+          preview_text: 'News',
+          html: '<p>{{{contact.plan}}}</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">x</a>',
+          text: null,
+          status: 'queued',
+          created_at: new Date().toISOString(),
+          scheduled_at: null,
+          sent_at: null,
+          generation: 1,
+        },
+      }),
+    );
+    await db.send(
+      new PutCommand({
+        TableName: service.tableName,
+        Item: { pk: keys.broadcastTotals(fanOutId, 0), sk: keys.broadcastTotalsSk, sent: 1 },
+      }),
+    );
+    await runAs('fan-out-broadcast', () =>
+      fanOutBroadcast(
+        sqsEvent([
+          { body: JSON.stringify({ broadcast_id: fanOutId, generation: 1 }), messageId: 'grants' },
+        ]),
+        lambdaContext('fan-out-broadcast', 120_000),
+      ),
+    );
+    if (!('process-broadcast-queue' in FUNCTIONS)) {
+      // No consumer of the broadcast lane yet: its email is taken off, so the service can go idle.
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: service.queues.broadcastLane, MaxNumberOfMessages: 10 }),
+      );
+      expect(Messages).toHaveLength(1);
+      for (const { ReceiptHandle } of Messages)
+        await sqs.send(new DeleteMessageCommand({ QueueUrl: service.queues.broadcastLane, ReceiptHandle }));
+    }
     await made('DELETE', `/contacts/${contact.id}`);
     await made('DELETE', `/segments/${segment.id}`);
     await made('DELETE', `/audiences/${audience.id}`);
@@ -1381,6 +1438,8 @@ function requirements(calls: RecordedCall[]) {
     [service.queues.audienceCleanupDeadLetters, logicalId(stack, stack.audience.cleanupDeadLetterQueue)],
     [service.queues.broadcastFanOut, logicalId(stack, stack.broadcasts.fanOutQueue)],
     [service.queues.broadcastFanOutDeadLetters, logicalId(stack, stack.broadcasts.fanOutDeadLetterQueue)],
+    [service.queues.broadcastLane, logicalId(stack, stack.send.laneQueue)],
+    [service.queues.broadcastLaneDeadLetters, logicalId(stack, stack.send.laneDeadLetterQueue)],
   ]);
   // Receiving's (the template is synthesized in us-east-1, where SES receives, as the service runs).
   const { receiving } = stack;

@@ -34,8 +34,11 @@ const resources = (type: string) => resourcesOf(template, type);
 const policiesOf = (functionName: string) => policiesOfFunction(stack, template, functionName);
 const actionsOf = (functionName: string) => actionsOfFunction(stack, template, functionName);
 
-/** The audience's nested stacks (issue 40), whose grants grants.test.ts and audience.test.ts hold exactly. */
-const AUDIENCE: readonly string[] = ['contacts', 'audiences'];
+/**
+ * The audience's nested stacks (issue 40) and the broadcasts' (issue 41), whose grants grants.test.ts
+ * (and audience.test.ts) hold exactly.
+ */
+const AUDIENCE: readonly string[] = ['contacts', 'audiences', 'broadcasts'];
 
 describe('EmailServiceStack', () => {
   it.each([
@@ -124,9 +127,9 @@ describe('EmailServiceStack', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
     // one per route + fallback + send consumer + SES events consumer + webhook delivery +
     // request-log writer + each scheduled job + receiving's four + the contact imports' and the
-    // audience clean-up's consumers and the unsubscribe keys' rotation (+ none other)
+    // audience clean-up's consumers and the unsubscribe keys' rotation + the broadcasts' fan-out (+ none other)
     expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(
-      ROUTES.length + 5 + SCHEDULED_FUNCTIONS.length + 4 + 3,
+      ROUTES.length + 5 + SCHEDULED_FUNCTIONS.length + 4 + 3 + 1,
     );
     for (const fn of functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -172,8 +175,9 @@ describe('EmailServiceStack', () => {
     });
     const mappings = Object.values(resources('AWS::Lambda::EventSourceMapping'));
     // The send queue, the SES events, the webhooks, the request-log writer's retry queue,
-    // receiving's rule queue, the contact imports' and the audience clean-up's queues.
-    expect(mappings).toHaveLength(7);
+    // receiving's rule queue, the contact imports' and the audience clean-up's queues, the
+    // broadcasts' fan-out queue.
+    expect(mappings).toHaveLength(8);
     for (const mapping of mappings)
       expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     // The consumer knows the attempt after which its message goes to the DLQ.

@@ -1,7 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SegmentMember, SegmentMemberPages } from '../../broadcasts/fan-out-ports.js';
 import type { Contact } from '../../contacts/contact.js';
 import type { ContactListing, ContactPage, ContactPageQuery } from '../../contacts/ports.js';
-import { contactIdKey, contactKey, toContact } from './audience-items.js';
+import { contactIdKey, contactKey, membershipKey, toContact } from './audience-items.js';
 import { batchGetAll, newestFirstMerged } from './client.js';
 import { CONTACT_SHARDS, INDEXES, keys } from './table.js';
 
@@ -29,7 +30,7 @@ const shards = (partition: (shard: number) => string) =>
  * A member whose contact was deleted (its clean-up still to come) is left out of the page.
  * Segments (their GET /v1/segments/{id}/contacts) list members through `segmentMembers` too.
  */
-export class DynamoContactListing implements ContactListing {
+export class DynamoContactListing implements ContactListing, SegmentMemberPages {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -91,6 +92,50 @@ export class DynamoContactListing implements ContactListing {
     );
     // A contact at that address with another id is a later contact of the same address, not the member.
     return { data: contacts.filter((c) => ids.includes(c.id)), has_more };
+  }
+
+  /**
+   * A broadcast's fan-out page (broadcasts/fan-out.ts): the segment's members after `after`, OLDEST
+   * contact id first (the merge read from the cursor upwards), each with its membership's
+   * `created_at` (the index is keys only: the memberships and the id items are read in one batch,
+   * then the contacts), so members who joined after the send began can be left out.
+   */
+  async membersAfter(
+    segmentId: string,
+    after: string | null,
+    limit: number,
+  ): Promise<{ members: SegmentMember[]; last: string | null; has_more: boolean }> {
+    // `before` reads upwards from the cursor (and answers newest first: turned back here).
+    const { items, has_more } = await this.page(
+      shards((shard) => keys.segmentMembers(segmentId, shard)),
+      { limit, before: after ?? UUID_V7_PREFIX },
+    );
+    const ids = items.map((item) => String(item[TIME.sortKey])).reverse();
+    const read = await batchGetAll(this.db, this.tableName, [
+      ...ids.map((id) => membershipKey(id, segmentId)),
+      ...ids.map((id) => contactIdKey(id)),
+    ]);
+    const joinedAt = new Map<string, string>();
+    const addressOf = new Map<string, string>();
+    for (const item of read)
+      if (String(item.pk).startsWith(keys.contactOf('')))
+        joinedAt.set(String(item.contact_id), String(item.created_at));
+      else addressOf.set(String(item.id), String(item.address));
+    const contacts = await this.contactsAt(
+      ids.flatMap((id) => {
+        const address = addressOf.get(id);
+        return address ? [contactKey(address)] : [];
+      }),
+    );
+    const byId = new Map(contacts.map((c) => [c.id, c]));
+    const members = ids.flatMap((id) => {
+      const joined = joinedAt.get(id);
+      // Its membership gone since the index was read: no longer a member.
+      if (joined === undefined) return [];
+      const contact = byId.get(id);
+      return [{ contact_id: id, joined_at: joined, ...(contact ? { contact } : {}) }];
+    });
+    return { members, last: ids[ids.length - 1] ?? after, has_more };
   }
 }
 
