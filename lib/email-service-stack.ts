@@ -452,11 +452,8 @@ export class EmailServiceStack extends Stack {
       background,
       'The send consumer, the sweeper, the scheduler, the SES events consumer, the domain check, webhook delivery and retries, and the metrics roll-up',
     );
-    const audienceBackground = [
-      ...this.audience.workers,
-      this.unsubscribeKeys.rotation,
-      ...(this.broadcasts.worker ? [this.broadcasts.worker] : []),
-    ];
+    const { rotation } = this.unsubscribeKeys;
+    const audienceBackground = [...this.audience.workers, rotation, ...this.broadcasts.workers];
     this.monitoring.watchFunctions(
       'AudienceBackground',
       audienceBackground,
@@ -476,11 +473,8 @@ export class EmailServiceStack extends Stack {
       const webAclArn =
         props.frontDoor.webAclArn ??
         new FrontDoorFirewall(this, 'FrontDoorFirewall', props.frontDoor).webAcl.attrArn;
-      this.frontDoor = new FrontDoor(this, 'FrontDoor', {
-        api: this.api,
-        webAclArn,
-        ...frontDoorOrigin(props.frontDoor),
-      });
+      const origin = frontDoorOrigin(props.frontDoor);
+      this.frontDoor = new FrontDoor(this, 'FrontDoor', { api: this.api, webAclArn, ...origin });
     }
     const baseUrl = this.frontDoor
       ? `https://${this.frontDoor.distribution.distributionDomainName}`

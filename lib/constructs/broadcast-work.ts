@@ -27,8 +27,8 @@ export interface BroadcastWorkProps {
 export class BroadcastWork extends Construct {
   public readonly fanOutQueue: Queue;
   public readonly fanOutDeadLetterQueue: Queue;
-  /** The fan-out worker, when the catalog declares it. */
-  public readonly worker?: ServiceFunction;
+  /** The fan-out worker, when the catalog declares it (none, or one). */
+  public readonly workers: readonly ServiceFunction[];
 
   constructor(scope: Construct, id: string, props: BroadcastWorkProps) {
     super(scope, id);
@@ -41,6 +41,7 @@ export class BroadcastWork extends Construct {
       retentionPeriod: Duration.days(4),
       deadLetterQueue: { queue: this.fanOutDeadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
     });
+    const workers: ServiceFunction[] = [];
     if (settings.worker in FUNCTIONS) {
       const worker = props.functions
         .add(settings.worker as FunctionName, { timeout: Duration.seconds(settings.timeoutSeconds) })
@@ -52,8 +53,9 @@ export class BroadcastWork extends Construct {
           maxConcurrency: settings.maxConcurrency,
         }),
       );
-      this.worker = worker;
+      workers.push(worker);
     }
+    this.workers = workers;
     props.monitoring.alarm('BroadcastFanOutDeadLetters', depth(this.fanOutDeadLetterQueue), {
       threshold: 1,
       alarmDescription:

@@ -20,7 +20,7 @@ describe('SqsBroadcastFanOutQueue', () => {
     await queue.next('b1', 3, 1_200);
     await queue.next('b1', 3, 3_600_000);
     const inputs = sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input);
-    expect(inputs.map((i) => i.DelaySeconds)).toEqual([undefined, 2, 900]);
+    expect(inputs.map((i) => i.DelaySeconds)).toEqual([0, 2, 900]);
     expect(inputs.every((i) => i.QueueUrl === 'https://sqs/fanout')).toBe(true);
     const body = JSON.parse(inputs[0]?.MessageBody ?? '');
     expect(body).toEqual({ broadcast_id: 'b1', generation: 3 });
