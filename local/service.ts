@@ -292,6 +292,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       SEND_QUEUE_URL: send.queue.url,
       BROADCAST_SEND_QUEUE_URL: lane.queue.url,
       SEND_DEAD_LETTER_QUEUE_URL: send.dlq.url,
+      BROADCAST_LANE_DEAD_LETTER_QUEUE_URL: lane.dlq.url,
       CONFIGURATION_SET_NAME: CONFIGURATION_SET,
       // Domains' own configuration sets: named as the stack names them, their events to the same
       // queue as the stack's set (the local SES maps this topic to the events queue), and the

@@ -439,7 +439,13 @@ export class ServiceFunction extends Construct {
     if (this.spec.listsReceivedRaw)
       this.grantListReceivedRaw(need(resources.contentBucket, 'the content bucket'));
     const { contactImportQueue, audienceCleanupQueue, unsubscribeKeys } = this.spec;
-    const { broadcastFanOutQueue, broadcastSendQueue } = this.spec;
+    const { broadcastFanOutQueue, broadcastSendQueue, broadcastLaneDeadLetters } = this.spec;
+    if (broadcastLaneDeadLetters)
+      this.grantQueue(
+        need(resources.broadcastLaneDeadLetterQueue, "the broadcast lane's dead-letter queue"),
+        broadcastLaneDeadLetters,
+        'BROADCAST_LANE_DEAD_LETTER_QUEUE_URL',
+      );
     if (broadcastFanOutQueue)
       this.grantQueue(
         need(resources.broadcastFanOutQueue, "the broadcasts' fan-out queue"),

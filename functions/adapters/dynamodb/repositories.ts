@@ -3,6 +3,7 @@ import { loadConfig } from '../../shared/config.js';
 import { newDynamoDbRateClient } from '../aws-clients.js';
 import { DynamoApiKeyRepository } from './api-key-repository.js';
 import { DynamoAudienceReads } from './audience-reads.js';
+import { DynamoBroadcastStates } from './broadcast-states.js';
 import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
@@ -84,6 +85,8 @@ export const unpublishedEventStore = (t: Table) => new DynamoUnpublishedEventSto
 export const unpublishedEventStoreByPut = (t: Table) =>
   new DynamoUnpublishedEventStore(t.db, t.name, 'PutItem');
 export const sendPacer = (t: Table) => new DynamoSendPacer(t.db, t.name);
+/** Whether a broadcast was canceled, for the broadcast lane's consumer (cached about a second). */
+export const broadcastStates = (t: Table) => new DynamoBroadcastStates(t.db, t.name);
 export const sendQuotaStore = (t: Table) => new DynamoSendQuotaStore(t.db, t.name);
 export const templateRepository = (t: Table) => new DynamoTemplateRepository(t.db, t.name);
 /** What any concept reads of the audience (contacts/reads.ts). */
