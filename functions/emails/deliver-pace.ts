@@ -235,8 +235,9 @@ export function bookLaneSlots(deps: DeliverDeps, ready: Ready[]): Promise<Slot |
         settle[i] = (value) => (value instanceof Error ? reject(value) : resolve(value));
       }),
   );
-  const give = (from: number, values: (Slot | DeliverOutcome | Error)[]) =>
-    values.forEach((value, i) => settle[from + i]?.(value));
+  const give = (from: number, values: (Slot | DeliverOutcome | Error)[]) => {
+    for (const [i, value] of values.entries()) settle[from + i]?.(value);
+  };
   let done = 0;
   laneBookings(deps, ready, (from, values) => {
     give(from, values);
