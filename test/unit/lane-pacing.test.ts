@@ -40,7 +40,14 @@ function world(rate: number) {
       pace: {
         pacer,
         limits: new SendingLimits(
-          { read: async () => ({ maxSendRate: rate, max24HourSend: -1, sentLast24Hours: 0, sendingEnabled: true }) },
+          {
+            read: async () => ({
+              maxSendRate: rate,
+              max24HourSend: -1,
+              sentLast24Hours: 0,
+              sendingEnabled: true,
+            }),
+          },
           { refreshMs: 300_000, blockedRecheckMs: 300_000 },
         ),
       },
@@ -67,7 +74,8 @@ function world(rate: number) {
   };
 }
 
-const email = (i: number) => ({ recipients: 1, job: { content: {} }, queued: { id: `e${i}` } }) as unknown as Ready;
+const email = (i: number) =>
+  ({ recipients: 1, job: { content: {} }, queued: { id: `e${i}` } }) as unknown as Ready;
 const emails = (n: number) => Array.from({ length: n }, (_, i) => email(i));
 
 describe('the lane’s booking arithmetic', () => {

@@ -260,5 +260,7 @@ export async function readContent(
     subject: String(summary.subject),
     ...bodiesOf(body),
     ...extrasOf(body),
+    // Kept on the summary as created (a broadcast's email): the sweeper routes it back to its lane.
+    ...(typeof summary.broadcast_id === 'string' ? { broadcast_id: summary.broadcast_id } : {}),
   };
 }
