@@ -1213,7 +1213,7 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
     why: 'the log routes read; write-request-logs writes',
   },
   'adapters/dynamodb/unique-names.ts#UniqueNames.release': {
-    functions: ['process-send-queue'],
+    functions: ['process-send-queue', 'process-broadcast-queue'],
     why: "names (a domain's, a template's alias) are given back by their routes; the consumer only reads them",
   },
   'adapters/dynamodb/unpublished-event-store.ts#DynamoUnpublishedEventStore.keepOne': {
@@ -1230,7 +1230,7 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
     why: "the contacts' and topics' stores (wiring/contacts.ts, wiring/topics.ts) write with UpdateItem (unpublishedEventStore); the PutItem branch is unpublishedEventStoreByPut's. The contacts' read routes are given the store by contactApiDeps (wiring/contacts.ts) but no publisher (PUBLISHING names the writes only), so they never keep an event",
   },
   'adapters/dynamodb/webhook-repository.ts#DynamoWebhookRepository.recordAttempt': {
-    functions: ['process-send-queue', 'replay-webhook-event'],
+    functions: ['process-send-queue', 'process-broadcast-queue', 'replay-webhook-event'],
     why: 'delivery attempts are recorded by the webhook delivery functions; the consumer queues events, and a replay records one pending message (PutItem), no attempt',
   },
   'adapters/dynamodb/email-repository.ts#DynamoEmailRepository.claim': {
