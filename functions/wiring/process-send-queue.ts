@@ -41,11 +41,11 @@ import { sendGateDeps, unsubscribeLinksOnFirstUse } from './send-gate.js';
  * canceled (emails/broadcast-lane.ts).
  */
 export function consumerDeps(lane?: 'broadcast') {
-  const { queueUrl } = lane
-    ? { queueUrl: loadConfig('BROADCAST_SEND_QUEUE_URL').BROADCAST_SEND_QUEUE_URL }
-    : { queueUrl: loadConfig('SEND_QUEUE_URL').SEND_QUEUE_URL };
+  // Its queue's URL read with the rest, so one invalid setting names every other at once.
+  const queueKey = lane ? ('BROADCAST_SEND_QUEUE_URL' as const) : ('SEND_QUEUE_URL' as const);
   const config = loadConfig(
     'TABLE_NAME',
+    queueKey,
     'WEBHOOK_QUEUE_URL',
     'CONFIGURATION_SET_NAME',
     'CONTENT_BUCKET',
@@ -91,7 +91,7 @@ export function consumerDeps(lane?: 'broadcast') {
     ...sendGateDeps(table, unsubscribeLinksOnFirstUse),
     // Each sender domain's tracking and configuration set, read once a minute per instance.
     senderOptions: senderOptions(domains, systemClock, config.SENDER_OPTIONS_TTL_MS),
-    queue: new SqsEmailQueue(newSqsClient(), queueUrl),
+    queue: new SqsEmailQueue(newSqsClient(), (config as Record<typeof queueKey, string>)[queueKey]),
     ...(lane ? { lane, broadcasts: broadcastStates(table) } : {}),
     events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL, unpublished),
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME, connections),
