@@ -1295,6 +1295,8 @@ function requirements(calls: RecordedCall[]) {
   const queueIds = new Map([
     [service.queues.send, logicalId(stack, stack.send.queue)],
     [service.queues.sendDeadLetters, logicalId(stack, stack.send.deadLetterQueue)],
+    [service.queues.broadcastLane, logicalId(stack, stack.send.laneQueue)],
+    [service.queues.broadcastLaneDeadLetters, logicalId(stack, stack.send.laneDeadLetterQueue)],
     [service.queues.events, logicalId(stack, stack.sesEvents.queue)],
     [service.queues.eventsDeadLetters, logicalId(stack, stack.sesEvents.deadLetterQueue)],
     [service.queues.webhooks, logicalId(stack, stack.webhooks.queue)],
