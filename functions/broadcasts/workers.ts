@@ -16,5 +16,8 @@ export const BROADCAST_WORKERS = {
       'Hands broadcast emails to SES from their lane, at most once each, behind transactional mail at the account’s SES pace',
     env: [...sendEnv.filter((key) => key !== 'SEND_QUEUE_URL'), 'BROADCAST_SEND_QUEUE_URL'],
     broadcastSendQueue: ['SendMessage'],
+    // Not the send consumer's PutItem: that is the event of a topic email's second recipient SES
+    // never took (deliver-unsent.ts), and a broadcast email has one recipient.
+    table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query'] },
   },
 } as const satisfies Record<string, WorkerSpec>;

@@ -26,6 +26,7 @@ import {
   SESv2Client,
 } from '@aws-sdk/client-sesv2';
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Template } from 'aws-cdk-lib/assertions';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -38,6 +39,7 @@ import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
 import { missingObjectStatus, sesAllows } from '../../functions/catalog.js';
 import { sendEmailSchema, toContent } from '../../functions/emails/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/emails/idempotency.js';
+import { toQueueMessage } from '../../functions/emails/send-job.js';
 import { handler as cleanUpAudience } from '../../functions/handlers/clean-up-audience.js';
 import { handler as rotateUnsubscribeKeys } from '../../functions/handlers/rotate-unsubscribe-keys.js';
 import { parseInput } from '../../functions/http/middleware.js';
@@ -45,7 +47,7 @@ import { rawKey } from '../../functions/receiving/model.js';
 import { RAW_GRACE_MS } from '../../functions/receiving/sweep.js';
 import { logIdOf } from '../../functions/request-logs/model.js';
 import { PUBLIC_ROUTES } from '../../functions/routes.js';
-import { newEmailId, uuidV7Of } from '../../functions/shared/ids.js';
+import { newEmailId, newUuid, uuidV7Of } from '../../functions/shared/ids.js';
 import { systemClock } from '../../functions/shared/ports.js';
 import { SignedUnsubscribeLinks } from '../../functions/unsubscribe/links.js';
 import { EMITTED_EVENT_TYPES } from '../../functions/webhooks/model.js';
@@ -750,6 +752,39 @@ beforeAll(async () => {
     await service.idle();
     expect((await repos.emails.getState(wholly.json.id))?.status).toBe('bounced');
     expect((await repos.emails.getState(partly.json.id))?.tally?.lost).toBe(1);
+    // A broadcast's email through its lane (issue 41), as the fan-out makes it: stored with
+    // createMany, its job on the lane. The lane consumer reads the broadcast's status (GetItem), the
+    // suppression list (BatchGetItem), claims and records it (UpdateItem), reads the endpoints
+    // (Query) for email.sent; the account's limits, kept 2 s locally, are due again for it to read.
+    const broadcastId = newUuid();
+    await db.send(
+      new PutCommand({
+        TableName: service.tableName,
+        Item: { pk: 'BROADCASTS', sk: `BROADCAST#${broadcastId}`, id: broadcastId, status: 'sending' },
+      }),
+    );
+    const laneJob = {
+      id: newEmailId(),
+      content: { ...toContent(sendEmailSchema.parse(email())), broadcast_id: broadcastId },
+    };
+    await repos.emails.createMany(
+      [{ id: laneJob.id, created_at: new Date().toISOString(), content: laneJob.content }],
+      {
+        mayExist: true,
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, service.timings.accountRefreshMs + 500));
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: service.queues.broadcastLane,
+        MessageBody: toQueueMessage(laneJob),
+      }),
+    );
+    await waitFor(
+      () => repos.emails.getState(laneJob.id),
+      (state) => state?.sent_at !== undefined,
+      20_000,
+    );
     const manual = await api.call('POST', '/suppressions', { body: { email: 'someone@example.com' } });
     expect(manual.status).toBe(201);
     expect((await api.call('POST', '/suppressions', { body: { email: 'someone@example.com' } })).status).toBe(
