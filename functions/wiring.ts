@@ -360,6 +360,8 @@ export function sweepDeps(): SweepDeps {
     'WEBHOOK_QUEUE_URL',
     'SEND_QUEUE_URL',
     'SEND_DEAD_LETTER_QUEUE_URL',
+    'BROADCAST_SEND_QUEUE_URL',
+    'BROADCAST_LANE_DEAD_LETTER_QUEUE_URL',
     'SWEEP_REQUEUE_AFTER_MS',
     'SWEEP_BACKLOG_GRACE_MS',
     'SWEEP_UNKNOWN_OUTCOME_AFTER_MS',
@@ -372,6 +374,11 @@ export function sweepDeps(): SweepDeps {
     ...sweepParts(config),
     deadLetters: new SqsDeadLetters(sqs, config.SEND_DEAD_LETTER_QUEUE_URL),
     queue: new SqsEmailQueue(sqs, config.SEND_QUEUE_URL),
+    // Stranded broadcast emails go back on their lane; its dead letters are read as the send queue's.
+    lane: {
+      queue: new SqsEmailQueue(sqs, config.BROADCAST_SEND_QUEUE_URL),
+      deadLetters: new SqsDeadLetters(sqs, config.BROADCAST_LANE_DEAD_LETTER_QUEUE_URL),
+    },
     settings: {
       requeueAfterMs: config.SWEEP_REQUEUE_AFTER_MS,
       backlogGraceMs: config.SWEEP_BACKLOG_GRACE_MS,

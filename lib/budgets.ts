@@ -50,6 +50,7 @@ export const ON_BEYOND_TABLE_BUDGET: ReadonlySet<string> = new Set([
   'send-email',
   'send-batch',
   'process-send-queue',
+  'process-broadcast-queue',
   'create-domain',
   'get-domain',
   'verify-domain',
@@ -95,6 +96,12 @@ export const LOADED_AT_INIT: Readonly<Record<string, readonly string[]>> = {
   'send-email': ['@aws-sdk/client-sqs', '@aws-lambda-powertools/metrics'],
   'send-batch': ['@aws-sdk/client-sqs', '@aws-lambda-powertools/metrics'],
   'process-send-queue': ['@aws-sdk/client-sesv2', '@aws-sdk/client-sqs', '@aws-lambda-powertools/metrics'],
+  // The broadcast lane's consumer: the send consumer's code.
+  'process-broadcast-queue': [
+    '@aws-sdk/client-sesv2',
+    '@aws-sdk/client-sqs',
+    '@aws-lambda-powertools/metrics',
+  ],
   // SES identities and configuration sets on every request.
   'create-domain': ['@aws-sdk/client-sesv2'],
   'get-domain': ['@aws-sdk/client-sesv2'],

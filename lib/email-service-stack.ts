@@ -439,6 +439,7 @@ export class EmailServiceStack extends Stack {
     );
     const background = [
       this.send.consumer,
+      this.send.laneConsumer,
       this.send.sweeper,
       this.send.scheduler,
       this.sesEvents.consumer,
@@ -450,7 +451,7 @@ export class EmailServiceStack extends Stack {
     this.monitoring.watchFunctions(
       'Background',
       background,
-      'The send consumer, the sweeper, the scheduler, the SES events consumer, the domain check, webhook delivery and retries, and the metrics roll-up',
+      "The send consumer and the broadcast lane's, the sweeper, the scheduler, the SES events consumer, the domain check, webhook delivery and retries, and the metrics roll-up",
     );
     const { rotation } = this.unsubscribeKeys;
     const audienceBackground = [...this.audience.workers, rotation, ...this.broadcasts.workers];

@@ -19,6 +19,11 @@ export async function ensureSendQueues(sqs: SQSClient, timings: SendTimings) {
     lane,
     /** The lane's URLs, by the part they play (LocalService.queues). */
     laneUrls: { broadcastLane: lane.queue.url, broadcastLaneDeadLetters: lane.dlq.url },
+    /** The variables naming them (the lane consumer, the fan-out, the sweeper read them). */
+    laneSettings: {
+      BROADCAST_SEND_QUEUE_URL: lane.queue.url,
+      BROADCAST_LANE_DEAD_LETTER_QUEUE_URL: lane.dlq.url,
+    },
   };
 }
 

@@ -210,7 +210,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region, credentials });
     const sqs = new SQSClient({ endpoint: emulators.sqsEndpoint, region, credentials });
     await ensureTable(dynamodb, TABLE_NAME, dataDir ? join(dataDir, 'table-move.json') : undefined);
-    const { send, lane, laneUrls } = await ensureSendQueues(sqs, timings);
+    const { send, lane, laneUrls, laneSettings } = await ensureSendQueues(sqs, timings);
     const events = await ensureQueueWithDlq(sqs, 'email-service-ses-events', {
       maxReceiveCount: timings.eventsMaxAttempts,
       visibilityTimeoutSeconds: timings.eventsVisibilitySeconds,
@@ -279,8 +279,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       ATTACHMENT_ALLOW_LOOPBACK: process.env.ATTACHMENT_ALLOW_LOOPBACK ?? 'true',
       TABLE_NAME,
       SEND_QUEUE_URL: send.queue.url,
-      BROADCAST_SEND_QUEUE_URL: lane.queue.url,
       SEND_DEAD_LETTER_QUEUE_URL: send.dlq.url,
+      ...laneSettings,
       CONFIGURATION_SET_NAME: CONFIGURATION_SET,
       // Domains' own configuration sets: named as the stack names them, their events to the same
       // queue as the stack's set (the local SES maps this topic to the events queue), and the

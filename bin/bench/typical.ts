@@ -388,6 +388,8 @@ export const TYPICAL: Record<FunctionName, (fx: Fixtures) => Promise<unknown> | 
   'get-console-asset': (fx) => http(fx, 'get-console-asset', { params: { file: fx.consoleAsset } }),
   [FALLBACK_HANDLER]: (fx) => http(fx, FALLBACK_HANDLER),
   'process-send-queue': async (fx) => sqsEvent([{ body: await fx.sendMessage() }]),
+  // The lane's consumer takes the same send job (a broadcast's carries broadcast_id).
+  'process-broadcast-queue': async (fx) => sqsEvent([{ body: await fx.sendMessage() }]),
   'process-ses-events': (fx) => sqsEvent([{ body: sesEvent(fx.emailId) }]),
   'deliver-webhooks': (fx) => {
     const delivery: Delivery = {

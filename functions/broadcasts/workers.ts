@@ -1,4 +1,8 @@
+import { EMAIL_WORKERS } from '../emails/workers.js';
 import type { WorkerSpec } from '../shared/function-spec.js';
+
+/** The send consumer's access (its deliver code is the lane's), but for the queue it puts emails back on. */
+const { sendQueue: _sendQueue, env: sendEnv, ...sendConsumer } = EMAIL_WORKERS['process-send-queue'];
 
 /** The broadcasts background functions (issue 41; shared/function-spec.ts). */
 export const BROADCAST_WORKERS = {
@@ -29,5 +33,19 @@ export const BROADCAST_WORKERS = {
     broadcastFanOutQueue: ['SendMessage'],
     // Each page's emails on the broadcast lane (SendMessageBatch is authorised as SendMessage).
     broadcastSendQueue: ['SendMessage'],
+  },
+  // The broadcast lane's consumer: the send consumer's code and access (emails/workers.ts), plus the
+  // broadcast item's status before each claim (GetItem, granted already), on the lane instead of the
+  // send queue: what it defers goes back on the lane (SendMessage; receiving and deleting are the
+  // event source's). Every broadcast email has an unsubscribe link: the keys are read on its first.
+  'process-broadcast-queue': {
+    ...sendConsumer,
+    description:
+      'Hands broadcast emails to SES from their lane, at most once each, behind transactional mail at the account’s SES pace',
+    env: [...sendEnv.filter((key) => key !== 'SEND_QUEUE_URL'), 'BROADCAST_SEND_QUEUE_URL'],
+    broadcastSendQueue: ['SendMessage'],
+    // PutItem: the broadcast's tally, each recipient outcome put once (adapters/dynamodb/broadcast-tally.ts);
+    // UpdateItem its counters too.
+    table: { actions: ['BatchGetItem', 'GetItem', 'UpdateItem', 'Query', 'PutItem'] },
   },
 } as const satisfies Record<string, WorkerSpec>;

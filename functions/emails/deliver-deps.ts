@@ -6,6 +6,7 @@ import type { Clock, ContentStore, Counters, FileFetcher, Log, SendPacer } from 
 import type { SuppressionRepository } from '../suppressions/ports.js';
 import type { EventPublisher } from '../webhooks/ports.js';
 import type { BroadcastTally } from './broadcast-tally.js';
+import type { BroadcastStates } from './broadcast-lane.js';
 import type { GateDeps } from './deliver-gate.js';
 import type { Suppressed } from './deliver-suppressed.js';
 import type { EmailRepository, Mailer, QueuedJob, SendJob, StandingClaim } from './ports.js';
@@ -53,6 +54,13 @@ export interface DeliverDeps extends GateDeps {
   metrics?: MetricsCounter;
   /** A broadcast's tally: its emails' sends and endings (absent: nothing is raised; tally.ts). */
   broadcasts?: BroadcastTally;
+  /**
+   * `broadcast`: the broadcast lane's consumer (emails/broadcast-lane.ts): transactional mail
+   * first on the schedule, the gate for broadcast emails, and the cancel check. Absent: the send queue's.
+   */
+  lane?: 'broadcast';
+  /** Whether an email's broadcast was canceled (absent: never asked; an email of a canceled broadcast is sent). */
+  broadcastStates?: BroadcastStates;
 }
 
 export type DeliverOutcome =
@@ -80,7 +88,9 @@ export type DeliverOutcome =
    */
   | { result: 'deferred'; why: DeferReason; reason: string; retryAt: number; unreleased?: StandingClaim }
   /** The provider may have taken it: never tried again; its Send event or the sweeper settles it. */
-  | { result: 'unknown'; reason: string };
+  | { result: 'unknown'; reason: string }
+  /** Its broadcast was canceled before it was claimed: ended `failed`, never handed to SES. */
+  | { result: 'canceled'; reason: string };
 
 /** The AWS defaults of how long deferred emails wait (send-timings.ts derives the stack's). */
 export const DEFAULT_DEFER_TIMINGS: DeferTimings = {

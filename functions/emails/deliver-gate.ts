@@ -10,7 +10,10 @@ import { addressKey, recipientsOf, type SuppressedReason, type WithheldReason } 
  * The send gate: an email with `topic_id` goes only to the recipients whose choice for the topic lets
  * it, judged when it is handed to SES (so a scheduled email honours an opt-out made before it was
  * due), and each of them gets a message of its own with its own one-click unsubscribe link (RFC 8058).
- * An email without `topic_id` reads nothing here.
+ * An email without `topic_id` reads nothing here, but for a broadcast's (`broadcast_id`, the lane's:
+ * emails/broadcast-lane.ts): a contact unsubscribed from everything is withheld at handover too (it
+ * may have unsubscribed after the fan-out made its email), and each gets `List-Unsubscribe` with
+ * its own link (the topic's, or without a topic a global one) and `List-Unsubscribe-Post`.
  */
 export interface GateDeps {
   /** The contacts, their choices and the topics (absent: an email with topic_id cannot be sent). */
@@ -62,11 +65,14 @@ export async function withheldBy(
  * with their reason) and those the topic withholds. Without `topic_id`: `listed` as it is.
  */
 export async function gated(deps: GateDeps, content: EmailContent, listed: Suppressed): Promise<Suppressed> {
-  if (!content.topic_id) return listed;
-  if (!deps.audience) throw new Error('an email with topic_id needs the audience to be read; none is wired');
+  if (!content.topic_id && !content.broadcast_id) return listed;
+  if (!deps.audience)
+    throw new Error('an email with topic_id or broadcast_id needs the audience to be read; none is wired');
   const recipients = recipientsOf(content);
   const open = recipients.filter((_, i) => !listed.positions.includes(i)).map((r) => r.email);
-  const withheld = await withheldBy(deps.audience, content.topic_id, open);
+  const withheld = content.topic_id
+    ? await withheldBy(deps.audience, content.topic_id, open)
+    : await unsubscribedAmong(deps.audience, open);
   const listedReason = new Map<number, SuppressedReason>();
   for (const [reason, positions] of Object.entries(listed.byReason))
     for (const position of positions ?? []) listedReason.set(position, reason as SuppressedReason);
@@ -76,15 +82,34 @@ export async function gated(deps: GateDeps, content: EmailContent, listed: Suppr
   );
 }
 
-/** Each remaining recipient's unsubscribe link, by address (read before the claim). */
+/**
+ * The contacts among these addresses unsubscribed from everything (a broadcast email without a
+ * topic: nothing else withholds it; an address with no contact is not withheld).
+ */
+async function unsubscribedAmong(
+  audience: NonNullable<GateDeps['audience']>,
+  addresses: readonly string[],
+): Promise<Map<string, WithheldReason>> {
+  const unique = [...new Set(addresses.map(addressKey))];
+  const contacts = unique.length ? await audience.contactsByAddresses(unique) : new Map();
+  const withheld = new Map<string, WithheldReason>();
+  for (const address of unique)
+    if (contacts.get(address)?.unsubscribed) withheld.set(address, 'unsubscribed');
+  return withheld;
+}
+
+/**
+ * Each remaining recipient's unsubscribe link, by address (read before the claim): an email with
+ * `topic_id` (the topic's links) or a broadcast's (without a topic, global ones). Undefined: neither.
+ */
 export async function unsubscribeUrls(
   deps: GateDeps,
   job: SendJob,
 ): Promise<Map<string, string> | undefined> {
-  const topicId = job.content.topic_id;
-  if (!topicId) return undefined;
+  const topicId = job.content.topic_id ?? (job.content.broadcast_id ? null : undefined);
+  if (topicId === undefined) return undefined;
   if (!deps.unsubscribeLinks)
-    throw new Error('an email with topic_id needs unsubscribe links; none are wired');
+    throw new Error('an email with topic_id or broadcast_id needs unsubscribe links; none are wired');
   const links = deps.unsubscribeLinks;
   const addresses = [...new Set(recipientsOf(job.content).map((r) => r.email))];
   const urls = await Promise.all(

@@ -4,10 +4,11 @@ import { countMetrics, one } from '../metrics/count.js';
 import { domainOf, parseAddress } from '../shared/address.js';
 import type { CounterName } from '../shared/ports.js';
 import { publishQuietly } from '../webhooks/publish.js';
+import { endIfCanceled } from './deliver-cancel.js';
 import { type BatchItem, type DeliverDeps, type DeliverOutcome, defer, type Ready } from './deliver-deps.js';
 import { heavy, loadFiles, type Problem, withBodies } from './deliver-files.js';
 import { gated, sendEach, type Unsent, unsubscribeUrls } from './deliver-gate.js';
-import { bookSlots, fetches, LATE_MS, needMs, type Slot, tooLate } from './deliver-pace.js';
+import { bookLaneSlots, bookSlots, fetches, LATE_MS, needMs, type Slot, tooLate } from './deliver-pace.js';
 import { suppressedEvents, suppressedIn, without } from './deliver-suppressed.js';
 import { recordUnsent } from './deliver-unsent.js';
 import { endEmail } from './end.js';
@@ -70,11 +71,17 @@ export async function deliverBatch(
     items.map((item) => prepare(deps, item.job, item.finalAttempt).catch(failure)),
   );
   const ready = prepared.filter((p): p is Ready => !(p instanceof Error) && 'ready' in p);
-  const startTimes = await bookSlots(deps, ready).catch((error) => ready.map(() => failure(error)));
+  // The lane's emails are booked a few at a time, each sent as soon as its own booking is made.
+  const booked =
+    deps.lane === 'broadcast'
+      ? bookLaneSlots(deps, ready)
+      : ((all) => ready.map((_, i) => all.then((times) => times[i] as Slot | DeliverOutcome | Error)))(
+          bookSlots(deps, ready).catch((error) => ready.map(() => failure(error))),
+        );
   const outcomes = new Map<Ready, DeliverOutcome | Error>();
   await Promise.all(
     ready.map(async (email, i) => {
-      const start = startTimes[i] as Slot | DeliverOutcome | Error;
+      const start = await (booked[i] as Promise<Slot | DeliverOutcome | Error>).catch(failure);
       outcomes.set(email, 'at' in start ? await sendAt(deps, email, start).catch(failure) : start);
     }),
   );
@@ -113,6 +120,9 @@ async function prepare(
   if (!stored) return { result: 'skipped', why: 'missing' };
   if ('problem' in stored) return failUnsent(deps, queued, stored.problem, finalAttempt);
   const job: SendJob = stored;
+  // An email of a canceled broadcast takes no slot (asked again before its claim).
+  const canceled = await endIfCanceled(deps, job);
+  if (canceled) return canceled;
   // An email with topic_id: its recipients' choices for the topic too, read now (deliver-gate.ts).
   const left = await gated(deps, job.content, await suppressedIn(deps, job.content));
   if (left.all) {
@@ -124,7 +134,9 @@ async function prepare(
       at,
       reason: job.content.topic_id
         ? `every recipient was left out, by the suppression list or their choice for the topic (${left.summary}); nothing was sent`
-        : `every recipient is on the suppression list (${left.summary}); nothing was sent`,
+        : job.content.broadcast_id
+          ? `every recipient was left out, by the suppression list or their unsubscribing (${left.summary}); nothing was sent`
+          : `every recipient is on the suppression list (${left.summary}); nothing was sent`,
       email: job.content,
       count: left.positions.length,
       webhookEvents: (facts) => suppressedEvents(facts, left.named, at),
@@ -191,6 +203,8 @@ async function send(
   };
   // An email with topic_id: each recipient's own unsubscribe link, also read before the claim.
   const urls = await unsubscribeUrls(deps, toSend);
+  const canceled = await endIfCanceled(deps, job);
+  if (canceled) return canceled;
   const startedAt = deps.clock.now().getTime();
   const mark = randomBytes(9).toString('base64url');
   const claim = await deps.emails.claim(

@@ -49,7 +49,7 @@ export interface End {
   /** How much its counter counts (default 1: the email). */
   count?: number;
   /** The transition's particulars (the attempt it concerns, SES's send, the suppressed recipients). */
-  write?: Pick<FinishOptions, 'attemptStartedAt' | 'sent' | 'suppressed'>;
+  write?: Pick<FinishOptions, 'attemptStartedAt' | 'sent' | 'suppressed' | 'canceled'>;
 }
 
 /**

@@ -160,6 +160,11 @@ export interface Ending {
 export const ENDINGS = {
   /** A scheduled email canceled while it waited (`failure_reason: canceled`). */
   canceled: { as: 'cancel', status: 'failed' },
+  /**
+   * An email of a broadcast canceled before its claim (emails/broadcast-lane.ts): never handed to
+   * SES, `failed` and marked canceled as a canceled scheduled email is (no webhook, as for that one).
+   */
+  broadcastCanceled: { as: 'endUnsent', status: 'failed' },
   /** Its send message reached the dead-letter queue, no attempt ever begun. */
   deadLettered: {
     as: 'endUnsent',

@@ -95,6 +95,8 @@ export interface FinishOptions {
   sent?: { at: string; providerMessageId: string };
   /** Recipients settled by this change as suppressed (when every one of them is). */
   suppressed?: SuppressedRecipients;
+  /** Marked canceled, as a `cancel` is (an email of a canceled broadcast, ended unsent). */
+  canceled?: true;
 }
 
 export interface EmailRepository {

@@ -2,6 +2,7 @@ import type { MetricsCounter } from '../metrics/ports.js';
 import { emailIdAt, FIRST_EMAIL_ID } from '../shared/ids.js';
 import type { Clock, Counters, Log } from '../shared/ports.js';
 import type { EventPublisher } from '../webhooks/ports.js';
+import type { EmailContent } from './email.js';
 import { type EndDeps, endEmail } from './end.js';
 import type {
   DeadLetters,
@@ -77,6 +78,13 @@ export interface SweepDeps {
   store: SweepStore;
   queue: EmailQueue;
   deadLetters: DeadLetters;
+  /**
+   * The broadcast lane (emails/broadcast-lane.ts): a stranded broadcast email (its content has a
+   * `broadcast_id`) goes back there, never on the send queue ahead of transactional mail, waiting
+   * while the lane has a backlog; and the lane's dead-letter queue is read as the send queue's is.
+   * Absent: every email goes back on the send queue.
+   */
+  lane?: { queue: EmailQueue; deadLetters: DeadLetters };
   clock: Clock;
   settings: SweepSettings;
   log?: Log;
@@ -247,9 +255,14 @@ const changed = (next: SweepProgress, read: SweepProgress) =>
   next.oldFromId !== read.oldFromId;
 
 async function failDeadLetters(deps: SweepDeps, report: SweepReport) {
+  await failDeadLettersOf(deps, deps.deadLetters, report);
+  if (deps.lane) await failDeadLettersOf(deps, deps.lane.deadLetters, report);
+}
+
+async function failDeadLettersOf(deps: SweepDeps, deadLetters: DeadLetters, report: SweepReport) {
   const { settings, clock } = deps;
   for (let read = 0; read < settings.maxDeadLettersPerRun; ) {
-    const messages = await deps.deadLetters.receive(Math.min(10, settings.maxDeadLettersPerRun - read));
+    const messages = await deadLetters.receive(Math.min(10, settings.maxDeadLettersPerRun - read));
     if (messages.length === 0) return;
     read += messages.length;
     for (const { job, messageId } of messages) {
@@ -298,7 +311,13 @@ async function scanUnsent(
   let firstUnresolved: string | undefined;
   if (ids.length > 0) {
     const states = new Map((await store.states(ids)).map((state) => [state.id, state]));
-    let backlog: number | undefined;
+    // Each queue's backlog, read once a page when needed (the lane's, for broadcast emails).
+    const backlogs = new Map<EmailQueue, Promise<number>>();
+    const backlogOf = (queue: EmailQueue) => {
+      const known = backlogs.get(queue) ?? queue.backlog();
+      backlogs.set(queue, known);
+      return known;
+    };
     for (const id of ids) {
       const state = states.get(id);
       const decision: SweepAction = state
@@ -306,19 +325,23 @@ async function scanUnsent(
         : { action: 'none', resolved: true };
       let resolved = decision.action === 'none' && decision.resolved;
       try {
-        if (decision.action === 'requeue') {
+        if (decision.action === 'requeue' && state) {
+          // Its queue: a broadcast email's is the lane (its content says; read once, and used to
+          // re-queue it); a scheduled email is never a broadcast's.
+          const route = await routeOf(deps, state);
           // A message waiting behind a backlog is not lost: come back when the queue has caught up,
           // or once it has waited long past any backlog worth waiting for.
-          backlog ??= await deps.queue.backlog();
+          const backlog = await backlogOf(route.queue);
           if (backlog > 0 && decision.waitedMs < requeueAfterMs + settings.backlogGraceMs) {
             report.deferred++;
             deps.counters?.count('SweepDeferred');
-          } else if (state && (await requeue(deps, state, now, requeueAfterMs))) {
+          } else if (await requeue(deps, state, now, requeueAfterMs, route)) {
             report.requeued++;
             deps.counters?.count('SweepRequeued');
           }
         } else if (decision.action === 'fail-unknown') {
-          backlog ??= await deps.queue.backlog();
+          // Its message (carrying a claim left standing) may wait in either queue.
+          const backlog = (await backlogOf(deps.queue)) + (deps.lane ? await backlogOf(deps.lane.queue) : 0);
           if (unknownMayBeWaiting(decision, backlog, now, settings)) {
             report.deferred++;
             deps.counters?.count('SweepDeferred');
@@ -350,25 +373,39 @@ async function scanUnsent(
   return { fromId: ids.length === 0 ? at.fromId : boundary };
 }
 
+/**
+ * Where a stranded email goes back: a scheduled one (or any, without a lane) on the send queue, its
+ * content not read here; else its content is read, and one with `broadcast_id` goes on the lane.
+ */
+async function routeOf(
+  deps: SweepDeps,
+  state: EmailState,
+): Promise<{ queue: EmailQueue; content?: EmailContent | null }> {
+  if (state.scheduled_at || !deps.lane) return { queue: deps.queue };
+  const content = await deps.store.content(state.id);
+  return { queue: content?.broadcast_id && deps.lane ? deps.lane.queue : deps.queue, content };
+}
+
 async function requeue(
   deps: SweepDeps,
   state: EmailState,
   now: number,
   requeueAfterMs: number,
+  route: { queue: EmailQueue; content?: EmailContent | null },
 ): Promise<boolean> {
   const { id } = state;
   if (!(await deps.store.markRequeued(id, now, now - requeueAfterMs))) return false;
   // A scheduled email goes as the scheduler queues it: a reference, its key checked when sent.
   if (state.scheduled_at) {
-    await deps.queue.enqueue(dueJob(state, now));
+    await route.queue.enqueue(dueJob(state, now));
     deps.log?.warn('requeued a stranded email', { email_id: id });
     return true;
   }
-  const content = await deps.store.content(id);
+  const content = route.content === undefined ? await deps.store.content(id) : route.content;
   if (!content) return false;
   // Marked: its first message may still be queued (a backlog), so the consumer checks the email's
   // state before booking a send slot for this one.
-  await deps.queue.enqueue({ id, content, requeued: true });
+  await route.queue.enqueue({ id, content, requeued: true });
   deps.log?.warn('requeued a stranded email', { email_id: id });
   return true;
 }

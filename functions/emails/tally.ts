@@ -102,6 +102,7 @@ const bounceTypeOf = (type: string | undefined) =>
  */
 const ENDED: Partial<Record<EndingName, BroadcastEnded['reason']>> = {
   canceled: 'canceled',
+  broadcastCanceled: 'canceled',
   deadLettered: 'failed',
   unsendable: 'failed',
   unsendableGaveUp: 'failed',

@@ -73,6 +73,8 @@ export const EMAIL_WORKERS = {
       'TABLE_NAME',
       'SEND_QUEUE_URL',
       'SEND_DEAD_LETTER_QUEUE_URL',
+      'BROADCAST_SEND_QUEUE_URL',
+      'BROADCAST_LANE_DEAD_LETTER_QUEUE_URL',
       'SEND_MAX_RECEIVE_COUNT',
       'SWEEP_REQUEUE_AFTER_MS',
       'SWEEP_BACKLOG_GRACE_MS',
@@ -88,6 +90,9 @@ export const EMAIL_WORKERS = {
     // Re-queues (and reads the backlog first); reads the dead-letter queue without deleting.
     sendQueue: ['SendMessage', 'GetQueueAttributes'],
     sendDeadLetters: ['ReceiveMessage'],
+    // The same for broadcast emails, on their lane (emails/broadcast-lane.ts) and its dead-letter queue.
+    broadcastSendQueue: ['SendMessage', 'GetQueueAttributes'],
+    broadcastLaneDeadLetters: ['ReceiveMessage'],
     ...PUBLISHES,
   },
   // The due index (Query), the scheduler's cursors (Query, PutItem), scheduled emails' states and

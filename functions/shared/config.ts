@@ -84,6 +84,8 @@ const SETTINGS = {
    * books the shared SES schedule only a moment ahead so transactional mail keeps first claim.
    */
   BROADCAST_SEND_QUEUE_URL: nonEmpty,
+  /** The broadcast lane's dead-letter queue, which the sweeper reads as it reads the send queue's. */
+  BROADCAST_LANE_DEAD_LETTER_QUEUE_URL: nonEmpty,
   /** The webhook delivery queue: one message per (event, endpoint). */
   WEBHOOK_QUEUE_URL: nonEmpty,
   /**

@@ -84,6 +84,8 @@ export interface FunctionAccess {
   readonly broadcastFanOutQueue?: readonly SqsAction[];
   /** Actions on the broadcast lane, the broadcast emails' send queue (BROADCAST_SEND_QUEUE_URL). */
   readonly broadcastSendQueue?: readonly SqsAction[];
+  /** Actions on the broadcast lane's dead-letter queue (BROADCAST_LANE_DEAD_LETTER_QUEUE_URL). */
+  readonly broadcastLaneDeadLetters?: readonly SqsAction[];
   /** Actions on the audience clean-up queue (AUDIENCE_CLEANUP_QUEUE_URL). */
   readonly audienceCleanupQueue?: readonly SqsAction[];
   /** Reads the unsubscribe links' signing keys (secretsmanager:GetSecretValue on UNSUBSCRIBE_KEYS_SECRET). */

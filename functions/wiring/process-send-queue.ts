@@ -2,6 +2,7 @@ import { newSesAccountClient, newSesSendClient, newSqsClient } from '../adapters
 import {
   apiKeyRepository,
   broadcastTally,
+  broadcastStates,
   domainRepository,
   emailRepository,
   metricsStore,
@@ -34,11 +35,18 @@ import { sendGateDeps, unsubscribeLinksOnFirstUse } from './send-gate.js';
  * function's init (even where none of its code runs), and `import()` of it then splits nothing off.
  */
 
-/** The send consumer: the emails, and SES with one attempt per call and bounded waits. */
-export function consumerDeps() {
+/**
+ * The send consumer: the emails, and SES with one attempt per call and bounded waits. `broadcast`:
+ * the broadcast lane's consumer (process-broadcast-queue): the same, on the lane (what it defers goes
+ * back there), transactional mail first on the schedule, and whether each email's broadcast was
+ * canceled (emails/broadcast-lane.ts).
+ */
+export function consumerDeps(lane?: 'broadcast') {
+  // Its queue's URL read with the rest, so one invalid setting names every other at once.
+  const queueKey = lane ? ('BROADCAST_SEND_QUEUE_URL' as const) : ('SEND_QUEUE_URL' as const);
   const config = loadConfig(
     'TABLE_NAME',
-    'SEND_QUEUE_URL',
+    queueKey,
     'WEBHOOK_QUEUE_URL',
     'CONFIGURATION_SET_NAME',
     'CONTENT_BUCKET',
@@ -97,7 +105,8 @@ export function consumerDeps() {
     ...sendGateDeps(table, unsubscribeLinksOnFirstUse),
     // Each sender domain's tracking and configuration set, read once a minute per instance.
     senderOptions: senderOptions(domains, systemClock, config.SENDER_OPTIONS_TTL_MS),
-    queue: new SqsEmailQueue(newSqsClient(), config.SEND_QUEUE_URL),
+    queue: new SqsEmailQueue(newSqsClient(), (config as Record<typeof queueKey, string>)[queueKey]),
+    ...(lane ? { lane, broadcastStates: broadcastStates(table) } : {}),
     events: eventPublisher(webhooks, config.WEBHOOK_QUEUE_URL, unpublished),
     mailer: new SesMailer(ses, config.CONFIGURATION_SET_NAME, connections),
     // Only emails with content in the bucket, or attachments given by `path`, need these: loaded

@@ -59,6 +59,8 @@ export interface ServiceResources {
   readonly broadcastFanOutQueue?: IQueue;
   /** The broadcast lane: broadcast emails' send jobs (lib/constructs/send-pipeline.ts). */
   readonly broadcastSendQueue?: IQueue;
+  /** The broadcast lane's dead-letter queue (the sweeper reads it). */
+  readonly broadcastLaneDeadLetterQueue?: IQueue;
   /** The secret holding the unsubscribe links' signing keys (functions/unsubscribe/keys.ts). */
   readonly unsubscribeKeys?: ISecret;
   /** Values of the environment variables that are settings rather than resources (limits, timings). */

@@ -12,7 +12,10 @@ import type { ServiceFunction, ServiceResources } from './service-function.js';
 
 export interface SendPipelineProps {
   /** The table, the configuration set and the settings its functions read. */
-  readonly resources: Omit<ServiceResources, 'sendQueue' | 'sendDeadLetterQueue' | 'broadcastSendQueue'>;
+  readonly resources: Omit<
+    ServiceResources,
+    'sendQueue' | 'sendDeadLetterQueue' | 'broadcastSendQueue' | 'broadcastLaneDeadLetterQueue'
+  >;
   /** The pipeline's timings (functions/emails/send-timings.ts). */
   readonly timings: SendTimings;
   readonly monitoring: Monitoring;
@@ -54,6 +57,11 @@ export class SendPipeline extends Construct {
   public readonly laneQueue: Queue;
   public readonly laneDeadLetterQueue: Queue;
   public readonly consumer: ServiceFunction;
+  /**
+   * The broadcast lane's consumer (process-broadcast-queue): the send consumer's code, timeout,
+   * batch size and concurrency, on the lane; it books the shared schedule behind transactional mail.
+   */
+  public readonly laneConsumer: ServiceFunction;
   public readonly sweeper: ServiceFunction;
   /** Queues scheduled emails as they fall due (a function of its own, so the sweeper never holds it up). */
   public readonly scheduler: ServiceFunction;
@@ -86,6 +94,7 @@ export class SendPipeline extends Construct {
       sendQueue: this.queue,
       sendDeadLetterQueue: this.deadLetterQueue,
       broadcastSendQueue: this.laneQueue,
+      broadcastLaneDeadLetterQueue: this.laneDeadLetterQueue,
     };
 
     this.consumer = props.functions
@@ -93,6 +102,18 @@ export class SendPipeline extends Construct {
       .bind(resources);
     this.consumer.function.addEventSource(
       new SqsEventSource(this.queue, {
+        batchSize: props.batchSize ?? 10,
+        ...((props.batchSize ?? 10) > 10 ? { maxBatchingWindow: Duration.seconds(1) } : {}),
+        reportBatchItemFailures: true,
+        maxConcurrency: props.concurrency ?? 5,
+      }),
+    );
+
+    this.laneConsumer = props.functions
+      .add('process-broadcast-queue', { timeout: Duration.seconds(timings.consumerTimeoutSeconds) })
+      .bind(resources);
+    this.laneConsumer.function.addEventSource(
+      new SqsEventSource(this.laneQueue, {
         batchSize: props.batchSize ?? 10,
         ...((props.batchSize ?? 10) > 10 ? { maxBatchingWindow: Duration.seconds(1) } : {}),
         reportBatchItemFailures: true,

@@ -444,6 +444,7 @@ export class ServiceFunction extends Construct {
       audienceCleanupQueue: [resources.audienceCleanupQueue, 'AUDIENCE_CLEANUP_QUEUE_URL'],
       broadcastFanOutQueue: [resources.broadcastFanOutQueue, 'BROADCAST_FANOUT_QUEUE_URL'],
       broadcastSendQueue: [resources.broadcastSendQueue, 'BROADCAST_SEND_QUEUE_URL'],
+      broadcastLaneDeadLetters: [resources.broadcastLaneDeadLetterQueue, 'BROADCAST_LANE_DEAD_LETTER_QUEUE_URL'],
     } as const;
     for (const [field, [queue, variable]] of Object.entries(queues)) {
       const actions = this.spec[field as keyof typeof queues];

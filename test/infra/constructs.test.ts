@@ -232,11 +232,13 @@ describe('the stack, as composed', () => {
     ];
     // The eight of before; the audience's workers the catalog declares and the unsubscribe keys'
     // rotation under an alarm of their own (one alarm watches 10 functions at most).
-    const background = (metric: string) => Array(8).fill(`AWS/Lambda:${metric}`);
+    // Nine with the broadcast lane's consumer.
+    const background = (metric: string) => Array(9).fill(`AWS/Lambda:${metric}`);
     const audienceBackground = (metric: string) =>
       Array(stack.audience.workers.length + 1).fill(`AWS/Lambda:${metric}`);
     expect(table).toEqual({
       SendDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
+      BroadcastLaneDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       SendQueueAge: {
         threshold: stack.timings.requeueAfterMs / 1000,
         operator: ge,

@@ -96,6 +96,8 @@ function wiringCallOf(handler: string): () => unknown {
  */
 const LOADED_LATER: Partial<Record<string, readonly string[]>> = {
   'process-send-queue': ['unsubscribeLinks'],
+  // Every broadcast email has its own unsubscribe link.
+  'process-broadcast-queue': ['unsubscribeLinks'],
 };
 function laterCallsOf(handler: string): (() => unknown)[] {
   return (LOADED_LATER[handler] ?? []).map((entry) => {

@@ -127,9 +127,10 @@ describe('EmailServiceStack', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
     // one per route + fallback + send consumer + SES events consumer + webhook delivery +
     // request-log writer + each scheduled job + receiving's four + the contact imports' and the
-    // audience clean-up's consumers and the unsubscribe keys' rotation + the broadcasts' fan-out (+ none other)
+    // audience clean-up's consumers and the unsubscribe keys' rotation + the broadcasts' fan-out and
+    // the broadcast lane's consumer (+ none other)
     expect(functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')).toHaveLength(
-      ROUTES.length + 5 + SCHEDULED_FUNCTIONS.length + 4 + 3 + 1,
+      ROUTES.length + 5 + SCHEDULED_FUNCTIONS.length + 4 + 3 + 2,
     );
     for (const fn of functions.filter((f) => f.Properties.Runtime === 'nodejs22.x')) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -176,8 +177,8 @@ describe('EmailServiceStack', () => {
     const mappings = Object.values(resources('AWS::Lambda::EventSourceMapping'));
     // The send queue, the SES events, the webhooks, the request-log writer's retry queue,
     // receiving's rule queue, the contact imports' and the audience clean-up's queues, the
-    // broadcasts' fan-out queue.
-    expect(mappings).toHaveLength(8);
+    // broadcasts' fan-out queue and the broadcast lane.
+    expect(mappings).toHaveLength(9);
     for (const mapping of mappings)
       expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     // The consumer knows the attempt after which its message goes to the DLQ.
@@ -453,6 +454,11 @@ describe('EmailServiceStack', () => {
         'attachments/': ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
         'bodies/': ['s3:GetObject'],
       },
+      // The broadcast lane's consumer: the send consumer's code.
+      'process-broadcast-queue': {
+        'attachments/': ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
+        'bodies/': ['s3:GetObject'],
+      },
       // Receiving (test/infra/receiving.test.ts): received mail, and the sweep's listing of received/raw/.
       'receive-email': { 'received/': ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'] },
       'sweep-received': {
@@ -495,6 +501,8 @@ describe('EmailServiceStack', () => {
       // Both consumers also raise webhook events (SendMessage to the delivery queue).
       // …and puts a scheduled email's early message back on the send queue, delayed.
       'process-send-queue': [...consume, 'sqs:SendMessage'].sort(),
+      // The same on the broadcast lane (what it defers goes back there).
+      'process-broadcast-queue': [...consume, 'sqs:SendMessage'].sort(),
       // A rescheduled email due within the scheduler's look-ahead is queued at once.
       'update-email': ['sqs:SendMessage'],
       'process-ses-events': [...consume, 'sqs:SendMessage'].sort(),
@@ -533,6 +541,9 @@ describe('EmailServiceStack', () => {
     }
     const dlq = JSON.stringify(policiesOf('sweep-emails').filter((s) => s.Action === 'sqs:ReceiveMessage'));
     expect(dlq).toContain(logicalId(stack, stack.send.deadLetterQueue));
+    // …and the broadcast lane's, and it re-queues stranded broadcast emails on the lane.
+    expect(dlq).toContain(logicalId(stack, stack.send.laneDeadLetterQueue));
+    expect(JSON.stringify(policiesOf('sweep-emails'))).toContain(logicalId(stack, stack.send.laneQueue));
     // Events go to the webhook delivery queue, and only there.
     const webhookQueue = logicalId(stack, stack.webhooks.queue);
     for (const name of ['create-domain', 'check-domains', 'process-send-queue', 'process-ses-events']) {
@@ -616,7 +627,8 @@ describe('EmailServiceStack', () => {
         .flatMap((st) => [st.Action].flat());
       if (name === 'delete-suppression' || name === 'batch-remove-suppressions')
         expect(onAnything, name).toEqual(['ses:DeleteSuppressedDestination']);
-      else if (name === 'process-send-queue') expect(onAnything, name).toEqual(['ses:GetAccount']);
+      else if (name === 'process-send-queue' || name === 'process-broadcast-queue')
+        expect(onAnything, name).toEqual(['ses:GetAccount']);
       // SES's receipt-rule actions (test/infra/receiving.test.ts holds each list).
       else if (name === 'sync-receipt-rules' || name === 'set-up-receiving')
         expect(

@@ -260,7 +260,8 @@ export async function readContent(
     subject: String(summary.subject),
     ...bodiesOf(body),
     ...extrasOf(body),
-    // Kept on the summary item (createMany's content, as given): its sweeper's endings tell its tally.
+    // Kept on the summary as created (a broadcast's email): the sweeper routes it back to its lane,
+    // and its endings tell the broadcast's tally.
     ...(typeof summary.broadcast_id === 'string' ? { broadcast_id: summary.broadcast_id } : {}),
   };
 }

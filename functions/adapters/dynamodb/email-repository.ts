@@ -193,7 +193,7 @@ export class DynamoEmailRepository extends DynamoEmailStore implements EmailRepo
   ): Promise<boolean> {
     const { reason, sent, suppressed } = options;
     const as = options.as ?? 'settleEvent';
-    const canceled = as === 'cancel';
+    const canceled = as === 'cancel' || options.canceled === true;
     const set = ['#status = :status', '#statusPk = :statusPk', 'finished_at = :at'];
     if (canceled) set.push('canceled = :true');
     const marks = suppressedMarks(suppressed);

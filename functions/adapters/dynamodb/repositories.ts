@@ -6,6 +6,7 @@ import { DynamoAudienceReads } from './audience-reads.js';
 import { DynamoBroadcastNames } from './broadcast-names.js';
 import { DynamoBroadcastRecipientReads } from './broadcast-recipients.js';
 import { DynamoBroadcastTally } from './broadcast-tally.js';
+import { DynamoBroadcastStates } from './broadcast-states.js';
 import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
@@ -87,6 +88,8 @@ export const unpublishedEventStore = (t: Table) => new DynamoUnpublishedEventSto
 export const unpublishedEventStoreByPut = (t: Table) =>
   new DynamoUnpublishedEventStore(t.db, t.name, 'PutItem');
 export const sendPacer = (t: Table) => new DynamoSendPacer(t.db, t.name);
+/** Whether a broadcast was canceled, for the broadcast lane's consumer (cached about a second). */
+export const broadcastStates = (t: Table) => new DynamoBroadcastStates(t.db, t.name);
 export const sendQuotaStore = (t: Table) => new DynamoSendQuotaStore(t.db, t.name);
 export const templateRepository = (t: Table) => new DynamoTemplateRepository(t.db, t.name);
 /** What any concept reads of the audience (contacts/reads.ts). */
