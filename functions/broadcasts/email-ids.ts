@@ -3,15 +3,16 @@ import { encodeBase32 } from '../shared/ids.js';
 
 /**
  * The id of the email a broadcast makes for one contact: an email id (`em_…`, a UUIDv7 in TypeID
- * form) whose 48-bit time is the fan-out page's `page_at` (FanOutProgress) and whose other bits are
- * a digest of (broadcast id, contact id), with the UUID's version and variant bits set. So a page
- * redone after a crash makes the very same ids, and EmailRepository.createMany(…, { mayExist: true })
- * leaves the emails already made as they are: one email per contact, never two. The time is the
- * page's, so the email sorts (and its webhooks' `created_at` reads) as made when its page was.
+ * form) whose 48-bit time is the fan-out's start (FanOutProgress `members_before`, fixed for the
+ * send) and whose other bits are a digest of (broadcast id, contact id), with the UUID's version and
+ * variant bits set. So whichever page a contact falls in, first try or redone after a crash, its
+ * email has the very same id, and EmailRepository.createMany(…, { mayExist: true }) leaves the
+ * emails already made as they are: one email per contact, never two. The email sorts (and its
+ * webhooks' `created_at` reads) as made when the broadcast's sending began.
  */
-export function broadcastEmailId(broadcastId: string, contactId: string, pageAtMs: number): string {
+export function broadcastEmailId(broadcastId: string, contactId: string, startedAtMs: number): string {
   const bytes = new Uint8Array(16);
-  let t = Math.max(0, Math.floor(pageAtMs));
+  let t = Math.max(0, Math.floor(startedAtMs));
   for (let i = 5; i >= 0; i--) {
     bytes[i] = t % 256;
     t = Math.floor(t / 256);

@@ -13,10 +13,11 @@ import { renderForContact } from './merge-tags.js';
  * step, `{broadcast_id, generation}`), off the request path. A step takes pages of the segment's
  * members from the checkpoint (`fanout.cursor`, oldest contact id first), makes one email per
  * contact sent to (rendered for it, its own unsubscribe link), queues them on the broadcast lane,
- * then moves the checkpoint in one write conditioned on the page it began from. The page's email
- * ids are derived from (broadcast, contact, the page's `page_at`), so a page redone after a crash
- * at any point makes the same ids and `createMany(…, { mayExist })` leaves those already made:
- * exactly one email per contact. An email already made and still waiting is queued again (as a
+ * then moves the checkpoint in one write conditioned on the page it began from. The email ids are
+ * derived from (broadcast, contact, the fan-out's start `members_before`), never from the page: a
+ * page redone after a crash makes the same ids even when it holds other contacts than the first try
+ * (a smaller quota left, a member joined, a step delivered twice), and `createMany(…, { mayExist })`
+ * leaves those already made: exactly one email per contact. An email already made and still waiting is queued again (as a
  * reference; a second message is harmless, the claim hands an email to SES at most once).
  *
  * Pacing: a page is taken only while the lane holds less than LANE_AHEAD_MS of sending at the
@@ -190,8 +191,9 @@ async function finishOrWait(
 }
 
 /**
- * One page: the members after the cursor, those still to be sent to rendered and stored (the ids
- * the page's `page_at` gives), queued on the lane; answers the checkpoint past them.
+ * One page: the members after the cursor, those still to be sent to rendered and stored (their ids
+ * from the broadcast, the contact and the fan-out's start), queued on the lane; answers the
+ * checkpoint past them.
  */
 async function fanOutPage(
   deps: FanOutDeps,
@@ -229,7 +231,7 @@ async function fanOutPage(
   const createdAt = deps.clock.now().toISOString();
   const emails: NewEmail[] = await Promise.all(
     sendTo.map(async (contact) => {
-      const emailId = broadcastEmailId(broadcast.id, contact.id, progress.page_at);
+      const emailId = broadcastEmailId(broadcast.id, contact.id, progress.members_before);
       const url = await deps.unsubscribeLinks.url({
         address: contact.email,
         topicId: broadcast.topic_id,
@@ -243,7 +245,7 @@ async function fanOutPage(
     }),
   );
   if (emails.length) {
-    // The page's ids carry its page_at, older than now when the page is redone after a crash.
+    // The ids carry the fan-out's start (members_before), older than now: the sweeper looks back to them.
     const oldest = emails.map((e) => e.id).sort()[0] as string;
     await deps.sweep
       ?.rewind(oldest)

@@ -98,7 +98,9 @@ const bounceTypeOf = (type: string | undefined) =>
  * What an ending tells the tally: an email that never reached SES ended (failed, canceled), or was
  * left out at handover: `suppressed` when the suppression list left it out, `withheld` (an ended
  * one) when the gate did (its contact unsubscribed or opted out of the topic). Endings after SES
- * took the email (a settle, SES's own failure) tell it nothing: its send was counted.
+ * took the email (a settle, SES's own failure) tell it nothing: its send was counted. Nor does an
+ * outcome left unknown (the sweeper's `unknownOutcome`): SES may have the email, and a late Send
+ * event would count it `sent` as well, so it would be counted twice.
  */
 const ENDED: Partial<Record<EndingName, BroadcastEnded['reason']>> = {
   canceled: 'canceled',
@@ -108,7 +110,6 @@ const ENDED: Partial<Record<EndingName, BroadcastEnded['reason']>> = {
   unsendableGaveUp: 'failed',
   rejected: 'failed',
   gaveUp: 'failed',
-  unknownOutcome: 'failed',
 };
 
 /** Whether an ending tells the tally anything (so its email need not be read otherwise). */

@@ -37,7 +37,16 @@ interface Stored {
   at: number;
 }
 const stored = async () => ((await (await fetch(storeUrl)).json()) as { emails: Stored[] }).emails;
-const FROM = 'News <news@example.test>';
+const FROM = 'News <news@flow.test>';
+
+// A verified sending domain.
+const domain = must(await resend.domains.create({ name: 'flow.test' }), 'domains.create');
+await resend.domains.verify(domain.id);
+await until(
+  async () => must(await resend.domains.get(domain.id), 'domains.get'),
+  (d) => d.status === 'verified',
+  'the domain to be verified',
+);
 
 // The audience: a property with a fallback, a segment, a topic everyone is in by default.
 must(
