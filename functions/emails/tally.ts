@@ -44,7 +44,16 @@ export async function raiseTally(
   const { broadcasts } = deps;
   if (!broadcasts) return;
   const calls = [
-    ...(raised.record ?? []).map((entry) => ({ what: entry.type, done: broadcasts.record(entry) })),
+    ...(raised.record ?? []).map((entry) => ({
+      what: entry.type,
+      // An outcome is one conditional transaction (adapters/dynamodb/broadcast-tally.ts): made
+      // again, it counts at most once, so a failure is tried again before its count is given up.
+      // An open or click adds each time: it is not.
+      done:
+        entry.type === 'opened' || entry.type === 'clicked'
+          ? broadcasts.record(entry)
+          : again(() => broadcasts.record(entry)),
+    })),
     ...(raised.ended ? [{ what: 'ended', done: broadcasts.ended(raised.ended) }] : []),
   ];
   const results = await Promise.allSettled(calls.map((call) => call.done));
@@ -59,6 +68,19 @@ export async function raiseTally(
     });
   });
 }
+
+/** Tries a call up to OUTCOME_TRIES times, 100 ms then 400 ms apart; the last failure is thrown. */
+async function again(call: () => Promise<void>): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (tries >= OUTCOME_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * 4 ** (tries - 1)));
+    }
+  }
+}
+const OUTCOME_TRIES = 3;
 
 /** The tally's outcomes of what a write recorded first (the metric counts it made). */
 const TALLIED_COUNTS = ['sent', 'delivered', 'bounced', 'complained', 'opened', 'clicked'] as const;

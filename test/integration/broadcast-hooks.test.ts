@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoAudienceReads } from '../../functions/adapters/dynamodb/audience-reads.js';
 import { DynamoBroadcastRecipientReads } from '../../functions/adapters/dynamodb/broadcast-recipients.js';
 import { DynamoBroadcastTally } from '../../functions/adapters/dynamodb/broadcast-tally.js';
 import { DynamoEmailRepository } from '../../functions/adapters/dynamodb/email-repository.js';
@@ -73,6 +74,15 @@ function watched(fails = false) {
   return { broadcasts, calls };
 }
 
+/**
+ * What the send consumer's gate reads for a broadcast's email (wired for every consumer): whether
+ * its contact unsubscribed (none has here), and its one-click link.
+ */
+const gate = () => ({
+  audience: new DynamoAudienceReads(table.db, table.tableName),
+  unsubscribeLinks: { url: async () => 'https://mail.acme.test/unsubscribe/token' },
+});
+
 /** A queued email of a broadcast (or of none) to one recipient. */
 async function queuedEmail(broadcastId: string | undefined, to = 'Reader@Example.com') {
   const id = newEmailId();
@@ -132,6 +142,7 @@ describe("a broadcast's email raises its tally", () => {
       clock: { now: () => new Date() },
       maxReceiveCount: 5,
       broadcasts,
+      ...gate(),
     });
     const job = { body: toQueueMessage({ id, content }) };
     await consumer(sqsEvent([job]));
@@ -209,6 +220,7 @@ describe("a broadcast's email raises its tally", () => {
       clock: { now: () => new Date() },
       maxReceiveCount: 5,
       broadcasts,
+      ...gate(),
     })(sqsEvent([{ body: toQueueMessage({ id, content }) }]));
     await makeEventsConsumer({ emails, events, broadcasts, counters, log })(
       sqsEvent([
@@ -228,7 +240,8 @@ describe("a broadcast's email raises its tally", () => {
     const { broadcasts, calls } = watched(true);
     const handler = makeEventsConsumer({ emails, events, broadcasts, counters, log });
     expect((await handler(sqsEvent([delivery(id, b)]))).batchItemFailures).toEqual([]);
-    expect(calls).toEqual(['delivered:reader@example.com']);
+    // An outcome is tried three times (emails/tally.ts) before its loss is counted, once.
+    expect(calls).toEqual(Array(3).fill('delivered:reader@example.com'));
     expect(counted.filter((name) => name === 'BroadcastTallyLost')).toHaveLength(1);
     expect((await emails.get(id))?.status).toBe('delivered');
   });
@@ -254,6 +267,7 @@ describe('an email of a broadcast that ends unsent tells its tally', () => {
       clock: { now: () => new Date() },
       maxReceiveCount: 5,
       broadcasts,
+      ...gate(),
     })(sqsEvent([{ body: toQueueMessage({ id, content }) }]));
     expect(calls).toEqual(['suppressed:listed@example.com']);
     expect((await reads.recipients(b, 'suppressed', { limit: 10 })).rows).toMatchObject([
@@ -273,6 +287,7 @@ describe('an email of a broadcast that ends unsent tells its tally', () => {
       clock: { now: () => new Date() },
       maxReceiveCount: 5,
       broadcasts,
+      ...gate(),
     })(sqsEvent([{ body: toQueueMessage(refused) }]));
     const withheld = await queuedEmail(b);
     await endEmail({ emails, broadcasts }, withheld.id, {

@@ -153,7 +153,13 @@ describe('counting by broadcast', () => {
     const seen: unknown[][] = [];
     const counter: MetricsCounter = { count: async (...args) => void seen.push(args) };
     const emailsRead = {
-      getContent: async () => ({ from: 'News <news@acme.test>', broadcast_id: spring }),
+      getContent: async () => ({
+        from: 'News <news@acme.test>',
+        to: ['ann@example.com'],
+        cc: [],
+        bcc: [],
+        broadcast_id: spring,
+      }),
     } as unknown as Parameters<typeof unsubscribeCounter>[0];
     await unsubscribeCounter(emailsRead, counter)('em_x', new Date(now).toISOString());
     expect(seen).toEqual([['acme.test', { unsubscribed: 1 }, 'em_x', spring]]);

@@ -36,6 +36,32 @@ const all = async (broadcastId: string, type: BroadcastTallyEntry['type'], more 
   (await reads.recipients(broadcastId, type, { limit: 100, ...more })).rows;
 
 describe('the tally', () => {
+  it("writes an outcome's item and its count together: a failed write leaves neither, and made again it counts once", async () => {
+    const b = newUuid();
+    const e = newEmailId();
+    let refuse = true;
+    // The table refusing the first transaction (a throttle, a network error), then taking them.
+    const flaky = {
+      send: (command: { constructor: { name: string } }) => {
+        if (refuse && command.constructor.name === 'TransactWriteCommand') {
+          refuse = false;
+          return Promise.reject(
+            Object.assign(new Error('Throughput exceeds the limit'), { name: 'ThrottlingException' }),
+          );
+        }
+        return table.db.send(command as never);
+      },
+    } as unknown as typeof table.db;
+    const shaky = new DynamoBroadcastTally(flaky, table.tableName, 30);
+    await expect(shaky.record(entry(b, e, 'zoe@example.com', 'sent'))).rejects.toThrow(/Throughput/);
+    expect(await all(b, 'sent')).toEqual([]);
+    expect((await shaky.totals(b)).sent).toBe(0);
+    await shaky.record(entry(b, e, 'zoe@example.com', 'sent'));
+    await shaky.record(entry(b, e, 'zoe@example.com', 'sent'));
+    expect((await all(b, 'sent')).map((r) => r.email)).toEqual(['zoe@example.com']);
+    expect((await shaky.totals(b)).sent).toBe(1);
+  });
+
   it('keeps each outcome once per email, however often it is raised', async () => {
     const b = newUuid();
     const [e1, e2] = [newEmailId(), newEmailId()];

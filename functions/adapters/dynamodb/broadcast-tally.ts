@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { BroadcastTotals, BroadcastTotalsReader } from '../../broadcasts/broadcast.js';
 import type { BroadcastEnded, BroadcastTally, BroadcastTallyEntry } from '../../emails/broadcast-tally.js';
 import { emailIdTime } from '../../shared/ids.js';
@@ -57,7 +64,8 @@ export const recipientSk = (address: string, emailId: string) => `${address}#${e
  *   second (people clicking, spread over hours: a 1,000,000-recipient broadcast's 2 % click rate is
  *   20,000 clicks), where its sends and deliveries, thousands a second, go to the sharded totals.
  *
- * Only UpdateItem and PutItem are written; nothing is read at write time.
+ * Only UpdateItem and PutItem are written (an outcome's two in one TransactWriteItems); nothing is
+ * read at write time.
  */
 export class DynamoBroadcastTally implements BroadcastTally, BroadcastTotalsReader {
   constructor(
@@ -126,17 +134,30 @@ export class DynamoBroadcastTally implements BroadcastTally, BroadcastTotalsRead
       ]);
       return;
     }
-    // An outcome: once per email (a repeat finds its item and counts nothing).
-    const put = await writeIf(
-      this.db,
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...key, ...base, ...(entry.bounceType ? { bounce_type: entry.bounceType } : {}) },
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey },
-      }),
-    );
-    if (put) await this.add(broadcastId, emailId, { [type]: 1 });
+    // An outcome: once per email, its item and its count in one transaction (a repeat finds its
+    // item and changes nothing; a failure leaves neither, so the call may simply be made again).
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...key, ...base, ...(entry.bounceType ? { bounce_type: entry.bounceType } : {}) },
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey },
+              },
+            },
+            { Update: { TableName: this.tableName, ...this.addition(broadcastId, emailId, { [type]: 1 }) } },
+          ],
+        }),
+      );
+    } catch (error) {
+      const repeated =
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+      if (!repeated) throw error;
+    }
   }
 
   async ended(entry: BroadcastEnded): Promise<void> {
@@ -167,22 +188,24 @@ export class DynamoBroadcastTally implements BroadcastTally, BroadcastTotalsRead
 
   /** Adds to one shard of the broadcast's totals (the email's shard). */
   private async add(broadcastId: string, emailId: string, counts: Partial<BroadcastTotals>) {
-    const names = Object.keys(counts) as (keyof BroadcastTotals)[];
     await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: {
-          [TABLE_KEYS.partitionKey]: keys.broadcastTotals(
-            broadcastId,
-            shardOf(emailId, BROADCAST_TOTAL_SHARDS),
-          ),
-          [TABLE_KEYS.sortKey]: keys.broadcastTotalsSk,
-        },
-        UpdateExpression: `ADD ${names.map((_name, i) => `#n${i} :v${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#n${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, counts[name] ?? 0])),
-      }),
+      new UpdateCommand({ TableName: this.tableName, ...this.addition(broadcastId, emailId, counts) }),
     );
+  }
+
+  /** The update that adds these counts to the email's shard of the totals. */
+  private addition(broadcastId: string, emailId: string, counts: Partial<BroadcastTotals>) {
+    const names = Object.keys(counts) as (keyof BroadcastTotals)[];
+    const shard = shardOf(emailId, BROADCAST_TOTAL_SHARDS);
+    return {
+      Key: {
+        [TABLE_KEYS.partitionKey]: keys.broadcastTotals(broadcastId, shard),
+        [TABLE_KEYS.sortKey]: keys.broadcastTotalsSk,
+      },
+      UpdateExpression: `ADD ${names.map((_name, i) => `#n${i} :v${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#n${i}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, counts[name] ?? 0])),
+    };
   }
 
   /**
