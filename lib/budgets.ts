@@ -27,14 +27,25 @@ export const ON_RECEIVING_BUDGET: ReadonlySet<string> = new Set(['receive-email'
  * contact.created raised: the publisher's code, its queue's client loaded only when an endpoint takes
  * the event) and the one-click unsubscribe (an HMAC token verified with keys read through the
  * secrets extension, the choice or contact written, the metric counted, the event raised). Measured
- * at 302 and 311 KB after issue 40; this says so rather than let them pass unnoticed at 300.
+ * at 302 and 311 KB after issue 40; this says so rather than let them pass unnoticed at 300. The
+ * one-click measured 320.03 KB after issue 41 (it also tells a broadcast's tally, in a transaction),
+ * so 330.
  */
-export const AUDIENCE_WRITE_BUDGET = 320 * KB;
+export const AUDIENCE_WRITE_BUDGET = 330 * KB;
 export const ON_AUDIENCE_WRITE_BUDGET: ReadonlySet<string> = new Set([
   'create-contact',
   'create-audience-contact',
   'unsubscribe',
 ]);
+
+/**
+ * Two that hold a table of the whole API and passed 300 KB by under 1 KB with issue 41's eleven
+ * routes and their settings: route-not-found (300.8 KB: it answers 405 with the methods a path
+ * takes, so it loads every route's declaration) and create-webhook (300.1 KB). Named, rather than
+ * let past 300 unnoticed; the table budget stays 300 for the rest.
+ */
+export const WHOLE_API_BUDGET = 310 * KB;
+export const ON_WHOLE_API_BUDGET: ReadonlySet<string> = new Set(['route-not-found', 'create-webhook']);
 
 /** send-email's median import time, at most this many times list-emails' (the bench). */
 export const SEND_IMPORT_RATIO = 1.4;
@@ -164,7 +175,9 @@ export const budgetOf = (name: string): number =>
       ? BEYOND_TABLE_BUDGET
       : ON_AUDIENCE_WRITE_BUDGET.has(name)
         ? AUDIENCE_WRITE_BUDGET
-        : TABLE_BUDGET;
+        : ON_WHOLE_API_BUDGET.has(name)
+          ? WHOLE_API_BUDGET
+          : TABLE_BUDGET;
 
 /**
  * What a function on the table budget must not load at init, unless its every request uses it

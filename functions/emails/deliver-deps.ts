@@ -5,8 +5,8 @@ import { type DeferReason, type DeferTimings, deferDelayMs, type SendingLimits }
 import type { Clock, ContentStore, Counters, FileFetcher, Log, SendPacer } from '../shared/ports.js';
 import type { SuppressionRepository } from '../suppressions/ports.js';
 import type { EventPublisher } from '../webhooks/ports.js';
-import type { BroadcastTally } from './broadcast-tally.js';
 import type { BroadcastStates } from './broadcast-lane.js';
+import type { BroadcastTally } from './broadcast-tally.js';
 import type { GateDeps } from './deliver-gate.js';
 import type { Suppressed } from './deliver-suppressed.js';
 import type { EmailRepository, Mailer, QueuedJob, SendJob, StandingClaim } from './ports.js';

@@ -3,7 +3,7 @@ import { contactListing } from '../adapters/dynamodb/contact-listing.js';
 import { fanOutStore } from '../adapters/dynamodb/fan-out-store.js';
 import {
   audienceReads,
-  broadcastTally,
+  broadcastTotals,
   emailRepository,
   openTable,
   sendQuotaStore,
@@ -35,8 +35,8 @@ export function fanOutDeps(): FanOutDeps {
     lane: new SqsBroadcastLane(sqs, config.BROADCAST_SEND_QUEUE_URL),
     queue: new SqsBroadcastFanOutQueue(sqs, config.BROADCAST_FANOUT_QUEUE_URL),
     quota: sendQuotaStore(table),
-    // Swapped for the tally's reader (`broadcastTally(table)`) once it is merged.
-    totals: broadcastTally(table),
+    // What the lane has handled: the tally's counters (adapters/dynamodb/broadcast-tally.ts).
+    totals: broadcastTotals(table),
     unsubscribeLinks: unsubscribeLinks(),
     clock: systemClock,
     log,

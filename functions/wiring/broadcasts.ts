@@ -1,5 +1,5 @@
 import { DynamoBroadcastStore } from '../adapters/dynamodb/broadcast-store.js';
-import { audienceReads, broadcastTally, type Table } from '../adapters/dynamodb/repositories.js';
+import { audienceReads, broadcastTotals, type Table } from '../adapters/dynamodb/repositories.js';
 import { onFirstUse } from '../adapters/on-first-use.js';
 import type { BroadcastFanOutQueue } from '../broadcasts/ports.js';
 import { loadConfig } from '../shared/config.js';
@@ -13,18 +13,14 @@ import { apiDeps } from '../wiring.js';
  */
 const broadcastStore = (t: Table) => new DynamoBroadcastStore(t.db, t.name);
 
-type PlainFunction =
-  | 'list-broadcasts'
-  | 'delete-broadcast'
-  | 'cancel-broadcast'
-  | 'duplicate-broadcast';
+type PlainFunction = 'list-broadcasts' | 'delete-broadcast' | 'cancel-broadcast' | 'duplicate-broadcast';
 
 /** The routes that read or change only the broadcast itself. */
 export const broadcastDeps = (name: PlainFunction) => apiDeps(name, { broadcasts: broadcastStore });
 
 /** get-broadcast: the broadcast and its totals (the tally's counters, adapters/dynamodb/broadcast-tally.ts). */
 export const getBroadcastDeps = () =>
-  apiDeps('get-broadcast', { broadcasts: broadcastStore, totals: broadcastTally });
+  apiDeps('get-broadcast', { broadcasts: broadcastStore, totals: broadcastTotals });
 
 /** update-broadcast: the broadcast, and the segment and topic it names. */
 export const updateBroadcastDeps = () =>

@@ -1,8 +1,8 @@
 import { newSesAccountClient, newSesSendClient, newSqsClient } from '../adapters/aws-clients.js';
 import {
   apiKeyRepository,
-  broadcastTally,
   broadcastStates,
+  broadcastTally,
   domainRepository,
   emailRepository,
   metricsStore,

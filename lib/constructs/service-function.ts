@@ -27,6 +27,7 @@ import {
   domainSetPrefixes,
   type ServiceResources,
 } from './function-resources.js';
+import { QUEUE_ACCESS } from './queue-access.js';
 import { deployedStack, nagReference } from './stack-of.js';
 
 export { type DomainConfigurationSets, domainSetPattern, domainSetPrefixes, type ServiceResources };
@@ -438,17 +439,10 @@ export class ServiceFunction extends Construct {
       );
     if (this.spec.listsReceivedRaw)
       this.grantListReceivedRaw(need(resources.contentBucket, 'the content bucket'));
-    // The queues granted by their access field (the field names what is missing): the queue, the variable of its URL.
-    const queues = {
-      contactImportQueue: [resources.contactImportQueue, 'CONTACT_IMPORT_QUEUE_URL'],
-      audienceCleanupQueue: [resources.audienceCleanupQueue, 'AUDIENCE_CLEANUP_QUEUE_URL'],
-      broadcastFanOutQueue: [resources.broadcastFanOutQueue, 'BROADCAST_FANOUT_QUEUE_URL'],
-      broadcastSendQueue: [resources.broadcastSendQueue, 'BROADCAST_SEND_QUEUE_URL'],
-      broadcastLaneDeadLetters: [resources.broadcastLaneDeadLetterQueue, 'BROADCAST_LANE_DEAD_LETTER_QUEUE_URL'],
-    } as const;
-    for (const [field, [queue, variable]] of Object.entries(queues)) {
-      const actions = this.spec[field as keyof typeof queues];
-      if (actions) this.grantQueue(need(queue, field), actions, variable);
+    // The queues granted alike (queue-access.ts): each by its access field.
+    for (const [field, { resource, variable, name }] of Object.entries(QUEUE_ACCESS)) {
+      const actions = this.spec[field as keyof typeof QUEUE_ACCESS];
+      if (actions) this.grantQueue(need(resources[resource], name), actions, variable);
     }
     const { unsubscribeKeys } = this.spec;
     if (unsubscribeKeys)

@@ -235,7 +235,7 @@ describe('the stack, as composed', () => {
     // Nine with the broadcast lane's consumer.
     const background = (metric: string) => Array(9).fill(`AWS/Lambda:${metric}`);
     const audienceBackground = (metric: string) =>
-      Array(stack.audience.workers.length + 1).fill(`AWS/Lambda:${metric}`);
+      Array(stack.audience.workers.length + 1 + stack.broadcasts.workers.length).fill(`AWS/Lambda:${metric}`);
     expect(table).toEqual({
       SendDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       BroadcastLaneDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
@@ -283,6 +283,7 @@ describe('the stack, as composed', () => {
       RequestLogDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       ContactImportDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       AudienceCleanupDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
+      BroadcastFanOutDeadLetters: { threshold: 1, operator: ge, periods: 1, watches: depth },
       WebhookPublishFailed: {
         threshold: 1,
         operator: ge,

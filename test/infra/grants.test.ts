@@ -768,7 +768,12 @@ beforeAll(async () => {
     await db.send(
       new PutCommand({
         TableName: service.tableName,
-        Item: { pk: 'BROADCASTS', sk: `BROADCAST#${laneBroadcastId}`, id: laneBroadcastId, status: 'sending' },
+        Item: {
+          pk: 'BROADCASTS',
+          sk: `BROADCAST#${laneBroadcastId}`,
+          id: laneBroadcastId,
+          status: 'sending',
+        },
       }),
     );
     const laneJob = {
@@ -1350,13 +1355,7 @@ beforeAll(async () => {
  */
 const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }> = {
   'adapters/dynamodb/suppression-repository.ts#DynamoSuppressionRepository.add': {
-    functions: [
-      'batch-remove-suppressions',
-      'delete-suppression',
-      'get-suppression',
-      'list-suppressions',
-      'process-broadcast-queue',
-    ],
+    functions: ['batch-remove-suppressions', 'delete-suppression', 'get-suppression', 'list-suppressions'],
     why: 'addresses are added by hand (the add routes) and from SES events (process-ses-events); these read or remove them',
   },
   'adapters/dynamodb/request-log-repository.ts#DynamoRequestLogRepository.write': {
@@ -1367,19 +1366,8 @@ const DERIVED_BUT_NOT_MADE: Record<string, { functions: string[]; why: string }>
     functions: ['process-send-queue', 'process-broadcast-queue'],
     why: "names (a domain's, a template's alias) are given back by their routes; the consumer only reads them",
   },
-  // The broadcast lane's consumer: no PutItem (a broadcast email has one recipient, so no second
-  // recipient's event kept apart; names only read; events kept with UpdateItem).
-  'adapters/dynamodb/unique-names.ts#UniqueNames.claim': {
-    functions: ['process-broadcast-queue'],
-    why: "names are claimed by their routes; the lane's consumer only reads them",
-  },
-  'adapters/dynamodb/email-repository.ts#DynamoEmailRepository.addEvent': {
-    functions: ['process-broadcast-queue'],
-    why: "the event of a topic email's recipient SES never took after its first (deliver-unsent.ts): a broadcast email has one recipient",
-  },
   'adapters/dynamodb/unpublished-event-store.ts#DynamoUnpublishedEventStore.keepOne': {
     functions: [
-      'process-broadcast-queue',
       'list-contacts',
       'get-contact',
       'list-audience-contacts',

@@ -48,6 +48,9 @@ describe("the unsubscribe links' keys", () => {
       (name) => FUNCTIONS[name].unsubscribeKeys,
     );
     expect(readers.sort()).toEqual([
+      // Each broadcast email's link: in its body (the fan-out) and its List-Unsubscribe (the lane).
+      'fan-out-broadcast',
+      'process-broadcast-queue',
       'process-send-queue',
       'rotate-unsubscribe-keys',
       'unsubscribe',

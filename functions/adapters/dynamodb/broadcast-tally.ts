@@ -164,26 +164,9 @@ export class DynamoBroadcastTally implements BroadcastTally, BroadcastTotalsRead
     await this.add(entry.broadcastId, entry.emailId, { ended: 1 });
   }
 
-  async totals(broadcastId: string): Promise<BroadcastTotals> {
-    // One Query per shard's partition, side by side (each a partition of one item).
-    const shards = await Promise.all(
-      Array.from({ length: BROADCAST_TOTAL_SHARDS }, (_, shard) =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey },
-            ExpressionAttributeValues: { ':pk': keys.broadcastTotals(broadcastId, shard) },
-            ConsistentRead: true,
-          }),
-        ),
-      ),
-    );
-    const totals = Object.fromEntries(TOTAL_NAMES.map((name) => [name, 0])) as unknown as BroadcastTotals;
-    for (const { Items = [] } of shards)
-      for (const item of Items)
-        for (const name of TOTAL_NAMES) totals[name] += typeof item[name] === 'number' ? item[name] : 0;
-    return totals;
+  /** The totals, as DynamoBroadcastTotals reads them. */
+  totals(broadcastId: string): Promise<BroadcastTotals> {
+    return new DynamoBroadcastTotals(this.db, this.tableName).totals(broadcastId);
   }
 
   /** Adds to one shard of the broadcast's totals (the email's shard). */
@@ -292,4 +275,37 @@ function setting(attributes: Record<string, unknown>, rest: string) {
       ':one': 1,
     } as Record<string, unknown>,
   };
+}
+
+/**
+ * A broadcast's totals alone (what get-broadcast and the fan-out read): its BROADCAST_TOTAL_SHARDS
+ * counter partitions, one Query each, side by side, summed.
+ */
+export class DynamoBroadcastTotals implements BroadcastTotalsReader {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async totals(broadcastId: string): Promise<BroadcastTotals> {
+    // One Query per shard's partition, side by side (each a partition of one item).
+    const shards = await Promise.all(
+      Array.from({ length: BROADCAST_TOTAL_SHARDS }, (_, shard) =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey },
+            ExpressionAttributeValues: { ':pk': keys.broadcastTotals(broadcastId, shard) },
+            ConsistentRead: true,
+          }),
+        ),
+      ),
+    );
+    const totals = Object.fromEntries(TOTAL_NAMES.map((name) => [name, 0])) as unknown as BroadcastTotals;
+    for (const { Items = [] } of shards)
+      for (const item of Items)
+        for (const name of TOTAL_NAMES) totals[name] += typeof item[name] === 'number' ? item[name] : 0;
+    return totals;
+  }
 }

@@ -5,8 +5,8 @@ import { DynamoApiKeyRepository } from './api-key-repository.js';
 import { DynamoAudienceReads } from './audience-reads.js';
 import { DynamoBroadcastNames } from './broadcast-names.js';
 import { DynamoBroadcastRecipientReads } from './broadcast-recipients.js';
-import { DynamoBroadcastTally } from './broadcast-tally.js';
 import { DynamoBroadcastStates } from './broadcast-states.js';
+import { DynamoBroadcastTally, DynamoBroadcastTotals } from './broadcast-tally.js';
 import { createDocumentClient } from './client.js';
 import { DynamoDomainRepository } from './domain-repository.js';
 import { DynamoEmailRepository } from './email-repository.js';
@@ -97,6 +97,8 @@ export const audienceReads = (t: Table) => new DynamoAudienceReads(t.db, t.name)
 export const metricsStore = (t: Table) => new DynamoMetricsStore(t.db, t.name);
 /** A broadcast's tally (its recipients by type, totals, clicked links), written as its emails' events arrive. */
 export const broadcastTally = (t: Table) => new DynamoBroadcastTally(t.db, t.name, t.layout.retentionDays);
+/** A broadcast's totals alone (get-broadcast, the fan-out). */
+export const broadcastTotals = (t: Table) => new DynamoBroadcastTotals(t.db, t.name);
 /** The reads of a broadcast's recipients and clicked links (the routes). */
 export const broadcastRecipientReads = (t: Table) => new DynamoBroadcastRecipientReads(t.db, t.name);
 /** The broadcasts' names (the email metrics' rows by broadcast). */
