@@ -220,7 +220,13 @@ describe('the Broadcasts page', () => {
     const performance = page.getByRole('region', { name: 'Performance' });
     await expect
       .poll(
-        () => performance.locator('li.card').filter({ hasText: 'Sent' }).locator('.value').textContent(),
+        () =>
+          performance
+            .locator('li.card')
+            // Its label exactly: another card's (one never sent) holds the word too.
+            .filter({ has: page.locator('.muted', { hasText: /^Sent$/ }) })
+            .locator('.value')
+            .textContent(),
         {
           timeout: 10_000,
         },
@@ -247,7 +253,7 @@ describe('the Broadcasts page', () => {
       .poll(
         async () => {
           await page.reload();
-          await region().getByLabel('Type').selectOption('delivered');
+          await region().getByLabel('Type', { exact: true }).selectOption('delivered');
           await region().locator('table, .empty').first().waitFor();
           return region().getByText('@example.test').count();
         },
@@ -255,12 +261,12 @@ describe('the Broadcasts page', () => {
       )
       .toBe(3);
     // Bounced: none, with its bounce-type filter.
-    await region().getByLabel('Type').selectOption('bounced');
+    await region().getByLabel('Type', { exact: true }).selectOption('bounced');
     await region().getByLabel('Bounce type').waitFor();
     await page.getByText('No bounced recipient yet.').waitFor();
     page.off('request', listen);
     await page.getByRole('region', { name: 'Clicked links' }).getByText('No link clicked yet.').waitFor();
-    await region().getByLabel('Type').selectOption('sent');
+    await region().getByLabel('Type', { exact: true }).selectOption('sent');
     await region().getByText('ada@example.test').waitFor();
     await page.screenshot({ path: 'docs/console/broadcast.png', fullPage: true });
   });
