@@ -37,7 +37,7 @@ import { createRepositories } from '../../functions/adapters/dynamodb/repositori
 import { keys } from '../../functions/adapters/dynamodb/table.js';
 import { S3ReceivedMailStore } from '../../functions/adapters/s3/received-mail.js';
 import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
-import { FUNCTIONS, missingObjectStatus, sesAllows } from '../../functions/catalog.js';
+import { missingObjectStatus, sesAllows } from '../../functions/catalog.js';
 import { sendEmailSchema, toContent } from '../../functions/emails/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/emails/idempotency.js';
 import { toQueueMessage } from '../../functions/emails/send-job.js';
