@@ -46,13 +46,22 @@ export function Performance({ broadcast }: { broadcast: Broadcast }) {
       ) : (
         <p class="muted">No totals yet.</p>
       )}
-      <Recipients id={broadcast.id} refreshMs={refreshMs} />
-      <ClickedLinks id={broadcast.id} refreshMs={refreshMs} />
+      <Recipients id={broadcast.id} refreshMs={refreshMs} status={broadcast.status} />
+      <ClickedLinks key={broadcast.status} id={broadcast.id} refreshMs={refreshMs} />
     </section>
   );
 }
 
-function Recipients({ id, refreshMs }: { id: string; refreshMs: number | undefined }) {
+function Recipients({
+  id,
+  refreshMs,
+  status,
+}: {
+  id: string;
+  refreshMs: number | undefined;
+  /** The broadcast's status: a change (sending → sent) reads the list once more, as it stops refreshing. */
+  status: Broadcast['status'];
+}) {
   const [type, setType] = useState<BroadcastRecipientType>('sent');
   const [bounce, setBounce] = useState('');
   const [typed, setTyped] = useState('');
@@ -120,9 +129,10 @@ function Recipients({ id, refreshMs }: { id: string; refreshMs: number | undefin
   return (
     <section aria-labelledby="recipients-heading">
       <h3 id="recipients-heading">Recipients</h3>
-      {/* A new type or filter starts a new list at its first page. */}
+      {/* A new type or filter starts a new list at its first page; so does a new status (the last
+          emails of a send counted after the list's last refresh). */}
       <RecipientRows
-        key={`${type}|${bounceType}|${email}`}
+        key={`${type}|${bounceType}|${email}|${status}`}
         id={id}
         type={type}
         bounceType={bounceType}
