@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoApiKeyRepository } from '../../functions/adapters/dynamodb/api-key-repository.js';
+import { DynamoAudienceReads } from '../../functions/adapters/dynamodb/audience-reads.js';
 import { createRepositories } from '../../functions/adapters/dynamodb/repositories.js';
 import { generateApiKey, type Permission } from '../../functions/api-keys/model.js';
 import { verifiedSenderDomains } from '../../functions/domains/domains.js';
@@ -54,8 +55,13 @@ beforeAll(async () => {
   acme = await storeDomain(repos.domains, 'acme.com', 'verified');
   other = await storeDomain(repos.domains, 'other.com', 'verified');
   queue = new RecordingQueue();
+  const audience = new DynamoAudienceReads(table.db, table.tableName);
   deps = {
     ...repos,
+    // The audience's reads, under both names its handlers take them by: without them a contact or
+    // segment route given a full-access key failed in a promise nobody awaited (an unhandled rejection).
+    reads: audience,
+    audience,
     identities,
     queue,
     clock,
