@@ -50,6 +50,23 @@ export interface EmailContent {
    * broadcast (emails/broadcast-tally.ts).
    */
   broadcast_id?: string;
+  /**
+   * An email sent over SMTP (issue 42; functions/smtp-relay/): the message as the client composed
+   * it, kept as MIME in the content store at `key` (`size` bytes), and handed to SES as raw content
+   * with the recipients as its destination. Its html, text and attachments above are the parts
+   * parsed out of it (postal-mime), for the API and the console only: the MIME is what is sent.
+   */
+  mime?: MimeSource;
+}
+
+/** Where an SMTP email's message is kept, and what it was (emails/content.ts `mime`). */
+export interface MimeSource {
+  /** Its key in the content store (under `bodies/`). */
+  key: string;
+  /** Its size in bytes, as received. */
+  size: number;
+  /** Its `Message-ID` header, as the client gave it (without angle brackets), if it had one. */
+  message_id?: string;
 }
 
 /** What one delivery event recorded against an email (per-recipient detail lives here). */

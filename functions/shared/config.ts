@@ -112,6 +112,29 @@ const SETTINGS = {
    * loopback host, so tests and local servers can serve files. Never set by the stack.
    */
   ATTACHMENT_ALLOW_LOOPBACK: () => z.optional(z.enum(['true', 'false'])),
+  /**
+   * The SMTP relay (issue 42; functions/smtp-relay/): the name it greets with and gives in EHLO
+   * (the hostname apps are pointed at). @default localhost
+   */
+  SMTP_RELAY_HOSTNAME: () => z._default(nonEmpty(), 'localhost'),
+  /** The relay's STARTTLS port inside its container (the NLB's 587 and 2587 pass through to it). */
+  SMTP_RELAY_STARTTLS_PORT: () => wholeNumber(1, 2587),
+  /**
+   * The relay's secured port inside its container: plain TCP that only the NLB reaches, its TLS
+   * listener (465, 2465) having done the TLS; the relay treats it as already secured.
+   */
+  SMTP_RELAY_SECURED_PORT: () => wholeNumber(1, 2465),
+  /** The relay's health check port (HTTP `GET /health`: 200 while it takes mail, 503 once draining). */
+  SMTP_RELAY_HEALTH_PORT: () => wholeNumber(1, 8080),
+  /** Whether each connection starts with a PROXY protocol v2 header (the NLB's target groups send one). */
+  SMTP_RELAY_PROXY_PROTOCOL: () => z._default(z.enum(['true', 'false']), 'false'),
+  /**
+   * The Secrets Manager secret holding the STARTTLS certificate (JSON: `certificate`, `privateKey`,
+   * optional `certificateChain`, PEM), read at start and again every SMTP_RELAY_TLS_RELOAD_SECONDS
+   * without a restart. Absent: no STARTTLS port (the stack then makes no 587 listener).
+   */
+  SMTP_RELAY_TLS_SECRET_ARN: () => z.optional(nonEmpty()),
+  SMTP_RELAY_TLS_RELOAD_SECONDS: () => wholeNumber(60, 3_600),
   /** The stack's SES events topic: the event destination of every domain's own configuration set. */
   SES_EVENTS_TOPIC_ARN: nonEmpty,
   /** SES's maximum delivery time, as the stack's configuration set has it (domains' own sets too). */
