@@ -60,6 +60,8 @@ export interface RecordedCall {
   secretId?: string;
   /** SES CreateEmailIdentity with tags also needs ses:TagResource. */
   tagged?: boolean;
+  /** SES v2 SendEmail with raw content: authorised as ses:SendRawEmail. */
+  raw?: boolean;
   /** S3: the bucket and the object's key; a listing's prefix. */
   bucket?: string;
   key?: string;
@@ -133,6 +135,7 @@ function describe(
   if (typeof input.QueueUrl === 'string') call.queueUrl = input.QueueUrl;
   if (typeof input.ConfigurationSetName === 'string') call.configurationSetName = input.ConfigurationSetName;
   if (Array.isArray(input.Tags) && input.Tags.length > 0) call.tagged = true;
+  if ((input.Content as { Raw?: unknown } | undefined)?.Raw) call.raw = true;
   if (typeof input.Bucket === 'string') call.bucket = input.Bucket;
   if (typeof input.Key === 'string') call.key = input.Key;
   if (typeof input.Prefix === 'string') call.prefix = input.Prefix;

@@ -14,14 +14,21 @@ import { CALLER_HEADER } from './caller-identity.js';
 import { chance, type LocalFaults } from './faults.js';
 import { joinsSuppressionList, type SentMessage, simulateEvents } from './mailbox-simulator.js';
 import { LocalSesAccount, type SesAccountSettings } from './ses-account.js';
-import {
-  configurationSetAction,
-  LOCAL_CONFIGURATION_SET,
-  LocalConfigurationSets,
-} from './ses-configuration-sets.js';
+import { LOCAL_CONFIGURATION_SET, LocalConfigurationSets } from './ses-configuration-sets.js';
 import { LocalIdentities, type LocalIdentityOptions, type SesReply } from './ses-identities.js';
 import { SesLedger } from './ses-ledger.js';
 import { LocalReceiptRules } from './ses-receipt-rules.js';
+import {
+  accessDenied,
+  keepRaw,
+  rawHeader,
+  rawMessageOf,
+  SEND_EMAIL_PATH,
+  type SendEmailRequest,
+  SUPPRESSED_PATH,
+  sesAction,
+  tagged,
+} from './ses-requests.js';
 import { type MessageTracking, startTrackingHost, TrackingTokens, trackHtml } from './ses-tracking.js';
 
 /**
@@ -64,6 +71,8 @@ export interface SesStandIn {
   stop(): Promise<void>;
 }
 
+export { sesAction };
+
 const readBody = (stream: IncomingMessage) =>
   new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -71,57 +80,6 @@ const readBody = (stream: IncomingMessage) =>
     stream.on('end', () => resolve(Buffer.concat(chunks)));
     stream.on('error', reject);
   });
-
-interface SendEmailRequest {
-  ConfigurationSetName?: string;
-  FromEmailAddress?: string;
-  Destination?: { ToAddresses?: string[]; CcAddresses?: string[]; BccAddresses?: string[] };
-  Content?: { Simple?: { Subject?: { Data?: string }; Body?: { Html?: { Data?: string } } } };
-  EmailTags?: { Name: string; Value: string }[];
-  ConfigurationOverrides?: {
-    Tracking?: {
-      OpenTrackingEnabled?: 'ENABLED' | 'DISABLED';
-      ClickTrackingEnabled?: 'ENABLED' | 'DISABLED';
-    };
-  };
-}
-
-const SEND_EMAIL_PATH = '/v2/email/outbound-emails';
-const SUPPRESSED_PATH = '/v2/email/suppression/addresses/';
-const ACCOUNT_PATH = '/v2/email/account';
-
-/** The IAM action (ses:<action>) of an SES v2 request the local SES answers, by its path. */
-export function sesAction(method: string, url: string, body: Buffer): string | undefined {
-  const path = url.split('?')[0] ?? '';
-  if (method === 'POST' && path === SEND_EMAIL_PATH) return 'SendEmail';
-  if (method === 'GET' && path === ACCOUNT_PATH) return 'GetAccount';
-  if (method === 'DELETE' && path.startsWith(SUPPRESSED_PATH)) return 'DeleteSuppressedDestination';
-  if (path.startsWith('/v2/email/configuration-sets')) return configurationSetAction(method, path);
-  if (!path.startsWith('/v2/email/identities')) return undefined;
-  if (path.endsWith('/mail-from')) return 'PutEmailIdentityMailFromAttributes';
-  if (method === 'POST') return body.length ? 'CreateEmailIdentity' : undefined;
-  if (method === 'GET') return 'GetEmailIdentity';
-  if (method === 'DELETE') return 'DeleteEmailIdentity';
-  return undefined;
-}
-
-/** A CreateEmailIdentity or CreateConfigurationSet with tags, which IAM also checks ses:TagResource for. */
-const tagged = (body: Buffer) => {
-  try {
-    return ((JSON.parse(body.toString('utf8')) as { Tags?: unknown[] }).Tags ?? []).length > 0;
-  } catch {
-    return false;
-  }
-};
-
-/** What SES answers a role that lacks the action (the shape of IAM's refusal through SES v2). */
-const accessDenied = (caller: string, action: string): SesReply => ({
-  status: 403,
-  errorType: 'AccessDeniedException',
-  body: {
-    message: `User: arn:aws:sts::000000000000:assumed-role/${caller}/${caller} is not authorized to perform: ses:${action} because no identity-based policy allows the ses:${action} action`,
-  },
-});
 
 /** How the local SES behaves (serializable, so it can be started on the emulators' thread). */
 export interface SesStandInSettings {
@@ -279,6 +237,7 @@ export async function startSesStandIn(
     request: SendEmailRequest,
     messageId: string,
     tracking?: MessageTracking,
+    rawSubject?: string,
   ): SentMessage => ({
     messageId,
     from: request.FromEmailAddress ?? '',
@@ -287,7 +246,7 @@ export async function startSesStandIn(
       ...(request.Destination?.CcAddresses ?? []),
       ...(request.Destination?.BccAddresses ?? []),
     ],
-    subject: request.Content?.Simple?.Subject?.Data ?? '',
+    subject: request.Content?.Simple?.Subject?.Data ?? rawSubject ?? '',
     tags: Object.fromEntries((request.EmailTags ?? []).map((t) => [t.Name, [t.Value]])),
     configurationSet: request.ConfigurationSetName ?? '',
     sentAt: new Date(),
@@ -297,8 +256,8 @@ export async function startSesStandIn(
   /**
    * The message as SES sends it: with open or click tracking on, its HTML part rewritten (a send's
    * ConfigurationOverrides.Tracking, ENABLED or DISABLED, wins over its set, where an enabled
-   * destination matching OPEN or CLICK turns each on). Raw content is left as it is: the service
-   * sends Simple content only (its files go in Simple.Attachments).
+   * destination matching OPEN or CLICK turns each on). Raw content (an SMTP email) is left as it is
+   * here, tracking or not: SES rewrites its HTML part as it does a Simple one's, this stand-in does not.
    */
   const tracked = (request: SendEmailRequest): { body?: Buffer; tracking?: MessageTracking } => {
     const set = request.ConfigurationSetName;
@@ -334,7 +293,10 @@ export async function startSesStandIn(
           body: { message: `Sending is paused for configuration set ${setName}.` },
         });
     }
-    const from = String(request.FromEmailAddress ?? '');
+    // A raw message (an SMTP email) without FromEmailAddress is sent from its From header.
+    const raw = rawMessageOf(request);
+    const header = raw ? rawHeader(raw) : undefined;
+    const from = String(request.FromEmailAddress ?? header?.from ?? '');
     if (!identities.canSendFrom(from)) return reply(res, identities.notVerified(from));
     const recipients = [
       ...(request.Destination?.ToAddresses ?? []),
@@ -360,7 +322,10 @@ export async function startSesStandIn(
     const upstream = await forward(req, rewritten.body ?? body);
     if (upstream.status === 200) {
       const sent = JSON.parse(upstream.body.toString('utf8')) as { MessageId?: string };
-      const message = sent.MessageId ? toMessage(request, sent.MessageId, rewritten.tracking) : undefined;
+      const message = sent.MessageId
+        ? toMessage(request, sent.MessageId, rewritten.tracking, header?.subject)
+        : undefined;
+      if (raw && sent.MessageId) keepRaw(sent.MessageId, raw, request);
       if (message?.tracking) tokens.add(message);
       // As on AWS: no configuration set, no events.
       if (message && request.ConfigurationSetName) {

@@ -3,6 +3,7 @@ import { domainOf } from '../shared/address.js';
 import type { FieldError } from '../shared/errors.js';
 import { parseInput } from '../shared/parse.js';
 import type { TemplateRepository } from '../templates/ports.js';
+import type { MimeSendRequest } from './accept-mime.js';
 import { type BatchValidation, loadBatchScheduleReader, parseBatch } from './batch.js';
 import { type SendEmailInput, sendEmailSchema, type TemplateUse } from './email.js';
 import { namesTemplate } from './names-template.js';
@@ -94,28 +95,15 @@ export async function acceptBatch(
     : sendBatch(deps, await prepare());
 }
 
-/**
- * A message received over SMTP (functions/smtp-relay/), as its session hands it over: the bytes
- * after DATA (dot-unstuffing undone, CRLF line ends), the envelope, and the key it authenticated
- * with.
- */
-export interface MimeSendRequest {
-  raw: Uint8Array;
-  envelope: {
-    /** MAIL FROM's address ('' for the null sender `<>`). */
-    mailFrom: string;
-    /** RCPT TO's addresses, in order: the email's recipients (Bcc included). */
-    recipients: string[];
-  };
-  apiKey: ApiKey;
-}
+export type { MimeSendRequest } from './accept-mime.js';
 
 /**
  * An SMTP message becomes an email, with the checks, idempotency, storage and queueing of
  * `POST /v1/emails` (issue 42): `Resend-Idempotency-Key` is its Idempotency-Key; without one, its
  * `Message-ID` (with the key) is an implicit one for 24 hours. Its MIME is kept and sent as it is
  * (content.ts `mime`); its parts are parsed for the API. Throws ApiError as the API's use cases do.
+ * Its code (and postal-mime) is loaded by the first SMTP message: the API's sends never load it.
  */
-export async function acceptMime(_deps: AcceptDeps, _request: MimeSendRequest): Promise<SentEmail> {
-  throw new Error('acceptMime: not built yet (issue 42, the pipeline branch)');
+export async function acceptMime(deps: AcceptDeps, request: MimeSendRequest): Promise<SentEmail> {
+  return (await import('./accept-mime.js')).acceptMimeMessage(deps, request);
 }

@@ -80,6 +80,9 @@ export const attachmentKey = (emailId: string, attachmentId: string) =>
 /** Where an email's bodies are kept when they are too large for its table item. */
 export const bodyKey = (emailId: string) => `bodies/${emailId}.json`;
 
+/** Where an SMTP email's message is kept, as the client sent it (content.ts `mime`). */
+export const mimeKey = (emailId: string) => `bodies/${emailId}.eml`;
+
 /**
  * An attachment's id: the same for the same email and position, so a request resumed under the
  * same email id (Idempotency-Key) stores its files under the same keys. UUID-shaped, as Resend's.

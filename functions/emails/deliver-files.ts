@@ -2,6 +2,7 @@ import { FetchError } from '../shared/ports.js';
 import { attachmentKey, encodedBytes, MAX_MESSAGE_BYTES, messageBytes } from './attachments.js';
 import type { DeliverDeps } from './deliver-deps.js';
 import type { EmailContent } from './email.js';
+import { messageAsSent } from './mime.js';
 import type { OutgoingFile, QueuedJob, SendJob } from './ports.js';
 
 /** Why an email cannot be sent as it stands; `temporary`: it may be sendable later. */
@@ -20,7 +21,8 @@ export async function withBodies(
 ): Promise<SendJob | { problem: Problem } | null> {
   const content = queued.content ?? (await deps.emails.getContent(queued.id));
   if (!content) return null;
-  if (!content.body_key) return { id: queued.id, content };
+  // An SMTP email is sent as its MIME (loadMime): its parsed bodies are for the API only.
+  if (!content.body_key || content.mime) return { id: queued.id, content };
   const bytes = deps.content ? await deps.content.get(content.body_key) : null;
   if (!bytes)
     return { problem: { reason: "the email's bodies are missing from the content store", temporary: false } };
@@ -73,6 +75,23 @@ export async function loadFiles(deps: DeliverDeps, job: SendJob): Promise<Outgoi
     });
   }
   return files;
+}
+
+/**
+ * An SMTP email's message as SES is to get it (mime.ts messageAsSent), read from the content
+ * store; its files are in it, never read as files.
+ */
+export async function loadMime(deps: DeliverDeps, job: SendJob): Promise<Uint8Array | Problem> {
+  const key = job.content.mime?.key;
+  if (!key) return { reason: 'the email has no message to send', temporary: false };
+  if (!deps.content)
+    return {
+      reason: "the email's message is kept in the content store, and none is configured",
+      temporary: false,
+    };
+  const bytes = await deps.content.get(key);
+  if (!bytes) return { reason: "the email's message is missing from the content store", temporary: false };
+  return messageAsSent(bytes, deps.clock.now());
 }
 
 /**

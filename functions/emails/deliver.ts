@@ -6,7 +6,7 @@ import type { CounterName } from '../shared/ports.js';
 import { publishQuietly } from '../webhooks/publish.js';
 import { endIfCanceled } from './deliver-cancel.js';
 import { type BatchItem, type DeliverDeps, type DeliverOutcome, defer, type Ready } from './deliver-deps.js';
-import { heavy, loadFiles, type Problem, withBodies } from './deliver-files.js';
+import { heavy, loadFiles, loadMime, type Problem, withBodies } from './deliver-files.js';
 import { gated, sendEach, type Unsent, unsubscribeUrls } from './deliver-gate.js';
 import { bookLaneSlots, bookSlots, fetches, LATE_MS, needMs, type Slot, tooLate } from './deliver-pace.js';
 import { suppressedEvents, suppressedIn, without } from './deliver-suppressed.js';
@@ -170,6 +170,15 @@ async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<Deli
   // An email with topic_id to several recipients: its first message, then the others in turn
   // (each checks the time left itself, deliver-gate.ts sendEach).
   const sends = job.content.topic_id && email.recipients > 1 ? 2 : 1;
+  // An SMTP email: its message read, then sent as it is (raw), inside the gate, as files are.
+  if (job.content.mime)
+    return heavy(async () => {
+      if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
+      const raw = await loadMime(deps, job);
+      if (!(raw instanceof Uint8Array)) return failUnsent(deps, job, raw, finalAttempt);
+      if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
+      return send(deps, { ...email, spacingMs: slot.spacingMs }, [], raw);
+    });
   if (!job.content.attachments?.length) {
     if (tooLate(deps, false, sends)) return defer(deps, queued, 'time', TOO_LATE);
     if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
@@ -191,6 +200,7 @@ async function send(
   deps: DeliverDeps,
   email: Ready & { spacingMs?: number },
   files: OutgoingFile[],
+  raw?: Uint8Array,
 ): Promise<DeliverOutcome> {
   const { job, left, finalAttempt, queued } = email;
   const count = (name: CounterName) => deps.counters?.count(name);
@@ -199,6 +209,7 @@ async function send(
   const toSend = {
     ...(left.positions.length ? { ...job, content: without(job.content, left.emails) } : job),
     ...(files.length ? { files } : {}),
+    ...(raw ? { raw } : {}),
     ...(sender ? { sender } : {}),
   };
   // An email with topic_id: each recipient's own unsubscribe link, also read before the claim.

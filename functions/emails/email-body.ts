@@ -13,7 +13,18 @@ import type { TemplateUse } from './email.js';
 export function toEmailBody<
   T extends { message_id: string | null; html?: string | null; text?: string | null },
 >(email: T) {
-  const { message_id, html, text, template, ...rest } = email as T & { template?: TemplateUse };
+  // An SMTP email's MIME (content.ts `mime`) is where the message is kept, not a field of the email.
+  const {
+    message_id,
+    html,
+    text,
+    template,
+    mime: _,
+    ...rest
+  } = email as T & {
+    template?: TemplateUse;
+    mime?: unknown;
+  };
   return {
     object: 'email' as const,
     ...rest,

@@ -124,6 +124,8 @@ const tags = z
     }),
   );
 
+/** The `tags` field's check, for tags given otherwise (an SMTP message's X-SES-MESSAGE-TAGS). */
+export const tagsSchema = tags;
 /**
  * Custom headers (Resend's `headers`), passed to SES. SES's rules (a name of printable ASCII
  * without `:`, at most 126 characters; a value of printable ASCII, at most 870; at most 15 of

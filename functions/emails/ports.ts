@@ -380,9 +380,13 @@ export class MailerError extends Error {
 export interface Mailer {
   /**
    * Hands the email to the provider, with its files; resolves with the provider's message id, or
-   * throws MailerError. The job's bodies are in its content (never only a `body_key`).
+   * throws MailerError. The job's bodies are in its content (never only a `body_key`). With `raw`
+   * (an SMTP email, content.ts `mime`): that message is sent as it is, to the content's recipients,
+   * and its bodies and files are not read.
    */
-  send(job: SendJob & { files?: OutgoingFile[]; sender?: SenderOptions }): Promise<{ messageId: string }>;
+  send(
+    job: SendJob & { files?: OutgoingFile[]; sender?: SenderOptions; raw?: Uint8Array },
+  ): Promise<{ messageId: string }>;
   /**
    * Closes the connections kept for the next sends: called before the invocation returns, so none
    * survives a freeze (a stale one would make a send SES never saw look unknown).

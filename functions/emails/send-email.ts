@@ -71,7 +71,7 @@ export async function sendEmail(
 ): Promise<SentEmail> {
   assertAttachmentsAllowed(deps, input);
   await deps.assertSenderDomain(domainOf(input.from.email));
-  return storeAndQueue(deps, input, id, schedule);
+  return storeAndQueue(deps, (at) => storedContent(deps, input, at), id, schedule);
 }
 
 /**
@@ -125,9 +125,20 @@ async function storedContent(deps: SendEmailDeps, input: SendEmailInput, id: str
       }),
     );
   }
-  const withFiles = attachments.length ? { ...content, attachments } : content;
-  if (Buffer.byteLength(JSON.stringify([content.html, content.text, attachments])) <= BODY_ITEM_MAX_BYTES)
-    return withFiles;
+  return withLargeBodiesStored(store, attachments.length ? { ...content, attachments } : content, id);
+}
+
+/** The content with its bodies put in the content store when they would make its body item large. */
+export async function withLargeBodiesStored(
+  store: ContentStore | undefined,
+  content: EmailContent,
+  id: string,
+): Promise<EmailContent> {
+  if (
+    Buffer.byteLength(JSON.stringify([content.html, content.text, content.attachments ?? []])) <=
+    BODY_ITEM_MAX_BYTES
+  )
+    return content;
   if (!store) throw validationError('this email is too large for this service: it has no content store');
   const key = bodyKey(id);
   await store.put(
@@ -135,18 +146,23 @@ async function storedContent(deps: SendEmailDeps, input: SendEmailInput, id: str
     Buffer.from(JSON.stringify({ html: content.html, text: content.text })),
     'application/json',
   );
-  return { ...withFiles, html: null, text: null, body_key: key };
+  return { ...content, html: null, text: null, body_key: key };
 }
 
-async function storeAndQueue(
+/**
+ * Stores an email and queues it: its content made under its id first (what it puts in the content
+ * store, before anything is visible), then its items, then its message. `contentOf` is how this
+ * kind of email is kept: a send's fields (storedContent), or an SMTP message (accept-mime.ts).
+ */
+export async function storeAndQueue(
   deps: SendEmailDeps,
-  input: SendEmailInput,
+  contentOf: (id: string) => Promise<EmailContent>,
   id: string,
   schedule?: Schedule,
 ): Promise<SentEmail> {
   const now = deps.clock.now();
   const created_at = now.toISOString();
-  const content = await storedContent(deps, input, id);
+  const content = await contentOf(id);
   // Due before the scheduler's next look: queued here, held by the queue until its time.
   const soon = schedule ? dueSoon(schedule.at, now.getTime()) : false;
   try {
@@ -235,6 +251,41 @@ export async function sendEmailOnce(
   schedule?: () => Schedule | undefined,
 ): Promise<SentEmail> {
   const claim = await claimKey(deps, request, fingerprint(request.body), newEmailId());
+  return sendClaimed(deps, request.scope, claim, async () => {
+    const input = typeof inputOf === 'function' ? await inputOf() : inputOf;
+    return {
+      check: async () => {
+        assertAttachmentsAllowed(deps, input);
+        await deps.assertSenderDomain(domainOf(input.from.email));
+      },
+      schedule,
+      content: (id) => storedContent(deps, input, id),
+    };
+  });
+}
+
+/** An email to accept once its key is claimed: its checks, its schedule, and how its content is kept. */
+export interface ClaimedEmail {
+  /** The checks that may refuse it (the sender's domain…): the key is given back when one throws. */
+  check(): Promise<void>;
+  /** Its schedule, read once checked (a replay answers as stored, whatever the time now). */
+  schedule?: () => Schedule | undefined;
+  /** Its content as stored under this id (what it keeps in the content store put first). */
+  content(id: string): Promise<EmailContent>;
+}
+
+/**
+ * The work of an idempotent send once its key is claimed (sendEmailOnce above): a replay answers
+ * as stored; a resumed key whose email was stored answers it; else the email is made (`make`, only
+ * now: a replay reads no template), checked, stored and queued under the claimed id, and the answer
+ * kept on the key.
+ */
+export async function sendClaimed(
+  deps: SendEmailDeps & { idempotency: IdempotencyStore },
+  scope: string,
+  claim: KeyClaim,
+  make: () => Promise<ClaimedEmail>,
+): Promise<SentEmail> {
   if ('replay' in claim) return claim.replay as SentEmail;
   const { id, resumed, keyHash } = claim;
   let sent: SentEmail;
@@ -254,12 +305,11 @@ export async function sendEmailOnce(
         await enqueueOrLeaveToSweeper(deps, dueJob(existing, deps.clock.now().getTime()));
       sent = answerOf(existing);
     } else {
-      const input = typeof inputOf === 'function' ? await inputOf() : inputOf;
-      assertAttachmentsAllowed(deps, input);
-      await deps.assertSenderDomain(domainOf(input.from.email));
-      const when = schedule?.();
+      const email = await make();
+      await email.check();
+      const when = email.schedule?.();
       mayBeStored = true;
-      sent = await storeAndQueue(deps, input, id, when);
+      sent = await storeAndQueue(deps, (at) => email.content(at), id, when);
       if (resumed)
         await deps.sweep
           ?.rewind(id)
@@ -269,11 +319,11 @@ export async function sendEmailOnce(
     }
   } catch (error) {
     const stored = mayBeStored ? await readBack(deps.emails, id) : null;
-    if (stored === null) await deps.idempotency.abandon(request.scope, keyHash, id).catch(() => undefined);
+    if (stored === null) await deps.idempotency.abandon(scope, keyHash, id).catch(() => undefined);
     if (!stored) throw error;
     sent = answerOf(stored);
   }
-  await keepAnswer(deps, request.scope, claim, sent);
+  await keepAnswer(deps, scope, claim, sent);
   return sent;
 }
 

@@ -62,7 +62,10 @@ export interface FunctionAccess {
   /** Actions on the send queue and on its dead-letter queue. */
   readonly sendQueue?: readonly SqsAction[];
   readonly sendDeadLetters?: readonly SqsAction[];
-  /** Hands emails to SES (ses:SendEmail, with this stack's configuration set). */
+  /**
+   * Hands emails to SES (ses:SendEmail, with this stack's configuration set; and ses:SendRawEmail,
+   * which IAM checks for a send of raw content: an SMTP email's MIME).
+   */
   readonly sendsEmail?: true;
   /** SES identity actions (sending domains). */
   readonly identities?: readonly SesIdentityAction[];

@@ -245,14 +245,17 @@ export class ServiceFunction extends Construct {
 
   /**
    * ses:SendEmail, from this account's identities and with this configuration set only, or with a
-   * domain's own set (named by the stack's prefix).
+   * domain's own set (named by the stack's prefix); and ses:SendRawEmail on the same, which IAM
+   * checks for an SES v2 SendEmail with raw content (an SMTP email, sent as its MIME: AWS's
+   * "not authorized to perform ses:SendRawEmail" answers to v2 raw sends, reported in
+   * anymail/django-anymail#384 and aws/aws-actionmailer-ses-ruby#10).
    */
   grantSendEmail(configurationSet: IConfigurationSet, domainSets?: DomainConfigurationSets): this {
     const prefixes = domainSets ? domainSetPrefixes(domainSets) : [];
     const stack = Stack.of(this);
     this.role.addToPolicy(
       new PolicyStatement({
-        actions: ['ses:SendEmail'],
+        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
         resources: [
           this.identities(),
           stack.formatArn({
@@ -265,7 +268,7 @@ export class ServiceFunction extends Construct {
       }),
     );
     this.acknowledgeIdentities(
-      "ses:SendEmail is authorised against the identity of each email's sender, chosen at run time: it is limited to " +
+      "ses:SendEmail and ses:SendRawEmail are authorised against the identity of each email's sender, chosen at run time: they are limited to " +
         "this account's identities in this region and to this stack's configuration sets.",
     );
     for (const prefix of prefixes) this.acknowledgeDomainSets(prefix);

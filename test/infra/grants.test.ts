@@ -1604,6 +1604,7 @@ describe('grants match the calls the code makes', () => {
     };
     const actions = [
       'SendEmail',
+      'SendRawEmail',
       'GetAccount',
       'DeleteSuppressedDestination',
       'CreateEmailIdentity',

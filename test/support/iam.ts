@@ -116,11 +116,14 @@ export function requirementsOf(
         ids.domainSets && name?.startsWith(ids.domainSets.localPrefix)
           ? { kind: 'ses-domain-configuration-set', prefix: ids.domainSets.templatePrefix }
           : { kind: 'ses-configuration-set', configurationSetId: ids.configurationSetId };
-      if (call.operation === 'SendEmail')
+      // Raw content (an SMTP email's MIME) is authorised as ses:SendRawEmail, on the same resources.
+      if (call.operation === 'SendEmail' || call.operation === 'SendRawEmail') {
+        const action = call.raw || call.operation === 'SendRawEmail' ? 'ses:SendRawEmail' : 'ses:SendEmail';
         return [
-          { action: 'ses:SendEmail', resource: identity },
-          { action: 'ses:SendEmail', resource: setOf(call.configurationSetName) },
+          { action, resource: identity },
+          { action, resource: setOf(call.configurationSetName) },
         ];
+      }
       // A set's own calls are authorised against the set; a create with tags needs TagResource too.
       if (call.operation.includes('ConfigurationSet')) {
         const set = setOf(call.configurationSetName);

@@ -122,24 +122,34 @@ export const extras = ({
   body_key,
   template,
   topic_id,
-}: Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template' | 'topic_id'>) => ({
+  mime,
+}: Pick<
+  EmailContent,
+  'tags' | 'headers' | 'attachments' | 'body_key' | 'template' | 'topic_id' | 'mime'
+>) => ({
   ...(tags.length ? { tags } : {}),
   ...(Object.keys(headers).length ? { headers } : {}),
   ...(attachments?.length ? { attachments } : {}),
   ...(body_key ? { body_key } : {}),
   ...(template ? { template } : {}),
   ...(topic_id ? { topic_id } : {}),
+  ...(mime ? { mime } : {}),
 });
 
 export const extrasOf = (
   body: Item,
-): Pick<EmailContent, 'tags' | 'headers' | 'attachments' | 'body_key' | 'template' | 'topic_id'> => ({
+): Pick<
+  EmailContent,
+  'tags' | 'headers' | 'attachments' | 'body_key' | 'template' | 'topic_id' | 'mime'
+> => ({
   tags: (body.tags as EmailContent['tags'] | undefined) ?? [],
   headers: (body.headers as EmailContent['headers'] | undefined) ?? {},
   ...(body.attachments ? { attachments: body.attachments as EmailContent['attachments'] } : {}),
   ...(body.body_key ? { body_key: String(body.body_key) } : {}),
   ...(body.template ? { template: body.template as EmailContent['template'] } : {}),
   ...(typeof body.topic_id === 'string' ? { topic_id: body.topic_id } : {}),
+  // An SMTP email's message (issue 42), on its body item with the rest of what is not listed.
+  ...(body.mime ? { mime: body.mime as EmailContent['mime'] } : {}),
 });
 
 /** Failure reasons are bounded so the status item stays small (one write unit per change). */

@@ -79,7 +79,8 @@ export class DynamoEmailStore {
    */
   private contentItems({ id, created_at, content, schedule }: NewEmail): Item[] {
     const pk = keys.email(id);
-    const { html, text, tags, headers, attachments, body_key, template, topic_id, ...summary } = content;
+    const { html, text, tags, headers, attachments, body_key, template, topic_id, mime, ...summary } =
+      content;
     const expiry = this.keys.expiry(created_at, schedule?.at);
     const search = this.keys.searchEntries(id, searchTermsOf(content), expiry);
     return [
@@ -88,7 +89,7 @@ export class DynamoEmailStore {
         pk,
         sk: keys.body,
         ...storedBodies(html, text, this.deflate),
-        ...extras({ tags, headers, attachments, body_key, template, topic_id }),
+        ...extras({ tags, headers, attachments, body_key, template, topic_id, mime }),
         ...search.body,
         ...expiry,
       },

@@ -49,42 +49,24 @@ export class SesMailer implements Mailer {
     content,
     files = [],
     sender,
-  }: SendJob & { files?: OutgoingFile[]; sender?: SenderOptions }): Promise<{ messageId: string }> {
+    raw,
+  }: SendJob & { files?: OutgoingFile[]; sender?: SenderOptions; raw?: Uint8Array }): Promise<{
+    messageId: string;
+  }> {
+    // Optional lists are left out when empty rather than sent as [].
+    const Destination = {
+      ToAddresses: content.to.map(toSesAddress),
+      CcAddresses: nonEmpty(content.cc.map(toSesAddress)),
+      BccAddresses: nonEmpty(content.bcc.map(toSesAddress)),
+    };
     const command = new SendEmailCommand({
-      FromEmailAddress: toSesAddress(content.from),
-      // Optional lists are left out when empty rather than sent as [].
-      Destination: {
-        ToAddresses: content.to.map(toSesAddress),
-        CcAddresses: nonEmpty(content.cc.map(toSesAddress)),
-        BccAddresses: nonEmpty(content.bcc.map(toSesAddress)),
-      },
-      ReplyToAddresses: nonEmpty(content.reply_to.map(toSesAddress)),
-      Content: {
-        Simple: {
-          Subject: { Data: content.subject, Charset: 'UTF-8' },
-          Body: {
-            ...(content.html ? { Html: { Data: content.html, Charset: 'UTF-8' } } : {}),
-            ...(content.text ? { Text: { Data: content.text, Charset: 'UTF-8' } } : {}),
-          },
-          ...(Object.keys(content.headers).length
-            ? { Headers: Object.entries(content.headers).map(([Name, Value]) => ({ Name, Value })) }
-            : {}),
-          // SES v2's Simple content takes files itself (it builds the MIME message): no raw MIME here.
-          ...(files.length
-            ? {
-                Attachments: files.map((file) => ({
-                  FileName: file.filename,
-                  RawContent: file.bytes,
-                  ContentType: file.content_type,
-                  ContentDisposition:
-                    file.disposition === 'inline' ? ('INLINE' as const) : ('ATTACHMENT' as const),
-                  ...(file.content_id ? { ContentId: file.content_id } : {}),
-                  ContentTransferEncoding: 'BASE64' as const,
-                })),
-              }
-            : {}),
-        },
-      },
+      // An SMTP email (raw): its From header is the client's; this names the identity SES checks.
+      FromEmailAddress: raw ? bareAddress(content.from) : toSesAddress(content.from),
+      // A raw message goes to these recipients whatever its To and Cc headers say (SES v2 takes the
+      // Destination as the envelope): a suppressed address may stand in the header, and gets nothing.
+      Destination,
+      ...(raw ? {} : { ReplyToAddresses: nonEmpty(content.reply_to.map(toSesAddress)) }),
+      Content: raw ? { Raw: { Data: raw } } : simpleContent(content, files),
       ConfigurationSetName: sender?.configurationSet ?? this.configurationSetName,
       // Every set's event destination takes Open and Click events, and such a destination by
       // itself turns tracking on for every email sent with the set: each send says what its
@@ -123,6 +105,42 @@ export class SesMailer implements Mailer {
 }
 
 const nonEmpty = (list: string[]) => (list.length ? list : undefined);
+
+/** The address alone (an SMTP email's From names the identity; its header keeps the name). */
+const bareAddress = (address: string) => {
+  const parsed = parseAddress(address);
+  return 'error' in parsed ? address : parsed.email;
+};
+
+/** An API email's content: SES v2 builds the MIME message from its parts. */
+function simpleContent(content: SendJob['content'], files: OutgoingFile[]) {
+  return {
+    Simple: {
+      Subject: { Data: content.subject, Charset: 'UTF-8' },
+      Body: {
+        ...(content.html ? { Html: { Data: content.html, Charset: 'UTF-8' } } : {}),
+        ...(content.text ? { Text: { Data: content.text, Charset: 'UTF-8' } } : {}),
+      },
+      ...(Object.keys(content.headers).length
+        ? { Headers: Object.entries(content.headers).map(([Name, Value]) => ({ Name, Value })) }
+        : {}),
+      // SES v2's Simple content takes files itself (it builds the MIME message): no raw MIME here.
+      ...(files.length
+        ? {
+            Attachments: files.map((file) => ({
+              FileName: file.filename,
+              RawContent: file.bytes,
+              ContentType: file.content_type,
+              ContentDisposition:
+                file.disposition === 'inline' ? ('INLINE' as const) : ('ATTACHMENT' as const),
+              ...(file.content_id ? { ContentId: file.content_id } : {}),
+              ContentTransferEncoding: 'BASE64' as const,
+            })),
+          }
+        : {}),
+    },
+  };
+}
 
 type SdkError = Error & { code?: string; $metadata?: { httpStatusCode?: number } };
 
