@@ -58,27 +58,37 @@ const sendJobSchema = z.object({
   throttles: count,
   unreleased,
   requeued,
-  content: z.object({
-    from: z.string(),
-    to: z.array(z.string()).check(z.minLength(1)),
-    cc: z.array(z.string()),
-    bcc: z.array(z.string()),
-    reply_to: z.array(z.string()),
-    subject: z.string(),
-    html: z.nullable(z.string()),
-    text: z.nullable(z.string()),
-    // Absent from jobs queued before tags and headers existed.
-    tags: z._default(z.array(z.object({ name: z.string(), value: z.string() })), []),
-    headers: z._default(z.record(z.string(), z.string()), {}),
-    attachments: z.optional(z.array(attachmentSchema)),
-    body_key: z.optional(z.string()),
-    // The template it was rendered from (its events' webhooks name it).
-    template: z.optional(z.object({ id: z.string(), version_id: z.string() })),
-    // The topic it is scoped to (the send gate, deliver-gate.ts).
-    topic_id: z.optional(z.string()),
-    // The broadcast it was fanned out from (issue 41).
-    broadcast_id: z.optional(z.string()),
-  }),
+  content: z
+    .object({
+      from: z.string(),
+      // An SMTP email may have Bcc recipients only (issue 42); an API email has at least one To.
+      to: z.array(z.string()),
+      cc: z.array(z.string()),
+      bcc: z.array(z.string()),
+      reply_to: z.array(z.string()),
+      subject: z.string(),
+      html: z.nullable(z.string()),
+      text: z.nullable(z.string()),
+      // Absent from jobs queued before tags and headers existed.
+      tags: z._default(z.array(z.object({ name: z.string(), value: z.string() })), []),
+      headers: z._default(z.record(z.string(), z.string()), {}),
+      attachments: z.optional(z.array(attachmentSchema)),
+      body_key: z.optional(z.string()),
+      // The template it was rendered from (its events' webhooks name it).
+      template: z.optional(z.object({ id: z.string(), version_id: z.string() })),
+      // The topic it is scoped to (the send gate, deliver-gate.ts).
+      topic_id: z.optional(z.string()),
+      // The broadcast it was fanned out from (issue 41).
+      broadcast_id: z.optional(z.string()),
+      // An SMTP email's message, kept as MIME and sent as it is (issue 42; content.ts `mime`).
+      mime: z.optional(z.object({ key: z.string(), size: z.number(), message_id: z.optional(z.string()) })),
+    })
+    .check(
+      z.refine(
+        (content) => content.to.length + content.cc.length + content.bcc.length > 0,
+        'an email has at least one recipient',
+      ),
+    ),
 });
 
 const referenceSchema = z.object({
@@ -118,7 +128,7 @@ export function parseSendJob(body: string | undefined): QueuedJob | undefined {
       };
     const result = sendJobSchema.safeParse(json);
     if (!result.success) return undefined;
-    const { attachments, body_key, topic_id, ...rest } = result.data.content;
+    const { attachments, body_key, topic_id, mime, ...rest } = result.data.content;
     return {
       id: result.data.id,
       content: {
@@ -126,6 +136,15 @@ export function parseSendJob(body: string | undefined): QueuedJob | undefined {
         ...(attachments ? { attachments } : {}),
         ...(body_key ? { body_key } : {}),
         ...(topic_id ? { topic_id } : {}),
+        ...(mime
+          ? {
+              mime: {
+                key: mime.key,
+                size: mime.size,
+                ...(mime.message_id ? { message_id: mime.message_id } : {}),
+              },
+            }
+          : {}),
       },
       ...carriedOf(result.data),
     };

@@ -38,6 +38,7 @@ import { keys } from '../../functions/adapters/dynamodb/table.js';
 import { S3ReceivedMailStore } from '../../functions/adapters/s3/received-mail.js';
 import { OWNER_TAG } from '../../functions/adapters/ses/identities.js';
 import { missingObjectStatus, sesAllows } from '../../functions/catalog.js';
+import { mimeKey } from '../../functions/emails/attachments.js';
 import { sendEmailSchema, toContent } from '../../functions/emails/email.js';
 import { fingerprint, hashIdempotencyKey } from '../../functions/emails/idempotency.js';
 import { toQueueMessage } from '../../functions/emails/send-job.js';
@@ -1216,6 +1217,35 @@ beforeAll(async () => {
     );
     expect(delivered.json.data[0].email_id).toBe(broadcastEmail.id);
     expect((await api.call('GET', `/broadcasts/${broadcastId}/clicked-links`)).status).toBe(200);
+    // An SMTP email (issue 42): its MIME in the content store, sent by the consumer as SES v2 raw
+    // content, which IAM authorises as ses:SendRawEmail.
+    {
+      const smtpEmail = {
+        id: newEmailId(),
+        content: toContent(parseInput(sendEmailSchema, email({ subject: 'Over SMTP' }))),
+      };
+      const mime = Buffer.from(
+        'From: Acme <hello@acme.test>\r\nTo: success@simulator.amazonses.com\r\nSubject: Over SMTP\r\n\r\nHi\r\n',
+      );
+      const key = mimeKey(smtpEmail.id);
+      const s3 = new S3Client({
+        endpoint: service.endpoints.s3,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials,
+      });
+      await s3.send(new PutObjectCommand({ Bucket: service.contentBucket, Key: key, Body: mime }));
+      const withMime = { ...smtpEmail, content: { ...smtpEmail.content, mime: { key, size: mime.length } } };
+      await repos.emails.create({ ...withMime, created_at: new Date().toISOString() });
+      await sqs.send(
+        new SendMessageCommand({ QueueUrl: service.queues.send, MessageBody: toQueueMessage(withMime) }),
+      );
+      await service.idle();
+      await waitFor(
+        () => repos.emails.getState(smtpEmail.id),
+        (state) => Boolean(state?.sent_at),
+      );
+    }
     // Broadcasts (issue 41): every route of the API, a send at a time and its cancel, a duplicate, a
     // preview for the contact; then a create with send whose fan-out step SQS refuses (its send is
     // undone: UpdateItem).

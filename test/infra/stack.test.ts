@@ -656,10 +656,10 @@ describe('EmailServiceStack', () => {
     expect(settings.Format).not.toMatch(/header|authorization/i);
   });
 
-  it('scopes ses:SendEmail to identities and its own configuration set', () => {
+  it('scopes ses:SendEmail and ses:SendRawEmail (an SMTP email, sent as raw content) to identities and its own configuration set', () => {
     const ses = policiesOf('process-send-queue').filter((s) => JSON.stringify(s.Action).includes('ses:Send'));
     expect(ses).toHaveLength(1);
-    expect(ses[0]?.Action).toBe('ses:SendEmail');
+    expect(ses[0]?.Action).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
     const resourcesText = JSON.stringify(ses[0]?.Resource);
     expect(resourcesText).toContain(':identity/*');
     expect(resourcesText).toContain(':configuration-set/');
@@ -693,7 +693,7 @@ describe('EmailServiceStack', () => {
       expect(JSON.stringify(sets[0]?.Resource)).toContain(`:ses:us-east-1:123456789012:${domainSets}`);
     }
     // The send consumer sends with the stack's set or a domain's own; no other function sends.
-    const send = policiesOf('process-send-queue').find((s) => s.Action === 'ses:SendEmail');
+    const send = policiesOf('process-send-queue').find((s) => [s.Action].flat().includes('ses:SendEmail'));
     expect(JSON.stringify(send?.Resource)).toContain(domainSets);
   });
 

@@ -11,8 +11,9 @@ import { SesMailer } from '../../functions/adapters/ses/mailer.js';
 import { generateApiKey } from '../../functions/api-keys/model.js';
 import { sesAllows } from '../../functions/catalog.js';
 import { acceptMime } from '../../functions/emails/accept-send.js';
-import { deliverEmail } from '../../functions/emails/deliver.js';
-import type { Mailer } from '../../functions/emails/ports.js';
+import type { Mailer, SendJob } from '../../functions/emails/ports.js';
+import { toQueueMessage } from '../../functions/emails/send-job.js';
+import { makeHandler as makeConsumer } from '../../functions/handlers/process-send-queue.js';
 import { systemClock } from '../../functions/shared/ports.js';
 import type { Suppression } from '../../functions/suppressions/ports.js';
 import { identifyCallers } from '../../local/caller-identity.js';
@@ -20,6 +21,7 @@ import { type Emulators, startEmulators } from '../../local/emulators.js';
 import { runAs } from '../../local/invocation.js';
 import { ensureQueueWithDlq } from '../../local/resources.js';
 import { type SesStandIn, startSesStandIn } from '../../local/ses-stand-in.js';
+import { sqsEvent } from '../support/events.js';
 import { MemoryContentStore, RecordingQueue } from '../support/fakes.js';
 import { startTestTable, type TestTable } from '../support/table.js';
 
@@ -96,10 +98,11 @@ describe('an SMTP email, sent as raw content', () => {
       .compile()
       .build();
     const raw = new Uint8Array(Buffer.concat([Buffer.from(DKIM + UNSUBSCRIBE, 'latin1'), composed]));
+    const queue = new RecordingQueue();
     const { id } = await acceptMime(
       {
         emails,
-        queue: new RecordingQueue(),
+        queue,
         clock: systemClock,
         assertSenderDomain: async () => undefined,
         idempotency: new DynamoIdempotencyStore(table.db, table.tableName),
@@ -118,24 +121,24 @@ describe('an SMTP email, sent as raw content', () => {
     const mailer = new SesMailer(ses, 'test-set');
     const asConsumer: Mailer = { send: (job) => runAs('process-send-queue', () => mailer.send(job)) };
     const carl = { email: 'carl@example.test', origin: 'bounce' } as Suppression;
-    const outcome = await deliverEmail(
-      {
-        emails,
-        mailer: asConsumer,
-        clock: systemClock,
-        content,
-        suppressions: {
-          find: async (addresses) =>
-            new Map(
-              addresses.filter((a) => a.toLowerCase() === carl.email).map((a) => [a.toLowerCase(), carl]),
-            ),
-        },
+    // Through the send queue's message and the consumer, as on AWS.
+    const result = await makeConsumer({
+      emails,
+      mailer: asConsumer,
+      clock: systemClock,
+      content,
+      maxReceiveCount: 3,
+      suppressions: {
+        find: async (addresses) =>
+          new Map(
+            addresses.filter((a) => a.toLowerCase() === carl.email).map((a) => [a.toLowerCase(), carl]),
+          ),
       },
-      { id, content: await emails.getContent(id) },
-      false,
-    );
-    expect(outcome).toMatchObject({ result: 'sent', suppressed: 1 });
-    const got = await stored((outcome as { messageId: string }).messageId);
+    })(sqsEvent([{ body: toQueueMessage(queue.jobs[0] as SendJob) }]));
+    expect(result.batchItemFailures).toEqual([]);
+    const messageId = (await emails.get(id))?.message_id;
+    expect(messageId).toBeTruthy();
+    const got = await stored(messageId ?? '');
     const sent = Buffer.from(got?.raw ?? '', 'base64').toString('latin1');
     expect(sent).toContain(DKIM);
     expect(sent).toContain(UNSUBSCRIBE);
@@ -146,6 +149,43 @@ describe('an SMTP email, sent as raw content', () => {
     // Every byte after the header, as the client sent it.
     const body = (text: string) => text.slice(text.indexOf('\r\n\r\n'));
     expect(body(sent)).toBe(body(Buffer.from(raw).toString('latin1')));
+  });
+
+  it('with Bcc recipients only, travels on the send queue and goes out to them (an API email always has a To)', async () => {
+    const emails = new DynamoEmailRepository(table.db, table.tableName);
+    const content = new MemoryContentStore();
+    const queue = new RecordingQueue();
+    const raw = new Uint8Array(
+      Buffer.from('From: hello@acme.test\r\nTo: undisclosed-recipients:;\r\nSubject: Bcc only\r\n\r\nHi\r\n'),
+    );
+    const { id } = await acceptMime(
+      {
+        emails,
+        queue,
+        clock: systemClock,
+        assertSenderDomain: async () => undefined,
+        idempotency: new DynamoIdempotencyStore(table.db, table.tableName),
+        templates: new DynamoTemplateRepository(table.db, table.tableName),
+        content,
+      },
+      {
+        raw,
+        envelope: { mailFrom: 'hello@acme.test', recipients: ['bcc-only@example.test'] },
+        apiKey: generateApiKey('smtp', 'full_access', new Date()).key,
+      },
+    );
+    const mailer = new SesMailer(ses, 'test-set');
+    const result = await makeConsumer({
+      emails,
+      mailer: { send: (job) => runAs('process-send-queue', () => mailer.send(job)) },
+      clock: systemClock,
+      content,
+      maxReceiveCount: 3,
+    })(sqsEvent([{ body: toQueueMessage(queue.jobs[0] as SendJob) }]));
+    expect(result.batchItemFailures).toEqual([]);
+    const got = await stored((await emails.get(id))?.message_id ?? '');
+    expect(got?.destination).toEqual({ to: [], cc: [], bcc: ['bcc-only@example.test'] });
+    expect(Buffer.from(got?.raw ?? '', 'base64').toString()).toContain('Subject: Bcc only\r\n');
   });
 
   it('is refused with 403 AccessDeniedException naming ses:SendRawEmail to a role without it', async () => {

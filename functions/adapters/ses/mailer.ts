@@ -55,7 +55,8 @@ export class SesMailer implements Mailer {
   }> {
     // Optional lists are left out when empty rather than sent as [].
     const Destination = {
-      ToAddresses: content.to.map(toSesAddress),
+      // An SMTP email may have Bcc recipients only.
+      ToAddresses: nonEmpty(content.to.map(toSesAddress)),
       CcAddresses: nonEmpty(content.cc.map(toSesAddress)),
       BccAddresses: nonEmpty(content.bcc.map(toSesAddress)),
     };
