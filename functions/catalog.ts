@@ -173,10 +173,11 @@ export function sesAllows(caller: string | undefined, action: string): boolean {
   const spec = caller === undefined ? undefined : (FUNCTIONS as Record<string, FunctionSpec>)[caller];
   if (!spec) return true;
   switch (action) {
-    // An SES v2 SendEmail with raw content (an SMTP email) is authorised as ses:SendRawEmail.
     case 'SendEmail':
-    case 'SendRawEmail':
       return spec.sendsEmail === true;
+    // An SES v2 SendEmail with raw content (an SMTP email) is authorised as ses:SendRawEmail.
+    case 'SendRawEmail':
+      return spec.sendsEmail === true && spec.sendsRawEmail === true;
     case 'GetAccount':
       return spec.sesAccount === true;
     case 'DeleteSuppressedDestination':

@@ -2,7 +2,13 @@ import { EMAIL_WORKERS } from '../emails/workers.js';
 import type { WorkerSpec } from '../shared/function-spec.js';
 
 /** The send consumer's access (its deliver code is the lane's), but for the queue it puts emails back on. */
-const { sendQueue: _sendQueue, env: sendEnv, ...sendConsumer } = EMAIL_WORKERS['process-send-queue'];
+// The lane carries broadcast emails only, never an SMTP email's MIME: no ses:SendRawEmail.
+const {
+  sendQueue: _sendQueue,
+  sendsRawEmail: _sendsRawEmail,
+  env: sendEnv,
+  ...sendConsumer
+} = EMAIL_WORKERS['process-send-queue'];
 
 /** The broadcasts background functions (issue 41; shared/function-spec.ts). */
 export const BROADCAST_WORKERS = {

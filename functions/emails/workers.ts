@@ -42,6 +42,8 @@ export const EMAIL_WORKERS = {
     // does an email deferred for SES's limits (SendMessage, batched).
     sendQueue: ['SendMessage'],
     sendsEmail: true,
+    // An SMTP email (issue 42): its MIME, read from bodies/, sent as raw content.
+    sendsRawEmail: true,
     // The account's send rate, 24-hour quota and whether sending is paused (GetAccount), read by
     // the one instance whose claim won, for all of them.
     sesAccount: true,

@@ -62,11 +62,13 @@ export interface FunctionAccess {
   /** Actions on the send queue and on its dead-letter queue. */
   readonly sendQueue?: readonly SqsAction[];
   readonly sendDeadLetters?: readonly SqsAction[];
-  /**
-   * Hands emails to SES (ses:SendEmail, with this stack's configuration set; and ses:SendRawEmail,
-   * which IAM checks for a send of raw content: an SMTP email's MIME).
-   */
+  /** Hands emails to SES (ses:SendEmail, with this stack's configuration set). */
   readonly sendsEmail?: true;
+  /**
+   * Also hands SMTP emails to SES as their MIME, raw content, which IAM authorises as
+   * ses:SendRawEmail (on sendsEmail's identities and sets; issue 42).
+   */
+  readonly sendsRawEmail?: true;
   /** SES identity actions (sending domains). */
   readonly identities?: readonly SesIdentityAction[];
   /** SES actions on domains' own configuration sets (named by the stack's prefix). */

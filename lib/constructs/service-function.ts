@@ -245,17 +245,21 @@ export class ServiceFunction extends Construct {
 
   /**
    * ses:SendEmail, from this account's identities and with this configuration set only, or with a
-   * domain's own set (named by the stack's prefix); and ses:SendRawEmail on the same, which IAM
-   * checks for an SES v2 SendEmail with raw content (an SMTP email, sent as its MIME: AWS's
+   * domain's own set (named by the stack's prefix); with `raw`, ses:SendRawEmail on the same, which
+   * IAM checks for an SES v2 SendEmail with raw content (an SMTP email, sent as its MIME: AWS's
    * "not authorized to perform ses:SendRawEmail" answers to v2 raw sends, reported in
    * anymail/django-anymail#384 and aws/aws-actionmailer-ses-ruby#10).
    */
-  grantSendEmail(configurationSet: IConfigurationSet, domainSets?: DomainConfigurationSets): this {
+  grantSendEmail(
+    configurationSet: IConfigurationSet,
+    domainSets?: DomainConfigurationSets,
+    raw = false,
+  ): this {
     const prefixes = domainSets ? domainSetPrefixes(domainSets) : [];
     const stack = Stack.of(this);
     this.role.addToPolicy(
       new PolicyStatement({
-        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+        actions: raw ? ['ses:SendEmail', 'ses:SendRawEmail'] : ['ses:SendEmail'],
         resources: [
           this.identities(),
           stack.formatArn({
@@ -410,6 +414,7 @@ export class ServiceFunction extends Construct {
       this.grantSendEmail(
         need(resources.configurationSet, 'the configuration set'),
         resources.domainConfigurationSets,
+        this.spec.sendsRawEmail === true,
       );
     if (this.spec.identities) this.grantIdentities();
     if (this.spec.configurationSets)

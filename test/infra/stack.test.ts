@@ -660,6 +660,11 @@ describe('EmailServiceStack', () => {
     const ses = policiesOf('process-send-queue').filter((s) => JSON.stringify(s.Action).includes('ses:Send'));
     expect(ses).toHaveLength(1);
     expect(ses[0]?.Action).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
+    // The broadcast lane never carries an SMTP email: ses:SendEmail alone.
+    const lane = policiesOf('process-broadcast-queue').filter((s) =>
+      JSON.stringify(s.Action).includes('ses:Send'),
+    );
+    expect(lane.map((s) => s.Action)).toEqual(['ses:SendEmail']);
     const resourcesText = JSON.stringify(ses[0]?.Resource);
     expect(resourcesText).toContain(':identity/*');
     expect(resourcesText).toContain(':configuration-set/');
