@@ -1,4 +1,13 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  CfnOutput,
+  Duration,
+  NestedStack,
+  RemovalPolicy,
+  Size,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   GatewayVpcEndpointAwsService,
@@ -391,18 +400,6 @@ export class SmtpRelay extends Construct {
       // The writer's permission covers every log group of the account in this region.
       filter.node.addDependency(writer.function.node.findChild('FromApiLogGroups'));
     }
-
-    new CfnOutput(this, 'LoadBalancerName', {
-      key: 'SmtpRelayLoadBalancer',
-      value: this.loadBalancer.loadBalancerDnsName,
-      description: `The SMTP relay's load balancer: point ${props.hostname} at it (CNAME)`,
-    });
-    new CfnOutput(this, 'Endpoint', {
-      key: 'SmtpRelayEndpoint',
-      value: `${props.hostname}: ${NLB_PORTS.implicitTls.join(', ')} (implicit TLS)${
-        props.tlsSecretArn ? `; ${NLB_PORTS.starttls.join(', ')} (STARTTLS)` : ''
-      }; user resend, password an API key`,
-    });
   }
 }
 
@@ -411,18 +408,33 @@ export class SmtpRelay extends Construct {
  * stack's request logs (their writer; the API functions' line retention for its log group).
  */
 export function smtpRelayOf(
-  stack: Construct & { readonly requestLogs?: RequestLogs },
+  stack: Stack & { readonly requestLogs?: RequestLogs },
   props: SmtpRelayStackProps,
   resources: ServiceResources,
   requestLogKeeping: { readonly lineLogGroups: RetentionDays },
 ): SmtpRelay | undefined {
-  if (!props.smtpRelay) return undefined;
-  return new SmtpRelay(stack, 'SmtpRelay', {
-    ...props.smtpRelay,
+  const options = props.smtpRelay;
+  if (!options) return undefined;
+  // A nested stack of its own: its 60-odd resources leave the parent's room for routes as it was.
+  const nested = new NestedStack(stack, 'SmtpRelayStack', {
+    description: `The ${stack.stackName} SMTP relay: ECS Fargate behind a Network Load Balancer`,
+  });
+  const relay = new SmtpRelay(nested, 'SmtpRelay', {
+    ...options,
     resources,
     requestLogs: stack.requestLogs,
     logRetention: requestLogKeeping.lineLogGroups,
   });
+  new CfnOutput(stack, 'SmtpRelayLoadBalancer', {
+    value: relay.loadBalancer.loadBalancerDnsName,
+    description: `The SMTP relay's load balancer: point ${options.hostname} at it (CNAME)`,
+  });
+  new CfnOutput(stack, 'SmtpRelayEndpoint', {
+    value: `${options.hostname}: ${NLB_PORTS.implicitTls.join(', ')} (implicit TLS)${
+      options.tlsSecretArn ? `; ${NLB_PORTS.starttls.join(', ')} (STARTTLS)` : ''
+    }; user resend, password an API key`,
+  });
+  return relay;
 }
 
 /** The settings checked at synth: a message naming what is missing or malformed. */

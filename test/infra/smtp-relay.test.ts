@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
-import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMTP_RELAY_SPEC } from '../../functions/smtp-relay/access.js';
@@ -302,6 +302,18 @@ describe('the SMTP relay, on (public subnets, with a STARTTLS certificate)', () 
         }),
       }),
     });
+  });
+
+  it("is a nested stack of its own, so the parent's room for routes stays as it was", () => {
+    const relay = relayOf(on.stack);
+    expect(Stack.of(relay).nestedStackParent).toBe(on.stack);
+    const parent = Template.fromStack(on.stack).toJSON().Resources as Record<string, Resource>;
+    const types = Object.values(parent).map((r) => r.Type);
+    expect(
+      types.filter((t) => /^AWS::(EC2|ECS|ElasticLoadBalancingV2|ApplicationAutoScaling)::/.test(t)),
+    ).toEqual([]);
+    const off = Template.fromStack(synth().stack).toJSON().Resources as Record<string, Resource>;
+    expect(types.length).toBe(Object.keys(off).length + 1);
   });
 
   it('outputs the load balancer to point the host name at, and the ports', () => {
