@@ -20,6 +20,7 @@ import {
 } from 'aws-cdk-lib/aws-ec2';
 import {
   AwsLogDriverMode,
+  type CfnService,
   Cluster,
   type ContainerDefinition,
   FargateService,
@@ -321,7 +322,6 @@ export class SmtpRelay extends Construct {
     this.service = new FargateService(this, 'Service', {
       cluster,
       taskDefinition: this.taskDefinition,
-      desiredCount: RELAY_MIN_TASKS,
       minHealthyPercent: 100,
       maxHealthyPercent: 200,
       assignPublicIp: !isolated,
@@ -330,6 +330,11 @@ export class SmtpRelay extends Construct {
       circuitBreaker: { enable: true, rollback: true },
       healthCheckGracePeriod: Duration.seconds(60),
     });
+
+    // No DesiredCount in the template: with one, every update of the service (each deploy of a new
+    // image) would set the count back to it, whatever scaling had made it (aws/aws-cdk#3919). ECS
+    // creates the service with 1 task, and registering the scalable target raises it to the minimum.
+    (this.service.node.defaultChild as CfnService).addPropertyDeletionOverride('DesiredCount');
 
     const targets = (name: string, port: number) => {
       const group = new NetworkTargetGroup(this, name, {

@@ -210,9 +210,10 @@ describe('the SMTP relay, on (public subnets, with a STARTTLS certificate)', () 
       RequiresCompatibilities: ['FARGATE'],
       RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
     });
+    // No DesiredCount: a deploy would set a scaled-out service back to it; the scalable target's minimum holds instead.
+    expect(only(on.template, 'AWS::ECS::Service').Properties).not.toHaveProperty('DesiredCount');
     on.template.hasResourceProperties('AWS::ECS::Service', {
       LaunchType: 'FARGATE',
-      DesiredCount: RELAY_MIN_TASKS,
       DeploymentConfiguration: Match.objectLike({
         MinimumHealthyPercent: 100,
         MaximumPercent: 200,
