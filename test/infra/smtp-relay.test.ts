@@ -426,56 +426,65 @@ describe('the SMTP relay settings', () => {
 });
 
 describe('the SMTP relay under cdk-nag, and its image as cdk synth stages it', () => {
-  const outdir = mkdtempSync(join(tmpdir(), 'cdk-smtp-relay-'));
-  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
-
-  it('passes the AwsSolutions checks; each finding it acknowledges says why; the staged image has the Dockerfile and a bundle Node takes', () => {
-    const app = new App({
-      outdir,
-      context: {
-        'aws:cdk:bundling-stacks': [],
-        smtpRelay: 'true',
-        smtpRelayHostname: 'smtp.example.com',
-        smtpRelayCertificateArn: CERTIFICATE,
-        smtpRelayTlsSecretArn: TLS_SECRET,
-        smtpRelayNetwork: 'endpoints',
-        alarmEmail: 'ops@example.com',
-      },
-    });
-    const { service } = buildApp(app, { account: '123456789012', region: 'eu-west-1' });
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-    const assembly = app.synth();
-    const relay = relayOf(service);
-    const acknowledged = relay.node
-      .findAll()
-      .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
-      .flatMap((m) => Object.entries(m.data as Record<string, string>));
-    expect(new Set(acknowledged.map(([id]) => id.replace(/^Annotation::/, '').replace(/\[.*$/, '')))).toEqual(
-      new Set([
-        'AwsSolutions-VPC7',
-        'AwsSolutions-EC23',
-        'AwsSolutions-ELB2',
-        'AwsSolutions-ECS2',
-        'AwsSolutions-ECS4',
-        'AwsSolutions-IAM5',
-      ]),
-    );
-    for (const [, reason] of acknowledged) expect(reason.length).toBeGreaterThan(40);
-
-    // The image asset: a directory of the assembly with the Dockerfile and the bundled program.
-    const images = readdirSync(assembly.directory).filter(
-      (name) => name.startsWith('asset.') && existsSync(join(assembly.directory, name, 'Dockerfile')),
-    );
-    expect(images).toHaveLength(1);
-    const image = join(assembly.directory, images[0] as string);
-    expect(readFileSync(join(image, 'Dockerfile'), 'utf8')).toBe(RELAY_DOCKERFILE);
-    expect(RELAY_DOCKERFILE).not.toMatch(/^RUN /m);
-    execFileSync(process.execPath, ['--check', join(image, 'index.mjs')]);
-    const manifest = JSON.parse(
-      readFileSync(join(assembly.directory, `${service.artifactId}.assets.json`), 'utf8'),
-    ) as { dockerImages: Record<string, { source: { directory: string; platform?: string } }> };
-    expect(Object.values(manifest.dockerImages).map((i) => i.source)).toEqual([
-      expect.objectContaining({ directory: images[0], platform: 'linux/arm64' }),
-    ]);
+  const outdirs: string[] = [];
+  afterAll(() => {
+    for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });
   });
+
+  it.each(['public', 'endpoints'])(
+    'passes the AwsSolutions checks (%s); each finding it acknowledges says why; the staged image has the Dockerfile and a bundle Node takes',
+    (network) => {
+      const outdir = mkdtempSync(join(tmpdir(), 'cdk-smtp-relay-'));
+      outdirs.push(outdir);
+      const app = new App({
+        outdir,
+        context: {
+          'aws:cdk:bundling-stacks': [],
+          smtpRelay: 'true',
+          smtpRelayHostname: 'smtp.example.com',
+          smtpRelayCertificateArn: CERTIFICATE,
+          smtpRelayTlsSecretArn: TLS_SECRET,
+          smtpRelayNetwork: network,
+          alarmEmail: 'ops@example.com',
+        },
+      });
+      const { service } = buildApp(app, { account: '123456789012', region: 'eu-west-1' });
+      Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+      const assembly = app.synth();
+      const relay = relayOf(service);
+      const acknowledged = relay.node
+        .findAll()
+        .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+        .flatMap((m) => Object.entries(m.data as Record<string, string>));
+      expect(
+        new Set(acknowledged.map(([id]) => id.replace(/^Annotation::/, '').replace(/\[.*$/, ''))),
+      ).toEqual(
+        new Set([
+          'AwsSolutions-VPC7',
+          'AwsSolutions-EC23',
+          'AwsSolutions-ELB2',
+          'AwsSolutions-ECS2',
+          'AwsSolutions-ECS4',
+          'AwsSolutions-IAM5',
+        ]),
+      );
+      for (const [, reason] of acknowledged) expect(reason.length).toBeGreaterThan(40);
+
+      // The image asset: a directory of the assembly with the Dockerfile and the bundled program.
+      const images = readdirSync(assembly.directory).filter(
+        (name) => name.startsWith('asset.') && existsSync(join(assembly.directory, name, 'Dockerfile')),
+      );
+      expect(images).toHaveLength(1);
+      const image = join(assembly.directory, images[0] as string);
+      expect(readFileSync(join(image, 'Dockerfile'), 'utf8')).toBe(RELAY_DOCKERFILE);
+      expect(RELAY_DOCKERFILE).not.toMatch(/^RUN /m);
+      execFileSync(process.execPath, ['--check', join(image, 'index.mjs')]);
+      const manifest = JSON.parse(
+        readFileSync(join(assembly.directory, `${service.artifactId}.assets.json`), 'utf8'),
+      ) as { dockerImages: Record<string, { source: { directory: string; platform?: string } }> };
+      expect(Object.values(manifest.dockerImages).map((i) => i.source)).toEqual([
+        expect.objectContaining({ directory: images[0], platform: 'linux/arm64' }),
+      ]);
+    },
+  );
 });
