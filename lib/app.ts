@@ -1,5 +1,6 @@
 import { type App, Stack } from 'aws-cdk-lib';
 import { FrontDoorFirewall } from './constructs/front-door.js';
+import type { SmtpRelayNetwork } from './constructs/smtp-relay.js';
 import { EmailServiceStack, type EmailServiceStackProps } from './email-service-stack.js';
 
 /**
@@ -78,6 +79,16 @@ export function buildApp(app: App, env: { account?: string; region?: string }) {
     alarmEmail: context('alarmEmail'),
     trackingHttpsTarget: context('trackingHttpsTarget'),
     logLevel: logLevel as EmailServiceStackProps['logLevel'],
+    // The opt-in SMTP relay (docs/operations.md, "SMTP relay"): checked by its construct.
+    smtpRelay: flag('smtpRelay')
+      ? {
+          hostname: context('smtpRelayHostname') as string,
+          certificateArn: context('smtpRelayCertificateArn') as string,
+          tlsSecretArn: context('smtpRelayTlsSecretArn'),
+          network: context('smtpRelayNetwork') as SmtpRelayNetwork | undefined,
+          maxTasks: number('smtpRelayMaxTasks'),
+        }
+      : undefined,
     frontDoor: frontDoorOn
       ? {
           webAclArn,

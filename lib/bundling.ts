@@ -145,6 +145,19 @@ export function buildOptions(name: string, outdir: string, found = new Set<strin
   };
 }
 
+/**
+ * A long-running program's build (the SMTP relay's container: lib/smtp-relay-image.ts): one file,
+ * `index.mjs` with its map, from `entry` (a path in the project), with the functions' options and
+ * aliases (its credentials come from the task's container endpoint, which the stand-in reads).
+ */
+export function programBuildOptions(entry: string, outdir: string): BuildOptions {
+  return {
+    ...common(outdir),
+    entryPoints: { index: resolve(ROOT, entry) },
+    plugins: [pureSdkSchemas, routeSchemasLeftOut(entry)],
+  };
+}
+
 /** What every build shares: the function's, and each island's. */
 function common(outdir: string): BuildOptions {
   return {

@@ -36,6 +36,7 @@ import {
   type ServiceFunction,
 } from './constructs/service-function.js';
 import { SesEventsPipeline } from './constructs/ses-events.js';
+import { type SmtpRelay, type SmtpRelayStackProps, smtpRelayOf } from './constructs/smtp-relay.js';
 import { UnsubscribeKeys } from './constructs/unsubscribe-keys.js';
 import { Webhooks } from './constructs/webhooks.js';
 import { domainConfigurationSetPrefix, legacyDomainConfigurationSetPrefix } from './domain-set-prefixes.js';
@@ -43,7 +44,7 @@ import { requestLogRetention } from './request-log-retention.js';
 import { eventSourceConcurrency, oversizedSendConcurrency } from './send-concurrency.js';
 import { stackTimings } from './stack-timings.js';
 
-export interface EmailServiceStackProps extends StackProps {
+export interface EmailServiceStackProps extends StackProps, SmtpRelayStackProps {
   /**
    * Most concurrent consumer invocations sending through SES (2 to 1,000, the SQS event source's
    * bounds), each taking up to `sendBatchSize` emails. Not the SES rate: every invocation books its
@@ -217,8 +218,7 @@ export class EmailServiceStack extends Stack {
   public readonly send: SendPipeline;
   public readonly api: EmailApi;
   public readonly domainCheck: DomainCheck;
-  /** The request logs' writer and the subscription filters that feed it. */
-  /** Undefined when the requestLogs setting is false. */
+  /** The request logs' writer and its subscription filters (undefined when requestLogs is false). */
   public readonly requestLogs: RequestLogs | undefined;
   public readonly webhooks: Webhooks;
   /** The contact imports' and audience clean-up's queues and workers. */
@@ -234,6 +234,7 @@ export class EmailServiceStack extends Stack {
   public readonly monitoring: Monitoring;
   /** The front door, when it is on. */
   public readonly frontDoor?: FrontDoor;
+  public readonly smtpRelay?: SmtpRelay; // ECS behind an NLB, when on
   /** The send pipeline's timings (queues, timeouts, the sweeper's bounds) and their invariants. */
   public readonly timings: SendTimings;
   /** The nested stack of each concept, holding its functions; their log groups stay here. */
@@ -250,7 +251,6 @@ export class EmailServiceStack extends Stack {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       level: props.logLevel ?? 'INFO',
     };
-
     const concurrency = eventSourceConcurrency(
       'sendConcurrency',
       props.sendConcurrency ?? 5,
@@ -477,6 +477,7 @@ export class EmailServiceStack extends Stack {
       const origin = frontDoorOrigin(props.frontDoor);
       this.frontDoor = new FrontDoor(this, 'FrontDoor', { api: this.api, webAclArn, ...origin });
     }
+    this.smtpRelay = smtpRelayOf(this, props, { ...shared, sendQueue: this.send.queue }, requestLogKeeping);
     const baseUrl = this.frontDoor
       ? `https://${this.frontDoor.distribution.distributionDomainName}`
       : this.api.api.apiEndpoint;

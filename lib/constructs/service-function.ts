@@ -21,6 +21,7 @@ import { INDEXES } from '../../functions/adapters/dynamodb/table.js';
 import { type EnvKey, type FunctionName, type FunctionSpec, specOf } from '../../functions/catalog.js';
 import { RAW_PREFIX } from '../../functions/receiving/model.js';
 import { functionCode } from '../function-code.js';
+import type { ServiceFunctionProps } from './function-props.js';
 import {
   type DomainConfigurationSets,
   domainSetPattern,
@@ -30,111 +31,32 @@ import {
 import { QUEUE_ACCESS } from './queue-access.js';
 import { deployedStack, nagReference } from './stack-of.js';
 
+export type { FunctionLogging, ServiceFunctionProps } from './function-props.js';
 export { type DomainConfigurationSets, domainSetPattern, domainSetPrefixes, type ServiceResources };
 
-/** How a function logs: its log group's retention, and the least level written. */
-export interface FunctionLogging {
-  /** @default RetentionDays.ONE_MONTH */
-  readonly retention?: RetentionDays;
-  /** Powertools' POWERTOOLS_LOG_LEVEL. @default 'INFO' */
-  readonly level?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-}
-
-export interface ServiceFunctionProps {
-  /** The handler module in functions/handlers/, and its entry in functions/catalog.ts. */
-  readonly name: FunctionName;
-  /** How long its logs are kept (in a log group of its own), and from which level. */
-  readonly logging?: FunctionLogging;
-  /**
-   * The log group it writes to, made elsewhere (the stack keeps every function's log group in the
-   * parent template, so a function moving between stacks keeps its logs). Its retention is the group's.
-   * @default a log group of its own, kept `logging.retention`
-   */
-  readonly logGroup?: LogGroup;
-  /** @default Duration.seconds(10) */
-  readonly timeout?: Duration;
-  /** @default 512 */
-  readonly memorySize?: number;
-  /**
-   * The service name in logs and the dimension of its metrics.
-   * @default the name of the stack it is deployed with (the parent's, for a nested stack)
-   */
-  readonly serviceName?: string;
-  /** The namespace of its metrics. @default 'EmailService' */
-  readonly metricsNamespace?: string;
-  /** What its code reads and calls (tests bind an access no function declares yet). @default its catalog entry */
-  readonly spec?: FunctionSpec;
-}
-
 /**
- * One Lambda function of the service, with what it owns: its log group (30 days; or one given to
- * it), its own role (allowed to write to that log group and nothing else until it is granted
- * more), its schedule if it runs on one, the function built as the stack builds every function
- * (lib/bundling.ts, lib/function-code.ts), and the cdk-nag findings it acknowledges. Its access and environment come from its catalog entry through `bind`, or one
- * grant at a time; each grant sets the matching variable in the same call. The synth fails if a
- * variable its wiring reads is left unset.
+ * What runs the service's code under one catalog entry: a role granted exactly what the entry asks
+ * for, and the environment its wiring reads. Its access and environment come from the entry through
+ * `bind`, or one grant at a time; each grant sets the matching variable in the same call. The synth
+ * fails if a variable its wiring reads is left unset. A Lambda function (ServiceFunction, below) is
+ * one; the SMTP relay's container (lib/constructs/smtp-relay.ts) is another, so its task role is
+ * granted by this same code what the send path's function is.
  */
-export class ServiceFunction extends Construct {
-  public readonly function: LambdaFunction;
-  public readonly role: Role;
-  public readonly logGroup: LogGroup;
+export abstract class SpecAccess extends Construct {
+  public abstract readonly role: Role;
   /** Its catalog entry: what its code reads and calls. */
   public readonly spec: FunctionSpec;
-  public readonly name: FunctionName;
+  public readonly name: string;
 
-  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+  constructor(scope: Construct, id: string, name: string, spec: FunctionSpec) {
     super(scope, id);
-    this.name = props.name;
-    this.spec = props.spec ?? specOf(props.name);
-    this.logGroup =
-      props.logGroup ??
-      new LogGroup(this, 'Logs', {
-        retention: props.logging?.retention ?? RetentionDays.ONE_MONTH,
-        removalPolicy: RemovalPolicy.DESTROY,
-      });
-    // Its own role, allowed to write to its own log group only (not the managed basic-execution policy).
-    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    this.role.addToPolicy(
-      new PolicyStatement({
-        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        resources: [this.logGroup.logGroupArn],
-      }),
-    );
-    this.function = new LambdaFunction(this, 'Function', {
-      code: functionCode(props.name),
-      handler: 'index.handler',
-      description: this.spec.description,
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
-      environment: {
-        POWERTOOLS_SERVICE_NAME: props.serviceName ?? deployedStack(this).stackName,
-        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'EmailService',
-        POWERTOOLS_LOG_LEVEL: props.logging?.level ?? 'INFO',
-      },
-      role: this.role,
-      logGroup: this.logGroup,
-      // The unsubscribe keys are read through the AWS Parameters and Secrets Lambda Extension's
-      // layer, which caches them (adapters/secrets-manager/extension.ts): never in the environment.
-      ...(this.spec.unsubscribeKeys === 'read'
-        ? {
-            paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
-              secretsManagerTimeout: Duration.seconds(3),
-            }),
-          }
-        : {}),
-    });
-    Validations.of(this.function).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason:
-        'Node.js 22 is the runtime this project targets and tests against; moving to 24 is a deliberate change.',
-    });
+    this.name = name;
+    this.spec = spec;
     this.node.addValidation({
       validate: () => {
         const unset = this.spec.env.filter((key) => !this.set.has(key));
         return unset.length
-          ? [`${props.name} reads ${unset.join(', ')} (functions/catalog.ts), which nothing sets`]
+          ? [`${name} reads ${unset.join(', ')} (functions/catalog.ts), which nothing sets`]
           : [];
       },
     });
@@ -142,17 +64,8 @@ export class ServiceFunction extends Construct {
 
   private readonly set = new Set<EnvKey>();
 
-  /**
-   * Runs it every `every` (EventBridge), one job each: its own timeout, errors and alarm. Never
-   * retried by EventBridge: the next run is the retry.
-   */
-  runEvery(every: Duration, description: string): Rule {
-    return new Rule(this, 'Schedule', {
-      description,
-      schedule: Schedule.rate(every),
-      targets: [new LambdaTarget(this.function, { retryAttempts: 0 })],
-    });
-  }
+  /** Puts a variable in what runs its code (the function's or the container's environment). */
+  protected abstract addEnvironment(key: EnvKey, value: string): void;
 
   /** Sets a variable its wiring reads; one it does not read is refused (no stray configuration). */
   setEnvironment(key: EnvKey, value: string): this {
@@ -160,7 +73,7 @@ export class ServiceFunction extends Construct {
     const reads = key === 'TABLE_LAYOUT' ? this.spec.env.includes('TABLE_NAME') : false;
     if (!reads && !this.spec.env.includes(key) && !this.spec.optionalEnv?.includes(key))
       throw new Error(`${this.name} does not read ${key} (functions/catalog.ts): refusing to set it`);
-    this.function.addEnvironment(key, value);
+    this.addEnvironment(key, value);
     this.set.add(key);
     return this;
   }
@@ -490,5 +403,82 @@ export class ServiceFunction extends Construct {
     const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
     const identities = `arn:<AWS::Partition>:ses:${shown(stack.region, 'Region')}:${shown(stack.account, 'AccountId')}:identity/*`;
     Validations.of(this.role).acknowledge({ id: `AwsSolutions-IAM5[Resource::${identities}]`, reason });
+  }
+}
+
+/**
+ * One Lambda function of the service, with what it owns: its log group (30 days; or one given to
+ * it), its own role (allowed to write to that log group and nothing else until it is granted
+ * more), its schedule if it runs on one, the function built as the stack builds every function
+ * (lib/bundling.ts, lib/function-code.ts), and the cdk-nag findings it acknowledges. Its access and environment come as SpecAccess's (above).
+ */
+export class ServiceFunction extends SpecAccess {
+  public readonly function: LambdaFunction;
+  public readonly role: Role;
+  public readonly logGroup: LogGroup;
+  declare public readonly name: FunctionName;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id, props.name, props.spec ?? specOf(props.name));
+    this.logGroup =
+      props.logGroup ??
+      new LogGroup(this, 'Logs', {
+        retention: props.logging?.retention ?? RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+    // Its own role, allowed to write to its own log group only (not the managed basic-execution policy).
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+    this.function = new LambdaFunction(this, 'Function', {
+      code: functionCode(props.name),
+      handler: 'index.handler',
+      description: this.spec.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName ?? deployedStack(this).stackName,
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'EmailService',
+        POWERTOOLS_LOG_LEVEL: props.logging?.level ?? 'INFO',
+      },
+      role: this.role,
+      logGroup: this.logGroup,
+      // The unsubscribe keys are read through the AWS Parameters and Secrets Lambda Extension's
+      // layer, which caches them (adapters/secrets-manager/extension.ts): never in the environment.
+      ...(this.spec.unsubscribeKeys === 'read'
+        ? {
+            paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+              secretsManagerTimeout: Duration.seconds(3),
+            }),
+          }
+        : {}),
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is the runtime this project targets and tests against; moving to 24 is a deliberate change.',
+    });
+  }
+
+  /**
+   * Runs it every `every` (EventBridge), one job each: its own timeout, errors and alarm. Never
+   * retried by EventBridge: the next run is the retry.
+   */
+  runEvery(every: Duration, description: string): Rule {
+    return new Rule(this, 'Schedule', {
+      description,
+      schedule: Schedule.rate(every),
+      targets: [new LambdaTarget(this.function, { retryAttempts: 0 })],
+    });
+  }
+
+  protected addEnvironment(key: EnvKey, value: string): void {
+    this.function.addEnvironment(key, value);
   }
 }
