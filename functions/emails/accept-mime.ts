@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import PostalMime, { type Address, type Email } from 'postal-mime';
 import type { ApiKey } from '../api-keys/model.js';
 import { assertMaySendFrom } from '../api-keys/model.js';
@@ -17,7 +18,7 @@ import {
 import type { EmailContent, Tag } from './content.js';
 import { MAX_RECIPIENTS, MAX_SUBJECT_CHARS, tagsSchema } from './email.js';
 import { fingerprint, parseIdempotencyKey } from './idempotency.js';
-import { headerFields, headerValue, tagsOfHeader } from './mime.js';
+import { DATE_FIELD_ROOM, headerFields, headerValue, tagsOfHeader } from './mime.js';
 import type { IdempotencyStore } from './ports.js';
 import {
   type ClaimedEmail,
@@ -106,7 +107,9 @@ export async function acceptMimeMessage(deps: MimeDeps, request: MimeSendRequest
     await email.check();
     return storeAndQueue(deps, (id) => email.content(id), newEmailId());
   }
-  const scope = apiKey.id;
+  // An explicit key shares the API's scope (the same key over SMTP and HTTP is one send); the
+  // implicit Message-ID key has its own, so no API key can collide with it.
+  const scope = key.implicit ? `${apiKey.id}#smtp` : apiKey.id;
   const claim = await claimKey(deps, { scope, idempotencyKey: key.key }, key.print, newEmailId());
   return sendClaimed(deps, scope, claim, async () => email);
 }
@@ -117,7 +120,10 @@ export async function acceptMimeMessage(deps: MimeDeps, request: MimeSendRequest
  * bytes, which a client's retry changes (Date, MIME boundaries); a Message-ID's is the same for
  * every message, so any repeat of the id within 24 hours is a replay.
  */
-function idempotencyOf(message: ReadMessage, envelope: Envelope): { key: string; print: string } | undefined {
+function idempotencyOf(
+  message: ReadMessage,
+  envelope: Envelope,
+): { key: string; print: string; implicit?: true } | undefined {
   if (message.idempotencyKey !== undefined)
     return {
       key: message.idempotencyKey,
@@ -140,21 +146,42 @@ function idempotencyOf(message: ReadMessage, envelope: Envelope): { key: string;
         },
       }),
     };
+  // The envelope is part of the implicit key: a client told 452 at the 51st RCPT, or a relay that
+  // splits a long recipient list, sends the same message (the same Message-ID) again to others,
+  // which is another email; only a retry to the same envelope is a replay.
   if (message.messageId)
     return {
-      key: `${MESSAGE_ID_KEY_PREFIX}${message.messageId}`,
+      key: `${MESSAGE_ID_KEY_PREFIX}${message.messageId}:${envelopeHash(envelope)}`,
       print: fingerprint({ smtp: 'message-id' }),
+      implicit: true,
     };
   return undefined;
 }
 
+/** The envelope, as a short hash: its sender and its recipients, in any order and any case. */
+const envelopeHash = (envelope: Envelope): string =>
+  createHash('sha256')
+    .update(
+      JSON.stringify([
+        envelope.mailFrom.toLowerCase(),
+        [...new Set(envelope.recipients.map((r) => r.toLowerCase()))].sort(),
+      ]),
+    )
+    .digest('base64url')
+    .slice(0, 22);
+
 /** The message read with postal-mime and checked as a send's fields are (a 400 naming the field). */
 async function readMessage(raw: Uint8Array, envelope: Envelope): Promise<ReadMessage> {
-  if (raw.length > MAX_MESSAGE_BYTES)
+  // A message without a Date gets one on its way to SES (mime.ts): room is kept for it.
+  const limit =
+    headerValue(headerFields(raw), 'date') === undefined
+      ? MAX_MESSAGE_BYTES - DATE_FIELD_ROOM
+      : MAX_MESSAGE_BYTES;
+  if (raw.length > limit)
     throw new ApiError(
       413,
       'payload_too_large',
-      `The message is ${raw.length} bytes; SES takes at most ${MAX_MESSAGE_BYTES}.`,
+      `The message is ${raw.length} bytes; SES takes at most ${limit}${limit < MAX_MESSAGE_BYTES ? ' (with the Date field it lacks)' : ''}.`,
     );
   let email: Email;
   try {

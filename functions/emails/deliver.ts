@@ -173,9 +173,11 @@ async function sendAt(deps: DeliverDeps, email: Ready, slot: Slot): Promise<Deli
   // An SMTP email: its message read, then sent as it is (raw), inside the gate, as files are.
   if (job.content.mime)
     return heavy(async () => {
-      if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
+      // As with files: time for the read (up to 40 MB from the content store), then for SES.
+      if (tooLate(deps, true)) return defer(deps, queued, 'time', TOO_LATE);
       const raw = await loadMime(deps, job);
       if (!(raw instanceof Uint8Array)) return failUnsent(deps, job, raw, finalAttempt);
+      if (tooLate(deps, false)) return defer(deps, queued, 'time', TOO_LATE);
       if (late()) return defer(deps, queued, 'busy', MISSED_SLOT);
       return send(deps, { ...email, spacingMs: slot.spacingMs }, [], raw);
     });

@@ -23,26 +23,34 @@ export interface HeaderField {
 export function headerFields(raw: Uint8Array): HeaderField[] {
   const text = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1');
   const fields: HeaderField[] = [];
+  // The field a continuation line belongs to: none after a line that is no field.
+  let last: HeaderField | undefined;
   let at = 0;
   while (at < text.length) {
     const newline = text.indexOf('\n', at);
     const lineEnd = newline < 0 ? text.length : newline + 1;
     const line = text.slice(at, lineEnd).replace(/\r?\n$/, '');
     if (line === '') break; // the empty line that ends the header
-    const last = fields[fields.length - 1];
-    if (/^[ \t]/.test(line) && last) {
-      last.value += ` ${line.trim()}`;
-      last.end = lineEnd;
+    if (/^[ \t]/.test(line)) {
+      if (last) {
+        last.value += ` ${line.trim()}`;
+        last.end = lineEnd;
+      }
     } else {
       const colon = line.indexOf(':');
-      // A line that is no field (no colon) ends the header, as postal-mime reads it too.
-      if (colon <= 0) break;
-      fields.push({
-        name: line.slice(0, colon).trim(),
-        value: line.slice(colon + 1).trim(),
-        start: at,
-        end: lineEnd,
-      });
+      // A line that is no field (no colon) is passed over, not taken as the header's end: the
+      // header runs to the empty line, as postal-mime and SES read it, so a Bcc or one of our
+      // fields after such a line is still found (and cut out).
+      last =
+        colon <= 0
+          ? undefined
+          : {
+              name: line.slice(0, colon).trim(),
+              value: line.slice(colon + 1).trim(),
+              start: at,
+              end: lineEnd,
+            };
+      if (last) fields.push(last);
     }
     at = lineEnd;
   }
@@ -64,6 +72,9 @@ export const isRemovedField = (name: string): boolean => {
   return lower === 'bcc' || lower === 'resend-idempotency-key' || lower.startsWith('x-ses-');
 };
 
+/** Bytes a message is left below SES's limit for the `Date` field messageAsSent may add. */
+export const DATE_FIELD_ROOM = 64;
+
 /** A date as RFC 5322 writes it: `Sat, 28 Nov 2026 21:30:18 +0000`. */
 export const rfc5322Date = (at: Date): string => at.toUTCString().replace(/GMT$/, '+0000');
 
@@ -77,7 +88,11 @@ export function messageAsSent(raw: Uint8Array, now: Date): Uint8Array {
   const removed = fields.filter((field) => isRemovedField(field.name));
   const dated = fields.some((field) => field.name.toLowerCase() === 'date');
   if (!removed.length && dated) return raw;
-  const parts: Uint8Array[] = dated ? [] : [Buffer.from(`Date: ${rfc5322Date(now)}\r\n`, 'latin1')];
+  // The Date line ends as the message's first line does (CRLF, or a bare LF in a message written so).
+  const firstNewline = raw.indexOf(10);
+  const lineEnd =
+    firstNewline > 0 && raw[firstNewline - 1] === 13 ? '\r\n' : firstNewline >= 0 ? '\n' : '\r\n';
+  const parts: Uint8Array[] = dated ? [] : [Buffer.from(`Date: ${rfc5322Date(now)}${lineEnd}`, 'latin1')];
   let at = 0;
   for (const field of removed) {
     parts.push(raw.subarray(at, field.start));

@@ -221,6 +221,20 @@ describe('acceptMime', () => {
     // Scoped to the key: another key's message with the same id is its own email.
     const other = generateApiKey('other', 'full_access', new Date()).key;
     expect((await accept(await compose({ ...rich, messageId }), { apiKey: other })).id).not.toBe(first.id);
+    // The same message to another envelope (the rest of a list after 452 at the 51st RCPT, or a
+    // relay splitting a long list) is another email: the envelope is part of the implicit key.
+    const rest = await accept(await compose({ ...rich, messageId }), {
+      envelope: { mailFrom: envelope.mailFrom, recipients: ['dora@example.test'] },
+    });
+    expect(rest.id).not.toBe(first.id);
+    // The same envelope in another order and case is the same envelope: a replay.
+    const reordered = await accept(await compose({ ...rich, messageId }), {
+      envelope: {
+        mailFrom: envelope.mailFrom,
+        recipients: [...envelope.recipients].reverse().map((r) => r.toUpperCase()),
+      },
+    });
+    expect(reordered.id).toBe(first.id);
     const bare = new Uint8Array(
       Buffer.from('From: hello@acme.test\r\nTo: ann@example.test\r\nSubject: No id\r\n\r\nHi\r\n'),
     );

@@ -63,6 +63,46 @@ describe('messageAsSent', () => {
   });
 });
 
+describe('a header with a line that is no field', () => {
+  it('reads on to the empty line, so a Bcc after it is still cut out and a Date after it still found', () => {
+    const raw = bytes(
+      'From: hello@acme.test\r\nTo: a@example.test\r\nX-Broken header line\r\n' +
+        'Bcc: secret@example.test\r\nResend-Idempotency-Key: k-2\r\nDate: Sat, 28 Nov 2026 10:00:00 +0000\r\n' +
+        'Subject: Hi\r\n\r\nHello\r\n',
+    );
+    expect(headerFields(raw).map((f) => f.name)).toEqual([
+      'From',
+      'To',
+      'Bcc',
+      'Resend-Idempotency-Key',
+      'Date',
+      'Subject',
+    ]);
+    const sent = text(messageAsSent(raw, new Date('2026-11-28T12:00:00Z')));
+    expect(sent).not.toContain('secret@example.test');
+    expect(sent).not.toContain('k-2');
+    expect(sent.match(/^Date:/gm)).toHaveLength(1);
+    expect(sent).toContain('X-Broken header line\r\n');
+  });
+
+  it('a continuation line after such a line joins no field', () => {
+    const raw = bytes('From: hello@acme.test\r\nnot a field\r\n continued\r\nSubject: Hi\r\n\r\nHello\r\n');
+    expect(headerFields(raw).map((f) => [f.name, f.value])).toEqual([
+      ['From', 'hello@acme.test'],
+      ['Subject', 'Hi'],
+    ]);
+  });
+});
+
+describe('the Date line added', () => {
+  it('ends as the message’s own lines do (bare LF in a message written so)', () => {
+    const sent = text(
+      messageAsSent(bytes('From: a@acme.test\nSubject: Hi\n\nHello\n'), new Date('2026-11-28T12:00:00Z')),
+    );
+    expect(sent).toBe('Date: Sat, 28 Nov 2026 12:00:00 +0000\nFrom: a@acme.test\nSubject: Hi\n\nHello\n');
+  });
+});
+
 describe('X-SES-MESSAGE-TAGS', () => {
   it('reads SES SMTP’s `name=value, name2=value2`', () => {
     expect(tagsOfHeader('campaign=spring, kind = welcome')).toEqual([
