@@ -6,7 +6,7 @@ import { log } from '../observability/logger.js';
 import { loadConfig } from '../shared/config.js';
 import type { Log } from '../shared/ports.js';
 import { smtpRelayDeps } from '../wiring/smtp-relay.js';
-import { type Relay, type RelayListener, startRelay } from './relay.js';
+import { type Relay, type RelayDeps, type RelayListener, startRelay } from './relay.js';
 import { RELAY_METRICS } from './settings.js';
 
 /**
@@ -62,14 +62,17 @@ export interface Container {
 
 export async function startContainer(
   options: {
-    env?: NodeJS.ProcessEnv;
     /** Reads the TLS secret (default: Secrets Manager's GetSecretValue with the task role). */
     readSecret?: (arn: string) => Promise<string>;
     log?: Log;
     /** Where the metric lines go. @default stdout */
     metrics?: (line: string) => void;
     metricsIntervalMs?: number;
+    /** How often the certificate is read again. @default SMTP_RELAY_TLS_RELOAD_SECONDS */
+    reloadIntervalMs?: number;
     host?: string;
+    /** The relay's dependencies. @default smtpRelayDeps(), from the environment */
+    deps?: RelayDeps;
   } = {},
 ): Promise<Container> {
   const logTo = options.log ?? log;
@@ -94,17 +97,20 @@ export async function startContainer(
       : []),
   ];
   const relay = await startRelay(
-    { ...smtpRelayDeps(), log: logTo },
+    { ...(options.deps ?? smtpRelayDeps()), log: logTo },
     { hostname: config.SMTP_RELAY_HOSTNAME, ...(tls ? { tls } : {}), listeners },
   );
   let draining = false;
   const reload = secretArn
-    ? setInterval(() => {
-        readSecret(secretArn).then(
-          (text) => relay.updateTls(tlsFromSecret(text)),
-          (error) => logTo.error('the relay could not read its TLS certificate again', { error }),
-        );
-      }, config.SMTP_RELAY_TLS_RELOAD_SECONDS * 1000)
+    ? setInterval(
+        () => {
+          readSecret(secretArn).then(
+            (text) => relay.updateTls(tlsFromSecret(text)),
+            (error) => logTo.error('the relay could not read its TLS certificate again', { error }),
+          );
+        },
+        options.reloadIntervalMs ?? config.SMTP_RELAY_TLS_RELOAD_SECONDS * 1000,
+      )
     : undefined;
   reload?.unref();
   const writeMetric = options.metrics ?? ((line: string) => void process.stdout.write(`${line}\n`));
