@@ -273,6 +273,20 @@ describe('the SMTP relay', () => {
     expect(parseRequestLogLine(f.lines.at(-1) as string)?.response_status).toBe(413);
   });
 
+  it('keeps no bodies in the request log when the stack says so (requestLogBodies false)', async () => {
+    const f = fake();
+    f.deps.requestLogBodies = false;
+    const r = await relay(f);
+    await transport(r, 'implicit').sendMail(message());
+    const entry = parseRequestLogLine(f.lines[0] as string);
+    expect(entry).toMatchObject({
+      endpoint: '/smtp',
+      response_status: 200,
+      request_body: null,
+      response_body: null,
+    });
+  });
+
   it('answers the 51st recipient 452 4.5.3 and sends to the first 50', async () => {
     const f = fake();
     const r = await relay(f);
