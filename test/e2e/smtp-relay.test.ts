@@ -212,13 +212,23 @@ describe('the SMTP relay on the local service: messages through the pipeline', (
       subject: 'Once',
       text: 'once',
       headers,
+      // The same bytes each time, as a client retrying a message whose answer it lost sends them.
+      date: new Date('2026-11-28T10:00:00Z'),
       ...(messageId ? { messageId } : {}),
     });
     const first = idOf(
-      (await transport('starttls').sendMail(mail({ 'Resend-Idempotency-Key': 'relay-once-1' }))).response,
+      (
+        await transport('starttls').sendMail(
+          mail({ 'Resend-Idempotency-Key': 'relay-once-1' }, '<once-1@acme.test>'),
+        )
+      ).response,
     );
     const again = idOf(
-      (await transport('starttls').sendMail(mail({ 'Resend-Idempotency-Key': 'relay-once-1' }))).response,
+      (
+        await transport('starttls').sendMail(
+          mail({ 'Resend-Idempotency-Key': 'relay-once-1' }, '<once-1@acme.test>'),
+        )
+      ).response,
     );
     expect(again).toBe(first);
     const byId = idOf((await transport('implicit').sendMail(mail({}, '<retry-1@acme.test>'))).response);
