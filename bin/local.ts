@@ -6,6 +6,8 @@
  *   LOCAL_DATA_DIR=...        where data survives restarts (default .local-data)
  *   VIEWER_PORT=8005          port of the sent-mail viewer (default 8005, or any free one if taken)
  *   INBOUND_SMTP_PORT=2525    port of the inbound SMTP endpoint (default 2525, or any free one if taken)
+ *   SMTP_RELAY_PORT=2587      the SMTP relay's STARTTLS port (default 2587, or any free one if taken)
+ *   SMTP_RELAY_TLS_PORT=2465  the SMTP relay's implicit TLS port (default 2465, or any free one if taken)
  *   RATE_LIMIT_PER_SECOND=10  requests per second per API key (the stack's keyRateLimit)
  *   LOCAL_FAULTS='{…}'        faults to inject into the stand-ins for AWS (see local/faults.ts)
  *   LOCAL_SES_MAX_SEND_RATE=14, LOCAL_SES_MAX_24H_SEND=50000, LOCAL_SES_SANDBOX=true,
@@ -40,6 +42,10 @@ const viewerPortChosen = Boolean(process.env.VIEWER_PORT);
 const viewerPort = portFrom('VIEWER_PORT', 8005);
 const inboundPortChosen = Boolean(process.env.INBOUND_SMTP_PORT);
 const inboundPort = portFrom('INBOUND_SMTP_PORT', 2525);
+const relayPortChosen = Boolean(process.env.SMTP_RELAY_PORT);
+const relayPort = portFrom('SMTP_RELAY_PORT', 2587);
+const relayTlsPortChosen = Boolean(process.env.SMTP_RELAY_TLS_PORT);
+const relayTlsPort = portFrom('SMTP_RELAY_TLS_PORT', 2465);
 const rateText = process.env.RATE_LIMIT_PER_SECOND;
 const rateLimitPerSecond = rateText ? Number(rateText) : 10;
 if (!Number.isInteger(rateLimitPerSecond) || rateLimitPerSecond < 1)
@@ -99,6 +105,10 @@ try {
     viewerPortRequired: viewerPortChosen,
     inboundSmtpPort: inboundPort,
     inboundSmtpPortRequired: inboundPortChosen,
+    smtpRelayPort: relayPort,
+    smtpRelayPortRequired: relayPortChosen,
+    smtpRelayTlsPort: relayTlsPort,
+    smtpRelayTlsPortRequired: relayTlsPortChosen,
     rateLimitPerSecond,
     faults,
     sesAccount,
@@ -116,6 +126,15 @@ try {
     service.inboundSmtpPortTaken === undefined
       ? '(mail to domains with receiving enabled)'
       : `(port ${service.inboundSmtpPortTaken} was taken; INBOUND_SMTP_PORT picks another)`;
+  const relay = service.smtpRelay;
+  const relayNote = [
+    relay.portTaken === undefined ? '' : `port ${relay.portTaken} was taken; SMTP_RELAY_PORT picks another`,
+    relay.tlsPortTaken === undefined
+      ? ''
+      : `port ${relay.tlsPortTaken} was taken; SMTP_RELAY_TLS_PORT picks another`,
+  ]
+    .filter(Boolean)
+    .join('; ');
   console.log(`
   Email service running locally (HTTPS only)
 
@@ -125,6 +144,7 @@ try {
   Reference    ${service.baseUrl.replace(/\/v1$/, '')}/docs   (the API reference; ${service.baseUrl}/openapi.json: OpenAPI 3.1)
   Sent mail    ${service.viewerUrl}   ${viewerNote}
   Inbound SMTP smtp://${service.inboundSmtp.host}:${service.inboundSmtp.port}   ${inboundNote}
+  SMTP relay   ${relay.host} port ${relay.port} (STARTTLS), port ${relay.tlsPort} (implicit TLS)   (user resend, password an API key${relayNote ? `; ${relayNote}` : ''})
   Tracking     ${service.endpoints.sesTracking}   (the local SES's tracking host: tracked emails' pixel and links)
   Data         ${inMemory ? 'in memory (gone when this stops)' : `${process.env.LOCAL_DATA_DIR ?? '.local-data'}/ (kept across restarts)`}
   Rate limit   ${rateLimitPerSecond} requests per second per key${Object.keys(faults).length ? `\n  Faults       ${JSON.stringify(faults)}   (LOCAL_FAULTS)` : ''}
@@ -151,6 +171,7 @@ try {
   API key      ${service.apiKey}
   Sent mail    ${service.viewerUrl}
   Inbound SMTP smtp://${service.inboundSmtp.host}:${service.inboundSmtp.port}
+  SMTP relay   ${service.smtpRelay.host} port ${service.smtpRelay.port} (STARTTLS), port ${service.smtpRelay.tlsPort} (implicit TLS)
   TLS          curl ${cacert} ...
 `;
   if (!inBackground()) {
@@ -177,6 +198,14 @@ try {
     );
   const { code, port: taken } = error as NodeJS.ErrnoException & { port?: number };
   if (code !== 'EADDRINUSE') fail(String(error));
+  if (relayPortChosen && taken === relayPort)
+    fail(
+      `Port ${relayPort} (SMTP_RELAY_PORT, the SMTP relay's STARTTLS port) is in use; set SMTP_RELAY_PORT to another one.`,
+    );
+  if (relayTlsPortChosen && taken === relayTlsPort)
+    fail(
+      `Port ${relayTlsPort} (SMTP_RELAY_TLS_PORT, the SMTP relay's implicit TLS port) is in use; set SMTP_RELAY_TLS_PORT to another one.`,
+    );
   if (inboundPortChosen && taken === inboundPort)
     fail(
       `Port ${inboundPort} (INBOUND_SMTP_PORT, the inbound SMTP endpoint) is in use; set INBOUND_SMTP_PORT to another one.`,

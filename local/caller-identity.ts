@@ -1,6 +1,12 @@
 import { useClientPlugin } from '../functions/adapters/aws-clients.js';
 import { currentFunction } from './invocation.js';
 
+/**
+ * Callers whose role is another function's: the SMTP relay's task role is granted exactly
+ * send-email's access (functions/smtp-relay/access.ts), so the stand-ins answer it as that role.
+ */
+const SAME_ROLE_AS: Record<string, string> = { 'smtp-relay': 'send-email' };
+
 /** The header that tells the local stand-ins for AWS which function (which role) makes a call. */
 export const CALLER_HEADER = 'x-local-function';
 
@@ -21,7 +27,7 @@ export function identifyCallers(): () => void {
             const caller = currentFunction();
             const request = (args as { request?: { headers?: Record<string, string> } }).request;
             if (caller && request?.headers && /^(S3|SESv2|SES)Client$/.test(context.clientName ?? ''))
-              request.headers[CALLER_HEADER] = caller;
+              request.headers[CALLER_HEADER] = SAME_ROLE_AS[caller] ?? caller;
             return next(args);
           },
         { step: 'build', name: 'localCallerIdentity' },

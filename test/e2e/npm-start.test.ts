@@ -68,6 +68,9 @@ describe('npm start (as a user runs it)', () => {
     const port = portOf(first.baseUrl);
     expect(first.apiKey).toMatch(/^esk_[A-Za-z0-9_-]{43}$/);
     expect(first.viewer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(first.output()).toMatch(
+      /SMTP relay {3}127\.0\.0\.1 port \d+ \(STARTTLS\), port \d+ \(implicit TLS\)/,
+    );
     const cert = readFileSync(join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
 
     // The "Try it" commands, exactly as printed: add the domain, wait until it is verified, send.
@@ -132,7 +135,7 @@ describe('npm start (as a user runs it)', () => {
     expect(existsSync(dir)).toBe(false);
   }, 60_000);
 
-  it('says which port is taken: PORT, or VIEWER_PORT or INBOUND_SMTP_PORT when it was chosen', async () => {
+  it('says which port is taken: PORT, or VIEWER_PORT, INBOUND_SMTP_PORT or SMTP_RELAY_PORT when it was chosen', async () => {
     const taken = await takenPort();
     try {
       const api = await npmStart({
@@ -158,6 +161,16 @@ describe('npm start (as a user runs it)', () => {
       expect(await inbound.exited).toBe(1);
       expect(inbound.output()).toContain(
         `Port ${taken.port} (INBOUND_SMTP_PORT, the inbound SMTP endpoint) is in use`,
+      );
+      const relay = await npmStart({
+        PORT: '0',
+        VIEWER_PORT: '0',
+        SMTP_RELAY_PORT: String(taken.port),
+        LOCAL_DATA_DIR: join(dataDir, 'other'),
+      });
+      expect(await relay.exited).toBe(1);
+      expect(relay.output()).toContain(
+        `Port ${taken.port} (SMTP_RELAY_PORT, the SMTP relay's STARTTLS port) is in use; set SMTP_RELAY_PORT to another one.`,
       );
     } finally {
       taken.release();

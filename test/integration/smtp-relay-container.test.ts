@@ -1,0 +1,138 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiKey } from '../../functions/api-keys/model.js';
+import { decide } from '../../functions/api-keys/rate-limit.js';
+import { type Container, startContainer, tlsFromSecret } from '../../functions/smtp-relay/container.js';
+import { proxyV2Header } from '../../functions/smtp-relay/proxy.js';
+import type { RelayDeps } from '../../functions/smtp-relay/relay.js';
+import { RELAY_METRICS } from '../../functions/smtp-relay/settings.js';
+import { localTls } from '../../local/tls.js';
+import { plainAuth, smtpTalk } from '../support/smtp.js';
+
+/**
+ * The relay's container entry (functions/smtp-relay/container.ts) as ECS runs it: its settings from
+ * the environment, the STARTTLS certificate from its secret (read again on a timer), PROXY v2 on
+ * every port, the health check, the connections metric, and a drain on stop.
+ */
+const TOKEN = 'esk_container_test_0123456789abcdef';
+const KEY: ApiKey = {
+  id: 'key_c',
+  name: 'container key',
+  permission: 'full_access',
+  hash: 'h',
+  created_at: '',
+};
+const logs: { message: string; fields?: Record<string, unknown> }[] = [];
+const record = (message: string, fields?: Record<string, unknown>) => logs.push({ message, fields });
+const deps: RelayDeps = {
+  accept: async () => ({ id: 'em_c', status: 'queued', created_at: '' }),
+  findKey: async (token) => (token === TOKEN ? KEY : null),
+  admit: async (_key, nowMs) => decide(1, 10, nowMs),
+  assertSenderDomain: async () => undefined,
+  log: { info: record, warn: record, error: record },
+  clock: { now: () => new Date() },
+};
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+let tls: { key: string; cert: string };
+let container: Container;
+let secretReads = 0;
+const metrics: string[] = [];
+const ports = { secured: 0, starttls: 0, health: 0 };
+
+beforeAll(async () => {
+  tls = await localTls(undefined);
+  Object.assign(ports, { secured: await freePort(), starttls: await freePort(), health: await freePort() });
+  Object.assign(process.env, {
+    SMTP_RELAY_HOSTNAME: 'smtp.container.test',
+    SMTP_RELAY_SECURED_PORT: String(ports.secured),
+    SMTP_RELAY_STARTTLS_PORT: String(ports.starttls),
+    SMTP_RELAY_HEALTH_PORT: String(ports.health),
+    SMTP_RELAY_PROXY_PROTOCOL: 'true',
+    SMTP_RELAY_TLS_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:relay-tls',
+  });
+  container = await startContainer({
+    deps,
+    log: { info: record, warn: record, error: record },
+    readSecret: async () => {
+      secretReads++;
+      return JSON.stringify({ certificate: tls.cert, privateKey: tls.key });
+    },
+    metrics: (line) => metrics.push(line),
+    metricsIntervalMs: 50,
+    reloadIntervalMs: 100,
+    host: '127.0.0.1',
+  });
+});
+afterAll(async () => {
+  await container?.stop().catch(() => undefined);
+});
+
+const proxied = (address: string, port: number) =>
+  proxyV2Header({ address, port: 50000 }, { address: '10.0.0.9', port });
+
+describe('the relay container', () => {
+  it('takes mail behind PROXY v2 on the secured port and, with its certificate, on the STARTTLS port', async () => {
+    expect(container.relay.ports).toEqual({ secured: ports.secured, starttls: ports.starttls });
+    const secured = await smtpTalk(ports.secured, { before: proxied('198.51.100.4', 2465) });
+    expect(secured.greeting).toMatch(/^220 smtp\.container\.test /);
+    await secured.command('EHLO app.test');
+    expect(await secured.command(`AUTH PLAIN ${plainAuth(TOKEN)}`)).toMatch(/^235 /);
+    expect(logs.find((l) => l.message === 'smtp login')?.fields?.client_address).toBe('198.51.100.4');
+    const starttls = await smtpTalk(ports.starttls, { before: proxied('198.51.100.5', 2587) });
+    expect(await starttls.command('EHLO app.test')).toContain('STARTTLS');
+    await starttls.starttls(tls.cert);
+    await starttls.command('EHLO app.test');
+    expect(await starttls.command(`AUTH PLAIN ${plainAuth(TOKEN)}`)).toMatch(/^235 /);
+    // Its open connections, as an embedded-metric line.
+    await expect
+      .poll(() =>
+        metrics.map((line) => JSON.parse(line)).find((m) => m[RELAY_METRICS.activeConnections] >= 2),
+      )
+      .toMatchObject({
+        _aws: {
+          CloudWatchMetrics: [
+            { Namespace: RELAY_METRICS.namespace, Metrics: [{ Name: 'ActiveConnections' }] },
+          ],
+        },
+      });
+    secured.end();
+    starttls.end();
+  });
+
+  it('reads its certificate again on its timer', async () => {
+    const before = secretReads;
+    await expect.poll(() => secretReads, { timeout: 5_000 }).toBeGreaterThan(before);
+  });
+
+  it('takes a certificate with its chain from the secret, and refuses one without a key', () => {
+    expect(
+      tlsFromSecret(JSON.stringify({ certificate: 'A', privateKey: 'K', certificateChain: 'B' })),
+    ).toEqual({
+      key: 'K',
+      cert: 'A\nB',
+    });
+    expect(() => tlsFromSecret(JSON.stringify({ certificate: 'A' }))).toThrow(/privateKey/);
+  });
+
+  it('answers its health check 200, then 503 while it drains on stop, with 421 to an idle session', async () => {
+    const health = () => fetch(`http://127.0.0.1:${ports.health}/health`).then((r) => r.status);
+    expect(await health()).toBe(200);
+    const idle = await smtpTalk(ports.secured, { before: proxied('198.51.100.6', 2465) });
+    await idle.command('EHLO app.test');
+    const stopping = container.stop();
+    expect(await idle.reply()).toMatch(/^421 4\.3\.2 /);
+    expect(await health()).toBe(503);
+    idle.end();
+    await stopping;
+    await expect(health()).rejects.toThrow();
+  });
+});
