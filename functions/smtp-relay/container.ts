@@ -35,19 +35,28 @@ export function tlsFromSecret(text: string): { key: string; cert: string } {
   return { key: value.privateKey, cert: `${value.certificate.trim()}${chain}` };
 }
 
-/** One embedded-metric-format line: the relay's open connections now (RELAY_METRICS). */
-export function activeConnectionsMetric(count: number, at: Date): string {
+/**
+ * One embedded-metric-format line: the relay's open connections now (RELAY_METRICS), under the
+ * dimension `service` (POWERTOOLS_SERVICE_NAME, the stack's name: lib/constructs/smtp-relay.ts
+ * tracks the metric by it, so two stacks in one account scale apart).
+ */
+export function activeConnectionsMetric(
+  count: number,
+  at: Date,
+  service = process.env.POWERTOOLS_SERVICE_NAME ?? 'email-service',
+): string {
   return JSON.stringify({
     _aws: {
       Timestamp: at.getTime(),
       CloudWatchMetrics: [
         {
           Namespace: RELAY_METRICS.namespace,
-          Dimensions: [[]],
+          Dimensions: [['service']],
           Metrics: [{ Name: RELAY_METRICS.activeConnections, Unit: 'Count' }],
         },
       ],
     },
+    service,
     [RELAY_METRICS.activeConnections]: count,
   });
 }

@@ -100,9 +100,15 @@ describe('the relay container', () => {
       .toMatchObject({
         _aws: {
           CloudWatchMetrics: [
-            { Namespace: RELAY_METRICS.namespace, Metrics: [{ Name: 'ActiveConnections' }] },
+            {
+              Namespace: RELAY_METRICS.namespace,
+              // The dimension the stack's scaling tracks (lib/constructs/smtp-relay.ts): the service's name.
+              Dimensions: [['service']],
+              Metrics: [{ Name: 'ActiveConnections' }],
+            },
           ],
         },
+        service: process.env.POWERTOOLS_SERVICE_NAME ?? 'email-service',
       });
     secured.end();
     starttls.end();
