@@ -1,11 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server as HttpServer } from 'node:http';
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SecretsApi } from '../adapters/secrets-manager/secrets-api.js';
 import { log } from '../observability/logger.js';
+import { flushMetrics } from '../observability/metrics.js';
+import { directRequestLogs } from '../observability/request-log-sink.js';
 import { loadConfig } from '../shared/config.js';
 import type { Log } from '../shared/ports.js';
 import { smtpRelayDeps } from '../wiring/smtp-relay.js';
+import { readProxyV2 } from './proxy.js';
 import { type Relay, type RelayDeps, type RelayListener, startRelay } from './relay.js';
 import { RELAY_METRICS } from './settings.js';
 
@@ -22,17 +25,69 @@ import { RELAY_METRICS } from './settings.js';
  * the service's scaling tracks.
  */
 
-/** The STARTTLS certificate's secret (JSON, PEM values) as the relay takes it. */
+/**
+ * The STARTTLS certificate's secret (JSON, PEM values) as the relay takes it: `certificate`,
+ * `privateKey` and an optional `certificateChain`, or the same names capitalised as ACM's
+ * ExportCertificate answers them (`Certificate`, `PrivateKey`, `CertificateChain`; its private key
+ * decrypted first: ACM exports it encrypted with the passphrase given).
+ */
 export function tlsFromSecret(text: string): { key: string; cert: string } {
-  const value = JSON.parse(text) as {
-    certificate?: unknown;
-    privateKey?: unknown;
-    certificateChain?: unknown;
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // Not the parser's message: it quotes the text, which is a private key.
+    throw new Error('The TLS secret is not JSON');
+  }
+  const field = (name: string) => {
+    const found = value[name] ?? value[name.charAt(0).toUpperCase() + name.slice(1)];
+    return typeof found === 'string' ? found : undefined;
   };
-  if (typeof value.certificate !== 'string' || typeof value.privateKey !== 'string')
+  const certificate = field('certificate');
+  const privateKey = field('privateKey');
+  if (!certificate || !privateKey)
     throw new Error('The TLS secret must be JSON with `certificate` and `privateKey` (PEM)');
-  const chain = typeof value.certificateChain === 'string' ? `\n${value.certificateChain}` : '';
-  return { key: value.privateKey, cert: `${value.certificate.trim()}${chain}` };
+  if (/ENCRYPTED PRIVATE KEY/.test(privateKey))
+    throw new Error("The TLS secret's private key is encrypted (as ACM exports it): store it decrypted");
+  const chain = field('certificateChain');
+  return { key: privateKey, cert: `${certificate.trim()}${chain ? `\n${chain}` : ''}` };
+}
+
+/** What a log may say of an error about the secret: its name and our own words, never the text it read. */
+const secretProblem = (error: unknown) => ({
+  error_name: error instanceof Error ? error.name : typeof error,
+  reason: error instanceof Error && !(error instanceof SyntaxError) ? error.message : undefined,
+});
+
+/**
+ * A health check server that takes an NLB's PROXY protocol v2 header first when one comes (a
+ * target group with PROXY protocol sends it on its health checks too), then plain HTTP.
+ */
+function healthServer(http: HttpServer): NetServer {
+  return createNetServer((socket) => {
+    let buffered = Buffer.alloc(0);
+    socket.setTimeout(10_000, () => socket.destroy());
+    const onData = (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      let header: ReturnType<typeof readProxyV2> | undefined;
+      try {
+        header = readProxyV2(buffered);
+      } catch {
+        header = undefined; // no PROXY header: the request itself
+      }
+      if (header && !header.complete) {
+        if (buffered.length > 4096) socket.destroy();
+        return;
+      }
+      socket.off('data', onData);
+      socket.pause();
+      const rest = header ? buffered.subarray(header.consumed) : buffered;
+      if (rest.length) socket.unshift(rest);
+      http.emit('connection', socket);
+      socket.resume();
+    };
+    socket.on('data', onData);
+  });
 }
 
 /**
@@ -63,7 +118,7 @@ export function activeConnectionsMetric(
 
 export interface Container {
   relay: Relay;
-  health: Server;
+  health: NetServer;
   healthPort: number;
   /** Drains the relay and stops the timers and the health server. */
   stop(): Promise<void>;
@@ -77,6 +132,8 @@ export async function startContainer(
     /** Where the metric lines go. @default stdout */
     metrics?: (line: string) => void;
     metricsIntervalMs?: number;
+    /** The wait between the first reads of the certificate (times the attempt). @default 2000 */
+    certificateRetryMs?: number;
     /** How often the certificate is read again. @default SMTP_RELAY_TLS_RELOAD_SECONDS */
     reloadIntervalMs?: number;
     host?: string;
@@ -94,9 +151,14 @@ export async function startContainer(
     'SMTP_RELAY_TLS_SECRET_ARN',
     'SMTP_RELAY_TLS_RELOAD_SECONDS',
   );
+  // The relay's request-log lines go to stdout, its log group's subscription takes them to the
+  // writer (as an API function's on Lambda, where the sink finds stdout by itself).
+  if (!options.deps) requestLogsToStdout();
   const readSecret = options.readSecret ?? secretsManagerReader();
   const secretArn = config.SMTP_RELAY_TLS_SECRET_ARN;
-  const tls = secretArn ? tlsFromSecret(await readSecret(secretArn)) : undefined;
+  const tls = secretArn
+    ? await firstCertificate(readSecret, secretArn, logTo, options.certificateRetryMs ?? 2_000)
+    : undefined;
   const proxyProtocol = config.SMTP_RELAY_PROXY_PROTOCOL === 'true';
   const host = options.host ?? '0.0.0.0';
   const listeners: RelayListener[] = [
@@ -113,25 +175,37 @@ export async function startContainer(
   const reload = secretArn
     ? setInterval(
         () => {
-          readSecret(secretArn).then(
-            (text) => relay.updateTls(tlsFromSecret(text)),
-            (error) => logTo.error('the relay could not read its TLS certificate again', { error }),
-          );
+          // A secret that cannot be read or used now leaves the certificate the relay holds.
+          readSecret(secretArn)
+            .then((text) => relay.updateTls(tlsFromSecret(text)))
+            .catch((error) =>
+              logTo.error('the relay could not read its TLS certificate again; it keeps the one it has', {
+                ...secretProblem(error),
+              }),
+            );
         },
         options.reloadIntervalMs ?? config.SMTP_RELAY_TLS_RELOAD_SECONDS * 1000,
       )
     : undefined;
   reload?.unref();
   const writeMetric = options.metrics ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const metrics = setInterval(
-    () => writeMetric(activeConnectionsMetric(relay.activeConnections(), new Date())),
-    options.metricsIntervalMs ?? 60_000,
-  );
+  const metrics = setInterval(() => {
+    writeMetric(activeConnectionsMetric(relay.activeConnections(), new Date()));
+    // The send path's own counters (RateLimited, EmailsAccepted…), each minute rather than at 100.
+    void flushMetrics().catch(() => undefined);
+  }, options.metricsIntervalMs ?? 60_000);
   metrics.unref();
-  const health = createServer((req, res) => {
-    const ok = req.url === '/health' && !draining;
-    res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok' : 'draining');
+  // `/health` for the secured port's targets; `/health/starttls` for the STARTTLS port's, which
+  // fails while the relay holds no certificate, so the NLB sends 587 to no task that cannot serve it.
+  const http = createServer((req, res) => {
+    const ok =
+      !draining &&
+      (req.url === '/health' || (req.url === '/health/starttls' && relay.ports.starttls !== undefined));
+    res
+      .writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' })
+      .end(ok ? 'ok' : draining ? 'draining' : 'no');
   });
+  const health = healthServer(http);
   const healthPort = await new Promise<number>((resolve, reject) => {
     health.once('error', reject);
     health.listen(config.SMTP_RELAY_HEALTH_PORT, host, () => resolve((health.address() as AddressInfo).port));
@@ -146,9 +220,42 @@ export async function startContainer(
       clearInterval(reload);
       clearInterval(metrics);
       await relay.drain();
-      await new Promise((resolve) => health.close(resolve));
+      await flushMetrics().catch(() => undefined);
+      const closed = new Promise((resolve) => health.close(resolve));
+      http.closeAllConnections();
+      await closed;
     },
   };
+}
+
+/** Sends this process's request-log lines to stdout, off Lambda too (the container's log group). */
+export const requestLogsToStdout = () =>
+  directRequestLogs({ write: (line) => void process.stdout.write(`${line}\n`) });
+
+/**
+ * The STARTTLS certificate at start, tried three times a few seconds apart. One that cannot be read
+ * or used leaves the relay without STARTTLS (its health check says so) rather than without its
+ * secured port too; a new deployment takes it up once the secret is right.
+ */
+async function firstCertificate(
+  readSecret: (arn: string) => Promise<string>,
+  arn: string,
+  logTo: Log,
+  retryMs: number,
+): Promise<{ key: string; cert: string } | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return tlsFromSecret(await readSecret(arn));
+    } catch (error) {
+      if (attempt >= 3) {
+        logTo.error('the relay could not read its TLS certificate: it runs without STARTTLS', {
+          ...secretProblem(error),
+        });
+        return undefined;
+      }
+      await new Promise((resolve) => setTimeout(resolve, retryMs * attempt));
+    }
+  }
 }
 
 /** GetSecretValue with the task role's credentials (ECS gives them through its credentials endpoint). */

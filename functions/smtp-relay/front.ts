@@ -129,12 +129,39 @@ function arrive(listener: RelayListener, socket: Socket, deps: FrontDeps) {
 /** An IPv4 client of a dual-stack listener as its IPv4 address (the per-address counts use one form). */
 const normalize = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 
-/** Reads a DATA stream whole; past the limit or the DATA bound (`onTimeout` then), nothing is kept. */
-export function readData(stream: SMTPServerDataStream, bounds: RelayLimits, onTimeout: () => void) {
-  return new Promise<Buffer | 'too-large' | 'timeout'>((resolve, reject) => {
+/**
+ * The bytes of messages being received that a relay holds at once, all sessions together: a
+ * message that would take it past `limit` is read to its end but not kept, and answered 452 4.3.1
+ * (try again), so a few 40 MB messages at once cannot run a task out of memory and take every
+ * session on it down.
+ */
+export interface DataBudget {
+  used: number;
+  limit: number;
+}
+
+/**
+ * Reads a DATA stream whole; past the limit, the DATA bound (`onTimeout` then) or the relay's
+ * budget of held bytes (`busy`), nothing is kept.
+ */
+export function readData(
+  stream: SMTPServerDataStream,
+  bounds: RelayLimits,
+  onTimeout: () => void,
+  budget: DataBudget = { used: 0, limit: Number.POSITIVE_INFINITY },
+) {
+  return new Promise<Buffer | 'too-large' | 'timeout' | 'busy'>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
+    let held = 0;
+    let busy = false;
+    const drop = () => {
+      budget.used -= held;
+      held = 0;
+      chunks.length = 0;
+    };
     const timer = setTimeout(() => {
+      drop();
       resolve('timeout');
       stream.removeAllListeners('data');
       stream.resume();
@@ -142,15 +169,29 @@ export function readData(stream: SMTPServerDataStream, bounds: RelayLimits, onTi
     }, bounds.dataTimeoutMs);
     stream.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
-      if (bytes <= bounds.maxMessageBytes) chunks.push(chunk);
-      else chunks.length = 0;
+      if (busy || bytes > bounds.maxMessageBytes) return drop();
+      if (budget.used + chunk.length > budget.limit) {
+        busy = true;
+        return drop();
+      }
+      chunks.push(chunk);
+      held += chunk.length;
+      budget.used += chunk.length;
     });
     stream.on('end', () => {
       clearTimeout(timer);
-      resolve(stream.sizeExceeded || bytes > bounds.maxMessageBytes ? 'too-large' : Buffer.concat(chunks));
+      if (stream.sizeExceeded || bytes > bounds.maxMessageBytes) {
+        drop();
+        return resolve('too-large');
+      }
+      if (busy) return resolve('busy');
+      const whole = Buffer.concat(chunks);
+      drop();
+      resolve(whole);
     });
     stream.on('error', (error) => {
       clearTimeout(timer);
+      drop();
       reject(error);
     });
   });

@@ -14,7 +14,7 @@ import type { SentEmail } from '../emails/send-email.js';
 import { type RequestLogSink, requestLogLine } from '../request-logs/model.js';
 import { domainOf } from '../shared/address.js';
 import type { Clock, Counters, Log } from '../shared/ports.js';
-import { type ListenerKind, openFronts, type RelayListener, readData } from './front.js';
+import { type DataBudget, type ListenerKind, openFronts, type RelayListener, readData } from './front.js';
 import {
   AuthLimiter,
   abortedOutcome,
@@ -116,6 +116,7 @@ interface SmtpConnectionLike {
 
 export async function startRelay(deps: RelayDeps, options: RelayOptions): Promise<Relay> {
   const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const dataBudget: DataBudget = { used: 0, limit: limits.maxBufferedBytes };
   const authLimiter = new AuthLimiter(limits.maxFailedAuth, limits.failedAuthWindowMs);
   const connections = new Map<string, Connection>();
   const perAddress = new Map<string, number>();
@@ -329,17 +330,17 @@ export async function startRelay(deps: RelayDeps, options: RelayOptions): Promis
       recipients: session.envelope.rcptTo.map((r) => r.address),
     };
     if (connection) connection.inData = true;
-    const read = await readData(stream, limits, () => {
-      if (connection) sendReply(connection, REPLIES.dataTimeout);
-    });
+    const onTimeout = () => connection && sendReply(connection, REPLIES.dataTimeout);
+    const read = await readData(stream, limits, onTimeout, dataBudget);
     if (connection) {
       connection.inData = false;
       connection.busy = true;
       connection.messages++;
     }
-    if (read === 'timeout') {
-      refuse(connection, startedAt, messageSummary(undefined, envelope), abortedOutcome(REPLIES.dataTimeout));
-      throw replyError(REPLIES.dataTimeout);
+    if (read === 'busy' || read === 'timeout') {
+      const reply = read === 'busy' ? REPLIES.busy : REPLIES.dataTimeout;
+      refuse(connection, startedAt, messageSummary(undefined, envelope), abortedOutcome(reply));
+      throw replyError(reply);
     }
     if (read === 'too-large') {
       throw refuse(

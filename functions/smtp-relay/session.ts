@@ -37,6 +37,11 @@ export interface RelayLimits {
   dataTimeoutMs: number;
   /** The longest the PROXY protocol header or the TLS handshake may take after a connection opens. */
   handshakeTimeoutMs: number;
+  /**
+   * Bytes of messages being received a relay holds at once (all sessions): a message that would
+   * pass it is answered 452 4.3.1 and tried again by its client (front.ts DataBudget).
+   */
+  maxBufferedBytes: number;
 }
 
 export const DEFAULT_LIMITS: RelayLimits = {
@@ -50,6 +55,8 @@ export const DEFAULT_LIMITS: RelayLimits = {
   commandTimeoutMs: 120_000,
   dataTimeoutMs: 10 * 60_000,
   handshakeTimeoutMs: 10_000,
+  // A quarter of the task's 1 GB: each held byte is copied once more and parsed (about 3 in all).
+  maxBufferedBytes: 256 * 1024 * 1024,
 };
 
 /** One SMTP answer: its code, its enhanced status code (RFC 3463) and its words. */
@@ -95,6 +102,11 @@ export const REPLIES = {
   shuttingDown: { code: 421, enhanced: '4.3.2', text: 'Service shutting down; try again in a moment' },
   authUnavailable: { code: 454, enhanced: '4.7.0', text: 'Temporary authentication failure; try again' },
   failed: { code: 451, enhanced: '4.3.0', text: 'Temporary failure; nothing was kept, try again' },
+  busy: {
+    code: 452,
+    enhanced: '4.3.1',
+    text: 'Insufficient system resources: too many large messages at once here; nothing was kept, try again',
+  },
   dataTimeout: {
     code: 421,
     enhanced: '4.4.2',
@@ -134,7 +146,10 @@ export class AuthLimiter {
   failed(address: string, nowMs: number): boolean {
     let entry = this.failures.get(address);
     if (!entry || nowMs - entry.since >= this.windowMs) {
-      if (this.failures.size >= 100_000) this.failures.clear();
+      // Bounded: the oldest entries go first (a Map keeps insertion order), so a spray from many
+      // addresses cannot wipe the counts of the address being refused.
+      if (this.failures.size >= 100_000)
+        for (const oldest of [...this.failures.keys()].slice(0, 10_000)) this.failures.delete(oldest);
       entry = { since: nowMs, count: 0 };
       this.failures.set(address, entry);
     }

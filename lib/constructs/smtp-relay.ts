@@ -276,7 +276,9 @@ export class SmtpRelay extends Construct {
         AWS_REGION: stack.region,
         NODE_OPTIONS: '--max-old-space-size=768',
         POWERTOOLS_SERVICE_NAME: deployedStack(this).stackName,
-        POWERTOOLS_METRICS_NAMESPACE: RELAY_METRICS.namespace,
+        // The send path's counters stay in the functions' namespace (their dashboards and alarms);
+        // only the relay's own metric is under RELAY_METRICS.namespace, which its line names.
+        POWERTOOLS_METRICS_NAMESPACE: 'EmailService',
       },
     });
     Validations.of(this.taskDefinition).acknowledge({
@@ -336,7 +338,9 @@ export class SmtpRelay extends Construct {
     // creates the service with 1 task, and registering the scalable target raises it to the minimum.
     (this.service.node.defaultChild as CfnService).addPropertyDeletionOverride('DesiredCount');
 
-    const targets = (name: string, port: number) => {
+    // The STARTTLS port's targets are checked at /health/starttls, which fails on a task that
+    // could not read its certificate, so 587 goes only to tasks that can serve it.
+    const targets = (name: string, port: number, path = '/health') => {
       const group = new NetworkTargetGroup(this, name, {
         vpc: this.vpc,
         port,
@@ -348,7 +352,7 @@ export class SmtpRelay extends Construct {
         healthCheck: {
           protocol: Protocol.HTTP,
           port: String(CONTAINER_PORTS.health),
-          path: '/health',
+          path,
           interval: Duration.seconds(10),
           healthyThresholdCount: 2,
           unhealthyThresholdCount: 2,
@@ -369,7 +373,7 @@ export class SmtpRelay extends Construct {
         defaultTargetGroups: [this.securedTargets],
       });
     if (props.tlsSecretArn) {
-      const startTls = targets('StartTlsTargets', CONTAINER_PORTS.starttls);
+      const startTls = targets('StartTlsTargets', CONTAINER_PORTS.starttls, '/health/starttls');
       this.startTlsTargets = startTls;
       for (const port of NLB_PORTS.starttls)
         this.loadBalancer.addListener(`Tcp${port}`, {

@@ -156,8 +156,11 @@ describe('the SMTP relay, on (public subnets, with a STARTTLS certificate)', () 
         TargetType: 'ip',
         HealthCheckProtocol: 'HTTP',
         HealthCheckPort: String(CONTAINER_PORTS.health),
-        HealthCheckPath: '/health',
       });
+      // The STARTTLS port's targets are healthy only while they hold the certificate.
+      expect(group.HealthCheckPath).toBe(
+        group.Port === CONTAINER_PORTS.starttls ? '/health/starttls' : '/health',
+      );
       expect(group.TargetGroupAttributes).toEqual(
         expect.arrayContaining([
           { Key: 'proxy_protocol_v2.enabled', Value: 'true' },
@@ -238,8 +241,9 @@ describe('the SMTP relay, on (public subnets, with a STARTTLS certificate)', () 
       SMTP_RELAY_STARTTLS_PORT: String(CONTAINER_PORTS.starttls),
       SMTP_RELAY_HEALTH_PORT: String(CONTAINER_PORTS.health),
       SMTP_RELAY_TLS_SECRET_ARN: TLS_SECRET,
-      POWERTOOLS_METRICS_NAMESPACE: RELAY_METRICS.namespace,
     });
+    // The send path's counters go where the functions' do (the default namespace, EmailService).
+    expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe('EmailService');
     const sendEnv = (on.template.toJSON().Resources[
       logicalId(on.stack, on.stack.functions['send-email'] as never)
     ].Properties.Environment.Variables ?? {}) as Record<string, unknown>;

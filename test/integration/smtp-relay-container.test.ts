@@ -1,11 +1,17 @@
-import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiKey } from '../../functions/api-keys/model.js';
 import { decide } from '../../functions/api-keys/rate-limit.js';
-import { type Container, startContainer, tlsFromSecret } from '../../functions/smtp-relay/container.js';
+import { directRequestLogs, requestLogSink } from '../../functions/observability/request-log-sink.js';
+import {
+  type Container,
+  requestLogsToStdout,
+  startContainer,
+  tlsFromSecret,
+} from '../../functions/smtp-relay/container.js';
 import { proxyV2Header } from '../../functions/smtp-relay/proxy.js';
 import type { RelayDeps } from '../../functions/smtp-relay/relay.js';
-import { RELAY_METRICS } from '../../functions/smtp-relay/settings.js';
+import { CONTAINER_PORTS, RELAY_METRICS } from '../../functions/smtp-relay/settings.js';
 import { localTls } from '../../local/tls.js';
 import { plainAuth, smtpTalk } from '../support/smtp.js';
 
@@ -45,6 +51,7 @@ const freePort = () =>
 let tls: { key: string; cert: string };
 let container: Container;
 let secretReads = 0;
+let badSecret = false;
 const metrics: string[] = [];
 const ports = { secured: 0, starttls: 0, health: 0 };
 
@@ -64,7 +71,9 @@ beforeAll(async () => {
     log: { info: record, warn: record, error: record },
     readSecret: async () => {
       secretReads++;
-      return JSON.stringify({ certificate: tls.cert, privateKey: tls.key });
+      return badSecret
+        ? '{"certificate": "-----BEGIN'
+        : JSON.stringify({ certificate: tls.cert, privateKey: tls.key });
     },
     metrics: (line) => metrics.push(line),
     metricsIntervalMs: 50,
@@ -119,6 +128,71 @@ describe('the relay container', () => {
     await expect.poll(() => secretReads, { timeout: 5_000 }).toBeGreaterThan(before);
   });
 
+  it('takes ACM’s exported names too, refuses an encrypted key, and never quotes a secret that is no JSON', () => {
+    expect(
+      tlsFromSecret(JSON.stringify({ Certificate: 'A', PrivateKey: 'K', CertificateChain: 'B' })),
+    ).toEqual({
+      key: 'K',
+      cert: 'A\nB',
+    });
+    expect(() =>
+      tlsFromSecret(
+        JSON.stringify({ Certificate: 'A', PrivateKey: '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMII' }),
+      ),
+    ).toThrow(/encrypted/);
+    expect(() => tlsFromSecret('{"privateKey": "-----BEGIN PRIVATE KEY-----\nMIIsecret')).toThrow(
+      /^The TLS secret is not JSON$/,
+    );
+  });
+
+  it('sends its request-log lines to stdout, where its log group’s subscription takes them', () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      requestLogsToStdout();
+      requestLogSink.write('{"log_type":"api_request"}');
+    } finally {
+      write.mockRestore();
+      directRequestLogs(undefined);
+    }
+    expect(written).toEqual(['{"log_type":"api_request"}\n']);
+  });
+
+  it('runs without STARTTLS when its certificate cannot be read at start: the secured port serves, the STARTTLS check fails', async () => {
+    const healthPort = await freePort();
+    const securedPort = await freePort();
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      SMTP_RELAY_SECURED_PORT: String(securedPort),
+      SMTP_RELAY_STARTTLS_PORT: '2587', // never opened: no certificate
+      SMTP_RELAY_HEALTH_PORT: String(healthPort),
+    });
+    const without = await startContainer({
+      deps,
+      log: { info: record, warn: record, error: record },
+      readSecret: async () => {
+        throw new Error('AccessDeniedException');
+      },
+      certificateRetryMs: 1,
+      metrics: () => undefined,
+      host: '127.0.0.1',
+    }).finally(() => {
+      process.env = saved;
+    });
+    try {
+      expect(without.relay.ports).toEqual({ secured: securedPort });
+      const status = (path: string) => fetch(`http://127.0.0.1:${healthPort}${path}`).then((r) => r.status);
+      expect(await status('/health')).toBe(200);
+      expect(await status('/health/starttls')).toBe(503);
+      expect(logs.some((l) => l.message.includes('runs without STARTTLS'))).toBe(true);
+    } finally {
+      await without.stop();
+    }
+  });
+
   it('takes a certificate with its chain from the secret, and refuses one without a key', () => {
     expect(
       tlsFromSecret(JSON.stringify({ certificate: 'A', privateKey: 'K', certificateChain: 'B' })),
@@ -127,6 +201,40 @@ describe('the relay container', () => {
       cert: 'A\nB',
     });
     expect(() => tlsFromSecret(JSON.stringify({ certificate: 'A' }))).toThrow(/privateKey/);
+  });
+
+  it('keeps its certificate and its sessions when a renewed secret cannot be used, and says so without quoting it', async () => {
+    badSecret = true;
+    await expect
+      .poll(() =>
+        logs.find((l) => l.message.startsWith('the relay could not read its TLS certificate again')),
+      )
+      .toBeTruthy();
+    const logged = JSON.stringify(logs.filter((l) => l.message.includes('TLS certificate')));
+    expect(logged).not.toContain('BEGIN');
+    badSecret = false;
+    const starttls = await smtpTalk(ports.starttls, { before: proxied('198.51.100.7', 2587) });
+    await starttls.command('EHLO app.test');
+    await starttls.starttls(tls.cert);
+    starttls.end();
+  });
+
+  it('answers health checks that open with a PROXY v2 header (a target group with PROXY protocol sends one), per port', async () => {
+    const ask = (path: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(ports.health, '127.0.0.1', () => {
+          socket.write(proxied('10.0.0.20', CONTAINER_PORTS.health));
+          socket.end(`GET ${path} HTTP/1.1\r\nHost: relay\r\nConnection: close\r\n\r\n`);
+        });
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString();
+        });
+        socket.on('end', () => resolve(text.split('\r\n')[0] ?? ''));
+        socket.on('error', reject);
+      });
+    expect(await ask('/health')).toBe('HTTP/1.1 200 OK');
+    expect(await ask('/health/starttls')).toBe('HTTP/1.1 200 OK');
   });
 
   it('answers its health check 200, then 503 while it drains on stop, with 421 to an idle session', async () => {

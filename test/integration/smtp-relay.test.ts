@@ -273,6 +273,18 @@ describe('the SMTP relay', () => {
     expect(parseRequestLogLine(f.lines.at(-1) as string)?.response_status).toBe(413);
   });
 
+  it('holds at most its budget of message bytes at once: past it 452 4.3.1 (try again), nothing kept; the bytes are given back', async () => {
+    const f = fake();
+    const r = await relay(f, {}, { maxBufferedBytes: 20_000 });
+    const big = message({ text: 'x'.repeat(30_000), html: undefined, attachments: [] });
+    expect(await failure(transport(r, 'implicit').sendMail(big))).toMatch(/^452 4\.3\.1 /);
+    expect(f.accepted).toHaveLength(0);
+    // What the refused message held was given back: a message within the budget is taken.
+    await transport(r, 'implicit').sendMail(message({ text: 'small', html: undefined, attachments: [] }));
+    await transport(r, 'implicit').sendMail(message({ text: 'small', html: undefined, attachments: [] }));
+    expect(f.accepted).toHaveLength(2);
+  });
+
   it('keeps no bodies in the request log when the stack says so (requestLogBodies false)', async () => {
     const f = fake();
     f.deps.requestLogBodies = false;

@@ -49,7 +49,8 @@ describe('architecture', () => {
     // the request logs' line marker (the subscription filter's pattern) and default retention,
     // the Regions where SES receives (receiving is made only there), the received mail's key
     // prefixes (its lifecycle rule, SES's S3 action) and the content prefixes' type, and the audience
-    // queues' settings (their workers' timeouts, receives and concurrency: shared with npm start).
+    // queues' settings (their workers' timeouts, receives and concurrency: shared with npm start),
+    // and the SMTP relay's access (its task role's grants) and fixed numbers (ports, metric, grace).
     expect([...new Set(fromFunctions)].sort()).toEqual([
       'functions/adapters/dynamodb/email-keys.js',
       'functions/adapters/dynamodb/table.js',
@@ -64,6 +65,8 @@ describe('architecture', () => {
       'functions/shared/function-spec.js',
       'functions/shared/limits.js',
       'functions/shared/ports.js',
+      'functions/smtp-relay/access.js',
+      'functions/smtp-relay/settings.js',
       'functions/webhooks/model.js',
     ]);
   });
