@@ -118,14 +118,14 @@ const SETTINGS = {
    */
   SMTP_RELAY_HOSTNAME: () => z._default(nonEmpty(), 'localhost'),
   /** The relay's STARTTLS port inside its container (the NLB's 587 and 2587 pass through to it). */
-  SMTP_RELAY_STARTTLS_PORT: () => wholeNumber(1, 2587),
+  SMTP_RELAY_STARTTLS_PORT: () => wholeNumber(0, 2587),
   /**
    * The relay's secured port inside its container: plain TCP that only the NLB reaches, its TLS
    * listener (465, 2465) having done the TLS; the relay treats it as already secured.
    */
-  SMTP_RELAY_SECURED_PORT: () => wholeNumber(1, 2465),
-  /** The relay's health check port (HTTP `GET /health`: 200 while it takes mail, 503 once draining). */
-  SMTP_RELAY_HEALTH_PORT: () => wholeNumber(1, 8080),
+  SMTP_RELAY_SECURED_PORT: () => wholeNumber(0, 2465),
+  /** The relay's health check port (HTTP `GET /health`: 200 while it takes mail, 503 once draining). 0 (the relay's ports too): any free port, as the tests ask. */
+  SMTP_RELAY_HEALTH_PORT: () => wholeNumber(0, 8080),
   /** Whether each connection starts with a PROXY protocol v2 header (the NLB's target groups send one). */
   SMTP_RELAY_PROXY_PROTOCOL: () => z._default(z.enum(['true', 'false']), 'false'),
   /**

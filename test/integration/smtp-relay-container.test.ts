@@ -1,4 +1,4 @@
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiKey } from '../../functions/api-keys/model.js';
 import { decide } from '../../functions/api-keys/rate-limit.js';
@@ -39,15 +39,6 @@ const deps: RelayDeps = {
   clock: { now: () => new Date() },
 };
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
 let tls: { key: string; cert: string };
 let container: Container;
 let secretReads = 0;
@@ -57,12 +48,12 @@ const ports = { secured: 0, starttls: 0, health: 0 };
 
 beforeAll(async () => {
   tls = await localTls(undefined);
-  Object.assign(ports, { secured: await freePort(), starttls: await freePort(), health: await freePort() });
   Object.assign(process.env, {
     SMTP_RELAY_HOSTNAME: 'smtp.container.test',
-    SMTP_RELAY_SECURED_PORT: String(ports.secured),
-    SMTP_RELAY_STARTTLS_PORT: String(ports.starttls),
-    SMTP_RELAY_HEALTH_PORT: String(ports.health),
+    // Any free ports (listen on 0): the container says which it got.
+    SMTP_RELAY_SECURED_PORT: '0',
+    SMTP_RELAY_STARTTLS_PORT: '0',
+    SMTP_RELAY_HEALTH_PORT: '0',
     SMTP_RELAY_PROXY_PROTOCOL: 'true',
     SMTP_RELAY_TLS_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:relay-tls',
   });
@@ -80,6 +71,11 @@ beforeAll(async () => {
     reloadIntervalMs: 100,
     host: '127.0.0.1',
   });
+  Object.assign(ports, {
+    secured: container.relay.ports.secured,
+    starttls: container.relay.ports.starttls,
+    health: container.healthPort,
+  });
 });
 afterAll(async () => {
   await container?.stop().catch(() => undefined);
@@ -90,7 +86,7 @@ const proxied = (address: string, port: number) =>
 
 describe('the relay container', () => {
   it('takes mail behind PROXY v2 on the secured port and, with its certificate, on the STARTTLS port', async () => {
-    expect(container.relay.ports).toEqual({ secured: ports.secured, starttls: ports.starttls });
+    expect(Object.keys(container.relay.ports).sort()).toEqual(['secured', 'starttls']);
     const secured = await smtpTalk(ports.secured, { before: proxied('198.51.100.4', 2465) });
     expect(secured.greeting).toMatch(/^220 smtp\.container\.test /);
     await secured.command('EHLO app.test');
@@ -162,14 +158,7 @@ describe('the relay container', () => {
   });
 
   it('runs without STARTTLS when its certificate cannot be read at start: the secured port serves, the STARTTLS check fails', async () => {
-    const healthPort = await freePort();
-    const securedPort = await freePort();
-    const saved = { ...process.env };
-    Object.assign(process.env, {
-      SMTP_RELAY_SECURED_PORT: String(securedPort),
-      SMTP_RELAY_STARTTLS_PORT: '2587', // never opened: no certificate
-      SMTP_RELAY_HEALTH_PORT: String(healthPort),
-    });
+    // The other container's ports are taken; these are any free ones (its env says 0).
     const without = await startContainer({
       deps,
       log: { info: record, warn: record, error: record },
@@ -179,11 +168,10 @@ describe('the relay container', () => {
       certificateRetryMs: 1,
       metrics: () => undefined,
       host: '127.0.0.1',
-    }).finally(() => {
-      process.env = saved;
     });
+    const healthPort = without.healthPort;
     try {
-      expect(without.relay.ports).toEqual({ secured: securedPort });
+      expect(Object.keys(without.relay.ports)).toEqual(['secured']);
       const status = (path: string) => fetch(`http://127.0.0.1:${healthPort}${path}`).then((r) => r.status);
       expect(await status('/health')).toBe(200);
       expect(await status('/health/starttls')).toBe(503);
