@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `tsx bin/build-smtp-relay.ts <outdir>`: builds the SMTP relay's container program
- * (functions/smtp-relay/container.ts) into `<outdir>/index.mjs` (and its map) with lib/bundling.ts's
+ * (functions/containers/smtp-relay.ts) into `<outdir>/index.mjs` (and its map) with lib/bundling.ts's
  * options. `cdk synth` runs it when the relay is on (lib/smtp-relay-image.ts): constructs are
  * synchronous, and esbuild's plugins need its asynchronous API. Built as if into one place in the
  * project, as the functions are, so the same sources give the same bytes (and image) on any machine.

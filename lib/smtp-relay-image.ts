@@ -11,7 +11,7 @@ import { CONTAINER_PORTS } from '../functions/smtp-relay/settings.js';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** The relay's container program: the relay started from its environment (SIGTERM drains it). */
-export const RELAY_PROGRAM = 'functions/smtp-relay/container.ts';
+export const RELAY_PROGRAM = 'functions/containers/smtp-relay.ts';
 
 /**
  * ARM64 (Graviton): Fargate's price for it is about 20 % below x86's ($0.03238 against $0.04048 per

@@ -2,13 +2,13 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiKey } from '../../functions/api-keys/model.js';
 import { decide } from '../../functions/api-keys/rate-limit.js';
-import { directRequestLogs, requestLogSink } from '../../functions/observability/request-log-sink.js';
 import {
   type Container,
   requestLogsToStdout,
   startContainer,
   tlsFromSecret,
-} from '../../functions/smtp-relay/container.js';
+} from '../../functions/containers/smtp-relay.js';
+import { directRequestLogs, requestLogSink } from '../../functions/observability/request-log-sink.js';
 import { proxyV2Header } from '../../functions/smtp-relay/proxy.js';
 import type { RelayDeps } from '../../functions/smtp-relay/relay.js';
 import { CONTAINER_PORTS, RELAY_METRICS } from '../../functions/smtp-relay/settings.js';
@@ -16,7 +16,7 @@ import { localTls } from '../../local/tls.js';
 import { plainAuth, smtpTalk } from '../support/smtp.js';
 
 /**
- * The relay's container entry (functions/smtp-relay/container.ts) as ECS runs it: its settings from
+ * The relay's container entry (functions/containers/smtp-relay.ts) as ECS runs it: its settings from
  * the environment, the STARTTLS certificate from its secret (read again on a timer), PROXY v2 on
  * every port, the health check, the connections metric, and a drain on stop.
  */

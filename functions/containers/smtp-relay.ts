@@ -7,13 +7,14 @@ import { flushMetrics } from '../observability/metrics.js';
 import { directRequestLogs } from '../observability/request-log-sink.js';
 import { loadConfig } from '../shared/config.js';
 import type { Log } from '../shared/ports.js';
+import { readProxyV2 } from '../smtp-relay/proxy.js';
+import { type Relay, type RelayDeps, type RelayListener, startRelay } from '../smtp-relay/relay.js';
+import { RELAY_METRICS } from '../smtp-relay/settings.js';
 import { smtpRelayDeps } from '../wiring/smtp-relay.js';
-import { readProxyV2 } from './proxy.js';
-import { type Relay, type RelayDeps, type RelayListener, startRelay } from './relay.js';
-import { RELAY_METRICS } from './settings.js';
 
 /**
- * The relay's container entry on AWS (issue 42; lib/constructs/smtp-relay.ts runs it on ECS Fargate
+ * The SMTP relay's container entry on AWS (issue 42): the program its image runs, as
+ * functions/handlers/ are the Lambdas' entries (lib/constructs/smtp-relay.ts runs it on ECS Fargate
  * behind a Network Load Balancer). It takes mail on the secured port (the NLB's TLS listeners on
  * 465 and 2465 did the TLS) and, when it holds a certificate (SMTP_RELAY_TLS_SECRET_ARN), on the
  * STARTTLS port (587 and 2587 pass through); each connection opens with the NLB's PROXY protocol v2
