@@ -15,7 +15,7 @@ import {
   REFUSED_EXTENSIONS,
   type StoredAttachment,
 } from './attachments.js';
-import type { EmailContent, Tag } from './content.js';
+import type { EmailContent } from './content.js';
 import { MAX_RECIPIENTS, MAX_SUBJECT_CHARS, tagsSchema } from './email.js';
 import { fingerprint, parseIdempotencyKey } from './idempotency.js';
 import { DATE_FIELD_ROOM, headerFields, headerValue, tagsOfHeader } from './mime.js';
@@ -70,17 +70,22 @@ export interface MimeSendRequest {
 type Envelope = MimeSendRequest['envelope'];
 type MimeDeps = SendEmailDeps & { idempotency: IdempotencyStore };
 
+/** The fields an email's content and an explicit key's fingerprint take from the message as read. */
+type AddressedField = 'to' | 'cc' | 'bcc' | 'reply_to' | 'subject' | 'html' | 'text' | 'tags';
+const addressed = (m: Pick<EmailContent, AddressedField>): Pick<EmailContent, AddressedField> => ({
+  to: m.to,
+  cc: m.cc,
+  bcc: m.bcc,
+  reply_to: m.reply_to,
+  subject: m.subject,
+  html: m.html,
+  text: m.text,
+  tags: m.tags,
+});
+
 /** What the message is, read and checked, before anything is claimed or stored. */
-interface ReadMessage {
+interface ReadMessage extends Pick<EmailContent, AddressedField> {
   from: ParsedAddress;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  reply_to: string[];
-  subject: string;
-  html: string | null;
-  text: string | null;
-  tags: Tag[];
   files: { stored: Omit<StoredAttachment, 'id'>; bytes: Uint8Array }[];
   messageId?: string;
   idempotencyKey?: string;
@@ -131,14 +136,7 @@ function idempotencyOf(
         smtp: {
           envelope,
           from: formatAddress(message.from),
-          to: message.to,
-          cc: message.cc,
-          bcc: message.bcc,
-          reply_to: message.reply_to,
-          subject: message.subject,
-          html: message.html,
-          text: message.text,
-          tags: message.tags,
+          ...addressed(message),
           files: message.files.map((file) => ({
             ...file.stored,
             bytes: fingerprint(Buffer.from(file.bytes).toString('base64')),
@@ -318,14 +316,7 @@ async function storedMime(
     store,
     {
       from: shown(message.from.name, message.from.email),
-      to: message.to,
-      cc: message.cc,
-      bcc: message.bcc,
-      reply_to: message.reply_to,
-      subject: message.subject,
-      html: message.html,
-      text: message.text,
-      tags: message.tags,
+      ...addressed(message),
       headers: {},
       ...(attachments.length ? { attachments } : {}),
       mime: { key, size: raw.length, ...(message.messageId ? { message_id: message.messageId } : {}) },
