@@ -138,6 +138,8 @@ const normalize = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.
 export interface DataBudget {
   used: number;
   limit: number;
+  /** What each client address holds now: one address may hold at most `limit / 4`, so no one client fills it. */
+  byAddress?: Map<string, number>;
 }
 
 /**
@@ -149,14 +151,24 @@ export function readData(
   bounds: RelayLimits,
   onTimeout: () => void,
   budget: DataBudget = { used: 0, limit: Number.POSITIVE_INFINITY },
+  address = '',
 ) {
+  const byAddress = budget.byAddress;
+  const share = budget.limit / 4;
+  const hold = (bytes: number) => {
+    budget.used += bytes;
+    if (!byAddress) return;
+    const now = (byAddress.get(address) ?? 0) + bytes;
+    if (now > 0) byAddress.set(address, now);
+    else byAddress.delete(address);
+  };
   return new Promise<Buffer | 'too-large' | 'timeout' | 'busy'>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
     let held = 0;
     let busy = false;
     const drop = () => {
-      budget.used -= held;
+      hold(-held);
       held = 0;
       chunks.length = 0;
     };
@@ -170,13 +182,16 @@ export function readData(
     stream.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       if (busy || bytes > bounds.maxMessageBytes) return drop();
-      if (budget.used + chunk.length > budget.limit) {
+      if (
+        budget.used + chunk.length > budget.limit ||
+        (byAddress && (byAddress.get(address) ?? 0) + chunk.length > share)
+      ) {
         busy = true;
         return drop();
       }
       chunks.push(chunk);
       held += chunk.length;
-      budget.used += chunk.length;
+      hold(chunk.length);
     });
     stream.on('end', () => {
       clearTimeout(timer);

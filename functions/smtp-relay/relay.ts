@@ -116,7 +116,7 @@ interface SmtpConnectionLike {
 
 export async function startRelay(deps: RelayDeps, options: RelayOptions): Promise<Relay> {
   const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const dataBudget: DataBudget = { used: 0, limit: limits.maxBufferedBytes };
+  const dataBudget: DataBudget = { used: 0, limit: limits.maxBufferedBytes, byAddress: new Map() };
   const authLimiter = new AuthLimiter(limits.maxFailedAuth, limits.failedAuthWindowMs);
   const connections = new Map<string, Connection>();
   const perAddress = new Map<string, number>();
@@ -331,7 +331,7 @@ export async function startRelay(deps: RelayDeps, options: RelayOptions): Promis
     };
     if (connection) connection.inData = true;
     const onTimeout = () => connection && sendReply(connection, REPLIES.dataTimeout);
-    const read = await readData(stream, limits, onTimeout, dataBudget);
+    const read = await readData(stream, limits, onTimeout, dataBudget, connection?.address);
     if (connection) {
       connection.inData = false;
       connection.busy = true;

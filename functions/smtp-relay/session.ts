@@ -39,7 +39,8 @@ export interface RelayLimits {
   handshakeTimeoutMs: number;
   /**
    * Bytes of messages being received a relay holds at once (all sessions): a message that would
-   * pass it is answered 452 4.3.1 and tried again by its client (front.ts DataBudget).
+   * pass it is answered 452 4.3.1 and tried again by its client (front.ts DataBudget). One client
+   * address may hold a quarter of it, so one client sending large messages at once cannot fill it.
    */
   maxBufferedBytes: number;
 }

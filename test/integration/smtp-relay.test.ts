@@ -283,6 +283,11 @@ describe('the SMTP relay', () => {
     await transport(r, 'implicit').sendMail(message({ text: 'small', html: undefined, attachments: [] }));
     await transport(r, 'implicit').sendMail(message({ text: 'small', html: undefined, attachments: [] }));
     expect(f.accepted).toHaveLength(2);
+    // One client address holds at most a quarter of it: 30 KB is refused under a 100 KB budget that
+    // has room, so one client sending large messages at once leaves the rest to the others.
+    const shared = await relay(f, {}, { maxBufferedBytes: 100_000 });
+    expect(await failure(transport(shared, 'implicit').sendMail(big))).toMatch(/^452 4\.3\.1 /);
+    expect(f.accepted).toHaveLength(2);
   });
 
   it('keeps no bodies in the request log when the stack says so (requestLogBodies false)', async () => {
